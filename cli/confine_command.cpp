@@ -1,0 +1,80 @@
+// `cordon confine`: print the argv a command would be spawned as under a policy, without running
+// it. Probes the ladder to pick the backend, exactly as a run would.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/shell_quote.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "runtime/record_json.hpp"
+
+namespace cordon::cli {
+
+namespace {
+
+struct confine_options {
+    std::string mode;
+    std::string workspace;
+    std::string backend = "auto";
+    bool json = false;
+    std::vector<std::string> argv;
+};
+
+int run_confine_command(const confine_options& options) {
+    constexpr std::string_view command = "cordon confine";
+    auto mode = sandbox::parse_sandbox_mode(options.mode);
+    if (!mode) {
+        return usage_error(command, "unknown mode \"" + options.mode +
+                                        "\" (expected read-only or workspace-write)");
+    }
+    if (!sandbox::is_confined(*mode)) {
+        return usage_error(command, "danger-full-access is not confined; there is nothing to wrap");
+    }
+    auto choice = sandbox::parse_backend_choice(options.backend);
+    if (!choice) {
+        return usage_error(command, "unknown backend \"" + options.backend +
+                                        "\" (expected auto, bwrap, landlock or seatbelt)");
+    }
+    if (options.argv.empty()) return usage_error(command, "missing `-- ARGV...` command");
+    std::filesystem::path workspace =
+        sandbox::canonical_path(options.workspace.empty() ? "." : options.workspace);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(workspace, ec)) {
+        return usage_error(command, "workspace is not a directory: " + workspace.string());
+    }
+    sandbox::local_provider_options provider_options;
+    provider_options.choice = *choice;
+    auto provider = runtime::make_local_provider(std::move(provider_options));
+    try {
+        sandbox::confined_argv confined = provider->confine(options.argv, {*mode, workspace});
+        if (options.json) {
+            std::cout << runtime::dump(nlohmann::json(confined.argv)) << '\n';
+        } else {
+            std::cout << shell_join(confined.argv) << '\n';
+        }
+        return 0;
+    } catch (const sandbox::sandbox_unavailable_error& error) {
+        if (options.json) {
+            std::cout << runtime::dump(runtime::to_json(error)) << '\n';
+        } else {
+            std::cerr << error.what() << '\n';
+        }
+        return exit_sandbox_unavailable;
+    }
+}
+
+}  // namespace
+
+std::function<int()> add_confine_command(CLI::App& app) {
+    auto options = std::make_shared<confine_options>();
+    auto* sub = app.add_subcommand("confine", "Print the confined argv for a command");
+    sub->add_option("--mode", options->mode, "read-only or workspace-write")->required();
+    sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
+    sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt");
+    sub->add_flag("--json", options->json, "Print the argv as a JSON array");
+    sub->add_option("argv", options->argv, "The command, after --");
+    return [options] { return run_confine_command(*options); };
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,59 @@
+// cordon: confine, run and classify commands for AI agents.
+//
+//   cordon probe   [--json] [--backend B]
+//   cordon confine --mode M [--workspace DIR] [--backend B] [--json] -- ARGV...
+//   cordon run     [options] (-c 'COMMAND' | -- PROGRAM ARGS...)
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+namespace cordon::cli {
+
+int usage_error(std::string_view command, std::string_view message) {
+    std::cerr << command << ": " << message << '\n';
+    return exit_usage;
+}
+
+}  // namespace cordon::cli
+
+int main(int argc, char** argv) {
+    using namespace cordon::cli;
+    CLI::App app{"cordon: confined process execution for AI agents", "cordon"};
+    app.require_subcommand(1);
+    bool verbose = false;
+    app.add_flag("-v,--verbose", verbose, "Log what cordon does (to stderr)");
+
+    std::function<int()> action;
+    auto probe = add_probe_command(app);
+    auto confine = add_confine_command(app);
+    auto run = add_run_command(app);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::cout << app.help();
+        return 0;
+    } catch (const CLI::CallForAllHelp&) {
+        std::cout << app.help("", CLI::AppFormatMode::All);
+        return 0;
+    } catch (const CLI::ParseError& error) {
+        // One line: which command and what is wrong. CLI11's messages are single lines.
+        std::string command = "cordon";
+        for (const auto* sub : app.get_subcommands()) command += " " + sub->get_name();
+        return usage_error(command, error.what());
+    }
+
+    // Logs go to cordon's own stderr, never into a child's pipes; quiet unless --verbose.
+    auto logger = spdlog::stderr_color_mt("cordon");
+    logger->set_pattern("cordon: [%l] %v");
+    spdlog::set_default_logger(logger);
+    spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+
+    const std::string& name = app.get_subcommands().front()->get_name();
+    if (name == "probe") return probe();
+    if (name == "confine") return confine();
+    return run();
+}

@@ -1,0 +1,236 @@
+// `cordon run`: run one command confined, stream or collect its output, and exit with its status.
+//
+// Exit codes (DESIGN.md): the command's own; 128+N when a signal N killed it; 124 when cordon's
+// timeout killed it; 125 when the sandbox is unavailable or its runner failed (the command never
+// ran); 126/127 when the program could not be executed / was not found; 2 for a usage error.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <cerrno>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/duration.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "runtime/record_json.hpp"
+#include "runtime/render.hpp"
+
+namespace cordon::cli {
+
+namespace {
+
+constexpr std::string_view command_name = "cordon run";
+
+struct run_options {
+    std::string mode = "read-only";
+    std::string workspace;
+    std::string workdir;
+    std::string timeout;
+    std::string max_output;
+    std::vector<std::string> env;
+    std::string stdin_file;
+    std::string backend = "auto";
+    bool json = false;
+    std::string shell_command;
+    bool has_shell_command = false;
+    std::vector<std::string> argv;
+};
+
+void write_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return;  // our own stdout went away; the run goes on and is still classified
+        }
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+int exit_code_for(const runtime::run_record& record, int interrupted_by) {
+    if (record.not_started) {
+        return record.not_started->error.error == ENOENT ? 127 : 126;
+    }
+    if (record.timed_out) return exit_timeout;
+    if (record.aborted && interrupted_by != 0) return 128 + interrupted_by;
+    if (record.signal) return 128 + *record.signal;
+    return record.exit_code.value_or(1);
+}
+
+// Everything that can be wrong with the invocation is found here, before anything runs.
+struct validated {
+    runtime::run_request request;
+    sandbox::backend_choice backend = sandbox::backend_choice::automatic;
+};
+
+std::variant<validated, std::string> validate(run_options& options) {
+    validated out;
+    auto mode = sandbox::parse_sandbox_mode(options.mode);
+    if (!mode) {
+        return "unknown mode \"" + options.mode +
+               "\" (expected read-only, workspace-write or danger-full-access)";
+    }
+    out.request.mode = *mode;
+    auto backend = sandbox::parse_backend_choice(options.backend);
+    if (!backend) {
+        return "unknown backend \"" + options.backend +
+               "\" (expected auto, bwrap, landlock or seatbelt)";
+    }
+    out.backend = *backend;
+
+    if (options.has_shell_command && !options.argv.empty()) {
+        return "give either -c 'COMMAND' or -- PROGRAM ARGS..., not both";
+    }
+    if (options.has_shell_command) {
+        if (options.shell_command.find_first_not_of(" \t\r\n") == std::string::npos) {
+            return "empty command";
+        }
+        out.request.argv = {"bash", "-c", options.shell_command};
+    } else {
+        if (options.argv.empty() || options.argv.front().empty()) {
+            return "missing command: give -c 'COMMAND' or -- PROGRAM ARGS...";
+        }
+        out.request.argv = options.argv;
+    }
+
+    std::error_code ec;
+    std::filesystem::path workspace =
+        sandbox::canonical_path(options.workspace.empty() ? "." : options.workspace);
+    if (!std::filesystem::exists(workspace, ec)) {
+        return "workspace does not exist: " + workspace.string();
+    }
+    if (!std::filesystem::is_directory(workspace, ec)) {
+        return "workspace is not a directory: " + workspace.string();
+    }
+    out.request.workspace_root = workspace;
+    if (!options.workdir.empty()) {
+        std::filesystem::path workdir = sandbox::canonical_path(options.workdir);
+        if (!std::filesystem::is_directory(workdir, ec)) {
+            return "workdir is not a directory: " + options.workdir;
+        }
+        out.request.workdir = workdir;
+    }
+    if (!options.timeout.empty()) {
+        auto timeout = parse_duration(options.timeout);
+        if (!timeout) {
+            return "invalid timeout \"" + options.timeout + "\" (e.g. 500ms, 30s, 2m)";
+        }
+        out.request.timeout = *timeout;
+    }
+    if (!options.max_output.empty()) {
+        auto bytes = parse_byte_count(options.max_output);
+        if (!bytes) return "invalid --max-output \"" + options.max_output + "\" (positive bytes)";
+        out.request.stdout_max_bytes = static_cast<std::size_t>(*bytes);
+    }
+    for (const auto& entry : options.env) {
+        auto equals = entry.find('=');
+        if (equals == std::string::npos || equals == 0) {
+            return "invalid --env \"" + entry + "\" (expected NAME=VALUE)";
+        }
+        out.request.env[entry.substr(0, equals)] = entry.substr(equals + 1);
+    }
+    if (!options.stdin_file.empty()) {
+        std::ifstream in;
+        if (options.stdin_file != "-") {
+            in.open(options.stdin_file, std::ios::binary);
+            if (!in) return "cannot read --stdin-file " + options.stdin_file;
+        }
+        std::istream& source = options.stdin_file == "-" ? std::cin : in;
+        std::ostringstream data;
+        data << source.rdbuf();
+        out.request.stdin_data = data.str();
+    }
+    return out;
+}
+
+int run_run_command(run_options& options) {
+    auto checked = validate(options);
+    if (auto* message = std::get_if<std::string>(&checked)) {
+        return usage_error(command_name, *message);
+    }
+    auto& [request, backend] = std::get<validated>(checked);
+
+    if (!options.json) {
+        // Live: the command's streams go straight to ours; the markers follow on stderr.
+        request.on_stdout = [](std::string_view chunk) { write_all(STDOUT_FILENO, chunk); };
+        request.on_stderr = [](std::string_view chunk) { write_all(STDERR_FILENO, chunk); };
+    }
+
+    boost::asio::io_context io;
+    std::shared_ptr<sandbox::provider> provider;
+    if (sandbox::is_confined(request.mode)) {
+        sandbox::local_provider_options provider_options;
+        provider_options.choice = backend;
+        provider = runtime::make_local_provider(std::move(provider_options));
+    }
+    runtime::executor exec(io.get_executor(), provider);
+
+    std::optional<runtime::run_result> result;
+    boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
+    int interrupted_by = 0;
+    runtime::run_handle handle = exec.async_run(std::move(request), [&](runtime::run_result r) {
+        result = std::move(r);
+        interrupts.cancel();
+    });
+    interrupts.async_wait([&](boost::system::error_code ec, int signal) {
+        if (ec) return;
+        interrupted_by = signal;
+        handle.cancel();
+    });
+    io.run();
+
+    if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) {
+        if (options.json) {
+            std::cout << runtime::dump(runtime::to_json(*error)) << '\n';
+        } else {
+            std::cerr << error->what() << '\n';
+        }
+        return exit_sandbox_unavailable;
+    }
+    const auto& record = std::get<runtime::run_record>(*result);
+    if (options.json) {
+        std::cout << runtime::dump(runtime::to_json(record)) << '\n';
+    } else {
+        std::string markers;
+        if (record.not_started) markers = "cordon run: " + record.not_started->message + "\n";
+        for (const auto* output : {&record.stdout_output, &record.stderr_output}) {
+            if (output->truncated && output->spill_path) {
+                markers += "[full " + std::string(output == &record.stdout_output ? "stdout" : "stderr") +
+                           " kept in " + output->spill_path->string() + "]\n";
+            }
+        }
+        if (!record.not_started) markers += runtime::render_markers(record);
+        write_all(STDERR_FILENO, markers);
+    }
+    return exit_code_for(record, interrupted_by);
+}
+
+}  // namespace
+
+std::function<int()> add_run_command(CLI::App& app) {
+    auto options = std::make_shared<run_options>();
+    auto* sub = app.add_subcommand("run", "Run a command under a sandbox policy");
+    sub->add_option("--mode", options->mode,
+                    "read-only (default), workspace-write or danger-full-access");
+    sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
+    sub->add_option("--workdir", options->workdir, "Working directory (default: the workspace)");
+    sub->add_option("--timeout", options->timeout, "e.g. 500ms, 30s, 2m (default 120s, max 600s)");
+    sub->add_option("--max-output", options->max_output, "Bytes of stdout kept in memory");
+    sub->add_option("--env", options->env, "NAME=VALUE, repeatable; wins over the scrub");
+    sub->add_option("--stdin-file", options->stdin_file, "Feed this file (or - for stdin)");
+    sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt");
+    sub->add_flag("--json", options->json, "Print the record as JSON instead of streaming");
+    sub->add_option("-c", options->shell_command, "Run COMMAND with bash -c")
+        ->each([options](const std::string&) { options->has_shell_command = true; });
+    sub->add_option("argv", options->argv, "PROGRAM ARGS..., after --");
+    return [options] { return run_run_command(*options); };
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,93 @@
+// The executor: cordon's main job. Takes a request (argv, mode, workspace, limits), resolves the
+// per-call policy, confines the argv through the provider (danger-full-access never consults it),
+// runs the result as one process tree on the event loop, and classifies the outcome in order:
+// runner failure (SANDBOX_UNAVAILABLE, the command never ran) before denial.
+//
+// The executor holds no policy of its own: every call carries its mode and workspace, so an
+// approved escalation is just another call.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/cgroup.hpp"
+#include "runtime/kill_plan.hpp"
+#include "runtime/output_collector.hpp"
+#include "runtime/process.hpp"
+#include "runtime/record.hpp"
+#include "sandbox/provider.hpp"
+
+namespace cordon::runtime {
+
+struct run_request {
+    std::vector<std::string> argv;  // e.g. {"bash", "-c", command}
+    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    std::filesystem::path workspace_root;          // absolute and canonical
+    std::optional<std::filesystem::path> workdir;  // default: the workspace root
+    std::optional<std::chrono::milliseconds> timeout;  // default and cap: executor_options
+    std::optional<std::size_t> stdout_max_bytes;       // raises the stdout tail for this call
+    std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
+    std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
+    // Live output, called on the run's strand as chunks arrive.
+    std::function<void(std::string_view)> on_stdout;
+    std::function<void(std::string_view)> on_stderr;
+};
+
+struct executor_options {
+    std::chrono::milliseconds default_timeout{120'000};
+    std::chrono::milliseconds max_timeout{600'000};
+    kill_plan plan = kill_plan::standard();
+    output_limits limits;                      // per stream: 64,000-byte tail, 64 MiB spill
+    std::filesystem::path spill_root = "/var/tmp";
+    bool spill = true;
+    bool cgroup_containment = true;            // when the host allows it
+    spawn_method method = default_spawn_method();
+};
+
+class run_handle {
+public:
+    run_handle() = default;
+    explicit run_handle(process_handle process) : process_(std::move(process)) {}
+    // Cancels the run (SIGTERM to the tree, SIGKILL after the grace); safe from any thread.
+    void cancel() const { process_.cancel(); }
+
+private:
+    process_handle process_;
+};
+
+class executor {
+public:
+    executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
+             executor_options options = {});
+
+    // Starts the run; `done` is called exactly once, on the run's strand. A request that breaks
+    // the contract (empty argv, relative workspace, non-positive timeout) throws
+    // std::invalid_argument before anything runs.
+    run_handle async_run(run_request request, std::function<void(run_result)> done);
+
+    [[nodiscard]] const executor_options& options() const noexcept { return options_; }
+    // Whether runs are contained in their own cgroup (see cgroup.hpp).
+    [[nodiscard]] bool cgroup_containment() const noexcept { return cgroups_ != nullptr; }
+
+private:
+    boost::asio::any_io_executor io_;
+    std::shared_ptr<sandbox::provider> provider_;
+    executor_options options_;
+    std::shared_ptr<spill_directory> spill_;
+    std::shared_ptr<cgroup_host> cgroups_;
+};
+
+// The synchronous form for simple callers: runs on a private event loop. Returns the record, or
+// throws sandbox::sandbox_unavailable_error when the sandbox could not run the command.
+[[nodiscard]] run_record run(std::shared_ptr<sandbox::provider> provider, run_request request,
+                             executor_options options = {});
+
+}  // namespace cordon::runtime

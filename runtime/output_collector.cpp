@@ -1,0 +1,378 @@
+#include "runtime/output_collector.hpp"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace cordon::runtime {
+
+namespace {
+
+constexpr std::size_t max_stream_name = 64;
+
+// Enough to step past a name collision, which needs the same pid, counter and 48 random bits.
+constexpr int create_attempts = 8;
+
+[[nodiscard]] std::error_code errno_code(int error) noexcept {
+    return {error, std::system_category()};
+}
+
+[[nodiscard]] bool is_continuation(char byte) noexcept {
+    return (static_cast<unsigned char>(byte) & 0xC0u) == 0x80u;
+}
+
+// getrandom(2) with flags 0 blocks only until the kernel's pool is initialised once at boot.
+// /dev/urandom covers kernels without the system call (ENOSYS, before 3.17).
+[[nodiscard]] std::error_code random_bytes(std::span<unsigned char> out) noexcept {
+    std::size_t done = 0;
+    while (done < out.size()) {
+        const ssize_t got = ::getrandom(out.data() + done, out.size() - done, 0);
+        if (got > 0) {
+            done += static_cast<std::size_t>(got);
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno != ENOSYS)
+            return errno_code(errno);
+        break;
+    }
+    if (done == out.size())
+        return {};
+
+    const unique_fd urandom(::open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!urandom)
+        return errno_code(errno);
+    while (done < out.size()) {
+        const ssize_t got = ::read(urandom.get(), out.data() + done, out.size() - done);
+        if (got > 0) {
+            done += static_cast<std::size_t>(got);
+        } else if (got < 0 && errno == EINTR) {
+            continue;
+        } else {
+            return got < 0 ? errno_code(errno) : std::make_error_code(std::errc::io_error);
+        }
+    }
+    return {};
+}
+
+[[nodiscard]] std::string to_hex(std::span<const unsigned char> bytes) {
+    static constexpr std::string_view digits = "0123456789abcdef";
+    std::string hex;
+    hex.reserve(bytes.size() * 2);
+    for (const unsigned char byte : bytes) {
+        hex.push_back(digits[byte >> 4u]);
+        hex.push_back(digits[byte & 0x0Fu]);
+    }
+    return hex;
+}
+
+}  // namespace
+
+std::string_view utf8_tail_boundary_trim(std::string_view text) noexcept {
+    std::size_t leading = 0;
+    while (leading < text.size() && leading < 4 && is_continuation(text[leading]))
+        ++leading;
+    if (leading == 4)
+        return text;  // not the remains of one character: invalid input, kept
+    return text.substr(leading);
+}
+
+bool valid_stream_name(std::string_view name) noexcept {
+    if (name.empty() || name.size() > max_stream_name)
+        return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-';
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// spill_file
+
+spill_file::spill_file(unique_fd fd, std::filesystem::path path) noexcept
+    : fd_(std::move(fd)), path_(std::move(path)) {}
+
+std::error_code spill_file::write_all(std::span<const char> bytes) noexcept {
+    const char* next = bytes.data();
+    std::size_t left = bytes.size();
+    while (left > 0) {
+        const ssize_t written = ::write(fd_.get(), next, left);
+        if (written < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno_code(errno);
+        }
+        // write(2) returns 0 for a non-empty regular-file write only when nothing can be
+        // written; looping would spin.
+        if (written == 0)
+            return std::make_error_code(std::errc::io_error);
+        next += written;
+        left -= static_cast<std::size_t>(written);
+    }
+    return {};
+}
+
+std::error_code spill_file::close() noexcept {
+    if (!fd_)
+        return {};
+    if (::close(fd_.release()) != 0)
+        return errno_code(errno);
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// spill_directory
+
+spill_directory::spill_directory(std::filesystem::path root, spill_retention retention)
+    : root_(std::move(root)), retention_(retention) {}
+
+spill_directory::~spill_directory() {
+    if (retention_ != spill_retention::remove_on_destroy || !directory_)
+        return;
+    std::error_code error;
+    std::filesystem::remove_all(*directory_, error);
+    if (error) {
+        spdlog::warn("cordon: cannot remove spill directory {}: {}", directory_->string(),
+                     error.message());
+    }
+}
+
+std::optional<std::filesystem::path> spill_directory::directory() const {
+    const std::lock_guard lock(mutex_);
+    return directory_;
+}
+
+std::variant<std::filesystem::path, spill_error> spill_directory::ensure_directory() {
+    const std::lock_guard lock(mutex_);
+    if (directory_)
+        return *directory_;
+    // mkdtemp(3) creates the directory with mode 0700 and a name nobody else can predict; /var/tmp
+    // is sticky, so no other user can rename or replace it afterwards.
+    std::string name = (root_ / "cordon-spill-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr) {
+        return spill_error{"mkdtemp " + name, errno_code(errno)};
+    }
+    directory_ = std::filesystem::path(name);
+    return *directory_;
+}
+
+void spill_directory::forget_directory(const std::filesystem::path& gone) {
+    const std::lock_guard lock(mutex_);
+    if (directory_ == gone)
+        directory_.reset();
+}
+
+std::variant<spill_file, spill_error> spill_directory::create_file(std::string_view stream) {
+    if (!valid_stream_name(stream)) {
+        throw std::invalid_argument("spill_directory: invalid stream name '" + std::string(stream) +
+                                    "'");
+    }
+    spill_error last{"create spill file", std::make_error_code(std::errc::file_exists)};
+    for (int attempt = 0; attempt < create_attempts; ++attempt) {
+        auto directory = ensure_directory();
+        if (auto* error = std::get_if<spill_error>(&directory))
+            return std::move(*error);
+        const auto& dir = std::get<std::filesystem::path>(directory);
+
+        std::array<unsigned char, 6> random{};
+        if (const auto error = random_bytes(random))
+            return spill_error{"getrandom", error};
+        const std::string name = std::to_string(::getpid()) + "-" +
+                                 std::to_string(counter_.fetch_add(1, std::memory_order_relaxed)) +
+                                 "-" + to_hex(random) + "-" + std::string(stream) + ".log";
+        std::filesystem::path path = dir / name;
+
+        // O_EXCL already refuses an existing name, symlinks included; O_NOFOLLOW states it.
+        unique_fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                            S_IRUSR | S_IWUSR));
+        if (fd)
+            return spill_file(std::move(fd), std::move(path));
+        const int error = errno;
+        last = spill_error{"open " + path.string(), errno_code(error)};
+        if (error == EEXIST)
+            continue;           // a colliding name: draw another
+        if (error == ENOENT) {  // the directory was removed under us: make a new one
+            forget_directory(dir);
+            continue;
+        }
+        return last;
+    }
+    return last;
+}
+
+// ---------------------------------------------------------------------------------------------
+// output_collector
+
+output_collector::output_collector(std::string stream_name, output_limits limits,
+                                   std::shared_ptr<spill_directory> spill)
+    : stream_name_(std::move(stream_name)), limits_(limits), spill_directory_(std::move(spill)) {
+    if (limits_.tail_bytes == 0) {
+        throw std::invalid_argument("output_collector: tail_bytes must be positive");
+    }
+    if (!valid_stream_name(stream_name_)) {
+        throw std::invalid_argument("output_collector: invalid stream name '" + stream_name_ + "'");
+    }
+}
+
+output_collector::~output_collector() {
+    if (spill_ && spill_->is_open())
+        abandon_spill("collector destroyed before finish()", {});
+}
+
+void output_collector::append(std::span<const char> bytes) {
+    if (sealed_)
+        throw std::logic_error("output_collector: append() after finish()");
+    if (bytes.empty())
+        return;
+    // Before the first overflow buffer_ holds the whole stream, so the spill must be started
+    // now, before push_tail drops anything.
+    const bool first_overflow = !full_ && buffer_.size() + bytes.size() > limits_.tail_bytes;
+    total_ += bytes.size();
+    if (first_overflow) {
+        start_spill(bytes);
+    } else if (spill_) {
+        spill_chunk(bytes);
+    }
+    push_tail(bytes);
+}
+
+void output_collector::start_spill(std::span<const char> chunk) {
+    if (!spill_directory_)
+        return;
+    if (total_ > limits_.spill_max_bytes) {
+        spdlog::debug(
+            "cordon: {} exceeds the spill cap of {} bytes before its first overflow; "
+            "tail only",
+            stream_name_, limits_.spill_max_bytes);
+        return;
+    }
+    auto created = spill_directory_->create_file(stream_name_);
+    if (const auto* error = std::get_if<spill_error>(&created)) {
+        spdlog::warn("cordon: no spill file for {}: {}: {}; tail only", stream_name_, error->what,
+                     error->code.message());
+        return;
+    }
+    spill_.emplace(std::move(std::get<spill_file>(created)));
+    if (auto error = spill_->write_all(buffer_)) {
+        abandon_spill("write failed", error);
+        return;
+    }
+    if (auto error = spill_->write_all(chunk))
+        abandon_spill("write failed", error);
+}
+
+void output_collector::spill_chunk(std::span<const char> chunk) {
+    if (total_ > limits_.spill_max_bytes) {
+        abandon_spill("stream exceeds the spill cap", {});
+        return;
+    }
+    if (auto error = spill_->write_all(chunk))
+        abandon_spill("write failed", error);
+}
+
+// Closes and unlinks: a path to an incomplete file is never reported, and the partial file is of
+// no use to anyone.
+void output_collector::abandon_spill(std::string_view reason, std::error_code code) {
+    const std::filesystem::path path = spill_->path();
+    (void)spill_->close();
+    spill_.reset();
+    if (code) {
+        spdlog::warn("cordon: spill file {} for {} abandoned: {}: {}", path.string(), stream_name_,
+                     reason, code.message());
+    } else {
+        spdlog::debug("cordon: spill file {} for {} abandoned: {}", path.string(), stream_name_,
+                      reason);
+    }
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        spdlog::warn("cordon: cannot remove abandoned spill file {}: {}", path.string(),
+                     std::strerror(errno));
+    }
+}
+
+void output_collector::push_tail(std::span<const char> chunk) {
+    const std::size_t cap = limits_.tail_bytes;
+    const std::size_t n = chunk.size();
+    if (!full_) {
+        if (buffer_.size() + n <= cap) {
+            // Grow geometrically but never past the cap, so memory stays at most tail_bytes.
+            if (buffer_.capacity() < buffer_.size() + n) {
+                buffer_.reserve(
+                    std::min(cap, std::max(buffer_.size() + n, 2 * buffer_.capacity())));
+            }
+            buffer_.insert(buffer_.end(), chunk.begin(), chunk.end());
+            return;
+        }
+        // First overflow: become a ring of exactly `cap` bytes holding the last `cap` bytes of
+        // the stream, oldest first. This is the only allocation after the tail fills.
+        std::vector<char> ring(cap);
+        const std::size_t from_chunk = std::min(n, cap);
+        const std::size_t from_old = cap - from_chunk;
+        std::copy(buffer_.end() - static_cast<std::ptrdiff_t>(from_old), buffer_.end(),
+                  ring.begin());
+        std::copy(chunk.end() - static_cast<std::ptrdiff_t>(from_chunk), chunk.end(),
+                  ring.begin() + static_cast<std::ptrdiff_t>(from_old));
+        buffer_ = std::move(ring);
+        head_ = 0;
+        full_ = true;
+        return;
+    }
+    if (n >= cap) {
+        std::memcpy(buffer_.data(), chunk.data() + (n - cap), cap);
+        head_ = 0;
+        return;
+    }
+    // Overwrite the n oldest bytes, wrapping at the end of the ring.
+    const std::size_t first = std::min(n, cap - head_);
+    std::memcpy(buffer_.data() + head_, chunk.data(), first);
+    std::memcpy(buffer_.data(), chunk.data() + first, n - first);
+    head_ += n;
+    if (head_ >= cap)
+        head_ -= cap;
+}
+
+collected_output output_collector::finish() {
+    if (sealed_)
+        throw std::logic_error("output_collector: finish() called twice");
+    sealed_ = true;
+
+    collected_output out;
+    out.bytes = total_;
+    out.truncated = truncated();
+    if (full_) {
+        const auto head = buffer_.begin() + static_cast<std::ptrdiff_t>(head_);
+        out.text.reserve(buffer_.size());
+        out.text.append(head, buffer_.end());
+        out.text.append(buffer_.begin(), head);
+    } else {
+        out.text.assign(buffer_.begin(), buffer_.end());
+    }
+    // Only a cut can split a character; an untruncated stream is reported as the command wrote it.
+    if (out.truncated) {
+        out.text.erase(0, out.text.size() - utf8_tail_boundary_trim(out.text).size());
+    }
+    std::vector<char>().swap(buffer_);
+
+    if (spill_) {
+        std::filesystem::path path = spill_->path();
+        if (const auto error = spill_->close()) {
+            abandon_spill("close failed", error);
+        } else {
+            spill_.reset();
+            out.spill_path = std::move(path);
+        }
+    }
+    return out;
+}
+
+}  // namespace cordon::runtime

@@ -1,0 +1,93 @@
+// One process tree on a Boost.Asio event loop: spawn through the one spawn path, read stdout,
+// stderr and the runner-status pipe, wait for the leader's exit through its pidfd, enforce the
+// deadline and the caller's cancellation with the kill plan, and end the whole tree before the
+// leader is reaped. Many processes share one io_context; each runs on its own strand.
+//
+// The end of a run, in order:
+//   1. the leader exits (on its own, or after the kill plan's signals);
+//   2. the rest of the tree may keep the pipes open for at most the plan's grace;
+//   3. the tree is swept: SIGKILL to the process group and, when cgroup containment is
+//      available, to every process in the run's cgroup (setsid() and double-fork included);
+//   4. only then is the leader reaped, so its pgid was never free for reuse while signalled;
+//   5. the pipes drain to EOF and the run's cgroup is removed.
+// Under bwrap the pid namespace already guarantees step 3 for everything inside it.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "classify/classify.hpp"
+#include "runtime/cgroup.hpp"
+#include "runtime/kill_plan.hpp"
+#include "runtime/output_collector.hpp"
+#include "runtime/spawn.hpp"
+#include "sandbox/confined_argv.hpp"
+
+namespace cordon::runtime {
+
+struct process_spec {
+    std::vector<std::string> argv;
+    std::vector<std::string> env;
+    std::filesystem::path cwd;
+    std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
+    std::optional<sandbox::status_channel> status;
+    output_limits stdout_limits;
+    output_limits stderr_limits;
+    std::shared_ptr<spill_directory> spill;      // null: no spill files
+    std::optional<std::chrono::milliseconds> timeout;
+    kill_plan plan = kill_plan::standard();
+    std::vector<std::string> denial_signatures;  // scanned over the whole stderr stream
+    std::shared_ptr<cgroup_host> cgroups;        // null: process-group containment only
+    spawn_method method = default_spawn_method();
+    // Called on the process's strand with each chunk as it arrives (live output).
+    std::function<void(std::string_view)> on_stdout;
+    std::function<void(std::string_view)> on_stderr;
+};
+
+struct process_outcome {
+    std::optional<spawn_error> spawn_failure;  // set: nothing ran; the rest is empty
+    std::optional<int> exit_code;
+    std::optional<int> signal;
+    bool timed_out = false;  // cordon's deadline fired first
+    bool aborted = false;    // the caller cancelled first
+    collected_output stdout_output;
+    collected_output stderr_output;
+    classify::runner_status status = classify::runner_status::no_channel;
+    std::string status_detail;
+    bool denial_seen = false;
+    double duration_ms = 0;
+};
+
+class process_tree;
+
+// A handle on a running process tree; cancel() may be called from any thread, any number of
+// times, also after completion.
+class process_handle {
+public:
+    process_handle() = default;
+    explicit process_handle(std::shared_ptr<process_tree> tree) : tree_(std::move(tree)) {}
+    void cancel() const;
+
+private:
+    std::shared_ptr<process_tree> tree_;
+};
+
+// Starts the tree; `done` runs exactly once on the tree's strand.
+process_handle start_process(boost::asio::any_io_executor executor, process_spec spec,
+                             std::function<void(process_outcome)> done);
+
+// Runs to completion on a private io_context (probes and simple callers).
+[[nodiscard]] process_outcome run_process(process_spec spec);
+
+// cordon never wants SIGPIPE: a command that closes its stdin early must not kill the caller.
+// Called once by everything that writes to a child (idempotent).
+void ignore_sigpipe() noexcept;
+
+}  // namespace cordon::runtime

@@ -1,0 +1,21 @@
+// The human rendering of a record (reference 8.1): the output, then one marker per line in a
+// fixed order — denial, timeout, then the signal or non-zero exit code.
+#pragma once
+
+#include <string>
+
+#include "runtime/record.hpp"
+
+namespace cordon::runtime {
+
+// "[sandbox: file access denied under <mode> mode]" and the other markers, each ending in '\n'.
+[[nodiscard]] std::string render_markers(const run_record& record);
+
+// The output section: stdout, then "[stderr]\n" + stderr, truncation notices with the spill path,
+// "(no output)" when both are empty.
+[[nodiscard]] std::string render_output(const run_record& record);
+
+// render_output followed by render_markers.
+[[nodiscard]] std::string render(const run_record& record);
+
+}  // namespace cordon::runtime

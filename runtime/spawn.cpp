@@ -1,0 +1,221 @@
+#include "runtime/spawn.hpp"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "runtime/spawn_child_linux.hpp"
+
+namespace cordon::runtime {
+
+bool make_pipe(pipe_pair& out) noexcept {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    out.read.reset(fds[0]);
+    out.write.reset(fds[1]);
+    return true;
+}
+
+std::string_view to_string(spawn_stage stage) noexcept {
+    switch (stage) {
+        case spawn_stage::resolve: return "resolve";
+        case spawn_stage::resources: return "resources";
+        case spawn_stage::signals: return "signals";
+        case spawn_stage::session: return "session";
+        case spawn_stage::cgroup: return "cgroup";
+        case spawn_stage::fds: return "fds";
+        case spawn_stage::chdir: return "chdir";
+        case spawn_stage::exec: return "exec";
+    }
+    return "invalid";
+}
+
+std::string describe(const spawn_error& error, std::string_view program) {
+    std::string text;
+    switch (error.stage) {
+        case spawn_stage::resolve:
+        case spawn_stage::exec: text = std::string(program); break;
+        case spawn_stage::chdir: text = "cannot enter the working directory"; break;
+        default: text = "spawn failed at stage " + std::string(to_string(error.stage)); break;
+    }
+    return text + ": " + std::strerror(error.error);
+}
+
+spawn_method default_spawn_method() noexcept {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return spawn_method::fork;
+#else
+    return spawn_method::vfork;
+#endif
+}
+
+std::variant<std::string, int> resolve_program(std::string_view program,
+                                               const std::vector<std::string>& env) {
+    if (program.empty()) return ENOENT;
+    auto executable = [](const std::string& path) -> int {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0) return errno;
+        if (S_ISDIR(st.st_mode)) return EACCES;
+        if (::access(path.c_str(), X_OK) != 0) return errno;
+        return 0;
+    };
+    if (program.find('/') != std::string_view::npos) {
+        // Relative paths with a slash are resolved by execve against the child's cwd; check the
+        // absolute ones here and leave relative ones to execve's own errno.
+        std::string path(program);
+        if (program.front() == '/') {
+            if (int error = executable(path); error != 0) return error;
+        }
+        return path;
+    }
+    std::string path_list = "/usr/local/bin:/usr/bin:/bin";
+    for (const auto& entry : env) {
+        if (entry.rfind("PATH=", 0) == 0) {
+            path_list = entry.substr(5);
+            break;
+        }
+    }
+    int first_error = ENOENT;
+    std::size_t start = 0;
+    while (start <= path_list.size()) {
+        std::size_t end = path_list.find(':', start);
+        if (end == std::string::npos) end = path_list.size();
+        std::string dir = path_list.substr(start, end - start);
+        if (dir.empty()) dir = ".";
+        std::string candidate = dir + "/" + std::string(program);
+        int error = executable(candidate);
+        if (error == 0) return candidate;
+        // As execvp: remember EACCES so "found but not executable" beats "not found".
+        if (error == EACCES) first_error = EACCES;
+        start = end + 1;
+    }
+    return first_error;
+}
+
+namespace {
+
+// The child's stack under spawn_method::vfork. The parent is suspended until the child execs or
+// exits, so one stack per spawning thread suffices.
+constexpr std::size_t child_stack_size = 64 * 1024;
+
+int child_entry(void* arg) {
+    detail::run_child(*static_cast<const detail::child_plan*>(arg));
+}
+
+struct blocked_signals {
+    sigset_t previous;
+    blocked_signals() noexcept {
+        sigset_t all;
+        ::sigfillset(&all);
+        ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+    }
+    ~blocked_signals() { ::pthread_sigmask(SIG_SETMASK, &previous, nullptr); }
+    blocked_signals(const blocked_signals&) = delete;
+    blocked_signals& operator=(const blocked_signals&) = delete;
+};
+
+pid_t clone_vfork(detail::child_plan& plan, int& pidfd) {
+    // One stack per thread, allocated on first use and kept (the vfork child is done with it
+    // by the time clone returns).
+    thread_local void* stack = nullptr;
+    if (stack == nullptr) {
+        void* mapped = ::mmap(nullptr, child_stack_size, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (mapped == MAP_FAILED) return -1;
+        stack = mapped;
+    }
+    void* top = static_cast<char*>(stack) + child_stack_size;
+    pid_t pid = ::clone(child_entry, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan,
+                        &pidfd);
+    if (pid < 0 && errno == EINVAL) {
+        // Kernels before 5.2 have no CLONE_PIDFD; the caller falls back to waitpid polling.
+        pidfd = -1;
+        pid = ::clone(child_entry, top, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+    }
+    return pid;
+}
+
+pid_t plain_fork(detail::child_plan& plan, int& pidfd) {
+    pid_t pid = ::fork();
+    if (pid == 0) detail::run_child(plan);
+    if (pid > 0) {
+        // The child cannot be reaped before we wait for it, so the pid is still ours.
+        pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+        if (pidfd >= 0) ::fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+    }
+    return pid;
+}
+
+}  // namespace
+
+spawn_result spawn(const spawn_request& request) {
+    if (request.argv.empty()) return spawn_error{spawn_stage::resolve, ENOENT};
+    auto resolved = resolve_program(request.argv.front(), request.env);
+    if (const int* error = std::get_if<int>(&resolved)) {
+        return spawn_error{spawn_stage::resolve, *error};
+    }
+    const std::string& path = std::get<std::string>(resolved);
+
+    // Every array the child reads is built here, before it exists.
+    std::vector<char*> argv;
+    argv.reserve(request.argv.size() + 1);
+    for (const auto& arg : request.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    envp.reserve(request.env.size() + 1);
+    for (const auto& entry : request.env) envp.push_back(const_cast<char*>(entry.c_str()));
+    envp.push_back(nullptr);
+    std::string cwd = request.cwd.string();
+
+    int floor = 10;
+    for (const auto& mapping : request.fds) floor = std::max(floor, mapping.child_fd + 1);
+
+    pipe_pair errors;
+    if (!make_pipe(errors)) return spawn_error{spawn_stage::resources, errno};
+
+    detail::child_plan plan{path.c_str(),   argv.data(),        envp.data(),
+                            cwd.c_str(),    request.fds.data(), request.fds.size(),
+                            request.cgroup_procs_fd, errors.write.get(), floor};
+
+    int pidfd = -1;
+    pid_t pid;
+    {
+        blocked_signals guard;
+        pid = request.method == spawn_method::vfork ? clone_vfork(plan, pidfd)
+                                                    : plain_fork(plan, pidfd);
+    }
+    if (pid < 0) return spawn_error{spawn_stage::resources, errno};
+    errors.write.reset();
+
+    detail::child_failure failure{};
+    ssize_t got;
+    do {
+        got = ::read(errors.read.get(), &failure, sizeof failure);
+    } while (got < 0 && errno == EINTR);
+
+    spawned_child child;
+    child.pid = pid;
+    child.pidfd.reset(pidfd);
+    if (got == 0) return child;  // EOF: the CLOEXEC pipe closed on a successful exec
+
+    // The child failed before exec: reap it so that no zombie is left, and report the stage.
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got != static_cast<ssize_t>(sizeof failure)) {
+        return spawn_error{spawn_stage::resources, EPROTO};
+    }
+    return spawn_error{static_cast<spawn_stage>(failure.stage), failure.error};
+}
+
+}  // namespace cordon::runtime

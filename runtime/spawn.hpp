@@ -1,0 +1,74 @@
+// The one spawn path for every backend (STYLE.md rules 1-4). The parent prepares every array
+// (argv, envp, fd map, the resolved program path) before the child exists; the child side lives
+// in spawn_child_linux.cpp and only makes async-signal-safe system calls. The child starts a new
+// session (so it leads its own process group, pgid = pid, and has no controlling terminal),
+// optionally joins a cgroup, sees exactly the fds it is given at their target numbers (0-2 plus
+// any extra), and reports a failure before exec as a {stage, errno} record through a CLOEXEC
+// pipe; on that path the child is reaped before spawn() returns, so no zombie is left.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "runtime/unique_fd.hpp"
+
+namespace cordon::runtime {
+
+enum class spawn_stage {
+    resolve,   // the program was not found on PATH / not executable (parent side, no fork)
+    resources, // pipe, stack or clone failed in the parent
+    signals,   // resetting signal state in the child
+    session,   // setsid
+    cgroup,    // joining the run's cgroup
+    fds,       // placing the given fds at their target numbers
+    chdir,     // entering the working directory
+    exec,      // execve
+};
+[[nodiscard]] std::string_view to_string(spawn_stage stage) noexcept;
+
+struct spawn_error {
+    spawn_stage stage = spawn_stage::exec;
+    int error = 0;  // errno
+};
+[[nodiscard]] std::string describe(const spawn_error& error, std::string_view program);
+
+enum class spawn_method {
+    vfork,  // clone(CLONE_VM|CLONE_VFORK): no page-table copy, the fast default
+    fork,   // fork(): used under sanitizers, whose runtimes cannot follow a CLONE_VM child
+};
+[[nodiscard]] spawn_method default_spawn_method() noexcept;
+
+struct fd_mapping {
+    int parent_fd;  // open in the parent
+    int child_fd;   // the number it gets in the child
+};
+
+struct spawn_request {
+    std::vector<std::string> argv;  // argv[0] is looked up in the PATH of `env` unless it has '/'
+    std::vector<std::string> env;   // "NAME=value"
+    std::filesystem::path cwd;
+    std::vector<fd_mapping> fds;    // must map 0, 1 and 2; every other fd is closed on exec
+    int cgroup_procs_fd = -1;       // an open cgroup.procs to join before exec, or -1
+    spawn_method method = default_spawn_method();
+};
+
+struct spawned_child {
+    pid_t pid = -1;     // also the process group and session id
+    unique_fd pidfd;    // CLOEXEC; invalid when the kernel has no pidfds
+};
+
+using spawn_result = std::variant<spawned_child, spawn_error>;
+
+[[nodiscard]] spawn_result spawn(const spawn_request& request);
+
+// Looks `program` up the way execvp would, in the PATH of `env` (default PATH when unset), in
+// the parent, so that the child needs no allocation. Empty with errno-like code on failure.
+[[nodiscard]] std::variant<std::string, int> resolve_program(std::string_view program,
+                                                             const std::vector<std::string>& env);
+
+}  // namespace cordon::runtime

@@ -1,0 +1,126 @@
+// =================================================================================================
+//  CHILD-SIDE CODE. Everything in this file runs between fork/clone and exec.
+//
+//  Rules (STYLE.md rule 1): no allocation, no logging, no exceptions, no locks, no stdio; only
+//  async-signal-safe system calls. Under spawn_method::vfork the child shares the parent's memory
+//  (CLONE_VM), so it must not write to anything but its own stack. The parent blocks every
+//  signal around the clone so that no parent handler can run here before dispositions are reset.
+// =================================================================================================
+
+#include "runtime/spawn_child_linux.hpp"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace cordon::runtime::detail {
+
+namespace {
+
+[[noreturn]] void fail(int error_fd, spawn_stage stage, int error) noexcept {
+    child_failure record{static_cast<int>(stage), error};
+    ssize_t written;
+    do {
+        written = ::write(error_fd, &record, sizeof record);
+    } while (written < 0 && errno == EINTR);
+    ::_exit(127);
+}
+
+// Formats a non-negative number into buf (no stdio); returns the length.
+std::size_t format_decimal(char* buf, std::size_t size, long value) noexcept {
+    char digits[24];
+    std::size_t count = 0;
+    do {
+        digits[count++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value > 0 && count < sizeof digits);
+    std::size_t length = 0;
+    while (count > 0 && length < size) buf[length++] = digits[--count];
+    return length;
+}
+
+// Marks every fd at or above 3 CLOEXEC except the targets: the child sees only what it was given,
+// whatever the rest of the process opened without O_CLOEXEC.
+void cloexec_everything_else(const child_plan& plan) noexcept {
+    int start = 3;
+    for (;;) {
+        int next_target = -1;
+        for (std::size_t i = 0; i < plan.fd_count; ++i) {
+            int target = plan.fds[i].child_fd;
+            if (target >= start && (next_target < 0 || target < next_target)) {
+                next_target = target;
+            }
+        }
+        unsigned int last = next_target < 0 ? ~0U : static_cast<unsigned int>(next_target - 1);
+        if (next_target < 0 || next_target > start) {
+            if (::syscall(SYS_close_range, static_cast<unsigned int>(start), last,
+                          CLOSE_RANGE_CLOEXEC) != 0) {
+                // Kernels before 5.11: walk the range by hand.
+                rlimit limit{};
+                rlim_t max = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
+                if (max > 65536) max = 65536;
+                rlim_t stop = next_target < 0 ? max : static_cast<rlim_t>(next_target);
+                for (rlim_t fd = static_cast<rlim_t>(start); fd < stop; ++fd) {
+                    int flags = ::fcntl(static_cast<int>(fd), F_GETFD);
+                    if (flags >= 0) ::fcntl(static_cast<int>(fd), F_SETFD, flags | FD_CLOEXEC);
+                }
+            }
+        }
+        if (next_target < 0) return;
+        start = next_target + 1;
+    }
+}
+
+}  // namespace
+
+void run_child(const child_plan& plan) noexcept {
+    // The error pipe may sit at a number some target will take; move it above them first.
+    int error_fd = ::fcntl(plan.error_fd, F_DUPFD_CLOEXEC, plan.scratch_fd_floor);
+    if (error_fd < 0) fail(plan.error_fd, spawn_stage::fds, errno);
+
+    // Default dispositions: the parent ignores SIGPIPE and may handle others; the command must
+    // start with a clean slate. SIGKILL and SIGSTOP fail harmlessly.
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);
+
+    // A new session: the child leads its own process group (pgid == pid), which cordon signals
+    // as a whole, and it has no controlling terminal to read from or be stopped by.
+    if (::setsid() < 0) fail(error_fd, spawn_stage::session, errno);
+
+    if (plan.cgroup_procs_fd >= 0) {
+        char buf[24];
+        std::size_t length = format_decimal(buf, sizeof buf, static_cast<long>(::getpid()));
+        if (::write(plan.cgroup_procs_fd, buf, length) < 0) fail(error_fd, spawn_stage::cgroup, errno);
+    }
+
+    // Move every source fd out of the way first, so that placing one cannot clobber another's
+    // source; dup2 onto the target then clears CLOEXEC on exactly the targets.
+    int moved[16];
+    if (plan.fd_count > sizeof moved / sizeof moved[0]) fail(error_fd, spawn_stage::fds, EMFILE);
+    for (std::size_t i = 0; i < plan.fd_count; ++i) {
+        moved[i] = ::fcntl(plan.fds[i].parent_fd, F_DUPFD_CLOEXEC, plan.scratch_fd_floor);
+        if (moved[i] < 0) fail(error_fd, spawn_stage::fds, errno);
+    }
+    for (std::size_t i = 0; i < plan.fd_count; ++i) {
+        if (::dup2(moved[i], plan.fds[i].child_fd) < 0) fail(error_fd, spawn_stage::fds, errno);
+    }
+    cloexec_everything_else(plan);
+
+    if (plan.cwd != nullptr && plan.cwd[0] != '\0' && ::chdir(plan.cwd) < 0) {
+        fail(error_fd, spawn_stage::chdir, errno);
+    }
+
+    sigset_t empty;
+    ::sigemptyset(&empty);
+    if (::sigprocmask(SIG_SETMASK, &empty, nullptr) < 0) fail(error_fd, spawn_stage::signals, errno);
+
+    ::execve(plan.path, plan.argv, plan.envp);
+    fail(error_fd, spawn_stage::exec, errno);
+}
+
+}  // namespace cordon::runtime::detail

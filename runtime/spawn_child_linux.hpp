@@ -1,0 +1,35 @@
+// Internal to spawn.cpp: the plan the parent hands to the child, and the child's entry point.
+#pragma once
+
+#include <signal.h>
+
+#include <cstddef>
+
+#include "runtime/spawn.hpp"
+
+namespace cordon::runtime::detail {
+
+// Everything the child needs, prepared by the parent. The child reads it and never writes to it:
+// under CLONE_VM it is the parent's memory.
+struct child_plan {
+    const char* path;          // resolved program
+    char* const* argv;
+    char* const* envp;
+    const char* cwd;
+    const fd_mapping* fds;
+    std::size_t fd_count;
+    int cgroup_procs_fd;       // -1: stay in the parent's cgroup
+    int error_fd;              // CLOEXEC write end of the error pipe
+    int scratch_fd_floor;      // fds are first moved at or above this number
+};
+
+// The fixed failure record written to error_fd (STYLE.md rule 2).
+struct child_failure {
+    int stage;
+    int error;
+};
+
+// Runs in the child; never returns. Async-signal-safe only.
+[[noreturn]] void run_child(const child_plan& plan) noexcept;
+
+}  // namespace cordon::runtime::detail

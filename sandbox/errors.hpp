@@ -1,0 +1,38 @@
+// The one exception users catch by design: a confined mode was asked for and no backend can
+// enforce it, or the backend's runner failed before the command started. Either way the command
+// did not run. Code and message are a compatibility contract (seed 001).
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "sandbox/mode.hpp"
+
+namespace cordon::sandbox {
+
+inline constexpr std::string_view sandbox_unavailable_code = "SANDBOX_UNAVAILABLE";
+inline constexpr std::string_view sandbox_unavailable_name = "SandboxUnavailableError";
+
+class sandbox_unavailable_error : public std::runtime_error {
+public:
+    // `mode` must be a confined mode; `detail` is the runner's own line when the runner failed.
+    explicit sandbox_unavailable_error(sandbox_mode mode,
+                                       std::optional<std::string> detail = std::nullopt);
+
+    [[nodiscard]] std::string_view code() const noexcept { return sandbox_unavailable_code; }
+    [[nodiscard]] std::string_view name() const noexcept { return sandbox_unavailable_name; }
+    [[nodiscard]] sandbox_mode mode() const noexcept { return mode_; }
+    [[nodiscard]] const std::optional<std::string>& detail() const noexcept { return detail_; }
+
+private:
+    sandbox_mode mode_;
+    std::optional<std::string> detail_;
+};
+
+// The exact message, exposed for callers that report the error without throwing it.
+[[nodiscard]] std::string sandbox_unavailable_message(sandbox_mode mode,
+                                                      const std::optional<std::string>& detail);
+
+}  // namespace cordon::sandbox

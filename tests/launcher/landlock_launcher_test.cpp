@@ -1,0 +1,492 @@
+// End-to-end tests of the cordon-landlock executable (reference section 3): each test runs the
+// real binary as a child process, captures stdout, stderr and optionally the --status-fd pipe,
+// and checks the exit code, the exact diagnostics, the status record and the filesystem effects.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/launcher_status.hpp"
+#include "support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace landlock = cordon::sandbox::landlock;
+using cordon::sandbox::launcher_stage;
+using cordon::sandbox::launcher_status_record;
+
+// The fd number the tests hand to --status-fd: far from 0-2 and from anything the launcher opens.
+constexpr int status_fd_number = 42;
+constexpr char notice_line[] = "cordon-landlock: partial enforcement (older Landlock ABI)\n";
+
+struct run_result {
+    int exit_code = -1;  // -1 when the child died by a signal
+    int signal = 0;
+    std::string out;
+    std::string err;
+    std::string status;  // every byte written to the status pipe
+};
+
+// Reads all three pipes to EOF together so that no child blocks on a full pipe.
+void drain(int out_fd, int err_fd, int status_fd, run_result& result) {
+    struct pollfd fds[3] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {status_fd, POLLIN, 0}};
+    std::string* sinks[3] = {&result.out, &result.err, &result.status};
+    int open_count = 0;
+    for (const auto& p : fds)
+        open_count += p.fd >= 0 ? 1 : 0;
+    while (open_count > 0) {
+        if (::poll(fds, 3, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            ADD_FAILURE() << "poll: " << std::strerror(errno);
+            return;
+        }
+        for (int i = 0; i < 3; ++i) {
+            if (fds[i].fd < 0 || fds[i].revents == 0)
+                continue;
+            char buffer[4096];
+            const ssize_t n = ::read(fds[i].fd, buffer, sizeof(buffer));
+            if (n > 0) {
+                sinks[i]->append(buffer, static_cast<std::size_t>(n));
+            } else if (n == 0 || errno != EINTR) {
+                ::close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_count;
+            }
+        }
+    }
+}
+
+// Runs `args` (args[0] is the launcher) with stdin from /dev/null and stdout/stderr captured.
+// With `status_fd` >= 0 the write end of a pipe sits at that fd in the child and everything
+// written to it is captured. Every other fd above 2 is closed at exec, so the child sees exactly
+// 0, 1, 2 and the status fd.
+run_result run(const std::vector<std::string>& args, int status_fd = -1) {
+    std::vector<std::string> full = {cordon::test::launcher_path().string()};
+    full.insert(full.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : full)
+        argv.push_back(arg.data());
+    argv.push_back(nullptr);
+
+    run_result result;
+    int out_pipe[2], err_pipe[2], status_pipe[2] = {-1, -1};
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 ||
+        (status_fd >= 0 && ::pipe2(status_pipe, O_CLOEXEC) != 0)) {
+        ADD_FAILURE() << "pipe2: " << std::strerror(errno);
+        return result;
+    }
+    const int dev_null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        // Child: async-signal-safe calls only. dup2 clears CLOEXEC on its target.
+        ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        if (::dup2(dev_null, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0) {
+            ::_exit(120);
+        }
+        if (status_fd >= 0) {
+            if (status_pipe[1] == status_fd) {
+                ::fcntl(status_fd, F_SETFD, 0);
+            } else if (::dup2(status_pipe[1], status_fd) < 0) {
+                ::_exit(121);
+            }
+        }
+        ::execv(argv[0], argv.data());
+        ::_exit(122);
+    }
+    ::close(dev_null);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    if (status_fd >= 0)
+        ::close(status_pipe[1]);
+    if (pid < 0) {
+        ADD_FAILURE() << "fork: " << std::strerror(errno);
+        ::close(out_pipe[0]);
+        ::close(err_pipe[0]);
+        if (status_fd >= 0)
+            ::close(status_pipe[0]);
+        return result;
+    }
+    drain(out_pipe[0], err_pipe[0], status_pipe[0], result);
+    int wait_status = 0;
+    while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(wait_status))
+        result.exit_code = WEXITSTATUS(wait_status);
+    if (WIFSIGNALED(wait_status))
+        result.signal = WTERMSIG(wait_status);
+    return result;
+}
+
+std::optional<launcher_status_record> parse_record(const std::string& bytes) {
+    if (bytes.size() != sizeof(launcher_status_record))
+        return std::nullopt;
+    launcher_status_record record;
+    std::memcpy(&record, bytes.data(), sizeof(record));
+    return record;
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Exit 125, nothing on stdout, and exactly `line` (one line) on stderr.
+void expect_launcher_failure(const run_result& result, const std::string& line) {
+    EXPECT_EQ(result.exit_code, 125);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, line + "\n");
+}
+
+void expect_record(const run_result& result, launcher_stage stage, int error) {
+    const auto record = parse_record(result.status);
+    ASSERT_TRUE(record.has_value()) << "status fd held " << result.status.size() << " bytes";
+    EXPECT_EQ(record->magic, cordon::sandbox::launcher_status_magic);
+    EXPECT_EQ(record->stage, static_cast<std::uint32_t>(stage));
+    EXPECT_EQ(record->error, error);
+    ASSERT_EQ(record->message[sizeof(record->message) - 1], '\0');
+    // The record repeats the stderr line, without its newline.
+    EXPECT_EQ(std::string(record->message) + "\n", result.err);
+}
+
+class launcher_test : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        char pattern[] = "/tmp/cordon-launcher-test-XXXXXX";
+        ASSERT_NE(::mkdtemp(pattern), nullptr) << std::strerror(errno);
+        dir_ = pattern;
+        marker_ = dir_ / "ran";
+    }
+    void TearDown() override {
+        std::error_code ignored;
+        fs::remove_all(dir_, ignored);
+    }
+
+    // A command that proves it ran by creating marker_.
+    std::vector<std::string> marker_command() const {
+        return {"--", "sh", "-c", "touch '" + marker_.string() + "'"};
+    }
+
+    fs::path dir_;
+    fs::path marker_;
+};
+
+// Tests that need the launcher to actually confine something.
+class confined_test : public launcher_test {
+  protected:
+    void SetUp() override {
+        launcher_test::SetUp();
+        if (HasFatalFailure())
+            return;
+        abi_ = landlock::query_abi();
+        if (abi_ < 0)
+            CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
+    }
+
+    // What a successful launch leaves on stderr: nothing, or the notice on an older ABI.
+    std::string notice() const { return abi_ < landlock::full_enforcement_abi ? notice_line : ""; }
+
+    int abi_ = 0;
+};
+
+// --- usage errors: before any Landlock call, so they hold on every kernel -----------------------
+
+TEST_F(launcher_test, usage_errors_exit_125_with_one_line_and_never_run_the_command) {
+    const std::string touch = "touch '" + marker_.string() + "'";
+    struct usage_case {
+        std::vector<std::string> args;
+        std::string line;
+    };
+    const std::string usage = "cordon-landlock: usage error: ";
+    const usage_case cases[] = {
+        {{"--probe", "--", "sh", "-c", touch}, usage + "--probe takes no other arguments"},
+        {{"--ro", "/", "--probe", "--", "sh", "-c", touch},
+         usage + "--probe takes no other arguments"},
+        {{"--ro"}, usage + "--ro requires a path"},
+        {{"--rw"}, usage + "--rw requires a path"},
+        {{"--ro", "--", "sh", "-c", touch}, usage + "--ro requires a path"},
+        {{"--ro", "/", "--rw", "--", "sh", "-c", touch}, usage + "--rw requires a path"},
+        {{"--status-fd"}, usage + "--status-fd requires a file descriptor number"},
+        {{"--status-fd", "abc", "--", "sh", "-c", touch},
+         usage + "--status-fd requires a file descriptor number"},
+        {{"--status-fd", "-1", "--", "sh", "-c", touch},
+         usage + "--status-fd requires a file descriptor number"},
+        {{"--status-fd", "", "--", "sh", "-c", touch},
+         usage + "--status-fd requires a file descriptor number"},
+        {{"--status-fd", "99999999999", "--", "sh", "-c", touch},
+         usage + "--status-fd requires a file descriptor number"},
+        {{"--bogus", "--", "sh", "-c", touch}, usage + "unknown argument: --bogus"},
+        {{"sh", "-c", touch}, usage + "unknown argument: sh"},
+        {{}, usage + "missing `-- <argv>...` command"},
+        {{"--ro", "/"}, usage + "missing `-- <argv>...` command"},
+        {{"--ro", "/", "--"}, usage + "missing `-- <argv>...` command"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(testing::PrintToString(c.args));
+        const run_result result = run(c.args);
+        expect_launcher_failure(result, c.line);
+        EXPECT_FALSE(fs::exists(marker_));
+    }
+}
+
+TEST_F(launcher_test, too_many_grants_is_a_usage_error) {
+    std::vector<std::string> args;
+    for (int i = 0; i < 1000; ++i) {
+        args.push_back("--ro");
+        args.push_back("/");
+    }
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args);
+    EXPECT_EQ(result.exit_code, 125);
+    EXPECT_EQ(result.out, "");
+    EXPECT_TRUE(result.err.starts_with("cordon-landlock: usage error: too many grants (limit "))
+        << result.err;
+    EXPECT_EQ(result.err.find('\n'), result.err.size() - 1);
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+TEST_F(launcher_test, usage_error_after_status_fd_also_writes_the_record) {
+    std::vector<std::string> args = {"--status-fd", std::to_string(status_fd_number), "--bogus"};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args, status_fd_number);
+    expect_launcher_failure(result, "cordon-landlock: usage error: unknown argument: --bogus");
+    expect_record(result, launcher_stage::usage, 0);
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+TEST_F(launcher_test, usage_error_before_status_fd_only_goes_to_stderr) {
+    std::vector<std::string> args = {"--bogus", "--status-fd", std::to_string(status_fd_number)};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args, status_fd_number);
+    expect_launcher_failure(result, "cordon-landlock: usage error: unknown argument: --bogus");
+    EXPECT_EQ(result.status, "");
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+TEST_F(launcher_test, unusable_status_fd_is_a_status_fd_error) {
+    // The helper closes every fd above 2 at exec, so 77 is not open in the launcher.
+    std::vector<std::string> args = {"--status-fd", "77"};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args);
+    expect_launcher_failure(
+        result, std::string("cordon-landlock: status fd error: ") + std::strerror(EBADF));
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+// --- probe ---------------------------------------------------------------------------------------
+
+TEST_F(launcher_test, probe_reports_enforcement_and_the_raw_abi) {
+    const int abi = landlock::query_abi();
+    const run_result result = run({"--probe"});
+    if (abi < 0) {
+        // No Landlock: the probe is the availability signal, so it must say so and exit 125.
+        EXPECT_EQ(result.exit_code, 125);
+        EXPECT_EQ(result.out, "");
+        EXPECT_TRUE(result.err.starts_with("cordon-landlock: landlock is ")) << result.err;
+        CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
+    }
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.err, "");
+    const std::string level = abi >= landlock::full_enforcement_abi
+                                  ? "landlock: fully enforced\n"
+                                  : "landlock: partially enforced (older ABI)\n";
+    EXPECT_EQ(result.out, level + "abi: " + std::to_string(abi) + "\n");
+}
+
+// --- confinement ---------------------------------------------------------------------------------
+
+TEST_F(confined_test, confined_echo_runs_with_clean_stderr) {
+    const run_result result = run({"--ro", "/", "--rw", "/dev/null", "--", "echo", "hello"});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out, "hello\n");
+    EXPECT_EQ(result.err, notice());  // empty from ABI 5 on
+}
+
+TEST_F(confined_test, exit_code_passes_through) {
+    const run_result result = run({"--ro", "/", "--", "sh", "-c", "exit 7"});
+    EXPECT_EQ(result.exit_code, 7);
+    EXPECT_EQ(result.err, notice());
+}
+
+TEST_F(confined_test, command_exit_125_passes_through_with_empty_status) {
+    const run_result result = run({"--status-fd", std::to_string(status_fd_number), "--ro", "/",
+                                   "--", "sh", "-c", "exit 125"},
+                                  status_fd_number);
+    EXPECT_EQ(result.exit_code, 125);
+    EXPECT_EQ(result.err, notice());
+    EXPECT_EQ(result.status, "") << "a command's own 125 is not a launcher failure";
+}
+
+TEST_F(confined_test, status_fd_is_empty_after_a_successful_exec) {
+    const run_result result =
+        run({"--status-fd", std::to_string(status_fd_number), "--ro", "/", "--", "true"},
+            status_fd_number);
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.status, "");
+}
+
+TEST_F(confined_test, command_sees_no_launcher_fds) {
+    // ls opens the directory as fd 3 itself; the status fd and the ruleset/path fds must be gone.
+    const run_result result = run(
+        {"--status-fd", std::to_string(status_fd_number), "--ro", "/", "--", "ls", "/proc/self/fd"},
+        status_fd_number);
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out, "0\n1\n2\n3\n");
+}
+
+TEST_F(confined_test, environment_passes_unchanged) {
+    ::setenv("CORDON_LAUNCHER_TEST_VALUE", "kept as is", 1);
+    const run_result result =
+        run({"--ro", "/", "--", "sh", "-c", "printf %s \"$CORDON_LAUNCHER_TEST_VALUE\""});
+    ::unsetenv("CORDON_LAUNCHER_TEST_VALUE");
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out, "kept as is");
+}
+
+TEST_F(confined_test, write_outside_grants_is_denied) {
+    const fs::path target = dir_ / "outside";
+    const run_result result = run(
+        {"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c", "echo x > '" + target.string() + "'"});
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(target));
+}
+
+TEST_F(confined_test, write_under_rw_grant_lands) {
+    const fs::path target = dir_ / "inside";
+    const run_result result = run({"--ro", "/", "--rw", dir_.string(), "--", "sh", "-c",
+                                   "echo x > '" + target.string() + "'"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(read_file(target), "x\n");
+}
+
+TEST_F(confined_test, rw_grant_on_a_file_covers_that_file_only) {
+    const fs::path granted = dir_ / "granted";
+    const fs::path sibling = dir_ / "sibling";
+    std::ofstream(granted) << "old\n";
+    const run_result result =
+        run({"--ro", "/", "--rw", granted.string(), "--", "sh", "-c",
+             "echo new > '" + granted.string() + "' && echo x > '" + sibling.string() + "'"});
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
+    EXPECT_EQ(read_file(granted), "new\n");
+    EXPECT_FALSE(fs::exists(sibling));
+}
+
+TEST_F(confined_test, rw_dev_null_keeps_redirects_to_dev_null_working) {
+    const run_result result =
+        run({"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c", "echo x > /dev/null && echo ok"});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out, "ok\n");
+    EXPECT_EQ(result.err, notice());
+}
+
+TEST_F(confined_test, dev_null_grant_does_not_open_dev_shm) {
+    ASSERT_TRUE(fs::is_directory("/dev/shm"));
+    const fs::path target = "/dev/shm/cordon-launcher-test-" + std::to_string(::getpid());
+    const run_result result = run(
+        {"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c", "echo x > '" + target.string() + "'"});
+    const bool created = fs::exists(target);
+    if (created)
+        fs::remove(target);
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
+    EXPECT_FALSE(created);
+}
+
+TEST_F(confined_test, nested_children_inherit_the_confinement) {
+    const fs::path denied = dir_ / "ro" / "f";
+    const fs::path allowed = dir_ / "rw" / "f";
+    fs::create_directory(dir_ / "ro");
+    fs::create_directory(dir_ / "rw");
+    const std::string script = "sh -c \"echo x > '" + allowed.string() + "'\"; sh -c \"echo x > '" +
+                               denied.string() + "'\"";
+    const run_result result =
+        run({"--ro", "/", "--rw", (dir_ / "rw").string(), "--", "sh", "-c", script});
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
+    EXPECT_EQ(read_file(allowed), "x\n");
+    EXPECT_FALSE(fs::exists(denied));
+}
+
+TEST_F(confined_test, unopenable_grant_path_fails_closed) {
+    const fs::path missing = dir_ / "missing";
+    std::vector<std::string> args = {
+        "--status-fd", std::to_string(status_fd_number), "--ro", "/", "--rw", missing.string()};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args, status_fd_number);
+    expect_launcher_failure(result, "cordon-landlock: cannot open rule path: " + missing.string() +
+                                        ": " + std::strerror(ENOENT));
+    expect_record(result, launcher_stage::open_rule_path, ENOENT);
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+TEST_F(confined_test, ro_grants_are_applied_before_rw_grants) {
+    // Both paths are missing; the diagnostic names the --ro one although it came second.
+    const fs::path rw = dir_ / "missing-rw";
+    const fs::path ro = dir_ / "missing-ro";
+    std::vector<std::string> args = {"--rw", rw.string(), "--ro", ro.string()};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args);
+    expect_launcher_failure(result, "cordon-landlock: cannot open rule path: " + ro.string() +
+                                        ": " + std::strerror(ENOENT));
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+TEST_F(confined_test, exec_failure_is_stage_exec) {
+    for (const std::string program : {"/nonexistent/cordon-program", "cordon-no-such-program"}) {
+        SCOPED_TRACE(program);
+        const run_result result = run(
+            {"--status-fd", std::to_string(status_fd_number), "--ro", "/", "--", program, "arg"},
+            status_fd_number);
+        // On an older ABI the notice precedes the fatal line; the record holds the fatal one.
+        const std::string line =
+            "cordon-landlock: exec failed: " + program + ": " + std::strerror(ENOENT);
+        EXPECT_EQ(result.exit_code, 125);
+        EXPECT_EQ(result.err, notice() + line + "\n");
+        const auto record = parse_record(result.status);
+        ASSERT_TRUE(record.has_value());
+        EXPECT_EQ(record->stage, static_cast<std::uint32_t>(launcher_stage::exec));
+        EXPECT_EQ(record->error, ENOENT);
+        EXPECT_EQ(std::string(record->message), line);
+    }
+}
+
+TEST_F(confined_test, long_message_is_truncated_in_the_record) {
+    // A grant path longer than the record's message: stderr has it whole, the record a prefix.
+    const std::string long_path =
+        dir_.string() + "/" + std::string(250, 'a') + "/" + std::string(250, 'b') + "/missing";
+    const run_result result =
+        run({"--status-fd", std::to_string(status_fd_number), "--ro", long_path, "--", "true"},
+            status_fd_number);
+    const std::string line =
+        "cordon-landlock: cannot open rule path: " + long_path + ": " + std::strerror(ENOENT);
+    expect_launcher_failure(result, line);
+    const auto record = parse_record(result.status);
+    ASSERT_TRUE(record.has_value());
+    EXPECT_EQ(record->stage, static_cast<std::uint32_t>(launcher_stage::open_rule_path));
+    EXPECT_EQ(std::string(record->message), line.substr(0, sizeof(record->message) - 1));
+}
+
+}  // namespace

@@ -1,0 +1,159 @@
+// Unit tests of the reusable ruleset code (sandbox/landlock_ruleset.hpp): the ABI rights table
+// and build_ruleset's handling of grants. Nothing here restricts the test process itself; the
+// launcher tests do that in a child.
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+
+#include "sandbox/landlock_ruleset.hpp"
+#include "support.hpp"
+
+namespace {
+
+namespace landlock = cordon::sandbox::landlock;
+using cordon::sandbox::launcher_stage;
+
+// UAPI bit values written out independently of the implementation's table.
+constexpr std::uint64_t execute = 1ULL << 0;
+constexpr std::uint64_t write_file = 1ULL << 1;
+constexpr std::uint64_t read_file = 1ULL << 2;
+constexpr std::uint64_t read_dir = 1ULL << 3;
+constexpr std::uint64_t abi1_rights = 0x1fff;  // EXECUTE .. MAKE_SYM
+constexpr std::uint64_t refer = 1ULL << 13;
+constexpr std::uint64_t truncate = 1ULL << 14;
+constexpr std::uint64_t ioctl_dev = 1ULL << 15;
+
+int open_fd_count() {
+    int count = 0;
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (dir == nullptr)
+        return -1;
+    while (const dirent* entry = ::readdir(dir)) {
+        if (entry->d_name[0] != '.')
+            ++count;
+    }
+    ::closedir(dir);
+    return count - 1;  // the directory stream's own fd
+}
+
+class landlock_ruleset_test : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        abi_ = landlock::query_abi();
+        if (abi_ < 0)
+            CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
+    }
+    int abi_ = 0;
+};
+
+TEST(landlock_rights, handled_access_follows_the_abi_table) {
+    struct row {
+        int abi;
+        std::uint64_t handled;
+    };
+    const row table[] = {
+        {1, abi1_rights},
+        {2, abi1_rights | refer},
+        {3, abi1_rights | refer | truncate},
+        {4, abi1_rights | refer | truncate},  // ABI 4 added network rights only
+        {5, abi1_rights | refer | truncate | ioctl_dev},
+        {6, abi1_rights | refer | truncate | ioctl_dev},  // clamped to max_abi
+        {7, abi1_rights | refer | truncate | ioctl_dev},
+    };
+    for (const row& r : table) {
+        EXPECT_EQ(landlock::handled_access(r.abi), r.handled) << "abi " << r.abi;
+    }
+    EXPECT_EQ(landlock::handled_access(0), 0U);
+    EXPECT_EQ(landlock::handled_access(-38), 0U);
+}
+
+TEST(landlock_rights, read_only_is_execute_read_file_read_dir) {
+    for (int abi = 1; abi <= 7; ++abi) {
+        EXPECT_EQ(landlock::read_only_access(abi), execute | read_file | read_dir) << "abi " << abi;
+    }
+}
+
+TEST(landlock_rights, file_mask_keeps_only_file_rights) {
+    EXPECT_EQ(landlock::file_access_mask(),
+              execute | write_file | read_file | truncate | ioctl_dev);
+}
+
+TEST(landlock_rights, full_enforcement_starts_at_abi_5) {
+    EXPECT_EQ(landlock::max_abi, 5);
+    EXPECT_EQ(landlock::full_enforcement_abi, 5);
+}
+
+TEST_F(landlock_ruleset_test, query_abi_is_positive) {
+    EXPECT_GE(abi_, 1);
+}
+
+TEST_F(landlock_ruleset_test, builds_directory_and_file_grants) {
+    const landlock::grant grants[] = {
+        {"/", false},
+        {"/tmp", true},
+        {"/dev/null", true},  // a --rw grant on a file: directory-only rights must be masked
+        {"/bin/sh", false},
+    };
+    landlock::failure failure{};
+    const int fd = landlock::build_ruleset(abi_, grants, std::size(grants), &failure);
+    ASSERT_GE(fd, 0) << std::strerror(failure.error);
+    EXPECT_TRUE(::fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    ::close(fd);
+}
+
+// Why build_ruleset masks: the kernel refuses directory-only rights on a file with EINVAL.
+TEST_F(landlock_ruleset_test, kernel_rejects_unmasked_rights_on_a_file) {
+    landlock_ruleset_attr attr{};
+    attr.handled_access_fs = landlock::handled_access(abi_);
+    const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0U);
+    ASSERT_GE(ruleset, 0) << std::strerror(errno);
+    const int file = ::open("/dev/null", O_PATH | O_CLOEXEC);
+    ASSERT_GE(file, 0);
+    landlock_path_beneath_attr beneath{};
+    beneath.allowed_access = landlock::handled_access(abi_);
+    beneath.parent_fd = file;
+    EXPECT_EQ(::syscall(SYS_landlock_add_rule, static_cast<int>(ruleset),
+                        LANDLOCK_RULE_PATH_BENEATH, &beneath, 0U),
+              -1);
+    EXPECT_EQ(errno, EINVAL);
+    ::close(file);
+    ::close(static_cast<int>(ruleset));
+}
+
+TEST_F(landlock_ruleset_test, unopenable_path_fails_closed_and_names_the_path) {
+    const char* missing = "/nonexistent/cordon-landlock-grant";
+    const landlock::grant grants[] = {{"/", false}, {missing, true}};
+    landlock::failure failure{};
+    const int before = open_fd_count();
+    EXPECT_EQ(landlock::build_ruleset(abi_, grants, std::size(grants), &failure), -1);
+    EXPECT_EQ(failure.stage, launcher_stage::open_rule_path);
+    EXPECT_EQ(failure.error, ENOENT);
+    EXPECT_EQ(failure.path, missing);
+    EXPECT_EQ(open_fd_count(), before) << "the ruleset and path fds must be closed on failure";
+}
+
+TEST_F(landlock_ruleset_test, leaves_no_fd_behind_but_the_ruleset) {
+    const landlock::grant grants[] = {{"/", false}, {"/dev/null", true}};
+    const int before = open_fd_count();
+    landlock::failure failure{};
+    const int fd = landlock::build_ruleset(abi_, grants, std::size(grants), &failure);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(open_fd_count(), before + 1);
+    ::close(fd);
+}
+
+TEST_F(landlock_ruleset_test, empty_grant_list_is_a_valid_deny_all_ruleset) {
+    landlock::failure failure{};
+    const int fd = landlock::build_ruleset(abi_, nullptr, 0, &failure);
+    ASSERT_GE(fd, 0) << std::strerror(failure.error);
+    ::close(fd);
+}
+
+}  // namespace
