@@ -1,0 +1,247 @@
+// The `cordon` program as a user types it: exit codes, one-line usage errors that run nothing,
+// live output with markers, the JSON record, and the probe/confine subcommands.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/environment.hpp"
+#include "runtime/process.hpp"
+#include "support.hpp"
+
+extern char** environ;
+
+namespace cordon::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct cli_result {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+cli_result cordon(std::vector<std::string> args, const fs::path& cwd = fs::current_path(),
+                  std::optional<std::string> stdin_data = std::nullopt) {
+    runtime::process_spec spec;
+    spec.argv = {cordon_path().string()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = runtime::build_environment(environ, {});
+    spec.cwd = cwd;
+    spec.stdin_data = std::move(stdin_data);
+    spec.timeout = std::chrono::seconds(60);
+    runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+    cli_result result;
+    if (outcome.exit_code) result.exit_code = *outcome.exit_code;
+    result.out = outcome.stdout_output.text;
+    result.err = outcome.stderr_output.text;
+    return result;
+}
+
+int count_lines(const std::string& text) {
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+class CliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = "/var/tmp/cordon-cli-test-XXXXXX";
+        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+        root_ = pattern;
+        workspace_ = root_ / "ws";
+        fs::create_directory(workspace_);
+    }
+    void TearDown() override { fs::remove_all(root_); }
+
+    fs::path root_;
+    fs::path workspace_;
+};
+
+TEST_F(CliTest, RunsAShellCommandAndStreamsItsOutput) {
+    auto r = cordon({"run", "--mode", "danger-full-access", "-c", "echo hello; echo oops >&2"},
+                    workspace_);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, "hello\n");
+    EXPECT_EQ(r.err, "oops\n");
+}
+
+TEST_F(CliTest, ExitCodesFollowTheCommand) {
+    EXPECT_EQ(cordon({"run", "--mode", "danger-full-access", "-c", "exit 7"}, workspace_).exit_code,
+              7);
+    auto killed = cordon({"run", "--mode", "danger-full-access", "--", test_child_path().string(),
+                          "kill-self", "9"},
+                         workspace_);
+    EXPECT_EQ(killed.exit_code, 128 + 9);
+    EXPECT_NE(killed.err.find("[killed by signal: SIGKILL]"), std::string::npos);
+    auto timed_out = cordon({"run", "--mode", "danger-full-access", "--timeout", "300ms", "--",
+                             test_child_path().string(), "sleep", "20000"},
+                            workspace_);
+    EXPECT_EQ(timed_out.exit_code, 124);
+    EXPECT_NE(timed_out.err.find("[timed out after 300ms]"), std::string::npos);
+    auto missing = cordon({"run", "--mode", "danger-full-access", "--", "no-such-program-xyz"},
+                          workspace_);
+    EXPECT_EQ(missing.exit_code, 127);
+}
+
+TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
+    fs::path marker = root_ / "marker";
+    std::string touch = "touch " + marker.string();
+    fs::path file = root_ / "plain-file";
+    std::ofstream(file) << "x";
+    std::vector<std::vector<std::string>> cases = {
+        {"run", "--mode", "bogus", "-c", touch},
+        {"run", "--workspace", (root_ / "missing").string(), "-c", touch},
+        {"run", "--workspace", file.string(), "-c", touch},
+        {"run", "--workdir", (root_ / "missing").string(), "-c", touch},
+        {"run", "--timeout", "abc", "-c", touch},
+        {"run", "--timeout", "0", "-c", touch},
+        {"run", "-c", "   "},
+        {"run"},
+        {"run", "--env", "NOEQUALS", "-c", touch},
+        {"run", "--backend", "chroot", "-c", touch},
+        {"run", "--max-output", "-5", "-c", touch},
+        {"run", "--stdin-file", (root_ / "missing").string(), "-c", touch},
+        {"run", "-c", touch, "--", "touch", marker.string()},
+        {"run", "--no-such-flag", "-c", touch},
+        {"confine", "--mode", "danger-full-access", "--", "true"},
+        {"confine", "--mode", "read-only"},
+        {"frobnicate"},
+    };
+    for (const auto& args : cases) {
+        auto r = cordon(args, workspace_);
+        std::string shown;
+        for (const auto& a : args) shown += a + " ";
+        EXPECT_EQ(r.exit_code, 2) << shown << r.err;
+        EXPECT_EQ(count_lines(r.err), 1) << shown << r.err;
+        EXPECT_EQ(r.err.rfind("cordon", 0), 0u) << shown << r.err;
+        EXPECT_FALSE(fs::exists(marker)) << shown;
+    }
+}
+
+TEST_F(CliTest, SandboxUnavailableExits125WithTheExactMessage) {
+    // No sandbox-exec on Linux: the Seatbelt rung is unusable, and nothing may run unconfined.
+    fs::path marker = workspace_ / "marker";
+    auto r = cordon({"run", "--backend", "seatbelt", "--mode", "workspace-write", "-c",
+                     "touch " + marker.string()},
+                    workspace_);
+    EXPECT_EQ(r.exit_code, 125);
+    EXPECT_EQ(r.err,
+              "sandbox mode \"workspace-write\" is requested but no sandbox backend is usable on "
+              "this host; refusing to run the command unconfined. Install bubblewrap or run a "
+              "Landlock-enforcing kernel (Linux), ensure sandbox-exec is usable (macOS) \u2014 "
+              "Windows has no confinement backend yet \u2014 or switch the consumer to "
+              "danger-full-access.\n");
+    EXPECT_FALSE(fs::exists(marker));
+
+    auto json = cordon({"run", "--json", "--backend", "seatbelt", "-c", "true"}, workspace_);
+    EXPECT_EQ(json.exit_code, 125);
+    auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc["error"]["code"], "SANDBOX_UNAVAILABLE");
+    EXPECT_EQ(doc["error"]["name"], "SandboxUnavailableError");
+}
+
+TEST_F(CliTest, ConfinedRunShowsARefusedAndAPermittedWrite) {
+    for (std::string backend : {"bwrap", "landlock"}) {
+        fs::path inside = workspace_ / ("inside-" + backend);
+        fs::path beside = root_ / ("beside-" + backend);
+        auto r = cordon({"run", "--backend", backend, "--mode", "workspace-write", "-c",
+                         "echo ok > " + inside.string() + " && echo x > " + beside.string()},
+                        workspace_);
+        if (r.exit_code == 125) CORDON_SKIP_OR_FAIL(backend + " unusable: " + r.err);
+        EXPECT_EQ(r.exit_code, 1) << backend << r.err;
+        EXPECT_TRUE(fs::exists(inside)) << backend;
+        EXPECT_FALSE(fs::exists(beside)) << backend;
+        EXPECT_NE(r.err.find("[sandbox: file access denied under workspace-write mode]"),
+                  std::string::npos)
+            << backend << r.err;
+        EXPECT_NE(r.err.find("[exit code: 1]"), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(CliTest, JsonRecordHasEveryField) {
+    auto r = cordon({"run", "--json", "--backend", "bwrap", "-c", "echo x > /etc/cordon-cli-test"},
+                    workspace_);
+    if (r.exit_code == 125) CORDON_SKIP_OR_FAIL("bwrap unusable: " + r.out);
+    EXPECT_EQ(r.exit_code, 1);
+    auto doc = nlohmann::json::parse(r.out);
+    for (const char* key : {"exitCode", "signal", "timedOut", "aborted", "timeoutMs",
+                            "durationMs", "stdout", "stderr", "sandbox"}) {
+        EXPECT_TRUE(doc.contains(key)) << key;
+    }
+    EXPECT_EQ(doc["exitCode"], 1);
+    EXPECT_TRUE(doc["signal"].is_null());
+    EXPECT_EQ(doc["timeoutMs"], 120000);
+    EXPECT_EQ(doc["sandbox"]["mode"], "read-only");
+    EXPECT_EQ(doc["sandbox"]["enforcement"], "full");
+    EXPECT_EQ(doc["sandbox"]["backend"], "bwrap");
+    EXPECT_EQ(doc["sandbox"]["denied"], true);
+    EXPECT_NE(doc["stderr"]["text"].get<std::string>().find("Read-only file system"),
+              std::string::npos);
+    EXPECT_EQ(doc["stderr"]["bytes"], doc["stderr"]["text"].get<std::string>().size());
+    EXPECT_FALSE(fs::exists("/etc/cordon-cli-test"));
+}
+
+TEST_F(CliTest, WorkspaceIsCanonicalisedWithSymlinksResolvedBeforeDotDot) {
+    // link -> ws/inner, so link/.. is ws (where chdir lands), not root_ (the lexical parent).
+    fs::create_directory(workspace_ / "inner");
+    fs::create_directory_symlink(workspace_ / "inner", root_ / "link");
+    auto r = cordon({"run", "--json", "--mode", "danger-full-access", "--workspace",
+                     (root_ / "link" / "..").string(), "-c", "pwd"},
+                    root_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["stdout"]["text"], workspace_.string() + "\n");
+}
+
+TEST_F(CliTest, StdinFileEnvAndWorkdirReachTheCommand) {
+    fs::path input = root_ / "input";
+    std::ofstream(input) << "from a file";
+    fs::create_directory(workspace_ / "sub");
+    auto r = cordon({"run", "--mode", "danger-full-access", "--stdin-file", input.string(),
+                     "--env", "CORDON_TEST_VAR=hello world", "--workdir",
+                     (workspace_ / "sub").string(), "-c", "cat; echo; echo $CORDON_TEST_VAR; pwd"},
+                    workspace_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "from a file\nhello world\n" + (workspace_ / "sub").string() + "\n");
+    auto piped = cordon({"run", "--mode", "danger-full-access", "--stdin-file", "-", "--", "cat"},
+                        workspace_, std::string("piped\n"));
+    EXPECT_EQ(piped.out, "piped\n");
+}
+
+TEST_F(CliTest, ConfinePrintsTheWrappedArgv) {
+    auto r = cordon({"confine", "--mode", "workspace-write", "--workspace", workspace_.string(),
+                     "--backend", "landlock", "--json", "--", "bash", "-c", "echo 'a b'"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto argv = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(argv.is_array());
+    EXPECT_EQ(argv[0], launcher_path().string());
+    EXPECT_EQ(argv.back(), "echo 'a b'");
+    auto text = cordon({"confine", "--mode", "read-only", "--backend", "landlock", "--", "bash",
+                        "-c", "echo 'a b'"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("-- bash -c 'echo '\\''a b'\\'''"), std::string::npos) << text.out;
+}
+
+TEST_F(CliTest, ProbeReportsEveryRung) {
+    auto r = cordon({"probe", "--json"});
+    auto doc = nlohmann::json::parse(r.out);
+    ASSERT_EQ(doc["rungs"].size(), 2u);
+    EXPECT_EQ(doc["rungs"][0]["backend"], "bwrap");
+    EXPECT_EQ(doc["rungs"][1]["backend"], "landlock");
+    if (real_backends_required()) {
+        EXPECT_EQ(r.exit_code, 0);
+        for (const auto& rung : doc["rungs"]) {
+            EXPECT_EQ(rung["state"], "usable") << rung.dump();
+            EXPECT_EQ(rung["enforcement"], "full") << rung.dump();
+        }
+        EXPECT_EQ(doc["selected"], "bwrap");
+    }
+    auto text = cordon({"probe"});
+    EXPECT_NE(text.out.find("selected: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cordon::test
