@@ -104,8 +104,19 @@ bool succeeded(const probe_run_result& result) {
 class probe_workspace {
 public:
     probe_workspace() {
-        std::string pattern = (fs::temp_directory_path() / "cordon-probe-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+        // $TMPDIR first, then /tmp. temp_directory_path() throws when TMPDIR names a directory
+        // that is gone (a closed session's private tmp), and a relative or unwritable TMPDIR
+        // must not make every rung look unusable: probing has to end in a verdict.
+        std::error_code ec;
+        fs::path from_env = fs::temp_directory_path(ec);
+        for (const fs::path& base : {ec ? fs::path() : from_env, fs::path("/tmp")}) {
+            if (!base.is_absolute()) continue;
+            std::string pattern = (base / "cordon-probe-XXXXXX").string();
+            if (::mkdtemp(pattern.data()) != nullptr) {
+                path_ = pattern;
+                return;
+            }
+        }
     }
     ~probe_workspace() {
         std::error_code ec;
@@ -191,10 +202,14 @@ rung_report local_provider::probe_bwrap(rung_report report) const {
 }
 
 rung_report local_provider::probe_landlock(rung_report report) const {
-    if (report.runner.empty() || ::access(report.runner.c_str(), X_OK) != 0) {
+    if (report.runner.empty()) {
         report.state = rung_state::unusable;
-        report.reason = "launcher not executable: " + report.runner + ": " +
-                        std::strerror(errno);
+        report.reason = "cordon-landlock not found beside the running executable";
+        return report;
+    }
+    if (::access(report.runner.c_str(), X_OK) != 0) {
+        report.state = rung_state::unusable;
+        report.reason = "launcher not executable: " + report.runner + ": " + std::strerror(errno);
         return report;
     }
     confined_argv probe;

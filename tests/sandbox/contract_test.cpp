@@ -1,0 +1,316 @@
+// The sandbox contract: the vocabulary's spellings, the SANDBOX_UNAVAILABLE error (code, name and
+// the exact message of seed 001), canonical_path's chdir semantics and writable_roots.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "sandbox/confined_argv.hpp"
+#include "sandbox/errors.hpp"
+#include "sandbox/local_provider.hpp"
+#include "sandbox/mode.hpp"
+#include "sandbox/policy.hpp"
+
+namespace cordon::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// A fresh private directory, canonical, removed with everything in it.
+class scratch_dir {
+  public:
+    scratch_dir() {
+        std::string pattern = (fs::temp_directory_path() / "cordon-contract-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            throw std::runtime_error("mkdtemp failed");
+        path_ = fs::canonical(pattern);
+    }
+    ~scratch_dir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    scratch_dir(const scratch_dir&) = delete;
+    scratch_dir& operator=(const scratch_dir&) = delete;
+    [[nodiscard]] const fs::path& path() const { return path_; }
+
+  private:
+    fs::path path_;
+};
+
+// Sets (or unsets, for nullopt) one environment variable for the scope and restores it after.
+class scoped_env {
+  public:
+    scoped_env(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
+        if (const char* old = std::getenv(name_.c_str()))
+            old_ = old;
+        if (value) {
+            ::setenv(name_.c_str(), value->c_str(), 1);
+        } else {
+            ::unsetenv(name_.c_str());
+        }
+    }
+    ~scoped_env() {
+        if (old_) {
+            ::setenv(name_.c_str(), old_->c_str(), 1);
+        } else {
+            ::unsetenv(name_.c_str());
+        }
+    }
+    scoped_env(const scoped_env&) = delete;
+    scoped_env& operator=(const scoped_env&) = delete;
+
+  private:
+    std::string name_;
+    std::optional<std::string> old_;
+};
+
+// ---- spellings ------------------------------------------------------------------------------
+
+TEST(SandboxModeSpelling, RoundTripsEveryMode) {
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write,
+                      sandbox_mode::danger_full_access}) {
+        auto parsed = parse_sandbox_mode(to_string(mode));
+        ASSERT_TRUE(parsed.has_value()) << to_string(mode);
+        EXPECT_EQ(*parsed, mode);
+    }
+    EXPECT_EQ(to_string(sandbox_mode::read_only), "read-only");
+    EXPECT_EQ(to_string(sandbox_mode::workspace_write), "workspace-write");
+    EXPECT_EQ(to_string(sandbox_mode::danger_full_access), "danger-full-access");
+}
+
+TEST(SandboxModeSpelling, RejectsOtherSpellings) {
+    for (const char* bad :
+         {"", "read_only", "Read-Only", "READ-ONLY", "readonly", " read-only", "read-only ",
+          "read-only\n", "workspace_write", "workspace", "write", "danger", "full-access",
+          "danger_full_access", "none", "full", "partial"}) {
+        EXPECT_FALSE(parse_sandbox_mode(bad).has_value()) << '"' << bad << '"';
+    }
+}
+
+TEST(SandboxModeSpelling, OnlyDangerFullAccessIsUnconfined) {
+    EXPECT_TRUE(is_confined(sandbox_mode::read_only));
+    EXPECT_TRUE(is_confined(sandbox_mode::workspace_write));
+    EXPECT_FALSE(is_confined(sandbox_mode::danger_full_access));
+    static_assert(!is_confined(sandbox_mode::danger_full_access));
+}
+
+TEST(EnforcementSpelling, SpellsBothLevels) {
+    EXPECT_EQ(to_string(enforcement::full), "full");
+    EXPECT_EQ(to_string(enforcement::partial), "partial");
+}
+
+TEST(BackendKindSpelling, RoundTripsAndRejects) {
+    for (auto kind : {backend_kind::bwrap, backend_kind::landlock, backend_kind::seatbelt}) {
+        auto parsed = parse_backend_kind(to_string(kind));
+        ASSERT_TRUE(parsed.has_value()) << to_string(kind);
+        EXPECT_EQ(*parsed, kind);
+    }
+    EXPECT_EQ(to_string(backend_kind::bwrap), "bwrap");
+    EXPECT_EQ(to_string(backend_kind::landlock), "landlock");
+    EXPECT_EQ(to_string(backend_kind::seatbelt), "seatbelt");
+    for (const char* bad : {"", "auto", "Bwrap", "BWRAP", "bubblewrap", "landlock-run",
+                            "cordon-landlock", "sandbox-exec", "seatbelt ", "windows-acl"}) {
+        EXPECT_FALSE(parse_backend_kind(bad).has_value()) << '"' << bad << '"';
+    }
+}
+
+TEST(BackendChoiceSpelling, RoundTripsAndRejects) {
+    for (auto choice : {backend_choice::automatic, backend_choice::bwrap, backend_choice::landlock,
+                        backend_choice::seatbelt}) {
+        auto parsed = parse_backend_choice(to_string(choice));
+        ASSERT_TRUE(parsed.has_value()) << to_string(choice);
+        EXPECT_EQ(*parsed, choice);
+    }
+    EXPECT_EQ(to_string(backend_choice::automatic), "auto");
+    for (const char* bad : {"", "automatic", "Auto", "AUTO", "none", "bwrap ", "Landlock"}) {
+        EXPECT_FALSE(parse_backend_choice(bad).has_value()) << '"' << bad << '"';
+    }
+}
+
+TEST(RungStateSpelling, SpellsEveryState) {
+    EXPECT_EQ(to_string(rung_state::usable), "usable");
+    EXPECT_EQ(to_string(rung_state::unusable), "unusable");
+    EXPECT_EQ(to_string(rung_state::not_probed), "not probed");
+}
+
+// ---- SANDBOX_UNAVAILABLE --------------------------------------------------------------------
+
+std::string expected_message(std::string_view mode) {
+    // Seed 001, byte for byte; the two dashes are U+2014 EM DASH.
+    return "sandbox mode \"" + std::string(mode) +
+           "\" is requested but no sandbox backend is usable on this host; refusing to run the "
+           "command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "
+           "ensure sandbox-exec is usable (macOS) \xE2\x80\x94 Windows has no confinement backend "
+           "yet \xE2\x80\x94 or switch the consumer to danger-full-access.";
+}
+
+TEST(SandboxUnavailable, ExactMessageForReadOnly) {
+    const std::string expected =
+        "sandbox mode \"read-only\" is requested but no sandbox backend is usable on this host; "
+        "refusing to run the command unconfined. Install bubblewrap or run a Landlock-enforcing "
+        "kernel (Linux), ensure sandbox-exec is usable (macOS) \u2014 Windows has no confinement "
+        "backend yet \u2014 or switch the consumer to danger-full-access.";
+    EXPECT_EQ(expected, expected_message("read-only"));  // the two spellings agree
+    EXPECT_EQ(sandbox_unavailable_message(sandbox_mode::read_only, std::nullopt), expected);
+    sandbox_unavailable_error error(sandbox_mode::read_only);
+    EXPECT_EQ(std::string(error.what()), expected);
+    EXPECT_FALSE(error.detail().has_value());
+    EXPECT_EQ(error.mode(), sandbox_mode::read_only);
+}
+
+TEST(SandboxUnavailable, ExactMessageForWorkspaceWrite) {
+    const std::string expected = expected_message("workspace-write");
+    EXPECT_EQ(sandbox_unavailable_message(sandbox_mode::workspace_write, std::nullopt), expected);
+    sandbox_unavailable_error error(sandbox_mode::workspace_write);
+    EXPECT_EQ(std::string(error.what()), expected);
+    EXPECT_EQ(error.mode(), sandbox_mode::workspace_write);
+}
+
+TEST(SandboxUnavailable, EmDashesAreUtf8U2014) {
+    const std::string message = sandbox_unavailable_message(sandbox_mode::read_only, std::nullopt);
+    std::size_t dashes = 0;
+    for (std::size_t at = message.find("\xE2\x80\x94"); at != std::string::npos;
+         at = message.find("\xE2\x80\x94", at + 1)) {
+        ++dashes;
+    }
+    EXPECT_EQ(dashes, 2u);
+    EXPECT_EQ(message.find(" - "), std::string::npos);
+    EXPECT_EQ(message.find("--"), std::string::npos);
+}
+
+TEST(SandboxUnavailable, RunnerFailureDetailIsAppended) {
+    const std::string detail = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted";
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        const std::string expected =
+            expected_message(to_string(mode)) + " Runner failure: " + detail;
+        EXPECT_EQ(sandbox_unavailable_message(mode, detail), expected);
+        sandbox_unavailable_error error(mode, detail);
+        EXPECT_EQ(std::string(error.what()), expected);
+        ASSERT_TRUE(error.detail().has_value());
+        EXPECT_EQ(*error.detail(), detail);
+        EXPECT_EQ(error.mode(), mode);
+    }
+}
+
+TEST(SandboxUnavailable, CodeAndName) {
+    sandbox_unavailable_error error(sandbox_mode::read_only, "cordon-landlock: x");
+    EXPECT_EQ(error.code(), "SANDBOX_UNAVAILABLE");
+    EXPECT_EQ(error.name(), "SandboxUnavailableError");
+    EXPECT_EQ(sandbox_unavailable_code, "SANDBOX_UNAVAILABLE");
+    EXPECT_EQ(sandbox_unavailable_name, "SandboxUnavailableError");
+}
+
+TEST(SandboxUnavailable, IsARuntimeErrorAndSurvivesCopy) {
+    try {
+        throw sandbox_unavailable_error(sandbox_mode::workspace_write, "detail line");
+    } catch (const std::runtime_error& caught) {
+        EXPECT_THAT(std::string(caught.what()),
+                    ::testing::EndsWith(" Runner failure: detail line"));
+        const auto* typed = dynamic_cast<const sandbox_unavailable_error*>(&caught);
+        ASSERT_NE(typed, nullptr);
+        sandbox_unavailable_error copy = *typed;
+        EXPECT_EQ(std::string(copy.what()), std::string(caught.what()));
+        EXPECT_EQ(copy.detail(), std::optional<std::string>("detail line"));
+    }
+}
+
+// ---- canonical_path -------------------------------------------------------------------------
+
+TEST(CanonicalPath, ExistingPathIsItsRealpath) {
+    scratch_dir dir;
+    fs::create_directories(dir.path() / "a" / "b");
+    fs::create_symlink(dir.path() / "a", dir.path() / "to-a");
+    EXPECT_EQ(canonical_path(dir.path() / "a" / "." / "b"), dir.path() / "a" / "b");
+    EXPECT_EQ(canonical_path(dir.path() / "to-a" / "b"), dir.path() / "a" / "b");
+    EXPECT_EQ(canonical_path(dir.path() / "a" / "b" / ".."), dir.path() / "a");
+    // A trailing separator does not survive.
+    EXPECT_EQ(canonical_path(fs::path(dir.path().string() + "/a/b/")), dir.path() / "a" / "b");
+    EXPECT_EQ(canonical_path("/"), fs::path("/"));
+}
+
+TEST(CanonicalPath, LinkDotDotIsThePhysicalParentOfTheTarget) {
+    scratch_dir dir;
+    const fs::path nested = dir.path() / "deep" / "er" / "target";
+    fs::create_directories(nested);
+    fs::create_directories(dir.path() / "links");
+    fs::create_symlink(nested, dir.path() / "links" / "link");
+
+    // chdir("links/link/..") lands in deep/er, not in links (the lexical answer).
+    const fs::path resolved = canonical_path(dir.path() / "links" / "link" / "..");
+    EXPECT_EQ(resolved, dir.path() / "deep" / "er");
+    EXPECT_NE(resolved, dir.path() / "links");
+    EXPECT_NE(resolved, (dir.path() / "links" / "link" / "..").lexically_normal());
+
+    // A relative symlink resolves the same way.
+    fs::create_symlink(fs::path("..") / "deep" / "er" / "target", dir.path() / "links" / "rel");
+    EXPECT_EQ(canonical_path(dir.path() / "links" / "rel" / ".." / ".."), dir.path() / "deep");
+}
+
+TEST(CanonicalPath, MissingPathIsLexicallyNormalisedAbsolute) {
+    scratch_dir dir;
+    const fs::path missing = dir.path() / "no" / "such" / ".." / "./thing";
+    const fs::path result = canonical_path(missing);
+    EXPECT_EQ(result, dir.path() / "no" / "thing");
+    EXPECT_TRUE(result.is_absolute());
+    EXPECT_FALSE(fs::exists(result));
+
+    // A relative path that does not exist becomes absolute against the working directory.
+    const fs::path relative = "cordon-contract-missing-8c1f/x/../y";
+    EXPECT_EQ(canonical_path(relative), (fs::current_path() / "cordon-contract-missing-8c1f/y"));
+}
+
+// ---- writable_roots -------------------------------------------------------------------------
+
+TEST(WritableRoots, EmptyForReadOnly) {
+    scoped_env tmpdir("TMPDIR", std::string("/var/tmp"));
+    EXPECT_THAT(writable_roots(sandbox_policy{sandbox_mode::read_only, "/tmp"}), IsEmpty());
+    EXPECT_THAT(writable_roots(sandbox_policy{sandbox_mode::read_only, "/var"}), IsEmpty());
+}
+
+TEST(WritableRoots, WorkspaceTmpIsOneEntry) {
+    scoped_env tmpdir("TMPDIR", std::nullopt);
+    EXPECT_THAT(writable_roots(sandbox_policy{sandbox_mode::workspace_write, "/tmp"}),
+                ElementsAre(fs::canonical("/tmp")));
+    scoped_env tmpdir_too("TMPDIR", std::string("/tmp/"));
+    EXPECT_THAT(writable_roots(sandbox_policy{sandbox_mode::workspace_write, "/tmp"}),
+                ElementsAre(fs::canonical("/tmp")));
+}
+
+TEST(WritableRoots, CanonicalAndDeduplicated) {
+    scratch_dir dir;
+    fs::create_directories(dir.path() / "ws");
+    fs::create_symlink(dir.path() / "ws", dir.path() / "ws-link");
+    {
+        // Workspace named through a symlink, TMPDIR naming the same directory: one entry each.
+        scoped_env tmpdir("TMPDIR", (dir.path() / "ws-link" / ".").string());
+        EXPECT_THAT(
+            writable_roots(sandbox_policy{sandbox_mode::workspace_write, dir.path() / "ws-link"}),
+            ElementsAre(dir.path() / "ws", fs::canonical("/tmp")));
+    }
+    {
+        // A distinct TMPDIR is its own root, in canonical form.
+        fs::create_directories(dir.path() / "t");
+        scoped_env tmpdir("TMPDIR", (dir.path() / "t" / ".." / "t").string());
+        EXPECT_THAT(
+            writable_roots(sandbox_policy{sandbox_mode::workspace_write, dir.path() / "ws"}),
+            ElementsAre(dir.path() / "ws", fs::canonical("/tmp"), dir.path() / "t"));
+    }
+    {
+        // A relative TMPDIR is ignored: it would name a root relative to whatever cwd runs.
+        scoped_env tmpdir("TMPDIR", std::string("relative-tmp"));
+        EXPECT_THAT(
+            writable_roots(sandbox_policy{sandbox_mode::workspace_write, dir.path() / "ws"}),
+            ElementsAre(dir.path() / "ws", fs::canonical("/tmp")));
+    }
+}
+
+}  // namespace
+}  // namespace cordon::sandbox

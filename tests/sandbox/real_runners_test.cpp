@@ -1,0 +1,492 @@
+// End to end with the real runners: the real bwrap and the real cordon-landlock, selected through
+// runtime::make_local_provider with an explicit choice, run through the real executor. Every
+// refused write is also checked on the host: a "denied" verdict is worth nothing if the file
+// landed anyway.
+//
+// Workspaces live under /var/tmp, not /tmp: bwrap's workspace-write profile mounts a private
+// tmpfs on /tmp, so a "beside the workspace" path under /tmp would be refused by accident rather
+// than by the profile under test.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "runtime/environment.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "runtime/process.hpp"
+#include "sandbox/backends.hpp"
+#include "sandbox/errors.hpp"
+#include "sandbox/launcher_status.hpp"
+#include "sandbox/local_provider.hpp"
+#include "support.hpp"
+
+extern char** environ;
+
+namespace cordon::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+using strings = std::vector<std::string>;
+using namespace std::chrono_literals;
+
+constexpr auto generous = std::chrono::milliseconds(60'000);
+
+std::string unique_suffix() {
+    static std::atomic<int> counter{0};
+    return std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+std::string lower(std::string text) {
+    for (char& c : text) {
+        if (c >= 'A' && c <= 'Z')
+            c = static_cast<char>(c - 'A' + 'a');
+    }
+    return text;
+}
+
+std::optional<std::string> read_file(const fs::path& path) {
+    std::ifstream in(path);
+    if (!in)
+        return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Removes a path that a failing test may have left on the host, and reports whether it existed.
+bool exists_then_remove(const fs::path& path) {
+    std::error_code ec;
+    const bool existed = fs::exists(fs::symlink_status(path, ec));
+    if (existed)
+        fs::remove_all(path, ec);
+    return existed;
+}
+
+std::string describe(const runtime::run_record& record) {
+    std::ostringstream out;
+    out << "exit=" << (record.exit_code ? std::to_string(*record.exit_code) : "none")
+        << " signal=" << (record.signal ? std::to_string(*record.signal) : "none")
+        << " denied=" << record.sandbox.denied << "\nstdout: " << record.stdout_output.text
+        << "\nstderr: " << record.stderr_output.text;
+    if (record.not_started)
+        out << "\nnot started: " << record.not_started->message;
+    return out.str();
+}
+
+// A provider for exactly one backend, or the reason that backend is unusable here.
+struct selection {
+    std::shared_ptr<local_provider> provider;
+    std::optional<rung_report> rung;
+    std::string reason;
+};
+
+selection select_backend(backend_choice choice) {
+    local_provider_options options;
+    options.choice = choice;
+    options.launcher_path = test::launcher_path();
+    options.probe_timeout = generous;
+    selection out;
+    out.provider = runtime::make_local_provider(std::move(options));
+    out.rung = out.provider->selected();
+    if (!out.rung) {
+        for (const auto& report : out.provider->probe_all()) {
+            out.reason += std::string(to_string(report.kind)) + " unusable: " + report.reason;
+        }
+    }
+    return out;
+}
+
+// A fresh directory under /var/tmp holding the workspace and a sibling beside it.
+class host_tree {
+  public:
+    host_tree() {
+        std::string pattern = "/var/tmp/cordon-sbx-test-XXXXXX";
+        if (::mkdtemp(pattern.data()) == nullptr)
+            throw std::runtime_error("mkdtemp failed");
+        base_ = fs::canonical(pattern);
+        fs::create_directories(workspace());
+        fs::create_directories(sibling());
+    }
+    ~host_tree() {
+        std::error_code ec;
+        fs::remove_all(base_, ec);
+    }
+    host_tree(const host_tree&) = delete;
+    host_tree& operator=(const host_tree&) = delete;
+
+    [[nodiscard]] const fs::path& base() const { return base_; }
+    [[nodiscard]] fs::path workspace() const { return base_ / "ws"; }
+    // Shares the workspace's name as a prefix, so that a string-prefix match would let it in.
+    [[nodiscard]] fs::path sibling() const { return base_ / "ws-sibling"; }
+
+  private:
+    fs::path base_;
+};
+
+class RealRunnersTest : public ::testing::TestWithParam<backend_choice> {
+  protected:
+    void SetUp() override {
+        selected_ = select_backend(GetParam());
+        if (!selected_.rung)
+            CORDON_SKIP_OR_FAIL(selected_.reason);
+        kind_ = selected_.rung->kind;
+    }
+
+    [[nodiscard]] runtime::run_record run(strings argv, sandbox_mode mode,
+                                          std::optional<fs::path> workspace = std::nullopt,
+                                          std::optional<fs::path> workdir = std::nullopt) {
+        runtime::run_request request;
+        request.argv = std::move(argv);
+        request.mode = mode;
+        request.workspace_root = workspace.value_or(tree_.workspace());
+        request.workdir = std::move(workdir);
+        request.timeout = generous;
+        return runtime::run(selected_.provider, std::move(request));
+    }
+
+    // The test child, copied into the workspace: the build tree may live under /tmp, which
+    // bwrap's workspace-write profile hides behind a private tmpfs.
+    [[nodiscard]] std::string test_child() {
+        const fs::path copy = tree_.workspace() / "cordon-test-child";
+        if (!fs::exists(copy))
+            fs::copy_file(test::test_child_path(), copy);
+        return copy.string();
+    }
+
+    [[nodiscard]] runtime::run_record bash(const std::string& script, sandbox_mode mode) {
+        return run({"bash", "-c", script}, mode);
+    }
+
+    // A refused write: non-zero exit, the backend's dialect on stderr, denied=true, and nothing
+    // on the host.
+    void expect_refused(const runtime::run_record& record, const fs::path& target) {
+        EXPECT_FALSE(record.not_started.has_value()) << describe(record);
+        ASSERT_TRUE(record.exit_code.has_value()) << describe(record);
+        EXPECT_NE(*record.exit_code, 0) << describe(record);
+        EXPECT_TRUE(record.sandbox.denied) << describe(record);
+        bool dialect = false;
+        for (const auto& signature : denial_signatures(kind_)) {
+            dialect =
+                dialect || lower(record.stderr_output.text).find(signature) != std::string::npos;
+        }
+        EXPECT_TRUE(dialect) << "stderr lacks the " << to_string(kind_)
+                             << " dialect: " << record.stderr_output.text;
+        EXPECT_FALSE(exists_then_remove(target)) << target << " landed on the host";
+    }
+
+    void expect_facts(const runtime::run_record& record, sandbox_mode mode) {
+        EXPECT_EQ(record.sandbox.mode, mode);
+        EXPECT_EQ(record.sandbox.backend, std::optional<backend_kind>(kind_));
+        EXPECT_EQ(record.sandbox.level, std::optional<enforcement>(selected_.rung->level));
+    }
+
+    host_tree tree_;
+    selection selected_;
+    backend_kind kind_ = backend_kind::bwrap;
+};
+
+TEST_P(RealRunnersTest, ReadOnlyRefusesWritesOutsideTheSink) {
+    for (const fs::path& target : {tree_.workspace() / "in-ws.txt", tree_.sibling() / "beside.txt",
+                                   tree_.base() / "base.txt"}) {
+        SCOPED_TRACE(target.string());
+        auto record = bash("echo x > '" + target.string() + "'", sandbox_mode::read_only);
+        expect_refused(record, target);
+        expect_facts(record, sandbox_mode::read_only);
+    }
+}
+
+TEST_P(RealRunnersTest, ReadOnlyStillReadsAndWritesDevNull) {
+    std::ofstream(tree_.workspace() / "readable.txt") << "hello\n";
+    auto record = bash("echo x > /dev/null && cat readable.txt", sandbox_mode::read_only);
+    ASSERT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_EQ(record.stdout_output.text, "hello\n");
+    EXPECT_FALSE(record.sandbox.denied);
+    expect_facts(record, sandbox_mode::read_only);
+}
+
+TEST_P(RealRunnersTest, WorkspaceWriteLandsInsideAndRefusesBeside) {
+    const fs::path inside = tree_.workspace() / "sub" / "dir" / "in.txt";
+    auto ok = bash("mkdir -p sub/dir && echo inside > '" + inside.string() +
+                       "' && echo t > /tmp/cordon-ww-" + unique_suffix(),
+                   sandbox_mode::workspace_write);
+    ASSERT_EQ(ok.exit_code, std::optional<int>(0)) << describe(ok);
+    EXPECT_FALSE(ok.sandbox.denied);
+    expect_facts(ok, sandbox_mode::workspace_write);
+    EXPECT_EQ(read_file(inside), std::optional<std::string>("inside\n"));
+
+    const fs::path beside = tree_.sibling() / "out.txt";
+    auto refused = bash("echo x > '" + beside.string() + "'", sandbox_mode::workspace_write);
+    expect_refused(refused, beside);
+    expect_facts(refused, sandbox_mode::workspace_write);
+
+    const fs::path above = tree_.base() / "above.txt";
+    expect_refused(bash("echo x > '" + above.string() + "'", sandbox_mode::workspace_write), above);
+}
+
+TEST_P(RealRunnersTest, NestedChildrenInheritTheConfinement) {
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        const fs::path target = tree_.sibling() / ("nested-" + unique_suffix());
+        auto record = bash("bash -c 'sh -c \"echo x > " + target.string() + "\"'", mode);
+        expect_refused(record, target);
+    }
+    // The test child, a non-shell program, is confined the same way.
+    const fs::path target = tree_.sibling() / ("child-" + unique_suffix());
+    auto record = run({test_child(), "write", target.string(), "x"}, sandbox_mode::workspace_write);
+    EXPECT_NE(record.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_FALSE(exists_then_remove(target));
+}
+
+TEST_P(RealRunnersTest, DevShmIsNotAHostWriteUnderReadOnly) {
+    const fs::path target = "/dev/shm/cordon-sbx-test-" + unique_suffix();
+    auto record = bash("echo x > " + target.string(), sandbox_mode::read_only);
+    if (kind_ == backend_kind::landlock) {
+        // The launcher grants the /dev/null file, not /dev: /dev/shm is refused.
+        expect_refused(record, target);
+    } else {
+        // bwrap's --dev gives the command a private /dev; whatever it wrote there is gone.
+        EXPECT_FALSE(exists_then_remove(target)) << target << " landed on the host";
+    }
+}
+
+TEST_P(RealRunnersTest, CommandExit125PassesThroughUnchanged) {
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        runtime::run_record shell;
+        ASSERT_NO_THROW(shell = bash("exit 125", mode));
+        EXPECT_EQ(shell.exit_code, std::optional<int>(125)) << describe(shell);
+        EXPECT_FALSE(shell.sandbox.denied);
+
+        runtime::run_record child;
+        ASSERT_NO_THROW(child = run({test_child(), "exit", "125"}, mode));
+        EXPECT_EQ(child.exit_code, std::optional<int>(125)) << describe(child);
+        EXPECT_FALSE(child.sandbox.denied);
+    }
+}
+
+TEST_P(RealRunnersTest, CommandImitatingARunnerFailureIsAnOrdinaryResult) {
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        runtime::run_record record;
+        try {
+            record =
+                bash("echo 'bwrap: fake' >&2; echo 'cordon-landlock: fake' >&2; exit 125", mode);
+        } catch (const sandbox_unavailable_error& error) {
+            FAIL() << "the command's own stderr was taken for a runner failure: " << error.what();
+        }
+        EXPECT_EQ(record.exit_code, std::optional<int>(125)) << describe(record);
+        EXPECT_THAT(record.stderr_output.text, HasSubstr("bwrap: fake\n"));
+        EXPECT_THAT(record.stderr_output.text, HasSubstr("cordon-landlock: fake\n"));
+        EXPECT_FALSE(record.sandbox.denied);
+    }
+}
+
+TEST_P(RealRunnersTest, StatusChannelProvesTheCommandStarted) {
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        confined_argv confined =
+            selected_.provider->confine(strings{"true"}, {mode, tree_.workspace()});
+        ASSERT_TRUE(confined.status.has_value());
+        runtime::process_spec spec;
+        spec.argv = confined.argv;
+        spec.env = runtime::build_environment(environ, {});
+        spec.cwd = tree_.workspace();
+        spec.status = confined.status;
+        spec.timeout = generous;
+        runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+        ASSERT_FALSE(outcome.spawn_failure.has_value());
+        EXPECT_EQ(outcome.exit_code, std::optional<int>(0)) << outcome.stderr_output.text;
+        EXPECT_EQ(outcome.status, classify::runner_status::command_started);
+        EXPECT_EQ(outcome.status_detail, "");
+    }
+}
+
+TEST_P(RealRunnersTest, MissingWorkspaceIsARunnerFailureAndTheCommandNeverRuns) {
+    const fs::path missing = tree_.base() / "missing-ws";
+    const fs::path marker = tree_.base() / "marker";
+    const fs::path tmp_marker = "/tmp/cordon-sbx-marker-" + unique_suffix();
+    const std::string script =
+        "echo ran > '" + marker.string() + "'; echo ran > '" + tmp_marker.string() + "'; echo ran";
+    try {
+        auto record =
+            run({"bash", "-c", script}, sandbox_mode::workspace_write, missing, tree_.base());
+        ADD_FAILURE() << "expected SANDBOX_UNAVAILABLE, got a record: " << describe(record);
+    } catch (const sandbox_unavailable_error& error) {
+        EXPECT_EQ(error.mode(), sandbox_mode::workspace_write);
+        EXPECT_EQ(error.code(), "SANDBOX_UNAVAILABLE");
+        const std::string message = error.what();
+        EXPECT_THAT(message, HasSubstr(" Runner failure: "));
+        EXPECT_THAT(message, StartsWith(sandbox_unavailable_message(sandbox_mode::workspace_write,
+                                                                    std::nullopt)));
+        ASSERT_TRUE(error.detail().has_value());
+        if (kind_ == backend_kind::bwrap) {
+            EXPECT_THAT(*error.detail(), StartsWith("bwrap: Can't find source path"));
+            EXPECT_THAT(*error.detail(), HasSubstr(missing.string()));
+        } else {
+            EXPECT_THAT(*error.detail(),
+                        StartsWith("cordon-landlock: cannot open rule path: " + missing.string()));
+        }
+        EXPECT_EQ(message.find('\n'), std::string::npos) << "the detail is one line";
+    }
+    EXPECT_FALSE(exists_then_remove(marker)) << "the command ran";
+    EXPECT_FALSE(exists_then_remove(tmp_marker)) << "the command ran";
+    EXPECT_FALSE(fs::exists(missing)) << "the runner created the missing workspace";
+}
+
+TEST_P(RealRunnersTest, ProbeReportIsConsistentWithTheSelection) {
+    auto reports = selected_.provider->probe_all();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, kind_);
+    EXPECT_EQ(reports[0].state, rung_state::usable);
+    EXPECT_TRUE(reports[0].reason.empty()) << reports[0].reason;
+    EXPECT_TRUE(fs::path(reports[0].runner).is_absolute()) << reports[0].runner;
+    if (kind_ == backend_kind::landlock) {
+        ASSERT_TRUE(reports[0].landlock_abi.has_value());
+        EXPECT_GE(*reports[0].landlock_abi, 1);
+        EXPECT_EQ(reports[0].level,
+                  *reports[0].landlock_abi >= 5 ? enforcement::full : enforcement::partial);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, RealRunnersTest,
+                         ::testing::Values(backend_choice::bwrap, backend_choice::landlock),
+                         [](const ::testing::TestParamInfo<backend_choice>& param_info) {
+                             return std::string(to_string(param_info.param));
+                         });
+
+// ---- the launcher's status record -----------------------------------------------------------
+
+TEST(LauncherStatusFd, MissingGrantPathIsReportedOutOfBand) {
+    selection landlock = select_backend(backend_choice::landlock);
+    if (!landlock.rung)
+        CORDON_SKIP_OR_FAIL(landlock.reason);
+
+    runtime::process_spec spec;
+    spec.argv = {test::launcher_path().string(),
+                 "--status-fd",
+                 "3",
+                 "--ro",
+                 "/nonexistent-xyz",
+                 "--",
+                 "true"};
+    spec.env = runtime::build_environment(environ, {});
+    spec.cwd = "/";
+    spec.status = status_channel{status_channel::protocol::launcher_record, runner_status_fd};
+    spec.timeout = generous;
+    runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+    ASSERT_FALSE(outcome.spawn_failure.has_value());
+    EXPECT_EQ(outcome.exit_code, std::optional<int>(launcher_failure_exit));
+    EXPECT_EQ(outcome.status, classify::runner_status::runner_failed);
+    EXPECT_THAT(outcome.status_detail,
+                StartsWith("cordon-landlock: cannot open rule path: /nonexistent-xyz: "));
+    EXPECT_THAT(outcome.status_detail, HasSubstr("No such file or directory"));
+    EXPECT_EQ(outcome.status_detail.find('\n'), std::string::npos);
+    // The same line went to stderr, for consumers that only have stderr.
+    EXPECT_THAT(outcome.stderr_output.text, HasSubstr(outcome.status_detail + "\n"));
+}
+
+// ---- root cannot undo bwrap's confinement ---------------------------------------------------
+
+TEST(BwrapAsRoot, RemountUnmountAndNestedNamespacesCannotReachAWrite) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "needs root (not a missing backend)";
+    selection bwrap = select_backend(backend_choice::bwrap);
+    if (!bwrap.rung)
+        CORDON_SKIP_OR_FAIL(bwrap.reason);
+
+    const fs::path target = "/etc/cordon-remount-test-" + unique_suffix();
+    exists_then_remove(target);
+    runtime::run_request request;
+    request.argv = {"bash", "-c",
+                    "mount -o remount,rw / && echo step1-succeeded; "
+                    "mount -o remount,bind,rw / && echo step2-succeeded; "
+                    "umount -l /etc && echo step3-succeeded; "
+                    "unshare -Urm true && echo step4-succeeded; "
+                    "echo x > " +
+                        target.string()};
+    request.mode = sandbox_mode::read_only;
+    request.workspace_root = "/";
+    request.workdir = "/";
+    request.timeout = generous;
+    auto record = runtime::run(bwrap.provider, std::move(request));
+    EXPECT_FALSE(exists_then_remove(target)) << target << " was written on the host";
+    ASSERT_TRUE(record.exit_code.has_value()) << describe(record);
+    EXPECT_NE(*record.exit_code, 0) << describe(record);
+    EXPECT_THAT(record.stdout_output.text, Not(HasSubstr("succeeded"))) << describe(record);
+    EXPECT_TRUE(record.sandbox.denied) << describe(record);
+}
+
+TEST(BwrapAsRoot, CommandHoldsNoEffectiveCapabilities) {
+    selection bwrap = select_backend(backend_choice::bwrap);
+    if (!bwrap.rung)
+        CORDON_SKIP_OR_FAIL(bwrap.reason);
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        host_tree tree;
+        runtime::run_request request;
+        request.argv = {"bash", "-c", "cat /proc/self/status | grep CapEff"};
+        request.mode = mode;
+        request.workspace_root = tree.workspace();
+        request.timeout = generous;
+        auto record = runtime::run(bwrap.provider, std::move(request));
+        ASSERT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_EQ(record.stdout_output.text, "CapEff:\t0000000000000000\n");
+    }
+}
+
+// ---- this machine ---------------------------------------------------------------------------
+
+TEST(RealProbe, BothLinuxRungsUsableWithFullEnforcement) {
+    local_provider_options options;
+    options.launcher_path = test::launcher_path();
+    options.probe_timeout = generous;
+    auto provider = runtime::make_local_provider(std::move(options));
+    ASSERT_EQ(provider->ladder(),
+              (std::vector<backend_kind>{backend_kind::bwrap, backend_kind::landlock}));
+    auto reports = provider->probe_all();
+    ASSERT_EQ(reports.size(), 2u);
+    EXPECT_EQ(reports[0].kind, backend_kind::bwrap);
+    EXPECT_EQ(reports[1].kind, backend_kind::landlock);
+    for (const auto& report : reports) {
+        SCOPED_TRACE(std::string(to_string(report.kind)));
+        EXPECT_NE(report.state, rung_state::not_probed);
+        if (report.state == rung_state::unusable) {
+            EXPECT_FALSE(report.reason.empty());
+        } else {
+            EXPECT_TRUE(report.reason.empty()) << report.reason;
+        }
+    }
+    for (const auto& report : reports) {
+        if (report.state != rung_state::usable) {
+            CORDON_SKIP_OR_FAIL(std::string(to_string(report.kind)) +
+                                " unusable: " + report.reason);
+        }
+        if (report.level != enforcement::full) {
+            CORDON_SKIP_OR_FAIL(std::string(to_string(report.kind)) + " enforcement is partial");
+        }
+    }
+    ASSERT_TRUE(reports[1].landlock_abi.has_value());
+    EXPECT_GE(*reports[1].landlock_abi, 5);
+    auto chosen = provider->selected();
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_EQ(chosen->kind, backend_kind::bwrap);
+}
+
+}  // namespace
+}  // namespace cordon::sandbox
