@@ -5,6 +5,9 @@
 //   sleep MS                sleep, then exit 0
 //   ignore-term MS          ignore SIGTERM, print "ready", sleep
 //   spawn-grandchild MS     fork a child that keeps stdout/stderr open and sleeps MS; exit 0
+//   grandchild-pidfile PIDFILE MS
+//                           as spawn-grandchild (same process group, pipes kept open), but the
+//                           grandchild writes its pid to PIDFILE first, so a test can find it
 //   daemonize PIDFILE MS    double-fork + setsid, write the daemon's pid to PIDFILE, daemon sleeps
 //   setsid-child PIDFILE MS fork a child that calls setsid(), writes its pid, sleeps
 //   write PATH TEXT         write TEXT to PATH (exit 1 with strerror on failure)
@@ -17,6 +20,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -73,6 +78,16 @@ int main(int argc, char** argv) {
             sleep_ms(std::atol(arg(2)));
             _exit(0);
         }
+        std::printf("parent done\n");
+        return 0;
+    }
+    if (cmd == "grandchild-pidfile" && arg(2) && arg(3)) {
+        if (::fork() == 0) {
+            write_text(arg(2), std::to_string(::getpid()));
+            sleep_ms(std::atol(arg(3)));
+            _exit(0);
+        }
+        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i) sleep_ms(2);
         std::printf("parent done\n");
         return 0;
     }
