@@ -88,7 +88,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     // involved (otherwise bwrap's or the launcher's execvp would report it as a runner failure).
     const std::string& program = request.argv.front();
     const bool looked_up = program.find('/') == std::string::npos || program.front() == '/';
-    if (auto resolved = resolve_program(program, spec.env);
+    if (auto resolved = resolve_program(program, spec.env, workdir);
         looked_up && std::holds_alternative<int>(resolved)) {
         run_record record;
         record.timeout = timeout;
@@ -103,6 +103,13 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
 
     std::optional<sandbox::confined_argv> confined;
     if (sandbox::is_confined(mode)) {
+        if (!provider_) {
+            // No provider was composed: nothing can enforce the mode, so nothing runs.
+            boost::asio::post(io_, [done = std::move(done), mode]() mutable {
+                done(sandbox::sandbox_unavailable_error(mode));
+            });
+            return {};
+        }
         try {
             confined = provider_->confine(request.argv,
                                           sandbox::sandbox_policy{mode, request.workspace_root});

@@ -65,6 +65,8 @@ private:
 
 class executor {
 public:
+    // `provider` may be null: then only danger-full-access runs, and every confined request
+    // fails closed with sandbox_unavailable_error.
     executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
              executor_options options = {});
 

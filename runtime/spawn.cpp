@@ -60,7 +60,8 @@ spawn_method default_spawn_method() noexcept {
 }
 
 std::variant<std::string, int> resolve_program(std::string_view program,
-                                               const std::vector<std::string>& env) {
+                                               const std::vector<std::string>& env,
+                                               const std::filesystem::path& cwd) {
     if (program.empty()) return ENOENT;
     auto executable = [](const std::string& path) -> int {
         struct stat st {};
@@ -93,6 +94,8 @@ std::variant<std::string, int> resolve_program(std::string_view program,
         std::string dir = path_list.substr(start, end - start);
         if (dir.empty()) dir = ".";
         std::string candidate = dir + "/" + std::string(program);
+        // Checked (and exec'd) where the child will be, not where the spawner happens to be.
+        if (candidate.front() != '/' && !cwd.empty()) candidate = (cwd / candidate).string();
         int error = executable(candidate);
         if (error == 0) return candidate;
         // As execvp: remember EACCES so "found but not executable" beats "not found".
@@ -160,7 +163,8 @@ pid_t plain_fork(detail::child_plan& plan, int& pidfd) {
 
 spawn_result spawn(const spawn_request& request) {
     if (request.argv.empty()) return spawn_error{spawn_stage::resolve, ENOENT};
-    auto resolved = resolve_program(request.argv.front(), request.env);
+    if (request.fds.size() > max_fd_mappings) return spawn_error{spawn_stage::fds, EMFILE};
+    auto resolved = resolve_program(request.argv.front(), request.env, request.cwd);
     if (const int* error = std::get_if<int>(&resolved)) {
         return spawn_error{spawn_stage::resolve, *error};
     }

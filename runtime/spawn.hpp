@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -43,6 +44,9 @@ enum class spawn_method {
 };
 [[nodiscard]] spawn_method default_spawn_method() noexcept;
 
+// The child moves the fds it is given through a fixed array on its stack (it may not allocate).
+inline constexpr std::size_t max_fd_mappings = 16;
+
 struct fd_mapping {
     int parent_fd;  // open in the parent
     int child_fd;   // the number it gets in the child
@@ -52,7 +56,8 @@ struct spawn_request {
     std::vector<std::string> argv;  // argv[0] is looked up in the PATH of `env` unless it has '/'
     std::vector<std::string> env;   // "NAME=value"
     std::filesystem::path cwd;
-    std::vector<fd_mapping> fds;    // must map 0, 1 and 2; every other fd is closed on exec
+    std::vector<fd_mapping> fds;    // must map 0, 1 and 2; every other fd is closed on exec;
+                                    // at most max_fd_mappings entries
     int cgroup_procs_fd = -1;       // an open cgroup.procs to join before exec, or -1
     spawn_method method = default_spawn_method();
 };
@@ -68,7 +73,10 @@ using spawn_result = std::variant<spawned_child, spawn_error>;
 
 // Looks `program` up the way execvp would, in the PATH of `env` (default PATH when unset), in
 // the parent, so that the child needs no allocation. Empty with errno-like code on failure.
-[[nodiscard]] std::variant<std::string, int> resolve_program(std::string_view program,
-                                                             const std::vector<std::string>& env);
+// execvp runs in the child after its chdir, so a relative PATH entry ("bin", ".", an empty one)
+// names a directory under the child's working directory `cwd`, not under the spawner's.
+[[nodiscard]] std::variant<std::string, int> resolve_program(
+    std::string_view program, const std::vector<std::string>& env,
+    const std::filesystem::path& cwd = {});
 
 }  // namespace cordon::runtime

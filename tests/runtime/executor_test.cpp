@@ -1,0 +1,692 @@
+// The executor end to end (runtime/executor.hpp) and the values it produces: the environment
+// scrub, which runs consult the provider, fail-closed runner failures, missing programs, the
+// timeout's default and cap, many concurrent runs on one event loop, the record's JSON shape
+// (record_json.hpp) and its human rendering (render.hpp).
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/environment.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "runtime/record_json.hpp"
+#include "runtime/render.hpp"
+#include "runtime_test_util.hpp"
+#include "support.hpp"
+
+namespace cordon::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+using sandbox::sandbox_mode;
+namespace fs = std::filesystem;
+
+std::string child() {
+    return test::test_child_path().string();
+}
+
+// Counts confine() calls; refuses like a host without any backend, so that a test which should
+// never reach it cannot run anything by accident.
+class counting_provider : public sandbox::provider {
+  public:
+    sandbox::confined_argv confine(std::span<const std::string>,
+                                   const sandbox::sandbox_policy& policy) override {
+        ++calls;
+        throw sandbox::sandbox_unavailable_error(policy.mode);
+    }
+    std::atomic<int> calls{0};
+};
+
+std::shared_ptr<sandbox::local_provider> bwrap_provider() {
+    sandbox::local_provider_options options;
+    options.choice = sandbox::backend_choice::bwrap;
+    return make_local_provider(options);
+}
+
+std::string bwrap_unusable_reason(sandbox::local_provider& provider) {
+    if (provider.selected())
+        return "";
+    auto reports = provider.probe_all();
+    return "bwrap unusable: " + (reports.empty() ? std::string("no rung") : reports.front().reason);
+}
+
+std::map<std::string, std::string> parse_env(const std::string& text) {
+    std::map<std::string, std::string> env;
+    for (const auto& line : test::split_lines(text)) {
+        auto equals = line.find('=');
+        if (equals != std::string::npos)
+            env[line.substr(0, equals)] = line.substr(equals + 1);
+    }
+    return env;
+}
+
+run_request request_for(std::vector<std::string> argv, sandbox_mode mode,
+                        const fs::path& workspace) {
+    run_request request;
+    request.argv = std::move(argv);
+    request.mode = mode;
+    request.workspace_root = workspace;
+    return request;
+}
+
+// --- environment ---------------------------------------------------------------------------------
+
+TEST(CredentialName, MatchesTheFourMarkersInAnyCase) {
+    for (const char* name :
+         {"MY_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "aws_secret_x", "key", "Token", "xPaSsWoRdx",
+          "SECRET", "api_key_id", "KEYBOARD_LAYOUT", "monkey"}) {
+        EXPECT_TRUE(is_credential_name(name)) << name;
+    }
+    for (const char* name :
+         {"PATH", "HOME", "TERM", "USER", "", "KE", "TOKE", "PASSWD", "SECRE", "LANG", "K_E_Y"}) {
+        EXPECT_FALSE(is_credential_name(name)) << name;
+    }
+}
+
+TEST(BuildEnvironment, ScrubsAddsDefaultsAndLetsExplicitEntriesWin) {
+    const char* parent[] = {"PATH=/usr/bin:/bin",
+                            "HOME=/home/agent",
+                            "MY_API_KEY=k",
+                            "github_token=t",
+                            "DB_PASSWORD=p",
+                            "aws_secret_x=s",
+                            "TERM=xterm-256color",
+                            "NOEQUALS",
+                            "=orphan",
+                            "EMPTY=",
+                            "DUP=first",
+                            "DUP=second",
+                            "WITH_EQUALS=a=b",
+                            "REMOVE_ME=1",
+                            nullptr};
+    std::map<std::string, std::optional<std::string>> explicit_vars{{"GITHUB_TOKEN", "x"},
+                                                                    {"GIT_PAGER", "less"},
+                                                                    {"REMOVE_ME", std::nullopt},
+                                                                    {"PAGER", std::nullopt},
+                                                                    {"NEW_VAR", "n"}};
+    auto env = build_environment(parent, explicit_vars);
+
+    EXPECT_TRUE(std::is_sorted(env.begin(), env.end()));
+    std::map<std::string, std::string> got;
+    for (const auto& entry : env) {
+        auto equals = entry.find('=');
+        ASSERT_NE(equals, std::string::npos) << entry;
+        EXPECT_TRUE(got.emplace(entry.substr(0, equals), entry.substr(equals + 1)).second)
+            << "duplicate " << entry;
+    }
+    const std::map<std::string, std::string> expected{
+        {"DUP", "second"},       {"EMPTY", ""},
+        {"GITHUB_TOKEN", "x"},   {"GIT_PAGER", "less"},
+        {"HOME", "/home/agent"}, {"NEW_VAR", "n"},
+        {"NO_COLOR", "1"},       {"PATH", "/usr/bin:/bin"},
+        {"TERM", "dumb"},        {"WITH_EQUALS", "a=b"}};
+    EXPECT_EQ(got, expected);
+}
+
+TEST(BuildEnvironment, NullParentGivesTheDefaultsOnly) {
+    auto env = build_environment(nullptr, {});
+    EXPECT_EQ(env,
+              (std::vector<std::string>{"GIT_PAGER=cat", "NO_COLOR=1", "PAGER=cat", "TERM=dumb"}));
+    EXPECT_EQ(non_interactive_defaults().size(), 4U);
+}
+
+class ExecutorEnvironmentTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        for (const auto& [name, value] : secrets_)
+            ::setenv(name, value, 1);
+        ::setenv("CORDON_TEST_REMOVE_ME", "present", 1);
+    }
+    void TearDown() override {
+        for (const auto& [name, value] : secrets_)
+            ::unsetenv(name);
+        ::unsetenv("CORDON_TEST_REMOVE_ME");
+    }
+    void check(sandbox_mode mode, std::shared_ptr<sandbox::provider> provider) {
+        auto request = request_for({child(), "print-env"}, mode, workspace_.path());
+        request.env = {{"GITHUB_TOKEN", "x"},
+                       {"TERM", "xterm"},
+                       {"CORDON_TEST_REMOVE_ME", std::nullopt},
+                       {"CORDON_TEST_ADDED", "added value"}};
+        auto record = run(std::move(provider), std::move(request));
+        ASSERT_EQ(record.exit_code, 0) << render(record);
+        auto env = parse_env(record.stdout_output.text);
+        EXPECT_FALSE(env.contains("MY_API_KEY"));
+        EXPECT_FALSE(env.contains("DB_PASSWORD"));
+        EXPECT_FALSE(env.contains("aws_secret_x"));
+        EXPECT_FALSE(env.contains("CORDON_TEST_REMOVE_ME"));
+        EXPECT_EQ(env["GITHUB_TOKEN"], "x");  // explicitly passed: wins over the scrub
+        EXPECT_EQ(env["TERM"], "xterm");      // explicitly passed: wins over the defaults
+        EXPECT_EQ(env["CORDON_TEST_ADDED"], "added value");
+        EXPECT_EQ(env["NO_COLOR"], "1");
+        EXPECT_EQ(env["PAGER"], "cat");
+        EXPECT_EQ(env["GIT_PAGER"], "cat");
+        ASSERT_NE(std::getenv("PATH"), nullptr);
+        EXPECT_EQ(env["PATH"], std::getenv("PATH"));
+        if (const char* home = std::getenv("HOME")) {
+            EXPECT_EQ(env["HOME"], home);
+        }
+        for (const auto& [name, value] : env) {
+            if (name != "GITHUB_TOKEN") {
+                EXPECT_FALSE(is_credential_name(name)) << name;
+            }
+        }
+    }
+    const std::vector<std::pair<const char*, const char*>> secrets_{{"MY_API_KEY", "sk-1"},
+                                                                    {"GITHUB_TOKEN", "ghp_2"},
+                                                                    {"DB_PASSWORD", "hunter2"},
+                                                                    {"aws_secret_x", "s3"}};
+    test::temp_dir workspace_;
+};
+
+TEST_F(ExecutorEnvironmentTest, ScrubAndOverrideUnderDangerFullAccess) {
+    check(sandbox_mode::danger_full_access, std::make_shared<counting_provider>());
+}
+
+TEST_F(ExecutorEnvironmentTest, ScrubAndOverrideUnderBwrap) {
+    auto provider = bwrap_provider();
+    if (auto reason = bwrap_unusable_reason(*provider); !reason.empty())
+        CORDON_SKIP_OR_FAIL(reason);
+    check(sandbox_mode::read_only, provider);
+}
+
+// --- which runs reach the provider ---------------------------------------------------------------
+
+TEST(ExecutorProvider, DangerFullAccessNeverCallsTheProvider) {
+    auto provider = std::make_shared<counting_provider>();
+    test::temp_dir workspace;
+    // A stderr that carries a denial dialect: without a backend there is no dialect to match.
+    auto record = run(provider, request_for({"bash", "-c",
+                                             "echo 'x: Read-only file system' >&2; "
+                                             "echo out; exit 1"},
+                                            sandbox_mode::danger_full_access, workspace.path()));
+    EXPECT_EQ(provider->calls.load(), 0);
+    EXPECT_EQ(record.exit_code, 1);
+    EXPECT_EQ(record.stdout_output.text, "out\n");
+    EXPECT_EQ(record.sandbox.mode, sandbox_mode::danger_full_access);
+    EXPECT_FALSE(record.sandbox.level);
+    EXPECT_FALSE(record.sandbox.backend);
+    EXPECT_FALSE(record.sandbox.denied);
+    auto json = to_json(record);
+    EXPECT_EQ(json["sandbox"]["mode"], "danger-full-access");
+    EXPECT_TRUE(json["sandbox"]["enforcement"].is_null());
+    EXPECT_TRUE(json["sandbox"]["backend"].is_null());
+    EXPECT_EQ(json["sandbox"]["denied"], false);
+}
+
+TEST(ExecutorProvider, ConfinedModeWithoutBackendFailsClosed) {
+    auto provider = std::make_shared<counting_provider>();
+    test::temp_dir workspace;
+    const auto marker = workspace / "ran";
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(sandbox::to_string(mode)));
+        try {
+            (void)run(provider, request_for({child(), "write", marker.string(), "x"}, mode,
+                                            workspace.path()));
+            ADD_FAILURE() << "expected sandbox_unavailable_error";
+        } catch (const sandbox::sandbox_unavailable_error& error) {
+            EXPECT_EQ(error.mode(), mode);
+            EXPECT_EQ(error.code(), "SANDBOX_UNAVAILABLE");
+        }
+    }
+    EXPECT_EQ(provider->calls.load(), 2);
+    EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST(ExecutorProvider, NoProviderComposedFailsClosedForConfinedModes) {
+    test::temp_dir workspace;
+    const auto marker = workspace / "ran";
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(sandbox::to_string(mode)));
+        EXPECT_THROW((void)run(nullptr, request_for({child(), "write", marker.string(), "x"},
+                                                    mode, workspace.path())),
+                     sandbox::sandbox_unavailable_error);
+    }
+    EXPECT_FALSE(fs::exists(marker));
+    // danger-full-access needs no provider at all.
+    auto record = run(nullptr, request_for({child(), "write", marker.string(), "x"},
+                                           sandbox_mode::danger_full_access, workspace.path()));
+    EXPECT_EQ(record.exit_code, 0);
+    EXPECT_TRUE(fs::exists(marker));
+}
+
+// The bwrap rung is selected (the scripted probe says it works) but its binary is missing: the
+// run is a runner failure, reported as the fail-closed sandbox error, and the command never ran.
+TEST(ExecutorProvider, MissingRunnerBinaryIsSandboxUnavailableWithRunnerFailure) {
+    sandbox::local_provider_options options;
+    options.choice = sandbox::backend_choice::bwrap;
+    options.bwrap_path = "/nonexistent/bwrap";
+    std::atomic<int> probes{0};
+    options.run_probe = [&probes](const sandbox::confined_argv&, std::chrono::milliseconds) {
+        ++probes;
+        sandbox::probe_run_result result;
+        result.exit_code = 0;
+        return result;
+    };
+    auto provider = make_local_provider(options);
+    ASSERT_TRUE(provider->selected());
+
+    test::temp_dir workspace;
+    const auto marker = workspace / "ran";
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(sandbox::to_string(mode)));
+        try {
+            (void)run(provider, request_for({child(), "write", marker.string(), "x"}, mode,
+                                            workspace.path()));
+            ADD_FAILURE() << "expected sandbox_unavailable_error";
+        } catch (const sandbox::sandbox_unavailable_error& error) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find("Runner failure:"), std::string::npos) << message;
+            EXPECT_NE(message.find("/nonexistent/bwrap"), std::string::npos) << message;
+            EXPECT_EQ(error.mode(), mode);
+            ASSERT_TRUE(error.detail());
+            EXPECT_NE(error.detail()->find("/nonexistent/bwrap"), std::string::npos);
+            auto json = to_json(error);
+            EXPECT_EQ(json["error"]["message"], message);
+        }
+    }
+    EXPECT_FALSE(fs::exists(marker)) << "the command ran although its runner is missing";
+    EXPECT_GT(probes.load(), 0);
+
+    // The asynchronous form delivers the same error as a value instead of throwing.
+    boost::asio::io_context io;
+    executor exec(io.get_executor(), provider);
+    std::optional<run_result> result;
+    exec.async_run(request_for({child(), "write", marker.string(), "x"},
+                               sandbox_mode::workspace_write, workspace.path()),
+                   [&](run_result r) { result = std::move(r); });
+    io.run();
+    ASSERT_TRUE(result);
+    EXPECT_TRUE(std::holds_alternative<sandbox::sandbox_unavailable_error>(*result));
+    EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST(ExecutorProvider, MissingProgramIsNotStartedInEveryModeWithoutConsultingTheProvider) {
+    auto provider = std::make_shared<counting_provider>();
+    test::temp_dir workspace;
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write,
+                      sandbox_mode::danger_full_access}) {
+        for (const std::string program : {"no-such-program-xyz", "/nonexistent/no-such-program"}) {
+            SCOPED_TRACE(std::string(sandbox::to_string(mode)) + " " + program);
+            auto record = run(provider, request_for({program, "arg"}, mode, workspace.path()));
+            ASSERT_TRUE(record.not_started);
+            EXPECT_EQ(record.not_started->error.stage, spawn_stage::resolve);
+            EXPECT_EQ(record.not_started->error.error, ENOENT);
+            EXPECT_EQ(record.not_started->message, program + ": No such file or directory");
+            EXPECT_EQ(record.sandbox.mode, mode);
+            EXPECT_FALSE(record.exit_code);
+            EXPECT_FALSE(record.signal);
+            auto json = to_json(record);
+            ASSERT_TRUE(json.contains("error"));
+            EXPECT_EQ(json["error"]["stage"], "resolve");
+            EXPECT_NE(render(record).find("[not started: " + program), std::string::npos);
+        }
+    }
+    EXPECT_EQ(provider->calls.load(), 0);
+}
+
+TEST(ExecutorProvider, BadWorkdirIsNotStartedNotARunnerFailure) {
+    auto provider = std::make_shared<counting_provider>();
+    test::temp_dir workspace;
+    auto request =
+        request_for({child(), "exit", "0"}, sandbox_mode::danger_full_access, workspace.path());
+    request.workdir = workspace / "missing";
+    auto record = run(provider, std::move(request));
+    ASSERT_TRUE(record.not_started);
+    EXPECT_EQ(record.not_started->error.stage, spawn_stage::chdir);
+    EXPECT_EQ(record.not_started->error.error, ENOENT);
+}
+
+TEST(ExecutorProvider, ContractViolationsThrowBeforeAnythingRuns) {
+    boost::asio::io_context io;
+    executor exec(io.get_executor(), std::make_shared<counting_provider>());
+    auto noop = [](run_result) {};
+    test::temp_dir workspace;
+    EXPECT_THROW(
+        exec.async_run(request_for({}, sandbox_mode::danger_full_access, workspace.path()), noop),
+        std::invalid_argument);
+    EXPECT_THROW(
+        exec.async_run(request_for({""}, sandbox_mode::danger_full_access, workspace.path()), noop),
+        std::invalid_argument);
+    EXPECT_THROW(
+        exec.async_run(
+            request_for({"true"}, sandbox_mode::danger_full_access, "relative/workspace"), noop),
+        std::invalid_argument);
+    auto zero = request_for({"true"}, sandbox_mode::danger_full_access, workspace.path());
+    zero.timeout = 0ms;
+    EXPECT_THROW(exec.async_run(std::move(zero), noop), std::invalid_argument);
+    EXPECT_EQ(io.run(), 0U);
+}
+
+// --- the timeout ---------------------------------------------------------------------------------
+
+TEST(ExecutorTimeout, DefaultsToDefaultTimeoutAndIsCappedAtMaxTimeout) {
+    test::temp_dir workspace;
+    executor_options options;
+    options.default_timeout = 1500ms;
+    options.max_timeout = 2000ms;
+    options.spill = false;
+    auto provider = std::make_shared<counting_provider>();
+    auto quick = [&](std::optional<std::chrono::milliseconds> timeout) {
+        auto request =
+            request_for({child(), "exit", "0"}, sandbox_mode::danger_full_access, workspace.path());
+        request.timeout = timeout;
+        return run(provider, std::move(request), options);
+    };
+    EXPECT_EQ(quick(std::nullopt).timeout, 1500ms);
+    EXPECT_EQ(quick(700ms).timeout, 700ms);
+    EXPECT_EQ(quick(2000ms).timeout, 2000ms);
+    EXPECT_EQ(quick(10min).timeout, 2000ms);
+    EXPECT_EQ(to_json(quick(10min))["timeoutMs"], 2000);
+}
+
+TEST(ExecutorTimeout, CapIsEnforcedNotJustReported) {
+    test::temp_dir workspace;
+    executor_options options;
+    options.max_timeout = 500ms;
+    options.plan = kill_plan::standard(300ms);
+    options.spill = false;
+    auto request = request_for({child(), "sleep", "30000"}, sandbox_mode::danger_full_access,
+                               workspace.path());
+    request.timeout = 60s;
+    const auto start = std::chrono::steady_clock::now();
+    auto record = run(std::make_shared<counting_provider>(), std::move(request), options);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+    EXPECT_TRUE(record.timed_out);
+    EXPECT_EQ(record.timeout, 500ms);
+    EXPECT_EQ(record.signal, SIGTERM);
+    EXPECT_NE(render(record).find("[timed out after 500ms]"), std::string::npos) << render(record);
+    EXPECT_NE(render(record).find("[killed by signal: SIGTERM]"), std::string::npos);
+}
+
+// --- many runs on one event loop -----------------------------------------------------------------
+
+TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
+    auto bwrap = bwrap_provider();
+    if (auto reason = bwrap_unusable_reason(*bwrap); !reason.empty())
+        CORDON_SKIP_OR_FAIL(reason);
+
+    // Measured outside the executor's lifetime: its event loop and cgroup are its own.
+    const std::size_t fds_before = test::count_open_fds();
+    std::optional<fs::path> cgroup_parent;
+    if (auto probe = cgroup_host::create())
+        cgroup_parent = probe->directory().parent_path();
+
+    constexpr std::size_t total = 200;
+    constexpr std::size_t bwrap_runs = 60;  // spread over the batch
+    test::temp_dir workspace;
+    test::temp_dir spill_root;
+    executor_options options;
+    options.spill_root = spill_root.path();
+    options.default_timeout = 120s;
+
+    auto io = std::make_unique<boost::asio::io_context>();
+    auto exec = std::make_unique<executor>(io->get_executor(), bwrap, options);
+    EXPECT_EQ(exec->cgroup_containment(), cgroup_parent.has_value());
+    std::vector<std::optional<run_result>> results(total);
+    std::vector<std::string> expected(total);
+    std::vector<bool> confined(total);
+    std::atomic<std::size_t> completed{0};
+    for (std::size_t i = 0; i < total; ++i) {
+        confined[i] = i % 10 < bwrap_runs * 10 / total;  // 3 of every 10: 60 in all
+        // Every tenth run overflows the 64,000-byte tail, so spill files are made concurrently.
+        const std::size_t repeat = i % 10 == 3 ? 9000 : 1;
+        std::string token = "run-" + std::to_string(i) + "\n";
+        expected[i].reserve(token.size() * repeat);
+        for (std::size_t r = 0; r < repeat; ++r)
+            expected[i] += token;
+        auto request =
+            request_for({child(), "cat"},
+                        confined[i] ? sandbox_mode::read_only : sandbox_mode::danger_full_access,
+                        workspace.path());
+        request.stdin_data = expected[i];
+        exec->async_run(std::move(request), [&results, &completed, i](run_result r) {
+            results[i] = std::move(r);
+            ++completed;
+        });
+    }
+    const auto bwrap_count = std::count(confined.begin(), confined.end(), true);
+    ASSERT_GE(bwrap_count, 50);
+
+    const auto start = std::chrono::steady_clock::now();
+    std::thread helper([&io] { io->run(); });
+    io->run();
+    helper.join();
+    exec.reset();
+    io.reset();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 180s);
+    ASSERT_EQ(completed.load(), total);
+
+    std::size_t confined_ok = 0;
+    for (std::size_t i = 0; i < total; ++i) {
+        SCOPED_TRACE("run " + std::to_string(i));
+        ASSERT_TRUE(results[i]);
+        auto* record = std::get_if<run_record>(&*results[i]);
+        ASSERT_NE(record, nullptr)
+            << "sandbox error: "
+            << std::get<sandbox::sandbox_unavailable_error>(*results[i]).what();
+        ASSERT_FALSE(record->not_started) << record->not_started->message;
+        EXPECT_EQ(record->exit_code, 0) << record->stderr_output.text;
+        EXPECT_EQ(record->stdout_output.bytes, expected[i].size());
+        if (expected[i].size() > 64000) {
+            EXPECT_TRUE(record->stdout_output.truncated);
+            ASSERT_TRUE(record->stdout_output.spill_path);
+            EXPECT_TRUE(test::read_file(*record->stdout_output.spill_path) == expected[i]);
+            EXPECT_TRUE(expected[i].ends_with(record->stdout_output.text));
+        } else {
+            EXPECT_EQ(record->stdout_output.text, expected[i]);
+        }
+        if (confined[i]) {
+            EXPECT_EQ(record->sandbox.mode, sandbox_mode::read_only);
+            EXPECT_EQ(record->sandbox.backend, sandbox::backend_kind::bwrap);
+            EXPECT_FALSE(record->sandbox.denied);
+            if (record->exit_code == 0)
+                ++confined_ok;
+        } else {
+            EXPECT_EQ(record->sandbox.mode, sandbox_mode::danger_full_access);
+            EXPECT_FALSE(record->sandbox.backend);
+        }
+    }
+    EXPECT_EQ(confined_ok, static_cast<std::size_t>(bwrap_count));
+    EXPECT_TRUE(test::zombie_children().empty());
+    EXPECT_EQ(test::count_open_fds(), fds_before) << "runs leaked fds in the parent";
+    if (cgroup_parent) {
+        // Every run's cgroup and the executor's own were removed.
+        const std::string prefix = "cordon-" + std::to_string(::getpid()) + "-";
+        for (const auto& entry : fs::directory_iterator(*cgroup_parent)) {
+            EXPECT_NE(entry.path().filename().string().rfind(prefix, 0), 0U)
+                << "left behind: " << entry.path();
+        }
+    }
+}
+
+// --- the JSON record -----------------------------------------------------------------------------
+
+std::set<std::string> keys_of(const nlohmann::json& object) {
+    std::set<std::string> keys;
+    for (const auto& [key, value] : object.items())
+        keys.insert(key);
+    return keys;
+}
+
+TEST(RecordJson, ShapeMatchesTheDesign) {
+    run_record record;
+    record.exit_code = 1;
+    record.timeout = 120000ms;
+    record.duration_ms = 3.9;
+    record.stderr_output.text = "bash: line 1: /etc/x: Read-only file system\n";
+    record.stderr_output.bytes = 45;
+    record.sandbox = {sandbox_mode::read_only, sandbox::enforcement::full, true,
+                      sandbox::backend_kind::bwrap};
+    auto json = to_json(record);
+
+    EXPECT_EQ(keys_of(json),
+              (std::set<std::string>{"exitCode", "signal", "timedOut", "aborted", "timeoutMs",
+                                     "durationMs", "stdout", "stderr", "sandbox"}));
+    const std::set<std::string> stream_keys{"text", "truncated", "spillPath", "bytes"};
+    EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
+    EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
+    EXPECT_EQ(keys_of(json["sandbox"]),
+              (std::set<std::string>{"mode", "enforcement", "denied", "backend"}));
+
+    const auto expected = nlohmann::json::parse(R"({
+        "exitCode": 1, "signal": null, "timedOut": false, "aborted": false, "timeoutMs": 120000,
+        "durationMs": 3.9,
+        "stdout": {"text": "", "truncated": false, "spillPath": null, "bytes": 0},
+        "stderr": {"text": "bash: line 1: /etc/x: Read-only file system\n", "truncated": false,
+                   "spillPath": null, "bytes": 45},
+        "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap"}
+    })");
+    EXPECT_EQ(json, expected) << json.dump(2);
+    EXPECT_TRUE(json["timeoutMs"].is_number_integer());
+    EXPECT_TRUE(json["exitCode"].is_number_integer());
+    EXPECT_TRUE(json["stdout"]["bytes"].is_number_unsigned());
+}
+
+TEST(RecordJson, SignalNamesAndSpillPaths) {
+    run_record record;
+    record.signal = SIGTERM;
+    record.timed_out = true;
+    record.timeout = 500ms;
+    record.stdout_output.truncated = true;
+    record.stdout_output.spill_path = "/var/tmp/cordon-spill-abc/1-stdout.log";
+    record.stdout_output.bytes = 100000;
+    record.sandbox.mode = sandbox_mode::workspace_write;
+    record.sandbox.level = sandbox::enforcement::partial;
+    record.sandbox.backend = sandbox::backend_kind::landlock;
+    auto json = to_json(record);
+    EXPECT_EQ(json["signal"], "SIGTERM");
+    EXPECT_TRUE(json["exitCode"].is_null());
+    EXPECT_EQ(json["timedOut"], true);
+    EXPECT_EQ(json["stdout"]["spillPath"], "/var/tmp/cordon-spill-abc/1-stdout.log");
+    EXPECT_EQ(json["stdout"]["truncated"], true);
+    EXPECT_EQ(json["sandbox"]["mode"], "workspace-write");
+    EXPECT_EQ(json["sandbox"]["enforcement"], "partial");
+    EXPECT_EQ(json["sandbox"]["backend"], "landlock");
+
+    EXPECT_EQ(signal_name(SIGKILL), "SIGKILL");
+    EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
+    EXPECT_EQ(signal_name(SIGINT), "SIGINT");
+    EXPECT_EQ(signal_name(1000), "SIG1000");
+}
+
+TEST(RecordJson, RealSignalledRunSerialisesTheSignalName) {
+    test::temp_dir workspace;
+    auto record = run(std::make_shared<counting_provider>(),
+                      request_for({child(), "kill-self", "15"}, sandbox_mode::danger_full_access,
+                                  workspace.path()));
+    auto json = to_json(run_result(record));
+    EXPECT_EQ(json["signal"], "SIGTERM");
+    EXPECT_TRUE(json["exitCode"].is_null());
+    EXPECT_EQ(json["timedOut"], false);
+    EXPECT_EQ(json["aborted"], false);
+    EXPECT_TRUE(json["durationMs"].is_number());
+    EXPECT_GT(json["durationMs"].get<double>(), 0.0);
+}
+
+TEST(RecordJson, SandboxErrorShape) {
+    sandbox::sandbox_unavailable_error error(sandbox_mode::read_only, "bwrap: setting up uid map");
+    auto json = to_json(error);
+    EXPECT_EQ(keys_of(json), (std::set<std::string>{"error"}));
+    EXPECT_EQ(keys_of(json["error"]), (std::set<std::string>{"name", "code", "message"}));
+    EXPECT_EQ(json["error"]["name"], "SandboxUnavailableError");
+    EXPECT_EQ(json["error"]["code"], "SANDBOX_UNAVAILABLE");
+    EXPECT_EQ(json["error"]["message"], error.what());
+    const std::string message = json["error"]["message"];
+    EXPECT_TRUE(message.ends_with(" Runner failure: bwrap: setting up uid map")) << message;
+    EXPECT_EQ(to_json(run_result(error)), json);
+}
+
+TEST(RecordJson, DumpReplacesInvalidUtf8) {
+    run_record record;
+    record.stdout_output.text = std::string("ok \xff\xfe end");
+    std::string text;
+    ASSERT_NO_THROW(text = dump(to_json(record)));
+    EXPECT_NE(text.find("ok \xEF\xBF\xBD"), std::string::npos) << text;
+    EXPECT_TRUE(nlohmann::json::accept(text));
+}
+
+// --- rendering -----------------------------------------------------------------------------------
+
+TEST(Render, MarkersInOrderDenialTimeoutSignal) {
+    run_record record;
+    record.sandbox.mode = sandbox_mode::read_only;
+    record.sandbox.denied = true;
+    record.timed_out = true;
+    record.timeout = 500ms;
+    record.signal = SIGKILL;
+    EXPECT_EQ(render_markers(record),
+              "[sandbox: file access denied under read-only mode]\n"
+              "[timed out after 500ms]\n"
+              "[killed by signal: SIGKILL]\n");
+}
+
+TEST(Render, ExitCodeMarkerOnlyForNonZeroExit) {
+    run_record record;
+    record.exit_code = 3;
+    record.sandbox.mode = sandbox_mode::workspace_write;
+    record.sandbox.denied = true;
+    EXPECT_EQ(render_markers(record),
+              "[sandbox: file access denied under workspace-write mode]\n[exit code: 3]\n");
+    record.sandbox.denied = false;
+    EXPECT_EQ(render_markers(record), "[exit code: 3]\n");
+    record.exit_code = 0;
+    EXPECT_EQ(render_markers(record), "");
+}
+
+TEST(Render, OutputSectionsAndTruncationNotice) {
+    run_record record;
+    EXPECT_EQ(render_output(record), "(no output)\n");
+
+    record.stdout_output.text = "partial";
+    record.stderr_output.text = "warning\n";
+    EXPECT_EQ(render_output(record), "partial\n[stderr]\nwarning\n");
+
+    record.stdout_output.text = "tail of a long output\n";
+    record.stdout_output.truncated = true;
+    record.stdout_output.spill_path = "/var/tmp/cordon-spill-x/1-stdout.log";
+    record.stderr_output = {};
+    record.exit_code = 1;
+    const std::string text = render(record);
+    EXPECT_NE(text.find("[output truncated; full output: /var/tmp/cordon-spill-x/1-stdout.log]"),
+              std::string::npos)
+        << text;
+    EXPECT_TRUE(text.starts_with("tail of a long output\n"));
+    EXPECT_TRUE(text.ends_with("[exit code: 1]\n")) << text;
+    // The output comes before the markers.
+    EXPECT_LT(text.find("[output truncated"), text.find("[exit code: 1]"));
+
+    record.stdout_output.spill_path.reset();
+    EXPECT_NE(render(record).find("[output truncated; full output: (unavailable)]"),
+              std::string::npos);
+}
+
+TEST(Render, RealTimedOutRunRendersTimeoutThenSignal) {
+    test::temp_dir workspace;
+    executor_options options;
+    options.plan = kill_plan::standard(300ms);
+    options.spill = false;
+    auto request = request_for({child(), "ignore-term", "30000"}, sandbox_mode::danger_full_access,
+                               workspace.path());
+    request.timeout = 500ms;
+    auto record = run(std::make_shared<counting_provider>(), std::move(request), options);
+    const std::string text = render(record);
+    EXPECT_TRUE(record.timed_out);
+    EXPECT_NE(text.find("[timed out after 500ms]\n[killed by signal: SIGKILL]\n"),
+              std::string::npos)
+        << text;
+}
+
+}  // namespace
+}  // namespace cordon::runtime

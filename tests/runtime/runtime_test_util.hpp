@@ -1,0 +1,256 @@
+// Helpers shared by the runtime suites that run real processes (spawn, process, executor tests):
+// temporary directories, the default child environment, and /proc-based checks that a process is
+// gone, that no zombie was left and that no fd leaked. Everything here reads the kernel's view of
+// the system rather than trusting what the code under test says about itself.
+#pragma once
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "runtime/environment.hpp"
+#include "runtime/spawn.hpp"
+
+extern char** environ;
+
+namespace cordon::test {
+
+// A fresh directory (mkdtemp under `root`), removed with its contents at scope end.
+class temp_dir {
+  public:
+    explicit temp_dir(const std::filesystem::path& root = "/var/tmp",
+                      std::string_view prefix = "cordon-rt-test-") {
+        std::string pattern = (root / (std::string(prefix) + "XXXXXX")).string();
+        if (::mkdtemp(pattern.data()) == nullptr) {
+            throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+        }
+        path_ = std::filesystem::canonical(pattern);
+    }
+    ~temp_dir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+
+    [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+    [[nodiscard]] std::filesystem::path operator/(std::string_view name) const {
+        return path_ / name;
+    }
+
+  private:
+    std::filesystem::path path_;
+};
+
+// The environment the executor would give a child: the test's own, scrubbed, plus the defaults.
+inline std::vector<std::string> child_env() {
+    return runtime::build_environment(environ, {});
+}
+
+inline std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+inline void write_file(const std::filesystem::path& path, std::string_view text,
+                       std::filesystem::perms perms) {
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    }
+    std::filesystem::permissions(path, perms);
+}
+
+inline std::optional<pid_t> read_pid_file(const std::filesystem::path& path) {
+    std::string text = read_file(path);
+    if (text.empty())
+        return std::nullopt;
+    return static_cast<pid_t>(std::stol(text));
+}
+
+// The open fds of this process (the directory stream's own fd excluded).
+inline std::vector<int> open_fds() {
+    std::vector<int> fds;
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (dir == nullptr)
+        return fds;
+    const int own = ::dirfd(dir);
+    while (dirent* entry = ::readdir(dir)) {
+        if (entry->d_name[0] == '.')
+            continue;
+        int fd = std::atoi(entry->d_name);
+        if (fd != own)
+            fds.push_back(fd);
+    }
+    ::closedir(dir);
+    return fds;
+}
+
+inline std::size_t count_open_fds() {
+    return open_fds().size();
+}
+
+// The fields of /proc/<pid>/stat that the suites look at (proc(5)); the comm field may contain
+// spaces and parentheses, so parsing starts after the last ')'.
+struct proc_stat {
+    pid_t pid = 0;
+    char state = '?';
+    pid_t ppid = 0;
+    pid_t pgrp = 0;
+    pid_t session = 0;
+    int tty_nr = 0;
+};
+
+inline std::optional<proc_stat> parse_proc_stat(std::string_view text) {
+    auto close = text.rfind(')');
+    if (close == std::string_view::npos)
+        return std::nullopt;
+    proc_stat out;
+    out.pid = static_cast<pid_t>(std::atol(std::string(text.substr(0, text.find(' '))).c_str()));
+    std::istringstream rest{std::string(text.substr(close + 1))};
+    rest >> out.state >> out.ppid >> out.pgrp >> out.session >> out.tty_nr;
+    if (!rest)
+        return std::nullopt;
+    return out;
+}
+
+inline std::optional<proc_stat> read_proc_stat(pid_t pid) {
+    std::string text = read_file("/proc/" + std::to_string(pid) + "/stat");
+    if (text.empty())
+        return std::nullopt;
+    return parse_proc_stat(text);
+}
+
+// Pids of every process visible in /proc.
+inline std::vector<pid_t> all_pids() {
+    std::vector<pid_t> pids;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) {
+            pids.push_back(static_cast<pid_t>(std::stol(name)));
+        }
+    }
+    return pids;
+}
+
+// Children of this process that have exited but were never reaped.
+inline std::vector<pid_t> zombie_children() {
+    std::vector<pid_t> zombies;
+    const pid_t self = ::getpid();
+    for (pid_t pid : all_pids()) {
+        auto stat = read_proc_stat(pid);
+        if (stat && stat->ppid == self && stat->state == 'Z')
+            zombies.push_back(pid);
+    }
+    return zombies;
+}
+
+// Dead: no such process, or only its zombie is left (it was reparented to pid 1, which may be
+// slow to reap it; a zombie runs nothing and holds no file).
+inline bool process_dead(pid_t pid) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH)
+        return true;
+    auto stat = read_proc_stat(pid);
+    return !stat || stat->state == 'Z' || stat->state == 'X';
+}
+
+inline bool wait_dead(pid_t pid, std::chrono::milliseconds within) {
+    const auto until = std::chrono::steady_clock::now() + within;
+    while (!process_dead(pid)) {
+        if (std::chrono::steady_clock::now() > until)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
+// Cleanup after a failed assertion: a survivor must not outlive the test that found it.
+inline void kill_if_alive(pid_t pid) {
+    if (pid > 0 && !process_dead(pid))
+        ::kill(pid, SIGKILL);
+}
+
+// Live processes whose command line contains `needle` (a zombie's cmdline is empty). Used where
+// a pid is not comparable with ours, e.g. inside bwrap's pid namespace.
+inline std::vector<pid_t> live_processes_with_cmdline(std::string_view needle) {
+    std::vector<pid_t> found;
+    const pid_t self = ::getpid();
+    for (pid_t pid : all_pids()) {
+        if (pid == self)
+            continue;
+        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+        if (cmdline.find(needle) != std::string::npos && !process_dead(pid))
+            found.push_back(pid);
+    }
+    return found;
+}
+
+inline bool wait_no_process_with_cmdline(std::string_view needle,
+                                         std::chrono::milliseconds within) {
+    const auto until = std::chrono::steady_clock::now() + within;
+    while (!live_processes_with_cmdline(needle).empty()) {
+        if (std::chrono::steady_clock::now() > until)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
+// Sanitizer builds spawn with fork(): their runtimes cannot follow a CLONE_VM child, so the
+// vfork parameter must not run there.
+inline bool vfork_unusable() {
+    return runtime::default_spawn_method() == runtime::spawn_method::fork;
+}
+
+inline std::string method_name(runtime::spawn_method method) {
+    switch (method) {
+        case runtime::spawn_method::vfork:
+            return "vfork";
+        case runtime::spawn_method::fork:
+            return "fork";
+    }
+    return "invalid";
+}
+
+// Lines of `text`, without their '\n'.
+inline std::vector<std::string> split_lines(std::string_view text) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos)
+            end = text.size();
+        lines.emplace_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return lines;
+}
+
+}  // namespace cordon::test
+
+// Skips a test parameterised on spawn_method when it is vfork in a sanitizer build.
+#define CORDON_SKIP_VFORK_UNDER_SANITIZER(method)                                  \
+    do {                                                                           \
+        if ((method) == ::cordon::runtime::spawn_method::vfork &&                  \
+            ::cordon::test::vfork_unusable()) {                                    \
+            GTEST_SKIP() << "spawn_method::vfork is not used in sanitizer builds"; \
+        }                                                                          \
+    } while (0)
