@@ -397,15 +397,16 @@ TEST_P(ExecutorEscapeTest, NothingTheCommandStartedSurvivesTheRun) {
     request.mode = which == backend::none ? sandbox::sandbox_mode::danger_full_access
                                           : sandbox::sandbox_mode::workspace_write;
     request.workspace_root = workspace.path();
+    const std::string program = test::test_child_in(workspace.path());
     switch (how) {
         case escape::setsid_child:
-            request.argv = {child(), "setsid-child", pid_file.string(), "30000"};
+            request.argv = {program, "setsid-child", pid_file.string(), "30000"};
             break;
         case escape::daemonize:
-            request.argv = {child(), "daemonize", pid_file.string(), "30000"};
+            request.argv = {program, "daemonize", pid_file.string(), "30000"};
             break;
         case escape::daemonize_then_timeout:
-            request.argv = {"bash", "-c", "\"$0\" daemonize \"$1\" 30000 && sleep 30", child(),
+            request.argv = {"bash", "-c", "\"$0\" daemonize \"$1\" 30000 && sleep 30", program,
                             pid_file.string()};
             request.timeout = 500ms;
             break;

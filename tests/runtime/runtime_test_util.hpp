@@ -26,6 +26,7 @@
 
 #include "runtime/environment.hpp"
 #include "runtime/spawn.hpp"
+#include "support.hpp"
 
 extern char** environ;
 
@@ -61,6 +62,15 @@ class temp_dir {
 // The environment the executor would give a child: the test's own, scrubbed, plus the defaults.
 inline std::vector<std::string> child_env() {
     return runtime::build_environment(environ, {});
+}
+
+// The test child copied into `dir`. Under bwrap's workspace-write profile /tmp is a private
+// tmpfs, so a build tree under /tmp (where a CI clone may live) is invisible to the command; the
+// workspace itself is always visible.
+inline std::string test_child_in(const std::filesystem::path& dir) {
+    const auto copy = dir / "cordon-test-child";
+    if (!std::filesystem::exists(copy)) std::filesystem::copy_file(test_child_path(), copy);
+    return copy.string();
 }
 
 inline std::string read_file(const std::filesystem::path& path) {
