@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cordon::cli {
 
@@ -19,7 +20,8 @@ int usage_error(std::string_view command, std::string_view message);
 
 // Each returns the action to run after parsing.
 std::function<int()> add_probe_command(CLI::App& app);
-std::function<int()> add_confine_command(CLI::App& app);
-std::function<int()> add_run_command(CLI::App& app);
+// `command` is everything after the first "--" on the command line, split off before parsing.
+std::function<int()> add_confine_command(CLI::App& app, std::vector<std::string> command);
+std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> command);
 
 }  // namespace cordon::cli

@@ -66,14 +66,15 @@ int run_confine_command(const confine_options& options) {
 
 }  // namespace
 
-std::function<int()> add_confine_command(CLI::App& app) {
+std::function<int()> add_confine_command(CLI::App& app, std::vector<std::string> command) {
     auto options = std::make_shared<confine_options>();
+    options->argv = std::move(command);
     auto* sub = app.add_subcommand("confine", "Print the confined argv for a command");
+    sub->footer("cordon confine --mode MODE [OPTIONS] -- PROGRAM ARGS...");
     sub->add_option("--mode", options->mode, "read-only or workspace-write")->required();
     sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
     sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt");
     sub->add_flag("--json", options->json, "Print the argv as a JSON array");
-    sub->add_option("argv", options->argv, "The command, after --");
     return [options] { return run_confine_command(*options); };
 }
 

@@ -6,7 +6,10 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 
@@ -26,24 +29,35 @@ int main(int argc, char** argv) {
     bool verbose = false;
     app.add_flag("-v,--verbose", verbose, "Log what cordon does (to stderr)");
 
-    std::function<int()> action;
+    // Everything after the first "--" is the command, verbatim. It is cut off before CLI11 sees
+    // the arguments: CLI11 lets a multi-value option consume "--", after which the command's own
+    // words would be parsed as cordon's options (`--mode danger-full-access` among them).
+    std::vector<std::string> words(argv + 1, argv + argc);
+    std::vector<std::string> command;
+    if (auto dashes = std::find(words.begin(), words.end(), "--"); dashes != words.end()) {
+        command.assign(dashes + 1, words.end());
+        words.erase(dashes, words.end());
+    }
+    std::reverse(words.begin(), words.end());  // CLI11 parses a reversed vector
+
     auto probe = add_probe_command(app);
-    auto confine = add_confine_command(app);
-    auto run = add_run_command(app);
+    auto confine = add_confine_command(app, command);
+    auto run = add_run_command(app, command);
 
     try {
-        app.parse(argc, argv);
+        app.parse(words);
     } catch (const CLI::CallForHelp&) {
-        std::cout << app.help();
+        const auto subs = app.get_subcommands();
+        std::cout << (subs.empty() ? app.help() : subs.front()->help());
         return 0;
     } catch (const CLI::CallForAllHelp&) {
         std::cout << app.help("", CLI::AppFormatMode::All);
         return 0;
     } catch (const CLI::ParseError& error) {
         // One line: which command and what is wrong. CLI11's messages are single lines.
-        std::string command = "cordon";
-        for (const auto* sub : app.get_subcommands()) command += " " + sub->get_name();
-        return usage_error(command, error.what());
+        std::string context = "cordon";
+        for (const auto* sub : app.get_subcommands()) context += " " + sub->get_name();
+        return usage_error(context, error.what());
     }
 
     // Logs go to cordon's own stderr, never into a child's pipes; quiet unless --verbose.

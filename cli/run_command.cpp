@@ -214,22 +214,26 @@ int run_run_command(run_options& options) {
 
 }  // namespace
 
-std::function<int()> add_run_command(CLI::App& app) {
+std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> command) {
     auto options = std::make_shared<run_options>();
+    options->argv = std::move(command);
     auto* sub = app.add_subcommand("run", "Run a command under a sandbox policy");
+    sub->footer("cordon run [OPTIONS] (-c 'COMMAND' | -- PROGRAM ARGS...)");
     sub->add_option("--mode", options->mode,
                     "read-only (default), workspace-write or danger-full-access");
     sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
     sub->add_option("--workdir", options->workdir, "Working directory (default: the workspace)");
     sub->add_option("--timeout", options->timeout, "e.g. 500ms, 30s, 2m (default 120s, max 600s)");
     sub->add_option("--max-output", options->max_output, "Bytes of stdout kept in memory");
-    sub->add_option("--env", options->env, "NAME=VALUE, repeatable; wins over the scrub");
+    sub->add_option("--env", options->env, "NAME=VALUE, repeatable; wins over the scrub")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     sub->add_option("--stdin-file", options->stdin_file, "Feed this file (or - for stdin)");
     sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt");
     sub->add_flag("--json", options->json, "Print the record as JSON instead of streaming");
     sub->add_option("-c", options->shell_command, "Run COMMAND with bash -c")
         ->each([options](const std::string&) { options->has_shell_command = true; });
-    sub->add_option("argv", options->argv, "PROGRAM ARGS..., after --");
     return [options] { return run_run_command(*options); };
 }
 

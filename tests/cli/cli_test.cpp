@@ -121,6 +121,27 @@ TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
     }
 }
 
+// Everything after "--" belongs to the command, even after an option that takes many values:
+// the command's own "--mode danger-full-access" must never widen cordon's policy.
+TEST_F(CliTest, WordsAfterDashesNeverBecomeCordonOptions) {
+    fs::path marker = root_ / "escaped";
+    auto r = cordon({"run", "--env", "A=1", "--", "touch", marker.string(), "--mode",
+                     "danger-full-access", "--workspace", "/"},
+                    workspace_);
+    EXPECT_NE(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(fs::exists(marker)) << "ran outside the read-only sandbox";
+    auto json = cordon({"run", "--json", "--env=A=1", "--env", "B=2", "--", "printenv", "A", "B"},
+                       workspace_);
+    ASSERT_EQ(json.exit_code, 0) << json.err << json.out;
+    auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc["stdout"]["text"], "1\n2\n");
+    EXPECT_EQ(doc["sandbox"]["mode"], "read-only");
+    // Words before "--" are not a command.
+    auto loose = cordon({"run", "--env", "A=1", "echo", "hi"}, workspace_);
+    EXPECT_EQ(loose.exit_code, 2) << loose.err;
+    EXPECT_EQ(count_lines(loose.err), 1) << loose.err;
+}
+
 TEST_F(CliTest, SandboxUnavailableExits125WithTheExactMessage) {
     // No sandbox-exec on Linux: the Seatbelt rung is unusable, and nothing may run unconfined.
     fs::path marker = workspace_ / "marker";
