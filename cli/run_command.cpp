@@ -56,7 +56,13 @@ void write_all(int fd, std::string_view data) {
 
 int exit_code_for(const runtime::run_record& record, int interrupted_by) {
     if (record.not_started) {
-        return record.not_started->error.error == ENOENT ? 127 : 126;
+        // As a shell: 127 when the program is not there, 126 when it cannot be run (including
+        // an unusable working directory).
+        const runtime::spawn_error& error = record.not_started->error;
+        bool program_missing = (error.stage == runtime::spawn_stage::resolve ||
+                                error.stage == runtime::spawn_stage::exec) &&
+                               error.error == ENOENT;
+        return program_missing ? 127 : 126;
     }
     if (record.timed_out) return exit_timeout;
     if (record.aborted && interrupted_by != 0) return 128 + interrupted_by;

@@ -12,6 +12,7 @@
 
 #include "classify/classify.hpp"
 #include "runtime/environment.hpp"
+#include "sandbox/launcher_status.hpp"
 
 extern char** environ;
 
@@ -19,17 +20,11 @@ namespace cordon::runtime {
 
 namespace {
 
-bool usable_directory(const std::filesystem::path& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-// Spawn-time attribution (reference 5.3): the runner binary itself could not be executed while
-// the working directory is fine, so the sandbox, not the command, is what failed.
-bool is_runner_spawn_failure(const spawn_error& error, const std::filesystem::path& workdir) {
-    bool runner_stage = error.stage == spawn_stage::resolve || error.stage == spawn_stage::exec;
-    bool runner_errno = error.error == ENOENT || error.error == EACCES;
-    return runner_stage && runner_errno && usable_directory(workdir);
+// Spawn-time attribution (reference 5.3). For a confined run the spawned program is the runner:
+// if it could not be found or executed (whatever the errno), the sandbox failed and the command
+// never ran. Failures at other stages (an unusable working directory) are the request's.
+bool is_runner_spawn_failure(const spawn_error& error) {
+    return error.stage == spawn_stage::resolve || error.stage == spawn_stage::exec;
 }
 
 }  // namespace
@@ -86,10 +81,8 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
 
     // A program that is not there is reported the same way in every mode, before any runner is
     // involved (otherwise bwrap's or the launcher's execvp would report it as a runner failure).
-    const std::string& program = request.argv.front();
-    const bool looked_up = program.find('/') == std::string::npos || program.front() == '/';
-    if (auto resolved = resolve_program(program, spec.env, workdir);
-        looked_up && std::holds_alternative<int>(resolved)) {
+    if (auto resolved = resolve_program(request.argv.front(), spec.env, workdir);
+        std::holds_alternative<int>(resolved)) {
         run_record record;
         record.timeout = timeout;
         record.sandbox.mode = mode;
@@ -125,7 +118,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     }
 
     auto on_done = [done = std::move(done), confined = std::move(confined), mode, timeout,
-                    workdir, spawned = spec.argv.front()](process_outcome outcome) mutable {
+                    spawned = spec.argv.front()](process_outcome outcome) mutable {
         run_record record;
         record.exit_code = outcome.exit_code;
         record.signal = outcome.signal;
@@ -141,7 +134,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
 
         if (outcome.spawn_failure) {
             const spawn_error& error = *outcome.spawn_failure;
-            if (confined && is_runner_spawn_failure(error, workdir)) {
+            if (confined && is_runner_spawn_failure(error)) {
                 done(sandbox::sandbox_unavailable_error(mode, describe(error, spawned)));
                 return;
             }
@@ -152,6 +145,16 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
 
         record.stdout_output = std::move(outcome.stdout_output);
         record.stderr_output = std::move(outcome.stderr_output);
+        if (confined && outcome.status == classify::runner_status::runner_failed &&
+            outcome.status_stage == static_cast<std::uint32_t>(sandbox::launcher_stage::exec)) {
+            // The launcher had confined itself and only the command's own exec failed: the
+            // sandbox worked; the program could not be run, as in danger-full-access.
+            record.exit_code.reset();
+            record.not_started = spawn_failure{{spawn_stage::exec, outcome.status_error},
+                                               outcome.status_detail};
+            done(std::move(record));
+            return;
+        }
         if (confined) {
             classify::run_evidence evidence;
             evidence.exit_code = outcome.exit_code;

@@ -71,7 +71,14 @@ public:
 
     void cancel() {
         asio::post(strand_, [self = shared_from_this()] {
-            if (self->finished_ || self->leader_exited_ || self->cause_ != cause::none) return;
+            if (self->finished_ || self->swept_ || self->cause_ != cause::none) return;
+            if (self->leader_exited_) {
+                // The command itself finished first (so the run is not "aborted"); only its
+                // leftovers hold the pipes. End them now rather than after the drain grace.
+                self->drain_expired_ = true;
+                self->advance();
+                return;
+            }
             self->cause_ = cause::cancelled;
             self->begin_kill();
         });
@@ -245,7 +252,9 @@ private:
     }
 
     void signal_tree(int signal) {
-        // The leader is not reaped before the sweep, so the pgid still names this tree.
+        // The leader is not reaped before the sweep, so the pgid still names this tree; after
+        // the reap pid_ is -1 and nothing is signalled by number again.
+        if (pid_ <= 0) return;
         ::kill(-pid_, signal);
         if (scope_) {
             if (signal == SIGKILL) {
@@ -262,6 +271,8 @@ private:
     }
 
     void run_kill_step() {
+        // A step already queued on the strand when the sweep cancelled its timer.
+        if (swept_ || finished_) return;
         const auto& steps = spec_.plan.steps;
         if (kill_step_ >= steps.size()) {
             escalation_done_ = true;
@@ -326,16 +337,26 @@ private:
         escalation_.cancel();
         signal_tree(SIGKILL);
         siginfo_t info{};
-        while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED) < 0 && errno == EINTR) {
+        int reaped;
+        while ((reaped = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED)) < 0 &&
+               errno == EINTR) {
         }
         reaped_at_ = std::chrono::steady_clock::now();
-        if (info.si_code == CLD_EXITED) {
+        if (reaped < 0) {
+            // ECHILD: someone else reaped it (the host set SIGCHLD to SIG_IGN). The status is
+            // lost; say so rather than invent one.
+            spdlog::warn("cannot reap pid {}: {}", pid_, std::strerror(errno));
+        } else if (info.si_code == CLD_EXITED) {
             exit_code_ = info.si_status;
         } else {
             signal_ = info.si_status;
         }
+        pid_ = -1;
         boost::system::error_code ignored;
         pidfd_.close(ignored);
+        // A write still pending to a stdin that a leftover process held open must not keep the
+        // run alive.
+        stdin_pipe_.close(ignored);
     }
 
     void await_empty_cgroup(int attempt) {
@@ -417,6 +438,8 @@ private:
                     if (record.magic == sandbox::launcher_status_magic) {
                         record.message[sizeof record.message - 1] = '\0';
                         outcome.status_detail = record.message;
+                        outcome.status_stage = record.stage;
+                        outcome.status_error = record.error;
                         return;
                     }
                 }

@@ -16,6 +16,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -61,6 +62,9 @@ struct process_outcome {
     collected_output stderr_output;
     classify::runner_status status = classify::runner_status::no_channel;
     std::string status_detail;
+    // For a launcher record: the stage that failed and its errno (launcher_stage values).
+    std::uint32_t status_stage = 0;
+    int status_error = 0;
     bool denial_seen = false;
     double duration_ms = 0;
 };

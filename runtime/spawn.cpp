@@ -71,12 +71,13 @@ std::variant<std::string, int> resolve_program(std::string_view program,
         return 0;
     };
     if (program.find('/') != std::string_view::npos) {
-        // Relative paths with a slash are resolved by execve against the child's cwd; check the
-        // absolute ones here and leave relative ones to execve's own errno.
+        // A path with a slash is not searched; a relative one names a file under the child's
+        // working directory, where execve will look for it after the chdir.
         std::string path(program);
-        if (program.front() == '/') {
-            if (int error = executable(path); error != 0) return error;
-        }
+        std::string checked = program.front() == '/' || cwd.empty()
+                                  ? path
+                                  : (cwd / std::string(program)).string();
+        if (int error = executable(checked); error != 0) return error;
         return path;
     }
     std::string path_list = "/usr/local/bin:/usr/bin:/bin";

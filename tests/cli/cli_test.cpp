@@ -84,6 +84,15 @@ TEST_F(CliTest, ExitCodesFollowTheCommand) {
     auto missing = cordon({"run", "--mode", "danger-full-access", "--", "no-such-program-xyz"},
                           workspace_);
     EXPECT_EQ(missing.exit_code, 127);
+    // A missing program is the same "not found" under a sandbox, never a sandbox failure.
+    for (std::string backend : {"bwrap", "landlock"}) {
+        auto relative = cordon({"run", "--backend", backend, "--", "./no-such-program"},
+                               workspace_);
+        EXPECT_EQ(relative.exit_code, 127) << backend << relative.err;
+    }
+    std::ofstream(workspace_ / "not-executable") << "#!/bin/sh\n";
+    auto denied = cordon({"run", "--", "./not-executable"}, workspace_);
+    EXPECT_EQ(denied.exit_code, 126) << denied.err;
 }
 
 TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {

@@ -155,6 +155,54 @@ TEST(ProcessCancel, CancelOfTermTrappingChildEscalatesToSigkill) {
     EXPECT_LT(result->duration_ms, 5000.0);
 }
 
+// The command exits at once but leaves a process holding the pipes; a cancel then ends the
+// leftovers without waiting out the drain grace, and the run is not "aborted": the command
+// itself had finished.
+TEST(ProcessCancel, CancelDuringTheDrainEndsTheLeftoversAtOnce) {
+    boost::asio::io_context io;
+    std::optional<process_outcome> result;
+    test::temp_dir dir;
+    auto spec = spec_for({child(), "grandchild-pidfile", (dir / "pid").string(), "30000"});
+    spec.plan = kill_plan::standard(20s);
+    auto handle = start_process(io.get_executor(), std::move(spec),
+                                [&](process_outcome outcome) { result = std::move(outcome); });
+    std::thread canceller([handle] {
+        std::this_thread::sleep_for(500ms);
+        handle.cancel();
+    });
+    const auto start = steady_clock::now();
+    io.run();
+    canceller.join();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->exit_code, 0);
+    EXPECT_FALSE(result->aborted);
+    EXPECT_LT(elapsed_ms(start), 10000.0);
+    auto pid = test::read_pid_file(dir / "pid");
+    ASSERT_TRUE(pid);
+    EXPECT_TRUE(test::wait_dead(*pid, 2s));
+}
+
+// Without cgroup containment a setsid() process can keep stdin open past the run; a pending
+// stdin write must not keep the run alive after the sweep.
+TEST(ProcessStdin, PendingStdinWriteDoesNotOutliveTheRun) {
+    test::temp_dir dir;
+    const auto pid_file = dir / "pid";
+    auto spec = spec_for({"bash", "-c",
+                          "setsid sh -c 'echo $$ > \"$0\"; exec sleep 20' \"$0\" <&0 & echo done",
+                          pid_file.string()});
+    spec.cgroups = nullptr;
+    spec.plan = kill_plan::standard(300ms);
+    spec.stdin_data = std::string(4 << 20, 'x');  // far more than a pipe buffer
+    const auto start = steady_clock::now();
+    auto outcome = run_process(std::move(spec));
+    const double took = elapsed_ms(start);
+    EXPECT_EQ(outcome.stdout_output.text, "done\n");
+    EXPECT_LT(took, 10000.0);
+    // The setsid() process escaped the process group (no cgroup here); end it ourselves.
+    for (int i = 0; i < 100 && !test::read_pid_file(pid_file); ++i) std::this_thread::sleep_for(10ms);
+    if (auto pid = test::read_pid_file(pid_file)) ::kill(*pid, SIGKILL);
+}
+
 TEST(ProcessOutcome, SelfSignalledCommandIsNeitherTimedOutNorAborted) {
     auto outcome = run_process(spec_for({child(), "kill-self", "15"}));
     EXPECT_EQ(outcome.signal, SIGTERM);

@@ -364,10 +364,11 @@ TEST_P(SpawnFailureTest, BadWorkingDirectoryIsChdirEnoent) {
     EXPECT_NE(describe(error, child()).find("working directory"), std::string::npos);
 }
 
-TEST_P(SpawnFailureTest, RelativeMissingProgramIsExecEnoent) {
+// A relative path is checked under the child's working directory before anything is cloned.
+TEST_P(SpawnFailureTest, RelativeMissingProgramIsResolveEnoent) {
     test::temp_dir dir;
     auto error = expect_failure({"./not-here"}, dir.path());
-    EXPECT_EQ(error.stage, spawn_stage::exec);
+    EXPECT_EQ(error.stage, spawn_stage::resolve);
     EXPECT_EQ(error.error, ENOENT);
 }
 
