@@ -17,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/duration.hpp"
+#include "cli/live_writer.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
@@ -163,10 +164,15 @@ int run_run_command(run_options& options) {
     }
     auto& [request, backend] = std::get<validated>(checked);
 
+    // Live: the command's streams go to ours through writer threads, so that a stalled reader
+    // of cordon's output cannot stall the event loop and with it the timeout.
+    std::optional<live_writer> live_out;
+    std::optional<live_writer> live_err;
     if (!options.json) {
-        // Live: the command's streams go straight to ours; the markers follow on stderr.
-        request.on_stdout = [](std::string_view chunk) { write_all(STDOUT_FILENO, chunk); };
-        request.on_stderr = [](std::string_view chunk) { write_all(STDERR_FILENO, chunk); };
+        live_out.emplace(STDOUT_FILENO);
+        live_err.emplace(STDERR_FILENO);
+        request.on_stdout = [&live_out](std::string_view chunk) { live_out->push(chunk); };
+        request.on_stderr = [&live_err](std::string_view chunk) { live_err->push(chunk); };
     }
 
     boost::asio::io_context io;
@@ -192,6 +198,9 @@ int run_run_command(run_options& options) {
     });
     io.run();
 
+    std::uint64_t dropped_out = live_out ? live_out->finish() : 0;
+    std::uint64_t dropped_err = live_err ? live_err->finish() : 0;
+
     if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) {
         if (options.json) {
             std::cout << runtime::dump(runtime::to_json(*error)) << '\n';
@@ -206,12 +215,15 @@ int run_run_command(run_options& options) {
     } else {
         std::string markers;
         if (record.not_started) markers = "cordon run: " + record.not_started->message + "\n";
-        for (const auto* output : {&record.stdout_output, &record.stderr_output}) {
-            if (output->truncated && output->spill_path) {
-                markers += "[full " + std::string(output == &record.stdout_output ? "stdout" : "stderr") +
-                           " kept in " + output->spill_path->string() + "]\n";
-            }
-        }
+        auto note_dropped = [&markers](std::string_view stream, std::uint64_t dropped,
+                                       const runtime::collected_output& output) {
+            if (dropped == 0) return;
+            markers += "[" + std::to_string(dropped) + " bytes of live " + std::string(stream) +
+                       " not shown: the reader fell behind; full output: " +
+                       (output.spill_path ? output.spill_path->string() : "(unavailable)") + "]\n";
+        };
+        note_dropped("stdout", dropped_out, record.stdout_output);
+        note_dropped("stderr", dropped_err, record.stderr_output);
         if (!record.not_started) markers += runtime::render_markers(record);
         write_all(STDERR_FILENO, markers);
     }

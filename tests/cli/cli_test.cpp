@@ -95,6 +95,24 @@ TEST_F(CliTest, ExitCodesFollowTheCommand) {
     EXPECT_EQ(denied.exit_code, 126) << denied.err;
 }
 
+// A reader that stops reading cordon's stdout must not stop the timeout: live output goes
+// through a bounded queue, and what does not fit is reported instead of blocking the loop.
+TEST_F(CliTest, StalledReaderCannotHoldOffTheTimeout) {
+    runtime::process_spec spec;
+    spec.argv = {"bash", "-c",
+                 "\"$0\" run --mode danger-full-access --timeout 500ms -- yes | sleep 3; "
+                 "echo \"cordon=${PIPESTATUS[0]}\"",
+                 cordon_path().string()};
+    spec.env = runtime::build_environment(environ, {});
+    spec.cwd = workspace_;
+    spec.timeout = std::chrono::seconds(60);
+    auto outcome = runtime::run_process(std::move(spec));
+    EXPECT_EQ(outcome.stdout_output.text, "cordon=124\n");
+    EXPECT_NE(outcome.stderr_output.text.find("bytes of live stdout not shown"), std::string::npos)
+        << outcome.stderr_output.text;
+    EXPECT_NE(outcome.stderr_output.text.find("[timed out after 500ms]"), std::string::npos);
+}
+
 TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
     fs::path marker = root_ / "marker";
     std::string touch = "touch " + marker.string();
