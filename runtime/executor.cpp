@@ -112,6 +112,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         }
         spec.argv = confined->argv;
         spec.status = confined->status;
+        spec.exec_fd = confined->runner_fd;
         spec.denial_signatures = confined->denial_signatures;
     } else {
         spec.argv = std::move(request.argv);

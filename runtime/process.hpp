@@ -39,6 +39,7 @@ struct process_spec {
     std::filesystem::path cwd;
     std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
     std::optional<sandbox::status_channel> status;
+    int exec_fd = -1;  // see spawn_request::exec_fd
     output_limits stdout_limits;
     output_limits stderr_limits;
     std::shared_ptr<spill_directory> spill;      // null: no spill files

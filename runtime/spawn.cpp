@@ -165,9 +165,12 @@ pid_t plain_fork(detail::child_plan& plan, int& pidfd) {
 spawn_result spawn(const spawn_request& request) {
     if (request.argv.empty()) return spawn_error{spawn_stage::resolve, ENOENT};
     if (request.fds.size() > max_fd_mappings) return spawn_error{spawn_stage::fds, EMFILE};
-    auto resolved = resolve_program(request.argv.front(), request.env, request.cwd);
-    if (const int* error = std::get_if<int>(&resolved)) {
-        return spawn_error{spawn_stage::resolve, *error};
+    std::variant<std::string, int> resolved = request.argv.front();
+    if (request.exec_fd < 0) {
+        resolved = resolve_program(request.argv.front(), request.env, request.cwd);
+        if (const int* error = std::get_if<int>(&resolved)) {
+            return spawn_error{spawn_stage::resolve, *error};
+        }
     }
     const std::string& path = std::get<std::string>(resolved);
 
@@ -190,7 +193,7 @@ spawn_result spawn(const spawn_request& request) {
 
     detail::child_plan plan{path.c_str(),   argv.data(),        envp.data(),
                             cwd.c_str(),    request.fds.data(), request.fds.size(),
-                            request.cgroup_procs_fd, errors.write.get(), floor};
+                            request.cgroup_procs_fd, request.exec_fd, errors.write.get(), floor};
 
     int pidfd = -1;
     pid_t pid;

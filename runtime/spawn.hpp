@@ -59,6 +59,8 @@ struct spawn_request {
     std::vector<fd_mapping> fds;    // must map 0, 1 and 2; every other fd is closed on exec;
                                     // at most max_fd_mappings entries
     int cgroup_procs_fd = -1;       // an open cgroup.procs to join before exec, or -1
+    // When >= 0, the program is this fd (execveat(AT_EMPTY_PATH)) and argv[0] is only its name.
+    int exec_fd = -1;
     spawn_method method = default_spawn_method();
 };
 

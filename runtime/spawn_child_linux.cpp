@@ -81,6 +81,12 @@ void run_child(const child_plan& plan) noexcept {
     // The error pipe may sit at a number some target will take; move it above them first.
     int error_fd = ::fcntl(plan.error_fd, F_DUPFD_CLOEXEC, plan.scratch_fd_floor);
     if (error_fd < 0) fail(plan.error_fd, spawn_stage::fds, errno);
+    // Likewise the image to execute, which stays CLOEXEC.
+    int exec_fd = -1;
+    if (plan.exec_fd >= 0) {
+        exec_fd = ::fcntl(plan.exec_fd, F_DUPFD_CLOEXEC, plan.scratch_fd_floor);
+        if (exec_fd < 0) fail(error_fd, spawn_stage::fds, errno);
+    }
 
     // Default dispositions: the parent ignores SIGPIPE and may handle others; the command must
     // start with a clean slate. SIGKILL and SIGSTOP fail harmlessly.
@@ -118,7 +124,13 @@ void run_child(const child_plan& plan) noexcept {
     ::sigemptyset(&empty);
     if (::sigprocmask(SIG_SETMASK, &empty, nullptr) < 0) fail(error_fd, spawn_stage::signals, errno);
 
-    ::execve(plan.path, plan.argv, plan.envp);
+    if (exec_fd >= 0) {
+        // The fd is CLOEXEC: the kernel holds the file open while it loads it, which works for
+        // ELF images (not for #! scripts, which the runner never is).
+        ::syscall(SYS_execveat, exec_fd, "", plan.argv, plan.envp, AT_EMPTY_PATH);
+    } else {
+        ::execve(plan.path, plan.argv, plan.envp);
+    }
     fail(error_fd, spawn_stage::exec, errno);
 }
 

@@ -40,6 +40,11 @@ struct confined_argv {
     std::vector<std::string> denial_signatures;  // case-insensitive stderr substrings
     std::vector<runner_failure_rule> runner_failure_rules;
     std::optional<status_channel> status;  // absent for runners without one (Seatbelt)
+    // When >= 0: a sealed, read-only in-memory copy of the runner (argv[0]) that the spawner
+    // executes instead of the file at argv[0], so that nothing written to that path after the
+    // provider loaded it can take the runner's place. Owned by the provider (CLOEXEC); valid for
+    // the provider's lifetime.
+    int runner_fd = -1;
 };
 
 }  // namespace cordon::sandbox

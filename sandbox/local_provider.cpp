@@ -1,6 +1,9 @@
 #include "sandbox/local_provider.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -77,7 +80,67 @@ fs::path default_launcher_path() {
     return self.parent_path() / "cordon-landlock";
 }
 
+int load_sealed_image(const fs::path& path, std::string& error) {
+    int source = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (source < 0) {
+        error = "cannot open " + path.string() + ": " + std::strerror(errno);
+        return -1;
+    }
+    struct stat st {};
+    if (::fstat(source, &st) != 0 || !S_ISREG(st.st_mode)) {
+        error = path.string() + " is not a regular file";
+        ::close(source);
+        return -1;
+    }
+    // MFD_EXEC (Linux 6.3) keeps the copy executable where vm.memfd_noexec would otherwise
+    // make new memfds non-executable; older kernels reject the flag and need none.
+    constexpr unsigned int mfd_exec = 0x10U;
+    int image = ::memfd_create("cordon-landlock", MFD_CLOEXEC | MFD_ALLOW_SEALING | mfd_exec);
+    if (image < 0 && errno == EINVAL) {
+        image = ::memfd_create("cordon-landlock", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    }
+    if (image < 0) {
+        error = std::string("memfd_create: ") + std::strerror(errno);
+        ::close(source);
+        return -1;
+    }
+    char buffer[64 * 1024];
+    ssize_t got;
+    bool ok = true;
+    while (ok && (got = ::read(source, buffer, sizeof buffer)) != 0) {
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            ok = false;
+            break;
+        }
+        for (ssize_t done = 0; done < got;) {
+            ssize_t n = ::write(image, buffer + done, static_cast<std::size_t>(got - done));
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                ok = false;
+                break;
+            }
+            done += n;
+        }
+    }
+    int saved = errno;
+    ::close(source);
+    if (!ok || ::fcntl(image, F_ADD_SEALS,
+                       F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
+        error = std::string("cannot copy the launcher: ") + std::strerror(ok ? errno : saved);
+        ::close(image);
+        return -1;
+    }
+    return image;
+}
+
 namespace {
+
+// True when `path` is `root` or lies beneath it (both canonical).
+bool is_within(const fs::path& path, const fs::path& root) {
+    auto [root_end, path_it] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+    return root_end == root.end();
+}
 
 std::string first_line(std::string_view text) {
     auto end = text.find('\n');
@@ -154,6 +217,10 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
     probed_.assign(rungs_.size(), false);
 }
 
+local_provider::~local_provider() {
+    if (launcher_image_ >= 0) ::close(launcher_image_);
+}
+
 std::vector<backend_kind> local_provider::ladder() const {
     switch (options_.choice) {
         case backend_choice::bwrap: return {backend_kind::bwrap};
@@ -201,7 +268,7 @@ rung_report local_provider::probe_bwrap(rung_report report) const {
     return report;
 }
 
-rung_report local_provider::probe_landlock(rung_report report) const {
+rung_report local_provider::probe_landlock(rung_report report) {
     if (report.runner.empty()) {
         report.state = rung_state::unusable;
         report.reason = "cordon-landlock not found beside the running executable";
@@ -212,9 +279,20 @@ rung_report local_provider::probe_landlock(rung_report report) const {
         report.reason = "launcher not executable: " + report.runner + ": " + std::strerror(errno);
         return report;
     }
+    // From here on this provider runs its own sealed copy, probes included.
+    std::string error;
+    int image = load_sealed_image(report.runner, error);
+    if (image < 0) {
+        report.state = rung_state::unusable;
+        report.reason = error;
+        return report;
+    }
+    if (launcher_image_ >= 0) ::close(launcher_image_);
+    launcher_image_ = image;
     confined_argv probe;
     probe.argv = {report.runner, "--probe"};
     probe.backend = backend_kind::landlock;
+    probe.runner_fd = launcher_image_;
     probe_run_result result = options_.run_probe(probe, options_.probe_timeout);
     if (!succeeded(result)) {
         report.state = rung_state::unusable;
@@ -309,7 +387,11 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
                                    const sandbox_policy& policy) const {
     switch (rung.kind) {
         case backend_kind::bwrap: return bwrap_confine(rung.runner, argv, policy);
-        case backend_kind::landlock: return landlock_confine(rung.runner, argv, policy, rung.level);
+        case backend_kind::landlock: {
+            confined_argv out = landlock_confine(rung.runner, argv, policy, rung.level);
+            out.runner_fd = launcher_image_;
+            return out;
+        }
         case backend_kind::seatbelt: {
             auto roots = writable_roots(policy);
             return seatbelt_confine(rung.runner, argv, policy, roots);
@@ -325,6 +407,15 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
     }
     std::optional<rung_report> rung = selected();
     if (!rung) throw sandbox_unavailable_error(policy.mode);
+    if (policy.mode == sandbox_mode::workspace_write && !rung->runner.empty() &&
+        is_within(canonical_path(rung->runner), canonical_path(policy.workspace_root))) {
+        // The command could rewrite the runner that confines the next command (in another
+        // process, which loads it from disk again).
+        throw sandbox_unavailable_error(
+            policy.mode, "the sandbox runner " + rung->runner +
+                             " lies inside the writable workspace " +
+                             policy.workspace_root.string() + "; a confined command could replace it");
+    }
     return wrap(*rung, argv, policy);
 }
 

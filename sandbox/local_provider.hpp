@@ -65,6 +65,9 @@ struct local_provider_options {
 class local_provider final : public provider {
 public:
     explicit local_provider(local_provider_options options);
+    ~local_provider() override;
+    local_provider(const local_provider&) = delete;
+    local_provider& operator=(const local_provider&) = delete;
 
     [[nodiscard]] confined_argv confine(std::span<const std::string> argv,
                                         const sandbox_policy& policy) override;
@@ -82,7 +85,7 @@ public:
 private:
     rung_report& probe_rung_locked(std::size_t index);
     rung_report probe_bwrap(rung_report report) const;
-    rung_report probe_landlock(rung_report report) const;
+    rung_report probe_landlock(rung_report report);
     rung_report probe_seatbelt(rung_report report) const;
     [[nodiscard]] std::optional<std::string> run_profiles(const rung_report& report) const;
     [[nodiscard]] confined_argv wrap(const rung_report& rung, std::span<const std::string> argv,
@@ -93,7 +96,14 @@ private:
     std::vector<rung_report> rungs_;
     std::vector<bool> probed_;
     std::optional<std::optional<std::size_t>> verdict_;  // outer: decided; inner: selected index
+    int launcher_image_ = -1;  // sealed memfd copy of cordon-landlock, loaded before its probe
 };
+
+// Copies the executable at `path` into a sealed memfd (write, grow, shrink and further sealing
+// forbidden) and returns its fd (CLOEXEC), or -1 with `error` set. Executing the copy means a
+// confined command that later rewrites the file at `path` cannot replace the runner of this
+// process's subsequent runs.
+[[nodiscard]] int load_sealed_image(const std::filesystem::path& path, std::string& error);
 
 // Searches PATH's absolute entries for `name` (relative and empty entries, which mean the current
 // directory, are skipped). Empty when not found.

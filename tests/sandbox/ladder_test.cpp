@@ -178,7 +178,10 @@ bool is_launcher_probe(const confined_argv& wrapped) {
 
 class LadderTest : public ::testing::Test {
   protected:
-    LadderTest() : launcher_(dir_.path() / "cordon-landlock") { make_executable(launcher_); }
+    LadderTest() : launcher_(dir_.path() / "cordon-landlock") {
+        make_executable(launcher_);
+        fs::create_directory(dir_.path() / "ws");
+    }
 
     [[nodiscard]] local_provider_options options(const scripted_runner& runner,
                                                  backend_choice choice = backend_choice::automatic,
@@ -193,7 +196,10 @@ class LadderTest : public ::testing::Test {
         return out;
     }
 
-    [[nodiscard]] sandbox_policy policy(sandbox_mode mode) const { return {mode, dir_.path()}; }
+    // The workspace sits beside the runners, not around them (see RunnerInsideTheWorkspace...).
+    [[nodiscard]] sandbox_policy policy(sandbox_mode mode) const {
+        return {mode, dir_.path() / "ws"};
+    }
 
     scratch_dir dir_;
     fs::path launcher_;
@@ -796,6 +802,33 @@ TEST_F(LadderTest, ConcurrentConfinesOnAFreshProviderProbeExactlyOnce) {
     }
     EXPECT_EQ(runner.count(), 2u) << "one probe sequence (bwrap RO + WW), not one per thread";
     EXPECT_EQ(runner.max_in_flight(), 1);
+}
+
+}  // namespace
+}  // namespace cordon::sandbox
+
+namespace cordon::sandbox {
+namespace {
+
+// A workspace-write command could rewrite a runner inside its workspace, and the next process
+// would load the rewritten file: such a call fails closed. Read-only calls write nothing.
+TEST_F(LadderTest, RunnerInsideTheWritableWorkspaceFailsClosed) {
+    for (auto choice : {backend_choice::bwrap, backend_choice::landlock}) {
+        scripted_runner runner(all_usable);
+        auto opts = options(runner, choice);
+        opts.bwrap_path = launcher_.parent_path() / "bwrap";
+        make_executable(opts.bwrap_path);
+        local_provider provider(opts);
+        const sandbox_policy around{sandbox_mode::workspace_write, dir_.path()};
+        try {
+            (void)provider.confine(command_, around);
+            ADD_FAILURE() << "expected sandbox_unavailable_error for " << to_string(choice);
+        } catch (const sandbox_unavailable_error& error) {
+            EXPECT_THAT(error.what(), HasSubstr("lies inside the writable workspace"));
+        }
+        EXPECT_NO_THROW((void)provider.confine(command_, {sandbox_mode::read_only, dir_.path()}));
+        EXPECT_NO_THROW((void)provider.confine(command_, policy(sandbox_mode::workspace_write)));
+    }
 }
 
 }  // namespace

@@ -403,6 +403,42 @@ TEST(LauncherStatusFd, MissingGrantPathIsReportedOutOfBand) {
 
 // ---- root cannot undo bwrap's confinement ---------------------------------------------------
 
+// The provider runs its own sealed in-memory copy of the launcher: replacing the file on disk
+// afterwards (as a command with write access to its directory could) changes nothing for the
+// runs of this provider.
+TEST(LauncherImage, ReplacingTheLauncherOnDiskDoesNotUnconfineLaterRuns) {
+    host_tree tree;
+    const fs::path launcher = tree.sibling() / "cordon-landlock";
+    fs::copy_file(test::launcher_path(), launcher);
+    local_provider_options options;
+    options.choice = backend_choice::landlock;
+    options.launcher_path = launcher;
+    auto provider = runtime::make_local_provider(std::move(options));
+    if (!provider->selected()) CORDON_SKIP_OR_FAIL("the Landlock launcher is unusable here");
+
+    const fs::path target = tree.base() / "escaped.txt";
+    auto attempt = [&] {
+        runtime::run_request request;
+        request.argv = {"bash", "-c", "echo x > '" + target.string() + "'"};
+        request.mode = sandbox_mode::read_only;
+        request.workspace_root = tree.workspace();
+        return runtime::run(provider, std::move(request));
+    };
+    EXPECT_TRUE(attempt().sandbox.denied);
+    EXPECT_FALSE(fs::exists(target));
+
+    // A shim that skips to "--" and runs the command unconfined.
+    fs::remove(launcher);
+    std::ofstream(launcher) << "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift\n"
+                               "exec \"$@\"\n";
+    fs::permissions(launcher, fs::perms::owner_all);
+    auto confined = provider->confine(strings{"true"}, {sandbox_mode::read_only, tree.workspace()});
+    EXPECT_GE(confined.runner_fd, 0);
+    auto record = attempt();
+    EXPECT_TRUE(record.sandbox.denied) << record.stderr_output.text;
+    EXPECT_FALSE(fs::exists(target)) << "the replaced launcher ran the command unconfined";
+}
+
 TEST(BwrapAsRoot, RemountUnmountAndNestedNamespacesCannotReachAWrite) {
     if (::geteuid() != 0)
         GTEST_SKIP() << "needs root (not a missing backend)";
