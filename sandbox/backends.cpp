@@ -39,10 +39,14 @@ std::optional<backend_kind> parse_backend_kind(std::string_view text) noexcept {
     return std::nullopt;
 }
 
-std::vector<std::string> denial_signatures(backend_kind kind) {
+std::vector<std::string> denial_signatures(backend_kind kind, sandbox_mode mode) {
     switch (kind) {
         case backend_kind::bwrap: return {"read-only file system"};
-        case backend_kind::landlock: return {"permission denied"};
+        case backend_kind::landlock:
+            if (mode == sandbox_mode::read_only) {
+                return {"permission denied", "operation not permitted"};
+            }
+            return {"permission denied"};
         case backend_kind::seatbelt: return {"operation not permitted"};
     }
     return {};
@@ -86,14 +90,20 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
     require_confined(policy);
     confined_argv out;
     out.backend = backend_kind::landlock;
-    out.level = level;
-    out.argv = {launcher.string(), "--status-fd", std::to_string(runner_status_fd),
-                "--ro", "/", "--rw", "/dev/null"};
-    if (policy.mode == sandbox_mode::workspace_write) {
-        out.argv.insert(out.argv.end(), {"--rw", "/tmp", "--rw", policy.workspace_root.string()});
+    out.argv = {launcher.string(), "--status-fd", std::to_string(runner_status_fd)};
+    if (policy.mode == sandbox_mode::read_only) {
+        out.level = level;
+        out.argv.emplace_back("--deny-metadata");
+        out.argv.insert(out.argv.end(), {"--ro", "/", "--rw", "/dev/null"});
+    } else {
+        // chmod/chown/utime outside the workspace stay possible (Landlock does not govern
+        // metadata, and a seccomp filter cannot tell the workspace's paths from others).
+        out.level = enforcement::partial;
+        out.argv.insert(out.argv.end(), {"--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", "--rw",
+                                         policy.workspace_root.string()});
     }
     append_command(out.argv, argv);
-    out.denial_signatures = denial_signatures(backend_kind::landlock);
+    out.denial_signatures = denial_signatures(backend_kind::landlock, policy.mode);
     out.runner_failure_rules = runner_failure_rules(backend_kind::landlock);
     out.status = status_channel{status_channel::protocol::launcher_record, runner_status_fd};
     return out;

@@ -33,7 +33,9 @@ inline constexpr int runner_status_fd = 3;
                                           const sandbox_policy& policy);
 
 // cordon-landlock: --ro / --rw /dev/null [--rw /tmp --rw R]; the /dev/null file, not /dev, so
-// that a write to /dev/shm is refused under read-only. `level` is what the probe established.
+// that a write to /dev/shm is refused under read-only. Read-only adds --deny-metadata (a seccomp
+// filter against chmod/chown/utime/xattr, which Landlock does not govern) and reports `level`,
+// what the probe established; workspace-write cannot filter metadata by path and is `partial`.
 [[nodiscard]] confined_argv landlock_confine(const std::filesystem::path& launcher,
                                              std::span<const std::string> argv,
                                              const sandbox_policy& policy, enforcement level);
@@ -50,8 +52,10 @@ inline constexpr int runner_status_fd = 3;
 // SBPL string literal: backslash and double quote escaped, wrapped in double quotes.
 [[nodiscard]] std::string sbpl_quote(std::string_view text);
 
-// The stderr dialects of each backend (reference 5.1), exposed for consumers and tests.
-[[nodiscard]] std::vector<std::string> denial_signatures(backend_kind kind);
+// The stderr dialects of each backend (reference 5.1), exposed for consumers and tests. The
+// Landlock read-only profile adds "operation not permitted", its metadata filter's EPERM.
+[[nodiscard]] std::vector<std::string> denial_signatures(
+    backend_kind kind, sandbox_mode mode = sandbox_mode::workspace_write);
 [[nodiscard]] std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind);
 
 inline constexpr std::string_view launcher_notice_line =

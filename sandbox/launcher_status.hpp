@@ -18,6 +18,8 @@ enum class launcher_stage : std::uint32_t {
     status_fd = 5,      // the --status-fd itself was unusable
     exec = 6,           // execvp of the command failed
     out_of_memory = 7,
+    capabilities = 8,   // dropping the capability sets
+    seccomp = 9,        // installing the read-only metadata filter
 };
 
 inline constexpr std::uint32_t launcher_status_magic = 0x434c5331;  // "CLS1"

@@ -1,6 +1,7 @@
 // cordon-landlock: confines a command with Landlock and execs it in place (reference section 3,
 // STYLE.md rule 9). Order: parse, query the ABI, build the ruleset (--ro grants then --rw grants),
-// no_new_privs, restrict_self, exec. Every launcher failure exits 125 with exactly one stderr line
+// drop every capability, no_new_privs, restrict_self, with --deny-metadata the seccomp filter
+// against chmod/chown/utime/xattr changes (confinement_extras.hpp), exec. Every launcher failure exits 125 with exactly one stderr line
 // and, when --status-fd was given, one launcher_status_record written to that fd; a successful
 // exec closes the CLOEXEC status fd, so its reader sees zero bytes.
 //
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sandbox/confinement_extras.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/launcher_status.hpp"
 
@@ -140,6 +142,7 @@ void adopt_status_fd(reporter& report, int fd) noexcept {
 struct command_line {
     landlock::grant grants[max_grants];  // --ro grants first, then --rw, each in caller order
     std::size_t grant_count = 0;
+    bool deny_metadata = false;  // --deny-metadata: the read-only seccomp filter
     char** command = nullptr;  // argv after "--", NULL-terminated
 };
 
@@ -172,6 +175,8 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             }
             ++i;
             adopt_status_fd(report, fd);
+        } else if (equals(arg, "--deny-metadata")) {
+            out.deny_metadata = true;
         } else if (equals(arg, "--probe")) {
             report.fail(launcher_stage::usage, 0, "usage error: --probe takes no other arguments");
         } else {
@@ -225,6 +230,11 @@ void confine(const reporter& report, int abi, const landlock::grant* grants,
         report.fail(failure.stage, failure.error, "landlock ruleset error: %s",
                     std::strerror(failure.error));
     }
+    // Rule paths are open; nothing below needs a capability. Root must not keep any.
+    if (const int error = cordon::sandbox::extras::drop_capabilities(); error != 0) {
+        report.fail(launcher_stage::capabilities, error, "cannot drop capabilities: %s",
+                    std::strerror(error));
+    }
     const int error = landlock::restrict_self(ruleset_fd);
     if (error != 0) {
         report.fail(launcher_stage::ruleset, error, "landlock ruleset error: %s",
@@ -265,6 +275,12 @@ int main(int argc, char** argv) {
     parse(argc, argv, report, line);
     const int abi = require_abi(report);
     confine(report, abi, line.grants, line.grant_count);
+    if (line.deny_metadata) {
+        if (const int error = cordon::sandbox::extras::deny_metadata_changes(); error != 0) {
+            report.fail(launcher_stage::seccomp, error, "seccomp filter error: %s",
+                        std::strerror(error));
+        }
+    }
     if (abi < landlock::full_enforcement_abi) {
         (void)write_all(STDERR_FILENO, notice, sizeof(notice) - 1);
     }

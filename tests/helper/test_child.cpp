@@ -17,10 +17,12 @@
 //   bytes N [CHAR]          write N bytes of CHAR (default 'x') to stdout
 //   stderr-bytes N TEXT     write TEXT to stderr, then N bytes of filler to stderr
 //   kill-self SIG           raise signal SIG
+//   setxattr PATH NAME VAL  set an extended attribute (exit 1 with strerror on failure)
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -178,6 +180,13 @@ int main(int argc, char** argv) {
             count -= static_cast<long>(n);
         }
         return 3;
+    }
+    if (cmd == "setxattr" && arg(2) && arg(3) && arg(4)) {
+        if (::setxattr(arg(2), arg(3), arg(4), std::strlen(arg(4)), 0) != 0) {
+            std::fprintf(stderr, "setxattr %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
+        return 0;
     }
     if (cmd == "kill-self" && arg(2)) {
         ::raise(std::atoi(arg(2)));

@@ -8,6 +8,8 @@
 // than by the profile under test.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -181,7 +183,7 @@ class RealRunnersTest : public ::testing::TestWithParam<backend_choice> {
         EXPECT_NE(*record.exit_code, 0) << describe(record);
         EXPECT_TRUE(record.sandbox.denied) << describe(record);
         bool dialect = false;
-        for (const auto& signature : denial_signatures(kind_)) {
+        for (const auto& signature : denial_signatures(kind_, sandbox_mode::read_only)) {
             dialect =
                 dialect || lower(record.stderr_output.text).find(signature) != std::string::npos;
         }
@@ -193,7 +195,12 @@ class RealRunnersTest : public ::testing::TestWithParam<backend_choice> {
     void expect_facts(const runtime::run_record& record, sandbox_mode mode) {
         EXPECT_EQ(record.sandbox.mode, mode);
         EXPECT_EQ(record.sandbox.backend, std::optional<backend_kind>(kind_));
-        EXPECT_EQ(record.sandbox.level, std::optional<enforcement>(selected_.rung->level));
+        // Landlock cannot govern metadata by path, so its workspace-write runs are partial.
+        const enforcement expected = kind_ == backend_kind::landlock &&
+                                             mode == sandbox_mode::workspace_write
+                                         ? enforcement::partial
+                                         : selected_.rung->level;
+        EXPECT_EQ(record.sandbox.level, std::optional<enforcement>(expected));
     }
 
     host_tree tree_;
@@ -251,6 +258,43 @@ TEST_P(RealRunnersTest, NestedChildrenInheritTheConfinement) {
     auto record = run({test_child(), "write", target.string(), "x"}, sandbox_mode::workspace_write);
     EXPECT_NE(record.exit_code, std::optional<int>(0)) << describe(record);
     EXPECT_FALSE(exists_then_remove(target));
+}
+
+// Metadata is a file effect too: under read-only neither chmod, chown, utime nor xattr changes
+// may reach a host file (bwrap: EROFS; Landlock: the launcher's seccomp filter).
+TEST_P(RealRunnersTest, ReadOnlyRefusesMetadataChanges) {
+    const fs::path file = tree_.sibling() / "owned.txt";
+    std::ofstream(file) << "x";
+    fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+    struct stat before {};
+    ASSERT_EQ(::stat(file.c_str(), &before), 0);
+    const std::string quoted = "'" + file.string() + "'";
+    for (const std::string& change :
+         {"chmod 777 " + quoted, "chown 65534 " + quoted, "touch -d 2001-01-01 " + quoted,
+          "'" + test_child() + "' setxattr " + quoted + " user.cordon 1"}) {
+        SCOPED_TRACE(change);
+        auto record = bash(change, sandbox_mode::read_only);
+        EXPECT_NE(record.exit_code, 0) << describe(record);
+        EXPECT_TRUE(record.sandbox.denied) << describe(record);
+        expect_facts(record, sandbox_mode::read_only);
+    }
+    struct stat after {};
+    ASSERT_EQ(::stat(file.c_str(), &after), 0);
+    EXPECT_EQ(after.st_mode, before.st_mode);
+    EXPECT_EQ(after.st_uid, before.st_uid);
+    EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    EXPECT_LT(::getxattr(file.c_str(), "user.cordon", nullptr, 0), 0);
+}
+
+// Root keeps no capability inside either runner.
+TEST_P(RealRunnersTest, CommandHoldsNoCapabilities) {
+    auto record = bash("grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status", sandbox_mode::read_only);
+    ASSERT_EQ(record.exit_code, 0) << describe(record);
+    for (const char* set : {"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000",
+                            "CapAmb:\t0000000000000000"}) {
+        EXPECT_NE(record.stdout_output.text.find(set), std::string::npos)
+            << set << " in " << record.stdout_output.text;
+    }
 }
 
 TEST_P(RealRunnersTest, DevShmIsNotAHostWriteUnderReadOnly) {
