@@ -8,12 +8,14 @@
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <random>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 namespace cordon::runtime {
 
@@ -83,6 +85,43 @@ std::string cgroup_host::unavailable_reason() {
     return last_reason;
 }
 
+namespace {
+
+// A cordon that was killed (SIGKILL, a crash) left its cgroup behind, possibly with the trees of
+// its last runs still inside. Whoever creates the next host ends them: only directories named
+// cordon-<pid>-<random> whose pid no longer exists are touched.
+void reap_stale_hosts(const fs::path& base) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(base, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("cordon-", 0) != 0 || !entry.is_directory(ec)) continue;
+        const pid_t owner = static_cast<pid_t>(std::strtol(name.c_str() + 7, nullptr, 10));
+        if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+        std::vector<fs::path> runs;
+        for (const auto& run : fs::directory_iterator(entry.path(), ec)) {
+            if (run.is_directory(ec)) runs.push_back(run.path());
+        }
+        for (const auto& run : runs) {
+            if (!write_file(run / "cgroup.kill", "1")) {
+                std::ifstream procs(run / "cgroup.procs");
+                pid_t pid;
+                while (procs >> pid) ::kill(pid, SIGKILL);
+            }
+        }
+        for (const auto& run : runs) {
+            for (int attempt = 0; attempt < 200 && ::rmdir(run.c_str()) != 0 && errno == EBUSY;
+                 ++attempt) {
+                ::usleep(1000);
+            }
+        }
+        if (::rmdir(entry.path().c_str()) == 0) {
+            spdlog::info("removed the cgroup of a cordon that is gone: {}", entry.path().string());
+        }
+    }
+}
+
+}  // namespace
+
 std::shared_ptr<cgroup_host> cgroup_host::create() {
     auto mount = cgroup2_mount();
     if (!mount) {
@@ -99,6 +138,7 @@ std::shared_ptr<cgroup_host> cgroup_host::create() {
         set_reason("the process's cgroup " + base.string() + " is not visible");
         return nullptr;
     }
+    reap_stale_hosts(base);
     fs::path directory =
         base / ("cordon-" + std::to_string(::getpid()) + "-" + random_suffix());
     if (::mkdir(directory.c_str(), 0755) != 0) {

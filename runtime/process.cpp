@@ -65,6 +65,18 @@ public:
           stderr_(std::string("stderr"), spec_.stderr_limits, spec_.spill),
           scanner_(spec_.denial_signatures) {}
 
+    // Reached before completion only when the event loop is torn down with the run still in
+    // flight: nothing the run started may outlive it, and the leader must not stay a zombie.
+    ~process_tree() {
+        if (pid_ <= 0) return;
+        ::kill(-pid_, SIGKILL);
+        if (scope_) scope_->kill_all();
+        while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+    process_tree(const process_tree&) = delete;
+    process_tree& operator=(const process_tree&) = delete;
+
     void start() {
         asio::dispatch(strand_, [self = shared_from_this()] { self->launch(); });
     }

@@ -46,13 +46,28 @@ std::string describe(const spawn_error& error, std::string_view program) {
         case spawn_stage::resolve:
         case spawn_stage::exec: text = std::string(program); break;
         case spawn_stage::chdir: text = "cannot enter the working directory"; break;
-        default: text = "spawn failed at stage " + std::string(to_string(error.stage)); break;
+        case spawn_stage::resources:
+        case spawn_stage::signals:
+        case spawn_stage::session:
+        case spawn_stage::cgroup:
+        case spawn_stage::fds:
+            text = "spawn failed at stage " + std::string(to_string(error.stage));
+            break;
     }
     return text + ": " + std::strerror(error.error);
 }
 
-spawn_method default_spawn_method() noexcept {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CORDON_SANITIZED 1
+#endif
+#endif
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CORDON_SANITIZED 1
+#endif
+
+spawn_method default_spawn_method() noexcept {
+#if defined(CORDON_SANITIZED)
     return spawn_method::fork;
 #else
     return spawn_method::vfork;
@@ -216,12 +231,15 @@ spawn_result spawn(const spawn_request& request) {
     child.pidfd.reset(pidfd);
     if (got == 0) return child;  // EOF: the CLOEXEC pipe closed on a successful exec
 
-    // The child failed before exec: reap it so that no zombie is left, and report the stage.
+    // The child failed before exec, or we cannot tell whether it did: make sure it is gone and
+    // reap it, so that no zombie (and no unaccounted process) is left, and report the stage.
+    const int read_error = got < 0 ? errno : 0;
+    if (got != static_cast<ssize_t>(sizeof failure)) ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (got != static_cast<ssize_t>(sizeof failure)) {
-        return spawn_error{spawn_stage::resources, EPROTO};
+        return spawn_error{spawn_stage::resources, read_error != 0 ? read_error : EPROTO};
     }
     return spawn_error{static_cast<spawn_stage>(failure.stage), failure.error};
 }

@@ -2,11 +2,13 @@
 // live output with markers, the JSON record, and the probe/confine subcommands.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/cgroup.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/process.hpp"
 #include "support.hpp"
@@ -257,6 +259,45 @@ TEST_F(CliTest, StdinFileEnvAndWorkdirReachTheCommand) {
     auto piped = cordon({"run", "--mode", "danger-full-access", "--stdin-file", "-", "--", "cat"},
                         workspace_, std::string("piped\n"));
     EXPECT_EQ(piped.out, "piped\n");
+}
+
+// A cordon killed with SIGKILL cannot end its runs; the next cgroup host on the machine ends
+// what it left in its cgroup.
+TEST_F(CliTest, TreesOfAKilledCordonAreEndedByTheNextOne) {
+    if (!runtime::cgroup_host::create()) {
+        CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " +
+                            runtime::cgroup_host::unavailable_reason());
+    }
+    const fs::path daemon_pid = root_ / "daemon.pid";
+    const fs::path cordon_pid = root_ / "cordon.pid";
+    runtime::process_spec spec;
+    spec.argv = {"bash", "-c",
+                 "\"$0\" run --mode danger-full-access -- bash -c '\"$0\" setsid-child \"$1\" 60000; "
+                 "sleep 60' \"$1\" \"$2\" >/dev/null 2>&1 & echo $! > \"$3\"; "
+                 "for i in $(seq 500); do [ -s \"$2\" ] && break; sleep 0.01; done; "
+                 "kill -KILL $!; wait",
+                 cordon_path().string(), test_child_path().string(), daemon_pid.string(),
+                 cordon_pid.string()};
+    spec.env = runtime::build_environment(environ, {});
+    spec.cwd = workspace_;
+    spec.timeout = std::chrono::seconds(60);
+    (void)runtime::run_process(std::move(spec));
+    std::ifstream in(daemon_pid);
+    pid_t pid = 0;
+    ASSERT_TRUE(in >> pid) << "the daemon never started";
+    ASSERT_EQ(::kill(pid, 0), 0) << "the daemon should have outlived the killed cordon";
+
+    auto next = runtime::cgroup_host::create();
+    ASSERT_TRUE(next);
+    bool gone = false;
+    for (int i = 0; i < 200 && !gone; ++i) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string line;
+        gone = !std::getline(stat, line) || line.find(") Z ") != std::string::npos;
+        if (!gone) ::usleep(10000);
+    }
+    if (!gone) ::kill(pid, SIGKILL);
+    EXPECT_TRUE(gone) << "the killed cordon's daemon " << pid << " survived the next host";
 }
 
 TEST_F(CliTest, ConfinePrintsTheWrappedArgv) {
