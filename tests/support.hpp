@@ -1,7 +1,15 @@
-// Shared test helpers: locating built executables and turning real-backend skips into failures.
+// Shared test helpers: locating built executables, scratch directories and environment
+// variables, and turning real-backend skips into failures.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
+#include <string_view>
+#include <system_error>
 
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +32,61 @@ inline bool real_backends_required() {
     const char* value = std::getenv("CORDON_REQUIRE_REAL_BACKENDS");
     return value != nullptr && std::string(value) == "1";
 }
+
+
+// A fresh directory (mkdtemp under `root`), removed with its contents at scope end.
+class temp_dir {
+  public:
+    explicit temp_dir(const std::filesystem::path& root = "/var/tmp",
+                      std::string_view prefix = "cordon-test-") {
+        std::string pattern = (root / (std::string(prefix) + "XXXXXX")).string();
+        if (::mkdtemp(pattern.data()) == nullptr) {
+            throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+        }
+        path_ = std::filesystem::canonical(pattern);
+    }
+    ~temp_dir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+
+    [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+    [[nodiscard]] std::filesystem::path operator/(std::string_view name) const {
+        return path_ / name;
+    }
+
+  private:
+    std::filesystem::path path_;
+};
+
+// Sets (or unsets, for nullopt) one environment variable for the scope and restores it after.
+class scoped_env {
+  public:
+    scoped_env(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
+        if (const char* old = std::getenv(name_.c_str()))
+            old_ = old;
+        if (value) {
+            ::setenv(name_.c_str(), value->c_str(), 1);
+        } else {
+            ::unsetenv(name_.c_str());
+        }
+    }
+    ~scoped_env() {
+        if (old_) {
+            ::setenv(name_.c_str(), old_->c_str(), 1);
+        } else {
+            ::unsetenv(name_.c_str());
+        }
+    }
+    scoped_env(const scoped_env&) = delete;
+    scoped_env& operator=(const scoped_env&) = delete;
+
+  private:
+    std::string name_;
+    std::optional<std::string> old_;
+};
 
 }  // namespace cordon::test
 

@@ -32,33 +32,6 @@ extern char** environ;
 
 namespace cordon::test {
 
-// A fresh directory (mkdtemp under `root`), removed with its contents at scope end.
-class temp_dir {
-  public:
-    explicit temp_dir(const std::filesystem::path& root = "/var/tmp",
-                      std::string_view prefix = "cordon-rt-test-") {
-        std::string pattern = (root / (std::string(prefix) + "XXXXXX")).string();
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
-        }
-        path_ = std::filesystem::canonical(pattern);
-    }
-    ~temp_dir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-
-    [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-    [[nodiscard]] std::filesystem::path operator/(std::string_view name) const {
-        return path_ / name;
-    }
-
-  private:
-    std::filesystem::path path_;
-};
-
 // The environment the executor would give a child: the test's own, scrubbed, plus the defaults.
 inline std::vector<std::string> child_env() {
     return runtime::build_environment(environ, {});

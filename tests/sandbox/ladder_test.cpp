@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "support.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
@@ -33,6 +34,8 @@ namespace cordon::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
+using scratch_dir = cordon::test::temp_dir;
+using cordon::test::scoped_env;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -40,48 +43,6 @@ using ::testing::Not;
 using strings = std::vector<std::string>;
 
 constexpr const char* fake_bwrap = "/fake/bin/bwrap";
-
-class scratch_dir {
-  public:
-    scratch_dir() {
-        std::string pattern = (fs::temp_directory_path() / "cordon-ladder-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr)
-            throw std::runtime_error("mkdtemp failed");
-        path_ = fs::canonical(pattern);
-    }
-    ~scratch_dir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    scratch_dir(const scratch_dir&) = delete;
-    scratch_dir& operator=(const scratch_dir&) = delete;
-    [[nodiscard]] const fs::path& path() const { return path_; }
-
-  private:
-    fs::path path_;
-};
-
-class scoped_env {
-  public:
-    scoped_env(std::string name, const std::string& value) : name_(std::move(name)) {
-        if (const char* old = std::getenv(name_.c_str()))
-            old_ = old;
-        ::setenv(name_.c_str(), value.c_str(), 1);
-    }
-    ~scoped_env() {
-        if (old_) {
-            ::setenv(name_.c_str(), old_->c_str(), 1);
-        } else {
-            ::unsetenv(name_.c_str());
-        }
-    }
-    scoped_env(const scoped_env&) = delete;
-    scoped_env& operator=(const scoped_env&) = delete;
-
-  private:
-    std::string name_;
-    std::optional<std::string> old_;
-};
 
 class scoped_cwd {
   public:
