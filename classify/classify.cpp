@@ -43,12 +43,13 @@ std::optional<std::string> match_runner_failure(
     if (!exit_code || *exit_code == 0) return std::nullopt;
     for (const auto& rule : rules) {
         if (!rule.allowed_exit_codes.empty() &&
-            std::find(rule.allowed_exit_codes.begin(), rule.allowed_exit_codes.end(),
-                      *exit_code) == rule.allowed_exit_codes.end()) {
+            std::find(rule.allowed_exit_codes.begin(), rule.allowed_exit_codes.end(), *exit_code) ==
+                rule.allowed_exit_codes.end()) {
             continue;
         }
         std::vector<std::string> informational;
-        for (const auto& line : rule.informational_lines) informational.push_back(ascii_lower(line));
+        for (const auto& line : rule.informational_lines)
+            informational.push_back(ascii_lower(line));
         std::vector<std::string> fatal;
         for (const auto& signature : rule.fatal_signatures) {
             if (!blank(signature)) fatal.push_back(ascii_lower(signature));
@@ -113,7 +114,8 @@ verdict classify(const sandbox::confined_argv& confined, const run_evidence& evi
                 if (out.runner_failure) return out;
             }
             break;
-        case runner_status::command_started: break;
+        case runner_status::command_started:
+            break;
     }
     out.denied = evidence.exit_code.has_value() && *evidence.exit_code != 0 && evidence.denial_seen;
     return out;

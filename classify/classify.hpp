@@ -26,12 +26,12 @@ enum class runner_status {
 };
 
 struct run_evidence {
-    std::optional<int> exit_code;  // nullopt when killed by a signal
-    bool killed_by_cordon = false; // cordon's timeout or the caller's cancellation ended it
+    std::optional<int> exit_code;   // nullopt when killed by a signal
+    bool killed_by_cordon = false;  // cordon's timeout or the caller's cancellation ended it
     runner_status status = runner_status::no_channel;
-    std::string status_detail;     // the launcher record's message, when runner_failed
+    std::string status_detail;  // the launcher record's message, when runner_failed
     std::string_view stderr_tail;
-    bool denial_seen = false;      // the signature scanner matched the whole stderr stream
+    bool denial_seen = false;  // the signature scanner matched the whole stderr stream
 };
 
 struct verdict {
@@ -39,7 +39,8 @@ struct verdict {
     bool denied = false;
 };
 
-[[nodiscard]] verdict classify(const sandbox::confined_argv& confined, const run_evidence& evidence);
+[[nodiscard]] verdict classify(const sandbox::confined_argv& confined,
+                               const run_evidence& evidence);
 
 // The stderr-only heuristic (reference 5.2): for each rule, skip it unless the exit code is
 // allowed (any non-zero when the list is empty); ignore lines equal to an informational line;

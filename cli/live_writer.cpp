@@ -9,7 +9,9 @@ namespace cordon::cli {
 live_writer::live_writer(int fd, std::size_t max_queued)
     : fd_(fd), max_queued_(max_queued), thread_([this] { run(); }) {}
 
-live_writer::~live_writer() { (void)finish(); }
+live_writer::~live_writer() {
+    (void)finish();
+}
 
 void live_writer::push(std::string_view chunk) {
     if (chunk.empty()) return;

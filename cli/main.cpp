@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& error) {
         // One line: which command and what is wrong. CLI11's messages are single lines.
         std::string context = "cordon";
-        for (const auto* sub : app.get_subcommands()) context += " " + sub->get_name();
+        for (const auto* sub : app.get_subcommands())
+            context += " " + sub->get_name();
         return usage_error(context, error.what());
     }
 

@@ -44,18 +44,17 @@ int run_probe_command(const probe_options& options) {
                  {"enforcement", rung.state == sandbox::rung_state::usable
                                      ? nlohmann::json(sandbox::to_string(rung.level))
                                      : nlohmann::json()},
-                 {"landlockAbi", rung.landlock_abi ? nlohmann::json(*rung.landlock_abi)
-                                                   : nlohmann::json()},
+                 {"landlockAbi",
+                  rung.landlock_abi ? nlohmann::json(*rung.landlock_abi) : nlohmann::json()},
                  {"runner", rung.runner},
                  {"reason", rung.reason.empty() ? nlohmann::json() : nlohmann::json(rung.reason)}});
         }
-        out["selected"] = selected ? nlohmann::json(sandbox::to_string(selected->kind))
-                                   : nlohmann::json();
-        out["containment"] = cgroups ? nlohmann::json{{"kind", "cgroup"},
-                                                      {"path", cgroups->directory().string()}}
-                                     : nlohmann::json{{"kind", "process-group"},
-                                                      {"reason",
-                                                       runtime::cgroup_host::unavailable_reason()}};
+        out["selected"] =
+            selected ? nlohmann::json(sandbox::to_string(selected->kind)) : nlohmann::json();
+        out["containment"] =
+            cgroups ? nlohmann::json{{"kind", "cgroup"}, {"path", cgroups->directory().string()}}
+                    : nlohmann::json{{"kind", "process-group"},
+                                     {"reason", runtime::cgroup_host::unavailable_reason()}};
         std::cout << runtime::dump(out, 2) << '\n';
     } else {
         for (const auto& rung : rungs) {

@@ -105,7 +105,8 @@ void reap_stale_hosts(const fs::path& base) {
             if (!write_file(run / "cgroup.kill", "1")) {
                 std::ifstream procs(run / "cgroup.procs");
                 pid_t pid;
-                while (procs >> pid) ::kill(pid, SIGKILL);
+                while (procs >> pid)
+                    ::kill(pid, SIGKILL);
             }
         }
         for (const auto& run : runs) {
@@ -139,8 +140,7 @@ std::shared_ptr<cgroup_host> cgroup_host::create() {
         return nullptr;
     }
     reap_stale_hosts(base);
-    fs::path directory =
-        base / ("cordon-" + std::to_string(::getpid()) + "-" + random_suffix());
+    fs::path directory = base / ("cordon-" + std::to_string(::getpid()) + "-" + random_suffix());
     if (::mkdir(directory.c_str(), 0755) != 0) {
         set_reason("cannot create " + directory.string() + ": " + std::strerror(errno));
         return nullptr;
@@ -182,14 +182,16 @@ cgroup_scope::~cgroup_scope() {
     if (removed_) return;
     kill_all();
     // The kill is asynchronous; give the kernel a moment to empty the cgroup.
-    for (int attempt = 0; attempt < 200 && !remove(); ++attempt) ::usleep(1000);
+    for (int attempt = 0; attempt < 200 && !remove(); ++attempt)
+        ::usleep(1000);
     if (!removed_) spdlog::warn("cgroup {} could not be removed", directory_.string());
 }
 
 void cgroup_scope::signal_all(int signal) const {
     std::ifstream procs(directory_ / "cgroup.procs");
     pid_t pid;
-    while (procs >> pid) ::kill(pid, signal);
+    while (procs >> pid)
+        ::kill(pid, signal);
 }
 
 void cgroup_scope::kill_all() const {

@@ -39,7 +39,8 @@ std::vector<std::string> build_environment(
         if (is_credential_name(name)) continue;
         merged.insert_or_assign(std::string(name), std::string(text.substr(equals + 1)));
     }
-    for (const auto& [name, value] : non_interactive_defaults()) merged[name] = value;
+    for (const auto& [name, value] : non_interactive_defaults())
+        merged[name] = value;
     for (const auto& [name, value] : explicit_vars) {
         if (value) {
             merged[name] = *value;
@@ -49,7 +50,8 @@ std::vector<std::string> build_environment(
     }
     std::vector<std::string> out;
     out.reserve(merged.size());
-    for (const auto& [name, value] : merged) out.push_back(name + "=" + value);
+    for (const auto& [name, value] : merged)
+        out.push_back(name + "=" + value);
     return out;
 }
 

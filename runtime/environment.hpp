@@ -21,6 +21,7 @@ namespace cordon::runtime {
 // `parent` is a NULL-terminated "NAME=value" array (environ). Explicit entries override; an entry
 // whose value is nullopt removes the name. The result is sorted by name.
 [[nodiscard]] std::vector<std::string> build_environment(
-    const char* const* parent, const std::map<std::string, std::optional<std::string>>& explicit_vars);
+    const char* const* parent,
+    const std::map<std::string, std::optional<std::string>>& explicit_vars);
 
 }  // namespace cordon::runtime

@@ -3,9 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <spdlog/spdlog.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -59,8 +59,8 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     if (request.timeout && request.timeout->count() <= 0) {
         throw std::invalid_argument("run_request: timeout must be positive");
     }
-    const auto timeout = std::min(request.timeout.value_or(options_.default_timeout),
-                                  options_.max_timeout);
+    const auto timeout =
+        std::min(request.timeout.value_or(options_.default_timeout), options_.max_timeout);
     const std::filesystem::path workdir = request.workdir.value_or(request.workspace_root);
     const sandbox::sandbox_mode mode = request.mode;
 
@@ -151,8 +151,8 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             // The launcher had confined itself and only the command's own exec failed: the
             // sandbox worked; the program could not be run, as in danger-full-access.
             record.exit_code.reset();
-            record.not_started = spawn_failure{{spawn_stage::exec, outcome.status_error},
-                                               outcome.status_detail};
+            record.not_started =
+                spawn_failure{{spawn_stage::exec, outcome.status_error}, outcome.status_detail};
             done(std::move(record));
             return;
         }

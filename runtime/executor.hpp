@@ -30,12 +30,12 @@ namespace cordon::runtime {
 struct run_request {
     std::vector<std::string> argv;  // e.g. {"bash", "-c", command}
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
-    std::filesystem::path workspace_root;          // absolute and canonical
-    std::optional<std::filesystem::path> workdir;  // default: the workspace root
-    std::optional<std::chrono::milliseconds> timeout;  // default and cap: executor_options
-    std::optional<std::size_t> stdout_max_bytes;       // raises the stdout tail for this call
+    std::filesystem::path workspace_root;                   // absolute and canonical
+    std::optional<std::filesystem::path> workdir;           // default: the workspace root
+    std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
+    std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
     std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
-    std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
+    std::optional<std::string> stdin_data;                  // nullopt: stdin is /dev/null
     // Live output, called on the run's strand as chunks arrive.
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
@@ -45,10 +45,10 @@ struct executor_options {
     std::chrono::milliseconds default_timeout{120'000};
     std::chrono::milliseconds max_timeout{600'000};
     kill_plan plan = kill_plan::standard();
-    output_limits limits;                      // per stream: 64,000-byte tail, 64 MiB spill
+    output_limits limits;  // per stream: 64,000-byte tail, 64 MiB spill
     std::filesystem::path spill_root = "/var/tmp";
     bool spill = true;
-    bool cgroup_containment = true;            // when the host allows it
+    bool cgroup_containment = true;  // when the host allows it
     spawn_method method = default_spawn_method();
 };
 

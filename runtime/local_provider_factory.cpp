@@ -40,12 +40,14 @@ sandbox::probe_run_result run_probe(const sandbox::confined_argv& wrapped,
             }
             break;
         case classify::runner_status::command_started:
-        case classify::runner_status::no_channel: break;
+        case classify::runner_status::no_channel:
+            break;
     }
     return result;
 }
 
-std::shared_ptr<sandbox::local_provider> make_local_provider(sandbox::local_provider_options options) {
+std::shared_ptr<sandbox::local_provider> make_local_provider(
+    sandbox::local_provider_options options) {
     if (!options.run_probe) options.run_probe = run_probe;
     return std::make_shared<sandbox::local_provider>(std::move(options));
 }

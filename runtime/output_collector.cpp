@@ -41,18 +41,14 @@ constexpr int create_attempts = 8;
             done += static_cast<std::size_t>(got);
             continue;
         }
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0 && errno != ENOSYS)
-            return errno_code(errno);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0 && errno != ENOSYS) return errno_code(errno);
         break;
     }
-    if (done == out.size())
-        return {};
+    if (done == out.size()) return {};
 
     const unique_fd urandom(::open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (!urandom)
-        return errno_code(errno);
+    if (!urandom) return errno_code(errno);
     while (done < out.size()) {
         const ssize_t got = ::read(urandom.get(), out.data() + done, out.size() - done);
         if (got > 0) {
@@ -83,14 +79,12 @@ std::string_view utf8_tail_boundary_trim(std::string_view text) noexcept {
     std::size_t leading = 0;
     while (leading < text.size() && leading < 4 && is_continuation(text[leading]))
         ++leading;
-    if (leading == 4)
-        return text;  // not the remains of one character: invalid input, kept
+    if (leading == 4) return text;  // not the remains of one character: invalid input, kept
     return text.substr(leading);
 }
 
 bool valid_stream_name(std::string_view name) noexcept {
-    if (name.empty() || name.size() > max_stream_name)
-        return false;
+    if (name.empty() || name.size() > max_stream_name) return false;
     return std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                c == '_' || c == '-';
@@ -109,14 +103,12 @@ std::error_code spill_file::write_all(std::span<const char> bytes) noexcept {
     while (left > 0) {
         const ssize_t written = ::write(fd_.get(), next, left);
         if (written < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             return errno_code(errno);
         }
         // write(2) returns 0 for a non-empty regular-file write only when nothing can be
         // written; looping would spin.
-        if (written == 0)
-            return std::make_error_code(std::errc::io_error);
+        if (written == 0) return std::make_error_code(std::errc::io_error);
         next += written;
         left -= static_cast<std::size_t>(written);
     }
@@ -124,10 +116,8 @@ std::error_code spill_file::write_all(std::span<const char> bytes) noexcept {
 }
 
 std::error_code spill_file::close() noexcept {
-    if (!fd_)
-        return {};
-    if (::close(fd_.release()) != 0)
-        return errno_code(errno);
+    if (!fd_) return {};
+    if (::close(fd_.release()) != 0) return errno_code(errno);
     return {};
 }
 
@@ -138,8 +128,7 @@ spill_directory::spill_directory(std::filesystem::path root, spill_retention ret
     : root_(std::move(root)), retention_(retention) {}
 
 spill_directory::~spill_directory() {
-    if (retention_ != spill_retention::remove_on_destroy || !directory_)
-        return;
+    if (retention_ != spill_retention::remove_on_destroy || !directory_) return;
     std::error_code error;
     std::filesystem::remove_all(*directory_, error);
     if (error) {
@@ -155,8 +144,7 @@ std::optional<std::filesystem::path> spill_directory::directory() const {
 
 std::variant<std::filesystem::path, spill_error> spill_directory::ensure_directory() {
     const std::lock_guard lock(mutex_);
-    if (directory_)
-        return *directory_;
+    if (directory_) return *directory_;
     // mkdtemp(3) creates the directory with mode 0700 and a name nobody else can predict; /var/tmp
     // is sticky, so no other user can rename or replace it afterwards.
     std::string name = (root_ / "cordon-spill-XXXXXX").string();
@@ -169,8 +157,7 @@ std::variant<std::filesystem::path, spill_error> spill_directory::ensure_directo
 
 void spill_directory::forget_directory(const std::filesystem::path& gone) {
     const std::lock_guard lock(mutex_);
-    if (directory_ == gone)
-        directory_.reset();
+    if (directory_ == gone) directory_.reset();
 }
 
 std::variant<spill_file, spill_error> spill_directory::create_file(std::string_view stream) {
@@ -181,13 +168,11 @@ std::variant<spill_file, spill_error> spill_directory::create_file(std::string_v
     spill_error last{"create spill file", std::make_error_code(std::errc::file_exists)};
     for (int attempt = 0; attempt < create_attempts; ++attempt) {
         auto directory = ensure_directory();
-        if (auto* error = std::get_if<spill_error>(&directory))
-            return std::move(*error);
+        if (auto* error = std::get_if<spill_error>(&directory)) return std::move(*error);
         const auto& dir = std::get<std::filesystem::path>(directory);
 
         std::array<unsigned char, 6> random{};
-        if (const auto error = random_bytes(random))
-            return spill_error{"getrandom", error};
+        if (const auto error = random_bytes(random)) return spill_error{"getrandom", error};
         const std::string name = std::to_string(::getpid()) + "-" +
                                  std::to_string(counter_.fetch_add(1, std::memory_order_relaxed)) +
                                  "-" + to_hex(random) + "-" + std::string(stream) + ".log";
@@ -196,13 +181,11 @@ std::variant<spill_file, spill_error> spill_directory::create_file(std::string_v
         // O_EXCL already refuses an existing name, symlinks included; O_NOFOLLOW states it.
         unique_fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                             S_IRUSR | S_IWUSR));
-        if (fd)
-            return spill_file(std::move(fd), std::move(path));
+        if (fd) return spill_file(std::move(fd), std::move(path));
         const int error = errno;
         last = spill_error{"open " + path.string(), errno_code(error)};
-        if (error == EEXIST)
-            continue;           // a colliding name: draw another
-        if (error == ENOENT) {  // the directory was removed under us: make a new one
+        if (error == EEXIST) continue;  // a colliding name: draw another
+        if (error == ENOENT) {          // the directory was removed under us: make a new one
             forget_directory(dir);
             continue;
         }
@@ -226,15 +209,12 @@ output_collector::output_collector(std::string stream_name, output_limits limits
 }
 
 output_collector::~output_collector() {
-    if (spill_ && spill_->is_open())
-        abandon_spill("collector destroyed before finish()", {});
+    if (spill_ && spill_->is_open()) abandon_spill("collector destroyed before finish()", {});
 }
 
 void output_collector::append(std::span<const char> bytes) {
-    if (sealed_)
-        throw std::logic_error("output_collector: append() after finish()");
-    if (bytes.empty())
-        return;
+    if (sealed_) throw std::logic_error("output_collector: append() after finish()");
+    if (bytes.empty()) return;
     // Before the first overflow buffer_ holds the whole stream, so the spill must be started
     // now, before push_tail drops anything.
     const bool first_overflow = !full_ && buffer_.size() + bytes.size() > limits_.tail_bytes;
@@ -248,8 +228,7 @@ void output_collector::append(std::span<const char> bytes) {
 }
 
 void output_collector::start_spill(std::span<const char> chunk) {
-    if (!spill_directory_)
-        return;
+    if (!spill_directory_) return;
     if (total_ > limits_.spill_max_bytes) {
         spdlog::debug(
             "cordon: {} exceeds the spill cap of {} bytes before its first overflow; "
@@ -268,8 +247,7 @@ void output_collector::start_spill(std::span<const char> chunk) {
         abandon_spill("write failed", error);
         return;
     }
-    if (auto error = spill_->write_all(chunk))
-        abandon_spill("write failed", error);
+    if (auto error = spill_->write_all(chunk)) abandon_spill("write failed", error);
 }
 
 void output_collector::spill_chunk(std::span<const char> chunk) {
@@ -277,8 +255,7 @@ void output_collector::spill_chunk(std::span<const char> chunk) {
         abandon_spill("stream exceeds the spill cap", {});
         return;
     }
-    if (auto error = spill_->write_all(chunk))
-        abandon_spill("write failed", error);
+    if (auto error = spill_->write_all(chunk)) abandon_spill("write failed", error);
 }
 
 // Closes and unlinks: a path to an incomplete file is never reported, and the partial file is of
@@ -337,13 +314,11 @@ void output_collector::push_tail(std::span<const char> chunk) {
     std::memcpy(buffer_.data() + head_, chunk.data(), first);
     std::memcpy(buffer_.data(), chunk.data() + first, n - first);
     head_ += n;
-    if (head_ >= cap)
-        head_ -= cap;
+    if (head_ >= cap) head_ -= cap;
 }
 
 collected_output output_collector::finish() {
-    if (sealed_)
-        throw std::logic_error("output_collector: finish() called twice");
+    if (sealed_) throw std::logic_error("output_collector: finish() called twice");
     sealed_ = true;
 
     collected_output out;

@@ -55,7 +55,7 @@ struct collected_output {
 // An open spill file: exclusively created, 0600, CLOEXEC. Closing via the destructor ignores
 // errors; close() reports them, which is what decides whether the file may be reported.
 class spill_file {
-  public:
+public:
     spill_file(unique_fd fd, std::filesystem::path path) noexcept;
 
     [[nodiscard]] int fd() const noexcept { return fd_.get(); }
@@ -68,7 +68,7 @@ class spill_file {
     // gone either way (close(2)), and the error still means the data may not have been written.
     [[nodiscard]] std::error_code close() noexcept;
 
-  private:
+private:
     unique_fd fd_;
     std::filesystem::path path_;
 };
@@ -88,7 +88,7 @@ enum class spill_retention {
 // (create_file is thread-safe). If the directory disappears while in use (a tmp cleaner), the next
 // create_file makes a new one.
 class spill_directory {
-  public:
+public:
     explicit spill_directory(std::filesystem::path root = "/var/tmp",
                              spill_retention retention = spill_retention::keep);
     ~spill_directory();
@@ -104,7 +104,7 @@ class spill_directory {
     // The directory, once a create_file call has created it.
     [[nodiscard]] std::optional<std::filesystem::path> directory() const;
 
-  private:
+private:
     [[nodiscard]] std::variant<std::filesystem::path, spill_error> ensure_directory();
     void forget_directory(const std::filesystem::path& gone);
 
@@ -120,7 +120,7 @@ class spill_directory {
 // problems are logged with spdlog and degrade to tail-only: they never fail the command and never
 // reach the child's streams.
 class output_collector {
-  public:
+public:
     // `spill` may be null: tail only. tail_bytes == 0 or an invalid stream name (see
     // valid_stream_name) is a contract violation (std::invalid_argument).
     output_collector(std::string stream_name, output_limits limits,
@@ -143,7 +143,7 @@ class output_collector {
     [[nodiscard]] bool truncated() const noexcept { return total_ > limits_.tail_bytes; }
     [[nodiscard]] const std::string& stream_name() const noexcept { return stream_name_; }
 
-  private:
+private:
     void start_spill(std::span<const char> chunk);
     void spill_chunk(std::span<const char> chunk);
     void abandon_spill(std::string_view reason, std::error_code code);

@@ -5,15 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 #include <array>
 #include <cerrno>
@@ -195,9 +195,8 @@ private:
     void read_stream(asio::posix::stream_descriptor& pipe, std::array<char, read_chunk>& buffer,
                      bool is_stdout) {
         pipe.async_read_some(
-            asio::buffer(buffer),
-            [self = shared_from_this(), &pipe, &buffer, is_stdout](boost::system::error_code ec,
-                                                                   std::size_t n) {
+            asio::buffer(buffer), [self = shared_from_this(), &pipe, &buffer, is_stdout](
+                                      boost::system::error_code ec, std::size_t n) {
                 if (n > 0) {
                     std::string_view chunk(buffer.data(), n);
                     if (is_stdout) {
@@ -330,7 +329,8 @@ private:
             ((stdout_closed_ && stderr_closed_) || drain_expired_ || escalation_done_)) {
             sweep();
         }
-        if (swept_ && !final_drain_armed_ && !(stdout_closed_ && stderr_closed_ && status_closed_)) {
+        if (swept_ && !final_drain_armed_ &&
+            !(stdout_closed_ && stderr_closed_ && status_closed_)) {
             final_drain_armed_ = true;
             drain_.expires_after(final_drain);
             drain_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
@@ -512,8 +512,8 @@ void process_handle::cancel() const {
 process_handle start_process(asio::any_io_executor executor, process_spec spec,
                              std::function<void(process_outcome)> done) {
     ignore_sigpipe();
-    auto tree = std::make_shared<process_tree>(std::move(executor), std::move(spec),
-                                               std::move(done));
+    auto tree =
+        std::make_shared<process_tree>(std::move(executor), std::move(spec), std::move(done));
     tree->start();
     return process_handle(tree);
 }

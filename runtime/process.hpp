@@ -42,7 +42,7 @@ struct process_spec {
     int exec_fd = -1;  // see spawn_request::exec_fd
     output_limits stdout_limits;
     output_limits stderr_limits;
-    std::shared_ptr<spill_directory> spill;      // null: no spill files
+    std::shared_ptr<spill_directory> spill;  // null: no spill files
     std::optional<std::chrono::milliseconds> timeout;
     kill_plan plan = kill_plan::standard();
     std::vector<std::string> denial_signatures;  // scanned over the whole stderr stream

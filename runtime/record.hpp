@@ -18,7 +18,7 @@ namespace cordon::runtime {
 
 struct sandbox_facts {
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
-    std::optional<sandbox::enforcement> level;     // absent for danger-full-access
+    std::optional<sandbox::enforcement> level;  // absent for danger-full-access
     bool denied = false;
     std::optional<sandbox::backend_kind> backend;  // absent for danger-full-access
 };

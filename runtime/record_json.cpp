@@ -12,14 +12,13 @@ json to_json(const collected_output& output) {
 }
 
 json to_json(const run_record& record) {
-    json sandbox{{"mode", sandbox::to_string(record.sandbox.mode)},
-                 {"enforcement", record.sandbox.level
-                                     ? json(sandbox::to_string(*record.sandbox.level))
-                                     : json()},
-                 {"denied", record.sandbox.denied},
-                 {"backend", record.sandbox.backend
-                                 ? json(sandbox::to_string(*record.sandbox.backend))
-                                 : json()}};
+    json sandbox{
+        {"mode", sandbox::to_string(record.sandbox.mode)},
+        {"enforcement",
+         record.sandbox.level ? json(sandbox::to_string(*record.sandbox.level)) : json()},
+        {"denied", record.sandbox.denied},
+        {"backend",
+         record.sandbox.backend ? json(sandbox::to_string(*record.sandbox.backend)) : json()}};
     json out{{"exitCode", record.exit_code ? json(*record.exit_code) : json()},
              {"signal", record.signal ? json(signal_name(*record.signal)) : json()},
              {"timedOut", record.timed_out},
@@ -39,8 +38,8 @@ json to_json(const run_record& record) {
 }
 
 json to_json(const sandbox::sandbox_unavailable_error& error) {
-    return json{{"error",
-                 {{"name", error.name()}, {"code", error.code()}, {"message", error.what()}}}};
+    return json{
+        {"error", {{"name", error.name()}, {"code", error.code()}, {"message", error.what()}}}};
 }
 
 json to_json(const run_result& result) {

@@ -24,7 +24,8 @@ std::string render_markers(const run_record& record) {
         out += sandbox::to_string(record.sandbox.mode);
         out += " mode]\n";
     }
-    if (record.timed_out) out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";
+    if (record.timed_out)
+        out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";
     if (record.signal) {
         out += "[killed by signal: " + signal_name(*record.signal) + "]\n";
     } else if (record.exit_code && *record.exit_code != 0) {
@@ -45,6 +46,8 @@ std::string render_output(const run_record& record) {
     return body;
 }
 
-std::string render(const run_record& record) { return render_output(record) + render_markers(record); }
+std::string render(const run_record& record) {
+    return render_output(record) + render_markers(record);
+}
 
 }  // namespace cordon::runtime

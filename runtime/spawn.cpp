@@ -28,14 +28,22 @@ bool make_pipe(pipe_pair& out) noexcept {
 
 std::string_view to_string(spawn_stage stage) noexcept {
     switch (stage) {
-        case spawn_stage::resolve: return "resolve";
-        case spawn_stage::resources: return "resources";
-        case spawn_stage::signals: return "signals";
-        case spawn_stage::session: return "session";
-        case spawn_stage::cgroup: return "cgroup";
-        case spawn_stage::fds: return "fds";
-        case spawn_stage::chdir: return "chdir";
-        case spawn_stage::exec: return "exec";
+        case spawn_stage::resolve:
+            return "resolve";
+        case spawn_stage::resources:
+            return "resources";
+        case spawn_stage::signals:
+            return "signals";
+        case spawn_stage::session:
+            return "session";
+        case spawn_stage::cgroup:
+            return "cgroup";
+        case spawn_stage::fds:
+            return "fds";
+        case spawn_stage::chdir:
+            return "chdir";
+        case spawn_stage::exec:
+            return "exec";
     }
     return "invalid";
 }
@@ -44,8 +52,12 @@ std::string describe(const spawn_error& error, std::string_view program) {
     std::string text;
     switch (error.stage) {
         case spawn_stage::resolve:
-        case spawn_stage::exec: text = std::string(program); break;
-        case spawn_stage::chdir: text = "cannot enter the working directory"; break;
+        case spawn_stage::exec:
+            text = std::string(program);
+            break;
+        case spawn_stage::chdir:
+            text = "cannot enter the working directory";
+            break;
         case spawn_stage::resources:
         case spawn_stage::signals:
         case spawn_stage::session:
@@ -89,9 +101,8 @@ std::variant<std::string, int> resolve_program(std::string_view program,
         // A path with a slash is not searched; a relative one names a file under the child's
         // working directory, where execve will look for it after the chdir.
         std::string path(program);
-        std::string checked = program.front() == '/' || cwd.empty()
-                                  ? path
-                                  : (cwd / std::string(program)).string();
+        std::string checked =
+            program.front() == '/' || cwd.empty() ? path : (cwd / std::string(program)).string();
         if (int error = executable(checked); error != 0) return error;
         return path;
     }
@@ -154,8 +165,8 @@ pid_t clone_vfork(detail::child_plan& plan, int& pidfd) {
         stack = mapped;
     }
     void* top = static_cast<char*>(stack) + child_stack_size;
-    pid_t pid = ::clone(child_entry, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan,
-                        &pidfd);
+    pid_t pid =
+        ::clone(child_entry, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan, &pidfd);
     if (pid < 0 && errno == EINVAL) {
         // Kernels before 5.2 have no CLONE_PIDFD; the caller falls back to waitpid polling.
         pidfd = -1;
@@ -192,23 +203,33 @@ spawn_result spawn(const spawn_request& request) {
     // Every array the child reads is built here, before it exists.
     std::vector<char*> argv;
     argv.reserve(request.argv.size() + 1);
-    for (const auto& arg : request.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+    for (const auto& arg : request.argv)
+        argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
     std::vector<char*> envp;
     envp.reserve(request.env.size() + 1);
-    for (const auto& entry : request.env) envp.push_back(const_cast<char*>(entry.c_str()));
+    for (const auto& entry : request.env)
+        envp.push_back(const_cast<char*>(entry.c_str()));
     envp.push_back(nullptr);
     std::string cwd = request.cwd.string();
 
     int floor = 10;
-    for (const auto& mapping : request.fds) floor = std::max(floor, mapping.child_fd + 1);
+    for (const auto& mapping : request.fds)
+        floor = std::max(floor, mapping.child_fd + 1);
 
     pipe_pair errors;
     if (!make_pipe(errors)) return spawn_error{spawn_stage::resources, errno};
 
-    detail::child_plan plan{path.c_str(),   argv.data(),        envp.data(),
-                            cwd.c_str(),    request.fds.data(), request.fds.size(),
-                            request.cgroup_procs_fd, request.exec_fd, errors.write.get(), floor};
+    detail::child_plan plan{path.c_str(),
+                            argv.data(),
+                            envp.data(),
+                            cwd.c_str(),
+                            request.fds.data(),
+                            request.fds.size(),
+                            request.cgroup_procs_fd,
+                            request.exec_fd,
+                            errors.write.get(),
+                            floor};
 
     int pidfd = -1;
     pid_t pid;

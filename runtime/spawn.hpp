@@ -21,14 +21,14 @@
 namespace cordon::runtime {
 
 enum class spawn_stage {
-    resolve,   // the program was not found on PATH / not executable (parent side, no fork)
-    resources, // pipe, stack or clone failed in the parent
-    signals,   // resetting signal state in the child
-    session,   // setsid
-    cgroup,    // joining the run's cgroup
-    fds,       // placing the given fds at their target numbers
-    chdir,     // entering the working directory
-    exec,      // execve
+    resolve,    // the program was not found on PATH / not executable (parent side, no fork)
+    resources,  // pipe, stack or clone failed in the parent
+    signals,    // resetting signal state in the child
+    session,    // setsid
+    cgroup,     // joining the run's cgroup
+    fds,        // placing the given fds at their target numbers
+    chdir,      // entering the working directory
+    exec,       // execve
 };
 [[nodiscard]] std::string_view to_string(spawn_stage stage) noexcept;
 
@@ -56,17 +56,17 @@ struct spawn_request {
     std::vector<std::string> argv;  // argv[0] is looked up in the PATH of `env` unless it has '/'
     std::vector<std::string> env;   // "NAME=value"
     std::filesystem::path cwd;
-    std::vector<fd_mapping> fds;    // must map 0, 1 and 2; every other fd is closed on exec;
-                                    // at most max_fd_mappings entries
-    int cgroup_procs_fd = -1;       // an open cgroup.procs to join before exec, or -1
+    std::vector<fd_mapping> fds;  // must map 0, 1 and 2; every other fd is closed on exec;
+                                  // at most max_fd_mappings entries
+    int cgroup_procs_fd = -1;     // an open cgroup.procs to join before exec, or -1
     // When >= 0, the program is this fd (execveat(AT_EMPTY_PATH)) and argv[0] is only its name.
     int exec_fd = -1;
     spawn_method method = default_spawn_method();
 };
 
 struct spawned_child {
-    pid_t pid = -1;     // also the process group and session id
-    unique_fd pidfd;    // CLOEXEC; invalid when the kernel has no pidfds
+    pid_t pid = -1;   // also the process group and session id
+    unique_fd pidfd;  // CLOEXEC; invalid when the kernel has no pidfds
 };
 
 using spawn_result = std::variant<spawned_child, spawn_error>;
@@ -77,8 +77,8 @@ using spawn_result = std::variant<spawned_child, spawn_error>;
 // the parent, so that the child needs no allocation. Empty with errno-like code on failure.
 // execvp runs in the child after its chdir, so a relative PATH entry ("bin", ".", an empty one)
 // names a directory under the child's working directory `cwd`, not under the spawner's.
-[[nodiscard]] std::variant<std::string, int> resolve_program(
-    std::string_view program, const std::vector<std::string>& env,
-    const std::filesystem::path& cwd = {});
+[[nodiscard]] std::variant<std::string, int> resolve_program(std::string_view program,
+                                                             const std::vector<std::string>& env,
+                                                             const std::filesystem::path& cwd = {});
 
 }  // namespace cordon::runtime

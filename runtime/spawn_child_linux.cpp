@@ -39,7 +39,8 @@ std::size_t format_decimal(char* buf, std::size_t size, long value) noexcept {
         value /= 10;
     } while (value > 0 && count < sizeof digits);
     std::size_t length = 0;
-    while (count > 0 && length < size) buf[length++] = digits[--count];
+    while (count > 0 && length < size)
+        buf[length++] = digits[--count];
     return length;
 }
 
@@ -92,7 +93,8 @@ void run_child(const child_plan& plan) noexcept {
     // start with a clean slate. SIGKILL and SIGSTOP fail harmlessly.
     struct sigaction default_action {};
     default_action.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);
+    for (int sig = 1; sig < NSIG; ++sig)
+        ::sigaction(sig, &default_action, nullptr);
 
     // A new session: the child leads its own process group (pgid == pid), which cordon signals
     // as a whole, and it has no controlling terminal to read from or be stopped by.
@@ -101,7 +103,8 @@ void run_child(const child_plan& plan) noexcept {
     if (plan.cgroup_procs_fd >= 0) {
         char buf[24];
         std::size_t length = format_decimal(buf, sizeof buf, static_cast<long>(::getpid()));
-        if (::write(plan.cgroup_procs_fd, buf, length) < 0) fail(error_fd, spawn_stage::cgroup, errno);
+        if (::write(plan.cgroup_procs_fd, buf, length) < 0)
+            fail(error_fd, spawn_stage::cgroup, errno);
     }
 
     // Move every source fd out of the way first, so that placing one cannot clobber another's
@@ -122,7 +125,8 @@ void run_child(const child_plan& plan) noexcept {
 
     sigset_t empty;
     ::sigemptyset(&empty);
-    if (::sigprocmask(SIG_SETMASK, &empty, nullptr) < 0) fail(error_fd, spawn_stage::signals, errno);
+    if (::sigprocmask(SIG_SETMASK, &empty, nullptr) < 0)
+        fail(error_fd, spawn_stage::signals, errno);
 
     if (exec_fd >= 0) {
         // The fd is CLOEXEC: the kernel holds the file open while it loads it, which works for

@@ -12,16 +12,16 @@ namespace cordon::runtime::detail {
 // Everything the child needs, prepared by the parent. The child reads it and never writes to it:
 // under CLONE_VM it is the parent's memory.
 struct child_plan {
-    const char* path;          // resolved program
+    const char* path;  // resolved program
     char* const* argv;
     char* const* envp;
     const char* cwd;
     const fd_mapping* fds;
     std::size_t fd_count;
-    int cgroup_procs_fd;       // -1: stay in the parent's cgroup
-    int exec_fd;               // -1: execve(path); else execveat(exec_fd, "", AT_EMPTY_PATH)
-    int error_fd;              // CLOEXEC write end of the error pipe
-    int scratch_fd_floor;      // fds are first moved at or above this number
+    int cgroup_procs_fd;   // -1: stay in the parent's cgroup
+    int exec_fd;           // -1: execve(path); else execveat(exec_fd, "", AT_EMPTY_PATH)
+    int error_fd;          // CLOEXEC write end of the error pipe
+    int scratch_fd_floor;  // fds are first moved at or above this number
 };
 
 // The fixed failure record written to error_fd (STYLE.md rule 2).

@@ -25,9 +25,12 @@ void append_command(std::vector<std::string>& out, std::span<const std::string> 
 
 std::string_view to_string(backend_kind kind) noexcept {
     switch (kind) {
-        case backend_kind::bwrap: return "bwrap";
-        case backend_kind::landlock: return "landlock";
-        case backend_kind::seatbelt: return "seatbelt";
+        case backend_kind::bwrap:
+            return "bwrap";
+        case backend_kind::landlock:
+            return "landlock";
+        case backend_kind::seatbelt:
+            return "seatbelt";
     }
     return "invalid";
 }
@@ -41,23 +44,27 @@ std::optional<backend_kind> parse_backend_kind(std::string_view text) noexcept {
 
 std::vector<std::string> denial_signatures(backend_kind kind, sandbox_mode mode) {
     switch (kind) {
-        case backend_kind::bwrap: return {"read-only file system"};
+        case backend_kind::bwrap:
+            return {"read-only file system"};
         case backend_kind::landlock:
             if (mode == sandbox_mode::read_only) {
                 return {"permission denied", "operation not permitted"};
             }
             return {"permission denied"};
-        case backend_kind::seatbelt: return {"operation not permitted"};
+        case backend_kind::seatbelt:
+            return {"operation not permitted"};
     }
     return {};
 }
 
 std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind) {
     switch (kind) {
-        case backend_kind::bwrap: return {{{}, {"bwrap: "}, {}}};
+        case backend_kind::bwrap:
+            return {{{}, {"bwrap: "}, {}}};
         case backend_kind::landlock:
             return {{{125}, {"cordon-landlock: "}, {std::string(launcher_notice_line)}}};
-        case backend_kind::seatbelt: return {{{}, {"sandbox-exec: "}, {}}};
+        case backend_kind::seatbelt:
+            return {{{}, {"sandbox-exec: "}, {}}};
     }
     return {};
 }
@@ -68,9 +75,20 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
     confined_argv out;
     out.backend = backend_kind::bwrap;
     out.level = enforcement::full;
-    out.argv = {bwrap.string(), "--unshare-user", "--disable-userns", "--unshare-pid",
-                "--cap-drop", "ALL", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-                "--proc", "/proc"};
+    out.argv = {bwrap.string(),
+                "--unshare-user",
+                "--disable-userns",
+                "--unshare-pid",
+                "--cap-drop",
+                "ALL",
+                "--die-with-parent",
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc"};
     if (policy.mode == sandbox_mode::workspace_write) {
         // The tmpfs comes before the bind so that a workspace under /tmp is exposed again.
         const std::string root = policy.workspace_root.string();
@@ -125,7 +143,8 @@ std::string seatbelt_profile(sandbox_mode mode, std::span<const std::filesystem:
         "\"/dev/null\"))";
     if (mode == sandbox_mode::workspace_write && !roots.empty()) {
         profile += " (allow file-write*";
-        for (const auto& root : roots) profile += " (subpath " + sbpl_quote(root.string()) + ")";
+        for (const auto& root : roots)
+            profile += " (subpath " + sbpl_quote(root.string()) + ")";
         profile += ")";
     }
     return profile;

@@ -18,8 +18,8 @@ enum class backend_kind { bwrap, landlock, seatbelt };
 // Heuristic, stderr-only evidence that the runner itself failed (reference 5.1-5.2). Kept for
 // consumers that only have stderr; cordon's own executor decides by the status channel first.
 struct runner_failure_rule {
-    std::vector<int> allowed_exit_codes;         // empty: any non-zero exit qualifies
-    std::vector<std::string> fatal_signatures;   // case-insensitive substrings of one line
+    std::vector<int> allowed_exit_codes;           // empty: any non-zero exit qualifies
+    std::vector<std::string> fatal_signatures;     // case-insensitive substrings of one line
     std::vector<std::string> informational_lines;  // whole lines (case-insensitive) never fatal
 };
 

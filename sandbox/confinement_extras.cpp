@@ -46,9 +46,8 @@ constexpr long metadata_syscalls[] = {
 #ifdef SYS_futimesat
     SYS_futimesat,
 #endif
-    SYS_fchmod,       SYS_fchmodat,    SYS_fchown,       SYS_fchownat,
-    SYS_utimensat,    SYS_setxattr,    SYS_lsetxattr,    SYS_fsetxattr,
-    SYS_removexattr,  SYS_lremovexattr, SYS_fremovexattr,
+    SYS_fchmod,    SYS_fchmodat,  SYS_fchown,      SYS_fchownat,     SYS_utimensat,    SYS_setxattr,
+    SYS_lsetxattr, SYS_fsetxattr, SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
     452,  // fchmodat2 (Linux 6.6)
     463,  // setxattrat (Linux 6.13)
     466,  // removexattrat (Linux 6.13)

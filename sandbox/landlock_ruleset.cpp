@@ -82,18 +82,15 @@ int fail(failure* out, launcher_stage stage, int error, const char* path) noexce
 int query_abi() noexcept {
     const long abi =
         ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    if (abi < 0)
-        return -errno;
+    if (abi < 0) return -errno;
     // The kernel never returns 0 here; if it did, nothing could be handled, so say so as an
     // error rather than hand callers an ABI that handled_access() maps to "no rights".
-    if (abi == 0)
-        return -EINVAL;
+    if (abi == 0) return -EINVAL;
     return static_cast<int>(abi);
 }
 
 std::uint64_t handled_access(int abi) noexcept {
-    if (abi < 1)
-        return 0;
+    if (abi < 1) return 0;
     return handled_by_abi[abi > max_abi ? max_abi : abi];
 }
 
@@ -112,8 +109,7 @@ int build_ruleset(int abi, const grant* grants, std::size_t count, failure* out)
     landlock_ruleset_attr attr{};
     attr.handled_access_fs = handled;
     const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0U);
-    if (ruleset < 0)
-        return fail(out, launcher_stage::ruleset, errno, nullptr);
+    if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
     const int ruleset_fd = static_cast<int>(ruleset);
 
     for (std::size_t i = 0; i < count; ++i) {
@@ -132,8 +128,7 @@ int build_ruleset(int abi, const grant* grants, std::size_t count, failure* out)
             ::close(ruleset_fd);
             return fail(out, launcher_stage::open_rule_path, error, g.path);
         }
-        if (!S_ISDIR(st.st_mode))
-            allowed &= file_rights;
+        if (!S_ISDIR(st.st_mode)) allowed &= file_rights;
 
         landlock_path_beneath_attr beneath{};
         beneath.allowed_access = allowed;
@@ -154,10 +149,8 @@ int build_ruleset(int abi, const grant* grants, std::size_t count, failure* out)
 int restrict_self(int ruleset_fd) noexcept {
     // no_new_privs lets an unprivileged process restrict itself and keeps a setuid binary from
     // gaining privileges the ruleset was meant to bound (landlock_restrict_self(2)).
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0)
-        return errno;
-    if (::syscall(SYS_landlock_restrict_self, ruleset_fd, 0U) != 0)
-        return errno;
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) return errno;
+    if (::syscall(SYS_landlock_restrict_self, ruleset_fd, 0U) != 0) return errno;
     return 0;
 }
 

@@ -31,10 +31,14 @@ platform current_platform() noexcept {
 
 std::string_view to_string(backend_choice choice) noexcept {
     switch (choice) {
-        case backend_choice::automatic: return "auto";
-        case backend_choice::bwrap: return "bwrap";
-        case backend_choice::landlock: return "landlock";
-        case backend_choice::seatbelt: return "seatbelt";
+        case backend_choice::automatic:
+            return "auto";
+        case backend_choice::bwrap:
+            return "bwrap";
+        case backend_choice::landlock:
+            return "landlock";
+        case backend_choice::seatbelt:
+            return "seatbelt";
     }
     return "invalid";
 }
@@ -49,9 +53,12 @@ std::optional<backend_choice> parse_backend_choice(std::string_view text) noexce
 
 std::string_view to_string(rung_state state) noexcept {
     switch (state) {
-        case rung_state::usable: return "usable";
-        case rung_state::unusable: return "unusable";
-        case rung_state::not_probed: return "not probed";
+        case rung_state::usable:
+            return "usable";
+        case rung_state::unusable:
+            return "unusable";
+        case rung_state::not_probed:
+            return "not probed";
     }
     return "invalid";
 }
@@ -201,16 +208,18 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         report.kind = kind;
         switch (kind) {
             case backend_kind::bwrap:
-                report.runner = (options_.bwrap_path.empty() ? find_in_path("bwrap")
-                                                             : options_.bwrap_path)
-                                    .string();
+                report.runner =
+                    (options_.bwrap_path.empty() ? find_in_path("bwrap") : options_.bwrap_path)
+                        .string();
                 break;
             case backend_kind::landlock:
                 report.runner = (options_.launcher_path.empty() ? default_launcher_path()
                                                                 : options_.launcher_path)
                                     .string();
                 break;
-            case backend_kind::seatbelt: report.runner = options_.sandbox_exec_path.string(); break;
+            case backend_kind::seatbelt:
+                report.runner = options_.sandbox_exec_path.string();
+                break;
         }
         rungs_.push_back(std::move(report));
     }
@@ -223,15 +232,22 @@ local_provider::~local_provider() {
 
 std::vector<backend_kind> local_provider::ladder() const {
     switch (options_.choice) {
-        case backend_choice::bwrap: return {backend_kind::bwrap};
-        case backend_choice::landlock: return {backend_kind::landlock};
-        case backend_choice::seatbelt: return {backend_kind::seatbelt};
-        case backend_choice::automatic: break;
+        case backend_choice::bwrap:
+            return {backend_kind::bwrap};
+        case backend_choice::landlock:
+            return {backend_kind::landlock};
+        case backend_choice::seatbelt:
+            return {backend_kind::seatbelt};
+        case backend_choice::automatic:
+            break;
     }
     switch (options_.host) {
-        case platform::linux_: return {backend_kind::bwrap, backend_kind::landlock};
-        case platform::macos: return {backend_kind::seatbelt};
-        case platform::other: return {};
+        case platform::linux_:
+            return {backend_kind::bwrap, backend_kind::landlock};
+        case platform::macos:
+            return {backend_kind::seatbelt};
+        case platform::other:
+            return {};
     }
     return {};
 }
@@ -244,8 +260,8 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
     const std::vector<std::string> command{"true"};
     for (sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         sandbox_policy policy{mode, canonical_path(workspace.path())};
-        probe_run_result result = options_.run_probe(wrap(report, command, policy),
-                                                     options_.probe_timeout);
+        probe_run_result result =
+            options_.run_probe(wrap(report, command, policy), options_.probe_timeout);
         if (!succeeded(result)) {
             return std::string(to_string(mode)) + " profile: " + describe_failure(result);
         }
@@ -339,9 +355,15 @@ rung_report& local_provider::probe_rung_locked(std::size_t index) {
     }
     rung_report report = rungs_[index];
     switch (report.kind) {
-        case backend_kind::bwrap: report = probe_bwrap(std::move(report)); break;
-        case backend_kind::landlock: report = probe_landlock(std::move(report)); break;
-        case backend_kind::seatbelt: report = probe_seatbelt(std::move(report)); break;
+        case backend_kind::bwrap:
+            report = probe_bwrap(std::move(report));
+            break;
+        case backend_kind::landlock:
+            report = probe_landlock(std::move(report));
+            break;
+        case backend_kind::seatbelt:
+            report = probe_seatbelt(std::move(report));
+            break;
     }
     spdlog::debug("probe {}: {}{}{}", to_string(report.kind), to_string(report.state),
                   report.reason.empty() ? "" : ": ", report.reason);
@@ -386,7 +408,8 @@ std::vector<rung_report> local_provider::probe_all() {
 confined_argv local_provider::wrap(const rung_report& rung, std::span<const std::string> argv,
                                    const sandbox_policy& policy) const {
     switch (rung.kind) {
-        case backend_kind::bwrap: return bwrap_confine(rung.runner, argv, policy);
+        case backend_kind::bwrap:
+            return bwrap_confine(rung.runner, argv, policy);
         case backend_kind::landlock: {
             confined_argv out = landlock_confine(rung.runner, argv, policy, rung.level);
             out.runner_fd = launcher_image_;
@@ -411,10 +434,10 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         is_within(canonical_path(rung->runner), canonical_path(policy.workspace_root))) {
         // The command could rewrite the runner that confines the next command (in another
         // process, which loads it from disk again).
-        throw sandbox_unavailable_error(
-            policy.mode, "the sandbox runner " + rung->runner +
-                             " lies inside the writable workspace " +
-                             policy.workspace_root.string() + "; a confined command could replace it");
+        throw sandbox_unavailable_error(policy.mode, "the sandbox runner " + rung->runner +
+                                                         " lies inside the writable workspace " +
+                                                         policy.workspace_root.string() +
+                                                         "; a confined command could replace it");
     }
     return wrap(*rung, argv, policy);
 }

@@ -30,15 +30,15 @@ enum class backend_choice { automatic, bwrap, landlock, seatbelt };
 struct probe_run_result {
     std::optional<int> exit_code;  // nullopt: killed by a signal or timed out
     bool timed_out = false;
-    std::string spawn_error;      // non-empty: the runner could not be spawned at all
+    std::string spawn_error;  // non-empty: the runner could not be spawned at all
     std::string stdout_text;
     std::string stderr_text;
     std::optional<std::string> runner_failure;  // the status channel proved the runner failed
 };
 
 // Runs `wrapped` (honouring its status channel) to completion within `timeout`.
-using probe_runner =
-    std::function<probe_run_result(const confined_argv& wrapped, std::chrono::milliseconds timeout)>;
+using probe_runner = std::function<probe_run_result(const confined_argv& wrapped,
+                                                    std::chrono::milliseconds timeout)>;
 
 enum class rung_state { usable, unusable, not_probed };
 [[nodiscard]] std::string_view to_string(rung_state state) noexcept;

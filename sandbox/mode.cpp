@@ -4,17 +4,22 @@ namespace cordon::sandbox {
 
 std::string_view to_string(sandbox_mode mode) noexcept {
     switch (mode) {
-        case sandbox_mode::read_only: return "read-only";
-        case sandbox_mode::workspace_write: return "workspace-write";
-        case sandbox_mode::danger_full_access: return "danger-full-access";
+        case sandbox_mode::read_only:
+            return "read-only";
+        case sandbox_mode::workspace_write:
+            return "workspace-write";
+        case sandbox_mode::danger_full_access:
+            return "danger-full-access";
     }
     return "invalid";
 }
 
 std::string_view to_string(enforcement value) noexcept {
     switch (value) {
-        case enforcement::full: return "full";
-        case enforcement::partial: return "partial";
+        case enforcement::full:
+            return "full";
+        case enforcement::partial:
+            return "partial";
     }
     return "invalid";
 }

@@ -22,9 +22,15 @@ inline std::filesystem::path bin_dir() {
     return std::filesystem::canonical("/proc/self/exe").parent_path();
 }
 
-inline std::filesystem::path launcher_path() { return bin_dir() / "cordon-landlock"; }
-inline std::filesystem::path test_child_path() { return bin_dir() / "cordon-test-child"; }
-inline std::filesystem::path cordon_path() { return bin_dir() / "cordon"; }
+inline std::filesystem::path launcher_path() {
+    return bin_dir() / "cordon-landlock";
+}
+inline std::filesystem::path test_child_path() {
+    return bin_dir() / "cordon-test-child";
+}
+inline std::filesystem::path cordon_path() {
+    return bin_dir() / "cordon";
+}
 
 // CI sets CORDON_REQUIRE_REAL_BACKENDS=1 so that a suite which would skip because bwrap or
 // Landlock is missing fails instead: CI must prove that both real backends ran.
@@ -33,10 +39,9 @@ inline bool real_backends_required() {
     return value != nullptr && std::string(value) == "1";
 }
 
-
 // A fresh directory (mkdtemp under `root`), removed with its contents at scope end.
 class temp_dir {
-  public:
+public:
     explicit temp_dir(const std::filesystem::path& root = "/var/tmp",
                       std::string_view prefix = "cordon-test-") {
         std::string pattern = (root / (std::string(prefix) + "XXXXXX")).string();
@@ -57,16 +62,15 @@ class temp_dir {
         return path_ / name;
     }
 
-  private:
+private:
     std::filesystem::path path_;
 };
 
 // Sets (or unsets, for nullopt) one environment variable for the scope and restores it after.
 class scoped_env {
-  public:
+public:
     scoped_env(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
-        if (const char* old = std::getenv(name_.c_str()))
-            old_ = old;
+        if (const char* old = std::getenv(name_.c_str())) old_ = old;
         if (value) {
             ::setenv(name_.c_str(), value->c_str(), 1);
         } else {
@@ -83,7 +87,7 @@ class scoped_env {
     scoped_env(const scoped_env&) = delete;
     scoped_env& operator=(const scoped_env&) = delete;
 
-  private:
+private:
     std::string name_;
     std::optional<std::string> old_;
 };
@@ -91,10 +95,10 @@ class scoped_env {
 }  // namespace cordon::test
 
 // Skips the test with `reason`, or fails it when CI requires the real backends.
-#define CORDON_SKIP_OR_FAIL(reason)                                                    \
-    do {                                                                               \
-        if (::cordon::test::real_backends_required()) {                                \
+#define CORDON_SKIP_OR_FAIL(reason)                                                          \
+    do {                                                                                     \
+        if (::cordon::test::real_backends_required()) {                                      \
             FAIL() << "real backend required by CORDON_REQUIRE_REAL_BACKENDS: " << (reason); \
-        }                                                                              \
-        GTEST_SKIP() << (reason);                                                      \
+        }                                                                                    \
+        GTEST_SKIP() << (reason);                                                            \
     } while (0)

@@ -1,9 +1,10 @@
 // cordon-landlock: confines a command with Landlock and execs it in place (reference section 3,
 // STYLE.md rule 9). Order: parse, query the ABI, build the ruleset (--ro grants then --rw grants),
 // drop every capability, no_new_privs, restrict_self, with --deny-metadata the seccomp filter
-// against chmod/chown/utime/xattr changes (confinement_extras.hpp), exec. Every launcher failure exits 125 with exactly one stderr line
-// and, when --status-fd was given, one launcher_status_record written to that fd; a successful
-// exec closes the CLOEXEC status fd, so its reader sees zero bytes.
+// against chmod/chown/utime/xattr changes (confinement_extras.hpp), exec. Every launcher failure
+// exits 125 with exactly one stderr line and, when --status-fd was given, one
+// launcher_status_record written to that fd; a successful exec closes the CLOEXEC status fd, so its
+// reader sees zero bytes.
 //
 // Built with -fno-exceptions -fno-rtti and libc only: no allocation, fixed-size arrays, write(2)
 // for output. The launcher reads no environment variable; the command gets the environment as is.
@@ -43,8 +44,7 @@ bool write_all(int fd, const char* data, std::size_t size) noexcept {
     while (size > 0) {
         const ssize_t n = ::write(fd, data, size);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             return false;
         }
         data += n;
@@ -55,7 +55,7 @@ bool write_all(int fd, const char* data, std::size_t size) noexcept {
 
 // Reports launcher failures: one stderr line, plus the fixed record once the status fd is known.
 class reporter {
-  public:
+public:
     void set_status_fd(int fd) noexcept { status_fd_ = fd; }
 
     // printf-style `format` after the prefix; for the attribute `this` is argument 1.
@@ -82,12 +82,11 @@ class reporter {
         }
         line[size] = '\n';
         (void)write_all(STDERR_FILENO, line, size + 1);
-        if (status_fd_ >= 0)
-            write_record(stage, error, line, size);
+        if (status_fd_ >= 0) write_record(stage, error, line, size);
         ::_exit(cordon::sandbox::launcher_failure_exit);
     }
 
-  private:
+private:
     // One write(2): the record is smaller than PIPE_BUF, so a pipe takes it whole or not at all
     // and the reader never sees half a record. EINTR means nothing was written; retry.
     void write_record(launcher_stage stage, int error, const char* message,
@@ -109,15 +108,12 @@ class reporter {
 
 // A non-negative decimal int, digits only: "-1", "+3", "", "3x" and overflow are rejected.
 bool parse_fd(const char* text, int* out) noexcept {
-    if (*text == '\0')
-        return false;
+    if (*text == '\0') return false;
     long long value = 0;
     for (const char* p = text; *p != '\0'; ++p) {
-        if (*p < '0' || *p > '9')
-            return false;
+        if (*p < '0' || *p > '9') return false;
         value = value * 10 + (*p - '0');
-        if (value > INT_MAX)
-            return false;
+        if (value > INT_MAX) return false;
     }
     *out = static_cast<int>(value);
     return true;
@@ -143,7 +139,7 @@ struct command_line {
     landlock::grant grants[max_grants];  // --ro grants first, then --rw, each in caller order
     std::size_t grant_count = 0;
     bool deny_metadata = false;  // --deny-metadata: the read-only seccomp filter
-    char** command = nullptr;  // argv after "--", NULL-terminated
+    char** command = nullptr;    // argv after "--", NULL-terminated
 };
 
 // Flags in any order before the first "--"; each of --ro, --rw, --status-fd takes the next
@@ -191,8 +187,7 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
     constexpr bool passes[] = {false, true};
     for (const bool writable : passes) {
         for (std::size_t i = 0; i < count; ++i) {
-            if (in_order[i].writable == writable)
-                out.grants[out.grant_count++] = in_order[i];
+            if (in_order[i].writable == writable) out.grants[out.grant_count++] = in_order[i];
         }
     }
 }
@@ -201,8 +196,7 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
 // different fixes (another kernel vs. a boot parameter), so they get different lines.
 int require_abi(const reporter& report) noexcept {
     const int abi = landlock::query_abi();
-    if (abi > 0)
-        return abi;
+    if (abi > 0) return abi;
     const int error = -abi;
     if (error == ENOSYS) {
         report.fail(launcher_stage::abi, error,

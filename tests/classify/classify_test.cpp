@@ -75,21 +75,22 @@ TEST(Classify, SpoofedRunnerTextIsOrdinaryWhenTheChannelProvesTheCommandRan) {
 
 TEST(Classify, DenialNeedsNonZeroNonSignalExitAndTheDialect) {
     auto kind = backend_kind::bwrap;
-    EXPECT_TRUE(classify(wrapped(kind), evidence(1, "x", runner_status::command_started, true)).denied);
+    EXPECT_TRUE(
+        classify(wrapped(kind), evidence(1, "x", runner_status::command_started, true)).denied);
     EXPECT_FALSE(
         classify(wrapped(kind), evidence(0, "x", runner_status::command_started, true)).denied);
     // A signal is never a denial.
-    EXPECT_FALSE(classify(wrapped(kind),
-                          evidence(std::nullopt, "x", runner_status::command_started, true))
-                     .denied);
+    EXPECT_FALSE(
+        classify(wrapped(kind), evidence(std::nullopt, "x", runner_status::command_started, true))
+            .denied);
     EXPECT_FALSE(
         classify(wrapped(kind), evidence(1, "x", runner_status::command_started, false)).denied);
 }
 
 TEST(Classify, StderrRulesApplyOnlyWithoutAChannel) {
     auto seatbelt = wrapped(backend_kind::seatbelt);
-    verdict v = classify(seatbelt, evidence(1, "sandbox-exec: profile error\n",
-                                            runner_status::no_channel, true));
+    verdict v = classify(
+        seatbelt, evidence(1, "sandbox-exec: profile error\n", runner_status::no_channel, true));
     ASSERT_TRUE(v.runner_failure.has_value());
     EXPECT_EQ(*v.runner_failure, "sandbox-exec: profile error");
     EXPECT_FALSE(v.denied);
@@ -104,7 +105,8 @@ TEST(MatchRunnerFailure, LauncherRuleNeedsExit125AndSkipsTheNotice) {
     }
     // Upper-cased notice still excluded.
     std::string upper = notice;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (char& c : upper)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     EXPECT_FALSE(match_runner_failure(125, upper, rules).has_value());
     // A fatal line after the notice is returned, verbatim.
     auto fatal = match_runner_failure(
@@ -114,8 +116,10 @@ TEST(MatchRunnerFailure, LauncherRuleNeedsExit125AndSkipsTheNotice) {
     // The same fatal line at another exit code is the command's own business.
     EXPECT_FALSE(match_runner_failure(1, "cordon-landlock: exec failed\n", rules).has_value());
     // Notice plus extra text on the same line is fatal.
-    EXPECT_TRUE(match_runner_failure(125, "cordon-landlock: partial enforcement (older Landlock "
-                                          "ABI) and more\n", rules)
+    EXPECT_TRUE(match_runner_failure(125,
+                                     "cordon-landlock: partial enforcement (older Landlock "
+                                     "ABI) and more\n",
+                                     rules)
                     .has_value());
 }
 
@@ -124,7 +128,8 @@ TEST(MatchRunnerFailure, ZeroAndSignalNeverMatchAndBlankSignaturesAreIgnored) {
     EXPECT_FALSE(match_runner_failure(0, "bwrap: x\n", rules).has_value());
     EXPECT_FALSE(match_runner_failure(std::nullopt, "bwrap: x\n", rules).has_value());
     EXPECT_FALSE(match_runner_failure(1, "anything at all\n", rules).has_value());
-    EXPECT_EQ(match_runner_failure(1, "first\r\nBWRAP: second\r\n", rules).value(), "BWRAP: second");
+    EXPECT_EQ(match_runner_failure(1, "first\r\nBWRAP: second\r\n", rules).value(),
+              "BWRAP: second");
 }
 
 TEST(MatchesDenial, CaseInsensitiveDialects) {
@@ -151,7 +156,8 @@ TEST(SignatureScanner, FindsAMatchSplitAcrossChunksAndEarlyInALongStream) {
 
     signature_scanner early(signatures);
     early.feed("mkdir: Read-only file system\n");
-    for (int i = 0; i < 10000; ++i) early.feed(std::string(100, '.'));
+    for (int i = 0; i < 10000; ++i)
+        early.feed(std::string(100, '.'));
     EXPECT_TRUE(early.matched());
 
     signature_scanner split_every_byte(signatures);

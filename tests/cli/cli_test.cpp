@@ -1,9 +1,9 @@
 // The `cordon` program as a user types it: exit codes, one-line usage errors that run nothing,
 // live output with markers, the JSON record, and the probe/confine subcommands.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -73,9 +73,9 @@ TEST_F(CliTest, RunsAShellCommandAndStreamsItsOutput) {
 TEST_F(CliTest, ExitCodesFollowTheCommand) {
     EXPECT_EQ(cordon({"run", "--mode", "danger-full-access", "-c", "exit 7"}, workspace_).exit_code,
               7);
-    auto killed = cordon({"run", "--mode", "danger-full-access", "--", test_child_path().string(),
-                          "kill-self", "9"},
-                         workspace_);
+    auto killed = cordon(
+        {"run", "--mode", "danger-full-access", "--", test_child_path().string(), "kill-self", "9"},
+        workspace_);
     EXPECT_EQ(killed.exit_code, 128 + 9);
     EXPECT_NE(killed.err.find("[killed by signal: SIGKILL]"), std::string::npos);
     auto timed_out = cordon({"run", "--mode", "danger-full-access", "--timeout", "300ms", "--",
@@ -83,13 +83,13 @@ TEST_F(CliTest, ExitCodesFollowTheCommand) {
                             workspace_);
     EXPECT_EQ(timed_out.exit_code, 124);
     EXPECT_NE(timed_out.err.find("[timed out after 300ms]"), std::string::npos);
-    auto missing = cordon({"run", "--mode", "danger-full-access", "--", "no-such-program-xyz"},
-                          workspace_);
+    auto missing =
+        cordon({"run", "--mode", "danger-full-access", "--", "no-such-program-xyz"}, workspace_);
     EXPECT_EQ(missing.exit_code, 127);
     // A missing program is the same "not found" under a sandbox, never a sandbox failure.
     for (std::string backend : {"bwrap", "landlock"}) {
-        auto relative = cordon({"run", "--backend", backend, "--", "./no-such-program"},
-                               workspace_);
+        auto relative =
+            cordon({"run", "--backend", backend, "--", "./no-such-program"}, workspace_);
         EXPECT_EQ(relative.exit_code, 127) << backend << relative.err;
     }
     std::ofstream(workspace_ / "not-executable") << "#!/bin/sh\n";
@@ -142,7 +142,8 @@ TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
     for (const auto& args : cases) {
         auto r = cordon(args, workspace_);
         std::string shown;
-        for (const auto& a : args) shown += a + " ";
+        for (const auto& a : args)
+            shown += a + " ";
         EXPECT_EQ(r.exit_code, 2) << shown << r.err;
         EXPECT_EQ(count_lines(r.err), 1) << shown << r.err;
         EXPECT_EQ(r.err.rfind("cordon", 0), 0u) << shown << r.err;
@@ -217,8 +218,8 @@ TEST_F(CliTest, JsonRecordHasEveryField) {
     if (r.exit_code == 125) CORDON_SKIP_OR_FAIL("bwrap unusable: " + r.out);
     EXPECT_EQ(r.exit_code, 1);
     auto doc = nlohmann::json::parse(r.out);
-    for (const char* key : {"exitCode", "signal", "timedOut", "aborted", "timeoutMs",
-                            "durationMs", "stdout", "stderr", "sandbox"}) {
+    for (const char* key : {"exitCode", "signal", "timedOut", "aborted", "timeoutMs", "durationMs",
+                            "stdout", "stderr", "sandbox"}) {
         EXPECT_TRUE(doc.contains(key)) << key;
     }
     EXPECT_EQ(doc["exitCode"], 1);
@@ -250,9 +251,9 @@ TEST_F(CliTest, StdinFileEnvAndWorkdirReachTheCommand) {
     fs::path input = root_ / "input";
     std::ofstream(input) << "from a file";
     fs::create_directory(workspace_ / "sub");
-    auto r = cordon({"run", "--mode", "danger-full-access", "--stdin-file", input.string(),
-                     "--env", "CORDON_TEST_VAR=hello world", "--workdir",
-                     (workspace_ / "sub").string(), "-c", "cat; echo; echo $CORDON_TEST_VAR; pwd"},
+    auto r = cordon({"run", "--mode", "danger-full-access", "--stdin-file", input.string(), "--env",
+                     "CORDON_TEST_VAR=hello world", "--workdir", (workspace_ / "sub").string(),
+                     "-c", "cat; echo; echo $CORDON_TEST_VAR; pwd"},
                     workspace_);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "from a file\nhello world\n" + (workspace_ / "sub").string() + "\n");
@@ -271,13 +272,17 @@ TEST_F(CliTest, TreesOfAKilledCordonAreEndedByTheNextOne) {
     const fs::path daemon_pid = root_ / "daemon.pid";
     const fs::path cordon_pid = root_ / "cordon.pid";
     runtime::process_spec spec;
-    spec.argv = {"bash", "-c",
-                 "\"$0\" run --mode danger-full-access -- bash -c '\"$0\" setsid-child \"$1\" 60000; "
-                 "sleep 60' \"$1\" \"$2\" >/dev/null 2>&1 & echo $! > \"$3\"; "
-                 "for i in $(seq 500); do [ -s \"$2\" ] && break; sleep 0.01; done; "
-                 "kill -KILL $!; wait",
-                 cordon_path().string(), test_child_path().string(), daemon_pid.string(),
-                 cordon_pid.string()};
+    spec.argv = {
+        "bash",
+        "-c",
+        "\"$0\" run --mode danger-full-access -- bash -c '\"$0\" setsid-child \"$1\" 60000; "
+        "sleep 60' \"$1\" \"$2\" >/dev/null 2>&1 & echo $! > \"$3\"; "
+        "for i in $(seq 500); do [ -s \"$2\" ] && break; sleep 0.01; done; "
+        "kill -KILL $!; wait",
+        cordon_path().string(),
+        test_child_path().string(),
+        daemon_pid.string(),
+        cordon_pid.string()};
     spec.env = runtime::build_environment(environ, {});
     spec.cwd = workspace_;
     spec.timeout = std::chrono::seconds(60);

@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
             sleep_ms(std::atol(arg(3)));
             _exit(0);
         }
-        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i) sleep_ms(2);
+        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i)
+            sleep_ms(2);
         std::printf("parent done\n");
         return 0;
     }
@@ -111,7 +112,8 @@ int main(int argc, char** argv) {
         int status;
         ::waitpid(first, &status, 0);
         // Wait until the daemon has announced itself so the test can find it.
-        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i) sleep_ms(2);
+        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i)
+            sleep_ms(2);
         return 0;
     }
     if (cmd == "setsid-child" && arg(2) && arg(3)) {
@@ -121,7 +123,8 @@ int main(int argc, char** argv) {
             sleep_ms(std::atol(arg(3)));
             _exit(0);
         }
-        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i) sleep_ms(2);
+        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i)
+            sleep_ms(2);
         return 0;
     }
     if (cmd == "write" && arg(2) && arg(3)) {
@@ -132,7 +135,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (cmd == "print-env") {
-        for (char** e = environ; *e != nullptr; ++e) std::printf("%s\n", *e);
+        for (char** e = environ; *e != nullptr; ++e)
+            std::printf("%s\n", *e);
         return 0;
     }
     if (cmd == "list-fds") {
@@ -146,7 +150,8 @@ int main(int argc, char** argv) {
             if (fd != own) fds.push_back(fd);
         }
         ::closedir(dir);
-        for (int fd : fds) std::printf("%d\n", fd);
+        for (int fd : fds)
+            std::printf("%d\n", fd);
         return 0;
     }
     if (cmd == "cat") {

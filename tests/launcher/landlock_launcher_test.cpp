@@ -48,14 +48,12 @@ void drain(int out_fd, int err_fd, int status_fd, run_result& result) {
         open_count += p.fd >= 0 ? 1 : 0;
     while (open_count > 0) {
         if (::poll(fds, 3, -1) < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             ADD_FAILURE() << "poll: " << std::strerror(errno);
             return;
         }
         for (int i = 0; i < 3; ++i) {
-            if (fds[i].fd < 0 || fds[i].revents == 0)
-                continue;
+            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
             char buffer[4096];
             const ssize_t n = ::read(fds[i].fd, buffer, sizeof(buffer));
             if (n > 0) {
@@ -110,30 +108,25 @@ run_result run(const std::vector<std::string>& args, int status_fd = -1) {
     ::close(dev_null);
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
-    if (status_fd >= 0)
-        ::close(status_pipe[1]);
+    if (status_fd >= 0) ::close(status_pipe[1]);
     if (pid < 0) {
         ADD_FAILURE() << "fork: " << std::strerror(errno);
         ::close(out_pipe[0]);
         ::close(err_pipe[0]);
-        if (status_fd >= 0)
-            ::close(status_pipe[0]);
+        if (status_fd >= 0) ::close(status_pipe[0]);
         return result;
     }
     drain(out_pipe[0], err_pipe[0], status_pipe[0], result);
     int wait_status = 0;
     while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
     }
-    if (WIFEXITED(wait_status))
-        result.exit_code = WEXITSTATUS(wait_status);
-    if (WIFSIGNALED(wait_status))
-        result.signal = WTERMSIG(wait_status);
+    if (WIFEXITED(wait_status)) result.exit_code = WEXITSTATUS(wait_status);
+    if (WIFSIGNALED(wait_status)) result.signal = WTERMSIG(wait_status);
     return result;
 }
 
 std::optional<launcher_status_record> parse_record(const std::string& bytes) {
-    if (bytes.size() != sizeof(launcher_status_record))
-        return std::nullopt;
+    if (bytes.size() != sizeof(launcher_status_record)) return std::nullopt;
     launcher_status_record record;
     std::memcpy(&record, bytes.data(), sizeof(record));
     return record;
@@ -165,7 +158,7 @@ void expect_record(const run_result& result, launcher_stage stage, int error) {
 }
 
 class launcher_test : public ::testing::Test {
-  protected:
+protected:
     void SetUp() override {
         char pattern[] = "/tmp/cordon-launcher-test-XXXXXX";
         ASSERT_NE(::mkdtemp(pattern), nullptr) << std::strerror(errno);
@@ -188,14 +181,12 @@ class launcher_test : public ::testing::Test {
 
 // Tests that need the launcher to actually confine something.
 class confined_test : public launcher_test {
-  protected:
+protected:
     void SetUp() override {
         launcher_test::SetUp();
-        if (HasFatalFailure())
-            return;
+        if (HasFatalFailure()) return;
         abi_ = landlock::query_abi();
-        if (abi_ < 0)
-            CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
+        if (abi_ < 0) CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
     }
 
     // What a successful launch leaves on stderr: nothing, or the notice on an older ABI.
@@ -406,8 +397,7 @@ TEST_F(confined_test, dev_null_grant_does_not_open_dev_shm) {
     const run_result result = run(
         {"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c", "echo x > '" + target.string() + "'"});
     const bool created = fs::exists(target);
-    if (created)
-        fs::remove(target);
+    if (created) fs::remove(target);
     EXPECT_NE(result.exit_code, 0);
     EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
     EXPECT_FALSE(created);

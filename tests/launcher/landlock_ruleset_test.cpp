@@ -33,22 +33,19 @@ constexpr std::uint64_t ioctl_dev = 1ULL << 15;
 int open_fd_count() {
     int count = 0;
     DIR* dir = ::opendir("/proc/self/fd");
-    if (dir == nullptr)
-        return -1;
+    if (dir == nullptr) return -1;
     while (const dirent* entry = ::readdir(dir)) {
-        if (entry->d_name[0] != '.')
-            ++count;
+        if (entry->d_name[0] != '.') ++count;
     }
     ::closedir(dir);
     return count - 1;  // the directory stream's own fd
 }
 
 class landlock_ruleset_test : public ::testing::Test {
-  protected:
+protected:
     void SetUp() override {
         abi_ = landlock::query_abi();
-        if (abi_ < 0)
-            CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
+        if (abi_ < 0) CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
     }
     int abi_ = 0;
 };

@@ -39,7 +39,7 @@ std::string child() {
 // Counts confine() calls; refuses like a host without any backend, so that a test which should
 // never reach it cannot run anything by accident.
 class counting_provider : public sandbox::provider {
-  public:
+public:
     sandbox::confined_argv confine(std::span<const std::string>,
                                    const sandbox::sandbox_policy& policy) override {
         ++calls;
@@ -55,8 +55,7 @@ std::shared_ptr<sandbox::local_provider> bwrap_provider() {
 }
 
 std::string bwrap_unusable_reason(sandbox::local_provider& provider) {
-    if (provider.selected())
-        return "";
+    if (provider.selected()) return "";
     auto reports = provider.probe_all();
     return "bwrap unusable: " + (reports.empty() ? std::string("no rung") : reports.front().reason);
 }
@@ -65,8 +64,7 @@ std::map<std::string, std::string> parse_env(const std::string& text) {
     std::map<std::string, std::string> env;
     for (const auto& line : test::split_lines(text)) {
         auto equals = line.find('=');
-        if (equals != std::string::npos)
-            env[line.substr(0, equals)] = line.substr(equals + 1);
+        if (equals != std::string::npos) env[line.substr(0, equals)] = line.substr(equals + 1);
     }
     return env;
 }
@@ -142,7 +140,7 @@ TEST(BuildEnvironment, NullParentGivesTheDefaultsOnly) {
 }
 
 class ExecutorEnvironmentTest : public ::testing::Test {
-  protected:
+protected:
     void SetUp() override {
         for (const auto& [name, value] : secrets_)
             ::setenv(name, value, 1);
@@ -249,8 +247,8 @@ TEST(ExecutorProvider, NoProviderComposedFailsClosedForConfinedModes) {
     const auto marker = workspace / "ran";
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(sandbox::to_string(mode)));
-        EXPECT_THROW((void)run(nullptr, request_for({child(), "write", marker.string(), "x"},
-                                                    mode, workspace.path())),
+        EXPECT_THROW((void)run(nullptr, request_for({child(), "write", marker.string(), "x"}, mode,
+                                                    workspace.path())),
                      sandbox::sandbox_unavailable_error);
     }
     EXPECT_FALSE(fs::exists(marker));
@@ -414,14 +412,12 @@ TEST(ExecutorTimeout, CapIsEnforcedNotJustReported) {
 
 TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
     auto bwrap = bwrap_provider();
-    if (auto reason = bwrap_unusable_reason(*bwrap); !reason.empty())
-        CORDON_SKIP_OR_FAIL(reason);
+    if (auto reason = bwrap_unusable_reason(*bwrap); !reason.empty()) CORDON_SKIP_OR_FAIL(reason);
 
     // Measured outside the executor's lifetime: its event loop and cgroup are its own.
     const std::size_t fds_before = test::count_open_fds();
     std::optional<fs::path> cgroup_parent;
-    if (auto probe = cgroup_host::create())
-        cgroup_parent = probe->directory().parent_path();
+    if (auto probe = cgroup_host::create()) cgroup_parent = probe->directory().parent_path();
 
     constexpr std::size_t total = 200;
     constexpr std::size_t bwrap_runs = 60;  // spread over the batch
@@ -491,8 +487,7 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
             EXPECT_EQ(record->sandbox.mode, sandbox_mode::read_only);
             EXPECT_EQ(record->sandbox.backend, sandbox::backend_kind::bwrap);
             EXPECT_FALSE(record->sandbox.denied);
-            if (record->exit_code == 0)
-                ++confined_ok;
+            if (record->exit_code == 0) ++confined_ok;
         } else {
             EXPECT_EQ(record->sandbox.mode, sandbox_mode::danger_full_access);
             EXPECT_FALSE(record->sandbox.backend);

@@ -28,11 +28,10 @@ namespace fs = std::filesystem;
 
 // A fresh directory per test, removed with everything in it afterwards.
 class temp_root {
-  public:
+public:
     temp_root() {
         std::string name = (fs::temp_directory_path() / "cordon-collector-test-XXXXXX").string();
-        if (::mkdtemp(name.data()) == nullptr)
-            throw std::runtime_error("mkdtemp failed");
+        if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
         path_ = name;
     }
     ~temp_root() {
@@ -44,7 +43,7 @@ class temp_root {
 
     [[nodiscard]] const fs::path& path() const { return path_; }
 
-  private:
+private:
     fs::path path_;
 };
 
@@ -52,8 +51,7 @@ class temp_root {
 std::string read_file(const fs::path& path) {
     std::string out;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return out;
+    if (fd < 0) return out;
     char block[65536];
     ssize_t got = 0;
     while ((got = ::read(fd, block, sizeof block)) > 0)
@@ -463,7 +461,7 @@ TEST(OutputCollectorSpill, UnusableRootMeansTailOnly) {
 
 // Restores RLIMIT_FSIZE and SIGXFSZ whatever the test does.
 class file_size_limit {
-  public:
+public:
     explicit file_size_limit(rlim_t bytes) {
         ::getrlimit(RLIMIT_FSIZE, &saved_);
         previous_ = ::signal(SIGXFSZ, SIG_IGN);  // write(2) then fails with EFBIG instead
@@ -478,7 +476,7 @@ class file_size_limit {
     file_size_limit(const file_size_limit&) = delete;
     file_size_limit& operator=(const file_size_limit&) = delete;
 
-  private:
+private:
     rlimit saved_{};
     sighandler_t previous_{};
 };

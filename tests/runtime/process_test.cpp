@@ -141,8 +141,7 @@ TEST(ProcessCancel, CancelOfTermTrappingChildEscalatesToSigkill) {
     process_handle handle;
     // Cancel once the child says it is ignoring SIGTERM.
     spec.on_stdout = [&handle](std::string_view chunk) {
-        if (chunk.find("ready") != std::string_view::npos)
-            handle.cancel();
+        if (chunk.find("ready") != std::string_view::npos) handle.cancel();
     };
     handle = start_process(io.get_executor(), std::move(spec),
                            [&](process_outcome outcome) { result = std::move(outcome); });
@@ -199,7 +198,8 @@ TEST(ProcessStdin, PendingStdinWriteDoesNotOutliveTheRun) {
     EXPECT_EQ(outcome.stdout_output.text, "done\n");
     EXPECT_LT(took, 10000.0);
     // The setsid() process escaped the process group (no cgroup here); end it ourselves.
-    for (int i = 0; i < 100 && !test::read_pid_file(pid_file); ++i) std::this_thread::sleep_for(10ms);
+    for (int i = 0; i < 100 && !test::read_pid_file(pid_file); ++i)
+        std::this_thread::sleep_for(10ms);
     if (auto pid = test::read_pid_file(pid_file)) ::kill(*pid, SIGKILL);
 }
 
@@ -228,7 +228,7 @@ TEST(ProcessOutcome, LiveOutputCallbacksSeeEveryByte) {
 enum class containment { process_group, cgroup };
 
 class ProcessTreeTest : public ::testing::TestWithParam<containment> {
-  protected:
+protected:
     void SetUp() override {
         if (GetParam() == containment::cgroup) {
             cgroups_ = cgroup_host::create();
@@ -322,8 +322,7 @@ TEST_P(ProcessTreeTest, ChildRunsInItsOwnCgroupWhenContained) {
     ASSERT_EQ(outcome.exit_code, 0);
     std::string v2_line;
     for (const auto& line : test::split_lines(outcome.stdout_output.text)) {
-        if (line.rfind("0::", 0) == 0)
-            v2_line = line;
+        if (line.rfind("0::", 0) == 0) v2_line = line;
     }
     const std::string own = "cordon-" + std::to_string(::getpid()) + "-";
     if (GetParam() == containment::cgroup) {
@@ -356,8 +355,7 @@ TEST(ProcessTreeCgroup, SetsidChildIsKilledThroughTheCgroup) {
     // The run's cgroup is gone again; only the host's own directory remains.
     std::size_t scopes = 0;
     for (const auto& entry : fs::directory_iterator(cgroups->directory())) {
-        if (entry.is_directory())
-            ++scopes;
+        if (entry.is_directory()) ++scopes;
     }
     EXPECT_EQ(scopes, 0U);
 }
@@ -432,8 +430,7 @@ TEST_P(ExecutorEscapeTest, NothingTheCommandStartedSurvivesTheRun) {
     const auto [which, how] = GetParam();
     std::string skip_reason;
     auto provider = provider_for(which, skip_reason);
-    if (!provider)
-        CORDON_SKIP_OR_FAIL(skip_reason);
+    if (!provider) CORDON_SKIP_OR_FAIL(skip_reason);
     if (which != backend::bwrap && !cgroup_host::create()) {
         // Outside a pid namespace only the run's cgroup can find a setsid()/double-fork escapee.
         CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " + cgroup_host::unavailable_reason());
@@ -517,7 +514,7 @@ std::string pattern(std::size_t size) {
 }
 
 class ExecutorOutputTest : public ::testing::Test {
-  protected:
+protected:
     ExecutorOutputTest() {
         options_.limits.tail_bytes = 1000;
         options_.spill_root = spill_root_.path();
@@ -537,8 +534,7 @@ class ExecutorOutputTest : public ::testing::Test {
     std::vector<fs::path> spill_files() const {
         std::vector<fs::path> files;
         for (const auto& entry : fs::recursive_directory_iterator(spill_root_.path())) {
-            if (entry.is_regular_file())
-                files.push_back(entry.path());
+            if (entry.is_regular_file()) files.push_back(entry.path());
         }
         return files;
     }
@@ -651,12 +647,11 @@ TEST(DenialScanner, NoSignatureNoDenial) {
 }
 
 class BwrapDenialTest : public ::testing::Test {
-  protected:
+protected:
     void SetUp() override {
         std::string reason;
         provider_ = provider_for(backend::bwrap, reason);
-        if (!provider_)
-            CORDON_SKIP_OR_FAIL(reason);
+        if (!provider_) CORDON_SKIP_OR_FAIL(reason);
     }
     run_record run_read_only(std::string command) {
         run_request request;

@@ -64,8 +64,7 @@ inline void write_file(const std::filesystem::path& path, std::string_view text,
 
 inline std::optional<pid_t> read_pid_file(const std::filesystem::path& path) {
     std::string text = read_file(path);
-    if (text.empty())
-        return std::nullopt;
+    if (text.empty()) return std::nullopt;
     return static_cast<pid_t>(std::stol(text));
 }
 
@@ -73,15 +72,12 @@ inline std::optional<pid_t> read_pid_file(const std::filesystem::path& path) {
 inline std::vector<int> open_fds() {
     std::vector<int> fds;
     DIR* dir = ::opendir("/proc/self/fd");
-    if (dir == nullptr)
-        return fds;
+    if (dir == nullptr) return fds;
     const int own = ::dirfd(dir);
     while (dirent* entry = ::readdir(dir)) {
-        if (entry->d_name[0] == '.')
-            continue;
+        if (entry->d_name[0] == '.') continue;
         int fd = std::atoi(entry->d_name);
-        if (fd != own)
-            fds.push_back(fd);
+        if (fd != own) fds.push_back(fd);
     }
     ::closedir(dir);
     return fds;
@@ -104,21 +100,18 @@ struct proc_stat {
 
 inline std::optional<proc_stat> parse_proc_stat(std::string_view text) {
     auto close = text.rfind(')');
-    if (close == std::string_view::npos)
-        return std::nullopt;
+    if (close == std::string_view::npos) return std::nullopt;
     proc_stat out;
     out.pid = static_cast<pid_t>(std::atol(std::string(text.substr(0, text.find(' '))).c_str()));
     std::istringstream rest{std::string(text.substr(close + 1))};
     rest >> out.state >> out.ppid >> out.pgrp >> out.session >> out.tty_nr;
-    if (!rest)
-        return std::nullopt;
+    if (!rest) return std::nullopt;
     return out;
 }
 
 inline std::optional<proc_stat> read_proc_stat(pid_t pid) {
     std::string text = read_file("/proc/" + std::to_string(pid) + "/stat");
-    if (text.empty())
-        return std::nullopt;
+    if (text.empty()) return std::nullopt;
     return parse_proc_stat(text);
 }
 
@@ -140,8 +133,7 @@ inline std::vector<pid_t> zombie_children() {
     const pid_t self = ::getpid();
     for (pid_t pid : all_pids()) {
         auto stat = read_proc_stat(pid);
-        if (stat && stat->ppid == self && stat->state == 'Z')
-            zombies.push_back(pid);
+        if (stat && stat->ppid == self && stat->state == 'Z') zombies.push_back(pid);
     }
     return zombies;
 }
@@ -149,8 +141,7 @@ inline std::vector<pid_t> zombie_children() {
 // Dead: no such process, or only its zombie is left (it was reparented to pid 1, which may be
 // slow to reap it; a zombie runs nothing and holds no file).
 inline bool process_dead(pid_t pid) {
-    if (::kill(pid, 0) != 0 && errno == ESRCH)
-        return true;
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
     auto stat = read_proc_stat(pid);
     return !stat || stat->state == 'Z' || stat->state == 'X';
 }
@@ -158,8 +149,7 @@ inline bool process_dead(pid_t pid) {
 inline bool wait_dead(pid_t pid, std::chrono::milliseconds within) {
     const auto until = std::chrono::steady_clock::now() + within;
     while (!process_dead(pid)) {
-        if (std::chrono::steady_clock::now() > until)
-            return false;
+        if (std::chrono::steady_clock::now() > until) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return true;
@@ -167,8 +157,7 @@ inline bool wait_dead(pid_t pid, std::chrono::milliseconds within) {
 
 // Cleanup after a failed assertion: a survivor must not outlive the test that found it.
 inline void kill_if_alive(pid_t pid) {
-    if (pid > 0 && !process_dead(pid))
-        ::kill(pid, SIGKILL);
+    if (pid > 0 && !process_dead(pid)) ::kill(pid, SIGKILL);
 }
 
 // Live processes whose command line contains `needle` (a zombie's cmdline is empty). Used where
@@ -177,11 +166,9 @@ inline std::vector<pid_t> live_processes_with_cmdline(std::string_view needle) {
     std::vector<pid_t> found;
     const pid_t self = ::getpid();
     for (pid_t pid : all_pids()) {
-        if (pid == self)
-            continue;
+        if (pid == self) continue;
         std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
-        if (cmdline.find(needle) != std::string::npos && !process_dead(pid))
-            found.push_back(pid);
+        if (cmdline.find(needle) != std::string::npos && !process_dead(pid)) found.push_back(pid);
     }
     return found;
 }
@@ -190,8 +177,7 @@ inline bool wait_no_process_with_cmdline(std::string_view needle,
                                          std::chrono::milliseconds within) {
     const auto until = std::chrono::steady_clock::now() + within;
     while (!live_processes_with_cmdline(needle).empty()) {
-        if (std::chrono::steady_clock::now() > until)
-            return false;
+        if (std::chrono::steady_clock::now() > until) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return true;
@@ -219,8 +205,7 @@ inline std::vector<std::string> split_lines(std::string_view text) {
     std::size_t start = 0;
     while (start < text.size()) {
         std::size_t end = text.find('\n', start);
-        if (end == std::string_view::npos)
-            end = text.size();
+        if (end == std::string_view::npos) end = text.size();
         lines.emplace_back(text.substr(start, end - start));
         start = end + 1;
     }

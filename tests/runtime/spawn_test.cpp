@@ -58,10 +58,8 @@ std::pair<std::string, int> drain_and_reap(int fd, pid_t pid) {
     char buf[4096];
     for (;;) {
         ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
         out.append(buf, static_cast<std::size_t>(n));
     }
     int status = 0;
@@ -87,7 +85,7 @@ struct piped_request {
 };
 
 class SpawnTest : public ::testing::TestWithParam<spawn_method> {
-  protected:
+protected:
     void SetUp() override { CORDON_SKIP_VFORK_UNDER_SANITIZER(GetParam()); }
     spawn_method method() const { return GetParam(); }
 };
@@ -216,17 +214,15 @@ TEST_P(SpawnTest, ChildFdNumbersCarryTheRightFiles) {
 // --- exec failure as a value, no zombie ----------------------------------------------------------
 
 class SpawnFailureTest : public SpawnTest {
-  protected:
+protected:
     void SetUp() override {
         SpawnTest::SetUp();
-        if (IsSkipped())
-            return;
+        if (IsSkipped()) return;
         fds_before_ = test::count_open_fds();
         ASSERT_TRUE(test::zombie_children().empty()) << "a zombie from an earlier test";
     }
     void TearDown() override {
-        if (IsSkipped())
-            return;
+        if (IsSkipped()) return;
         EXPECT_TRUE(test::zombie_children().empty()) << "spawn failure left a zombie";
         // waitpid(-1) must not find an unreaped child either (no other test leaves children).
         int status = 0;
@@ -302,8 +298,7 @@ TEST_P(SpawnTest, RelativePathEntryIsResolvedAgainstTheChildsWorkingDirectory) {
 
     auto env = test::child_env();
     for (auto& entry : env) {
-        if (entry.rfind("PATH=", 0) == 0)
-            entry = "PATH=tools:/usr/bin:/bin";
+        if (entry.rfind("PATH=", 0) == 0) entry = "PATH=tools:/usr/bin:/bin";
     }
     auto spec = spec_for({"cordon-rel-tool"}, method());
     spec.env = env;
@@ -561,8 +556,7 @@ TEST_P(SpawnTest, ConcurrentNonCloexecFdsNeverReachTheChild) {
             for (int& fd : fds)
                 fd = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, on purpose
             for (int fd : fds) {
-                if (fd >= 0)
-                    ::close(fd);
+                if (fd >= 0) ::close(fd);
             }
         }
     });

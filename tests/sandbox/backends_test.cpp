@@ -151,8 +151,9 @@ TEST(LandlockBackend, DialectsAndStatusChannel) {
     confined_argv out = landlock_confine("/l", command, read_only, enforcement::full);
     // Read-only adds the metadata filter's EPERM to the dialect; workspace-write has no filter.
     EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied", "operation not permitted"));
-    EXPECT_THAT(landlock_confine("/l", command, workspace_write, enforcement::full).denial_signatures,
-                ElementsAre("permission denied"));
+    EXPECT_THAT(
+        landlock_confine("/l", command, workspace_write, enforcement::full).denial_signatures,
+        ElementsAre("permission denied"));
     ASSERT_EQ(out.runner_failure_rules.size(), 1u);
     EXPECT_THAT(out.runner_failure_rules[0].allowed_exit_codes, ElementsAre(125));
     EXPECT_EQ(out.runner_failure_rules[0].allowed_exit_codes[0], launcher_failure_exit);

@@ -11,12 +11,12 @@
 #include <string>
 #include <system_error>
 
-#include "support.hpp"
 #include "sandbox/confined_argv.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/mode.hpp"
 #include "sandbox/policy.hpp"
+#include "support.hpp"
 
 namespace cordon::sandbox {
 namespace {

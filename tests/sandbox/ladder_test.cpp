@@ -24,11 +24,11 @@
 #include <thread>
 #include <vector>
 
-#include "support.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/policy.hpp"
+#include "support.hpp"
 
 namespace cordon::sandbox {
 namespace {
@@ -45,7 +45,7 @@ using strings = std::vector<std::string>;
 constexpr const char* fake_bwrap = "/fake/bin/bwrap";
 
 class scoped_cwd {
-  public:
+public:
     explicit scoped_cwd(const fs::path& to) : old_(fs::current_path()) { fs::current_path(to); }
     ~scoped_cwd() {
         std::error_code ec;
@@ -54,7 +54,7 @@ class scoped_cwd {
     scoped_cwd(const scoped_cwd&) = delete;
     scoped_cwd& operator=(const scoped_cwd&) = delete;
 
-  private:
+private:
     fs::path old_;
 };
 
@@ -84,7 +84,7 @@ bool contains(const strings& argv, const std::string& item) {
 
 // Records every probe it is asked to run (thread-safe) and answers from a script.
 class scripted_runner {
-  public:
+public:
     using script = std::function<probe_run_result(const confined_argv&)>;
 
     explicit scripted_runner(script answer, std::chrono::milliseconds delay = {})
@@ -102,8 +102,7 @@ class scripted_runner {
             }
             ++s->in_flight;
             s->max_in_flight = std::max(s->max_in_flight.load(), s->in_flight.load());
-            if (s->delay.count() > 0)
-                std::this_thread::sleep_for(s->delay);
+            if (s->delay.count() > 0) std::this_thread::sleep_for(s->delay);
             --s->in_flight;
             return s->answer(wrapped);
         };
@@ -120,7 +119,7 @@ class scripted_runner {
     }
     [[nodiscard]] int max_in_flight() const { return state_->max_in_flight.load(); }
 
-  private:
+private:
     struct state {
         std::mutex mutex;
         std::vector<confined_argv> calls;
@@ -138,7 +137,7 @@ bool is_launcher_probe(const confined_argv& wrapped) {
 }
 
 class LadderTest : public ::testing::Test {
-  protected:
+protected:
     LadderTest() : launcher_(dir_.path() / "cordon-landlock") {
         make_executable(launcher_);
         fs::create_directory(dir_.path() / "ws");
@@ -169,8 +168,7 @@ class LadderTest : public ::testing::Test {
 
 // Each backend works; the launcher reports full enforcement at ABI 7.
 probe_run_result all_usable(const confined_argv& wrapped) {
-    if (is_launcher_probe(wrapped))
-        return ok("landlock: fully enforced\nabi: 7\n");
+    if (is_launcher_probe(wrapped)) return ok("landlock: fully enforced\nabi: 7\n");
     return ok();
 }
 
@@ -333,8 +331,7 @@ TEST_F(LadderTest, FailingBwrapFallsThroughToTheLauncher) {
                                          enforcement::full)
                             .argv);
     EXPECT_EQ(out.level, enforcement::partial);  // Landlock workspace-write (see backends.hpp)
-    EXPECT_EQ(provider.confine(command_, policy(sandbox_mode::read_only)).level,
-              enforcement::full);
+    EXPECT_EQ(provider.confine(command_, policy(sandbox_mode::read_only)).level, enforcement::full);
     ASSERT_TRUE(out.status.has_value());
     EXPECT_EQ(out.status->kind, status_channel::protocol::launcher_record);
     EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied"));
@@ -398,8 +395,7 @@ TEST_F(LadderTest, ExplicitLandlockNeverProbesBwrap) {
 
 TEST_F(LadderTest, ExplicitBwrapThatFailsDoesNotFallThrough) {
     scripted_runner runner([](const confined_argv& wrapped) {
-        if (wrapped.argv.front() == fake_bwrap)
-            return failed(1, "bwrap: nope\n");
+        if (wrapped.argv.front() == fake_bwrap) return failed(1, "bwrap: nope\n");
         return all_usable(wrapped);
     });
     local_provider provider(options(runner, backend_choice::bwrap));
@@ -519,12 +515,10 @@ TEST_F(LadderTest, LandlockProbeParsesFullEnforcement) {
 
 TEST_F(LadderTest, LandlockProfileRunFailureAfterAGoodProbeIsUnusable) {
     scripted_runner runner([](const confined_argv& wrapped) {
-        if (is_launcher_probe(wrapped))
-            return ok("landlock: fully enforced\nabi: 6\n");
+        if (is_launcher_probe(wrapped)) return ok("landlock: fully enforced\nabi: 6\n");
         probe_run_result r = failed(125, "cordon-landlock: cannot open rule path: /tmp: x\n");
         r.runner_failure = "cordon-landlock: cannot open rule path: /tmp: x";
-        if (!contains(wrapped.argv, "/tmp"))
-            return ok();
+        if (!contains(wrapped.argv, "/tmp")) return ok();
         return r;
     });
     local_provider provider(options(runner, backend_choice::landlock));
@@ -544,8 +538,7 @@ TEST_F(LadderTest, StaleTmpdirDoesNotBreakProbing) {
     fs::path seen;
     scripted_runner runner([&seen](const confined_argv& wrapped) {
         auto bind = std::find(wrapped.argv.begin(), wrapped.argv.end(), "--bind");
-        if (bind != wrapped.argv.end())
-            seen = *(bind + 1);
+        if (bind != wrapped.argv.end()) seen = *(bind + 1);
         return ok();
     });
     local_provider provider(options(runner, backend_choice::bwrap));

@@ -56,16 +56,14 @@ std::string unique_suffix() {
 
 std::string lower(std::string text) {
     for (char& c : text) {
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     }
     return text;
 }
 
 std::optional<std::string> read_file(const fs::path& path) {
     std::ifstream in(path);
-    if (!in)
-        return std::nullopt;
+    if (!in) return std::nullopt;
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
@@ -75,8 +73,7 @@ std::optional<std::string> read_file(const fs::path& path) {
 bool exists_then_remove(const fs::path& path) {
     std::error_code ec;
     const bool existed = fs::exists(fs::symlink_status(path, ec));
-    if (existed)
-        fs::remove_all(path, ec);
+    if (existed) fs::remove_all(path, ec);
     return existed;
 }
 
@@ -86,8 +83,7 @@ std::string describe(const runtime::run_record& record) {
         << " signal=" << (record.signal ? std::to_string(*record.signal) : "none")
         << " denied=" << record.sandbox.denied << "\nstdout: " << record.stdout_output.text
         << "\nstderr: " << record.stderr_output.text;
-    if (record.not_started)
-        out << "\nnot started: " << record.not_started->message;
+    if (record.not_started) out << "\nnot started: " << record.not_started->message;
     return out.str();
 }
 
@@ -116,11 +112,10 @@ selection select_backend(backend_choice choice) {
 
 // A fresh directory under /var/tmp holding the workspace and a sibling beside it.
 class host_tree {
-  public:
+public:
     host_tree() {
         std::string pattern = "/var/tmp/cordon-sbx-test-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr)
-            throw std::runtime_error("mkdtemp failed");
+        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
         base_ = fs::canonical(pattern);
         fs::create_directories(workspace());
         fs::create_directories(sibling());
@@ -137,16 +132,15 @@ class host_tree {
     // Shares the workspace's name as a prefix, so that a string-prefix match would let it in.
     [[nodiscard]] fs::path sibling() const { return base_ / "ws-sibling"; }
 
-  private:
+private:
     fs::path base_;
 };
 
 class RealRunnersTest : public ::testing::TestWithParam<backend_choice> {
-  protected:
+protected:
     void SetUp() override {
         selected_ = select_backend(GetParam());
-        if (!selected_.rung)
-            CORDON_SKIP_OR_FAIL(selected_.reason);
+        if (!selected_.rung) CORDON_SKIP_OR_FAIL(selected_.reason);
         kind_ = selected_.rung->kind;
     }
 
@@ -166,8 +160,7 @@ class RealRunnersTest : public ::testing::TestWithParam<backend_choice> {
     // bwrap's workspace-write profile hides behind a private tmpfs.
     [[nodiscard]] std::string test_child() {
         const fs::path copy = tree_.workspace() / "cordon-test-child";
-        if (!fs::exists(copy))
-            fs::copy_file(test::test_child_path(), copy);
+        if (!fs::exists(copy)) fs::copy_file(test::test_child_path(), copy);
         return copy.string();
     }
 
@@ -196,10 +189,10 @@ class RealRunnersTest : public ::testing::TestWithParam<backend_choice> {
         EXPECT_EQ(record.sandbox.mode, mode);
         EXPECT_EQ(record.sandbox.backend, std::optional<backend_kind>(kind_));
         // Landlock cannot govern metadata by path, so its workspace-write runs are partial.
-        const enforcement expected = kind_ == backend_kind::landlock &&
-                                             mode == sandbox_mode::workspace_write
-                                         ? enforcement::partial
-                                         : selected_.rung->level;
+        const enforcement expected =
+            kind_ == backend_kind::landlock && mode == sandbox_mode::workspace_write
+                ? enforcement::partial
+                : selected_.rung->level;
         EXPECT_EQ(record.sandbox.level, std::optional<enforcement>(expected));
     }
 
@@ -288,10 +281,11 @@ TEST_P(RealRunnersTest, ReadOnlyRefusesMetadataChanges) {
 
 // Root keeps no capability inside either runner.
 TEST_P(RealRunnersTest, CommandHoldsNoCapabilities) {
-    auto record = bash("grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status", sandbox_mode::read_only);
+    auto record =
+        bash("grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status", sandbox_mode::read_only);
     ASSERT_EQ(record.exit_code, 0) << describe(record);
-    for (const char* set : {"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000",
-                            "CapAmb:\t0000000000000000"}) {
+    for (const char* set :
+         {"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapAmb:\t0000000000000000"}) {
         EXPECT_NE(record.stdout_output.text.find(set), std::string::npos)
             << set << " in " << record.stdout_output.text;
     }
@@ -418,8 +412,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, RealRunnersTest,
 
 TEST(LauncherStatusFd, MissingGrantPathIsReportedOutOfBand) {
     selection landlock = select_backend(backend_choice::landlock);
-    if (!landlock.rung)
-        CORDON_SKIP_OR_FAIL(landlock.reason);
+    if (!landlock.rung) CORDON_SKIP_OR_FAIL(landlock.reason);
 
     runtime::process_spec spec;
     spec.argv = {test::launcher_path().string(),
@@ -484,11 +477,9 @@ TEST(LauncherImage, ReplacingTheLauncherOnDiskDoesNotUnconfineLaterRuns) {
 }
 
 TEST(BwrapAsRoot, RemountUnmountAndNestedNamespacesCannotReachAWrite) {
-    if (::geteuid() != 0)
-        GTEST_SKIP() << "needs root (not a missing backend)";
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root (not a missing backend)";
     selection bwrap = select_backend(backend_choice::bwrap);
-    if (!bwrap.rung)
-        CORDON_SKIP_OR_FAIL(bwrap.reason);
+    if (!bwrap.rung) CORDON_SKIP_OR_FAIL(bwrap.reason);
 
     const fs::path target = "/etc/cordon-remount-test-" + unique_suffix();
     exists_then_remove(target);
@@ -514,8 +505,7 @@ TEST(BwrapAsRoot, RemountUnmountAndNestedNamespacesCannotReachAWrite) {
 
 TEST(BwrapAsRoot, CommandHoldsNoEffectiveCapabilities) {
     selection bwrap = select_backend(backend_choice::bwrap);
-    if (!bwrap.rung)
-        CORDON_SKIP_OR_FAIL(bwrap.reason);
+    if (!bwrap.rung) CORDON_SKIP_OR_FAIL(bwrap.reason);
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(to_string(mode)));
         host_tree tree;
