@@ -16,14 +16,15 @@
 
 namespace cordon::sandbox::extras {
 
-// Drops every capability; returns 0 or an errno. Without CAP_SETPCAP (not root) the bounding set
-// cannot be changed and there is nothing to drop: no_new_privs already stops file capabilities
-// and setuid bits at exec.
+// Drops every capability; returns 0 or an errno. Without CAP_SETPCAP the bounding set cannot be
+// changed; the effective, permitted, inheritable and ambient sets are emptied all the same, and
+// no_new_privs (set before exec) keeps exec from granting any back, also to uid 0.
 [[nodiscard]] int drop_capabilities() noexcept;
 
 // Installs the metadata filter (needs no_new_privs or CAP_SYS_ADMIN); returns 0 or an errno.
-// System calls of a foreign architecture (i386 on x86_64, x32) are refused outright, since their
-// numbers would otherwise slip past the filter.
+// System calls of a foreign architecture (i386 on x86_64, x32) and ones newer than the filter
+// knows fail with ENOSYS, since their numbers would otherwise slip past it. io_uring is refused
+// (its operations bypass seccomp), and so are the inode-flag ioctls (chattr, fsxattr, verity).
 [[nodiscard]] int deny_metadata_changes() noexcept;
 
 }  // namespace cordon::sandbox::extras

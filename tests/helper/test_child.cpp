@@ -18,10 +18,16 @@
 //   stderr-bytes N TEXT     write TEXT to stderr, then N bytes of filler to stderr
 //   kill-self SIG           raise signal SIG
 //   setxattr PATH NAME VAL  set an extended attribute (exit 1 with strerror on failure)
+//   setflags PATH           chattr +A through ioctl(FS_IOC_SETFLAGS) on a read-only fd
+//   io-uring                create an io_uring instance (exit 1 with strerror on failure)
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <linux/fs.h>
+#include <linux/io_uring.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,6 +195,29 @@ int main(int argc, char** argv) {
     if (cmd == "setxattr" && arg(2) && arg(3) && arg(4)) {
         if (::setxattr(arg(2), arg(3), arg(4), std::strlen(arg(4)), 0) != 0) {
             std::fprintf(stderr, "setxattr %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
+        return 0;
+    }
+    if (cmd == "setflags" && arg(2)) {
+        int fd = ::open(arg(2), O_RDONLY | O_CLOEXEC);
+        int flags = 0;
+        if (fd < 0 || ::ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0) {
+            std::fprintf(stderr, "open/getflags %s: %s\n", arg(2), std::strerror(errno));
+            return 2;
+        }
+        flags |= FS_NOATIME_FL;
+        if (::ioctl(fd, FS_IOC_SETFLAGS, &flags) != 0) {
+            std::fprintf(stderr, "setflags %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
+        return 0;
+    }
+    if (cmd == "io-uring") {
+        io_uring_params params{};
+        long fd = ::syscall(SYS_io_uring_setup, 4, &params);
+        if (fd < 0) {
+            std::fprintf(stderr, "io_uring_setup: %s\n", std::strerror(errno));
             return 1;
         }
         return 0;

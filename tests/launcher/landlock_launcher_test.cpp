@@ -2,6 +2,9 @@
 // real binary as a child process, captures stdout, stderr and optionally the --status-fd pipe,
 // and checks the exit code, the exact diagnostics, the status record and the filesystem effects.
 #include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,7 +74,10 @@ void drain(int out_fd, int err_fd, int status_fd, run_result& result) {
 // With `status_fd` >= 0 the write end of a pipe sits at that fd in the child and everything
 // written to it is captured. Every other fd above 2 is closed at exec, so the child sees exactly
 // 0, 1, 2 and the status fd.
-run_result run(const std::vector<std::string>& args, int status_fd = -1) {
+// `drop_setpcap`: start the launcher without CAP_SETPCAP (bounding, effective, permitted), as a
+// container that drops only that capability would.
+run_result run(const std::vector<std::string>& args, int status_fd = -1,
+               bool drop_setpcap = false) {
     std::vector<std::string> full = {cordon::test::launcher_path().string()};
     full.insert(full.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -101,6 +107,19 @@ run_result run(const std::vector<std::string>& args, int status_fd = -1) {
             } else if (::dup2(status_pipe[1], status_fd) < 0) {
                 ::_exit(121);
             }
+        }
+        if (drop_setpcap) {
+            __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+            __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+            if (::prctl(PR_CAPBSET_DROP, CAP_SETPCAP, 0L, 0L, 0L) != 0 ||
+                ::syscall(SYS_capget, &header, data) != 0) {
+                ::_exit(123);
+            }
+            const unsigned int bit = 1U << CAP_SETPCAP;
+            data[0].effective &= ~bit;
+            data[0].permitted &= ~bit;
+            data[0].inheritable &= ~bit;
+            if (::syscall(SYS_capset, &header, data) != 0) ::_exit(124);
         }
         ::execv(argv[0], argv.data());
         ::_exit(122);
@@ -477,6 +496,24 @@ TEST_F(confined_test, long_message_is_truncated_in_the_record) {
     ASSERT_TRUE(record.has_value());
     EXPECT_EQ(record->stage, static_cast<std::uint32_t>(launcher_stage::open_rule_path));
     EXPECT_EQ(std::string(record->message), line.substr(0, sizeof(record->message) - 1));
+}
+
+}  // namespace
+
+namespace {
+
+// Root without CAP_SETPCAP cannot shrink its bounding set, but must still lose every capability
+// it holds: the launcher empties the other sets and no_new_privs keeps exec from restoring them.
+TEST_F(confined_test, root_without_setpcap_still_holds_no_capabilities) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs uid 0 to start with capabilities";
+    const run_result result =
+        run({"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c",
+             "grep -E '^Cap(Eff|Prm|Inh|Amb):' /proc/self/status"},
+            -1, true);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("CapEff:\t0000000000000000"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("CapPrm:\t0000000000000000"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("CapAmb:\t0000000000000000"), std::string::npos) << result.out;
 }
 
 }  // namespace

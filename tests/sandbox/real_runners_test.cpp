@@ -264,7 +264,8 @@ TEST_P(RealRunnersTest, ReadOnlyRefusesMetadataChanges) {
     const std::string quoted = "'" + file.string() + "'";
     for (const std::string& change :
          {"chmod 777 " + quoted, "chown 65534 " + quoted, "touch -d 2001-01-01 " + quoted,
-          "'" + test_child() + "' setxattr " + quoted + " user.cordon 1"}) {
+          "'" + test_child() + "' setxattr " + quoted + " user.cordon 1",
+          "'" + test_child() + "' setflags " + quoted}) {
         SCOPED_TRACE(change);
         auto record = bash(change, sandbox_mode::read_only);
         EXPECT_NE(record.exit_code, 0) << describe(record);
@@ -277,6 +278,11 @@ TEST_P(RealRunnersTest, ReadOnlyRefusesMetadataChanges) {
     EXPECT_EQ(after.st_uid, before.st_uid);
     EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
     EXPECT_LT(::getxattr(file.c_str(), "user.cordon", nullptr, 0), 0);
+    if (kind_ == backend_kind::landlock) {
+        // io_uring operations (IORING_OP_FSETXATTR) would bypass the metadata filter.
+        auto uring = bash("'" + test_child() + "' io-uring", sandbox_mode::read_only);
+        EXPECT_NE(uring.exit_code, 0) << describe(uring);
+    }
 }
 
 // Root keeps no capability inside either runner.
