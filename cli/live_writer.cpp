@@ -28,15 +28,21 @@ void live_writer::push(std::string_view chunk) {
     wake_.notify_one();
 }
 
-std::uint64_t live_writer::finish() {
-    {
-        std::lock_guard lock(mutex_);
-        if (finished_) return dropped_;
-        closing_ = true;
+std::uint64_t live_writer::finish(std::chrono::milliseconds patience) {
+    std::unique_lock lock(mutex_);
+    if (finished_) return dropped_;
+    closing_ = true;
+    wake_.notify_all();
+    if (wake_.wait_for(lock, patience, [this] { return drained_; })) {
+        lock.unlock();
+        thread_.join();
+        lock.lock();
+    } else {
+        // The writer is blocked in write(2) on a reader that stopped reading. Leave it there:
+        // the process is about to exit, and its pending bytes are reported as not shown.
+        dropped_ += queued_;
+        thread_.detach();
     }
-    wake_.notify_one();
-    if (thread_.joinable()) thread_.join();
-    std::lock_guard lock(mutex_);
     finished_ = true;
     return dropped_;
 }
@@ -48,7 +54,11 @@ void live_writer::run() {
         {
             std::unique_lock lock(mutex_);
             wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-            if (queue_.empty()) return;  // closing and drained
+            if (queue_.empty()) {  // closing and drained
+                drained_ = true;
+                wake_.notify_all();
+                return;
+            }
             chunk = std::move(queue_.front());
             queue_.pop_front();
             queued_ -= chunk.size();

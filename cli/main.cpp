@@ -38,14 +38,15 @@ int main(int argc, char** argv) {
         command.assign(dashes + 1, words.end());
         words.erase(dashes, words.end());
     }
-    std::reverse(words.begin(), words.end());  // CLI11 parses a reversed vector
+    std::vector<const char*> kept{argv[0]};
+    for (const auto& word : words) kept.push_back(word.c_str());
 
     auto probe = add_probe_command(app);
     auto confine = add_confine_command(app, command);
     auto run = add_run_command(app, command);
 
     try {
-        app.parse(words);
+        app.parse(static_cast<int>(kept.size()), kept.data());
     } catch (const CLI::CallForHelp&) {
         const auto subs = app.get_subcommands();
         std::cout << (subs.empty() ? app.help() : subs.front()->help());

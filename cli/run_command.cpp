@@ -197,6 +197,9 @@ int run_run_command(run_options& options) {
         handle.cancel();
     });
     io.run();
+    // From here on SIGINT/SIGTERM take their default action again: nothing is left to cancel, and
+    // cordon must stay killable while it flushes the live output.
+    interrupts.clear();
 
     std::uint64_t dropped_out = live_out ? live_out->finish() : 0;
     std::uint64_t dropped_err = live_err ? live_err->finish() : 0;
