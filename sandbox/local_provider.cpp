@@ -149,6 +149,18 @@ bool is_within(const fs::path& path, const fs::path& root) {
     return root_end == root.end();
 }
 
+// Where a command confined by `kind` under `policy` can write on the host, canonical.
+std::vector<fs::path> writable_for(backend_kind kind, const sandbox_policy& policy) {
+    if (policy.mode != sandbox_mode::workspace_write) return {};
+    switch (kind) {
+        case backend_kind::bwrap: return {canonical_path(policy.workspace_root)};  // /tmp is private
+        case backend_kind::landlock:
+            return {canonical_path(policy.workspace_root), canonical_path("/tmp")};
+        case backend_kind::seatbelt: return writable_roots(policy);
+    }
+    return {};
+}
+
 std::string first_line(std::string_view text) {
     auto end = text.find('\n');
     return std::string(text.substr(0, end));
@@ -430,14 +442,19 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
     }
     std::optional<rung_report> rung = selected();
     if (!rung) throw sandbox_unavailable_error(policy.mode);
-    if (policy.mode == sandbox_mode::workspace_write && !rung->runner.empty() &&
-        is_within(canonical_path(rung->runner), canonical_path(policy.workspace_root))) {
-        // The command could rewrite the runner that confines the next command (in another
-        // process, which loads it from disk again).
-        throw sandbox_unavailable_error(policy.mode, "the sandbox runner " + rung->runner +
-                                                         " lies inside the writable workspace " +
-                                                         policy.workspace_root.string() +
-                                                         "; a confined command could replace it");
+    if (!rung->runner.empty()) {
+        // A command that can write where the runner lies could replace the runner that confines
+        // the next command (in another process, which loads it from disk again).
+        const fs::path runner = canonical_path(rung->runner);
+        for (const fs::path& root : writable_for(rung->kind, policy)) {
+            if (is_within(runner, root)) {
+                throw sandbox_unavailable_error(
+                    policy.mode, "the sandbox runner " + runner.string() + " lies inside " +
+                                     root.string() + ", which " +
+                                     std::string(to_string(policy.mode)) +
+                                     " makes writable; a confined command could replace it");
+            }
+        }
     }
     return wrap(*rung, argv, policy);
 }

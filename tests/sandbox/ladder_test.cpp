@@ -760,6 +760,29 @@ TEST_F(LadderTest, ConcurrentConfinesOnAFreshProviderProbeExactlyOnce) {
     EXPECT_EQ(runner.max_in_flight(), 1);
 }
 
+// The Landlock launcher's workspace-write profile writes the host's /tmp, so a launcher under
+// /tmp is refused there too; bwrap's /tmp is private and does not count.
+TEST_F(LadderTest, LandlockRunnerUnderTmpFailsClosedForWorkspaceWrite) {
+    cordon::test::temp_dir under_tmp("/tmp", "cordon-ladder-runner-");
+    for (auto choice : {backend_choice::bwrap, backend_choice::landlock}) {
+        scripted_runner runner(all_usable);
+        auto opts = options(runner, choice);
+        opts.launcher_path = under_tmp / "cordon-landlock";
+        opts.bwrap_path = under_tmp / "bwrap";
+        make_executable(opts.launcher_path);
+        make_executable(opts.bwrap_path);
+        local_provider provider(opts);
+        EXPECT_NO_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)));
+        if (choice == backend_choice::landlock) {
+            EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::workspace_write)),
+                         sandbox_unavailable_error);
+        } else {
+            EXPECT_NO_THROW(
+                (void)provider.confine(command_, policy(sandbox_mode::workspace_write)));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace cordon::sandbox
 
@@ -780,7 +803,7 @@ TEST_F(LadderTest, RunnerInsideTheWritableWorkspaceFailsClosed) {
             (void)provider.confine(command_, around);
             ADD_FAILURE() << "expected sandbox_unavailable_error for " << to_string(choice);
         } catch (const sandbox_unavailable_error& error) {
-            EXPECT_THAT(error.what(), HasSubstr("lies inside the writable workspace"));
+            EXPECT_THAT(error.what(), HasSubstr("which workspace-write makes writable"));
         }
         EXPECT_NO_THROW((void)provider.confine(command_, {sandbox_mode::read_only, dir_.path()}));
         EXPECT_NO_THROW((void)provider.confine(command_, policy(sandbox_mode::workspace_write)));
