@@ -1,6 +1,7 @@
 #include "runtime/cgroup.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,16 +88,23 @@ std::string cgroup_host::unavailable_reason() {
 
 namespace {
 
+// Each host holds an exclusive flock(2) on a lock file named after its cgroup for as long as it
+// lives; the kernel releases it when the process dies, whatever its pid namespace. A pid would
+// not do: cordons in other pid namespaces share the cgroup tree.
+fs::path lock_directory() { return "/var/tmp/cordon-cgroup-locks-" + std::to_string(::geteuid()); }
+
 // A cordon that was killed (SIGKILL, a crash) left its cgroup behind, possibly with the trees of
-// its last runs still inside. Whoever creates the next host ends them: only directories named
-// cordon-<pid>-<random> whose pid no longer exists are touched.
+// its last runs still inside. Whoever creates the next host ends them. Only a cgroup whose lock
+// file exists and can be locked is touched: no lock file (another mount namespace, another
+// user) proves nothing, and a held lock means its owner is alive.
 void reap_stale_hosts(const fs::path& base) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(base, ec)) {
         const std::string name = entry.path().filename().string();
         if (name.rfind("cordon-", 0) != 0 || !entry.is_directory(ec)) continue;
-        const pid_t owner = static_cast<pid_t>(std::strtol(name.c_str() + 7, nullptr, 10));
-        if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+        const fs::path lock_path = lock_directory() / (name + ".lock");
+        unique_fd lock(::open(lock_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW));
+        if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) continue;
         std::vector<fs::path> runs;
         for (const auto& run : fs::directory_iterator(entry.path(), ec)) {
             if (run.is_directory(ec)) runs.push_back(run.path());
@@ -116,6 +124,7 @@ void reap_stale_hosts(const fs::path& base) {
             }
         }
         if (::rmdir(entry.path().c_str()) == 0) {
+            ::unlink(lock_path.c_str());
             spdlog::info("removed the cgroup of a cordon that is gone: {}", entry.path().string());
         }
     }
@@ -140,23 +149,39 @@ std::shared_ptr<cgroup_host> cgroup_host::create() {
         return nullptr;
     }
     reap_stale_hosts(base);
-    fs::path directory = base / ("cordon-" + std::to_string(::getpid()) + "-" + random_suffix());
+    const std::string name = "cordon-" + std::to_string(::getpid()) + "-" + random_suffix();
+    fs::path directory = base / name;
+    // The lock is held before the cgroup exists, so no reaper ever sees it unowned.
+    ::mkdir(lock_directory().c_str(), 0700);
+    const fs::path lock_path = lock_directory() / (name + ".lock");
+    unique_fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                          0600));
+    if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+        set_reason("cannot lock " + lock_path.string() + ": " + std::strerror(errno));
+        return nullptr;
+    }
     if (::mkdir(directory.c_str(), 0755) != 0) {
         set_reason("cannot create " + directory.string() + ": " + std::strerror(errno));
+        ::unlink(lock_path.c_str());
         return nullptr;
     }
     if (!fs::exists(directory / "cgroup.kill")) {
         ::rmdir(directory.c_str());
+        ::unlink(lock_path.c_str());
         set_reason("the kernel has no cgroup.kill (Linux 5.14 or later is needed)");
         return nullptr;
     }
-    return std::shared_ptr<cgroup_host>(new cgroup_host(std::move(directory)));
+    return std::shared_ptr<cgroup_host>(
+        new cgroup_host(std::move(directory), std::move(lock), lock_path));
 }
 
 cgroup_host::~cgroup_host() {
     if (::rmdir(directory_.c_str()) != 0) {
+        // Left for the next host to reap once this process (and with it the lock) is gone.
         spdlog::debug("cannot remove {}: {}", directory_.string(), std::strerror(errno));
+        return;
     }
+    ::unlink(lock_path_.c_str());
 }
 
 std::unique_ptr<cgroup_scope> cgroup_host::new_scope() {

@@ -42,8 +42,11 @@ public:
     [[nodiscard]] static std::string unavailable_reason();
 
 private:
-    explicit cgroup_host(std::filesystem::path directory) : directory_(std::move(directory)) {}
+    cgroup_host(std::filesystem::path directory, unique_fd lock, std::filesystem::path lock_path)
+        : directory_(std::move(directory)), lock_(std::move(lock)), lock_path_(std::move(lock_path)) {}
     std::filesystem::path directory_;
+    unique_fd lock_;  // flock(LOCK_EX) held for the host's lifetime: proof that it is alive
+    std::filesystem::path lock_path_;
     std::atomic<unsigned long> counter_{0};
 };
 

@@ -128,7 +128,13 @@ spill_directory::spill_directory(std::filesystem::path root, spill_retention ret
     : root_(std::move(root)), retention_(retention) {}
 
 spill_directory::~spill_directory() {
-    if (retention_ != spill_retention::remove_on_destroy || !directory_) return;
+    if (!directory_) return;
+    if (retention_ == spill_retention::keep) {
+        // Kept files are the point of keeping; an empty directory (every spill was abandoned or
+        // none outlived its stream) is only clutter. rmdir(2) removes nothing else.
+        ::rmdir(directory_->c_str());
+        return;
+    }
     std::error_code error;
     std::filesystem::remove_all(*directory_, error);
     if (error) {

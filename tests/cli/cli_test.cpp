@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <thread>
 #include <fstream>
 
 #include "runtime/cgroup.hpp"
@@ -303,6 +304,35 @@ TEST_F(CliTest, TreesOfAKilledCordonAreEndedByTheNextOne) {
     }
     if (!gone) ::kill(pid, SIGKILL);
     EXPECT_TRUE(gone) << "the killed cordon's daemon " << pid << " survived the next host";
+}
+
+// A live cordon in another pid namespace shares the cgroup tree; its pid means nothing here, and
+// its runs must not be taken for a dead cordon's leftovers.
+TEST_F(CliTest, ALiveCordonInAnotherPidNamespaceIsLeftAlone) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a pid namespace";
+    if (!runtime::cgroup_host::create()) {
+        CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " +
+                            runtime::cgroup_host::unavailable_reason());
+    }
+    const fs::path record = root_ / "record.json";
+    runtime::process_spec spec;
+    // ns_last_pid makes the inner cordon's pid one that does not exist out here.
+    spec.argv = {"unshare", "-p", "-f", "--mount-proc", "sh", "-c",
+                 "echo 99990 > /proc/sys/kernel/ns_last_pid; "
+                 "\"$0\" run --json --mode danger-full-access -- sleep 2 > \"$1\"",
+                 cordon_path().string(), record.string()};
+    spec.env = runtime::build_environment(environ, {});
+    spec.cwd = workspace_;
+    spec.timeout = std::chrono::seconds(60);
+    std::thread inner([&spec] { (void)runtime::run_process(std::move(spec)); });
+    ::usleep(700 * 1000);
+    auto reaper = runtime::cgroup_host::create();  // reaps only what is provably dead
+    inner.join();
+    std::ifstream in(record);
+    nlohmann::json doc;
+    ASSERT_NO_THROW(doc = nlohmann::json::parse(in));
+    EXPECT_EQ(doc["exitCode"], 0) << doc.dump();
+    EXPECT_TRUE(doc["signal"].is_null()) << doc.dump();
 }
 
 TEST_F(CliTest, ConfinePrintsTheWrappedArgv) {
