@@ -21,10 +21,12 @@ namespace cordon::runtime {
 namespace {
 
 // Spawn-time attribution (reference 5.3). For a confined run the spawned program is the runner:
-// if it could not be found or executed (whatever the errno), the sandbox failed and the command
-// never ran. Failures at other stages (an unusable working directory) are the request's.
+// if it could not be found or executed, the sandbox failed and the command never ran. Failures
+// at other stages (an unusable working directory), and exec failures that the request itself
+// causes (an argv or environment too large, the machine out of memory), are the request's.
 bool is_runner_spawn_failure(const spawn_error& error) {
-    return error.stage == spawn_stage::resolve || error.stage == spawn_stage::exec;
+    if (error.stage != spawn_stage::resolve && error.stage != spawn_stage::exec) return false;
+    return error.error != E2BIG && error.error != ENOMEM;
 }
 
 }  // namespace
@@ -112,7 +114,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         }
         spec.argv = confined->argv;
         spec.status = confined->status;
-        spec.exec_fd = confined->runner_fd;
+        spec.exec_image = confined->runner;
         spec.denial_signatures = confined->denial_signatures;
     } else {
         spec.argv = std::move(request.argv);

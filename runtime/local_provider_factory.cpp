@@ -14,7 +14,7 @@ sandbox::probe_run_result run_probe(const sandbox::confined_argv& wrapped,
     spec.env = build_environment(environ, {});
     spec.cwd = "/";
     spec.status = wrapped.status;
-    spec.exec_fd = wrapped.runner_fd;
+    spec.exec_image = wrapped.runner;
     spec.timeout = timeout;
     spec.plan = kill_plan::standard(std::chrono::milliseconds(200));
     process_outcome outcome = run_process(std::move(spec));

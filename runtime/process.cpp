@@ -126,7 +126,7 @@ private:
         request.env = spec_.env;
         request.cwd = spec_.cwd;
         request.method = spec_.method;
-        request.exec_fd = spec_.exec_fd;
+        request.exec_fd = spec_.exec_image ? spec_.exec_image->fd() : -1;
         request.cgroup_procs_fd = scope_ ? scope_->procs_fd() : -1;
         request.fds = {{spec_.stdin_data ? in.read.get() : dev_null.get(), 0},
                        {out.write.get(), 1},

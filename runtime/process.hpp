@@ -39,7 +39,8 @@ struct process_spec {
     std::filesystem::path cwd;
     std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
     std::optional<sandbox::status_channel> status;
-    int exec_fd = -1;  // see spawn_request::exec_fd
+    // Executed instead of argv[0] (spawn_request::exec_fd); held until the spawn is done.
+    std::shared_ptr<const sandbox::runner_image> exec_image;
     output_limits stdout_limits;
     output_limits stderr_limits;
     std::shared_ptr<spill_directory> spill;  // null: no spill files

@@ -2,6 +2,7 @@
 // needs to classify the run afterwards without knowing which backend produced it.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,19 @@ struct status_channel {
     int child_fd;
 };
 
+// An executable image held open by fd (CLOEXEC), closed with the last owner.
+class runner_image {
+public:
+    explicit runner_image(int fd) noexcept : fd_(fd) {}
+    ~runner_image();
+    runner_image(const runner_image&) = delete;
+    runner_image& operator=(const runner_image&) = delete;
+    [[nodiscard]] int fd() const noexcept { return fd_; }
+
+private:
+    int fd_;
+};
+
 struct confined_argv {
     std::vector<std::string> argv;  // runner, profile arguments, "--", the caller's argv
     enforcement level = enforcement::full;
@@ -40,11 +54,11 @@ struct confined_argv {
     std::vector<std::string> denial_signatures;  // case-insensitive stderr substrings
     std::vector<runner_failure_rule> runner_failure_rules;
     std::optional<status_channel> status;  // absent for runners without one (Seatbelt)
-    // When >= 0: a sealed, read-only in-memory copy of the runner (argv[0]) that the spawner
+    // When set: a sealed, read-only in-memory copy of the runner (argv[0]) that the spawner
     // executes instead of the file at argv[0], so that nothing written to that path after the
-    // provider loaded it can take the runner's place. Owned by the provider (CLOEXEC); valid for
-    // the provider's lifetime.
-    int runner_fd = -1;
+    // provider loaded it can take the runner's place. Shared, so that it outlives the provider
+    // for as long as a pending spawn needs it.
+    std::shared_ptr<const runner_image> runner;
 };
 
 }  // namespace cordon::sandbox

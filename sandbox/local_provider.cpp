@@ -238,8 +238,8 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
     probed_.assign(rungs_.size(), false);
 }
 
-local_provider::~local_provider() {
-    if (launcher_image_ >= 0) ::close(launcher_image_);
+runner_image::~runner_image() {
+    if (fd_ >= 0) ::close(fd_);
 }
 
 std::vector<backend_kind> local_provider::ladder() const {
@@ -315,12 +315,11 @@ rung_report local_provider::probe_landlock(rung_report report) {
         report.reason = error;
         return report;
     }
-    if (launcher_image_ >= 0) ::close(launcher_image_);
-    launcher_image_ = image;
+    launcher_image_ = std::make_shared<const runner_image>(image);
     confined_argv probe;
     probe.argv = {report.runner, "--probe"};
     probe.backend = backend_kind::landlock;
-    probe.runner_fd = launcher_image_;
+    probe.runner = launcher_image_;
     probe_run_result result = options_.run_probe(probe, options_.probe_timeout);
     if (!succeeded(result)) {
         report.state = rung_state::unusable;
@@ -424,7 +423,7 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
             return bwrap_confine(rung.runner, argv, policy);
         case backend_kind::landlock: {
             confined_argv out = landlock_confine(rung.runner, argv, policy, rung.level);
-            out.runner_fd = launcher_image_;
+            out.runner = launcher_image_;
             return out;
         }
         case backend_kind::seatbelt: {

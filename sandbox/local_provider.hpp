@@ -65,7 +65,6 @@ struct local_provider_options {
 class local_provider final : public provider {
 public:
     explicit local_provider(local_provider_options options);
-    ~local_provider() override;
     local_provider(const local_provider&) = delete;
     local_provider& operator=(const local_provider&) = delete;
 
@@ -96,7 +95,8 @@ private:
     std::vector<rung_report> rungs_;
     std::vector<bool> probed_;
     std::optional<std::optional<std::size_t>> verdict_;  // outer: decided; inner: selected index
-    int launcher_image_ = -1;  // sealed memfd copy of cordon-landlock, loaded before its probe
+    // Sealed memfd copy of cordon-landlock, loaded before its probe.
+    std::shared_ptr<const runner_image> launcher_image_;
 };
 
 // Copies the executable at `path` into a sealed memfd (write, grow, shrink and further sealing

@@ -476,7 +476,8 @@ TEST(LauncherImage, ReplacingTheLauncherOnDiskDoesNotUnconfineLaterRuns) {
                                "exec \"$@\"\n";
     fs::permissions(launcher, fs::perms::owner_all);
     auto confined = provider->confine(strings{"true"}, {sandbox_mode::read_only, tree.workspace()});
-    EXPECT_GE(confined.runner_fd, 0);
+    ASSERT_TRUE(confined.runner);
+    EXPECT_GE(confined.runner->fd(), 0);
     auto record = attempt();
     EXPECT_TRUE(record.sandbox.denied) << record.stderr_output.text;
     EXPECT_FALSE(fs::exists(target)) << "the replaced launcher ran the command unconfined";
