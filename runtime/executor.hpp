@@ -70,9 +70,9 @@ public:
     executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
              executor_options options = {});
 
-    // Starts the run; `done` is called exactly once, on the run's strand. A request that breaks
-    // the contract (empty argv, relative workspace, non-positive timeout) throws
-    // std::invalid_argument before anything runs.
+    // Starts the run; `done` is called exactly once, from the event loop (on the run's strand
+    // when a process was started). A request that breaks the contract (empty argv, relative
+    // workspace, non-positive timeout) throws std::invalid_argument before anything runs.
     run_handle async_run(run_request request, std::function<void(run_result)> done);
 
     [[nodiscard]] const executor_options& options() const noexcept { return options_; }
