@@ -1,5 +1,8 @@
 // `cordon confine`: print the argv a command would be spawned as under a policy, without running
-// it. Probes the ladder to pick the backend, exactly as a run would.
+// it. Probes the ladder to pick the backend, exactly as a run would. The argv refers to the
+// descriptors cordon passes its runners (the sealed launcher at fd 6, the workspace at fds 5 and
+// 7, the command's environment at fd 4, the status channel at fd 3), so it documents a run rather
+// than being one to paste into a shell.
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -47,7 +50,8 @@ int run_confine_command(const confine_options& options) {
     provider_options.choice = *choice;
     auto provider = runtime::make_local_provider(std::move(provider_options));
     try {
-        sandbox::confined_argv confined = provider->confine(options.argv, {*mode, workspace});
+        sandbox::confined_argv confined =
+            provider->confine(options.argv, {*mode, workspace}, workspace);
         if (options.json) {
             std::cout << runtime::dump(nlohmann::json(confined.argv)) << '\n';
         } else {

@@ -14,4 +14,8 @@ namespace cordon::cli {
 // A positive decimal byte count, e.g. "64000".
 [[nodiscard]] std::optional<std::uint64_t> parse_byte_count(std::string_view text);
 
+// A positive size with an optional binary suffix: "1048576", "512K", "256M", "2G" (also "KiB",
+// "MiB", "GiB"; any case).
+[[nodiscard]] std::optional<std::uint64_t> parse_size(std::string_view text);
+
 }  // namespace cordon::cli

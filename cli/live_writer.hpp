@@ -40,7 +40,7 @@ private:
     std::size_t queued_ = 0;
     std::uint64_t dropped_ = 0;
     bool closing_ = false;
-    bool drained_ = false;   // the thread has written (or given up on) everything
+    bool drained_ = false;  // the thread has written (or given up on) everything
     bool finished_ = false;
     std::thread thread_;
 };

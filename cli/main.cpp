@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
         words.erase(dashes, words.end());
     }
     std::vector<const char*> kept{argv[0]};
-    for (const auto& word : words) kept.push_back(word.c_str());
+    for (const auto& word : words)
+        kept.push_back(word.c_str());
 
     auto probe = add_probe_command(app);
     auto confine = add_confine_command(app, command);

@@ -1,5 +1,7 @@
-// `cordon probe`: every rung of the ladder, usable or not, with its enforcement, the Landlock ABI,
-// the reason a rung failed, which one is selected, and how runs are contained.
+// `cordon probe`: every rung of the ladder, usable or not, with its enforcement under each mode
+// and the gaps that make it partial, the Landlock ABI, the reason a rung failed, which one is
+// selected, how runs are contained and which limits this host can enforce. It only reports: it
+// never ends another cordon's runs.
 #include <boost/asio/io_context.hpp>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,7 @@
 #include "runtime/cgroup.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
+#include "sandbox/backends.hpp"
 
 namespace cordon::cli {
 
@@ -19,6 +22,98 @@ struct probe_options {
     bool json = false;
     std::string backend = "auto";
 };
+
+constexpr sandbox::sandbox_mode confined_modes[] = {sandbox::sandbox_mode::read_only,
+                                                    sandbox::sandbox_mode::workspace_write};
+
+sandbox::enforcement_assessment assess(const sandbox::rung_report& rung,
+                                       sandbox::sandbox_mode mode) {
+    return sandbox::assess(rung.kind, mode, rung.landlock_abi.value_or(0));
+}
+
+nlohmann::json rung_json(const sandbox::rung_report& rung) {
+    const bool usable = rung.state == sandbox::rung_state::usable;
+    nlohmann::json modes = nlohmann::json::object();
+    if (usable) {
+        for (auto mode : confined_modes) {
+            auto assessment = assess(rung, mode);
+            modes[std::string(sandbox::to_string(mode))] = {
+                {"enforcement", sandbox::to_string(assessment.level)}, {"gaps", assessment.gaps}};
+        }
+    }
+    return {
+        {"backend", sandbox::to_string(rung.kind)},
+        {"state", sandbox::to_string(rung.state)},
+        {"usable", usable},
+        {"enforcement", usable ? nlohmann::json(sandbox::to_string(rung.level)) : nlohmann::json()},
+        {"modes", usable ? modes : nlohmann::json()},
+        {"landlockAbi", rung.landlock_abi ? nlohmann::json(*rung.landlock_abi) : nlohmann::json()},
+        {"runner", rung.runner},
+        {"reason", rung.reason.empty() ? nlohmann::json() : nlohmann::json(rung.reason)}};
+}
+
+nlohmann::json containment_json(
+    const std::variant<std::shared_ptr<runtime::cgroup_host>, std::string>& cgroups) {
+    if (const auto* reason = std::get_if<std::string>(&cgroups)) {
+        return {{"kind", "process-group"}, {"reason", *reason}, {"limits", nullptr}};
+    }
+    const auto& host = std::get<std::shared_ptr<runtime::cgroup_host>>(cgroups);
+    const auto reason = [](const std::string& text) {
+        return text.empty() ? nlohmann::json() : nlohmann::json(text);
+    };
+    return {{"kind", "cgroup"},
+            {"path", host->directory().string()},
+            {"limits",
+             {{"processes", host->processes_unlimitable().empty()},
+              {"processesReason", reason(host->processes_unlimitable())},
+              {"memory", host->memory_unlimitable().empty()},
+              {"memoryReason", reason(host->memory_unlimitable())}}},
+            {"staleRunsReaped", host->unreapable().empty()},
+            {"staleRunsReason", reason(host->unreapable())}};
+}
+
+void print_rung(const sandbox::rung_report& rung) {
+    std::cout << std::left << std::setw(10) << sandbox::to_string(rung.kind) << std::setw(12)
+              << sandbox::to_string(rung.state);
+    const bool usable = rung.state == sandbox::rung_state::usable;
+    if (usable) {
+        for (auto mode : confined_modes) {
+            std::cout << sandbox::to_string(mode) << '='
+                      << sandbox::to_string(assess(rung, mode).level) << ' ';
+        }
+    }
+    if (rung.landlock_abi) std::cout << "abi=" << *rung.landlock_abi << ' ';
+    std::cout << "runner=" << (rung.runner.empty() ? "(not found)" : rung.runner) << '\n';
+    if (!rung.reason.empty()) std::cout << "          reason: " << rung.reason << '\n';
+    if (usable) {
+        for (auto mode : confined_modes) {
+            for (const auto& gap : assess(rung, mode).gaps) {
+                std::cout << "          " << sandbox::to_string(mode) << " gap: " << gap << '\n';
+            }
+        }
+    }
+}
+
+void print_containment(
+    const std::variant<std::shared_ptr<runtime::cgroup_host>, std::string>& cgroups) {
+    if (const auto* reason = std::get_if<std::string>(&cgroups)) {
+        std::cout << "containment: process group only (" << *reason << ")\n"
+                  << "limits: none (no cgroup)\n";
+        return;
+    }
+    const auto& host = std::get<std::shared_ptr<runtime::cgroup_host>>(cgroups);
+    std::cout << "containment: cgroup (" << host->directory().string() << ")\n";
+    const auto line = [](std::string_view what, const std::string& reason) {
+        std::cout << "limits: " << what << ' '
+                  << (reason.empty() ? std::string("enforceable") : "unavailable (" + reason + ")")
+                  << '\n';
+    };
+    line("processes", host->processes_unlimitable());
+    line("memory", host->memory_unlimitable());
+    if (!host->unreapable().empty()) {
+        std::cout << "stale runs: not reaped after a crash (" << host->unreapable() << ")\n";
+    }
+}
 
 int run_probe_command(const probe_options& options) {
     auto choice = sandbox::parse_backend_choice(options.backend);
@@ -31,51 +126,24 @@ int run_probe_command(const probe_options& options) {
     auto provider = runtime::make_local_provider(std::move(provider_options));
     std::vector<sandbox::rung_report> rungs = provider->probe_all();
     std::optional<sandbox::rung_report> selected = provider->selected();
-    auto cgroups = runtime::cgroup_host::create();
+    // Reports containment without ending anybody's runs.
+    const auto cgroups = runtime::cgroup_host::create({.reap_stale = false});
 
     if (options.json) {
         nlohmann::json out;
         out["rungs"] = nlohmann::json::array();
-        for (const auto& rung : rungs) {
-            out["rungs"].push_back(
-                {{"backend", sandbox::to_string(rung.kind)},
-                 {"state", sandbox::to_string(rung.state)},
-                 {"usable", rung.state == sandbox::rung_state::usable},
-                 {"enforcement", rung.state == sandbox::rung_state::usable
-                                     ? nlohmann::json(sandbox::to_string(rung.level))
-                                     : nlohmann::json()},
-                 {"landlockAbi",
-                  rung.landlock_abi ? nlohmann::json(*rung.landlock_abi) : nlohmann::json()},
-                 {"runner", rung.runner},
-                 {"reason", rung.reason.empty() ? nlohmann::json() : nlohmann::json(rung.reason)}});
-        }
+        for (const auto& rung : rungs)
+            out["rungs"].push_back(rung_json(rung));
         out["selected"] =
             selected ? nlohmann::json(sandbox::to_string(selected->kind)) : nlohmann::json();
-        out["containment"] =
-            cgroups ? nlohmann::json{{"kind", "cgroup"}, {"path", cgroups->directory().string()}}
-                    : nlohmann::json{{"kind", "process-group"},
-                                     {"reason", runtime::cgroup_host::unavailable_reason()}};
+        out["containment"] = containment_json(cgroups);
         std::cout << runtime::dump(out, 2) << '\n';
     } else {
-        for (const auto& rung : rungs) {
-            std::cout << std::left << std::setw(10) << sandbox::to_string(rung.kind)
-                      << std::setw(12) << sandbox::to_string(rung.state);
-            if (rung.state == sandbox::rung_state::usable) {
-                std::cout << "enforcement=" << sandbox::to_string(rung.level) << ' ';
-            }
-            if (rung.landlock_abi) std::cout << "abi=" << *rung.landlock_abi << ' ';
-            std::cout << "runner=" << (rung.runner.empty() ? "(not found)" : rung.runner);
-            if (!rung.reason.empty()) std::cout << "\n          reason: " << rung.reason;
-            std::cout << '\n';
-        }
+        for (const auto& rung : rungs)
+            print_rung(rung);
         std::cout << "selected: " << (selected ? sandbox::to_string(selected->kind) : "none")
                   << '\n';
-        if (cgroups) {
-            std::cout << "containment: cgroup v2 (" << cgroups->directory().string() << ")\n";
-        } else {
-            std::cout << "containment: process group only ("
-                      << runtime::cgroup_host::unavailable_reason() << ")\n";
-        }
+        print_containment(cgroups);
     }
     return selected ? 0 : exit_sandbox_unavailable;
 }

@@ -35,6 +35,8 @@ struct run_options {
     std::string workdir;
     std::string timeout;
     std::string max_output;
+    std::string max_processes;
+    std::string max_memory;
     std::vector<std::string> env;
     std::string stdin_file;
     std::string backend = "auto";
@@ -56,6 +58,11 @@ void write_all(int fd, std::string_view data) {
 }
 
 int exit_code_for(const runtime::run_record& record, int interrupted_by) {
+    if (record.not_started && record.not_started->error.stage == runtime::spawn_stage::cgroup) {
+        // A limit that was asked for could not be enforced: the command never ran, as when the
+        // sandbox is unavailable.
+        return exit_sandbox_unavailable;
+    }
     if (record.not_started) {
         // As a shell: 127 when the program is not there, 126 when it cannot be run (including
         // an unusable working directory).
@@ -135,6 +142,24 @@ std::variant<validated, std::string> validate(run_options& options) {
         auto bytes = parse_byte_count(options.max_output);
         if (!bytes) return "invalid --max-output \"" + options.max_output + "\" (positive bytes)";
         out.request.stdout_max_bytes = static_cast<std::size_t>(*bytes);
+    }
+    if (!options.max_processes.empty()) {
+        auto count = options.max_processes == "unlimited" ? std::optional<std::uint64_t>(0)
+                                                          : parse_byte_count(options.max_processes);
+        if (!count) {
+            return "invalid --max-processes \"" + options.max_processes +
+                   "\" (a positive number, or unlimited)";
+        }
+        out.request.max_processes = *count;
+    }
+    if (!options.max_memory.empty()) {
+        auto bytes = options.max_memory == "unlimited" ? std::optional<std::uint64_t>(0)
+                                                       : parse_size(options.max_memory);
+        if (!bytes) {
+            return "invalid --max-memory \"" + options.max_memory +
+                   "\" (e.g. 512M, 2G, or unlimited)";
+        }
+        out.request.max_memory = *bytes;
     }
     for (const auto& entry : options.env) {
         auto equals = entry.find('=');
@@ -246,6 +271,10 @@ std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> com
     sub->add_option("--workdir", options->workdir, "Working directory (default: the workspace)");
     sub->add_option("--timeout", options->timeout, "e.g. 500ms, 30s, 2m (default 120s, max 600s)");
     sub->add_option("--max-output", options->max_output, "Bytes of stdout kept in memory");
+    sub->add_option("--max-processes", options->max_processes,
+                    "Processes and threads the run may hold at once (default 4096; unlimited)");
+    sub->add_option("--max-memory", options->max_memory,
+                    "Memory the run may use, e.g. 512M, 2G (default unlimited)");
     sub->add_option("--env", options->env, "NAME=VALUE, repeatable; wins over the scrub")
         ->expected(1)
         ->allow_extra_args(false)

@@ -1,22 +1,20 @@
 #include "runtime/cgroup.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <spdlog/spdlog.h>
-
+#include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <system_error>
-#include <vector>
 
 namespace cordon::runtime {
 
@@ -24,52 +22,138 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::mutex reason_mutex;
-std::string last_reason;
+// How long a cgroup may take to empty after cgroup.kill before rmdir is given up on.
+constexpr int rmdir_attempts = 200;
+constexpr useconds_t rmdir_pause_us = 1000;
 
-void set_reason(std::string reason) {
-    spdlog::debug("cgroup containment unavailable: {}", reason);
-    std::lock_guard lock(reason_mutex);
-    last_reason = std::move(reason);
+std::string errno_text(std::string_view what) {
+    return std::string(what) + ": " + std::strerror(errno);
 }
 
-// The cgroup2 mount point from /proc/self/mountinfo (field 5 is the mount point; the filesystem
-// type follows the " - " separator).
-std::optional<fs::path> cgroup2_mount() {
+// mountinfo escapes space, tab, newline and backslash in paths as \ooo.
+std::string unescape(std::string_view text) {
+    const auto octal = [](char c) { return c >= '0' && c <= '7'; };
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 3 < text.size() && octal(text[i + 1]) && octal(text[i + 2]) &&
+            octal(text[i + 3])) {
+            out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
+                                     (text[i + 3] - '0'));
+            i += 3;
+            continue;
+        }
+        out += text[i];
+    }
+    return out;
+}
+
+struct mount_entry {
+    fs::path root;         // the part of the hierarchy mounted (field 4)
+    fs::path mount_point;  // field 5
+};
+
+// The mount of the cgroup2 filesystem, or of the cgroup v1 hierarchy carrying `controller`.
+std::optional<mount_entry> cgroup_mount(std::string_view controller) {
     std::ifstream mountinfo("/proc/self/mountinfo");
     std::string line;
     while (std::getline(mountinfo, line)) {
-        auto separator = line.find(" - ");
+        const auto separator = line.find(" - ");
         if (separator == std::string::npos) continue;
         std::istringstream tail(line.substr(separator + 3));
-        std::string fstype;
-        tail >> fstype;
-        if (fstype != "cgroup2") continue;
-        std::istringstream head(line.substr(0, separator));
-        std::string field;
-        for (int i = 0; i < 5 && head >> field; ++i) {
+        std::string fstype, source, options;
+        tail >> fstype >> source >> options;
+        if (controller.empty() ? fstype != "cgroup2" : fstype != "cgroup") continue;
+        if (!controller.empty()) {
+            std::stringstream list(options);
+            std::string option;
+            bool found = false;
+            while (std::getline(list, option, ','))
+                found = found || option == controller;
+            if (!found) continue;
         }
-        return fs::path(field);
+        std::istringstream head(line.substr(0, separator));
+        std::string id, parent, device, root, point;
+        head >> id >> parent >> device >> root >> point;
+        return mount_entry{unescape(root), unescape(point)};
     }
     return std::nullopt;
 }
 
-// This process's cgroup v2 path ("0::/path" in /proc/self/cgroup).
-std::optional<std::string> own_cgroup() {
+// This process's cgroup in the v2 tree ("0::/path") or in the v1 hierarchy of `controller`.
+std::optional<fs::path> own_cgroup(std::string_view controller) {
     std::ifstream cgroup("/proc/self/cgroup");
     std::string line;
     while (std::getline(cgroup, line)) {
-        if (line.rfind("0::", 0) == 0) return line.substr(3);
+        const auto first = line.find(':');
+        const auto second = line.find(':', first + 1);
+        if (first == std::string::npos || second == std::string::npos) continue;
+        const std::string controllers = line.substr(first + 1, second - first - 1);
+        bool match =
+            controller.empty() ? line.compare(0, first, "0") == 0 && controllers.empty() : false;
+        if (!controller.empty()) {
+            std::stringstream list(controllers);
+            std::string name;
+            while (std::getline(list, name, ','))
+                match = match || name == controller;
+        }
+        if (match) return fs::path(line.substr(second + 1));
     }
     return std::nullopt;
 }
 
+// The directory of this process's cgroup in the hierarchy of `controller` ("" for v2).
+std::variant<fs::path, std::string> own_directory(std::string_view controller) {
+    const std::string what =
+        controller.empty() ? "cgroup v2" : "cgroup v1 " + std::string(controller);
+    auto mount = cgroup_mount(controller);
+    if (!mount) return "no " + what + " filesystem is mounted";
+    auto own = own_cgroup(controller);
+    if (!own) return "this process has no " + what + " membership";
+    // Under a cgroup namespace or a bind mount, the mount shows only part of the hierarchy.
+    const fs::path relative = own->lexically_relative(mount->root);
+    if (relative.empty() || *relative.begin() == "..") {
+        return "the process's " + what + " cgroup " + own->string() + " is not visible at " +
+               mount->mount_point.string();
+    }
+    fs::path directory = (mount->mount_point / relative).lexically_normal();
+    std::error_code ec;
+    if (!fs::exists(directory / "cgroup.procs", ec)) {
+        return "the process's " + what + " cgroup " + directory.string() + " is not visible";
+    }
+    return directory;
+}
+
 bool write_file(const fs::path& path, std::string_view text) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    return ok;
+    unique_fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd) return false;
+    return ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The value of `key` in a flat keyed file ("key value" per line), 0 when absent.
+std::uint64_t keyed_value(const fs::path& path, std::string_view key) {
+    std::istringstream in(read_file(path));
+    std::string name;
+    std::uint64_t value = 0;
+    while (in >> name >> value) {
+        if (name == key) return value;
+    }
+    return 0;
+}
+
+bool has_word(const std::string& text, std::string_view word) {
+    std::istringstream in(text);
+    std::string token;
+    while (in >> token) {
+        if (token == word) return true;
+    }
+    return false;
 }
 
 std::string random_suffix() {
@@ -79,165 +163,291 @@ std::string random_suffix() {
     return out.str();
 }
 
-}  // namespace
-
-std::string cgroup_host::unavailable_reason() {
-    std::lock_guard lock(reason_mutex);
-    return last_reason;
+void kill_members(const fs::path& cgroup) {
+    if (write_file(cgroup / "cgroup.kill", "1")) return;
+    std::ifstream procs(cgroup / "cgroup.procs");
+    pid_t pid;
+    while (procs >> pid)
+        ::kill(pid, SIGKILL);
 }
 
-namespace {
+bool remove_directory(const fs::path& directory) {
+    for (int attempt = 0; attempt < rmdir_attempts; ++attempt) {
+        if (::rmdir(directory.c_str()) == 0 || errno == ENOENT) return true;
+        if (errno != EBUSY) return false;
+        ::usleep(rmdir_pause_us);
+    }
+    return false;
+}
 
-// Each host holds an exclusive flock(2) on a lock file named after its cgroup for as long as it
-// lives; the kernel releases it when the process dies, whatever its pid namespace. A pid would
-// not do: cordons in other pid namespaces share the cgroup tree.
-fs::path lock_directory() { return "/var/tmp/cordon-cgroup-locks-" + std::to_string(::geteuid()); }
+// The lock directory, trusted only when this user owns it and nobody else can enter it: another
+// user who could delete lock files could make the next cordon end runs that are alive. It lives
+// under /dev/shm, where no confined command can open anything (see cgroup.hpp).
+std::variant<unique_fd, std::string> open_lock_directory() {
+    const fs::path path = "/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid());
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+        return errno_text("cannot create " + path.string());
+    }
+    unique_fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) return errno_text("cannot open " + path.string());
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return errno_text("cannot stat " + path.string());
+    if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+        return path.string() + " is not a private directory of uid " + std::to_string(::geteuid()) +
+               " (owner " + std::to_string(st.st_uid) + ")";
+    }
+    return fd;
+}
 
-// A cordon that was killed (SIGKILL, a crash) left its cgroup behind, possibly with the trees of
+// A cordon that was killed (SIGKILL, a crash) left its cgroups behind, possibly with the trees of
 // its last runs still inside. Whoever creates the next host ends them. Only a cgroup whose lock
-// file exists and can be locked is touched: no lock file (another mount namespace, another
-// user) proves nothing, and a held lock means its owner is alive.
-void reap_stale_hosts(const fs::path& base) {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(base, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("cordon-", 0) != 0 || !entry.is_directory(ec)) continue;
-        const fs::path lock_path = lock_directory() / (name + ".lock");
-        unique_fd lock(::open(lock_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW));
+// file exists and can be locked is touched: no lock file (another user, a host in another mount
+// namespace) proves nothing, and a held lock means its owner is alive.
+void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
+    std::set<std::string> names;
+    for (const fs::path& base : bases) {
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(base, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.rfind("cordon-", 0) == 0 && entry.is_directory(ec)) names.insert(name);
+        }
+    }
+    for (const std::string& name : names) {
+        const std::string lock_name = name + ".lock";
+        unique_fd lock(
+            ::openat(lock_directory, lock_name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
         if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) continue;
-        std::vector<fs::path> runs;
-        for (const auto& run : fs::directory_iterator(entry.path(), ec)) {
-            if (run.is_directory(ec)) runs.push_back(run.path());
-        }
-        for (const auto& run : runs) {
-            if (!write_file(run / "cgroup.kill", "1")) {
-                std::ifstream procs(run / "cgroup.procs");
-                pid_t pid;
-                while (procs >> pid)
-                    ::kill(pid, SIGKILL);
+        bool removed = true;
+        for (const fs::path& base : bases) {
+            const fs::path host = base / name;
+            std::vector<fs::path> runs;
+            std::error_code ec;
+            for (const auto& run : fs::directory_iterator(host, ec)) {
+                if (run.is_directory(ec)) runs.push_back(run.path());
             }
+            for (const auto& run : runs)
+                kill_members(run);
+            for (const auto& run : runs)
+                removed = remove_directory(run) && removed;
+            if (fs::exists(host, ec)) removed = remove_directory(host) && removed;
         }
-        for (const auto& run : runs) {
-            for (int attempt = 0; attempt < 200 && ::rmdir(run.c_str()) != 0 && errno == EBUSY;
-                 ++attempt) {
-                ::usleep(1000);
-            }
-        }
-        if (::rmdir(entry.path().c_str()) == 0) {
-            ::unlink(lock_path.c_str());
-            spdlog::info("removed the cgroup of a cordon that is gone: {}", entry.path().string());
+        if (removed) {
+            ::unlinkat(lock_directory, lock_name.c_str(), 0);
+            spdlog::info("ended the runs of a cordon that is gone: {}", name);
         }
     }
 }
 
 }  // namespace
 
-std::shared_ptr<cgroup_host> cgroup_host::create() {
-    auto mount = cgroup2_mount();
-    if (!mount) {
-        set_reason("no cgroup2 filesystem is mounted");
-        return nullptr;
+std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
+    cgroup_host_options options) {
+    auto unified = own_directory("");
+    if (auto* reason = std::get_if<std::string>(&unified)) return *reason;
+    const fs::path base = std::get<fs::path>(unified);
+    std::shared_ptr<cgroup_host> host(new cgroup_host());
+
+    // The v1 hierarchies of a hybrid host, for limits the v2 tree cannot carry.
+    std::optional<fs::path> pids_base, memory_base;
+    if (auto v1 = own_directory("pids"); std::holds_alternative<fs::path>(v1)) {
+        pids_base = std::get<fs::path>(v1);
     }
-    auto own = own_cgroup();
-    if (!own) {
-        set_reason("this process has no cgroup v2 membership");
-        return nullptr;
+    if (auto v1 = own_directory("memory"); std::holds_alternative<fs::path>(v1)) {
+        memory_base = std::get<fs::path>(v1);
     }
-    fs::path base = *mount / fs::path(*own).relative_path();
-    if (!fs::exists(base / "cgroup.procs")) {
-        set_reason("the process's cgroup " + base.string() + " is not visible");
-        return nullptr;
+
+    auto locks = open_lock_directory();
+    if (auto* reason = std::get_if<std::string>(&locks)) {
+        host->no_lock_ = *reason;
+    } else {
+        host->lock_directory_ = std::move(std::get<unique_fd>(locks));
+        if (options.reap_stale) {
+            std::vector<fs::path> bases{base};
+            if (pids_base) bases.push_back(*pids_base);
+            if (memory_base && memory_base != pids_base) bases.push_back(*memory_base);
+            reap_stale_hosts(host->lock_directory_.get(), bases);
+        }
     }
-    reap_stale_hosts(base);
-    const std::string name = "cordon-" + std::to_string(::getpid()) + "-" + random_suffix();
-    fs::path directory = base / name;
+
+    host->name_ = "cordon-" + std::to_string(::getpid()) + "-" + random_suffix();
     // The lock is held before the cgroup exists, so no reaper ever sees it unowned.
-    ::mkdir(lock_directory().c_str(), 0700);
-    const fs::path lock_path = lock_directory() / (name + ".lock");
-    unique_fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                          0600));
-    if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-        set_reason("cannot lock " + lock_path.string() + ": " + std::strerror(errno));
-        return nullptr;
+    if (host->lock_directory_) {
+        const std::string lock_name = host->name_ + ".lock";
+        host->lock_.reset(::openat(host->lock_directory_.get(), lock_name.c_str(),
+                                   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+        if (!host->lock_ || ::flock(host->lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+            host->no_lock_ = errno_text("cannot lock " + lock_name);
+            host->lock_.reset();
+        }
     }
-    if (::mkdir(directory.c_str(), 0755) != 0) {
-        set_reason("cannot create " + directory.string() + ": " + std::strerror(errno));
-        ::unlink(lock_path.c_str());
-        return nullptr;
+    host->directory_ = base / host->name_;
+    if (::mkdir(host->directory_.c_str(), 0755) != 0) {
+        std::string reason = errno_text("cannot create " + host->directory_.string());
+        host->directory_.clear();
+        return reason;
     }
-    if (!fs::exists(directory / "cgroup.kill")) {
-        ::rmdir(directory.c_str());
-        ::unlink(lock_path.c_str());
-        set_reason("the kernel has no cgroup.kill (Linux 5.14 or later is needed)");
-        return nullptr;
+    std::error_code ec;
+    if (!fs::exists(host->directory_ / "cgroup.kill", ec)) {
+        return std::string("the kernel has no cgroup.kill (Linux 5.14 or later is needed)");
     }
-    return std::shared_ptr<cgroup_host>(
-        new cgroup_host(std::move(directory), std::move(lock), lock_path));
+
+    // Controllers: in the v2 tree when cordon's parent delegates them, else in v1.
+    const std::string available = read_file(host->directory_ / "cgroup.controllers");
+    const auto enable = [&](std::string_view controller) {
+        return has_word(available, controller) &&
+               write_file(host->directory_ / "cgroup.subtree_control",
+                          "+" + std::string(controller));
+    };
+    const auto v1_directory = [&](const std::optional<fs::path>& v1_base,
+                                  std::string_view controller,
+                                  std::string& reason) -> std::optional<fs::path> {
+        if (!v1_base) {
+            reason = "the " + std::string(controller) +
+                     " controller is neither delegated to cordon's cgroup v2 nor mounted as v1";
+            return std::nullopt;
+        }
+        fs::path directory = *v1_base / host->name_;
+        if (::mkdir(directory.c_str(), 0755) != 0) {
+            reason = errno_text("cannot create " + directory.string());
+            return std::nullopt;
+        }
+        return directory;
+    };
+    host->pids_v2_ = enable("pids");
+    if (!host->pids_v2_) host->pids_v1_ = v1_directory(pids_base, "pids", host->no_pids_);
+    host->memory_v2_ = enable("memory");
+    if (!host->memory_v2_) host->memory_v1_ = v1_directory(memory_base, "memory", host->no_memory_);
+    return host;
 }
 
 cgroup_host::~cgroup_host() {
-    if (::rmdir(directory_.c_str()) != 0) {
-        // Left for the next host to reap once this process (and with it the lock) is gone.
-        spdlog::debug("cannot remove {}: {}", directory_.string(), std::strerror(errno));
-        return;
+    bool removed = true;
+    for (const auto* directory :
+         {&directory_, pids_v1_ ? &*pids_v1_ : nullptr, memory_v1_ ? &*memory_v1_ : nullptr}) {
+        if (directory == nullptr || directory->empty()) continue;
+        if (::rmdir(directory->c_str()) != 0 && errno != ENOENT) {
+            // Left for the next host to reap once this process (and with it the lock) is gone.
+            spdlog::debug("cannot remove {}: {}", directory->string(), std::strerror(errno));
+            removed = false;
+        }
     }
-    ::unlink(lock_path_.c_str());
+    if (removed && lock_ && lock_directory_) {
+        ::unlinkat(lock_directory_.get(), (name_ + ".lock").c_str(), 0);
+    }
 }
 
-std::unique_ptr<cgroup_scope> cgroup_host::new_scope() {
-    fs::path directory = directory_ / ("run-" + std::to_string(counter_.fetch_add(1) + 1));
-    if (::mkdir(directory.c_str(), 0755) != 0) {
-        spdlog::warn("cannot create run cgroup {}: {}", directory.string(), std::strerror(errno));
-        return nullptr;
+std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
+    const run_limits& limits) {
+    if (limits.max_processes && !pids_v2_ && !pids_v1_) {
+        return "cannot limit processes: " + no_pids_;
     }
-    int procs = ::open((directory / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-    if (procs < 0) {
-        spdlog::warn("cannot open {}/cgroup.procs: {}", directory.string(), std::strerror(errno));
-        ::rmdir(directory.c_str());
-        return nullptr;
+    if (limits.max_memory && !memory_v2_ && !memory_v1_) {
+        return "cannot limit memory: " + no_memory_;
     }
-    return std::make_unique<cgroup_scope>(shared_from_this(), std::move(directory),
-                                          unique_fd(procs));
+    const std::string run = "run-" + std::to_string(counter_.fetch_add(1) + 1);
+    scope_paths paths;
+    paths.unified = directory_ / run;
+    std::vector<fs::path> created;
+    std::vector<unique_fd> procs;
+    const auto undo = [&created](std::string reason) {
+        for (auto it = created.rbegin(); it != created.rend(); ++it)
+            ::rmdir(it->c_str());
+        return reason;
+    };
+    const auto join = [&](const fs::path& directory) -> std::optional<std::string> {
+        if (std::find(created.begin(), created.end(), directory) != created.end()) return {};
+        if (::mkdir(directory.c_str(), 0755) != 0) {
+            return errno_text("cannot create " + directory.string());
+        }
+        created.push_back(directory);
+        unique_fd fd(::open((directory / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+        if (!fd) return errno_text("cannot open " + (directory / "cgroup.procs").string());
+        procs.push_back(std::move(fd));
+        return {};
+    };
+    const auto set = [](const fs::path& file, std::uint64_t value) -> std::optional<std::string> {
+        if (write_file(file, std::to_string(value))) return {};
+        return errno_text("cannot write " + file.string());
+    };
+    if (auto error = join(paths.unified)) return undo(*error);
+    if (limits.max_processes) {
+        paths.pids = pids_v2_ ? paths.unified : *pids_v1_ / run;
+        if (auto error = join(*paths.pids)) return undo(*error);
+        if (auto error = set(*paths.pids / "pids.max", *limits.max_processes)) return undo(*error);
+    }
+    if (limits.max_memory) {
+        paths.memory = memory_v2_ ? paths.unified : *memory_v1_ / run;
+        paths.memory_v1 = !memory_v2_;
+        if (auto error = join(*paths.memory)) return undo(*error);
+        const fs::path file =
+            *paths.memory / (paths.memory_v1 ? "memory.limit_in_bytes" : "memory.max");
+        if (auto error = set(file, *limits.max_memory)) return undo(*error);
+        // No swap for the run either: a limit the command can page around is no limit.
+        if (!paths.memory_v1) (void)write_file(paths.unified / "memory.swap.max", "0");
+    }
+    return std::make_unique<cgroup_scope>(shared_from_this(), std::move(paths), std::move(procs));
 }
 
-cgroup_scope::cgroup_scope(std::shared_ptr<cgroup_host> host, fs::path directory, unique_fd procs)
-    : host_(std::move(host)), directory_(std::move(directory)), procs_(std::move(procs)) {}
+cgroup_scope::cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths,
+                           std::vector<unique_fd> procs)
+    : host_(std::move(host)), paths_(std::move(paths)), procs_(std::move(procs)) {}
 
 cgroup_scope::~cgroup_scope() {
     if (removed_) return;
     kill_all();
     // The kill is asynchronous; give the kernel a moment to empty the cgroup.
-    for (int attempt = 0; attempt < 200 && !remove(); ++attempt)
-        ::usleep(1000);
-    if (!removed_) spdlog::warn("cgroup {} could not be removed", directory_.string());
+    for (int attempt = 0; attempt < rmdir_attempts && !remove(); ++attempt)
+        ::usleep(rmdir_pause_us);
+    if (!removed_) spdlog::warn("cgroup {} could not be removed", paths_.unified.string());
 }
 
-void cgroup_scope::signal_all(int signal) const {
-    std::ifstream procs(directory_ / "cgroup.procs");
+std::vector<int> cgroup_scope::procs_fds() const {
+    std::vector<int> out;
+    for (const auto& fd : procs_)
+        out.push_back(fd.get());
+    return out;
+}
+
+void cgroup_scope::signal_all(int signal, pid_t except) const {
+    std::ifstream procs(paths_.unified / "cgroup.procs");
     pid_t pid;
-    while (procs >> pid)
-        ::kill(pid, signal);
+    while (procs >> pid) {
+        if (pid != except) ::kill(pid, signal);
+    }
 }
 
 void cgroup_scope::kill_all() const {
-    if (write_file(directory_ / "cgroup.kill", "1")) return;
-    signal_all(SIGKILL);
+    kill_members(paths_.unified);
 }
 
 bool cgroup_scope::populated() const {
-    std::ifstream events(directory_ / "cgroup.events");
-    std::string key;
-    int value = 0;
-    while (events >> key >> value) {
-        if (key == "populated") return value != 0;
+    return keyed_value(paths_.unified / "cgroup.events", "populated") != 0;
+}
+
+limit_events cgroup_scope::events() const {
+    limit_events out;
+    if (paths_.pids) out.processes = keyed_value(*paths_.pids / "pids.events", "max") != 0;
+    if (paths_.memory) {
+        out.memory = keyed_value(*paths_.memory /
+                                     (paths_.memory_v1 ? "memory.oom_control" : "memory.events"),
+                                 "oom_kill") != 0;
     }
-    return false;
+    return out;
 }
 
 bool cgroup_scope::remove() {
     if (removed_) return true;
-    if (::rmdir(directory_.c_str()) == 0 || errno == ENOENT) removed_ = true;
-    return removed_;
+    if (::rmdir(paths_.unified.c_str()) != 0 && errno != ENOENT) return false;
+    // The v1 directories hold the same processes, so they are empty too by now.
+    for (const auto* directory :
+         {paths_.pids ? &*paths_.pids : nullptr, paths_.memory ? &*paths_.memory : nullptr}) {
+        if (directory == nullptr || *directory == paths_.unified) continue;
+        if (!remove_directory(*directory)) {
+            spdlog::debug("cannot remove {}: {}", directory->string(), std::strerror(errno));
+        }
+    }
+    removed_ = true;
+    return true;
 }
 
 }  // namespace cordon::runtime

@@ -1,79 +1,128 @@
-// Run containment with cgroup v2: every run gets its own cgroup, the child joins it before exec,
-// and `cgroup.kill` (Linux 5.14) ends every process in it at once. Membership is inherited and
-// cannot be left without write access to another cgroup, so processes that call setsid() or
-// double-fork are still found; this is how cordon ends whole trees under the Landlock launcher
-// and danger-full-access, where no pid namespace exists. (Under bwrap the pid namespace does the
-// same and the cgroup is a second net.)
+// Run containment with cgroups: every run gets its own cgroup, the child joins it before exec,
+// and `cgroup.kill` (cgroup v2, Linux 5.14) ends every process in it at once. Membership is
+// inherited and cannot be left without write access to another cgroup (confined commands have
+// none, and clone3's CLONE_INTO_CGROUP is refused by the launcher's filter), so processes that
+// call setsid() or double-fork are still found. This is how cordon ends whole trees under the
+// Landlock launcher and danger-full-access, where no pid namespace exists; under bwrap the pid
+// namespace does the same and the cgroup is a second net.
+//
+// The run's cgroup also carries its limits: `pids.max` (a fork bomb stops there instead of at the
+// host's pid_max) and, when asked for, `memory.max`. They are set in the cgroup v2 tree when its
+// controllers are delegated to cordon, and otherwise in the cgroup v1 `pids` and `memory`
+// hierarchies of a hybrid host, which the child joins as well.
 //
 // It needs a writable cgroup v2 hierarchy at the process's own cgroup (root, or a delegated
-// subtree such as a systemd user service). Without one, cgroup_host::create() returns nullptr and
-// the executor falls back to signalling the process group alone; `cordon probe` reports which.
+// subtree such as a systemd unit with Delegate=yes). Without one, cgroup_host::create() says why
+// and the executor falls back to signalling the process group alone; `cordon probe` reports it.
+//
+// A cordon killed outright cannot end its runs. Each host holds an exclusive flock(2) on a lock
+// file for its lifetime, and the next host to start ends what is left in the cgroups whose lock
+// is free. The lock files live under /dev/shm, which no confined command can open (Landlock
+// grants /dev node by node; bwrap mounts a private /dev), so a leftover process cannot hold a
+// dead cordon's lock to keep itself alive.
+//
+// Thread safety: new_scope() may be called from any thread; a scope belongs to one run.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
+#include "runtime/limits.hpp"
 #include "runtime/unique_fd.hpp"
 
 namespace cordon::runtime {
 
 class cgroup_scope;
 
+struct cgroup_host_options {
+    // End the trees of cordons that are gone before creating this host (cordon probe, which
+    // only reports, passes false).
+    bool reap_stale = true;
+};
+
 class cgroup_host : public std::enable_shared_from_this<cgroup_host> {
 public:
     // Finds the cgroup v2 mount and this process's cgroup, and creates a private parent
-    // `cordon-<pid>-<random>` under it. nullptr (with a debug log) when any step is impossible.
-    [[nodiscard]] static std::shared_ptr<cgroup_host> create();
+    // `cordon-<pid>-<random>` under it; the reason when any step is impossible.
+    [[nodiscard]] static std::variant<std::shared_ptr<cgroup_host>, std::string> create(
+        cgroup_host_options options = {});
     ~cgroup_host();
     cgroup_host(const cgroup_host&) = delete;
     cgroup_host& operator=(const cgroup_host&) = delete;
 
-    // A fresh leaf cgroup for one run, or nullptr.
-    [[nodiscard]] std::unique_ptr<cgroup_scope> new_scope();
+    // A fresh cgroup for one run with `limits` applied, or why there is none. A limit this host
+    // cannot set is an error, never silently dropped: check can_limit() first to degrade.
+    [[nodiscard]] std::variant<std::unique_ptr<cgroup_scope>, std::string> new_scope(
+        const run_limits& limits);
+
+    // Which limits this host can set; the reason when it cannot ("" when it can).
+    [[nodiscard]] const std::string& processes_unlimitable() const noexcept { return no_pids_; }
+    [[nodiscard]] const std::string& memory_unlimitable() const noexcept { return no_memory_; }
+    // Why the next cordon could not end this host's runs if it were killed ("" when it could).
+    [[nodiscard]] const std::string& unreapable() const noexcept { return no_lock_; }
 
     [[nodiscard]] const std::filesystem::path& directory() const noexcept { return directory_; }
 
-    // Why create() returned nullptr on this host, for diagnostics ("" when it did not).
-    [[nodiscard]] static std::string unavailable_reason();
-
 private:
-    cgroup_host(std::filesystem::path directory, unique_fd lock, std::filesystem::path lock_path)
-        : directory_(std::move(directory)), lock_(std::move(lock)), lock_path_(std::move(lock_path)) {}
-    std::filesystem::path directory_;
+    cgroup_host() = default;
+
+    std::filesystem::path directory_;  // cgroup v2
+    std::string name_;
     unique_fd lock_;  // flock(LOCK_EX) held for the host's lifetime: proof that it is alive
-    std::filesystem::path lock_path_;
+    unique_fd lock_directory_;
+    bool pids_v2_ = false;
+    bool memory_v2_ = false;
+    std::optional<std::filesystem::path> pids_v1_;    // this host's directory there
+    std::optional<std::filesystem::path> memory_v1_;  // this host's directory there
+    std::string no_pids_;
+    std::string no_memory_;
+    std::string no_lock_;
     std::atomic<unsigned long> counter_{0};
+};
+
+// Where one run's cgroup lives: always in the v2 tree, and in a v1 hierarchy for a limit that
+// the v2 tree cannot carry on this host.
+struct scope_paths {
+    std::filesystem::path unified;
+    std::optional<std::filesystem::path> pids;    // where pids.max is set, when limited
+    std::optional<std::filesystem::path> memory;  // where the memory limit is set, when limited
+    bool memory_v1 = false;                       // memory.limit_in_bytes rather than memory.max
 };
 
 class cgroup_scope {
 public:
-    cgroup_scope(std::shared_ptr<cgroup_host> host, std::filesystem::path directory,
-                 unique_fd procs);
-    ~cgroup_scope();  // kills what is left and removes the directory
+    cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths,
+                 std::vector<unique_fd> procs);
+    ~cgroup_scope();  // kills what is left and removes the directories
     cgroup_scope(const cgroup_scope&) = delete;
     cgroup_scope& operator=(const cgroup_scope&) = delete;
 
-    // The open cgroup.procs the child writes its pid to before exec.
-    [[nodiscard]] int procs_fd() const noexcept { return procs_.get(); }
+    // The open cgroup.procs files the child writes its pid to before exec (v2 first).
+    [[nodiscard]] std::vector<int> procs_fds() const;
 
-    // Sends `signal` to every member (a snapshot: used for the polite SIGTERM phase).
-    void signal_all(int signal) const;
+    // Sends `signal` to every member but `except` (a snapshot: used for the polite phase).
+    void signal_all(int signal, pid_t except = -1) const;
     // SIGKILLs every member through cgroup.kill, or member by member on older kernels.
     void kill_all() const;
     // True while any process is in the cgroup.
     [[nodiscard]] bool populated() const;
+    // Whether the run met its limits.
+    [[nodiscard]] limit_events events() const;
     // rmdir; succeeds only once the cgroup is empty.
-    bool remove();
+    [[nodiscard]] bool remove();
 
 private:
     std::shared_ptr<cgroup_host> host_;
-    std::filesystem::path directory_;
-    unique_fd procs_;
+    scope_paths paths_;
+    std::vector<unique_fd> procs_;
     bool removed_ = false;
 };
 

@@ -12,6 +12,7 @@
 
 #include "classify/classify.hpp"
 #include "runtime/environment.hpp"
+#include "sandbox/backends.hpp"
 #include "sandbox/launcher_status.hpp"
 
 extern char** environ;
@@ -29,6 +30,31 @@ bool is_runner_spawn_failure(const spawn_error& error) {
     return error.error != E2BIG && error.error != ENOMEM;
 }
 
+// What the status channel established, in the classifier's terms.
+classify::runner_status runner_status_of(const std::optional<sandbox::status_report>& status) {
+    if (!status) return classify::runner_status::no_channel;
+    switch (status->outcome) {
+        case sandbox::status_report::verdict::silent:
+            return classify::runner_status::no_proof;
+        case sandbox::status_report::verdict::started:
+            return classify::runner_status::command_started;
+        case sandbox::status_report::verdict::failed:
+        case sandbox::status_report::verdict::malformed:
+        case sandbox::status_report::verdict::probed:
+            return classify::runner_status::runner_failed;
+    }
+    return classify::runner_status::runner_failed;
+}
+
+// One limit of a run: the one asked for (0: none), else the default when this host can enforce
+// it. `enforceable` is empty when it can, else the reason.
+std::optional<std::uint64_t> effective_limit(std::optional<std::uint64_t> asked,
+                                             std::optional<std::uint64_t> fallback,
+                                             const std::string& enforceable) {
+    if (asked) return *asked == 0 ? std::nullopt : asked;
+    return enforceable.empty() ? fallback : std::nullopt;
+}
+
 }  // namespace
 
 std::string signal_name(int signal) {
@@ -43,11 +69,15 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
     : io_(std::move(io)), provider_(std::move(provider)), options_(std::move(options)) {
     if (options_.spill) spill_ = std::make_shared<spill_directory>(options_.spill_root);
     if (options_.cgroup_containment) {
-        cgroups_ = cgroup_host::create();
-        if (!cgroups_) {
-            spdlog::info("runs are contained by process group only: {}",
-                         cgroup_host::unavailable_reason());
+        auto host = cgroup_host::create();
+        if (auto* reason = std::get_if<std::string>(&host)) {
+            no_cgroup_ = *reason;
+            spdlog::info("runs are contained by process group only: {}", no_cgroup_);
+        } else {
+            cgroups_ = std::move(std::get<std::shared_ptr<cgroup_host>>(host));
         }
+    } else {
+        no_cgroup_ = "cgroup containment is turned off";
     }
 }
 
@@ -77,23 +107,40 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     spec.timeout = timeout;
     spec.plan = options_.plan;
     spec.cgroups = cgroups_;
+    const std::string& no_pids = cgroups_ ? cgroups_->processes_unlimitable() : no_cgroup_;
+    const std::string& no_memory = cgroups_ ? cgroups_->memory_unlimitable() : no_cgroup_;
+    spec.limits.max_processes =
+        effective_limit(request.max_processes, options_.default_limits.max_processes, no_pids);
+    spec.limits.max_memory =
+        effective_limit(request.max_memory, options_.default_limits.max_memory, no_memory);
     spec.method = options_.method;
     spec.on_stdout = std::move(request.on_stdout);
     spec.on_stderr = std::move(request.on_stderr);
+
+    // A run that cannot start is reported from the event loop like any other.
+    auto not_started = [&](spawn_error error, std::string message) {
+        run_record record;
+        record.timeout = timeout;
+        record.sandbox.mode = mode;
+        record.not_started = spawn_failure{error, std::move(message)};
+        boost::asio::post(io_, [done = std::move(done), record = std::move(record)]() mutable {
+            done(std::move(record));
+        });
+        return run_handle{};
+    };
+
+    // A limit that was asked for and cannot be enforced is never dropped silently.
+    if ((spec.limits.max_processes || spec.limits.max_memory) && !cgroups_) {
+        return not_started({spawn_stage::cgroup, EOPNOTSUPP},
+                           "cannot enforce the requested limits: " + no_cgroup_);
+    }
 
     // A program that is not there is reported the same way in every mode, before any runner is
     // involved (otherwise bwrap's or the launcher's execvp would report it as a runner failure).
     if (auto resolved = resolve_program(request.argv.front(), spec.env, workdir);
         std::holds_alternative<int>(resolved)) {
-        run_record record;
-        record.timeout = timeout;
-        record.sandbox.mode = mode;
         spawn_error error{spawn_stage::resolve, std::get<int>(resolved)};
-        record.not_started = spawn_failure{error, describe(error, request.argv.front())};
-        boost::asio::post(io_, [done = std::move(done), record = std::move(record)]() mutable {
-            done(std::move(record));
-        });
-        return {};
+        return not_started(error, describe(error, request.argv.front()));
     }
 
     std::optional<sandbox::confined_argv> confined;
@@ -105,22 +152,33 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             });
             return {};
         }
+        const sandbox::sandbox_policy policy{mode, request.workspace_root};
         try {
-            confined = provider_->confine(request.argv,
-                                          sandbox::sandbox_policy{mode, request.workspace_root});
+            confined = provider_->confine(request.argv, policy, workdir);
         } catch (const sandbox::sandbox_unavailable_error& error) {
             boost::asio::post(io_, [done = std::move(done), error]() mutable { done(error); });
             return {};
         }
+        if (sandbox::profile_hides(confined->backend, policy, workdir)) {
+            return not_started({spawn_stage::chdir, ENOENT},
+                               "the working directory " + workdir.string() +
+                                   " is hidden inside the sandbox: bwrap gives workspace-write "
+                                   "a private, empty /tmp");
+        }
         spec.argv = confined->argv;
         spec.status = confined->status;
+        spec.environment_fd = confined->environment_fd;
+        spec.fds = confined->fds;
         spec.exec_image = confined->runner;
         spec.denial_signatures = confined->denial_signatures;
+        // bwrap does not forward signals, and its death takes the sandbox down with SIGKILL.
+        spec.spare_leader_from_polite_signals = confined->backend == sandbox::backend_kind::bwrap;
     } else {
         spec.argv = std::move(request.argv);
     }
 
     auto on_done = [done = std::move(done), confined = std::move(confined), mode, timeout,
+                    limits = spec.limits,
                     spawned = spec.argv.front()](process_outcome outcome) mutable {
         run_record record;
         record.exit_code = outcome.exit_code;
@@ -130,6 +188,8 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         record.timeout = timeout;
         record.duration_ms = outcome.duration_ms;
         record.sandbox.mode = mode;
+        record.limits = limits;
+        record.limits_hit = outcome.limits_hit;
         if (confined) {
             record.sandbox.level = confined->level;
             record.sandbox.backend = confined->backend;
@@ -141,20 +201,23 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
                 done(sandbox::sandbox_unavailable_error(mode, describe(error, spawned)));
                 return;
             }
-            record.not_started = spawn_failure{error, describe(error, spawned)};
+            record.not_started = spawn_failure{error, outcome.spawn_detail.empty()
+                                                          ? describe(error, spawned)
+                                                          : std::move(outcome.spawn_detail)};
             done(std::move(record));
             return;
         }
 
         record.stdout_output = std::move(outcome.stdout_output);
         record.stderr_output = std::move(outcome.stderr_output);
-        if (confined && outcome.status == classify::runner_status::runner_failed &&
-            outcome.status_stage == static_cast<std::uint32_t>(sandbox::launcher_stage::exec)) {
+        if (confined && outcome.status &&
+            outcome.status->outcome == sandbox::status_report::verdict::failed &&
+            outcome.status->stage == sandbox::launcher_stage::exec) {
             // The launcher had confined itself and only the command's own exec failed: the
             // sandbox worked; the program could not be run, as in danger-full-access.
             record.exit_code.reset();
             record.not_started =
-                spawn_failure{{spawn_stage::exec, outcome.status_error}, outcome.status_detail};
+                spawn_failure{{spawn_stage::exec, outcome.status->error}, outcome.status->message};
             done(std::move(record));
             return;
         }
@@ -162,8 +225,8 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             classify::run_evidence evidence;
             evidence.exit_code = outcome.exit_code;
             evidence.killed_by_cordon = outcome.timed_out || outcome.aborted;
-            evidence.status = outcome.status;
-            evidence.status_detail = outcome.status_detail;
+            evidence.status = runner_status_of(outcome.status);
+            if (outcome.status) evidence.status_detail = outcome.status->message;
             evidence.stderr_tail = record.stderr_output.text;
             evidence.denial_seen = outcome.denial_seen;
             classify::verdict verdict = classify::classify(*confined, evidence);

@@ -35,7 +35,12 @@ struct run_request {
     std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
     std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
     std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
-    std::optional<std::string> stdin_data;                  // nullopt: stdin is /dev/null
+    // Each replaces its executor_options::default_limits entry for this call; 0 means no limit.
+    // A limit given here that the host cannot enforce means the run is not started; a default
+    // limit it cannot enforce is dropped (the record shows which limits held).
+    std::optional<std::uint64_t> max_processes;
+    std::optional<std::uint64_t> max_memory;
+    std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
     // Live output, called on the run's strand as chunks arrive.
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
@@ -46,6 +51,7 @@ struct executor_options {
     std::chrono::milliseconds max_timeout{600'000};
     kill_plan plan = kill_plan::standard();
     output_limits limits;  // per stream: 64,000-byte tail, 64 MiB spill
+    run_limits default_limits{default_max_processes, std::nullopt};
     std::filesystem::path spill_root = "/var/tmp";
     bool spill = true;
     bool cgroup_containment = true;  // when the host allows it
@@ -76,8 +82,10 @@ public:
     run_handle async_run(run_request request, std::function<void(run_result)> done);
 
     [[nodiscard]] const executor_options& options() const noexcept { return options_; }
-    // Whether runs are contained in their own cgroup (see cgroup.hpp).
+    // Whether runs are contained in their own cgroup (see cgroup.hpp), and why not.
     [[nodiscard]] bool cgroup_containment() const noexcept { return cgroups_ != nullptr; }
+    [[nodiscard]] const std::string& cgroup_unavailable() const noexcept { return no_cgroup_; }
+    [[nodiscard]] const std::shared_ptr<cgroup_host>& cgroups() const noexcept { return cgroups_; }
 
 private:
     boost::asio::any_io_executor io_;
@@ -85,6 +93,7 @@ private:
     executor_options options_;
     std::shared_ptr<spill_directory> spill_;
     std::shared_ptr<cgroup_host> cgroups_;
+    std::string no_cgroup_;
 };
 
 // The synchronous form for simple callers: runs on a private event loop. Returns the record, or

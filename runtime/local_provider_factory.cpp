@@ -12,9 +12,12 @@ sandbox::probe_run_result run_probe(const sandbox::confined_argv& wrapped,
     process_spec spec;
     spec.argv = wrapped.argv;
     spec.env = build_environment(environ, {});
+    spec.environment_fd = wrapped.environment_fd;
     spec.cwd = "/";
     spec.status = wrapped.status;
+    spec.fds = wrapped.fds;
     spec.exec_image = wrapped.runner;
+    spec.spare_leader_from_polite_signals = wrapped.backend == sandbox::backend_kind::bwrap;
     spec.timeout = timeout;
     spec.plan = kill_plan::standard(std::chrono::milliseconds(200));
     process_outcome outcome = run_process(std::move(spec));
@@ -28,21 +31,7 @@ sandbox::probe_run_result run_probe(const sandbox::confined_argv& wrapped,
     result.timed_out = outcome.timed_out;
     result.stdout_text = outcome.stdout_output.text;
     result.stderr_text = outcome.stderr_output.text;
-    switch (outcome.status) {
-        case classify::runner_status::runner_failed:
-            result.runner_failure = outcome.status_detail;
-            break;
-        case classify::runner_status::no_proof:
-            if (!outcome.timed_out) {
-                auto line = result.stderr_text.substr(0, result.stderr_text.find('\n'));
-                result.runner_failure =
-                    line.empty() ? "the runner exited before starting the command" : line;
-            }
-            break;
-        case classify::runner_status::command_started:
-        case classify::runner_status::no_channel:
-            break;
-    }
+    if (outcome.status) result.status = *outcome.status;
     return result;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +14,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
-#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cerrno>
@@ -21,7 +21,7 @@
 #include <mutex>
 
 #include "classify/signature_scanner.hpp"
-#include "sandbox/launcher_status.hpp"
+#include "sandbox/status_channel.hpp"
 
 namespace cordon::runtime {
 
@@ -42,6 +42,31 @@ constexpr milliseconds poll_interval{5};
 constexpr milliseconds final_drain{1000};
 
 constexpr std::size_t read_chunk = 64 * 1024;
+
+// The runner's channel is bounded: a launcher writes at most two records.
+constexpr std::size_t status_limit = 64 * 1024;
+
+// The command's environment as a NUL-separated block in a memfd, for a runner that reads it from
+// a descriptor instead of inheriting it (sandbox::confined_argv::environment_fd).
+unique_fd environment_block(const std::vector<std::string>& env) {
+    unique_fd fd(::memfd_create("cordon-environment", MFD_CLOEXEC));
+    if (!fd) return fd;
+    std::string block;
+    for (const auto& entry : env) {
+        block += entry;
+        block += '\0';
+    }
+    std::string_view rest = block;
+    while (!rest.empty()) {
+        const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return unique_fd();
+        }
+        rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return fd;
+}
 
 }  // namespace
 
@@ -119,19 +144,49 @@ private:
                 return;
             }
         }
-        if (spec_.cgroups) scope_ = spec_.cgroups->new_scope();
+        unique_fd environment;
+        if (spec_.environment_fd) {
+            environment = environment_block(spec_.env);
+            if (!environment) {
+                fail_spawn({spawn_stage::resources, errno});
+                return;
+            }
+        }
+        if (spec_.cgroups) {
+            auto scope = spec_.cgroups->new_scope(spec_.limits);
+            if (auto* reason = std::get_if<std::string>(&scope)) {
+                if (spec_.limits.max_processes || spec_.limits.max_memory) {
+                    // A limit that was asked for is never dropped silently.
+                    fail_spawn({spawn_stage::cgroup, EOPNOTSUPP}, *reason);
+                    return;
+                }
+                spdlog::warn("run contained by process group only: {}", *reason);
+            } else {
+                scope_ = std::move(std::get<std::unique_ptr<cgroup_scope>>(scope));
+            }
+        }
 
         spawn_request request;
         request.argv = spec_.argv;
-        request.env = spec_.env;
+        // A runner starts with an empty environment: no loader variable of the command's reaches
+        // it. The command's own arrives through the block.
+        if (!spec_.environment_fd) request.env = spec_.env;
         request.cwd = spec_.cwd;
         request.method = spec_.method;
-        request.exec_fd = spec_.exec_image ? spec_.exec_image->fd() : -1;
-        request.cgroup_procs_fd = scope_ ? scope_->procs_fd() : -1;
+        request.exec_fd = spec_.exec_image ? spec_.exec_image->get() : -1;
+        if (scope_) request.cgroup_procs_fds = scope_->procs_fds();
         request.fds = {{spec_.stdin_data ? in.read.get() : dev_null.get(), 0},
                        {out.write.get(), 1},
                        {err.write.get(), 2}};
         if (spec_.status) request.fds.push_back({status.write.get(), spec_.status->child_fd});
+        if (spec_.environment_fd) request.fds.push_back({environment.get(), *spec_.environment_fd});
+        for (const auto& passed : spec_.fds) {
+            if (!passed.fd || !*passed.fd) {
+                fail_spawn({spawn_stage::fds, EBADF});
+                return;
+            }
+            request.fds.push_back({passed.fd->get(), passed.child_fd});
+        }
 
         spawn_result result = spawn(request);
         if (auto* error = std::get_if<spawn_error>(&result)) {
@@ -147,6 +202,7 @@ private:
         status.write.reset();
         in.read.reset();
         dev_null.reset();
+        environment.reset();
 
         stdout_pipe_.assign(out.read.release());
         stderr_pipe_.assign(err.read.release());
@@ -181,9 +237,10 @@ private:
         }
     }
 
-    void fail_spawn(spawn_error error) {
+    void fail_spawn(spawn_error error, std::string detail = {}) {
         process_outcome outcome;
         outcome.spawn_failure = error;
+        outcome.spawn_detail = std::move(detail);
         outcome.stdout_output = stdout_.finish();
         outcome.stderr_output = stderr_.finish();
         scope_.reset();
@@ -224,7 +281,7 @@ private:
             asio::buffer(status_buffer_),
             [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
                 // The runner is trusted, but its channel is bounded all the same.
-                if (n > 0 && self->status_text_.size() < 64 * 1024) {
+                if (n > 0 && self->status_text_.size() < status_limit) {
                     self->status_text_.append(self->status_buffer_.data(), n);
                 }
                 if (ec) {
@@ -267,6 +324,10 @@ private:
         // The leader is not reaped before the sweep, so the pgid still names this tree; after
         // the reap pid_ is -1 and nothing is signalled by number again.
         if (pid_ <= 0) return;
+        if (signal != SIGKILL && spec_.spare_leader_from_polite_signals && scope_) {
+            scope_->signal_all(signal, pid_);
+            return;
+        }
         ::kill(-pid_, signal);
         if (scope_) {
             if (signal == SIGKILL) {
@@ -394,6 +455,7 @@ private:
         deadline_.cancel();
         poll_.cancel();
         drain_.cancel();
+        if (scope_) limits_hit_ = scope_->events();
         if (scope_ && !scope_->remove()) {
             spdlog::debug("run cgroup still populated; removing on destruction");
         }
@@ -407,6 +469,7 @@ private:
         outcome.stdout_output = stdout_.finish();
         outcome.stderr_output = stderr_.finish();
         outcome.denial_seen = scanner_.matched();
+        outcome.limits_hit = limits_hit_;
         outcome.duration_ms =
             std::chrono::duration<double, std::milli>(reaped_at_ - started_at_).count();
         interpret_status(outcome);
@@ -415,51 +478,7 @@ private:
     }
 
     void interpret_status(process_outcome& outcome) const {
-        if (!spec_.status) {
-            outcome.status = classify::runner_status::no_channel;
-            return;
-        }
-        switch (spec_.status->kind) {
-            case sandbox::status_channel::protocol::bwrap_json: {
-                // One JSON document per line; the command ran iff bwrap reported its exit code.
-                // The fd is closed inside the sandbox, so the command cannot forge this.
-                outcome.status = classify::runner_status::no_proof;
-                std::size_t start = 0;
-                while (start < status_text_.size()) {
-                    std::size_t end = status_text_.find('\n', start);
-                    if (end == std::string::npos) end = status_text_.size();
-                    auto doc = nlohmann::json::parse(status_text_.substr(start, end - start),
-                                                     nullptr, false);
-                    if (doc.is_object() && doc.contains("exit-code")) {
-                        outcome.status = classify::runner_status::command_started;
-                    }
-                    start = end + 1;
-                }
-                return;
-            }
-            case sandbox::status_channel::protocol::launcher_record: {
-                if (status_text_.empty()) {
-                    // EOF without a record: the CLOEXEC fd closed on exec, unless the launcher
-                    // never got that far (killed before exec).
-                    outcome.status = classify::runner_status::command_started;
-                    return;
-                }
-                outcome.status = classify::runner_status::runner_failed;
-                sandbox::launcher_status_record record{};
-                if (status_text_.size() == sizeof record) {
-                    std::memcpy(&record, status_text_.data(), sizeof record);
-                    if (record.magic == sandbox::launcher_status_magic) {
-                        record.message[sizeof record.message - 1] = '\0';
-                        outcome.status_detail = record.message;
-                        outcome.status_stage = record.stage;
-                        outcome.status_error = record.error;
-                        return;
-                    }
-                }
-                outcome.status_detail = "cordon-landlock: malformed status record";
-                return;
-            }
-        }
+        if (spec_.status) outcome.status = sandbox::decode_status(status_text_);
     }
 
     asio::strand<asio::any_io_executor> strand_;
@@ -501,6 +520,7 @@ private:
     bool finished_ = false;
     std::optional<int> exit_code_;
     std::optional<int> signal_;
+    limit_events limits_hit_;
     std::chrono::steady_clock::time_point started_at_;
     std::chrono::steady_clock::time_point reaped_at_;
 };

@@ -24,23 +24,31 @@
 #include <string_view>
 #include <vector>
 
-#include "classify/classify.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/kill_plan.hpp"
 #include "runtime/output_collector.hpp"
 #include "runtime/spawn.hpp"
 #include "sandbox/confined_argv.hpp"
+#include "sandbox/status_channel.hpp"
 
 namespace cordon::runtime {
 
 struct process_spec {
     std::vector<std::string> argv;
+    // The command's environment. With `environment_fd` set it is handed to the runner through
+    // that child fd (a NUL-separated block) and the runner itself starts with none.
     std::vector<std::string> env;
+    std::optional<int> environment_fd;
     std::filesystem::path cwd;
     std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
     std::optional<sandbox::status_channel> status;
+    std::vector<sandbox::passed_fd> fds;  // placed at their child numbers; held until spawned
     // Executed instead of argv[0] (spawn_request::exec_fd); held until the spawn is done.
-    std::shared_ptr<const sandbox::runner_image> exec_image;
+    std::shared_ptr<const unique_fd> exec_image;
+    // The leader is a runner that does not forward signals and takes the whole sandbox down when
+    // it dies (bwrap): the polite steps of the kill plan go to the rest of the run's cgroup, and
+    // only SIGKILL to the leader.
+    bool spare_leader_from_polite_signals = false;
     output_limits stdout_limits;
     output_limits stderr_limits;
     std::shared_ptr<spill_directory> spill;  // null: no spill files
@@ -48,6 +56,8 @@ struct process_spec {
     kill_plan plan = kill_plan::standard();
     std::vector<std::string> denial_signatures;  // scanned over the whole stderr stream
     std::shared_ptr<cgroup_host> cgroups;        // null: process-group containment only
+    // Applied in the run's cgroup; a limit that cannot be applied fails the spawn (stage cgroup).
+    run_limits limits;
     spawn_method method = default_spawn_method();
     // Called on the process's strand with each chunk as it arrives (live output).
     std::function<void(std::string_view)> on_stdout;
@@ -56,18 +66,17 @@ struct process_spec {
 
 struct process_outcome {
     std::optional<spawn_error> spawn_failure;  // set: nothing ran; the rest is empty
+    std::string spawn_detail;                  // why, when errno alone does not say it
     std::optional<int> exit_code;
     std::optional<int> signal;
     bool timed_out = false;  // cordon's deadline fired first
     bool aborted = false;    // the caller cancelled first
     collected_output stdout_output;
     collected_output stderr_output;
-    classify::runner_status status = classify::runner_status::no_channel;
-    std::string status_detail;
-    // For a launcher record: the stage that failed and its errno (launcher_stage values).
-    std::uint32_t status_stage = 0;
-    int status_error = 0;
+    // What the runner's status channel said; nullopt when the spec had none.
+    std::optional<sandbox::status_report> status;
     bool denial_seen = false;
+    limit_events limits_hit;  // what the run's cgroup saw
     double duration_ms = 0;
 };
 

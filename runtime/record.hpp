@@ -8,6 +8,7 @@
 #include <string>
 #include <variant>
 
+#include "runtime/limits.hpp"
 #include "runtime/output_collector.hpp"
 #include "runtime/spawn.hpp"
 #include "sandbox/confined_argv.hpp"
@@ -40,6 +41,8 @@ struct run_record {
     collected_output stdout_output;
     collected_output stderr_output;
     sandbox_facts sandbox;
+    run_limits limits;        // the limits the run's cgroup enforced (nullopt: none)
+    limit_events limits_hit;  // whether the run met them
     std::optional<spawn_failure> not_started;
 };
 

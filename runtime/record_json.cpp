@@ -19,15 +19,22 @@ json to_json(const run_record& record) {
         {"denied", record.sandbox.denied},
         {"backend",
          record.sandbox.backend ? json(sandbox::to_string(*record.sandbox.backend)) : json()}};
-    json out{{"exitCode", record.exit_code ? json(*record.exit_code) : json()},
-             {"signal", record.signal ? json(signal_name(*record.signal)) : json()},
-             {"timedOut", record.timed_out},
-             {"aborted", record.aborted},
-             {"timeoutMs", record.timeout.count()},
-             {"durationMs", record.duration_ms},
-             {"stdout", to_json(record.stdout_output)},
-             {"stderr", to_json(record.stderr_output)},
-             {"sandbox", std::move(sandbox)}};
+    json out{
+        {"exitCode", record.exit_code ? json(*record.exit_code) : json()},
+        {"signal", record.signal ? json(signal_name(*record.signal)) : json()},
+        {"timedOut", record.timed_out},
+        {"aborted", record.aborted},
+        {"timeoutMs", record.timeout.count()},
+        {"durationMs", record.duration_ms},
+        {"stdout", to_json(record.stdout_output)},
+        {"stderr", to_json(record.stderr_output)},
+        {"sandbox", std::move(sandbox)},
+        {"limits",
+         {{"maxProcesses",
+           record.limits.max_processes ? json(*record.limits.max_processes) : json()},
+          {"maxMemoryBytes", record.limits.max_memory ? json(*record.limits.max_memory) : json()},
+          {"processLimitHit", record.limits_hit.processes},
+          {"memoryLimitHit", record.limits_hit.memory}}}};
     if (record.not_started) {
         out["error"] = json{{"name", "SpawnError"},
                             {"code", "SPAWN_FAILED"},

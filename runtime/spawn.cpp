@@ -18,7 +18,7 @@
 
 namespace cordon::runtime {
 
-bool make_pipe(pipe_pair& out) noexcept {
+bool make_pipe(pipe_pair& out) noexcept {  // declared in unique_fd.hpp
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return false;
     out.read.reset(fds[0]);
@@ -191,6 +191,9 @@ pid_t plain_fork(detail::child_plan& plan, int& pidfd) {
 spawn_result spawn(const spawn_request& request) {
     if (request.argv.empty()) return spawn_error{spawn_stage::resolve, ENOENT};
     if (request.fds.size() > max_fd_mappings) return spawn_error{spawn_stage::fds, EMFILE};
+    if (request.cgroup_procs_fds.size() > max_cgroups) {
+        return spawn_error{spawn_stage::cgroup, EMFILE};
+    }
     std::variant<std::string, int> resolved = request.argv.front();
     if (request.exec_fd < 0) {
         resolved = resolve_program(request.argv.front(), request.env, request.cwd);
@@ -226,7 +229,8 @@ spawn_result spawn(const spawn_request& request) {
                             cwd.c_str(),
                             request.fds.data(),
                             request.fds.size(),
-                            request.cgroup_procs_fd,
+                            request.cgroup_procs_fds.data(),
+                            request.cgroup_procs_fds.size(),
                             request.exec_fd,
                             errors.write.get(),
                             floor};

@@ -46,6 +46,7 @@ enum class spawn_method {
 
 // The child moves the fds it is given through a fixed array on its stack (it may not allocate).
 inline constexpr std::size_t max_fd_mappings = 16;
+inline constexpr std::size_t max_cgroups = 4;
 
 struct fd_mapping {
     int parent_fd;  // open in the parent
@@ -58,7 +59,9 @@ struct spawn_request {
     std::filesystem::path cwd;
     std::vector<fd_mapping> fds;  // must map 0, 1 and 2; every other fd is closed on exec;
                                   // at most max_fd_mappings entries
-    int cgroup_procs_fd = -1;     // an open cgroup.procs to join before exec, or -1
+    // Open cgroup.procs files the child joins before exec (the v2 one first; at most
+    // max_cgroups).
+    std::vector<int> cgroup_procs_fds;
     // When >= 0, the program is this fd (execveat(AT_EMPTY_PATH)) and argv[0] is only its name.
     int exec_fd = -1;
     spawn_method method = default_spawn_method();

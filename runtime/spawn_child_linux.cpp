@@ -100,11 +100,14 @@ void run_child(const child_plan& plan) noexcept {
     // as a whole, and it has no controlling terminal to read from or be stopped by.
     if (::setsid() < 0) fail(error_fd, spawn_stage::session, errno);
 
-    if (plan.cgroup_procs_fd >= 0) {
+    if (plan.cgroup_count > 0) {
         char buf[24];
         std::size_t length = format_decimal(buf, sizeof buf, static_cast<long>(::getpid()));
-        if (::write(plan.cgroup_procs_fd, buf, length) < 0)
-            fail(error_fd, spawn_stage::cgroup, errno);
+        for (std::size_t i = 0; i < plan.cgroup_count; ++i) {
+            if (::write(plan.cgroup_procs_fds[i], buf, length) < 0) {
+                fail(error_fd, spawn_stage::cgroup, errno);
+            }
+        }
     }
 
     // Move every source fd out of the way first, so that placing one cannot clobber another's

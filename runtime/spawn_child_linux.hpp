@@ -18,7 +18,8 @@ struct child_plan {
     const char* cwd;
     const fd_mapping* fds;
     std::size_t fd_count;
-    int cgroup_procs_fd;   // -1: stay in the parent's cgroup
+    const int* cgroup_procs_fds;  // joined in order before exec
+    std::size_t cgroup_count;
     int exec_fd;           // -1: execve(path); else execveat(exec_fd, "", AT_EMPTY_PATH)
     int error_fd;          // CLOEXEC write end of the error pipe
     int scratch_fd_floor;  // fds are first moved at or above this number

@@ -1,37 +1,11 @@
-// An owning file descriptor. Every fd cordon opens is born CLOEXEC (STYLE.md rule 3); this type
-// only guarantees that it is closed exactly once.
+// The runtime's fd helpers on top of cordon::unique_fd (sandbox/unique_fd.hpp).
 #pragma once
 
-#include <unistd.h>
-
-#include <utility>
+#include "sandbox/unique_fd.hpp"
 
 namespace cordon::runtime {
 
-class unique_fd {
-public:
-    unique_fd() noexcept = default;
-    explicit unique_fd(int fd) noexcept : fd_(fd) {}
-    ~unique_fd() { reset(); }
-    unique_fd(unique_fd&& other) noexcept : fd_(other.release()) {}
-    unique_fd& operator=(unique_fd&& other) noexcept {
-        if (this != &other) reset(other.release());
-        return *this;
-    }
-    unique_fd(const unique_fd&) = delete;
-    unique_fd& operator=(const unique_fd&) = delete;
-
-    [[nodiscard]] int get() const noexcept { return fd_; }
-    [[nodiscard]] explicit operator bool() const noexcept { return fd_ >= 0; }
-    [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
-    void reset(int fd = -1) noexcept {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = fd;
-    }
-
-private:
-    int fd_ = -1;
-};
+using cordon::unique_fd;
 
 // pipe2(O_CLOEXEC); both ends invalid on failure (errno set).
 struct pipe_pair {

@@ -1,9 +1,16 @@
-// The backends as pure argv transformers (STYLE.md rule 8): given the runner's absolute path, the
-// caller's argv and a confined policy, each returns the confined_argv to spawn. Nothing here
-// spawns, probes or reads the environment, so every profile is golden-testable.
+// The backends as pure argv transformers (STYLE.md rule 8): given the runner's path, the caller's
+// argv, a confined policy and what the host can do, each returns the confined_argv to spawn.
+// Nothing here spawns, probes, opens or reads the environment, so every profile is
+// golden-testable.
+//
+// Walls in depth: both Linux backends end in cordon-landlock. On its own it is the Landlock rung;
+// under bwrap it runs inside the sandbox, after bwrap's mounts are in place, with the same rules,
+// scopes and seccomp filter, so that a gap in the mounts and a gap in the path rules must line up
+// before a command escapes.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,32 +20,74 @@
 
 namespace cordon::sandbox {
 
-// The child fd at which the executor places the runner-status pipe. Fixed so that golden argv
-// stay stable; fds 0-2 are the standard streams.
-inline constexpr int runner_status_fd = 3;
+// The child fds at which the executor places what a runner needs. Fixed so that golden argv stay
+// stable; fds 0-2 are the standard streams.
+inline constexpr int runner_status_fd = 3;        // the launcher's status records
+inline constexpr int command_environment_fd = 4;  // the command's environment block
+inline constexpr int workspace_fd = 5;            // the workspace, for the launcher's --rw-fd
+inline constexpr int launcher_image_fd = 6;       // the sealed launcher, exec'd by bwrap
+inline constexpr int workspace_bind_fd = 7;       // the workspace, for bwrap's --bind-fd (it
+                                                  // closes the fd once mounted)
 
-// bubblewrap. Beyond the reference profile (--ro-bind / / --dev /dev --proc /proc
-// --die-with-parent [--tmpfs /tmp --bind R R]) cordon adds:
+// What the profiles depend on beyond the policy: what the probe established and the descriptors
+// the provider opened.
+struct profile {
+    // The kernel's Landlock ABI, or <= 0 when Landlock is unavailable (then the launcher runs
+    // with --no-landlock and applies the rest: capabilities, seccomp, the IPC namespace).
+    int landlock_abi = 0;
+    bool bind_fd = true;  // bwrap understands --bind-fd (bubblewrap 0.10, Debian's 0.8.0-2+deb12u1)
+    std::filesystem::path workdir;  // where the command starts; empty: the workspace root
+    std::shared_ptr<const unique_fd> launcher_image;  // the sealed launcher
+    std::shared_ptr<const unique_fd> workspace;       // O_PATH fd of the workspace, opened once
+};
+
+// How completely a backend enforces a mode with a given Landlock ABI, and why not fully.
+struct enforcement_assessment {
+    enforcement level = enforcement::full;
+    std::vector<std::string> gaps;
+};
+[[nodiscard]] enforcement_assessment assess(backend_kind kind, sandbox_mode mode, int landlock_abi);
+
+// cordon-landlock's arguments for a mode, up to and including the "--" before the command:
+//   --status-fd 3 --env-fd 4 [--no-landlock] [--private-ipc] [--deny-metadata] --read-root
+//   --rw /dev/null --rw-try /dev/zero --rw-try /dev/full --ro-try /dev/random --ro-try /dev/urandom
+//   [inside bwrap: --rw-try /dev/shm --rw-try /dev/pts]  [workspace-write: --rw /tmp --rw-fd 5]
+// /dev is granted node by node, never as a tree: a host's terminals, input devices and disks
+// stay closed. Inside bwrap, /dev/shm and /dev/pts are bwrap's private instances.
+[[nodiscard]] std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap,
+                                                          bool landlock);
+
+// bubblewrap:
+//   bwrap --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts
+//         --unshare-cgroup-try --new-session --cap-drop ALL --die-with-parent
+//         --ro-bind / / --dev /dev --proc /proc --remount-ro /proc
+//         [--tmpfs /tmp --bind-fd 7 R]  --chdir WORKDIR
+//         -- /proc/self/fd/6 LAUNCHER-ARGUMENTS... -- ARGV
 //   --unshare-user --disable-userns --cap-drop ALL: a caller running as root must not be able to
-//     remount, unmount or re-bind its way to a write. Without a user namespace bwrap keeps every
-//     capability for uid 0 and `mount -o remount,rw /` succeeds inside; in a fresh user namespace
-//     with all capabilities dropped it fails, and --disable-userns stops the command from creating
-//     a nested namespace in which it would hold capabilities again.
-//   --unshare-pid: bwrap runs a reaper as pid 1 of a new pid namespace; when the command exits or
-//     bwrap is killed, the kernel kills everything left in the namespace, including processes
-//     that called setsid() or double-forked.
-//   --json-status-fd 3: the command ran iff the stream holds an "exit-code" record.
+//     remount, unmount or re-bind its way to a write, nor regain capabilities in a nested user
+//     namespace.
+//   --unshare-pid: bwrap runs a reaper as pid 1; when the command exits or bwrap is killed, the
+//     kernel kills everything left in the namespace, and no host process can be named by pid.
+//   --unshare-ipc --unshare-uts --unshare-cgroup-try: private SysV IPC (shared memory of host
+//     processes out of reach, nothing outlives the run), hostname, and cgroup view.
+//   --new-session: no terminal to inject input into (TIOCSTI).
+//   --remount-ro /proc: uid 0 writes procfs files whose permission checks look at the uid, not
+//     at a capability (/proc/sys among them); bwrap's own cover of /proc/sys is skipped when the
+//     directory's mode makes access(W_OK) fail.
+//   --bind-fd: the workspace is the directory the provider opened and checked, not whatever the
+//     path names by the time bwrap resolves it (without --bind-fd support: --bind R R, and the
+//     inner launcher's fd rule still grants only the checked directory).
+//   --chdir: a working directory the profile hides (under the private /tmp) fails loudly instead
+//     of silently starting in $HOME.
 [[nodiscard]] confined_argv bwrap_confine(const std::filesystem::path& bwrap,
                                           std::span<const std::string> argv,
-                                          const sandbox_policy& policy);
+                                          const sandbox_policy& policy, const profile& host);
 
-// cordon-landlock: --ro / --rw /dev/null [--rw /tmp --rw R]; the /dev/null file, not /dev, so
-// that a write to /dev/shm is refused under read-only. Read-only adds --deny-metadata (a seccomp
-// filter against chmod/chown/utime/xattr, which Landlock does not govern) and reports `level`,
-// what the probe established; workspace-write cannot filter metadata by path and is `partial`.
+// cordon-landlock on its own: LAUNCHER LAUNCHER-ARGUMENTS... -- ARGV. It makes the command a
+// private IPC namespace when it can (as root), and refuses SysV IPC otherwise.
 [[nodiscard]] confined_argv landlock_confine(const std::filesystem::path& launcher,
                                              std::span<const std::string> argv,
-                                             const sandbox_policy& policy, enforcement level);
+                                             const sandbox_policy& policy, const profile& host);
 
 // Seatbelt: sandbox-exec -p PROFILE -- ARGV. `roots` are writable_roots(policy), passed in so the
 // profile is a pure function of its inputs.
@@ -52,13 +101,20 @@ inline constexpr int runner_status_fd = 3;
 // SBPL string literal: backslash and double quote escaped, wrapped in double quotes.
 [[nodiscard]] std::string sbpl_quote(std::string_view text);
 
-// The stderr dialects of each backend (reference 5.1), exposed for consumers and tests. The
-// Landlock read-only profile adds "operation not permitted", its metadata filter's EPERM.
+// The stderr dialects of each backend (reference 5.1), exposed for consumers and tests. Under
+// bwrap a write is refused by the read-only mount ("Read-only file system") or, where a mount
+// does not govern it (a FIFO, a mount that appeared during the run), by Landlock ("Permission
+// denied"); read-only's seccomp filter answers metadata changes with "Operation not permitted".
 [[nodiscard]] std::vector<std::string> denial_signatures(
     backend_kind kind, sandbox_mode mode = sandbox_mode::workspace_write);
 [[nodiscard]] std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind);
 
 inline constexpr std::string_view launcher_notice_line =
     "cordon-landlock: partial enforcement (older Landlock ABI)";
+
+// The working directory `workdir` is hidden from the command by `kind`'s profile for `policy`:
+// bwrap's workspace-write mounts a private, empty /tmp over the host's.
+[[nodiscard]] bool profile_hides(backend_kind kind, const sandbox_policy& policy,
+                                 const std::filesystem::path& workdir);
 
 }  // namespace cordon::sandbox

@@ -1,5 +1,6 @@
-// What confine() returns: the argv to spawn instead of the caller's, plus everything a consumer
-// needs to classify the run afterwards without knowing which backend produced it.
+// What confine() returns: the argv to spawn instead of the caller's, the descriptors the runner
+// needs, and everything a consumer needs to classify the run afterwards without knowing which
+// backend produced it.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "sandbox/mode.hpp"
+#include "sandbox/unique_fd.hpp"
 
 namespace cordon::sandbox {
 
@@ -24,41 +26,39 @@ struct runner_failure_rule {
     std::vector<std::string> informational_lines;  // whole lines (case-insensitive) never fatal
 };
 
-// The out-of-band runner-status channel. The spawner creates a pipe and places its write end at
-// `child_fd` in the child. `bwrap_json`: bwrap's --json-status-fd stream; the command ran iff it
-// holds an "exit-code" record. `launcher_record`: cordon-landlock writes one fixed
-// launcher_status_record on failure and nothing on a successful exec (the fd is CLOEXEC).
+// The out-of-band runner-status channel: the spawner creates a pipe and places its write end at
+// `child_fd` in the child. Every Linux backend ends in cordon-landlock, which writes the records
+// of launcher_status.hpp there; status_channel.hpp decodes them.
 struct status_channel {
-    enum class protocol { bwrap_json, launcher_record };
-    protocol kind;
     int child_fd;
 };
 
-// An executable image held open by fd (CLOEXEC), closed with the last owner.
-class runner_image {
-public:
-    explicit runner_image(int fd) noexcept : fd_(fd) {}
-    ~runner_image();
-    runner_image(const runner_image&) = delete;
-    runner_image& operator=(const runner_image&) = delete;
-    [[nodiscard]] int fd() const noexcept { return fd_; }
-
-private:
-    int fd_;
+// An open descriptor the runner needs at a fixed number (the sealed launcher image, the
+// workspace directory). Shared, so that it outlives the provider for as long as a pending spawn
+// needs it.
+struct passed_fd {
+    int child_fd;
+    std::shared_ptr<const unique_fd> fd;
 };
 
 struct confined_argv {
     std::vector<std::string> argv;  // runner, profile arguments, "--", the caller's argv
     enforcement level = enforcement::full;
+    // Why `level` is partial: one line per wall this host cannot put up (empty when full).
+    std::vector<std::string> gaps;
     backend_kind backend = backend_kind::bwrap;
     std::vector<std::string> denial_signatures;  // case-insensitive stderr substrings
     std::vector<runner_failure_rule> runner_failure_rules;
     std::optional<status_channel> status;  // absent for runners without one (Seatbelt)
-    // When set: a sealed, read-only in-memory copy of the runner (argv[0]) that the spawner
-    // executes instead of the file at argv[0], so that nothing written to that path after the
-    // provider loaded it can take the runner's place. Shared, so that it outlives the provider
-    // for as long as a pending spawn needs it.
-    std::shared_ptr<const runner_image> runner;
+    // When set: the runner is started with an empty environment and reads the command's
+    // environment (NUL-separated NAME=value entries) from this child fd, so that no loader
+    // variable of the command's reaches a runner.
+    std::optional<int> environment_fd;
+    std::vector<passed_fd> fds;
+    // When set: the runner's image, executed instead of the file at argv[0] (a sealed in-memory
+    // copy of the launcher, or the bwrap binary held open since it was checked), so that nothing
+    // written to that path afterwards can take the runner's place.
+    std::shared_ptr<const unique_fd> runner;
 };
 
 }  // namespace cordon::sandbox

@@ -1,11 +1,14 @@
-// See confinement_extras.hpp. Raw prctl/capset/seccomp only: no allocation, no libc state.
+// See confinement_extras.hpp. Raw prctl/capset/seccomp/unshare only: no allocation, no libc state.
 #include "sandbox/confinement_extras.hpp"
 
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/ioprio.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,12 +25,21 @@ constexpr std::uint32_t native_arch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
 constexpr std::uint32_t native_arch = AUDIT_ARCH_AARCH64;
 #else
-#error "cordon's metadata filter knows x86_64 and aarch64 only"
+#error "cordon's seccomp filter knows x86_64 and aarch64 only"
 #endif
+
+constexpr std::uint32_t allow = SECCOMP_RET_ALLOW;
+constexpr std::uint32_t eperm = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+constexpr std::uint32_t enosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
+
+// System calls newer than the highest number this filter was written against are refused with
+// ENOSYS (callers fall back to older calls), so that a future call in one of the refused families
+// cannot slip through. 469 is file_setattr (Linux 6.17).
+constexpr std::uint32_t highest_known_syscall = 469;
 
 // The metadata family. Numbers from 424 on are shared by every architecture; older ones come
 // from <sys/syscall.h> where the architecture has them (aarch64 has only the *at forms).
-constexpr long metadata_syscalls[] = {
+constexpr long metadata_calls[] = {
 #ifdef SYS_chmod
     SYS_chmod,
 #endif
@@ -52,13 +64,7 @@ constexpr long metadata_syscalls[] = {
     463,  // setxattrat (Linux 6.13)
     466,  // removexattrat (Linux 6.13)
     469,  // file_setattr (Linux 6.17)
-    // io_uring submits its operations (IORING_OP_FSETXATTR, ...) without passing this filter.
-    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
 };
-
-// System calls newer than the highest number this filter was written against are refused with
-// ENOSYS (callers fall back to older calls), so a future metadata call cannot slip through.
-constexpr std::uint32_t highest_known_syscall = 469;
 
 // ioctls that change inode flags or attributes on a read-only fd: chattr's FS_IOC_SETFLAGS (and
 // its 32-bit spelling), FS_IOC_FSSETXATTR, and fs-verity's FS_IOC_ENABLE_VERITY.
@@ -68,16 +74,133 @@ constexpr std::uint32_t metadata_ioctls[] = {
     0x401c5820U,  // FS_IOC_FSSETXATTR _IOW('X', 32, struct fsxattr)
     0x40806685U,  // FS_IOC_ENABLE_VERITY _IOW('f', 133, struct fsverity_enable_arg)
 };
-constexpr std::size_t ioctl_count = sizeof metadata_ioctls / sizeof metadata_ioctls[0];
 
-constexpr std::size_t metadata_count = sizeof metadata_syscalls / sizeof metadata_syscalls[0];
+// Refused in every confined mode (see the header for why).
+constexpr long refused_calls[] = {
+    SYS_add_key,        SYS_request_key,    SYS_keyctl,
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+};
 
-constexpr sock_filter statement(std::uint16_t code, std::uint32_t k) {
-    return sock_filter{code, 0, 0, k};
+constexpr long sysv_ipc_calls[] = {
+    SYS_shmget,    SYS_shmat,         SYS_shmdt,        SYS_shmctl,
+    SYS_semget,    SYS_semop,         SYS_semtimedop,   SYS_semctl,
+    SYS_msgget,    SYS_msgsnd,        SYS_msgrcv,       SYS_msgctl,
+    SYS_mq_open,   SYS_mq_unlink,     SYS_mq_timedsend, SYS_mq_timedreceive,
+    SYS_mq_notify, SYS_mq_getsetattr,
+#ifdef SYS_ipc
+    SYS_ipc,
+#endif
+};
+
+// Calls whose first argument names a process, allowed on the caller itself (0) only.
+constexpr long self_only_calls[] = {
+    SYS_prlimit64,
+    SYS_sched_setscheduler,
+    SYS_sched_setparam,
+    SYS_sched_setattr,
+};
+
+constexpr std::uint32_t sysno(long nr) {
+    return static_cast<std::uint32_t>(nr);
 }
-constexpr sock_filter jump(std::uint16_t code, std::uint32_t k, std::uint8_t jt, std::uint8_t jf) {
-    return sock_filter{code, jt, jf, k};
-}
+
+// A seccomp-BPF program built in place. Every rule is a block that starts with the system call
+// number in the accumulator and either ends in a RET or leaves the accumulator untouched, so the
+// blocks compose in any order without long jumps.
+class program {
+public:
+    [[nodiscard]] bool full() const noexcept { return overflow_; }
+    [[nodiscard]] sock_fprog fprog() noexcept {
+        return sock_fprog{static_cast<unsigned short>(size_), code_};
+    }
+
+    void load_arch() noexcept { load(offsetof(seccomp_data, arch)); }
+    void load_nr() noexcept { load(offsetof(seccomp_data, nr)); }
+    // The low word of an argument: on both little-endian targets it comes first, and the kernel
+    // reads int and pid_t arguments from it alone.
+    void load_arg(unsigned index) noexcept {
+        load(offsetof(seccomp_data, args) + index * sizeof(std::uint64_t));
+    }
+    void ret(std::uint32_t action) noexcept { emit(stmt(BPF_RET | BPF_K, action)); }
+    void jump_eq(std::uint32_t value, std::uint8_t jt, std::uint8_t jf) noexcept {
+        emit(jmp(BPF_JMP | BPF_JEQ | BPF_K, value, jt, jf));
+    }
+    void jump_gt(std::uint32_t value, std::uint8_t jt, std::uint8_t jf) noexcept {
+        emit(jmp(BPF_JMP | BPF_JGT | BPF_K, value, jt, jf));
+    }
+    void jump_set(std::uint32_t bits, std::uint8_t jt, std::uint8_t jf) noexcept {
+        emit(jmp(BPF_JMP | BPF_JSET | BPF_K, bits, jt, jf));
+    }
+
+    // nr == call: `action`.
+    void refuse(long call, std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 1);
+        ret(action);
+    }
+    // nr == call: `action` unless argument `index` is 0.
+    void refuse_unless_zero(long call, unsigned index, std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 4);
+        load_arg(index);
+        jump_eq(0, 1, 0);
+        ret(action);
+        ret(allow);
+    }
+    // nr == call: `action` unless argument 0 is `which` and argument 1 is 0 (the caller itself).
+    void refuse_unless_self(long call, std::uint32_t which, std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 6);
+        load_arg(0);
+        jump_eq(which, 0, 2);
+        load_arg(1);
+        jump_eq(0, 1, 0);
+        ret(action);
+        ret(allow);
+    }
+    // nr == call: `action` when any of `bits` is set in argument `index`.
+    void refuse_flags(long call, unsigned index, std::uint32_t bits,
+                      std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 4);
+        load_arg(index);
+        jump_set(bits, 0, 1);
+        ret(action);
+        ret(allow);
+    }
+    // nr == ioctl: `action` for the listed requests (argument 1), allow the rest.
+    template <std::size_t N>
+    void refuse_ioctls(const std::uint32_t (&requests)[N], std::uint32_t action) noexcept {
+        jump_eq(sysno(SYS_ioctl), 0, static_cast<std::uint8_t>(N + 3));
+        load_arg(1);
+        for (std::size_t i = 0; i < N; ++i) {
+            jump_eq(requests[i], static_cast<std::uint8_t>(N - i), 0);
+        }
+        ret(allow);
+        ret(action);
+    }
+
+private:
+    static constexpr std::size_t capacity = 256;
+
+    static constexpr sock_filter stmt(std::uint16_t code, std::uint32_t k) {
+        return sock_filter{code, 0, 0, k};
+    }
+    static constexpr sock_filter jmp(std::uint16_t code, std::uint32_t k, std::uint8_t jt,
+                                     std::uint8_t jf) {
+        return sock_filter{code, jt, jf, k};
+    }
+    void load(std::size_t offset) noexcept {
+        emit(stmt(BPF_LD | BPF_W | BPF_ABS, static_cast<std::uint32_t>(offset)));
+    }
+    void emit(sock_filter instruction) noexcept {
+        if (size_ == capacity) {
+            overflow_ = true;
+            return;
+        }
+        code_[size_++] = instruction;
+    }
+
+    sock_filter code_[capacity];
+    std::size_t size_ = 0;
+    bool overflow_ = false;
+};
 
 }  // namespace
 
@@ -101,47 +224,43 @@ int drop_capabilities() noexcept {
     return 0;
 }
 
-int deny_metadata_changes() noexcept {
-    constexpr std::uint32_t deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
-    constexpr std::uint32_t unknown = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-    // Layout, by index:
-    //   0 load arch; 1 native? -> 3; 2 jump to ENOSYS (a foreign architecture)
-    //   3 load nr;   4 x32 (bit 30) or newer than known -> ENOSYS
-    //   5 not ioctl -> first system-call test
-    //   6 load args[1] (the request, low word); one test per ioctl -> deny; load nr
-    //   then one test per system call -> deny; allow; deny; ENOSYS
-    constexpr std::size_t ioctl_block = 1 + ioctl_count + 1;
-    constexpr std::size_t size = 6 + ioctl_block + metadata_count + 3;
-    constexpr std::size_t allow_at = size - 3, deny_at = size - 2, enosys_at = size - 1;
-    sock_filter program[size];
-    std::size_t n = 0;
-    // A conditional jump's offsets count the instructions between it and its target.
-    const auto offset = [&n](std::size_t target) { return static_cast<std::uint8_t>(target - n - 1); };
-    const auto emit = [&program, &n](sock_filter instruction) { program[n++] = instruction; };
-    const auto load = [&emit](std::size_t field) {
-        emit(statement(BPF_LD | BPF_W | BPF_ABS, static_cast<std::uint32_t>(field)));
-    };
+int private_ipc_namespace() noexcept {
+    if (::unshare(CLONE_NEWIPC) != 0) return errno;
+    return 0;
+}
 
-    load(offsetof(seccomp_data, arch));
-    emit(jump(BPF_JMP | BPF_JEQ | BPF_K, native_arch, 1, 0));
-    emit(statement(BPF_JMP | BPF_JA, static_cast<std::uint32_t>(enosys_at - n - 1)));
-    load(offsetof(seccomp_data, nr));
-    emit(jump(BPF_JMP | BPF_JGT | BPF_K, highest_known_syscall, offset(enosys_at), 0));
-    emit(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, static_cast<std::uint8_t>(ioctl_block)));
-    load(offsetof(seccomp_data, args[1]));  // little-endian: the low word comes first
-    for (std::uint32_t request : metadata_ioctls) {
-        emit(jump(BPF_JMP | BPF_JEQ | BPF_K, request, offset(deny_at), 0));
-    }
-    load(offsetof(seccomp_data, nr));
-    for (long nr : metadata_syscalls) {
-        emit(jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(nr), offset(deny_at), 0));
-    }
-    emit(statement(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    emit(statement(BPF_RET | BPF_K, deny));
-    emit(statement(BPF_RET | BPF_K, unknown));
-    static_assert(allow_at + 3 == size);
+int install_filter(const filter_options& options) noexcept {
+    program p;
+    p.load_arch();
+    p.jump_eq(native_arch, 1, 0);
+    p.ret(enosys);
+    p.load_nr();
+    // x32 numbers carry bit 30 and are therefore also above the highest known number.
+    p.jump_gt(highest_known_syscall, 0, 1);
+    p.ret(enosys);
 
-    sock_fprog fprog{static_cast<unsigned short>(n), program};
+    p.refuse(SYS_clone3, enosys);
+    p.refuse_flags(SYS_clone, 0, CLONE_NEWUSER, eperm);
+    p.refuse_flags(SYS_unshare, 0, CLONE_NEWUSER, eperm);
+    for (long call : refused_calls)
+        p.refuse(call, eperm);
+    for (long call : self_only_calls)
+        p.refuse_unless_zero(call, 0, eperm);
+    p.refuse_unless_self(SYS_setpriority, PRIO_PROCESS, eperm);
+    p.refuse_unless_self(SYS_ioprio_set, IOPRIO_WHO_PROCESS, eperm);
+    if (options.deny_sysv_ipc) {
+        for (long call : sysv_ipc_calls)
+            p.refuse(call, eperm);
+    }
+    if (options.deny_metadata) {
+        p.refuse_ioctls(metadata_ioctls, eperm);
+        for (long call : metadata_calls)
+            p.refuse(call, eperm);
+    }
+    p.ret(allow);
+
+    if (p.full()) return E2BIG;
+    sock_fprog fprog = p.fprog();
     if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0L, 0L) != 0) return errno;
     return 0;
 }

@@ -1,17 +1,32 @@
 // What Landlock leaves ungoverned, closed by other means (libc only, async-signal-safe, usable
-// between fork and exec like landlock_ruleset.hpp):
+// between fork and exec like landlock_ruleset.hpp). The launcher applies all of it in every
+// confined mode and under both backends (inside bwrap it runs after bwrap's setup), so that a gap
+// in one wall must line up with a gap in another before anything escapes.
 //
 //   - Capabilities. A launcher started as root would hand the command every capability: chown
-//     any file, load modules, remount. bwrap drops them all inside its user namespace; the
-//     launcher drops them from the bounding, ambient, effective, permitted and inheritable sets,
-//     so that even uid 0 execs with none (capabilities(7), "Capabilities and execution of
-//     programs by root").
-//   - File metadata. landlock(7): chmod, chown, utime and xattr changes are not access rights
-//     Landlock handles, so a read-only command could still change the metadata of files its uid
-//     owns (for root: of /etc). Under read-only, a seccomp filter makes that family of system
-//     calls fail with EPERM, as bwrap's read-only bind does with EROFS. Under workspace-write it
-//     is not installed (chmod inside the workspace is legitimate and seccomp cannot tell paths
-//     apart), which is why a Landlock workspace-write run reports `partial`.
+//     any file, load modules, remount. They are dropped from the bounding, ambient, effective,
+//     permitted and inheritable sets, so that even uid 0 execs with none (capabilities(7),
+//     "Capabilities and execution of programs by root").
+//   - System calls that neither mounts nor Landlock govern, refused by one seccomp filter:
+//       * clone3 (ENOSYS, so that libc falls back to clone): CLONE_INTO_CGROUP would start a
+//         child outside the run's cgroup, out of reach of its kill and its limits;
+//       * a new user namespace (clone/unshare with CLONE_NEWUSER): inside one a command holds
+//         every capability again over what its uid owns;
+//       * keyrings (add_key, request_key, keyctl): the user keyring of a uid is shared with
+//         every process of that uid on the host and outlives the run;
+//       * process attributes of other processes: prlimit64, setpriority, ioprio_set and the
+//         sched_set* calls on anything but the caller itself. A command that shares cordon's uid
+//         could otherwise set cordon's CPU limit to zero (and so kill it), starve it, or renice
+//         every process of the uid;
+//       * io_uring, whose operations do not pass through seccomp at all;
+//       * SysV IPC and POSIX message queues when the command has no IPC namespace of its own:
+//         their objects are shared with the host and outlive the run;
+//       * under read-only, changes of file metadata (chmod, chown, utime, xattrs and the
+//         inode-flag ioctls), which Landlock does not govern (landlock(7)). Under
+//         workspace-write a filter cannot tell the workspace's paths apart, which is why a
+//         Landlock workspace-write run without bwrap's read-only mounts is `partial`;
+//       * system calls of a foreign architecture (i386 on x86_64, x32) and ones newer than the
+//         filter knows (ENOSYS), whose numbers would otherwise slip past every rule above.
 #pragma once
 
 namespace cordon::sandbox::extras {
@@ -21,10 +36,17 @@ namespace cordon::sandbox::extras {
 // no_new_privs (set before exec) keeps exec from granting any back, also to uid 0.
 [[nodiscard]] int drop_capabilities() noexcept;
 
-// Installs the metadata filter (needs no_new_privs or CAP_SYS_ADMIN); returns 0 or an errno.
-// System calls of a foreign architecture (i386 on x86_64, x32) and ones newer than the filter
-// knows fail with ENOSYS, since their numbers would otherwise slip past it. io_uring is refused
-// (its operations bypass seccomp), and so are the inode-flag ioctls (chattr, fsxattr, verity).
-[[nodiscard]] int deny_metadata_changes() noexcept;
+struct filter_options {
+    bool deny_metadata = false;  // read-only: refuse chmod/chown/utime/xattr and inode flags
+    bool deny_sysv_ipc = false;  // no private IPC namespace: refuse SysV IPC and POSIX mqueues
+};
+
+// Installs the filter (needs no_new_privs or CAP_SYS_ADMIN); returns 0 or an errno.
+[[nodiscard]] int install_filter(const filter_options& options) noexcept;
+
+// Gives the caller a private IPC namespace (needs CAP_SYS_ADMIN, so call it before dropping
+// capabilities); returns 0 or an errno. Its SysV objects and message queues are invisible to the
+// host and disappear with the last process that uses them.
+[[nodiscard]] int private_ipc_namespace() noexcept;
 
 }  // namespace cordon::sandbox::extras

@@ -5,15 +5,17 @@
 
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <linux/openat2.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
-// Debian 12's kernel headers predate some rights; the values are UAPI and never change, so the
-// launcher must not depend on how new the build machine's headers are.
+// Debian 12's kernel headers predate some rights and the scopes; the values are UAPI and never
+// change, so the launcher must not depend on how new the build machine's headers are.
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
 #define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
 #endif
@@ -29,24 +31,39 @@
 #ifndef SYS_landlock_restrict_self
 #define SYS_landlock_restrict_self 446
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 
 namespace cordon::sandbox::landlock {
 
 namespace {
 
+// struct landlock_ruleset_attr as of ABI 6. The kernel accepts a larger struct than it knows as
+// long as the fields it does not know are zero, and a smaller one as if the missing fields were
+// zero (copy_struct_from_user), so one layout serves every ABI: `scoped` is only set from ABI 6.
+struct ruleset_attr {
+    std::uint64_t handled_access_fs;
+    std::uint64_t handled_access_net;
+    std::uint64_t scoped;
+};
+
+constexpr std::uint64_t scope_abstract_unix_socket = 1ULL
+                                                     << 0;  // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+constexpr std::uint64_t scope_signal = 1ULL << 1;           // LANDLOCK_SCOPE_SIGNAL
+
 // ABI 1: EXECUTE .. MAKE_SYM, bits 0..12.
 constexpr std::uint64_t abi1_access = (1ULL << 13) - 1;
 
 // Handled rights by ABI, index = ABI. ABI 4 added only network rights, which cordon does not
-// handle, so its row repeats ABI 3. Rows past max_abi are reached by clamping, never by index.
+// handle, so its row repeats ABI 3; ABI 6 added only scopes, so its row repeats ABI 5. Rows past
+// max_abi are reached by clamping, never by index.
+constexpr std::uint64_t abi3_access =
+    abi1_access | LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE;
+constexpr std::uint64_t abi5_access = abi3_access | LANDLOCK_ACCESS_FS_IOCTL_DEV;
 constexpr std::uint64_t handled_by_abi[max_abi + 1] = {
-    0,
-    abi1_access,
-    abi1_access | LANDLOCK_ACCESS_FS_REFER,
-    abi1_access | LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE,
-    abi1_access | LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE,
-    abi1_access | LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE |
-        LANDLOCK_ACCESS_FS_IOCTL_DEV,
+    0,           abi1_access, abi1_access | LANDLOCK_ACCESS_FS_REFER, abi3_access, abi3_access,
+    abi5_access, abi5_access,
 };
 
 constexpr std::uint64_t read_only_rights =
@@ -58,16 +75,6 @@ constexpr std::uint64_t file_rights = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCE
                                       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |
                                       LANDLOCK_ACCESS_FS_IOCTL_DEV;
 
-// open(2) with O_PATH does not block, but a signal can still interrupt it on some filesystems
-// (FUSE); retrying keeps a stray signal from turning into a spurious launcher failure.
-int open_path(const char* path) noexcept {
-    int fd;
-    do {
-        fd = ::open(path, O_PATH | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    return fd;
-}
-
 int fail(failure* out, launcher_stage stage, int error, const char* path) noexcept {
     if (out != nullptr) {
         out->stage = stage;
@@ -76,6 +83,24 @@ int fail(failure* out, launcher_stage stage, int error, const char* path) noexce
     }
     return -1;
 }
+
+// A signal can interrupt an open on some filesystems (FUSE); retrying keeps a stray signal from
+// turning into a spurious launcher failure.
+int retry_open(int dirfd, const char* path, int flags) noexcept {
+    int fd;
+    do {
+        fd = ::openat(dirfd, path, flags);
+    } while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
+struct linux_dirent64 {
+    std::uint64_t d_ino;
+    std::int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+};
 
 }  // namespace
 
@@ -102,48 +127,118 @@ std::uint64_t file_access_mask() noexcept {
     return file_rights;
 }
 
-int build_ruleset(int abi, const grant* grants, std::size_t count, failure* out) noexcept {
-    const std::uint64_t handled = handled_access(abi);
-    // Zero-initialised: on headers with newer fields (handled_access_net, scoped) they stay 0,
-    // which the kernel reads as "not handled".
-    landlock_ruleset_attr attr{};
-    attr.handled_access_fs = handled;
-    const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0U);
+std::uint64_t scopes(int abi) noexcept {
+    return abi >= scopes_abi ? (scope_abstract_unix_socket | scope_signal) : 0;
+}
+
+int open_no_symlinks(const char* path, int flags) noexcept {
+    open_how how{};
+    how.flags = static_cast<unsigned int>(O_PATH | O_CLOEXEC | flags);
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    long fd;
+    do {
+        fd = ::syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    } while (fd < 0 && errno == EINTR);
+    if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+    // Before Linux 5.6: the last component at least is never followed.
+    return retry_open(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW | flags);
+}
+
+int create_ruleset(int abi, failure* out) noexcept {
+    ruleset_attr attr{};
+    attr.handled_access_fs = handled_access(abi);
+    attr.scoped = scopes(abi);
+    const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0U);
     if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
-    const int ruleset_fd = static_cast<int>(ruleset);
+    return static_cast<int>(ruleset);
+}
 
-    for (std::size_t i = 0; i < count; ++i) {
-        const grant& g = grants[i];
-        const int path_fd = open_path(g.path);
-        if (path_fd < 0) {
-            const int error = errno;
-            ::close(ruleset_fd);
-            return fail(out, launcher_stage::open_rule_path, error, g.path);
-        }
-        std::uint64_t allowed = g.writable ? handled : read_only_access(abi);
-        struct stat st {};
-        if (::fstat(path_fd, &st) != 0) {
-            const int error = errno;
-            ::close(path_fd);
-            ::close(ruleset_fd);
-            return fail(out, launcher_stage::open_rule_path, error, g.path);
-        }
-        if (!S_ISDIR(st.st_mode)) allowed &= file_rights;
-
-        landlock_path_beneath_attr beneath{};
-        beneath.allowed_access = allowed;
-        beneath.parent_fd = path_fd;
-        const long added =
-            ::syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0U);
-        if (added != 0) {
-            const int error = errno;
-            ::close(path_fd);
-            ::close(ruleset_fd);
-            return fail(out, launcher_stage::ruleset, error, nullptr);
-        }
-        ::close(path_fd);
+int add_fd_rule(int ruleset_fd, int abi, int target, access rights, failure* out) noexcept {
+    struct stat st {};
+    if (::fstat(target, &st) != 0) return fail(out, launcher_stage::open_rule_path, errno, nullptr);
+    std::uint64_t allowed = rights == access::write ? handled_access(abi) : read_only_access(abi);
+    if (!S_ISDIR(st.st_mode)) allowed &= file_rights;
+    landlock_path_beneath_attr beneath{};
+    beneath.allowed_access = allowed;
+    beneath.parent_fd = target;
+    if (::syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0U) !=
+        0) {
+        return fail(out, launcher_stage::ruleset, errno, nullptr);
     }
-    return ruleset_fd;
+    return 0;
+}
+
+int add_path_rule(int ruleset_fd, int abi, const char* path, access rights, bool optional,
+                  failure* out) noexcept {
+    const int fd = open_no_symlinks(path);
+    if (fd < 0) {
+        if (optional && errno == ENOENT) return 0;
+        return fail(out, launcher_stage::open_rule_path, errno, path);
+    }
+    const int result = add_fd_rule(ruleset_fd, abi, fd, rights, out);
+    if (result != 0 && out != nullptr && out->stage == launcher_stage::open_rule_path) {
+        out->path = path;
+    }
+    ::close(fd);
+    return result;
+}
+
+int add_root_read_rules(int ruleset_fd, int abi, failure* out) noexcept {
+    const int root = retry_open(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0) return fail(out, launcher_stage::open_rule_path, errno, "/");
+    // The root itself: listing only. A read right on "/" would cover /dev beneath it.
+    landlock_path_beneath_attr listing{};
+    listing.allowed_access = read_only_access(abi) & LANDLOCK_ACCESS_FS_READ_DIR;
+    listing.parent_fd = root;
+    if (::syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &listing, 0U) !=
+        0) {
+        const int error = errno;
+        ::close(root);
+        return fail(out, launcher_stage::ruleset, error, nullptr);
+    }
+    alignas(linux_dirent64) char buffer[4096];
+    for (;;) {
+        const long got = ::syscall(SYS_getdents64, root, buffer, sizeof buffer);
+        if (got == 0) break;
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            const int error = errno;
+            ::close(root);
+            return fail(out, launcher_stage::open_rule_path, error, "/");
+        }
+        for (long at = 0; at < got;) {
+            const auto* entry = reinterpret_cast<const linux_dirent64*>(buffer + at);
+            at += entry->d_reclen;
+            const char* name = entry->d_name;
+            if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0 ||
+                std::strcmp(name, "dev") == 0) {
+                continue;
+            }
+            const int fd = retry_open(root, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+            if (fd < 0) {
+                // Gone since the listing: nothing to grant.
+                if (errno == ENOENT) continue;
+                const int error = errno;
+                ::close(root);
+                return fail(out, launcher_stage::open_rule_path, error, "/");
+            }
+            struct stat st {};
+            if (::fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+                // A top-level symlink (/bin -> usr/bin) leads to another entry, which has its
+                // own rule; one that leads into /dev must not open it.
+                ::close(fd);
+                continue;
+            }
+            const int result = add_fd_rule(ruleset_fd, abi, fd, access::read, out);
+            ::close(fd);
+            if (result != 0) {
+                ::close(root);
+                return result;
+            }
+        }
+    }
+    ::close(root);
+    return 0;
 }
 
 int restrict_self(int ruleset_fd) noexcept {

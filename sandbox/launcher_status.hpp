@@ -1,6 +1,9 @@
-// The fixed record cordon-landlock writes to its --status-fd when it fails before exec'ing the
-// command (STYLE.md rule 2). A successful exec closes the CLOEXEC fd, so the reader sees EOF and
-// zero bytes. The record is smaller than PIPE_BUF, so one write(2) delivers it whole.
+// The fixed records cordon-landlock writes to its --status-fd (STYLE.md rules 2 and 10): one
+// `started` record just before it execs the command, one `failure` record when it fails, one
+// `probe` record answering --probe. Silence proves nothing: a launcher that died before exec (the
+// OOM killer, a runner that never reached the launcher) leaves the channel empty, and an empty
+// channel is never read as "the command ran". Each record is smaller than PIPE_BUF, so one
+// write(2) delivers it whole.
 //
 // Included by the launcher, which depends on libc only: keep this header free of C++ library
 // types.
@@ -14,22 +17,31 @@ enum class launcher_stage : std::uint32_t {
     usage = 1,           // bad arguments
     abi = 2,             // Landlock absent (ENOSYS) or disabled (EOPNOTSUPP)
     ruleset = 3,         // landlock_create_ruleset / add_rule / prctl / restrict_self
-    open_rule_path = 4,  // a --ro/--rw path could not be opened
+    open_rule_path = 4,  // a grant path could not be opened
     status_fd = 5,       // the --status-fd itself was unusable
     exec = 6,            // execvp of the command failed
     out_of_memory = 7,
     capabilities = 8,  // dropping the capability sets
-    seccomp = 9,       // installing the read-only metadata filter
+    seccomp = 9,       // installing the seccomp filter
+    environment = 10,  // reading the command's environment from --env-fd
 };
 
-inline constexpr std::uint32_t launcher_status_magic = 0x434c5331;  // "CLS1"
+enum class launcher_record_kind : std::uint32_t {
+    failure = 1,  // the launcher failed at `stage`; the command did not start
+    started = 2,  // confinement is in place and the launcher is about to exec the command
+    probe = 3,    // the answer to --probe: `abi` holds the kernel's Landlock ABI
+};
+
+inline constexpr std::uint32_t launcher_status_magic = 0x32534c43;  // "CLS2"
 inline constexpr int launcher_failure_exit = 125;
 
 struct launcher_status_record {
     std::uint32_t magic;  // launcher_status_magic
-    std::uint32_t stage;  // launcher_stage
+    std::uint32_t kind;   // launcher_record_kind
+    std::uint32_t stage;  // launcher_stage, for failure records
     std::int32_t error;   // errno, 0 when not applicable
-    char message[500];    // the exact stderr line, NUL-terminated, without the newline
+    std::int32_t abi;     // probe records: the Landlock ABI (> 0) or -errno
+    char message[492];    // failure: the exact stderr line, NUL-terminated, without the newline
 };
 
 static_assert(sizeof(launcher_status_record) == 512);

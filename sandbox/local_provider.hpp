@@ -5,17 +5,24 @@
 // Probing needs to spawn processes, which is the runtime's job; the provider takes a
 // probe_runner so that this library stays a pure argv transformer plus selection logic, and
 // tests can drive the ladder with scripted outcomes.
+//
+// Thread safety: every member may be called from any thread. The first confine() (or
+// selected()/probe_all()) probes under the provider's mutex, so concurrent first callers wait
+// for one probe sequence; later calls take the mutex only briefly.
 #pragma once
 
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sandbox/protected_paths.hpp"
 #include "sandbox/provider.hpp"
+#include "sandbox/status_channel.hpp"
 
 namespace cordon::sandbox {
 
@@ -33,10 +40,11 @@ struct probe_run_result {
     std::string spawn_error;  // non-empty: the runner could not be spawned at all
     std::string stdout_text;
     std::string stderr_text;
-    std::optional<std::string> runner_failure;  // the status channel proved the runner failed
+    status_report status;  // what the launcher wrote to its status channel
 };
 
-// Runs `wrapped` (honouring its status channel) to completion within `timeout`.
+// Runs `wrapped` (honouring its status channel, environment fd and passed fds) to completion
+// within `timeout`.
 using probe_runner = std::function<probe_run_result(const confined_argv& wrapped,
                                                     std::chrono::milliseconds timeout)>;
 
@@ -47,15 +55,18 @@ struct rung_report {
     backend_kind kind = backend_kind::bwrap;
     std::string runner;  // absolute path of the runner, empty when it was not found
     rung_state state = rung_state::not_probed;
-    enforcement level = enforcement::full;
-    std::optional<int> landlock_abi;  // the kernel's raw ABI, for the Landlock rung
-    std::string reason;               // why the rung is unusable: first stderr line, errno text
+    enforcement level = enforcement::full;  // under read-only; see assess() for each mode
+    std::optional<int> landlock_abi;        // the kernel's raw ABI, for the Linux rungs
+    bool bind_fd = false;                   // bwrap: the workspace is bound from a descriptor
+    std::string reason;                     // why the rung is unusable: first stderr line, errno
 };
 
 struct local_provider_options {
     backend_choice choice = backend_choice::automatic;
     platform host = current_platform();
-    std::filesystem::path bwrap_path;     // empty: resolved once from PATH's absolute entries
+    // Empty: resolved once, from root-owned directories only (find_trusted_executable). A path
+    // given here is the caller's decision and is used as is.
+    std::filesystem::path bwrap_path;
     std::filesystem::path launcher_path;  // empty: cordon-landlock beside the running executable
     std::filesystem::path sandbox_exec_path = "/usr/bin/sandbox-exec";
     std::chrono::milliseconds probe_timeout{5000};
@@ -69,7 +80,8 @@ public:
     local_provider& operator=(const local_provider&) = delete;
 
     [[nodiscard]] confined_argv confine(std::span<const std::string> argv,
-                                        const sandbox_policy& policy) override;
+                                        const sandbox_policy& policy,
+                                        const std::filesystem::path& workdir) override;
 
     // The rungs this provider considers, in order.
     [[nodiscard]] std::vector<backend_kind> ladder() const;
@@ -81,36 +93,41 @@ public:
     // Probes every rung (each at most once per provider lifetime) for diagnostics.
     [[nodiscard]] std::vector<rung_report> probe_all();
 
+    // What a workspace-write run must not be able to write (protected_paths.hpp).
+    [[nodiscard]] const protected_paths& protected_set() const noexcept { return protected_; }
+
 private:
+    // The launcher, shared by both Linux rungs: its sealed image and what its probe found.
+    struct launcher_state {
+        bool probed = false;
+        std::shared_ptr<const unique_fd> image;
+        int abi = 0;         // > 0: Landlock works at this ABI; <= 0: unavailable
+        std::string reason;  // why the image could not be loaded, or why Landlock is unavailable
+    };
+
     rung_report& probe_rung_locked(std::size_t index);
-    rung_report probe_bwrap(rung_report report) const;
+    const launcher_state& probe_launcher_locked();
+    rung_report probe_bwrap(rung_report report);
     rung_report probe_landlock(rung_report report);
     rung_report probe_seatbelt(rung_report report) const;
     [[nodiscard]] std::optional<std::string> run_profiles(const rung_report& report) const;
     [[nodiscard]] confined_argv wrap(const rung_report& rung, std::span<const std::string> argv,
-                                     const sandbox_policy& policy) const;
+                                     const sandbox_policy& policy,
+                                     const std::filesystem::path& workdir,
+                                     std::shared_ptr<const unique_fd> workspace) const;
 
     local_provider_options options_;
+    protected_paths protected_;
     std::mutex mutex_;
     std::vector<rung_report> rungs_;
-    std::vector<bool> probed_;
-    std::optional<std::optional<std::size_t>> verdict_;  // outer: decided; inner: selected index
-    // Sealed memfd copy of cordon-landlock, loaded before its probe.
-    std::shared_ptr<const runner_image> launcher_image_;
+    struct verdict {
+        bool decided = false;
+        std::optional<std::size_t> index;  // the selected rung
+    };
+    verdict verdict_;
+    launcher_state launcher_;
+    std::shared_ptr<const unique_fd> bwrap_image_;  // bwrap, held open since it was checked
+    std::string bwrap_skipped_;  // an untrusted bwrap that the search passed over
 };
-
-// Copies the executable at `path` into a sealed memfd (write, grow, shrink and further sealing
-// forbidden) and returns its fd (CLOEXEC), or -1 with `error` set. Executing the copy means a
-// confined command that later rewrites the file at `path` cannot replace the runner of this
-// process's subsequent runs.
-[[nodiscard]] int load_sealed_image(const std::filesystem::path& path, std::string& error);
-
-// Searches PATH's absolute entries for `name` (relative and empty entries, which mean the current
-// directory, are skipped). Empty when not found.
-[[nodiscard]] std::filesystem::path find_in_path(std::string_view name);
-
-// cordon-landlock beside the running executable (/proc/self/exe), never found through PATH or an
-// environment variable.
-[[nodiscard]] std::filesystem::path default_launcher_path();
 
 }  // namespace cordon::sandbox

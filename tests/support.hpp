@@ -23,52 +23,24 @@ inline std::filesystem::path bin_dir() {
     return std::filesystem::canonical("/proc/self/exe").parent_path();
 }
 
-// cordon and cordon-landlock as the tests run them. A Landlock workspace-write command may write
-// the host's /tmp, so cordon refuses such a run when its runner lies under /tmp (a command could
-// replace it). A build tree under /tmp (a CI clone, say) is therefore staged once per test
-// process into a private directory under /var/tmp, removed at exit.
-class staged_runners {
-public:
-    staged_runners() {
-        const std::filesystem::path built = bin_dir();
-        const auto tmp = std::filesystem::canonical("/tmp");
-        auto [end, unused] = std::mismatch(tmp.begin(), tmp.end(), built.begin(), built.end());
-        if (end != tmp.end()) {
-            dir_ = built;
-            return;
-        }
-        std::string pattern = "/var/tmp/cordon-test-bin-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
-        }
-        dir_ = pattern;
-        owned_ = true;
-        for (const char* name : {"cordon", "cordon-landlock"}) {
-            std::error_code ec;
-            std::filesystem::copy_file(built / name, dir_ / name, ec);
-        }
-    }
-    ~staged_runners() {
-        std::error_code ignored;
-        if (owned_) std::filesystem::remove_all(dir_, ignored);
-    }
-    staged_runners(const staged_runners&) = delete;
-    staged_runners& operator=(const staged_runners&) = delete;
-    [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
-
-private:
-    std::filesystem::path dir_;
-    bool owned_ = false;
-};
-
+// cordon and cordon-landlock as the tests run them: beside the test executables. A build tree
+// under /tmp cannot run the Landlock workspace-write tests (cordon refuses a run under which the
+// command could rewrite a runner or the program that links the library, and that rung's
+// workspace-write profile writes the host's /tmp); scripts/build-root keeps builds out of it.
 inline const std::filesystem::path& runner_dir() {
-    static const staged_runners staged;
-    return staged.dir();
+    static const std::filesystem::path dir = bin_dir();
+    return dir;
 }
 
-inline std::filesystem::path launcher_path() { return runner_dir() / "cordon-landlock"; }
-inline std::filesystem::path test_child_path() { return bin_dir() / "cordon-test-child"; }
-inline std::filesystem::path cordon_path() { return runner_dir() / "cordon"; }
+inline std::filesystem::path launcher_path() {
+    return runner_dir() / "cordon-landlock";
+}
+inline std::filesystem::path test_child_path() {
+    return bin_dir() / "cordon-test-child";
+}
+inline std::filesystem::path cordon_path() {
+    return runner_dir() / "cordon";
+}
 
 // CI sets CORDON_REQUIRE_REAL_BACKENDS=1 so that a suite which would skip because bwrap or
 // Landlock is missing fails instead: CI must prove that both real backends ran.

@@ -1,15 +1,34 @@
-// cordon-landlock: confines a command with Landlock and execs it in place (reference section 3,
-// STYLE.md rule 9). Order: parse, query the ABI, build the ruleset (--ro grants then --rw grants),
-// drop every capability, no_new_privs, restrict_self, with --deny-metadata the seccomp filter
-// against chmod/chown/utime/xattr changes (confinement_extras.hpp), exec. Every launcher failure
-// exits 125 with exactly one stderr line and, when --status-fd was given, one
-// launcher_status_record written to that fd; a successful exec closes the CLOEXEC status fd, so its
-// reader sees zero bytes.
+// cordon-landlock: confines a command and execs it in place (STYLE.md rule 9). It is the last
+// runner before every confined command: alone on hosts where bwrap is unusable, and inside bwrap,
+// after bwrap's mounts are in place, everywhere else, so that a mount gap and a path gap must line
+// up before anything escapes.
 //
-// Built with -fno-exceptions -fno-rtti and libc only: no allocation, fixed-size arrays, write(2)
-// for output. The launcher reads no environment variable; the command gets the environment as is.
+//   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
+//                   [--read-root] [--ro PATH] [--rw PATH] [--ro-try PATH] [--rw-try PATH]
+//                   [--ro-fd N] [--rw-fd N] -- ARGV...
+//   cordon-landlock [--status-fd N] --probe
+//
+// Order: parse; read the command's environment from --env-fd; query the ABI; build the ruleset
+// (the root read rules, then the --ro grants, then the --rw grants; every path opened once without
+// following symlinks, every --*-fd used as given); a private IPC namespace unless --private-ipc
+// says the caller made one; drop every capability; no_new_privs and restrict_self; the seccomp
+// filter; every fd but 0-2 close-on-exec; a `started` record; exec. Every failure exits 125 with
+// exactly one stderr line and, with --status-fd, one failure record (launcher_status.hpp).
+//
+// The launcher is started with an empty environment and linked statically, so that no loader
+// variable and no library of the command's choosing is ever loaded into it; the command gets the
+// environment read from --env-fd (NUL-separated NAME=value entries).
+//
+// Built with -fno-exceptions -fno-rtti and libc only: fixed-size arrays, write(2) for output,
+// mmap(2) for the environment.
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,13 +42,16 @@
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/launcher_status.hpp"
 
+extern char** environ;
+
 namespace {
 
 namespace landlock = cordon::sandbox::landlock;
+using cordon::sandbox::launcher_record_kind;
 using cordon::sandbox::launcher_stage;
 using cordon::sandbox::launcher_status_record;
 
-// Cordon's modes use at most four grants; the limit only bounds the fixed array on the stack.
+// Cordon's profiles use about a dozen grants; the limit only bounds the fixed array.
 constexpr std::size_t max_grants = 256;
 constexpr char prefix[] = "cordon-landlock: ";
 constexpr char notice[] = "cordon-landlock: partial enforcement (older Landlock ABI)\n";
@@ -53,7 +75,7 @@ bool write_all(int fd, const char* data, std::size_t size) noexcept {
     return true;
 }
 
-// Reports launcher failures: one stderr line, plus the fixed record once the status fd is known.
+// Reports on stderr and the status fd.
 class reporter {
 public:
     void set_status_fd(int fd) noexcept { status_fd_ = fd; }
@@ -82,23 +104,37 @@ public:
         }
         line[size] = '\n';
         (void)write_all(STDERR_FILENO, line, size + 1);
-        if (status_fd_ >= 0) write_record(stage, error, line, size);
-        ::_exit(cordon::sandbox::launcher_failure_exit);
-    }
-
-private:
-    // One write(2): the record is smaller than PIPE_BUF, so a pipe takes it whole or not at all
-    // and the reader never sees half a record. EINTR means nothing was written; retry.
-    void write_record(launcher_stage stage, int error, const char* message,
-                      std::size_t size) const noexcept {
-        launcher_status_record record;
-        std::memset(&record, 0, sizeof(record));
-        record.magic = cordon::sandbox::launcher_status_magic;
+        launcher_status_record record = make(launcher_record_kind::failure);
         record.stage = static_cast<std::uint32_t>(stage);
         record.error = error;
         const std::size_t copied =
             size < sizeof(record.message) - 1 ? size : sizeof(record.message) - 1;
-        std::memcpy(record.message, message, copied);
+        std::memcpy(record.message, line, copied);
+        send(record);
+        ::_exit(cordon::sandbox::launcher_failure_exit);
+    }
+
+    void started() const noexcept { send(make(launcher_record_kind::started)); }
+
+    void probed(int abi) const noexcept {
+        launcher_status_record record = make(launcher_record_kind::probe);
+        record.abi = abi;
+        send(record);
+    }
+
+private:
+    static launcher_status_record make(launcher_record_kind kind) noexcept {
+        launcher_status_record record;
+        std::memset(&record, 0, sizeof(record));
+        record.magic = cordon::sandbox::launcher_status_magic;
+        record.kind = static_cast<std::uint32_t>(kind);
+        return record;
+    }
+
+    // One write(2): the record is smaller than PIPE_BUF, so a pipe takes it whole or not at all
+    // and the reader never sees half a record. EINTR means nothing was written; retry.
+    void send(const launcher_status_record& record) const noexcept {
+        if (status_fd_ < 0) return;
         while (::write(status_fd_, &record, sizeof(record)) < 0 && errno == EINTR) {
         }
     }
@@ -119,8 +155,8 @@ bool parse_fd(const char* text, int* out) noexcept {
     return true;
 }
 
-// Marks the status fd CLOEXEC so that a successful exec closes it (zero bytes, EOF), and rejects
-// an fd that could never carry the record rather than losing the record at failure time.
+// Marks the status fd CLOEXEC so that the command never holds it, and rejects an fd that could
+// never carry a record rather than losing the record at failure time.
 void adopt_status_fd(reporter& report, int fd) noexcept {
     const int fd_flags = ::fcntl(fd, F_GETFD);
     if (fd_flags < 0 || ::fcntl(fd, F_SETFD, fd_flags | FD_CLOEXEC) < 0) {
@@ -135,61 +171,156 @@ void adopt_status_fd(reporter& report, int fd) noexcept {
     report.set_status_fd(fd);
 }
 
+struct grant {
+    const char* path;  // the path, or nullptr for an fd grant
+    int fd;            // the descriptor of an fd grant, else -1
+    landlock::access rights;
+    bool optional;  // --*-try: a missing path is skipped
+};
+
 struct command_line {
-    landlock::grant grants[max_grants];  // --ro grants first, then --rw, each in caller order
+    grant grants[max_grants];  // read grants first, then write grants, each in caller order
     std::size_t grant_count = 0;
-    bool deny_metadata = false;  // --deny-metadata: the read-only seccomp filter
+    bool read_root = false;      // --read-root
+    bool landlock = true;        // --no-landlock clears it
+    bool private_ipc = false;    // --private-ipc: the caller gave the command its own IPC namespace
+    bool deny_metadata = false;  // --deny-metadata: read-only's metadata rules
+    int env_fd = -1;             // --env-fd
+    bool probe = false;          // --probe
     char** command = nullptr;    // argv after "--", NULL-terminated
 };
 
-// Flags in any order before the first "--"; each of --ro, --rw, --status-fd takes the next
-// argument as its value, which may not be "--" (that is the end of the flags, not a path).
+int parse_fd_value(const reporter& report, const char* flag, const char* value) noexcept {
+    int fd = -1;
+    if (value == nullptr || !parse_fd(value, &fd)) {
+        report.fail(launcher_stage::usage, 0, "usage error: %s requires a file descriptor number",
+                    flag);
+    }
+    return fd;
+}
+
+// Flags in any order before the first "--"; each flag that takes a value takes the next argument,
+// which may not be "--" (that is the end of the flags, not a value).
 void parse(int argc, char** argv, reporter& report, command_line& out) noexcept {
-    landlock::grant in_order[max_grants];
+    grant in_order[max_grants];
     std::size_t count = 0;
+    int options = 0;  // flags other than --status-fd and --probe
+    const auto add = [&](grant g) {
+        if (count == max_grants) {
+            report.fail(launcher_stage::usage, 0, "usage error: too many grants (limit %zu)",
+                        max_grants);
+        }
+        in_order[count++] = g;
+        ++options;
+    };
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         if (equals(arg, "--")) {
             out.command = argv + i + 1;
             break;
         }
-        const bool has_value = i + 1 < argc && !equals(argv[i + 1], "--");
-        if (equals(arg, "--ro") || equals(arg, "--rw")) {
-            if (!has_value) {
+        const char* value = i + 1 < argc && !equals(argv[i + 1], "--") ? argv[i + 1] : nullptr;
+        const bool path_flag = equals(arg, "--ro") || equals(arg, "--rw") ||
+                               equals(arg, "--ro-try") || equals(arg, "--rw-try");
+        if (path_flag) {
+            if (value == nullptr) {
                 report.fail(launcher_stage::usage, 0, "usage error: %s requires a path", arg);
             }
-            if (count == max_grants) {
-                report.fail(launcher_stage::usage, 0, "usage error: too many grants (limit %zu)",
-                            max_grants);
-            }
-            in_order[count++] = landlock::grant{argv[++i], equals(arg, "--rw")};
-        } else if (equals(arg, "--status-fd")) {
-            int fd = -1;
-            if (!has_value || !parse_fd(argv[i + 1], &fd)) {
-                report.fail(launcher_stage::usage, 0,
-                            "usage error: --status-fd requires a file descriptor number");
-            }
+            const bool writable = arg[3] == 'w';
+            const bool optional = std::strlen(arg) > 4;
+            add({value, -1, writable ? landlock::access::write : landlock::access::read, optional});
             ++i;
-            adopt_status_fd(report, fd);
+        } else if (equals(arg, "--ro-fd") || equals(arg, "--rw-fd")) {
+            const int fd = parse_fd_value(report, arg, value);
+            add({nullptr, fd, arg[3] == 'w' ? landlock::access::write : landlock::access::read,
+                 false});
+            ++i;
+        } else if (equals(arg, "--status-fd")) {
+            adopt_status_fd(report, parse_fd_value(report, arg, value));
+            ++i;
+        } else if (equals(arg, "--env-fd")) {
+            // Allowed with --probe too, so that every runner is started the same way.
+            out.env_fd = parse_fd_value(report, arg, value);
+            ++i;
+        } else if (equals(arg, "--read-root")) {
+            out.read_root = true;
+            ++options;
+        } else if (equals(arg, "--no-landlock")) {
+            out.landlock = false;
+            ++options;
+        } else if (equals(arg, "--private-ipc")) {
+            out.private_ipc = true;
+            ++options;
         } else if (equals(arg, "--deny-metadata")) {
             out.deny_metadata = true;
+            ++options;
         } else if (equals(arg, "--probe")) {
-            report.fail(launcher_stage::usage, 0, "usage error: --probe takes no other arguments");
+            out.probe = true;
         } else {
             report.fail(launcher_stage::usage, 0, "usage error: unknown argument: %s", arg);
         }
+    }
+    if (out.probe) {
+        if (options != 0 || out.command != nullptr) {
+            report.fail(launcher_stage::usage, 0,
+                        "usage error: --probe takes no arguments but --status-fd and --env-fd");
+        }
+        return;
     }
     if (out.command == nullptr || out.command[0] == nullptr) {
         report.fail(launcher_stage::usage, 0, "usage error: missing `-- <argv>...` command");
     }
     // The kernel unions rules, so order does not change enforcement; it keeps the first failing
-    // grant, and so the diagnostic, the same as the reference launcher's.
-    constexpr bool passes[] = {false, true};
-    for (const bool writable : passes) {
+    // grant, and so the diagnostic, stable.
+    constexpr landlock::access passes[] = {landlock::access::read, landlock::access::write};
+    for (const landlock::access rights : passes) {
         for (std::size_t i = 0; i < count; ++i) {
-            if (in_order[i].writable == writable) out.grants[out.grant_count++] = in_order[i];
+            if (in_order[i].rights == rights) out.grants[out.grant_count++] = in_order[i];
         }
     }
+}
+
+// Reads the command's environment: NUL-terminated NAME=value entries. The block is mapped
+// privately and the entries are used in place; the pointer array comes from an anonymous mapping.
+char** read_environment(const reporter& report, int fd) noexcept {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int error = errno;
+        report.fail(launcher_stage::environment, error, "cannot read the environment: %s",
+                    std::strerror(error));
+    }
+    const auto size = static_cast<std::size_t>(st.st_size);
+    char* block = nullptr;
+    std::size_t entries = 0;
+    if (size > 0) {
+        void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (mapped == MAP_FAILED) {
+            const int error = errno;
+            report.fail(launcher_stage::environment, error, "cannot read the environment: %s",
+                        std::strerror(error));
+        }
+        block = static_cast<char*>(mapped);
+        if (block[size - 1] != '\0') {
+            report.fail(launcher_stage::environment, EINVAL,
+                        "cannot read the environment: the block is not NUL-terminated");
+        }
+        for (std::size_t i = 0; i < size; ++i)
+            entries += block[i] == '\0' ? 1 : 0;
+    }
+    ::close(fd);
+    void* array = ::mmap(nullptr, (entries + 1) * sizeof(char*), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (array == MAP_FAILED) {
+        report.fail(launcher_stage::out_of_memory, ENOMEM, "cannot read the environment: %s",
+                    std::strerror(ENOMEM));
+    }
+    char** envp = static_cast<char**>(array);
+    std::size_t n = 0;
+    for (std::size_t at = 0; at < size; at += std::strlen(block + at) + 1) {
+        if (block[at] != '\0') envp[n++] = block + at;  // an empty entry is skipped
+    }
+    envp[n] = nullptr;
+    return envp;
 }
 
 // The kernel's ABI; exits 125 when Landlock cannot be enforced. ENOSYS and EOPNOTSUPP need
@@ -211,42 +342,69 @@ int require_abi(const reporter& report) noexcept {
     report.fail(launcher_stage::abi, error, "landlock ruleset error: %s", std::strerror(error));
 }
 
-// Builds the ruleset and restricts this process; exits 125 on any failure.
-void confine(const reporter& report, int abi, const landlock::grant* grants,
-             std::size_t count) noexcept {
-    landlock::failure failure{};
-    const int ruleset_fd = landlock::build_ruleset(abi, grants, count, &failure);
-    if (ruleset_fd < 0) {
-        if (failure.stage == launcher_stage::open_rule_path) {
-            report.fail(failure.stage, failure.error, "cannot open rule path: %s: %s", failure.path,
-                        std::strerror(failure.error));
-        }
-        report.fail(failure.stage, failure.error, "landlock ruleset error: %s",
+[[noreturn]] void fail_rule(const reporter& report, const landlock::failure& failure) noexcept {
+    if (failure.stage == launcher_stage::open_rule_path) {
+        report.fail(failure.stage, failure.error, "cannot open rule path: %s: %s",
+                    failure.path != nullptr ? failure.path : "(descriptor)",
                     std::strerror(failure.error));
     }
-    // Rule paths are open; nothing below needs a capability. Root must not keep any.
-    if (const int error = cordon::sandbox::extras::drop_capabilities(); error != 0) {
-        report.fail(launcher_stage::capabilities, error, "cannot drop capabilities: %s",
-                    std::strerror(error));
+    report.fail(failure.stage, failure.error, "landlock ruleset error: %s",
+                std::strerror(failure.error));
+}
+
+// Builds the ruleset for the command line; exits 125 on any failure.
+int build_ruleset(const reporter& report, int abi, const command_line& line) noexcept {
+    landlock::failure failure{};
+    const int ruleset = landlock::create_ruleset(abi, &failure);
+    if (ruleset < 0) fail_rule(report, failure);
+    if (line.read_root && landlock::add_root_read_rules(ruleset, abi, &failure) != 0) {
+        fail_rule(report, failure);
     }
-    const int error = landlock::restrict_self(ruleset_fd);
-    if (error != 0) {
-        report.fail(launcher_stage::ruleset, error, "landlock ruleset error: %s",
-                    std::strerror(error));
+    for (std::size_t i = 0; i < line.grant_count; ++i) {
+        const grant& g = line.grants[i];
+        const int result =
+            g.path != nullptr
+                ? landlock::add_path_rule(ruleset, abi, g.path, g.rights, g.optional, &failure)
+                : landlock::add_fd_rule(ruleset, abi, g.fd, g.rights, &failure);
+        if (result != 0) fail_rule(report, failure);
     }
-    ::close(ruleset_fd);
+    return ruleset;
+}
+
+// Marks every fd from 3 on close-on-exec: the command sees stdin, stdout and stderr only,
+// whatever the runners before it passed down (bwrap keeps the fds it is given).
+void cloexec_from_3() noexcept {
+    if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+    // Kernels before 5.11: walk the range by hand.
+    rlimit limit{};
+    rlim_t max = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
+    if (max > 65536) max = 65536;
+    for (rlim_t fd = 3; fd < max; ++fd) {
+        const int flags = ::fcntl(static_cast<int>(fd), F_GETFD);
+        if (flags >= 0) ::fcntl(static_cast<int>(fd), F_SETFD, flags | FD_CLOEXEC);
+    }
 }
 
 // --probe: a functional check, not a version query. It restricts itself with a real ruleset
-// (read beneath /) so that a kernel which reports an ABI but refuses rulesets is caught here.
+// (read beneath /, scopes included) so that a kernel which reports an ABI but refuses rulesets is
+// caught here. The answer goes to the status fd as a record, and to stdout for people.
 int probe(const reporter& report) noexcept {
     const int abi = require_abi(report);
-    const landlock::grant root{"/", false};
-    confine(report, abi, &root, 1);
+    landlock::failure failure{};
+    const int ruleset = landlock::create_ruleset(abi, &failure);
+    if (ruleset < 0) fail_rule(report, failure);
+    if (landlock::add_path_rule(ruleset, abi, "/", landlock::access::read, false, &failure) != 0) {
+        fail_rule(report, failure);
+    }
+    if (const int error = landlock::restrict_self(ruleset); error != 0) {
+        report.fail(launcher_stage::ruleset, error, "landlock ruleset error: %s",
+                    std::strerror(error));
+    }
+    report.probed(abi);
     char out[128];
     const int size = std::snprintf(
         out, sizeof(out), "landlock: %s\nabi: %d\n",
-        abi >= landlock::full_enforcement_abi ? "fully enforced" : "partially enforced (older ABI)",
+        abi >= landlock::full_filesystem_abi ? "fully enforced" : "partially enforced (older ABI)",
         abi);
     if (size < 0 || !write_all(STDOUT_FILENO, out, static_cast<std::size_t>(size))) {
         return cordon::sandbox::launcher_failure_exit;
@@ -258,26 +416,56 @@ int probe(const reporter& report) noexcept {
 
 int main(int argc, char** argv) {
     reporter report;
-    if (argc >= 2 && equals(argv[1], "--probe")) {
-        if (argc != 2) {
-            report.fail(launcher_stage::usage, 0, "usage error: --probe takes no other arguments");
-        }
-        return probe(report);
-    }
-
     command_line line;
     parse(argc, argv, report, line);
-    const int abi = require_abi(report);
-    confine(report, abi, line.grants, line.grant_count);
-    if (line.deny_metadata) {
-        if (const int error = cordon::sandbox::extras::deny_metadata_changes(); error != 0) {
-            report.fail(launcher_stage::seccomp, error, "seccomp filter error: %s",
+    if (line.probe) return probe(report);
+
+    char** envp = line.env_fd >= 0 ? read_environment(report, line.env_fd) : environ;
+
+    int abi = 0;
+    int ruleset = -1;
+    if (line.landlock) {
+        abi = require_abi(report);
+        ruleset = build_ruleset(report, abi, line);
+    }
+
+    // SysV IPC objects and POSIX message queues live in the IPC namespace. A private one is made
+    // here while the capability to do so is still held; where that is impossible they are
+    // refused outright rather than shared with the host.
+    bool deny_sysv_ipc = false;
+    if (!line.private_ipc) deny_sysv_ipc = cordon::sandbox::extras::private_ipc_namespace() != 0;
+
+    // Rule paths are open; nothing below needs a capability. Root must not keep any.
+    if (const int error = cordon::sandbox::extras::drop_capabilities(); error != 0) {
+        report.fail(launcher_stage::capabilities, error, "cannot drop capabilities: %s",
+                    std::strerror(error));
+    }
+    if (ruleset >= 0) {
+        if (const int error = landlock::restrict_self(ruleset); error != 0) {
+            report.fail(launcher_stage::ruleset, error, "landlock ruleset error: %s",
                         std::strerror(error));
         }
+        ::close(ruleset);
+    } else if (::prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) {
+        const int error = errno;
+        report.fail(launcher_stage::seccomp, error, "cannot set no_new_privs: %s",
+                    std::strerror(error));
     }
-    if (abi < landlock::full_enforcement_abi) {
+    cordon::sandbox::extras::filter_options filter;
+    filter.deny_metadata = line.deny_metadata;
+    filter.deny_sysv_ipc = deny_sysv_ipc;
+    if (const int error = cordon::sandbox::extras::install_filter(filter); error != 0) {
+        report.fail(launcher_stage::seccomp, error, "seccomp filter error: %s",
+                    std::strerror(error));
+    }
+    if (line.landlock && abi < landlock::full_filesystem_abi) {
         (void)write_all(STDERR_FILENO, notice, sizeof(notice) - 1);
     }
+    cloexec_from_3();
+
+    // execvp searches the PATH of the environment it runs in: the command's own.
+    environ = envp;
+    report.started();
     ::execvp(line.command[0], line.command);
     const int error = errno;
     report.fail(launcher_stage::exec, error, "exec failed: %s: %s", line.command[0],

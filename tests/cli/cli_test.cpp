@@ -6,12 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <thread>
 #include <fstream>
+#include <thread>
 
 #include "runtime/cgroup.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/process.hpp"
+#include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 
 extern char** environ;
@@ -266,10 +267,8 @@ TEST_F(CliTest, StdinFileEnvAndWorkdirReachTheCommand) {
 // A cordon killed with SIGKILL cannot end its runs; the next cgroup host on the machine ends
 // what it left in its cgroup.
 TEST_F(CliTest, TreesOfAKilledCordonAreEndedByTheNextOne) {
-    if (!runtime::cgroup_host::create()) {
-        CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " +
-                            runtime::cgroup_host::unavailable_reason());
-    }
+    std::string why;
+    if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
     const fs::path daemon_pid = root_ / "daemon.pid";
     const fs::path cordon_pid = root_ / "cordon.pid";
     runtime::process_spec spec;
@@ -293,8 +292,8 @@ TEST_F(CliTest, TreesOfAKilledCordonAreEndedByTheNextOne) {
     ASSERT_TRUE(in >> pid) << "the daemon never started";
     ASSERT_EQ(::kill(pid, 0), 0) << "the daemon should have outlived the killed cordon";
 
-    auto next = runtime::cgroup_host::create();
-    ASSERT_TRUE(next);
+    auto next = cgroup_host_or(why);
+    ASSERT_TRUE(next) << why;
     bool gone = false;
     for (int i = 0; i < 200 && !gone; ++i) {
         std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -310,23 +309,27 @@ TEST_F(CliTest, TreesOfAKilledCordonAreEndedByTheNextOne) {
 // its runs must not be taken for a dead cordon's leftovers.
 TEST_F(CliTest, ALiveCordonInAnotherPidNamespaceIsLeftAlone) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a pid namespace";
-    if (!runtime::cgroup_host::create()) {
-        CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " +
-                            runtime::cgroup_host::unavailable_reason());
-    }
+    std::string why;
+    if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
     const fs::path record = root_ / "record.json";
     runtime::process_spec spec;
     // ns_last_pid makes the inner cordon's pid one that does not exist out here.
-    spec.argv = {"unshare", "-p", "-f", "--mount-proc", "sh", "-c",
+    spec.argv = {"unshare",
+                 "-p",
+                 "-f",
+                 "--mount-proc",
+                 "sh",
+                 "-c",
                  "echo 99990 > /proc/sys/kernel/ns_last_pid; "
                  "\"$0\" run --json --mode danger-full-access -- sleep 2 > \"$1\"",
-                 cordon_path().string(), record.string()};
+                 cordon_path().string(),
+                 record.string()};
     spec.env = runtime::build_environment(environ, {});
     spec.cwd = workspace_;
     spec.timeout = std::chrono::seconds(60);
     std::thread inner([&spec] { (void)runtime::run_process(std::move(spec)); });
     ::usleep(700 * 1000);
-    auto reaper = runtime::cgroup_host::create();  // reaps only what is provably dead
+    auto reaper = cgroup_host_or(why);  // reaps only what is provably dead
     inner.join();
     std::ifstream in(record);
     nlohmann::json doc;

@@ -2,10 +2,11 @@
 // real binary as a child process, captures stdout, stderr and optionally the --status-fd pipe,
 // and checks the exit code, the exact diagnostics, the status record and the filesystem effects.
 #include <fcntl.h>
-#include <sys/syscall.h>
-#include <sys/prctl.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,9 +15,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sandbox/landlock_ruleset.hpp"
@@ -27,6 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace landlock = cordon::sandbox::landlock;
+using cordon::sandbox::launcher_record_kind;
 using cordon::sandbox::launcher_stage;
 using cordon::sandbox::launcher_status_record;
 
@@ -76,8 +80,13 @@ void drain(int out_fd, int err_fd, int status_fd, run_result& result) {
 // 0, 1, 2 and the status fd.
 // `drop_setpcap`: start the launcher without CAP_SETPCAP (bounding, effective, permitted), as a
 // container that drops only that capability would.
-run_result run(const std::vector<std::string>& args, int status_fd = -1,
-               bool drop_setpcap = false) {
+// `extra`: open fds of this process placed at the given numbers in the child.
+struct fd_at {
+    int fd;
+    int number;
+};
+run_result run(const std::vector<std::string>& args, int status_fd = -1, bool drop_setpcap = false,
+               std::vector<fd_at> extra = {}) {
     std::vector<std::string> full = {cordon::test::launcher_path().string()};
     full.insert(full.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -100,6 +109,9 @@ run_result run(const std::vector<std::string>& args, int status_fd = -1,
         ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
         if (::dup2(dev_null, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0) {
             ::_exit(120);
+        }
+        for (const fd_at& mapping : extra) {
+            if (::dup2(mapping.fd, mapping.number) < 0) ::_exit(125);
         }
         if (status_fd >= 0) {
             if (status_pipe[1] == status_fd) {
@@ -144,11 +156,50 @@ run_result run(const std::vector<std::string>& args, int status_fd = -1,
     return result;
 }
 
+// Every record on the status channel, in order.
+std::vector<launcher_status_record> parse_records(const std::string& bytes) {
+    std::vector<launcher_status_record> out;
+    if (bytes.size() % sizeof(launcher_status_record) != 0) {
+        ADD_FAILURE() << "status channel holds " << bytes.size() << " bytes: not whole records";
+        return out;
+    }
+    for (std::size_t at = 0; at < bytes.size(); at += sizeof(launcher_status_record)) {
+        launcher_status_record record;
+        std::memcpy(&record, bytes.data() + at, sizeof(record));
+        out.push_back(record);
+    }
+    return out;
+}
+
+// The one failure record a launcher that failed before exec writes.
 std::optional<launcher_status_record> parse_record(const std::string& bytes) {
-    if (bytes.size() != sizeof(launcher_status_record)) return std::nullopt;
-    launcher_status_record record;
-    std::memcpy(&record, bytes.data(), sizeof(record));
-    return record;
+    const auto records = parse_records(bytes);
+    if (records.empty()) return std::nullopt;
+    return records.back();
+}
+
+bool is_started(const launcher_status_record& record) {
+    return record.magic == cordon::sandbox::launcher_status_magic &&
+           record.kind == static_cast<std::uint32_t>(launcher_record_kind::started);
+}
+
+// NAME=value entries, each NUL-terminated, as cordon writes the command's environment.
+std::string env_block(std::initializer_list<std::string_view> entries) {
+    std::string out;
+    for (std::string_view entry : entries) {
+        out += entry;
+        out += '\0';
+    }
+    return out;
+}
+
+// A memfd holding `block`, offset at its end as a writer leaves it.
+int memfd_with(const std::string& block) {
+    const int fd = ::memfd_create("cordon-test-env", MFD_CLOEXEC);
+    if (fd < 0 || ::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
+        ADD_FAILURE() << "memfd: " << std::strerror(errno);
+    }
+    return fd;
 }
 
 std::string read_file(const fs::path& path) {
@@ -169,6 +220,7 @@ void expect_record(const run_result& result, launcher_stage stage, int error) {
     const auto record = parse_record(result.status);
     ASSERT_TRUE(record.has_value()) << "status fd held " << result.status.size() << " bytes";
     EXPECT_EQ(record->magic, cordon::sandbox::launcher_status_magic);
+    EXPECT_EQ(record->kind, static_cast<std::uint32_t>(launcher_record_kind::failure));
     EXPECT_EQ(record->stage, static_cast<std::uint32_t>(stage));
     EXPECT_EQ(record->error, error);
     ASSERT_EQ(record->message[sizeof(record->message) - 1], '\0');
@@ -209,7 +261,7 @@ protected:
     }
 
     // What a successful launch leaves on stderr: nothing, or the notice on an older ABI.
-    std::string notice() const { return abi_ < landlock::full_enforcement_abi ? notice_line : ""; }
+    std::string notice() const { return abi_ < landlock::full_filesystem_abi ? notice_line : ""; }
 
     int abi_ = 0;
 };
@@ -224,9 +276,17 @@ TEST_F(launcher_test, usage_errors_exit_125_with_one_line_and_never_run_the_comm
     };
     const std::string usage = "cordon-landlock: usage error: ";
     const usage_case cases[] = {
-        {{"--probe", "--", "sh", "-c", touch}, usage + "--probe takes no other arguments"},
+        {{"--probe", "--", "sh", "-c", touch},
+         usage + "--probe takes no arguments but --status-fd and --env-fd"},
         {{"--ro", "/", "--probe", "--", "sh", "-c", touch},
-         usage + "--probe takes no other arguments"},
+         usage + "--probe takes no arguments but --status-fd and --env-fd"},
+        {{"--read-root", "--probe"},
+         usage + "--probe takes no arguments but --status-fd and --env-fd"},
+        {{"--ro-try"}, usage + "--ro-try requires a path"},
+        {{"--rw-try", "--", "true"}, usage + "--rw-try requires a path"},
+        {{"--rw-fd", "x", "--", "true"}, usage + "--rw-fd requires a file descriptor number"},
+        {{"--ro-fd"}, usage + "--ro-fd requires a file descriptor number"},
+        {{"--env-fd", "-4", "--", "true"}, usage + "--env-fd requires a file descriptor number"},
         {{"--ro"}, usage + "--ro requires a path"},
         {{"--rw"}, usage + "--rw requires a path"},
         {{"--ro", "--", "sh", "-c", touch}, usage + "--ro requires a path"},
@@ -316,10 +376,27 @@ TEST_F(launcher_test, probe_reports_enforcement_and_the_raw_abi) {
     }
     EXPECT_EQ(result.exit_code, 0);
     EXPECT_EQ(result.err, "");
-    const std::string level = abi >= landlock::full_enforcement_abi
+    const std::string level = abi >= landlock::full_filesystem_abi
                                   ? "landlock: fully enforced\n"
                                   : "landlock: partially enforced (older ABI)\n";
     EXPECT_EQ(result.out, level + "abi: " + std::to_string(abi) + "\n");
+}
+
+// The answer the provider reads is a record on the status fd, not the text for people.
+TEST_F(launcher_test, probe_answers_on_the_status_fd) {
+    const int abi = landlock::query_abi();
+    if (abi < 0) CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
+    const int env = memfd_with("");
+    const run_result result =
+        run({"--status-fd", std::to_string(status_fd_number), "--env-fd", "43", "--probe"},
+            status_fd_number, false, {{env, 43}});
+    ::close(env);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const auto records = parse_records(result.status);
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0].magic, cordon::sandbox::launcher_status_magic);
+    EXPECT_EQ(records[0].kind, static_cast<std::uint32_t>(launcher_record_kind::probe));
+    EXPECT_EQ(records[0].abi, abi);
 }
 
 // --- confinement ---------------------------------------------------------------------------------
@@ -337,30 +414,76 @@ TEST_F(confined_test, exit_code_passes_through) {
     EXPECT_EQ(result.err, notice());
 }
 
-TEST_F(confined_test, command_exit_125_passes_through_with_empty_status) {
+TEST_F(confined_test, command_exit_125_passes_through_after_a_started_record) {
     const run_result result = run({"--status-fd", std::to_string(status_fd_number), "--ro", "/",
                                    "--", "sh", "-c", "exit 125"},
                                   status_fd_number);
     EXPECT_EQ(result.exit_code, 125);
     EXPECT_EQ(result.err, notice());
-    EXPECT_EQ(result.status, "") << "a command's own 125 is not a launcher failure";
+    const auto records = parse_records(result.status);
+    ASSERT_EQ(records.size(), 1u) << "a command's own 125 is not a launcher failure";
+    EXPECT_TRUE(is_started(records[0]));
 }
 
-TEST_F(confined_test, status_fd_is_empty_after_a_successful_exec) {
+// Silence proves nothing: the launcher says that it is about to exec, and the command never
+// holds the fd to say anything after that.
+TEST_F(confined_test, a_successful_exec_leaves_exactly_one_started_record) {
     const run_result result =
-        run({"--status-fd", std::to_string(status_fd_number), "--ro", "/", "--", "true"},
+        run({"--status-fd", std::to_string(status_fd_number), "--ro", "/", "--", "sh", "-c",
+             "(echo forged >&42) 2>/dev/null; ls /proc/self/fd"},
             status_fd_number);
     EXPECT_EQ(result.exit_code, 0);
-    EXPECT_EQ(result.status, "");
+    const auto records = parse_records(result.status);
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_TRUE(is_started(records[0]));
+    EXPECT_EQ(result.out.find("42"), std::string::npos) << result.out;
 }
 
 TEST_F(confined_test, command_sees_no_launcher_fds) {
-    // ls opens the directory as fd 3 itself; the status fd and the ruleset/path fds must be gone.
-    const run_result result = run(
-        {"--status-fd", std::to_string(status_fd_number), "--ro", "/", "--", "ls", "/proc/self/fd"},
-        status_fd_number);
-    EXPECT_EQ(result.exit_code, 0);
+    // ls opens the directory as fd 3 itself; the status fd, the environment and grant fds, an fd
+    // a runner before the launcher passed down, and the ruleset/path fds must all be gone.
+    const int env = memfd_with(env_block({"PATH=/usr/bin:/bin"}));
+    const int workspace = ::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const int stray = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const run_result result =
+        run({"--status-fd", std::to_string(status_fd_number), "--env-fd", "44", "--ro", "/",
+             "--rw-fd", "45", "--", "ls", "/proc/self/fd"},
+            status_fd_number, false, {{env, 44}, {workspace, 45}, {stray, 46}});
+    ::close(env);
+    ::close(workspace);
+    ::close(stray);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.out, "0\n1\n2\n3\n");
+}
+
+// With --env-fd the command gets exactly the block, whatever the launcher's own environment holds
+// (cordon starts every runner with an empty one).
+TEST_F(confined_test, the_command_environment_comes_from_the_env_fd) {
+    ::setenv("CORDON_LAUNCHER_OWN", "not for the command", 1);
+    // The empty entry is skipped.
+    const int env = memfd_with(env_block({"CORDON_A=one two", "PATH=/usr/bin:/bin", ""}));
+    const run_result result =
+        run({"--env-fd", "44", "--ro", "/", "--", "sh", "-c",
+             "printf '%s|%s|' \"$CORDON_A\" \"$CORDON_LAUNCHER_OWN\"; env | grep -c CORDON_"},
+            -1, false, {{env, 44}});
+    ::unsetenv("CORDON_LAUNCHER_OWN");
+    ::close(env);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "one two||1\n");
+}
+
+TEST_F(confined_test, an_environment_block_that_is_not_nul_terminated_fails_closed) {
+    const int env = memfd_with(env_block({"A=1"}) + "B=2");
+    std::vector<std::string> args = {
+        "--status-fd", std::to_string(status_fd_number), "--env-fd", "44", "--ro", "/"};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args, status_fd_number, false, {{env, 44}});
+    ::close(env);
+    expect_launcher_failure(
+        result, "cordon-landlock: cannot read the environment: the block is not NUL-terminated");
+    expect_record(result, launcher_stage::environment, EINVAL);
+    EXPECT_FALSE(fs::exists(marker_));
 }
 
 TEST_F(confined_test, environment_passes_unchanged) {
@@ -474,8 +597,13 @@ TEST_F(confined_test, exec_failure_is_stage_exec) {
             "cordon-landlock: exec failed: " + program + ": " + std::strerror(ENOENT);
         EXPECT_EQ(result.exit_code, 125);
         EXPECT_EQ(result.err, notice() + line + "\n");
+        // `started`, then the exec failure: confinement was in place, the program was missing.
+        const auto records = parse_records(result.status);
+        ASSERT_EQ(records.size(), 2u);
+        EXPECT_TRUE(is_started(records[0]));
         const auto record = parse_record(result.status);
         ASSERT_TRUE(record.has_value());
+        EXPECT_EQ(record->kind, static_cast<std::uint32_t>(launcher_record_kind::failure));
         EXPECT_EQ(record->stage, static_cast<std::uint32_t>(launcher_stage::exec));
         EXPECT_EQ(record->error, ENOENT);
         EXPECT_EQ(std::string(record->message), line);
@@ -506,14 +634,128 @@ namespace {
 // it holds: the launcher empties the other sets and no_new_privs keeps exec from restoring them.
 TEST_F(confined_test, root_without_setpcap_still_holds_no_capabilities) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs uid 0 to start with capabilities";
-    const run_result result =
-        run({"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c",
-             "grep -E '^Cap(Eff|Prm|Inh|Amb):' /proc/self/status"},
-            -1, true);
+    const run_result result = run({"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c",
+                                   "grep -E '^Cap(Eff|Prm|Inh|Amb):' /proc/self/status"},
+                                  -1, true);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find("CapEff:\t0000000000000000"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("CapPrm:\t0000000000000000"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("CapAmb:\t0000000000000000"), std::string::npos) << result.out;
+}
+
+}  // namespace
+
+namespace {
+
+// ---- what cordon's profiles ask of the launcher ----------------------------------------------
+
+// --read-root reads everything but /dev; devices come node by node. A terminal, a disk or the
+// kernel log is never readable just because reads are allowed.
+TEST_F(confined_test, read_root_reads_the_filesystem_but_no_device) {
+    const run_result listing = run({"--read-root", "--rw", "/dev/null", "--", "sh", "-c",
+                                    "ls / >/dev/null && cat /etc/hostname >/dev/null && ls /dev "
+                                    ">/dev/null 2>&1; echo $?"});
+    EXPECT_EQ(listing.exit_code, 0) << listing.err;
+    EXPECT_EQ(listing.out, "0\n") << "reading files and listing directories, /dev included";
+    for (const char* device : {"/dev/zero", "/dev/kmsg", "/dev/tty0", "/dev/vda", "/dev/urandom"}) {
+        if (!fs::exists(device)) continue;
+        SCOPED_TRACE(device);
+        const run_result result = run({"--read-root", "--", "head", "-c", "1", device});
+        EXPECT_NE(result.exit_code, 0);
+        EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
+    }
+    const run_result granted =
+        run({"--read-root", "--ro-try", "/dev/urandom", "--", "head", "-c", "1", "/dev/urandom"});
+    EXPECT_EQ(granted.exit_code, 0) << granted.err;
+    EXPECT_EQ(granted.out.size(), 1u);
+}
+
+TEST_F(confined_test, a_missing_try_grant_is_skipped_a_missing_grant_fails) {
+    const fs::path missing = dir_ / "missing";
+    const run_result skipped =
+        run({"--read-root", "--rw-try", missing.string(), "--", "echo", "ran"});
+    EXPECT_EQ(skipped.exit_code, 0) << skipped.err;
+    EXPECT_EQ(skipped.out, "ran\n");
+    const run_result failed = run({"--read-root", "--rw", missing.string(), "--", "echo", "ran"});
+    EXPECT_EQ(failed.exit_code, 125);
+    EXPECT_EQ(failed.out, "");
+}
+
+// A grant path is opened without following symlinks: a symlink planted in its place (or above
+// it) fails the run instead of making its target writable.
+TEST_F(confined_test, grant_paths_never_follow_a_symlink) {
+    fs::create_directory(dir_ / "target");
+    fs::create_directory_symlink(dir_ / "target", dir_ / "link");
+    const fs::path through = dir_ / "link";
+    std::vector<std::string> args = {"--read-root", "--rw", through.string()};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args);
+    expect_launcher_failure(result, "cordon-landlock: cannot open rule path: " + through.string() +
+                                        ": " + std::strerror(ELOOP));
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+// --rw-fd grants the directory the caller opened, wherever its path points by now.
+TEST_F(confined_test, rw_fd_grants_the_opened_directory_even_after_a_rename) {
+    fs::create_directory(dir_ / "ws");
+    const int workspace = ::open((dir_ / "ws").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(workspace, 0);
+    fs::rename(dir_ / "ws", dir_ / "moved");
+    fs::create_directory(dir_ / "ws");  // an impostor at the old path
+    const run_result result = run({"--read-root", "--rw-fd", "45", "--", "sh", "-c",
+                                   "echo a > '" + (dir_ / "moved" / "f").string() +
+                                       "'; echo b > '" + (dir_ / "ws" / "f").string() + "'"},
+                                  -1, false, {{workspace, 45}});
+    ::close(workspace);
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_EQ(read_file(dir_ / "moved" / "f"), "a\n");
+    EXPECT_FALSE(fs::exists(dir_ / "ws" / "f")) << "the impostor became writable";
+}
+
+// From ABI 6 the command cannot signal anything outside its own sandbox: not this test process
+// (its parent), not cordon, not the agent.
+TEST_F(confined_test, signals_are_scoped_to_the_sandbox) {
+    if (abi_ < landlock::scopes_abi) CORDON_SKIP_OR_FAIL("Landlock ABI < 6 has no signal scope");
+    const run_result result =
+        run({"--read-root", "--", "sh", "-c",
+             "kill -0 $PPID; echo parent=$?; sleep 5 & kill -0 $!; echo child=$?; kill $!"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "parent=1\nchild=0\n");
+    EXPECT_NE(result.err.find("Operation not permitted"), std::string::npos) << result.err;
+}
+
+// The seccomp filter holds in every mode: no nested user namespace (capabilities again) and no
+// clone3 (CLONE_INTO_CGROUP).
+TEST_F(confined_test, no_user_namespace_in_any_mode) {
+    for (const bool read_only : {false, true}) {
+        SCOPED_TRACE(read_only ? "read-only" : "workspace-write");
+        std::vector<std::string> args = {"--read-root", "--rw", dir_.string()};
+        if (read_only) args = {"--deny-metadata", "--read-root"};
+        for (const char* arg : {"--", "sh", "-c", "unshare -Ur true; echo $?"}) {
+            args.emplace_back(arg);
+        }
+        const run_result result = run(args);
+        EXPECT_EQ(result.exit_code, 0) << result.err;
+        EXPECT_EQ(result.out, "1\n") << result.err;
+    }
+}
+
+// Without Landlock (--no-landlock, for a kernel that lacks it under bwrap) the launcher still
+// drops capabilities, installs the filter, reads the environment and reports `started`.
+TEST_F(launcher_test, without_landlock_the_rest_still_holds) {
+    const int env = memfd_with(env_block({"PATH=/usr/bin:/bin", "CORDON_B=b"}));
+    const run_result result = run({"--status-fd", std::to_string(status_fd_number), "--env-fd",
+                                   "44", "--no-landlock", "--", "sh", "-c",
+                                   "echo $CORDON_B; unshare -Ur true || echo no-userns; grep "
+                                   "CapEff /proc/self/status"},
+                                  status_fd_number, false, {{env, 44}});
+    ::close(env);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "b\nno-userns\nCapEff:\t0000000000000000\n");
+    const auto records = parse_records(result.status);
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_TRUE(is_started(records[0]));
 }
 
 }  // namespace

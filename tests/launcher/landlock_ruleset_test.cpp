@@ -1,6 +1,6 @@
 // Unit tests of the reusable ruleset code (sandbox/landlock_ruleset.hpp): the ABI rights table
-// and build_ruleset's handling of grants. Nothing here restricts the test process itself; the
-// launcher tests do that in a child.
+// and the rule builders (paths opened once, never through a symlink; the root read rules). Nothing
+// here restricts the test process itself; the launcher tests do that in a child.
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -82,30 +82,38 @@ TEST(landlock_rights, file_mask_keeps_only_file_rights) {
               execute | write_file | read_file | truncate | ioctl_dev);
 }
 
-TEST(landlock_rights, full_enforcement_starts_at_abi_5) {
-    EXPECT_EQ(landlock::max_abi, 5);
-    EXPECT_EQ(landlock::full_enforcement_abi, 5);
+TEST(landlock_rights, full_filesystem_rights_at_abi_5_scopes_at_abi_6) {
+    EXPECT_EQ(landlock::max_abi, 6);
+    EXPECT_EQ(landlock::full_filesystem_abi, 5);
+    EXPECT_EQ(landlock::scopes_abi, 6);
+    EXPECT_EQ(landlock::handled_access(6), landlock::handled_access(5)) << "ABI 6 adds no fs right";
+    EXPECT_EQ(landlock::handled_access(7), landlock::handled_access(6));
+    // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL.
+    EXPECT_EQ(landlock::scopes(5), 0U);
+    EXPECT_EQ(landlock::scopes(6), 0x3U);
+    EXPECT_EQ(landlock::scopes(7), 0x3U);
 }
 
 TEST_F(landlock_ruleset_test, query_abi_is_positive) {
     EXPECT_GE(abi_, 1);
 }
 
-TEST_F(landlock_ruleset_test, builds_directory_and_file_grants) {
-    const landlock::grant grants[] = {
-        {"/", false},
-        {"/tmp", true},
-        {"/dev/null", true},  // a --rw grant on a file: directory-only rights must be masked
-        {"/bin/sh", false},
-    };
+TEST_F(landlock_ruleset_test, builds_directory_and_file_rules) {
     landlock::failure failure{};
-    const int fd = landlock::build_ruleset(abi_, grants, std::size(grants), &failure);
+    const int fd = landlock::create_ruleset(abi_, &failure);
     ASSERT_GE(fd, 0) << std::strerror(failure.error);
     EXPECT_TRUE(::fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    const auto read = landlock::access::read;
+    const auto write = landlock::access::write;
+    EXPECT_EQ(landlock::add_path_rule(fd, abi_, "/tmp", write, false, &failure), 0);
+    // A write grant on a file: directory-only rights must be masked.
+    EXPECT_EQ(landlock::add_path_rule(fd, abi_, "/dev/null", write, false, &failure), 0);
+    EXPECT_EQ(landlock::add_path_rule(fd, abi_, "/etc/hostname", read, false, &failure), 0);
+    EXPECT_EQ(landlock::add_root_read_rules(fd, abi_, &failure), 0) << std::strerror(failure.error);
     ::close(fd);
 }
 
-// Why build_ruleset masks: the kernel refuses directory-only rights on a file with EINVAL.
+// Why add_fd_rule masks: the kernel refuses directory-only rights on a file with EINVAL.
 TEST_F(landlock_ruleset_test, kernel_rejects_unmasked_rights_on_a_file) {
     landlock_ruleset_attr attr{};
     attr.handled_access_fs = landlock::handled_access(abi_);
@@ -126,30 +134,41 @@ TEST_F(landlock_ruleset_test, kernel_rejects_unmasked_rights_on_a_file) {
 
 TEST_F(landlock_ruleset_test, unopenable_path_fails_closed_and_names_the_path) {
     const char* missing = "/nonexistent/cordon-landlock-grant";
-    const landlock::grant grants[] = {{"/", false}, {missing, true}};
     landlock::failure failure{};
+    const int fd = landlock::create_ruleset(abi_, &failure);
+    ASSERT_GE(fd, 0);
     const int before = open_fd_count();
-    EXPECT_EQ(landlock::build_ruleset(abi_, grants, std::size(grants), &failure), -1);
+    EXPECT_EQ(landlock::add_path_rule(fd, abi_, missing, landlock::access::write, false, &failure),
+              -1);
     EXPECT_EQ(failure.stage, launcher_stage::open_rule_path);
     EXPECT_EQ(failure.error, ENOENT);
     EXPECT_EQ(failure.path, missing);
-    EXPECT_EQ(open_fd_count(), before) << "the ruleset and path fds must be closed on failure";
-}
-
-TEST_F(landlock_ruleset_test, leaves_no_fd_behind_but_the_ruleset) {
-    const landlock::grant grants[] = {{"/", false}, {"/dev/null", true}};
-    const int before = open_fd_count();
-    landlock::failure failure{};
-    const int fd = landlock::build_ruleset(abi_, grants, std::size(grants), &failure);
-    ASSERT_GE(fd, 0);
-    EXPECT_EQ(open_fd_count(), before + 1);
+    EXPECT_EQ(open_fd_count(), before) << "the path fd must be closed on failure";
+    // An optional grant narrows silently instead.
+    EXPECT_EQ(landlock::add_path_rule(fd, abi_, missing, landlock::access::write, true, &failure),
+              0);
     ::close(fd);
 }
 
-TEST_F(landlock_ruleset_test, empty_grant_list_is_a_valid_deny_all_ruleset) {
+TEST_F(landlock_ruleset_test, no_symlink_is_followed_in_any_component) {
+    // /proc/self is a symlink; so is /dev/stdout.
+    for (const char* through : {"/proc/self/status", "/dev/stdout"}) {
+        SCOPED_TRACE(through);
+        EXPECT_EQ(landlock::open_no_symlinks(through), -1);
+        EXPECT_EQ(errno, ELOOP);
+    }
+    const int fd = landlock::open_no_symlinks("/etc");
+    EXPECT_GE(fd, 0);
+    if (fd >= 0) ::close(fd);
+}
+
+TEST_F(landlock_ruleset_test, root_rules_leave_no_fd_behind) {
     landlock::failure failure{};
-    const int fd = landlock::build_ruleset(abi_, nullptr, 0, &failure);
-    ASSERT_GE(fd, 0) << std::strerror(failure.error);
+    const int fd = landlock::create_ruleset(abi_, &failure);
+    ASSERT_GE(fd, 0);
+    const int before = open_fd_count();
+    ASSERT_EQ(landlock::add_root_read_rules(fd, abi_, &failure), 0);
+    EXPECT_EQ(open_fd_count(), before);
     ::close(fd);
 }
 

@@ -42,7 +42,8 @@ std::string child() {
 class counting_provider : public sandbox::provider {
 public:
     sandbox::confined_argv confine(std::span<const std::string>,
-                                   const sandbox::sandbox_policy& policy) override {
+                                   const sandbox::sandbox_policy& policy,
+                                   const std::filesystem::path&) override {
         ++calls;
         throw sandbox::sandbox_unavailable_error(policy.mode);
     }
@@ -263,32 +264,42 @@ TEST(ExecutorProvider, NoProviderComposedFailsClosedForConfinedModes) {
     EXPECT_TRUE(fs::exists(marker));
 }
 
-// The bwrap rung is selected (the scripted probe says it works) but its binary is missing: the
-// run is a runner failure, reported as the fail-closed sandbox error, and the command never ran.
-TEST(ExecutorProvider, MissingRunnerBinaryIsSandboxUnavailableWithRunnerFailure) {
+// The bwrap rung is selected (the scripted probe says it works) but its binary cannot be
+// executed: the run is a runner failure, reported as the fail-closed sandbox error, and the
+// command never ran.
+TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) {
+    test::temp_dir runners;
+    const fs::path bwrap = runners / "bwrap";
+    test::write_file(bwrap, std::string("\x01\x02\x03\x04 not a program"), fs::perms::owner_all);
     sandbox::local_provider_options options;
     options.choice = sandbox::backend_choice::bwrap;
-    options.bwrap_path = "/nonexistent/bwrap";
+    options.bwrap_path = bwrap;
+    options.launcher_path = test::launcher_path();
     std::atomic<int> probes{0};
-    options.run_probe = [&probes](const sandbox::confined_argv&, std::chrono::milliseconds) {
+    options.run_probe = [&probes](const sandbox::confined_argv& wrapped,
+                                  std::chrono::milliseconds) {
         ++probes;
         sandbox::probe_run_result result;
         result.exit_code = 0;
+        result.status.outcome = wrapped.argv.back() == "--probe"
+                                    ? sandbox::status_report::verdict::probed
+                                    : sandbox::status_report::verdict::started;
+        result.status.abi = 7;
         return result;
     };
     auto provider = make_local_provider(options);
     ASSERT_TRUE(provider->selected());
 
-    expect_fails_closed(provider, [](const sandbox::sandbox_unavailable_error& error,
-                                     sandbox_mode) {
-        const std::string message = error.what();
-        EXPECT_NE(message.find("Runner failure:"), std::string::npos) << message;
-        EXPECT_NE(message.find("/nonexistent/bwrap"), std::string::npos) << message;
-        ASSERT_TRUE(error.detail());
-        EXPECT_NE(error.detail()->find("/nonexistent/bwrap"), std::string::npos);
-        auto json = to_json(error);
-        EXPECT_EQ(json["error"]["message"], message);
-    });
+    expect_fails_closed(
+        provider, [&bwrap](const sandbox::sandbox_unavailable_error& error, sandbox_mode) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find("Runner failure:"), std::string::npos) << message;
+            EXPECT_NE(message.find(bwrap.string()), std::string::npos) << message;
+            ASSERT_TRUE(error.detail());
+            EXPECT_NE(error.detail()->find("Exec format error"), std::string::npos);
+            auto json = to_json(error);
+            EXPECT_EQ(json["error"]["message"], message);
+        });
     EXPECT_GT(probes.load(), 0);
 
     // The asynchronous form delivers the same error as a value instead of throwing.
@@ -413,7 +424,8 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
     // Measured outside the executor's lifetime: its event loop and cgroup are its own.
     const std::size_t fds_before = test::count_open_fds();
     std::optional<fs::path> cgroup_parent;
-    if (auto probe = cgroup_host::create()) cgroup_parent = probe->directory().parent_path();
+    std::string why;
+    if (auto probe = test::cgroup_host_or(why)) cgroup_parent = probe->directory().parent_path();
 
     constexpr std::size_t total = 200;
     constexpr std::size_t bwrap_runs = 60;  // spread over the batch
@@ -524,7 +536,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
 
     EXPECT_EQ(keys_of(json),
               (std::set<std::string>{"exitCode", "signal", "timedOut", "aborted", "timeoutMs",
-                                     "durationMs", "stdout", "stderr", "sandbox"}));
+                                     "durationMs", "stdout", "stderr", "sandbox", "limits"}));
     const std::set<std::string> stream_keys{"text", "truncated", "spillPath", "bytes"};
     EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
@@ -537,7 +549,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
         "stdout": {"text": "", "truncated": false, "spillPath": null, "bytes": 0},
         "stderr": {"text": "bash: line 1: /etc/x: Read-only file system\n", "truncated": false,
                    "spillPath": null, "bytes": 45},
-        "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap"}
+        "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap"},
+        "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
+                   "memoryLimitHit": false}
     })");
     EXPECT_EQ(json, expected) << json.dump(2);
     EXPECT_TRUE(json["timeoutMs"].is_number_integer());

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/cgroup.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/spawn.hpp"
 #include "support.hpp"
@@ -31,6 +32,17 @@
 extern char** environ;
 
 namespace cordon::test {
+
+// A cgroup host, or nullptr with the reason in `why`.
+inline std::shared_ptr<runtime::cgroup_host> cgroup_host_or(
+    std::string& why, runtime::cgroup_host_options options = {}) {
+    auto host = runtime::cgroup_host::create(options);
+    if (auto* reason = std::get_if<std::string>(&host)) {
+        why = "cgroup containment unavailable: " + *reason;
+        return nullptr;
+    }
+    return std::get<std::shared_ptr<runtime::cgroup_host>>(std::move(host));
+}
 
 // The environment the executor would give a child: the test's own, scrubbed, plus the defaults.
 inline std::vector<std::string> child_env() {

@@ -31,128 +31,222 @@ strings concat(strings head, const strings& tail) {
     return head;
 }
 
+// ---- the shared launcher arguments ---------------------------------------------------------
+
+// What both Linux backends hand cordon-landlock: the status and environment channels, the root
+// read rules, /dev node by node (never as a tree), and the workspace by descriptor.
+const strings launcher_read_only{"--status-fd",     "3",           "--env-fd", "4",
+                                 "--deny-metadata", "--read-root", "--rw",     "/dev/null",
+                                 "--rw-try",        "/dev/zero",   "--rw-try", "/dev/full",
+                                 "--ro-try",        "/dev/random", "--ro-try", "/dev/urandom"};
+
+profile host_with_abi(int abi, fs::path workdir = {}) {
+    profile out;
+    out.landlock_abi = abi;
+    out.workdir = std::move(workdir);
+    out.launcher_image = std::make_shared<const unique_fd>();
+    out.workspace = std::make_shared<const unique_fd>();
+    return out;
+}
+
+TEST(LauncherArguments, ReadOnlyOutsideBwrap) {
+    EXPECT_EQ(launcher_arguments(sandbox_mode::read_only, false, true), launcher_read_only);
+}
+
+TEST(LauncherArguments, WorkspaceWriteAddsTmpAndTheWorkspaceDescriptor) {
+    strings expected = launcher_read_only;
+    expected.erase(std::find(expected.begin(), expected.end(), "--deny-metadata"));
+    expected.insert(expected.end(), {"--rw", "/tmp", "--rw-fd", "5"});
+    EXPECT_EQ(launcher_arguments(sandbox_mode::workspace_write, false, true), expected);
+}
+
+TEST(LauncherArguments, InsideBwrapTheIpcNamespaceAndPrivateDevNodesAreBwraps) {
+    const strings inside = launcher_arguments(sandbox_mode::read_only, true, true);
+    EXPECT_THAT(inside, ::testing::Contains("--private-ipc"));
+    EXPECT_THAT(inside, ::testing::Contains("/dev/shm"));
+    EXPECT_THAT(inside, ::testing::Contains("/dev/pts"));
+    const strings outside = launcher_arguments(sandbox_mode::read_only, false, true);
+    EXPECT_THAT(outside, ::testing::Not(::testing::Contains("--private-ipc")));
+    EXPECT_THAT(outside, ::testing::Not(::testing::Contains("/dev/shm")));
+    EXPECT_THAT(outside, ::testing::Not(::testing::Contains("/dev/pts")));
+}
+
+TEST(LauncherArguments, DevIsNeverGrantedAsATree) {
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        for (bool inside : {false, true}) {
+            const strings args = launcher_arguments(mode, inside, true);
+            for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+                if (args[i].rfind("--r", 0) != 0) continue;
+                EXPECT_NE(args[i + 1], "/") << args[i];
+                EXPECT_NE(args[i + 1], "/dev") << args[i];
+            }
+        }
+    }
+}
+
+TEST(LauncherArguments, WithoutLandlockTheLauncherIsStillTheLastRunner) {
+    const strings args = launcher_arguments(sandbox_mode::read_only, true, false);
+    EXPECT_THAT(args, ::testing::Contains("--no-landlock"));
+    EXPECT_THAT(args, ::testing::Contains("--env-fd"));
+    EXPECT_THAT(args, ::testing::Contains("--deny-metadata"));
+}
+
 // ---- bwrap ----------------------------------------------------------------------------------
 
+const strings bwrap_namespaces{"--unshare-user",
+                               "--disable-userns",
+                               "--unshare-pid",
+                               "--unshare-ipc",
+                               "--unshare-uts",
+                               "--unshare-cgroup-try",
+                               "--new-session",
+                               "--cap-drop",
+                               "ALL",
+                               "--die-with-parent",
+                               "--ro-bind",
+                               "/",
+                               "/",
+                               "--dev",
+                               "/dev",
+                               "--proc",
+                               "/proc",
+                               "--remount-ro",
+                               "/proc"};
+
 TEST(BwrapBackend, ReadOnlyGoldenArgv) {
-    confined_argv out = bwrap_confine("/usr/bin/bwrap", command, read_only);
-    EXPECT_THAT(out.argv,
-                ElementsAreArray(
-                    concat({"/usr/bin/bwrap", "--unshare-user", "--disable-userns", "--unshare-pid",
-                            "--cap-drop", "ALL", "--die-with-parent", "--ro-bind", "/", "/",
-                            "--dev", "/dev", "--proc", "/proc", "--json-status-fd", "3", "--"},
-                           command)));
+    confined_argv out =
+        bwrap_confine("/usr/bin/bwrap", command, read_only, host_with_abi(7, "/work/ws/sub"));
+    strings expected = concat({"/usr/bin/bwrap"}, bwrap_namespaces);
+    expected = concat(expected, {"--chdir", "/work/ws/sub", "--", "/proc/self/fd/6"});
+    strings launcher = launcher_read_only;
+    launcher.insert(launcher.begin() + 4, "--private-ipc");
+    launcher.insert(launcher.end(), {"--rw-try", "/dev/shm", "--rw-try", "/dev/pts"});
+    expected = concat(concat(expected, launcher), concat({"--"}, command));
+    EXPECT_THAT(out.argv, ElementsAreArray(expected));
     EXPECT_EQ(out.backend, backend_kind::bwrap);
+    EXPECT_EQ(out.level, enforcement::full);
+    EXPECT_TRUE(out.gaps.empty());
+}
+
+TEST(BwrapBackend, WorkspaceWriteGoldenArgvBindsTheDescriptor) {
+    confined_argv out = bwrap_confine("/opt/bin/bwrap", command, workspace_write, host_with_abi(7));
+    strings expected = concat({"/opt/bin/bwrap"}, bwrap_namespaces);
+    expected = concat(expected, {"--tmpfs", "/tmp", "--bind-fd", "7", "/work/ws", "--chdir",
+                                 "/work/ws", "--", "/proc/self/fd/6"});
+    expected = concat(expected, launcher_arguments(sandbox_mode::workspace_write, true, true));
+    expected = concat(concat(expected, {"--"}), command);
+    EXPECT_THAT(out.argv, ElementsAreArray(expected));
     EXPECT_EQ(out.level, enforcement::full);
 }
 
-TEST(BwrapBackend, WorkspaceWriteGoldenArgv) {
-    confined_argv out = bwrap_confine("/opt/bin/bwrap", command, workspace_write);
-    EXPECT_THAT(out.argv, ElementsAreArray(concat({"/opt/bin/bwrap",
-                                                   "--unshare-user",
-                                                   "--disable-userns",
-                                                   "--unshare-pid",
-                                                   "--cap-drop",
-                                                   "ALL",
-                                                   "--die-with-parent",
-                                                   "--ro-bind",
-                                                   "/",
-                                                   "/",
-                                                   "--dev",
-                                                   "/dev",
-                                                   "--proc",
-                                                   "/proc",
-                                                   "--tmpfs",
-                                                   "/tmp",
-                                                   "--bind",
-                                                   "/work/ws",
-                                                   "/work/ws",
-                                                   "--json-status-fd",
-                                                   "3",
-                                                   "--"},
-                                                  command)));
-    EXPECT_EQ(out.level, enforcement::full);
+TEST(BwrapBackend, WithoutBindFdTheWorkspaceIsBoundByPath) {
+    profile host = host_with_abi(7);
+    host.bind_fd = false;
+    confined_argv out = bwrap_confine("/usr/bin/bwrap", command, workspace_write, host);
+    auto bind = std::find(out.argv.begin(), out.argv.end(), "--bind");
+    ASSERT_NE(bind, out.argv.end());
+    EXPECT_EQ(*(bind + 1), "/work/ws");
+    EXPECT_EQ(*(bind + 2), "/work/ws");
+    EXPECT_EQ(std::find(out.argv.begin(), out.argv.end(), "--bind-fd"), out.argv.end());
+    // The inner launcher still grants the workspace from the checked descriptor.
+    EXPECT_THAT(out.argv, ::testing::Contains("--rw-fd"));
+}
+
+TEST(BwrapBackend, PassesTheLauncherImageAndTheWorkspaceDescriptors) {
+    const profile host = host_with_abi(7);
+    confined_argv ro = bwrap_confine("/usr/bin/bwrap", command, read_only, host);
+    ASSERT_EQ(ro.fds.size(), 1u);
+    EXPECT_EQ(ro.fds[0].child_fd, launcher_image_fd);
+    EXPECT_EQ(ro.fds[0].fd, host.launcher_image);
+    confined_argv ww = bwrap_confine("/usr/bin/bwrap", command, workspace_write, host);
+    std::vector<int> numbers;
+    for (const auto& passed : ww.fds) {
+        numbers.push_back(passed.child_fd);
+        EXPECT_EQ(passed.fd,
+                  passed.child_fd == launcher_image_fd ? host.launcher_image : host.workspace);
+    }
+    EXPECT_THAT(numbers, ::testing::UnorderedElementsAre(workspace_bind_fd, workspace_fd,
+                                                         launcher_image_fd));
+    EXPECT_EQ(ww.environment_fd, command_environment_fd);
 }
 
 TEST(BwrapBackend, WorkspaceUnderTmpIsBoundAfterTheTmpfs) {
     // The bind must follow the tmpfs, or the private /tmp would hide the workspace.
-    confined_argv out =
-        bwrap_confine("/usr/bin/bwrap", command, {sandbox_mode::workspace_write, "/tmp/ws"});
+    confined_argv out = bwrap_confine("/usr/bin/bwrap", command,
+                                      {sandbox_mode::workspace_write, "/tmp/ws"}, host_with_abi(7));
     auto tmpfs = std::find(out.argv.begin(), out.argv.end(), "--tmpfs");
-    auto bind = std::find(out.argv.begin(), out.argv.end(), "--bind");
+    auto bind = std::find(out.argv.begin(), out.argv.end(), "--bind-fd");
     ASSERT_NE(tmpfs, out.argv.end());
     ASSERT_NE(bind, out.argv.end());
     EXPECT_LT(tmpfs, bind);
-    EXPECT_EQ(*(bind + 1), "/tmp/ws");
     EXPECT_EQ(*(bind + 2), "/tmp/ws");
 }
 
-TEST(BwrapBackend, CallerArgvIsPassedVerbatimAfterTheSeparator) {
+TEST(BwrapBackend, CallerArgvIsPassedVerbatimAfterTheLastSeparator) {
     const strings tricky{"--", "--bind", "/", "/", "arg with spaces", ""};
-    confined_argv out = bwrap_confine("/usr/bin/bwrap", tricky, read_only);
-    auto separator = std::find(out.argv.begin(), out.argv.end(), "--");
-    ASSERT_NE(separator, out.argv.end());
-    EXPECT_EQ(strings(separator + 1, out.argv.end()), tricky);
-    // No --bind in the profile part of a read-only argv.
-    EXPECT_EQ(std::find(out.argv.begin(), separator, "--bind"), separator);
+    confined_argv out = bwrap_confine("/usr/bin/bwrap", tricky, read_only, host_with_abi(7));
+    // bwrap's own "--" comes before the launcher, the launcher's before the command.
+    auto bwrap_end = std::find(out.argv.begin(), out.argv.end(), "--");
+    ASSERT_NE(bwrap_end, out.argv.end());
+    EXPECT_EQ(*(bwrap_end + 1), "/proc/self/fd/6");
+    auto launcher_end = std::find(bwrap_end + 1, out.argv.end(), "--");
+    ASSERT_NE(launcher_end, out.argv.end());
+    EXPECT_EQ(strings(launcher_end + 1, out.argv.end()), tricky);
+    EXPECT_EQ(std::find(out.argv.begin(), bwrap_end, "--bind"), bwrap_end);
 }
 
 TEST(BwrapBackend, DialectsAndStatusChannel) {
-    confined_argv out = bwrap_confine("/usr/bin/bwrap", command, read_only);
-    EXPECT_THAT(out.denial_signatures, ElementsAre("read-only file system"));
-    ASSERT_EQ(out.runner_failure_rules.size(), 1u);
-    EXPECT_TRUE(out.runner_failure_rules[0].allowed_exit_codes.empty());
+    confined_argv out = bwrap_confine("/usr/bin/bwrap", command, read_only, host_with_abi(7));
+    // A read-only mount answers EROFS; Landlock inside answers EACCES where a mount does not
+    // govern the write; the metadata filter answers EPERM.
+    EXPECT_THAT(out.denial_signatures, ElementsAre("read-only file system", "permission denied",
+                                                   "operation not permitted"));
+    EXPECT_THAT(bwrap_confine("/b", command, workspace_write, host_with_abi(7)).denial_signatures,
+                ElementsAre("read-only file system", "permission denied"));
+    ASSERT_EQ(out.runner_failure_rules.size(), 2u);
     EXPECT_THAT(out.runner_failure_rules[0].fatal_signatures, ElementsAre("bwrap: "));
-    EXPECT_TRUE(out.runner_failure_rules[0].informational_lines.empty());
+    EXPECT_THAT(out.runner_failure_rules[1].fatal_signatures, ElementsAre("cordon-landlock: "));
     ASSERT_TRUE(out.status.has_value());
-    EXPECT_EQ(out.status->kind, status_channel::protocol::bwrap_json);
-    EXPECT_EQ(out.status->child_fd, 3);
     EXPECT_EQ(out.status->child_fd, runner_status_fd);
+    EXPECT_EQ(out.environment_fd, command_environment_fd);
 }
 
 // ---- cordon-landlock ------------------------------------------------------------------------
 
 TEST(LandlockBackend, ReadOnlyGoldenArgv) {
+    const profile host = host_with_abi(7);
     confined_argv out =
-        landlock_confine("/opt/cordon/bin/cordon-landlock", command, read_only, enforcement::full);
-    EXPECT_THAT(out.argv,
-                ElementsAreArray(concat({"/opt/cordon/bin/cordon-landlock", "--status-fd", "3",
-                                         "--deny-metadata", "--ro", "/", "--rw", "/dev/null", "--"},
-                                        command)));
+        landlock_confine("/opt/cordon/bin/cordon-landlock", command, read_only, host);
+    EXPECT_THAT(out.argv, ElementsAreArray(concat(
+                              concat({"/opt/cordon/bin/cordon-landlock"}, launcher_read_only),
+                              concat({"--"}, command))));
     EXPECT_EQ(out.backend, backend_kind::landlock);
     EXPECT_EQ(out.level, enforcement::full);
+    EXPECT_EQ(out.runner, host.launcher_image);
+    EXPECT_TRUE(out.fds.empty());
 }
 
 // Landlock does not govern chmod/chown/utime/xattr; under workspace-write no filter can tell the
 // workspace's paths from the rest, so the run is partial whatever the ABI.
 TEST(LandlockBackend, WorkspaceWriteGoldenArgvIsPartial) {
-    confined_argv out = landlock_confine("/opt/cordon/bin/cordon-landlock", command,
-                                         workspace_write, enforcement::full);
-    EXPECT_THAT(out.argv, ElementsAreArray(concat(
-                              {"/opt/cordon/bin/cordon-landlock", "--status-fd", "3", "--ro", "/",
-                               "--rw", "/dev/null", "--rw", "/tmp", "--rw", "/work/ws", "--"},
-                              command)));
+    const profile host = host_with_abi(7);
+    confined_argv out = landlock_confine("/l", command, workspace_write, host);
+    EXPECT_THAT(out.argv,
+                ElementsAreArray(concat(
+                    concat({"/l"}, launcher_arguments(sandbox_mode::workspace_write, false, true)),
+                    concat({"--"}, command))));
     EXPECT_EQ(out.level, enforcement::partial);
-}
-
-TEST(LandlockBackend, PartialLevelIsReportedNotUpgraded) {
-    confined_argv ro = landlock_confine("/l", command, read_only, enforcement::partial);
-    confined_argv ww = landlock_confine("/l", command, workspace_write, enforcement::partial);
-    EXPECT_EQ(ro.level, enforcement::partial);
-    EXPECT_EQ(ww.level, enforcement::partial);
-    // The profile itself does not depend on the level.
-    EXPECT_EQ(ro.argv, landlock_confine("/l", command, read_only, enforcement::full).argv);
-    EXPECT_THAT(ww.argv,
-                ElementsAreArray(concat({"/l", "--status-fd", "3", "--ro", "/", "--rw", "/dev/null",
-                                         "--rw", "/tmp", "--rw", "/work/ws", "--"},
-                                        command)));
+    ASSERT_EQ(out.fds.size(), 1u);
+    EXPECT_EQ(out.fds[0].child_fd, workspace_fd);
+    EXPECT_EQ(out.fds[0].fd, host.workspace);
 }
 
 TEST(LandlockBackend, DialectsAndStatusChannel) {
-    confined_argv out = landlock_confine("/l", command, read_only, enforcement::full);
+    confined_argv out = landlock_confine("/l", command, read_only, host_with_abi(7));
     // Read-only adds the metadata filter's EPERM to the dialect; workspace-write has no filter.
     EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied", "operation not permitted"));
     EXPECT_THAT(
-        landlock_confine("/l", command, workspace_write, enforcement::full).denial_signatures,
+        landlock_confine("/l", command, workspace_write, host_with_abi(7)).denial_signatures,
         ElementsAre("permission denied"));
     ASSERT_EQ(out.runner_failure_rules.size(), 1u);
     EXPECT_THAT(out.runner_failure_rules[0].allowed_exit_codes, ElementsAre(125));
@@ -162,11 +256,65 @@ TEST(LandlockBackend, DialectsAndStatusChannel) {
                 ElementsAre("cordon-landlock: partial enforcement (older Landlock ABI)"));
     EXPECT_EQ(launcher_notice_line, "cordon-landlock: partial enforcement (older Landlock ABI)");
     ASSERT_TRUE(out.status.has_value());
-    EXPECT_EQ(out.status->kind, status_channel::protocol::launcher_record);
     EXPECT_EQ(out.status->child_fd, 3);
     // The argv tells the launcher the same fd the executor places the pipe at.
     EXPECT_EQ(out.argv[1], "--status-fd");
     EXPECT_EQ(out.argv[2], std::to_string(out.status->child_fd));
+}
+
+// ---- enforcement ----------------------------------------------------------------------------
+
+TEST(Enforcement, FullNeedsLandlockScopes) {
+    struct row {
+        backend_kind kind;
+        sandbox_mode mode;
+        int abi;
+        enforcement level;
+        std::size_t gaps;
+    };
+    const row table[] = {
+        {backend_kind::bwrap, sandbox_mode::read_only, 7, enforcement::full, 0},
+        {backend_kind::bwrap, sandbox_mode::workspace_write, 6, enforcement::full, 0},
+        {backend_kind::bwrap, sandbox_mode::read_only, 5, enforcement::partial, 1},
+        {backend_kind::bwrap, sandbox_mode::read_only, 3, enforcement::partial, 2},
+        {backend_kind::bwrap, sandbox_mode::read_only, 0, enforcement::partial, 1},
+        {backend_kind::landlock, sandbox_mode::read_only, 7, enforcement::full, 0},
+        {backend_kind::landlock, sandbox_mode::read_only, 6, enforcement::full, 0},
+        {backend_kind::landlock, sandbox_mode::read_only, 5, enforcement::partial, 1},
+        {backend_kind::landlock, sandbox_mode::read_only, 4, enforcement::partial, 2},
+        {backend_kind::landlock, sandbox_mode::workspace_write, 7, enforcement::partial, 1},
+        {backend_kind::landlock, sandbox_mode::workspace_write, 3, enforcement::partial, 3},
+        {backend_kind::seatbelt, sandbox_mode::workspace_write, 0, enforcement::full, 0},
+    };
+    for (const row& r : table) {
+        const auto assessment = assess(r.kind, r.mode, r.abi);
+        EXPECT_EQ(assessment.level, r.level)
+            << to_string(r.kind) << ' ' << to_string(r.mode) << " abi " << r.abi;
+        EXPECT_EQ(assessment.gaps.size(), r.gaps)
+            << to_string(r.kind) << ' ' << to_string(r.mode) << " abi " << r.abi;
+    }
+}
+
+TEST(Enforcement, TheConfinedArgvCarriesTheAssessment) {
+    confined_argv out = bwrap_confine("/b", command, read_only, host_with_abi(5));
+    EXPECT_EQ(out.level, enforcement::partial);
+    ASSERT_EQ(out.gaps.size(), 1u);
+    EXPECT_THAT(out.gaps[0], ::testing::HasSubstr("abstract unix sockets"));
+    EXPECT_THAT(bwrap_confine("/b", command, read_only, host_with_abi(0)).argv,
+                ::testing::Contains("--no-landlock"));
+}
+
+// ---- what a profile hides -------------------------------------------------------------------
+
+TEST(ProfileHides, BwrapWorkspaceWriteHidesTheHostTmpOutsideTheWorkspace) {
+    const sandbox_policy ww{sandbox_mode::workspace_write, "/tmp/ws"};
+    EXPECT_TRUE(profile_hides(backend_kind::bwrap, ww, "/tmp"));
+    EXPECT_TRUE(profile_hides(backend_kind::bwrap, ww, "/tmp/other"));
+    EXPECT_FALSE(profile_hides(backend_kind::bwrap, ww, "/tmp/ws"));
+    EXPECT_FALSE(profile_hides(backend_kind::bwrap, ww, "/tmp/ws/sub"));
+    EXPECT_FALSE(profile_hides(backend_kind::bwrap, ww, "/var/tmp"));
+    EXPECT_FALSE(profile_hides(backend_kind::bwrap, {sandbox_mode::read_only, "/w"}, "/tmp/x"));
+    EXPECT_FALSE(profile_hides(backend_kind::landlock, ww, "/tmp/other"));
 }
 
 // ---- Seatbelt -------------------------------------------------------------------------------
@@ -244,8 +392,8 @@ TEST(Dialects, TablesMatchEachConfinedArgv) {
     const std::vector<fs::path> none;
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         const sandbox_policy policy{mode, "/w"};
-        const confined_argv outs[] = {bwrap_confine("/b", command, policy),
-                                      landlock_confine("/l", command, policy, enforcement::full),
+        const confined_argv outs[] = {bwrap_confine("/b", command, policy, host_with_abi(7)),
+                                      landlock_confine("/l", command, policy, host_with_abi(7)),
                                       seatbelt_confine("/s", command, policy, none)};
         for (const auto& out : outs) {
             EXPECT_EQ(out.denial_signatures, denial_signatures(out.backend, mode));
@@ -283,8 +431,9 @@ TEST(Dialects, SignaturesAreLowerCase) {
 
 TEST(BackendContract, DangerFullAccessThrows) {
     const sandbox_policy danger{sandbox_mode::danger_full_access, "/work/ws"};
-    EXPECT_THROW((void)bwrap_confine("/b", command, danger), std::invalid_argument);
-    EXPECT_THROW((void)landlock_confine("/l", command, danger, enforcement::full),
+    EXPECT_THROW((void)bwrap_confine("/b", command, danger, host_with_abi(7)),
+                 std::invalid_argument);
+    EXPECT_THROW((void)landlock_confine("/l", command, danger, host_with_abi(7)),
                  std::invalid_argument);
     EXPECT_THROW((void)seatbelt_confine("/s", command, danger, {}), std::invalid_argument);
 }
@@ -293,9 +442,10 @@ TEST(BackendContract, RelativeWorkspaceThrows) {
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         for (const char* root : {"work/ws", "", "./ws"}) {
             const sandbox_policy relative{mode, root};
-            EXPECT_THROW((void)bwrap_confine("/b", command, relative), std::invalid_argument)
+            EXPECT_THROW((void)bwrap_confine("/b", command, relative, host_with_abi(7)),
+                         std::invalid_argument)
                 << root;
-            EXPECT_THROW((void)landlock_confine("/l", command, relative, enforcement::full),
+            EXPECT_THROW((void)landlock_confine("/l", command, relative, host_with_abi(7)),
                          std::invalid_argument)
                 << root;
             EXPECT_THROW((void)seatbelt_confine("/s", command, relative, {}), std::invalid_argument)
@@ -307,8 +457,9 @@ TEST(BackendContract, RelativeWorkspaceThrows) {
 TEST(BackendContract, EmptyArgvThrows) {
     const strings empty;
     for (const auto& policy : {read_only, workspace_write}) {
-        EXPECT_THROW((void)bwrap_confine("/b", empty, policy), std::invalid_argument);
-        EXPECT_THROW((void)landlock_confine("/l", empty, policy, enforcement::full),
+        EXPECT_THROW((void)bwrap_confine("/b", empty, policy, host_with_abi(7)),
+                     std::invalid_argument);
+        EXPECT_THROW((void)landlock_confine("/l", empty, policy, host_with_abi(7)),
                      std::invalid_argument);
         EXPECT_THROW((void)seatbelt_confine("/s", empty, policy, {}), std::invalid_argument);
     }

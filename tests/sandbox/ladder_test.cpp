@@ -28,6 +28,7 @@
 #include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/policy.hpp"
+#include "sandbox/runner_path.hpp"
 #include "support.hpp"
 
 namespace cordon::sandbox {
@@ -41,8 +42,6 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using strings = std::vector<std::string>;
-
-constexpr const char* fake_bwrap = "/fake/bin/bwrap";
 
 class scoped_cwd {
 public:
@@ -64,10 +63,20 @@ void make_executable(const fs::path& path, const std::string& text = "#!/bin/sh\
                               fs::perms::others_read | fs::perms::others_exec);
 }
 
-probe_run_result ok(std::string stdout_text = {}) {
+// A profile run whose launcher reported that it was about to exec the command.
+probe_run_result ok() {
     probe_run_result r;
     r.exit_code = 0;
-    r.stdout_text = std::move(stdout_text);
+    r.status.outcome = status_report::verdict::started;
+    return r;
+}
+
+// The launcher's answer to --probe.
+probe_run_result probed(int abi) {
+    probe_run_result r;
+    r.exit_code = 0;
+    r.status.outcome = status_report::verdict::probed;
+    r.status.abi = abi;
     return r;
 }
 
@@ -133,13 +142,21 @@ private:
 };
 
 bool is_launcher_probe(const confined_argv& wrapped) {
-    return wrapped.argv.size() == 2 && wrapped.argv[1] == "--probe";
+    return wrapped.argv.back() == "--probe";
+}
+
+// The value after `flag` in an argv ("" when absent).
+std::string after(const strings& argv, const std::string& flag, std::size_t skip = 0) {
+    auto at = std::find(argv.begin(), argv.end(), flag);
+    if (at == argv.end() || static_cast<std::size_t>(argv.end() - at) <= skip + 1) return {};
+    return *(at + 1 + static_cast<std::ptrdiff_t>(skip));
 }
 
 class LadderTest : public ::testing::Test {
 protected:
-    LadderTest() : launcher_(dir_.path() / "cordon-landlock") {
+    LadderTest() : launcher_(dir_.path() / "cordon-landlock"), fake_bwrap_(dir_.path() / "bwrap") {
         make_executable(launcher_);
+        make_executable(fake_bwrap_);
         fs::create_directory(dir_.path() / "ws");
     }
 
@@ -149,7 +166,7 @@ protected:
         local_provider_options out;
         out.choice = choice;
         out.host = host;
-        out.bwrap_path = fake_bwrap;
+        out.bwrap_path = fake_bwrap_;
         out.launcher_path = launcher_;
         out.probe_timeout = std::chrono::milliseconds(1234);
         out.run_probe = runner.runner();
@@ -161,17 +178,21 @@ protected:
         return {mode, dir_.path() / "ws"};
     }
 
+    [[nodiscard]] confined_argv confine(local_provider& provider, sandbox_mode mode) const {
+        return provider.confine(command_, policy(mode), policy(mode).workspace_root);
+    }
+
     scratch_dir dir_;
     fs::path launcher_;
+    fs::path fake_bwrap_;
     const strings command_{"bash", "-c", "true"};
 };
 
-// Each backend works; the launcher reports full enforcement at ABI 7.
+// Each backend works; the launcher reports Landlock ABI 7.
 probe_run_result all_usable(const confined_argv& wrapped) {
-    if (is_launcher_probe(wrapped)) return ok("landlock: fully enforced\nabi: 7\n");
+    if (is_launcher_probe(wrapped)) return probed(7);
     return ok();
 }
-
 // ---- one probe sequence ---------------------------------------------------------------------
 
 TEST_F(LadderTest, OneProbeSequenceServesManyConfines) {
@@ -182,24 +203,30 @@ TEST_F(LadderTest, OneProbeSequenceServesManyConfines) {
 
     for (int i = 0; i < 50; ++i) {
         for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
-            confined_argv out = provider.confine(command_, policy(mode));
+            confined_argv out = confine(provider, mode);
             EXPECT_EQ(out.backend, backend_kind::bwrap);
-            EXPECT_EQ(out.argv.front(), fake_bwrap);
-            EXPECT_EQ(out.argv, bwrap_confine(fake_bwrap, command_, policy(mode)).argv);
+            EXPECT_EQ(out.argv.front(), fake_bwrap_.string());
+            EXPECT_EQ(out.level, enforcement::full);
+            ASSERT_TRUE(out.runner) << "bwrap is executed from the descriptor it was checked by";
+            EXPECT_TRUE(*out.runner);
         }
     }
-    // bwrap is the first rung and usable: its two functional profile runs, nothing else.
+    // The launcher's --probe (it runs inside every bwrap sandbox), then bwrap's two functional
+    // profile runs, nothing else.
     const auto calls = runner.calls();
-    ASSERT_EQ(calls.size(), 2u);
-    for (const auto& call : calls) {
-        EXPECT_EQ(call.argv.front(), fake_bwrap);
+    ASSERT_EQ(calls.size(), 3u);
+    EXPECT_TRUE(is_launcher_probe(calls[0]));
+    EXPECT_EQ(calls[0].argv.front(), launcher_.string());
+    ASSERT_TRUE(calls[0].runner) << "the sealed launcher image runs the probe";
+    for (const auto& call : {calls[1], calls[2]}) {
+        EXPECT_EQ(call.argv.front(), fake_bwrap_.string());
         EXPECT_EQ(call.argv.back(), "true");  // the probe really confines `true`
         ASSERT_TRUE(call.status.has_value()) << "the probe must run with the status channel";
-        EXPECT_EQ(call.status->kind, status_channel::protocol::bwrap_json);
+        EXPECT_EQ(call.environment_fd, command_environment_fd);
     }
-    EXPECT_FALSE(contains(calls[0].argv, "--tmpfs")) << "first the read-only profile";
-    EXPECT_TRUE(contains(calls[1].argv, "--tmpfs")) << "then the workspace-write profile";
-    EXPECT_TRUE(contains(calls[1].argv, "--bind"));
+    EXPECT_FALSE(contains(calls[1].argv, "--tmpfs")) << "first the read-only profile";
+    EXPECT_TRUE(contains(calls[2].argv, "--tmpfs")) << "then the workspace-write profile";
+    EXPECT_TRUE(contains(calls[2].argv, "--bind-fd"));
     for (auto timeout : runner.timeouts())
         EXPECT_EQ(timeout, std::chrono::milliseconds(1234));
 
@@ -207,16 +234,18 @@ TEST_F(LadderTest, OneProbeSequenceServesManyConfines) {
     ASSERT_TRUE(chosen.has_value());
     EXPECT_EQ(chosen->kind, backend_kind::bwrap);
     EXPECT_EQ(chosen->state, rung_state::usable);
-    EXPECT_EQ(chosen->runner, fake_bwrap);
-    EXPECT_EQ(runner.count(), 2u);
+    EXPECT_EQ(chosen->runner, fake_bwrap_.string());
+    EXPECT_EQ(chosen->landlock_abi, std::optional<int>(7));
+    EXPECT_TRUE(chosen->bind_fd);
+    EXPECT_EQ(runner.count(), 3u);
 }
 
 TEST_F(LadderTest, ProbeWorkspaceIsRemovedAfterProbing) {
     fs::path seen;
     scripted_runner runner([&seen](const confined_argv& wrapped) {
-        auto bind = std::find(wrapped.argv.begin(), wrapped.argv.end(), "--bind");
-        if (bind != wrapped.argv.end()) {
-            seen = *(bind + 1);
+        if (is_launcher_probe(wrapped)) return probed(7);
+        if (contains(wrapped.argv, "--bind-fd")) {
+            seen = after(wrapped.argv, "--bind-fd", 1);
             EXPECT_TRUE(fs::is_directory(seen)) << "the probe workspace exists while probing";
         }
         return ok();
@@ -233,9 +262,12 @@ TEST_F(LadderTest, ProbeWorkspaceIsRemovedAfterProbing) {
 TEST_F(LadderTest, UnavailableVerdictIsCachedAndEveryConfineThrows) {
     scripted_runner runner([](const confined_argv& wrapped) {
         if (is_launcher_probe(wrapped)) {
-            return failed(125,
-                          "cordon-landlock: landlock is not supported by this kernel "
-                          "(built without Landlock: ENOSYS)\n");
+            probe_run_result r = failed(125,
+                                        "cordon-landlock: landlock is not supported by this "
+                                        "kernel (built without Landlock: ENOSYS)\n");
+            r.status.outcome = status_report::verdict::failed;
+            r.status.message = "cordon-landlock: landlock is not supported by this kernel";
+            return r;
         }
         return failed(1, "bwrap: No permissions to create new namespace\n");
     });
@@ -243,7 +275,7 @@ TEST_F(LadderTest, UnavailableVerdictIsCachedAndEveryConfineThrows) {
 
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         try {
-            (void)provider.confine(command_, policy(mode));
+            (void)confine(provider, mode);
             ADD_FAILURE() << "confine must throw when no rung is usable";
         } catch (const sandbox_unavailable_error& error) {
             EXPECT_EQ(error.mode(), mode);
@@ -252,14 +284,14 @@ TEST_F(LadderTest, UnavailableVerdictIsCachedAndEveryConfineThrows) {
             EXPECT_EQ(std::string(error.what()), sandbox_unavailable_message(mode, std::nullopt));
         }
     }
-    // bwrap's read-only profile failed (1 run), then the launcher's --probe failed (1 run).
+    // The launcher's --probe failed (1 run), bwrap's read-only profile failed (1 run); the
+    // Landlock rung needs no run to know it is unusable.
     const std::size_t after_first = runner.count();
     EXPECT_EQ(after_first, 2u);
 
     for (int i = 0; i < 20; ++i) {
-        EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)),
-                     sandbox_unavailable_error);
-        EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::workspace_write)),
+        EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
+        EXPECT_THROW((void)confine(provider, sandbox_mode::workspace_write),
                      sandbox_unavailable_error);
     }
     EXPECT_FALSE(provider.selected().has_value());
@@ -267,6 +299,7 @@ TEST_F(LadderTest, UnavailableVerdictIsCachedAndEveryConfineThrows) {
     ASSERT_EQ(reports.size(), 2u);
     EXPECT_EQ(reports[0].state, rung_state::unusable);
     EXPECT_EQ(reports[1].state, rung_state::unusable);
+    EXPECT_THAT(reports[1].reason, HasSubstr("not supported"));
     EXPECT_EQ(runner.count(), after_first) << "a cached verdict must not re-run probes";
 }
 
@@ -281,66 +314,79 @@ TEST_F(LadderTest, ProbeThatTimesOutOrIsKilledIsUnusable) {
         return r;
     });
     local_provider provider(options(runner));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)),
-                 sandbox_unavailable_error);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
     auto reports = provider.probe_all();
     ASSERT_EQ(reports.size(), 2u);
     EXPECT_EQ(reports[0].state, rung_state::unusable);
     EXPECT_THAT(reports[0].reason, HasSubstr("timed out"));
     EXPECT_EQ(reports[1].state, rung_state::unusable);
-    EXPECT_THAT(reports[1].reason, HasSubstr("signal"));
+    EXPECT_THAT(reports[1].reason, HasSubstr("launcher reported"));
 }
 
-TEST_F(LadderTest, SpawnErrorAndStatusChannelFailureMakeARungUnusable) {
+// Exit 0 proves nothing: without the launcher's `started` record the command never ran.
+TEST_F(LadderTest, SpawnErrorAndASilentStatusChannelMakeARungUnusable) {
     scripted_runner runner([](const confined_argv& wrapped) {
         probe_run_result r;
         if (is_launcher_probe(wrapped)) {
             r.spawn_error = "cordon-landlock: Permission denied";
             return r;
         }
-        // bwrap exit 0 but the status channel says the command never started.
-        r.exit_code = 0;
-        r.runner_failure = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted";
+        r.exit_code = 0;  // bwrap exited 0, and its launcher never reported
         return r;
     });
     local_provider provider(options(runner));
     EXPECT_FALSE(provider.selected().has_value());
     auto reports = provider.probe_all();
     ASSERT_EQ(reports.size(), 2u);
-    EXPECT_THAT(reports[0].reason, HasSubstr("bwrap: Can't mount proc on /newroot/proc"));
+    EXPECT_THAT(reports[0].reason, HasSubstr("the runner exited before the launcher reported"));
     EXPECT_THAT(reports[1].reason, HasSubstr("cordon-landlock: Permission denied"));
+}
+
+TEST_F(LadderTest, AFailureRecordIsTheReason) {
+    scripted_runner runner([](const confined_argv& wrapped) {
+        if (is_launcher_probe(wrapped)) return probed(7);
+        probe_run_result r = failed(125, "noise on stderr\n");
+        r.status.outcome = status_report::verdict::failed;
+        r.status.message = "cordon-landlock: cannot open rule path: /dev/null: x";
+        return r;
+    });
+    local_provider provider(options(runner, backend_choice::landlock));
+    EXPECT_FALSE(provider.selected().has_value());
+    EXPECT_THAT(provider.probe_all()[0].reason,
+                HasSubstr("cordon-landlock: cannot open rule path: /dev/null"));
 }
 
 // ---- falling through ------------------------------------------------------------------------
 
 TEST_F(LadderTest, FailingBwrapFallsThroughToTheLauncher) {
-    scripted_runner runner([](const confined_argv& wrapped) {
-        if (wrapped.argv.front() == fake_bwrap) {
+    const std::string bwrap = fake_bwrap_.string();
+    scripted_runner runner([bwrap](const confined_argv& wrapped) {
+        if (wrapped.argv.front() == bwrap) {
             return failed(1, "bwrap: setting up uid map: Permission denied\n");
         }
         return all_usable(wrapped);
     });
     local_provider provider(options(runner));
 
-    confined_argv out = provider.confine(command_, policy(sandbox_mode::workspace_write));
+    confined_argv out = confine(provider, sandbox_mode::workspace_write);
     EXPECT_EQ(out.backend, backend_kind::landlock);
     EXPECT_EQ(out.argv.front(), launcher_.string());
     EXPECT_EQ(out.argv[1], "--status-fd");  // the launcher's dialect, not bwrap's
     EXPECT_FALSE(contains(out.argv, "--ro-bind"));
-    EXPECT_EQ(out.argv, landlock_confine(launcher_, command_, policy(sandbox_mode::workspace_write),
-                                         enforcement::full)
-                            .argv);
     EXPECT_EQ(out.level, enforcement::partial);  // Landlock workspace-write (see backends.hpp)
-    EXPECT_EQ(provider.confine(command_, policy(sandbox_mode::read_only)).level, enforcement::full);
+    EXPECT_EQ(confine(provider, sandbox_mode::read_only).level, enforcement::full);
     ASSERT_TRUE(out.status.has_value());
-    EXPECT_EQ(out.status->kind, status_channel::protocol::launcher_record);
     EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied"));
+    ASSERT_EQ(out.fds.size(), 1u) << "the workspace, by descriptor";
+    EXPECT_EQ(out.fds[0].child_fd, workspace_fd);
+    ASSERT_TRUE(out.fds[0].fd);
+    EXPECT_TRUE(*out.fds[0].fd);
 
-    // bwrap RO (failed, stop), launcher --probe, launcher RO, launcher WW.
+    // launcher --probe, bwrap RO (failed, stop), launcher RO, launcher WW.
     const auto calls = runner.calls();
     ASSERT_EQ(calls.size(), 4u);
-    EXPECT_EQ(calls[0].argv.front(), fake_bwrap);
-    EXPECT_TRUE(is_launcher_probe(calls[1]));
+    EXPECT_TRUE(is_launcher_probe(calls[0]));
+    EXPECT_EQ(calls[1].argv.front(), bwrap);
     EXPECT_EQ(calls[2].argv.front(), launcher_.string());
     EXPECT_EQ(calls[3].argv.front(), launcher_.string());
 
@@ -355,8 +401,9 @@ TEST_F(LadderTest, BwrapFailingOnlyTheWorkspaceWriteProfileFallsThrough) {
     // A host that refuses the tmpfs/bind of the workspace-write profile but not the read-only
     // one: selecting bwrap on the strength of the read-only run alone would fail every later
     // workspace-write command at run time.
-    scripted_runner runner([](const confined_argv& wrapped) {
-        if (wrapped.argv.front() == fake_bwrap) {
+    const std::string bwrap = fake_bwrap_.string();
+    scripted_runner runner([bwrap](const confined_argv& wrapped) {
+        if (wrapped.argv.front() == bwrap) {
             if (contains(wrapped.argv, "--tmpfs")) {
                 return failed(1, "bwrap: Can't mount tmpfs on /newroot/tmp: Permission denied\n");
             }
@@ -375,35 +422,98 @@ TEST_F(LadderTest, BwrapFailingOnlyTheWorkspaceWriteProfileFallsThrough) {
     EXPECT_THAT(reports[0].reason, HasSubstr("Can't mount tmpfs"));
 }
 
+// bubblewrap before 0.10 has no --bind-fd: the workspace is then bound by path, and the launcher
+// inside still grants it from the checked descriptor.
+TEST_F(LadderTest, BwrapWithoutBindFdBindsTheWorkspaceByPath) {
+    const std::string bwrap = fake_bwrap_.string();
+    scripted_runner runner([bwrap](const confined_argv& wrapped) {
+        if (wrapped.argv.front() == bwrap && contains(wrapped.argv, "--bind-fd")) {
+            return failed(1, "bwrap: Unknown option --bind-fd\n");
+        }
+        return all_usable(wrapped);
+    });
+    local_provider provider(options(runner, backend_choice::bwrap));
+    auto chosen = provider.selected();
+    ASSERT_TRUE(chosen.has_value()) << provider.probe_all()[0].reason;
+    EXPECT_FALSE(chosen->bind_fd);
+    confined_argv out = confine(provider, sandbox_mode::workspace_write);
+    EXPECT_FALSE(contains(out.argv, "--bind-fd"));
+    EXPECT_EQ(after(out.argv, "--bind"), policy(sandbox_mode::workspace_write).workspace_root);
+    EXPECT_TRUE(contains(out.argv, "--rw-fd"));
+}
+
+// Without Landlock in the kernel bwrap still confines, with the launcher applying the rest
+// (capabilities, seccomp), and the record says `partial`.
+TEST_F(LadderTest, BwrapWithoutLandlockIsPartial) {
+    scripted_runner runner([](const confined_argv& wrapped) {
+        if (is_launcher_probe(wrapped)) {
+            probe_run_result r = failed(125, "cordon-landlock: landlock is disabled\n");
+            r.status.outcome = status_report::verdict::failed;
+            r.status.message = "cordon-landlock: landlock is disabled on this kernel";
+            return r;
+        }
+        return ok();
+    });
+    local_provider provider(options(runner));
+    auto chosen = provider.selected();
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_EQ(chosen->kind, backend_kind::bwrap);
+    EXPECT_EQ(chosen->level, enforcement::partial);
+    EXPECT_FALSE(chosen->landlock_abi.has_value());
+    confined_argv out = confine(provider, sandbox_mode::read_only);
+    EXPECT_EQ(out.level, enforcement::partial);
+    EXPECT_TRUE(contains(out.argv, "--no-landlock"));
+    EXPECT_FALSE(out.gaps.empty());
+    auto reports = provider.probe_all();
+    EXPECT_EQ(reports[1].state, rung_state::unusable);
+    EXPECT_THAT(reports[1].reason, HasSubstr("landlock is disabled"));
+}
+
+TEST_F(LadderTest, BwrapNeedsTheLauncherInsideTheSandbox) {
+    scripted_runner runner(all_usable);
+    local_provider_options opts = options(runner, backend_choice::bwrap);
+    opts.launcher_path = dir_.path() / "no-such-launcher";
+    local_provider provider(std::move(opts));
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
+    auto reports = provider.probe_all();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].state, rung_state::unusable);
+    EXPECT_THAT(reports[0].reason, HasSubstr("cordon-landlock is needed inside the sandbox"));
+    EXPECT_EQ(runner.count(), 0u);
+}
+
 TEST_F(LadderTest, ExplicitLandlockNeverProbesBwrap) {
     scripted_runner runner(all_usable);
     local_provider provider(options(runner, backend_choice::landlock));
     EXPECT_THAT(provider.ladder(), ElementsAre(backend_kind::landlock));
 
-    confined_argv out = provider.confine(command_, policy(sandbox_mode::read_only));
+    confined_argv out = confine(provider, sandbox_mode::read_only);
     EXPECT_EQ(out.backend, backend_kind::landlock);
     EXPECT_EQ(out.argv.front(), launcher_.string());
     auto reports = provider.probe_all();
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].kind, backend_kind::landlock);
     for (const auto& call : runner.calls()) {
-        EXPECT_NE(call.argv.front(), fake_bwrap);
+        EXPECT_NE(call.argv.front(), fake_bwrap_.string());
         EXPECT_FALSE(contains(call.argv, "--ro-bind"));
     }
     EXPECT_EQ(runner.count(), 3u);  // --probe, read-only profile, workspace-write profile
 }
 
 TEST_F(LadderTest, ExplicitBwrapThatFailsDoesNotFallThrough) {
-    scripted_runner runner([](const confined_argv& wrapped) {
-        if (wrapped.argv.front() == fake_bwrap) return failed(1, "bwrap: nope\n");
+    const std::string bwrap = fake_bwrap_.string();
+    scripted_runner runner([bwrap](const confined_argv& wrapped) {
+        if (wrapped.argv.front() == bwrap) return failed(1, "bwrap: nope\n");
         return all_usable(wrapped);
     });
     local_provider provider(options(runner, backend_choice::bwrap));
     EXPECT_THAT(provider.ladder(), ElementsAre(backend_kind::bwrap));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)),
-                 sandbox_unavailable_error);
-    for (const auto& call : runner.calls())
-        EXPECT_EQ(call.argv.front(), fake_bwrap);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
+    for (const auto& call : runner.calls()) {
+        if (!is_launcher_probe(call)) {
+            EXPECT_EQ(call.argv.front(), bwrap);
+        }
+    }
 }
 
 // ---- other platforms ------------------------------------------------------------------------
@@ -414,7 +524,7 @@ TEST_F(LadderTest, MacosSelectsSeatbeltWithoutAnyProbe) {
     EXPECT_THAT(provider.ladder(), ElementsAre(backend_kind::seatbelt));
 
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
-        confined_argv out = provider.confine(command_, policy(mode));
+        confined_argv out = confine(provider, mode);
         EXPECT_EQ(out.backend, backend_kind::seatbelt);
         ASSERT_GE(out.argv.size(), 4u);
         EXPECT_EQ(out.argv[0], "/usr/bin/sandbox-exec");
@@ -433,8 +543,7 @@ TEST_F(LadderTest, MacosSelectsSeatbeltWithoutAnyProbe) {
     local_provider_options bare;
     bare.host = platform::macos;
     local_provider without_runner(std::move(bare));
-    EXPECT_EQ(without_runner.confine(command_, policy(sandbox_mode::read_only)).backend,
-              backend_kind::seatbelt);
+    EXPECT_EQ(confine(without_runner, sandbox_mode::read_only).backend, backend_kind::seatbelt);
 }
 
 TEST_F(LadderTest, OtherPlatformFailsClosedWithZeroProbes) {
@@ -443,7 +552,7 @@ TEST_F(LadderTest, OtherPlatformFailsClosedWithZeroProbes) {
     EXPECT_THAT(provider.ladder(), IsEmpty());
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         try {
-            (void)provider.confine(command_, policy(mode));
+            (void)confine(provider, mode);
             ADD_FAILURE() << "an empty ladder must fail closed";
         } catch (const sandbox_unavailable_error& error) {
             EXPECT_EQ(error.mode(), mode);
@@ -458,19 +567,17 @@ TEST_F(LadderTest, OtherPlatformFailsClosedWithZeroProbes) {
 TEST_F(LadderTest, MissingProbeRunnerIsAProgrammerError) {
     local_provider_options bare;
     bare.host = platform::linux_;
-    bare.bwrap_path = fake_bwrap;
+    bare.bwrap_path = fake_bwrap_;
     bare.launcher_path = launcher_;
     local_provider provider(std::move(bare));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)),
-                 std::logic_error);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), std::logic_error);
 }
 
 // ---- the Landlock probe ---------------------------------------------------------------------
 
-TEST_F(LadderTest, LandlockProbeParsesPartialEnforcementAndAbi) {
+TEST_F(LadderTest, LandlockProbeRecordGivesTheAbiAndPartialEnforcement) {
     scripted_runner runner([](const confined_argv& wrapped) {
-        if (is_launcher_probe(wrapped))
-            return ok("landlock: partially enforced (older ABI)\nabi: 3\n");
+        if (is_launcher_probe(wrapped)) return probed(3);
         return ok();
     });
     local_provider provider(options(runner, backend_choice::landlock));
@@ -486,44 +593,47 @@ TEST_F(LadderTest, LandlockProbeParsesPartialEnforcementAndAbi) {
     ASSERT_EQ(calls.size(), 3u);
     EXPECT_TRUE(is_launcher_probe(calls[0]));
     EXPECT_EQ(calls[0].backend, backend_kind::landlock);
+    EXPECT_EQ(calls[0].environment_fd, command_environment_fd) << "no runner inherits an env";
     for (std::size_t i : {1u, 2u}) {
         EXPECT_EQ(calls[i].backend, backend_kind::landlock);
         EXPECT_EQ(calls[i].level, enforcement::partial);
         EXPECT_EQ(calls[i].argv.front(), launcher_.string());
         EXPECT_EQ(calls[i].argv.back(), "true");
         ASSERT_TRUE(calls[i].status.has_value());
-        EXPECT_EQ(calls[i].status->kind, status_channel::protocol::launcher_record);
     }
     EXPECT_FALSE(contains(calls[1].argv, "/tmp")) << "read-only profile first";
     EXPECT_TRUE(contains(calls[2].argv, "/tmp")) << "then workspace-write";
 
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
-        EXPECT_EQ(provider.confine(command_, policy(mode)).level, enforcement::partial);
+        EXPECT_EQ(confine(provider, mode).level, enforcement::partial);
     }
     EXPECT_EQ(runner.count(), 3u);
 }
 
-TEST_F(LadderTest, LandlockProbeParsesFullEnforcement) {
-    scripted_runner runner(all_usable);
+TEST_F(LadderTest, LandlockProbeAtAbi6IsFull) {
+    scripted_runner runner([](const confined_argv& wrapped) {
+        if (is_launcher_probe(wrapped)) return probed(6);
+        return ok();
+    });
     local_provider provider(options(runner, backend_choice::landlock));
     auto chosen = provider.selected();
     ASSERT_TRUE(chosen.has_value());
     EXPECT_EQ(chosen->level, enforcement::full);
-    EXPECT_EQ(chosen->landlock_abi, std::optional<int>(7));
-    EXPECT_EQ(provider.confine(command_, policy(sandbox_mode::read_only)).level, enforcement::full);
+    EXPECT_EQ(chosen->landlock_abi, std::optional<int>(6));
+    EXPECT_EQ(confine(provider, sandbox_mode::read_only).level, enforcement::full);
 }
 
 TEST_F(LadderTest, LandlockProfileRunFailureAfterAGoodProbeIsUnusable) {
     scripted_runner runner([](const confined_argv& wrapped) {
-        if (is_launcher_probe(wrapped)) return ok("landlock: fully enforced\nabi: 6\n");
-        probe_run_result r = failed(125, "cordon-landlock: cannot open rule path: /tmp: x\n");
-        r.runner_failure = "cordon-landlock: cannot open rule path: /tmp: x";
+        if (is_launcher_probe(wrapped)) return probed(6);
         if (!contains(wrapped.argv, "/tmp")) return ok();
+        probe_run_result r = failed(125, "cordon-landlock: cannot open rule path: /tmp: x\n");
+        r.status.outcome = status_report::verdict::failed;
+        r.status.message = "cordon-landlock: cannot open rule path: /tmp: x";
         return r;
     });
     local_provider provider(options(runner, backend_choice::landlock));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)),
-                 sandbox_unavailable_error);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
     auto reports = provider.probe_all();
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].state, rung_state::unusable);
@@ -537,8 +647,8 @@ TEST_F(LadderTest, StaleTmpdirDoesNotBreakProbing) {
     scoped_env tmpdir("TMPDIR", (dir_.path() / "gone").string());
     fs::path seen;
     scripted_runner runner([&seen](const confined_argv& wrapped) {
-        auto bind = std::find(wrapped.argv.begin(), wrapped.argv.end(), "--bind");
-        if (bind != wrapped.argv.end()) seen = *(bind + 1);
+        if (is_launcher_probe(wrapped)) return probed(7);
+        if (contains(wrapped.argv, "--bind-fd")) seen = after(wrapped.argv, "--bind-fd", 1);
         return ok();
     });
     local_provider provider(options(runner, backend_choice::bwrap));
@@ -566,7 +676,7 @@ TEST_F(LadderTest, ProbeAllReportsEveryRungWithReasons) {
     ASSERT_EQ(reports.size(), 2u);
 
     EXPECT_EQ(reports[0].kind, backend_kind::bwrap);
-    EXPECT_EQ(reports[0].runner, fake_bwrap);
+    EXPECT_EQ(reports[0].runner, fake_bwrap_.string());
     EXPECT_EQ(reports[0].state, rung_state::unusable);
     EXPECT_THAT(reports[0].reason, HasSubstr("bwrap: setting up uid map: Permission denied"));
     EXPECT_THAT(reports[0].reason, Not(HasSubstr("second")));
@@ -579,9 +689,9 @@ TEST_F(LadderTest, ProbeAllReportsEveryRungWithReasons) {
     EXPECT_THAT(reports[1].reason, Not(HasSubstr("second")));
     EXPECT_THAT(reports[1].reason, Not(HasSubstr("\n")));
 
-    const std::size_t probed = runner.count();
+    const std::size_t probed_runs = runner.count();
     auto again = provider.probe_all();
-    EXPECT_EQ(runner.count(), probed) << "each rung is probed at most once";
+    EXPECT_EQ(runner.count(), probed_runs) << "each rung is probed at most once";
     ASSERT_EQ(again.size(), 2u);
     EXPECT_EQ(again[0].reason, reports[0].reason);
     EXPECT_EQ(again[1].reason, reports[1].reason);
@@ -590,9 +700,8 @@ TEST_F(LadderTest, ProbeAllReportsEveryRungWithReasons) {
 TEST_F(LadderTest, ProbeAllAlsoProbesRungsBelowTheSelectedOne) {
     scripted_runner runner(all_usable);
     local_provider provider(options(runner));
-    ASSERT_EQ(provider.confine(command_, policy(sandbox_mode::read_only)).backend,
-              backend_kind::bwrap);
-    EXPECT_EQ(runner.count(), 2u);
+    ASSERT_EQ(confine(provider, sandbox_mode::read_only).backend, backend_kind::bwrap);
+    EXPECT_EQ(runner.count(), 3u);
 
     auto reports = provider.probe_all();
     ASSERT_EQ(reports.size(), 2u);
@@ -601,30 +710,23 @@ TEST_F(LadderTest, ProbeAllAlsoProbesRungsBelowTheSelectedOne) {
     EXPECT_EQ(reports[1].state, rung_state::usable);
     EXPECT_EQ(reports[1].level, enforcement::full);
     EXPECT_EQ(reports[1].landlock_abi, std::optional<int>(7));
-    EXPECT_EQ(runner.count(), 5u);
+    EXPECT_EQ(runner.count(), 5u) << "the launcher's --probe is shared by both rungs";
     // Diagnostics do not change the verdict.
-    EXPECT_EQ(provider.confine(command_, policy(sandbox_mode::read_only)).backend,
-              backend_kind::bwrap);
+    EXPECT_EQ(confine(provider, sandbox_mode::read_only).backend, backend_kind::bwrap);
     EXPECT_EQ(runner.count(), 5u);
 }
 
-TEST_F(LadderTest, BwrapNotFoundOnPathIsUnusableWithAReason) {
-    scratch_dir empty_bin;
-    scoped_env path("PATH", empty_bin.path().string());
-    EXPECT_TRUE(find_in_path("bwrap").empty());
-
+TEST_F(LadderTest, UnopenableBwrapIsUnusableWithAReason) {
     scripted_runner runner(all_usable);
     local_provider_options opts = options(runner);
-    opts.bwrap_path.clear();  // resolve from PATH, which has no bwrap
+    opts.bwrap_path = "/nonexistent-cordon-dir/bwrap";
     local_provider provider(std::move(opts));
 
     auto reports = provider.probe_all();
     ASSERT_EQ(reports.size(), 2u);
     EXPECT_EQ(reports[0].kind, backend_kind::bwrap);
-    EXPECT_TRUE(reports[0].runner.empty());
     EXPECT_EQ(reports[0].state, rung_state::unusable);
-    EXPECT_FALSE(reports[0].reason.empty());
-    EXPECT_THAT(reports[0].reason, HasSubstr("bwrap"));
+    EXPECT_THAT(reports[0].reason, HasSubstr("/nonexistent-cordon-dir/bwrap"));
     EXPECT_EQ(reports[1].state, rung_state::usable);
 
     // Nothing was spawned for the missing rung; selection fell through to the launcher.
@@ -640,8 +742,7 @@ TEST_F(LadderTest, MissingLauncherIsUnusableWithoutAProbe) {
     local_provider_options opts = options(runner, backend_choice::landlock);
     opts.launcher_path = dir_.path() / "no-such-launcher";
     local_provider provider(std::move(opts));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)),
-                 sandbox_unavailable_error);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
     auto reports = provider.probe_all();
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].state, rung_state::unusable);
@@ -654,48 +755,61 @@ TEST_F(LadderTest, ExplicitSeatbeltOnLinuxWithoutSandboxExecFailsClosed) {
     local_provider_options opts = options(runner, backend_choice::seatbelt);
     opts.sandbox_exec_path = dir_.path() / "no-sandbox-exec";
     local_provider provider(std::move(opts));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)),
-                 sandbox_unavailable_error);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
     EXPECT_EQ(runner.count(), 0u);
 }
 
-// ---- find_in_path / default_launcher_path ---------------------------------------------------
+// ---- where runners come from ----------------------------------------------------------------
 
-TEST(FindInPath, FindsAnExecutableInAnAbsoluteEntry) {
-    scratch_dir dir;
-    fs::create_directories(dir.path() / "bin");
-    const std::string name = "cordon-fake-runner-" + std::to_string(::getpid());
-    make_executable(dir.path() / "bin" / name);
-    scoped_env path("PATH", "/nonexistent-cordon-dir:" + (dir.path() / "bin").string());
-    EXPECT_EQ(find_in_path(name), dir.path() / "bin" / name);
-    EXPECT_TRUE(find_in_path(name + "-other").empty());
+TEST(TrustedExecutable, FindsARootOwnedRunnerOnPath) {
+    const fs::path sh = find_trusted_executable("sh");
+    ASSERT_FALSE(sh.empty());
+    EXPECT_TRUE(sh.is_absolute());
+    EXPECT_EQ(sh, fs::canonical(sh)) << "the path is canonical";
+    EXPECT_EQ(untrusted_because(sh), "");
 }
 
-TEST(FindInPath, SkipsRelativeAndEmptyEntries) {
+// An active virtualenv's bin/, a build tree, anything under the world-writable /var/tmp: a
+// confined command could have planted the runner there.
+TEST(TrustedExecutable, SkipsACandidateInADirectorySomeoneElseCanWrite) {
+    scratch_dir dir;
+    fs::create_directories(dir.path() / ".venv" / "bin");
+    const std::string name = "cordon-fake-runner-" + std::to_string(::getpid());
+    make_executable(dir.path() / ".venv" / "bin" / name);
+    scoped_env path("PATH", (dir.path() / ".venv" / "bin").string() + ":/usr/bin");
+    std::string skipped;
+    EXPECT_TRUE(find_trusted_executable(name, &skipped).empty());
+    EXPECT_THAT(skipped, HasSubstr(name));
+    EXPECT_THAT(skipped, HasSubstr("/var/tmp is writable by group or others"));
+    // A real runner later on PATH is still found.
+    scoped_env with_sh("PATH", (dir.path() / ".venv" / "bin").string() + ":/usr/bin:/bin");
+    EXPECT_FALSE(find_trusted_executable("sh").empty());
+}
+
+TEST(TrustedExecutable, SkipsRelativeAndEmptyEntries) {
     scratch_dir dir;
     fs::create_directories(dir.path() / "rel");
-    const std::string name = "bwrap";
+    const std::string name = "cordon-runner-only-here";
     make_executable(dir.path() / "rel" / name);
     make_executable(dir.path() / name);  // what an empty entry (the cwd) would find
     scoped_cwd cwd(dir.path());
-    ASSERT_EQ(::access((fs::path("rel") / name).c_str(), X_OK), 0);  // it really is there
-
     for (const char* list : {"rel", "./rel", "rel:", ":rel", "", ":", "::", "."}) {
         scoped_env path("PATH", list);
-        EXPECT_TRUE(find_in_path(name).empty())
-            << "PATH=\"" << list << "\" found " << find_in_path(name);
+        EXPECT_TRUE(find_trusted_executable(name).empty()) << "PATH=\"" << list << "\"";
     }
 }
 
-TEST(FindInPath, SkipsNonExecutablesAndDirectories) {
+TEST(TrustedExecutable, UntrustedBecauseNamesTheFlaw) {
     scratch_dir dir;
-    fs::create_directories(dir.path() / "a");
-    fs::create_directories(dir.path() / "b" / "cordon-runner-x");  // a directory by that name
-    std::ofstream(dir.path() / "a" / "cordon-runner-x") << "not executable\n";
-    fs::permissions(dir.path() / "a" / "cordon-runner-x", fs::perms::owner_read);
-    scoped_env path("PATH", (dir.path() / "a").string() + ":" + (dir.path() / "b").string());
-    // Root passes access(X_OK) only when some execute bit is set; none is, so root too.
-    EXPECT_TRUE(find_in_path("cordon-runner-x").empty());
+    const fs::path file = dir.path() / "runner";
+    make_executable(file);
+    EXPECT_THAT(untrusted_because(file), HasSubstr("writable by group or others"));
+    EXPECT_THAT(untrusted_because(dir.path() / "missing"), HasSubstr("No such file"));
+    EXPECT_THAT(untrusted_because("/usr/bin"), HasSubstr("not a regular file"));
+    if (::geteuid() == 0) {
+        ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0);
+        EXPECT_THAT(untrusted_because(file), HasSubstr("owned by uid 65534"));
+    }
 }
 
 TEST(DefaultLauncherPath, IsBesideTheRunningExecutable) {
@@ -709,21 +823,19 @@ TEST(DefaultLauncherPath, IsBesideTheRunningExecutable) {
 TEST_F(LadderTest, DangerFullAccessIntoConfineThrowsInvalidArgument) {
     scripted_runner runner(all_usable);
     local_provider provider(options(runner));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::danger_full_access)),
-                 std::invalid_argument);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::danger_full_access), std::invalid_argument);
     EXPECT_EQ(runner.count(), 0u) << "a contract violation must not trigger probing";
     // Also after a verdict exists.
-    (void)provider.confine(command_, policy(sandbox_mode::read_only));
-    EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::danger_full_access)),
-                 std::invalid_argument);
+    (void)confine(provider, sandbox_mode::read_only);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::danger_full_access), std::invalid_argument);
 }
 
 TEST_F(LadderTest, EmptyArgvOrRelativeWorkspaceIntoConfineThrowsInvalidArgument) {
     scripted_runner runner(all_usable);
     local_provider provider(options(runner));
-    EXPECT_THROW((void)provider.confine(strings{}, policy(sandbox_mode::read_only)),
+    EXPECT_THROW((void)provider.confine(strings{}, policy(sandbox_mode::read_only), dir_.path()),
                  std::invalid_argument);
-    EXPECT_THROW((void)provider.confine(command_, {sandbox_mode::workspace_write, "rel/ws"}),
+    EXPECT_THROW((void)provider.confine(command_, {sandbox_mode::read_only, "rel/ws"}, "/"),
                  std::invalid_argument);
 }
 
@@ -741,7 +853,7 @@ TEST_F(LadderTest, ConcurrentConfinesOnAFreshProviderProbeExactlyOnce) {
             start.arrive_and_wait();
             try {
                 auto mode = t % 2 == 0 ? sandbox_mode::read_only : sandbox_mode::workspace_write;
-                results[static_cast<std::size_t>(t)] = provider.confine(command_, policy(mode));
+                results[static_cast<std::size_t>(t)] = confine(provider, mode);
             } catch (const std::exception& error) {
                 errors[static_cast<std::size_t>(t)] = error.what();
             }
@@ -756,57 +868,108 @@ TEST_F(LadderTest, ConcurrentConfinesOnAFreshProviderProbeExactlyOnce) {
         ASSERT_TRUE(results[i].has_value());
         EXPECT_EQ(results[i]->backend, backend_kind::bwrap);
     }
-    EXPECT_EQ(runner.count(), 2u) << "one probe sequence (bwrap RO + WW), not one per thread";
+    EXPECT_EQ(runner.count(), 3u) << "one probe sequence (--probe, bwrap RO + WW), not one per "
+                                     "thread";
     EXPECT_EQ(runner.max_in_flight(), 1);
 }
 
-// The Landlock launcher's workspace-write profile writes the host's /tmp, so a launcher under
-// /tmp is refused there too; bwrap's /tmp is private and does not count.
-TEST_F(LadderTest, LandlockRunnerUnderTmpFailsClosedForWorkspaceWrite) {
+// ---- what a workspace-write run may not be able to write ------------------------------------
+
+// The Landlock launcher's workspace-write profile writes the host's /tmp, so a runner under /tmp
+// is refused there, whichever rung was selected: the next process would load it from disk.
+// bwrap's /tmp is private and does not count for a bwrap run.
+TEST_F(LadderTest, ARunnerUnderTmpFailsClosedForLandlockWorkspaceWrite) {
     cordon::test::temp_dir under_tmp("/tmp", "cordon-ladder-runner-");
     for (auto choice : {backend_choice::bwrap, backend_choice::landlock}) {
         scripted_runner runner(all_usable);
         auto opts = options(runner, choice);
         opts.launcher_path = under_tmp / "cordon-landlock";
-        opts.bwrap_path = under_tmp / "bwrap";
         make_executable(opts.launcher_path);
-        make_executable(opts.bwrap_path);
         local_provider provider(opts);
-        EXPECT_NO_THROW((void)provider.confine(command_, policy(sandbox_mode::read_only)));
+        EXPECT_NO_THROW((void)confine(provider, sandbox_mode::read_only));
         if (choice == backend_choice::landlock) {
-            EXPECT_THROW((void)provider.confine(command_, policy(sandbox_mode::workspace_write)),
+            EXPECT_THROW((void)confine(provider, sandbox_mode::workspace_write),
                          sandbox_unavailable_error);
         } else {
-            EXPECT_NO_THROW(
-                (void)provider.confine(command_, policy(sandbox_mode::workspace_write)));
+            EXPECT_NO_THROW((void)confine(provider, sandbox_mode::workspace_write));
         }
     }
 }
 
-}  // namespace
-}  // namespace cordon::sandbox
-
-namespace cordon::sandbox {
-namespace {
-
-// A workspace-write command could rewrite a runner inside its workspace, and the next process
-// would load the rewritten file: such a call fails closed. Read-only calls write nothing.
-TEST_F(LadderTest, RunnerInsideTheWritableWorkspaceFailsClosed) {
+// A workspace-write command could rewrite a runner inside its workspace (the one this run uses
+// or the other rung's), and the next process would load the rewritten file: such a call fails
+// closed. Read-only calls write nothing.
+TEST_F(LadderTest, AnyRunnerInsideTheWritableWorkspaceFailsClosed) {
     for (auto choice : {backend_choice::bwrap, backend_choice::landlock}) {
-        scripted_runner runner(all_usable);
-        auto opts = options(runner, choice);
-        opts.bwrap_path = launcher_.parent_path() / "bwrap";
-        make_executable(opts.bwrap_path);
-        local_provider provider(opts);
-        const sandbox_policy around{sandbox_mode::workspace_write, dir_.path()};
-        try {
-            (void)provider.confine(command_, around);
-            ADD_FAILURE() << "expected sandbox_unavailable_error for " << to_string(choice);
-        } catch (const sandbox_unavailable_error& error) {
-            EXPECT_THAT(error.what(), HasSubstr("which workspace-write makes writable"));
+        for (const fs::path& runner_dir : {dir_.path() / "bwrap-dir", dir_.path() / "ll-dir"}) {
+            fs::create_directories(runner_dir);
+            scripted_runner runner(all_usable);
+            auto opts = options(runner, choice);
+            // One of the two runners (not necessarily the selected rung's) sits in runner_dir.
+            if (runner_dir.filename() == "bwrap-dir") {
+                opts.bwrap_path = runner_dir / "bwrap";
+                make_executable(opts.bwrap_path);
+            } else {
+                opts.launcher_path = runner_dir / "cordon-landlock";
+                make_executable(opts.launcher_path);
+            }
+            local_provider provider(opts);
+            for (const fs::path& root : {runner_dir, dir_.path()}) {
+                try {
+                    (void)provider.confine(command_, {sandbox_mode::workspace_write, root}, root);
+                    ADD_FAILURE() << "expected sandbox_unavailable_error for " << to_string(choice)
+                                  << " with workspace " << root;
+                } catch (const sandbox_unavailable_error& error) {
+                    EXPECT_THAT(error.what(), HasSubstr("lies inside " + root.string()));
+                }
+                EXPECT_NO_THROW(
+                    (void)provider.confine(command_, {sandbox_mode::read_only, root}, root));
+            }
+            EXPECT_NO_THROW((void)confine(provider, sandbox_mode::workspace_write));
         }
-        EXPECT_NO_THROW((void)provider.confine(command_, {sandbox_mode::read_only, dir_.path()}));
-        EXPECT_NO_THROW((void)provider.confine(command_, policy(sandbox_mode::workspace_write)));
+    }
+}
+
+// What runs unconfined later includes cordon itself and what every runner loads.
+TEST_F(LadderTest, CordonItselfAndWhatTheRunnersLoadAreProtected) {
+    scripted_runner runner(all_usable);
+    local_provider provider(options(runner, backend_choice::bwrap));
+    const protected_paths& closure = provider.protected_set();
+    const fs::path self = fs::canonical("/proc/self/exe");
+    EXPECT_THAT(closure.files, ::testing::Contains(self));
+    EXPECT_THAT(closure.files, ::testing::Contains(fs::canonical(fake_bwrap_)));
+    EXPECT_THAT(closure.files, ::testing::Contains(fs::canonical(launcher_)));
+    for (const char* root : {"/", "/usr", "/etc", "/usr/lib"}) {
+        try {
+            (void)provider.confine(command_, {sandbox_mode::workspace_write, root}, root);
+            ADD_FAILURE() << "a workspace of " << root << " must be refused";
+        } catch (const sandbox_unavailable_error& error) {
+            EXPECT_THAT(error.what(), HasSubstr("lies inside"));
+        }
+    }
+    try {
+        (void)provider.confine(command_, {sandbox_mode::workspace_write, self.parent_path()},
+                               self.parent_path());
+        ADD_FAILURE() << "a workspace holding cordon itself must be refused";
+    } catch (const sandbox_unavailable_error& error) {
+        EXPECT_THAT(error.what(), HasSubstr(self.parent_path().string()));
+    }
+}
+
+// The workspace is opened once without following a symlink: a path that is not canonical by the
+// time the provider opens it is refused, never resolved to somewhere else.
+TEST_F(LadderTest, AWorkspaceThatIsNotWhatItsPathSaysIsRefused) {
+    scripted_runner runner(all_usable);
+    local_provider provider(options(runner));
+    fs::create_directories(dir_.path() / "real");
+    fs::create_directory_symlink(dir_.path() / "real", dir_.path() / "link");
+    const fs::path through_link = dir_.path() / "link";
+    try {
+        (void)provider.confine(command_, {sandbox_mode::workspace_write, through_link},
+                               through_link);
+        ADD_FAILURE() << "a workspace path through a symlink must be refused";
+    } catch (const sandbox_unavailable_error& error) {
+        EXPECT_THAT(error.what(), HasSubstr("cannot open the workspace"));
     }
 }
 

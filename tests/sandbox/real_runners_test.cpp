@@ -344,24 +344,30 @@ TEST_P(RealRunnersTest, CommandImitatingARunnerFailureIsAnOrdinaryResult) {
 TEST_P(RealRunnersTest, StatusChannelProvesTheCommandStarted) {
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(to_string(mode)));
-        confined_argv confined =
-            selected_.provider->confine(strings{"true"}, {mode, tree_.workspace()});
+        confined_argv confined = selected_.provider->confine(
+            strings{"true"}, {mode, tree_.workspace()}, tree_.workspace());
         ASSERT_TRUE(confined.status.has_value());
         runtime::process_spec spec;
         spec.argv = confined.argv;
         spec.env = runtime::build_environment(environ, {});
+        spec.environment_fd = confined.environment_fd;
+        spec.fds = confined.fds;
+        spec.exec_image = confined.runner;
         spec.cwd = tree_.workspace();
         spec.status = confined.status;
         spec.timeout = generous;
         runtime::process_outcome outcome = runtime::run_process(std::move(spec));
         ASSERT_FALSE(outcome.spawn_failure.has_value());
         EXPECT_EQ(outcome.exit_code, std::optional<int>(0)) << outcome.stderr_output.text;
-        EXPECT_EQ(outcome.status, classify::runner_status::command_started);
-        EXPECT_EQ(outcome.status_detail, "");
+        ASSERT_TRUE(outcome.status.has_value());
+        EXPECT_EQ(outcome.status->outcome, status_report::verdict::started);
+        EXPECT_EQ(outcome.status->message, "");
     }
 }
 
-TEST_P(RealRunnersTest, MissingWorkspaceIsARunnerFailureAndTheCommandNeverRuns) {
+// The provider opens the workspace itself (once, without following symlinks) and hands the
+// runners that descriptor, so a missing workspace is refused before any runner starts.
+TEST_P(RealRunnersTest, MissingWorkspaceIsRefusedAndTheCommandNeverRuns) {
     const fs::path missing = tree_.base() / "missing-ws";
     const fs::path marker = tree_.base() / "marker";
     const fs::path tmp_marker = "/tmp/cordon-sbx-marker-" + unique_suffix();
@@ -375,17 +381,11 @@ TEST_P(RealRunnersTest, MissingWorkspaceIsARunnerFailureAndTheCommandNeverRuns) 
         EXPECT_EQ(error.mode(), sandbox_mode::workspace_write);
         EXPECT_EQ(error.code(), "SANDBOX_UNAVAILABLE");
         const std::string message = error.what();
-        EXPECT_THAT(message, HasSubstr(" Runner failure: "));
         EXPECT_THAT(message, StartsWith(sandbox_unavailable_message(sandbox_mode::workspace_write,
                                                                     std::nullopt)));
         ASSERT_TRUE(error.detail().has_value());
-        if (kind_ == backend_kind::bwrap) {
-            EXPECT_THAT(*error.detail(), StartsWith("bwrap: Can't find source path"));
-            EXPECT_THAT(*error.detail(), HasSubstr(missing.string()));
-        } else {
-            EXPECT_THAT(*error.detail(),
-                        StartsWith("cordon-landlock: cannot open rule path: " + missing.string()));
-        }
+        EXPECT_THAT(*error.detail(), StartsWith("cannot open the workspace " + missing.string()));
+        EXPECT_THAT(*error.detail(), HasSubstr("No such file or directory"));
         EXPECT_EQ(message.find('\n'), std::string::npos) << "the detail is one line";
     }
     EXPECT_FALSE(exists_then_remove(marker)) << "the command ran";
@@ -400,12 +400,11 @@ TEST_P(RealRunnersTest, ProbeReportIsConsistentWithTheSelection) {
     EXPECT_EQ(reports[0].state, rung_state::usable);
     EXPECT_TRUE(reports[0].reason.empty()) << reports[0].reason;
     EXPECT_TRUE(fs::path(reports[0].runner).is_absolute()) << reports[0].runner;
-    if (kind_ == backend_kind::landlock) {
-        ASSERT_TRUE(reports[0].landlock_abi.has_value());
-        EXPECT_GE(*reports[0].landlock_abi, 1);
-        EXPECT_EQ(reports[0].level,
-                  *reports[0].landlock_abi >= 5 ? enforcement::full : enforcement::partial);
-    }
+    // Landlock runs under both rungs; full enforcement needs its scopes (ABI 6).
+    ASSERT_TRUE(reports[0].landlock_abi.has_value());
+    EXPECT_GE(*reports[0].landlock_abi, 1);
+    EXPECT_EQ(reports[0].level,
+              *reports[0].landlock_abi >= 6 ? enforcement::full : enforcement::partial);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RealRunnersTest,
@@ -430,18 +429,20 @@ TEST(LauncherStatusFd, MissingGrantPathIsReportedOutOfBand) {
                  "true"};
     spec.env = runtime::build_environment(environ, {});
     spec.cwd = "/";
-    spec.status = status_channel{status_channel::protocol::launcher_record, runner_status_fd};
+    spec.status = status_channel{runner_status_fd};
     spec.timeout = generous;
     runtime::process_outcome outcome = runtime::run_process(std::move(spec));
     ASSERT_FALSE(outcome.spawn_failure.has_value());
     EXPECT_EQ(outcome.exit_code, std::optional<int>(launcher_failure_exit));
-    EXPECT_EQ(outcome.status, classify::runner_status::runner_failed);
-    EXPECT_THAT(outcome.status_detail,
-                StartsWith("cordon-landlock: cannot open rule path: /nonexistent-xyz: "));
-    EXPECT_THAT(outcome.status_detail, HasSubstr("No such file or directory"));
-    EXPECT_EQ(outcome.status_detail.find('\n'), std::string::npos);
+    ASSERT_TRUE(outcome.status.has_value());
+    EXPECT_EQ(outcome.status->outcome, status_report::verdict::failed);
+    EXPECT_EQ(outcome.status->stage, launcher_stage::open_rule_path);
+    const std::string& detail = outcome.status->message;
+    EXPECT_THAT(detail, StartsWith("cordon-landlock: cannot open rule path: /nonexistent-xyz: "));
+    EXPECT_THAT(detail, HasSubstr("No such file or directory"));
+    EXPECT_EQ(detail.find('\n'), std::string::npos);
     // The same line went to stderr, for consumers that only have stderr.
-    EXPECT_THAT(outcome.stderr_output.text, HasSubstr(outcome.status_detail + "\n"));
+    EXPECT_THAT(outcome.stderr_output.text, HasSubstr(detail + "\n"));
 }
 
 // ---- root cannot undo bwrap's confinement ---------------------------------------------------
@@ -475,9 +476,10 @@ TEST(LauncherImage, ReplacingTheLauncherOnDiskDoesNotUnconfineLaterRuns) {
     std::ofstream(launcher) << "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift\n"
                                "exec \"$@\"\n";
     fs::permissions(launcher, fs::perms::owner_all);
-    auto confined = provider->confine(strings{"true"}, {sandbox_mode::read_only, tree.workspace()});
+    auto confined = provider->confine(strings{"true"}, {sandbox_mode::read_only, tree.workspace()},
+                                      tree.workspace());
     ASSERT_TRUE(confined.runner);
-    EXPECT_GE(confined.runner->fd(), 0);
+    EXPECT_GE(confined.runner->get(), 0);
     auto record = attempt();
     EXPECT_TRUE(record.sandbox.denied) << record.stderr_output.text;
     EXPECT_FALSE(fs::exists(target)) << "the replaced launcher ran the command unconfined";
@@ -559,7 +561,7 @@ TEST(RealProbe, BothLinuxRungsUsableWithFullEnforcement) {
         }
     }
     ASSERT_TRUE(reports[1].landlock_abi.has_value());
-    EXPECT_GE(*reports[1].landlock_abi, 5);
+    EXPECT_GE(*reports[1].landlock_abi, 6);
     auto chosen = provider->selected();
     ASSERT_TRUE(chosen.has_value());
     EXPECT_EQ(chosen->kind, backend_kind::bwrap);

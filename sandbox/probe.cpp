@@ -1,0 +1,248 @@
+// Probing the ladder's rungs: functional probes that confine `true` under each mode's real
+// profile, through the caller's probe_runner (the runtime's spawn path in production).
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include "sandbox/backends.hpp"
+#include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/local_provider.hpp"
+#include "sandbox/runner_image.hpp"
+#include "sandbox/runner_path.hpp"
+
+namespace cordon::sandbox {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string first_line(std::string_view text) {
+    auto end = text.find('\n');
+    return std::string(text.substr(0, end));
+}
+
+// A short, one-line account of why a probe run did not succeed.
+std::string describe_failure(const probe_run_result& result) {
+    if (!result.spawn_error.empty()) return result.spawn_error;
+    switch (result.status.outcome) {
+        case status_report::verdict::failed:
+        case status_report::verdict::malformed:
+            return result.status.message;
+        case status_report::verdict::silent:
+        case status_report::verdict::started:
+        case status_report::verdict::probed:
+            break;
+    }
+    if (result.timed_out) return "probe timed out";
+    std::string line = first_line(result.stderr_text);
+    if (!line.empty()) return line;
+    if (result.status.outcome == status_report::verdict::silent) {
+        return "the runner exited before the launcher reported";
+    }
+    if (result.exit_code) return "exited with status " + std::to_string(*result.exit_code);
+    return "killed by a signal";
+}
+
+bool succeeded(const probe_run_result& result, status_report::verdict expected) {
+    return result.spawn_error.empty() && !result.timed_out && result.exit_code == 0 &&
+           result.status.outcome == expected;
+}
+
+// A private directory standing in for a workspace while probing the workspace-write profile.
+class probe_workspace {
+public:
+    probe_workspace() {
+        // $TMPDIR first, then /tmp. temp_directory_path() throws when TMPDIR names a directory
+        // that is gone (a closed session's private tmp), and a relative or unwritable TMPDIR
+        // must not make every rung look unusable: probing has to end in a verdict.
+        std::error_code ec;
+        fs::path from_env = fs::temp_directory_path(ec);
+        for (const fs::path& base : {ec ? fs::path() : from_env, fs::path("/tmp")}) {
+            if (!base.is_absolute()) continue;
+            std::string pattern = (base / "cordon-probe-XXXXXX").string();
+            if (::mkdtemp(pattern.data()) != nullptr) {
+                path_ = canonical_path(pattern);
+                fd_ = std::make_shared<const unique_fd>(
+                    landlock::open_no_symlinks(path_.c_str(), O_DIRECTORY));
+                return;
+            }
+        }
+    }
+    ~probe_workspace() {
+        std::error_code ec;
+        if (!path_.empty()) fs::remove_all(path_, ec);
+    }
+    probe_workspace(const probe_workspace&) = delete;
+    probe_workspace& operator=(const probe_workspace&) = delete;
+    [[nodiscard]] const fs::path& path() const { return path_; }
+    [[nodiscard]] const std::shared_ptr<const unique_fd>& fd() const { return fd_; }
+
+private:
+    fs::path path_;
+    std::shared_ptr<const unique_fd> fd_;
+};
+
+}  // namespace
+
+std::optional<std::string> local_provider::run_profiles(const rung_report& report) const {
+    // Probe = run: each mode's real profile confines `true`, status channel included, so a
+    // workspace-write-only failure (a --bind or --tmpfs the host refuses) is caught here too.
+    probe_workspace workspace;
+    if (workspace.path().empty() || !*workspace.fd()) return "cannot create a probe workspace";
+    const std::vector<std::string> command{"true"};
+    for (sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        sandbox_policy policy{mode, workspace.path()};
+        probe_run_result result =
+            options_.run_probe(wrap(report, command, policy, workspace.path(), workspace.fd()),
+                               options_.probe_timeout);
+        if (!succeeded(result, status_report::verdict::started)) {
+            return std::string(to_string(mode)) + " profile: " + describe_failure(result);
+        }
+    }
+    return std::nullopt;
+}
+
+const local_provider::launcher_state& local_provider::probe_launcher_locked() {
+    if (launcher_.probed) return launcher_;
+    launcher_.probed = true;
+    const fs::path& path = options_.launcher_path;
+    if (path.empty()) {
+        launcher_.reason = "cordon-landlock not found beside the running executable";
+        return launcher_;
+    }
+    if (::access(path.c_str(), X_OK) != 0) {
+        launcher_.reason =
+            "launcher not executable: " + path.string() + ": " + std::strerror(errno);
+        return launcher_;
+    }
+    // From here on this provider runs its own sealed copy, probes included.
+    auto image = load_sealed_image(path);
+    if (auto* error = std::get_if<std::string>(&image)) {
+        launcher_.reason = *error;
+        return launcher_;
+    }
+    launcher_.image = std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(image)));
+    confined_argv probe;
+    probe.argv = {path.string(),
+                  "--status-fd",
+                  std::to_string(runner_status_fd),
+                  "--env-fd",
+                  std::to_string(command_environment_fd),
+                  "--probe"};
+    probe.backend = backend_kind::landlock;
+    probe.status = status_channel{runner_status_fd};
+    probe.environment_fd = command_environment_fd;
+    probe.runner = launcher_.image;
+    probe_run_result result = options_.run_probe(probe, options_.probe_timeout);
+    if (!succeeded(result, status_report::verdict::probed)) {
+        launcher_.reason = describe_failure(result);
+        return launcher_;
+    }
+    launcher_.abi = result.status.abi;
+    return launcher_;
+}
+
+rung_report local_provider::probe_bwrap(rung_report report) {
+    if (report.runner.empty()) {
+        report.state = rung_state::unusable;
+        report.reason = bwrap_skipped_.empty() ? "bwrap not found in a root-owned directory on PATH"
+                                               : "no trusted bwrap: " + bwrap_skipped_;
+        return report;
+    }
+    // cordon-landlock runs inside every bwrap sandbox; without it bwrap alone is not enough.
+    const launcher_state& launcher = probe_launcher_locked();
+    if (!launcher.image) {
+        report.state = rung_state::unusable;
+        report.reason = "cordon-landlock is needed inside the sandbox: " + launcher.reason;
+        return report;
+    }
+    if (launcher.abi > 0) report.landlock_abi = launcher.abi;
+    auto image = open_runner(report.runner);
+    if (auto* error = std::get_if<std::string>(&image)) {
+        report.state = rung_state::unusable;
+        report.reason = *error;
+        return report;
+    }
+    bwrap_image_ = std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(image)));
+    report.bind_fd = true;
+    std::optional<std::string> failure = run_profiles(report);
+    if (failure && failure->find("--bind-fd") != std::string::npos) {
+        // A bubblewrap older than 0.10 binds the workspace by path; the launcher's rule still
+        // comes from the checked descriptor.
+        report.bind_fd = false;
+        failure = run_profiles(report);
+    }
+    if (failure) {
+        report.state = rung_state::unusable;
+        report.reason = *failure;
+    } else {
+        report.state = rung_state::usable;
+        report.level = assess(backend_kind::bwrap, sandbox_mode::read_only, launcher.abi).level;
+    }
+    return report;
+}
+
+rung_report local_provider::probe_landlock(rung_report report) {
+    const launcher_state& launcher = probe_launcher_locked();
+    if (!launcher.image || launcher.abi <= 0) {
+        report.state = rung_state::unusable;
+        report.reason = launcher.reason;
+        return report;
+    }
+    report.landlock_abi = launcher.abi;
+    if (auto failure = run_profiles(report)) {
+        report.state = rung_state::unusable;
+        report.reason = *failure;
+    } else {
+        report.state = rung_state::usable;
+        report.level = assess(backend_kind::landlock, sandbox_mode::read_only, launcher.abi).level;
+    }
+    return report;
+}
+
+rung_report local_provider::probe_seatbelt(rung_report report) const {
+    if (::access(report.runner.c_str(), X_OK) != 0) {
+        report.state = rung_state::unusable;
+        report.reason = report.runner + ": " + std::strerror(errno);
+        return report;
+    }
+    if (auto failure = run_profiles(report)) {
+        report.state = rung_state::unusable;
+        report.reason = *failure;
+    } else {
+        report.state = rung_state::usable;
+    }
+    return report;
+}
+
+rung_report& local_provider::probe_rung_locked(std::size_t index) {
+    if (rungs_[index].state != rung_state::not_probed) return rungs_[index];
+    if (!options_.run_probe) {
+        throw std::logic_error("local_provider: a probe_runner is required to probe " +
+                               std::string(to_string(rungs_[index].kind)));
+    }
+    rung_report report = rungs_[index];
+    switch (report.kind) {
+        case backend_kind::bwrap:
+            report = probe_bwrap(std::move(report));
+            break;
+        case backend_kind::landlock:
+            report = probe_landlock(std::move(report));
+            break;
+        case backend_kind::seatbelt:
+            report = probe_seatbelt(std::move(report));
+            break;
+    }
+    spdlog::debug("probe {}: {}{}{}", to_string(report.kind), to_string(report.state),
+                  report.reason.empty() ? "" : ": ", report.reason);
+    rungs_[index] = std::move(report);
+    return rungs_[index];
+}
+
+}  // namespace cordon::sandbox

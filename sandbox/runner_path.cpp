@@ -1,0 +1,75 @@
+#include "sandbox/runner_path.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+namespace cordon::sandbox {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string owned_badly(const fs::path& path, const struct stat& st) {
+    if (st.st_uid != 0) return path.string() + " is owned by uid " + std::to_string(st.st_uid);
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return path.string() + " is writable by group or others";
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string untrusted_because(const fs::path& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return path.string() + ": " + std::strerror(errno);
+    if (!S_ISREG(st.st_mode)) return path.string() + " is not a regular file";
+    if ((st.st_mode & S_IXUSR) == 0) return path.string() + " is not executable";
+    if (std::string why = owned_badly(path, st); !why.empty()) return why;
+    for (fs::path dir = path.parent_path();; dir = dir.parent_path()) {
+        if (::lstat(dir.c_str(), &st) != 0) return dir.string() + ": " + std::strerror(errno);
+        if (!S_ISDIR(st.st_mode)) return dir.string() + " is not a directory";
+        if (std::string why = owned_badly(dir, st); !why.empty()) return why;
+        if (dir == dir.root_path()) break;
+    }
+    return {};
+}
+
+fs::path find_trusted_executable(std::string_view name, std::string* skipped) {
+    std::vector<std::string> entries;
+    if (const char* env = std::getenv("PATH"); env != nullptr) {
+        std::stringstream list(env);
+        std::string entry;
+        while (std::getline(list, entry, ':'))
+            entries.push_back(entry);
+    }
+    entries.insert(entries.end(), {"/usr/local/bin", "/usr/bin", "/bin"});
+    for (const std::string& entry : entries) {
+        // An empty or relative entry would resolve against the current directory.
+        if (entry.empty() || entry.front() != '/') continue;
+        std::error_code ec;
+        const fs::path candidate = fs::canonical(fs::path(entry) / name, ec);
+        if (ec) continue;
+        std::string why = untrusted_because(candidate);
+        if (why.empty()) return candidate;
+        if (skipped != nullptr && skipped->empty()) {
+            *skipped = (fs::path(entry) / name).string() + " was skipped: " + why;
+        }
+    }
+    return {};
+}
+
+fs::path default_launcher_path() {
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    return self.parent_path() / "cordon-landlock";
+}
+
+}  // namespace cordon::sandbox

@@ -1,0 +1,61 @@
+#include "sandbox/status_channel.hpp"
+
+#include <cstring>
+
+namespace cordon::sandbox {
+
+status_report decode_status(std::string_view bytes) {
+    status_report report;
+    if (bytes.empty()) return report;
+    if (bytes.size() % sizeof(launcher_status_record) != 0) {
+        report.outcome = status_report::verdict::malformed;
+        report.message = "cordon-landlock: malformed status record";
+        return report;
+    }
+    bool started = false;
+    for (std::size_t at = 0; at < bytes.size(); at += sizeof(launcher_status_record)) {
+        launcher_status_record record{};
+        std::memcpy(&record, bytes.data() + at, sizeof record);
+        if (record.magic != launcher_status_magic) {
+            report = {};
+            report.outcome = status_report::verdict::malformed;
+            report.message = "cordon-landlock: malformed status record";
+            return report;
+        }
+        record.message[sizeof record.message - 1] = '\0';
+        switch (static_cast<launcher_record_kind>(record.kind)) {
+            case launcher_record_kind::started:
+                started = true;
+                report.outcome = status_report::verdict::started;
+                break;
+            case launcher_record_kind::probe:
+                report.outcome = status_report::verdict::probed;
+                report.abi = record.abi;
+                break;
+            case launcher_record_kind::failure: {
+                const auto stage = static_cast<launcher_stage>(record.stage);
+                // After `started` only the command's own exec can fail; anything else would be a
+                // record the launcher never writes in that order.
+                if (started && stage != launcher_stage::exec) {
+                    report = {};
+                    report.outcome = status_report::verdict::malformed;
+                    report.message = "cordon-landlock: status record out of order";
+                    return report;
+                }
+                report.outcome = status_report::verdict::failed;
+                report.stage = stage;
+                report.error = record.error;
+                report.message = record.message;
+                break;
+            }
+            default:
+                report = {};
+                report.outcome = status_report::verdict::malformed;
+                report.message = "cordon-landlock: unknown status record";
+                return report;
+        }
+    }
+    return report;
+}
+
+}  // namespace cordon::sandbox
