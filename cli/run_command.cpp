@@ -22,6 +22,7 @@
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
 #include "runtime/render.hpp"
+#include "sandbox/runner_path.hpp"
 
 namespace cordon::cli {
 
@@ -58,6 +59,9 @@ void write_all(int fd, std::string_view data) {
 }
 
 int exit_code_for(const runtime::run_record& record, int interrupted_by) {
+    if (record.not_started && record.not_started->error.stage == runtime::spawn_stage::policy) {
+        return exit_usage;  // the invocation asked for something cordon refuses to do
+    }
     if (record.not_started && record.not_started->error.stage == runtime::spawn_stage::cgroup) {
         // A limit that was asked for could not be enforced: the command never ran, as when the
         // sandbox is unavailable.
@@ -106,7 +110,10 @@ std::variant<validated, std::string> validate(run_options& options) {
         if (options.shell_command.find_first_not_of(" \t\r\n") == std::string::npos) {
             return "empty command";
         }
-        out.request.argv = {"bash", "-c", options.shell_command};
+        // bash from a directory no command can write: one planted on PATH by an earlier run
+        // would otherwise stand in for every later -c command.
+        const std::filesystem::path bash = sandbox::find_trusted_executable("bash");
+        out.request.argv = {bash.empty() ? "bash" : bash.string(), "-c", options.shell_command};
     } else {
         if (options.argv.empty() || options.argv.front().empty()) {
             return "missing command: give -c 'COMMAND' or -- PROGRAM ARGS...";
@@ -115,8 +122,19 @@ std::variant<validated, std::string> validate(run_options& options) {
     }
 
     std::error_code ec;
-    std::filesystem::path workspace =
-        sandbox::canonical_path(options.workspace.empty() ? "." : options.workspace);
+    const std::filesystem::path raw = options.workspace.empty() ? "." : options.workspace;
+    // Symlinks resolve before "..", as chdir does; the lexical form only tells whether the path
+    // went through a symlink at all.
+    std::filesystem::path workspace = sandbox::canonical_path(raw);
+    std::filesystem::path given = std::filesystem::absolute(raw, ec).lexically_normal();
+    if (!given.has_filename() && given != given.root_path()) given = given.parent_path();
+    if (std::filesystem::exists(workspace, ec) && workspace != given &&
+        out.request.mode == sandbox::sandbox_mode::workspace_write) {
+        // A symlink on the way decides which directory becomes writable; one planted by an
+        // earlier run would hand this one another directory.
+        return "workspace " + given.string() + " resolves through a symlink to " +
+               workspace.string() + "; give the real path";
+    }
     if (!std::filesystem::exists(workspace, ec)) {
         return "workspace does not exist: " + workspace.string();
     }

@@ -277,6 +277,8 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
                                    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
         if (!host->lock_ || ::flock(host->lock_.get(), LOCK_EX | LOCK_NB) != 0) {
             host->no_lock_ = errno_text("cannot lock " + lock_name);
+            // A lock file nobody holds would tell the next cordon that this one is dead.
+            if (host->lock_) ::unlinkat(host->lock_directory_.get(), lock_name.c_str(), 0);
             host->lock_.reset();
         }
     }

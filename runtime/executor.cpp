@@ -14,6 +14,7 @@
 #include "runtime/environment.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/launcher_status.hpp"
+#include "sandbox/protected_paths.hpp"
 
 extern char** environ;
 
@@ -153,6 +154,21 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             return {};
         }
         const sandbox::sandbox_policy policy{mode, request.workspace_root};
+        // A workspace the command must not be able to write is the request's fault, not the
+        // host's: reported as such, never as an unusable sandbox.
+        std::vector<std::filesystem::path> spill_files;
+        if (spill_) spill_files.push_back(spill_->root() / "cordon-spill-*");
+        if (auto refused = provider_->refusal(policy, spill_files)) {
+            return not_started({spawn_stage::policy, EPERM}, *refused);
+        }
+        for (const char* special : {"/proc", "/sys", "/dev"}) {
+            if (sandbox::is_within(workdir, special)) {
+                return not_started({spawn_stage::policy, EPERM},
+                                   "refusing the working directory " + workdir.string() +
+                                       ": a confined command does not see " + special +
+                                       " as the host does");
+            }
+        }
         try {
             confined = provider_->confine(request.argv, policy, workdir);
         } catch (const sandbox::sandbox_unavailable_error& error) {

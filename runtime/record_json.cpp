@@ -36,8 +36,10 @@ json to_json(const run_record& record) {
           {"processLimitHit", record.limits_hit.processes},
           {"memoryLimitHit", record.limits_hit.memory}}}};
     if (record.not_started) {
-        out["error"] = json{{"name", "SpawnError"},
-                            {"code", "SPAWN_FAILED"},
+        // A refused request is not a failed spawn: nothing was attempted.
+        const bool refused = record.not_started->error.stage == spawn_stage::policy;
+        out["error"] = json{{"name", refused ? "RequestRefused" : "SpawnError"},
+                            {"code", refused ? "REQUEST_REFUSED" : "SPAWN_FAILED"},
                             {"stage", to_string(record.not_started->error.stage)},
                             {"message", record.not_started->message}};
     }

@@ -28,6 +28,8 @@ bool make_pipe(pipe_pair& out) noexcept {  // declared in unique_fd.hpp
 
 std::string_view to_string(spawn_stage stage) noexcept {
     switch (stage) {
+        case spawn_stage::policy:
+            return "policy";
         case spawn_stage::resolve:
             return "resolve";
         case spawn_stage::resources:
@@ -57,6 +59,9 @@ std::string describe(const spawn_error& error, std::string_view program) {
             break;
         case spawn_stage::chdir:
             text = "cannot enter the working directory";
+            break;
+        case spawn_stage::policy:
+            text = "refused";
             break;
         case spawn_stage::resources:
         case spawn_stage::signals:

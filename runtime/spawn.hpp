@@ -21,6 +21,7 @@
 namespace cordon::runtime {
 
 enum class spawn_stage {
+    policy,     // the request may not run as asked (an unsafe workspace); decided before anything
     resolve,    // the program was not found on PATH / not executable (parent side, no fork)
     resources,  // pipe, stack or clone failed in the parent
     signals,    // resetting signal state in the child

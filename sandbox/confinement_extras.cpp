@@ -1,6 +1,7 @@
 // See confinement_extras.hpp. Raw prctl/capset/seccomp/unshare only: no allocation, no libc state.
 #include "sandbox/confinement_extras.hpp"
 
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -9,6 +10,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -92,6 +94,30 @@ constexpr long sysv_ipc_calls[] = {
 #endif
 };
 
+// Setting the set-user-ID or set-group-ID bit: a root command would otherwise leave a setuid-root
+// program behind in its workspace, a privilege escalation for every local user once it ended.
+// {call, index of the mode argument}; open/openat only matter with O_CREAT or O_TMPFILE.
+constexpr std::uint32_t setid_bits = S_ISUID | S_ISGID;
+struct mode_argument {
+    long call;
+    unsigned index;
+};
+constexpr mode_argument setid_modes[] = {
+#ifdef SYS_chmod
+    {SYS_chmod, 1},
+#endif
+#ifdef SYS_creat
+    {SYS_creat, 1},
+#endif
+#ifdef SYS_mknod
+    {SYS_mknod, 1},
+#endif
+    {SYS_fchmod, 1},  {SYS_fchmodat, 2}, {452, 2},  // fchmodat2 (Linux 6.6)
+    {SYS_mknodat, 2},
+};
+// O_TMPFILE without the O_DIRECTORY bit it carries, so that a plain O_DIRECTORY open never counts.
+constexpr std::uint32_t creating = O_CREAT | 020000000;
+
 // Calls whose first argument names a process, allowed on the caller itself (0) only.
 constexpr long self_only_calls[] = {
     SYS_prlimit64,
@@ -105,8 +131,9 @@ constexpr std::uint32_t sysno(long nr) {
 }
 
 // A seccomp-BPF program built in place. Every rule is a block that starts with the system call
-// number in the accumulator and either ends in a RET or leaves the accumulator untouched, so the
-// blocks compose in any order without long jumps.
+// number in the accumulator and either returns or falls through to the next block with the
+// number loaded again, so that the blocks compose in any order, none can shadow another, and no
+// jump is long.
 class program {
 public:
     [[nodiscard]] bool full() const noexcept { return overflow_; }
@@ -117,11 +144,12 @@ public:
     void load_arch() noexcept { load(offsetof(seccomp_data, arch)); }
     void load_nr() noexcept { load(offsetof(seccomp_data, nr)); }
     // The low word of an argument: on both little-endian targets it comes first, and the kernel
-    // reads int and pid_t arguments from it alone.
+    // reads int, mode_t and pid_t arguments from it alone.
     void load_arg(unsigned index) noexcept {
         load(offsetof(seccomp_data, args) + index * sizeof(std::uint64_t));
     }
     void ret(std::uint32_t action) noexcept { emit(stmt(BPF_RET | BPF_K, action)); }
+    void jump(std::uint32_t offset) noexcept { emit(stmt(BPF_JMP | BPF_JA, offset)); }
     void jump_eq(std::uint32_t value, std::uint8_t jt, std::uint8_t jf) noexcept {
         emit(jmp(BPF_JMP | BPF_JEQ | BPF_K, value, jt, jf));
     }
@@ -143,7 +171,7 @@ public:
         load_arg(index);
         jump_eq(0, 1, 0);
         ret(action);
-        ret(allow);
+        load_nr();
     }
     // nr == call: `action` unless argument 0 is `which` and argument 1 is 0 (the caller itself).
     void refuse_unless_self(long call, std::uint32_t which, std::uint32_t action) noexcept {
@@ -153,7 +181,7 @@ public:
         load_arg(1);
         jump_eq(0, 1, 0);
         ret(action);
-        ret(allow);
+        load_nr();
     }
     // nr == call: `action` when any of `bits` is set in argument `index`.
     void refuse_flags(long call, unsigned index, std::uint32_t bits,
@@ -162,18 +190,31 @@ public:
         load_arg(index);
         jump_set(bits, 0, 1);
         ret(action);
-        ret(allow);
+        load_nr();
     }
-    // nr == ioctl: `action` for the listed requests (argument 1), allow the rest.
+    // nr == call: `action` when any of `when_bits` is set in argument `when` and any of `bits`
+    // in argument `index`.
+    void refuse_flags_when(long call, unsigned when, std::uint32_t when_bits, unsigned index,
+                           std::uint32_t bits, std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 6);
+        load_arg(when);
+        jump_set(when_bits, 0, 3);
+        load_arg(index);
+        jump_set(bits, 0, 1);
+        ret(action);
+        load_nr();
+    }
+    // nr == ioctl: `action` for the listed requests (argument 1).
     template <std::size_t N>
     void refuse_ioctls(const std::uint32_t (&requests)[N], std::uint32_t action) noexcept {
-        jump_eq(sysno(SYS_ioctl), 0, static_cast<std::uint8_t>(N + 3));
+        jump_eq(sysno(SYS_ioctl), 0, static_cast<std::uint8_t>(N + 4));
         load_arg(1);
         for (std::size_t i = 0; i < N; ++i) {
             jump_eq(requests[i], static_cast<std::uint8_t>(N - i), 0);
         }
-        ret(allow);
+        jump(1);
         ret(action);
+        load_nr();
     }
 
 private:
@@ -240,6 +281,14 @@ int install_filter(const filter_options& options) noexcept {
     p.ret(enosys);
 
     p.refuse(SYS_clone3, enosys);
+    // openat2 carries its mode in a struct the filter cannot read; libc falls back to openat.
+    p.refuse(SYS_openat2, enosys);
+    for (const mode_argument& m : setid_modes)
+        p.refuse_flags(m.call, m.index, setid_bits, eperm);
+#ifdef SYS_open
+    p.refuse_flags_when(SYS_open, 1, creating, 2, setid_bits, eperm);
+#endif
+    p.refuse_flags_when(SYS_openat, 2, creating, 3, setid_bits, eperm);
     p.refuse_flags(SYS_clone, 0, CLONE_NEWUSER, eperm);
     p.refuse_flags(SYS_unshare, 0, CLONE_NEWUSER, eperm);
     for (long call : refused_calls)

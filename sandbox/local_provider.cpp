@@ -10,6 +10,7 @@
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/protected_paths.hpp"
 #include "sandbox/runner_path.hpp"
 
 namespace cordon::sandbox {
@@ -99,8 +100,43 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         }
         rungs_.push_back(std::move(report));
     }
-    const std::vector<fs::path> runners{options_.bwrap_path, options_.launcher_path};
-    protected_ = runner_closure(runners);
+}
+
+const protected_paths& local_provider::protected_set() {
+    std::call_once(protected_once_, [this] {
+        const std::vector<fs::path> runners{options_.bwrap_path, options_.launcher_path};
+        protected_ = runner_closure(runners, trusted_directories());
+    });
+    return protected_;
+}
+
+std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
+                                                   std::span<const fs::path> also_protected) {
+    if (policy.mode != sandbox_mode::workspace_write) return std::nullopt;
+    // The path must name the directory itself: a symlink on the way (planted by an earlier run
+    // in a directory it could write) would decide which directory becomes writable.
+    if (const fs::path resolved = canonical_path(policy.workspace_root);
+        resolved != policy.workspace_root) {
+        return "refusing a workspace-write workspace: " + policy.workspace_root.string() +
+               " is not the directory's own path (it resolves to " + resolved.string() +
+               "); give the real path";
+    }
+    if (auto pseudo = pseudo_filesystem_at(policy.workspace_root)) {
+        return "refusing a workspace-write workspace: " + *pseudo;
+    }
+    std::optional<rung_report> rung = selected();
+    if (!rung) return std::nullopt;  // confine() fails closed on its own
+    // Nothing that runs unconfined later may lie where this command can write: not the runner of
+    // this run, not the other rung's, not cordon itself, not what they load.
+    const std::vector<fs::path> roots = writable_for(rung->kind, policy);
+    std::vector<protected_path> extra;
+    for (const fs::path& path : also_protected) {
+        extra.push_back({path, "holds the records of cordon's runs"});
+    }
+    auto exposed = exposed_by(protected_set(), roots);
+    if (!exposed) exposed = exposed_by(extra, roots);
+    if (exposed) return "refusing a workspace-write workspace: " + *exposed;
+    return std::nullopt;
 }
 
 std::vector<backend_kind> local_provider::ladder() const {
@@ -190,6 +226,8 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
     std::optional<rung_report> rung = selected();
     if (!rung) throw sandbox_unavailable_error(policy.mode);
 
+    if (auto refused = refusal(policy, {})) throw sandbox_unavailable_error(policy.mode, *refused);
+
     // The workspace is opened once, here, without following a symlink, and the runners are
     // handed this descriptor: a directory renamed into its place afterwards is not the one they
     // make writable. What the descriptor names is what gets checked below.
@@ -211,12 +249,6 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         workspace = std::make_shared<const unique_fd>(std::move(fd));
     }
 
-    // Nothing that runs unconfined later may lie where this command can write: not the runner of
-    // this run, not the other rung's, not cordon itself, not what they load.
-    const std::vector<fs::path> roots = writable_for(rung->kind, policy);
-    if (auto exposed = exposed_by(protected_, roots)) {
-        throw sandbox_unavailable_error(policy.mode, *exposed);
-    }
     return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
                 std::move(workspace));
 }

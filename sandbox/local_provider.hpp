@@ -83,6 +83,10 @@ public:
                                         const sandbox_policy& policy,
                                         const std::filesystem::path& workdir) override;
 
+    [[nodiscard]] std::optional<std::string> refusal(
+        const sandbox_policy& policy,
+        std::span<const std::filesystem::path> also_protected) override;
+
     // The rungs this provider considers, in order.
     [[nodiscard]] std::vector<backend_kind> ladder() const;
 
@@ -93,8 +97,9 @@ public:
     // Probes every rung (each at most once per provider lifetime) for diagnostics.
     [[nodiscard]] std::vector<rung_report> probe_all();
 
-    // What a workspace-write run must not be able to write (protected_paths.hpp).
-    [[nodiscard]] const protected_paths& protected_set() const noexcept { return protected_; }
+    // What a workspace-write run must not be able to write (protected_paths.hpp), computed on
+    // first use: read-only runs never need it.
+    [[nodiscard]] const protected_paths& protected_set();
 
 private:
     // The launcher, shared by both Linux rungs: its sealed image and what its probe found.
@@ -117,6 +122,7 @@ private:
                                      std::shared_ptr<const unique_fd> workspace) const;
 
     local_provider_options options_;
+    std::once_flag protected_once_;
     protected_paths protected_;
     std::mutex mutex_;
     std::vector<rung_report> rungs_;

@@ -95,7 +95,11 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
     // workspace-write-only failure (a --bind or --tmpfs the host refuses) is caught here too.
     probe_workspace workspace;
     if (workspace.path().empty() || !*workspace.fd()) return "cannot create a probe workspace";
-    const std::vector<std::string> command{"true"};
+    // `true` by absolute path from a directory no command can write: one planted on PATH could
+    // make every rung look unusable, or fake a failure that selects a weaker profile.
+    const fs::path true_path = find_trusted_executable("true");
+    if (true_path.empty()) return "no `true` in a directory runners are taken from";
+    const std::vector<std::string> command{true_path.string()};
     for (sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         sandbox_policy policy{mode, workspace.path()};
         probe_run_result result =

@@ -1,8 +1,10 @@
 #include "sandbox/protected_paths.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 namespace cordon::sandbox {
@@ -11,11 +13,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void add_unique(std::vector<fs::path>& out, const fs::path& path) {
+constexpr std::string_view runs_later = "runs unconfined in later runs";
+constexpr std::string_view loaded_later = "is loaded by programs that run unconfined later";
+
+void add_unique(protected_paths& out, const fs::path& path, std::string_view why) {
     std::error_code ec;
     fs::path canonical = fs::canonical(path, ec);
     if (ec) return;  // nothing there to protect
-    if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
+    const bool known = std::any_of(out.begin(), out.end(), [&canonical](const protected_path& p) {
+        return p.path == canonical;
+    });
+    if (!known) out.push_back({std::move(canonical), std::string(why)});
 }
 
 // The files mapped into this process: its executable, the loader and every shared object.
@@ -36,6 +44,29 @@ std::vector<fs::path> mapped_files() {
     return out;
 }
 
+// Filesystems whose "files" are kernel or host state rather than data (statfs(2) types).
+constexpr std::array<std::string_view, 20> pseudo_types{
+    "proc",    "sysfs",       "cgroup",    "cgroup2",    "devtmpfs",  "devpts",   "mqueue",
+    "bpf",     "debugfs",     "tracefs",   "securityfs", "pstore",    "efivarfs", "configfs",
+    "fusectl", "binfmt_misc", "hugetlbfs", "autofs",     "selinuxfs", "nsfs"};
+
+// mountinfo escapes space, tab, newline and backslash in paths as \ooo.
+std::string unescape(std::string_view text) {
+    const auto octal = [](char c) { return c >= '0' && c <= '7'; };
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 3 < text.size() && octal(text[i + 1]) && octal(text[i + 2]) &&
+            octal(text[i + 3])) {
+            out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
+                                     (text[i + 3] - '0'));
+            i += 3;
+            continue;
+        }
+        out += text[i];
+    }
+    return out;
+}
+
 }  // namespace
 
 bool is_within(const fs::path& path, const fs::path& root) {
@@ -43,55 +74,91 @@ bool is_within(const fs::path& path, const fs::path& root) {
     return root_end == root.end();
 }
 
-protected_paths runner_closure(std::span<const fs::path> runners) {
+protected_paths runner_closure(std::span<const fs::path> runners,
+                               std::span<const fs::path> runner_directories) {
     protected_paths out;
     for (const fs::path& runner : runners) {
-        if (!runner.empty()) add_unique(out.files, runner);
+        if (!runner.empty()) add_unique(out, runner, runs_later);
     }
-    add_unique(out.files, "/proc/self/exe");
+    add_unique(out, "/proc/self/exe", runs_later);
+    for (const fs::path& directory : runner_directories) {
+        add_unique(out, directory, "is where cordon takes its runners from");
+    }
     for (const fs::path& file : mapped_files()) {
-        add_unique(out.files, file);
-        add_unique(out.directories, file.parent_path());
+        add_unique(out, file, loaded_later);
+        add_unique(out, file.parent_path(), loaded_later);
     }
-    for (const char* config : {"/etc/ld.so.preload", "/etc/ld.so.cache", "/etc/ld.so.conf"}) {
-        add_unique(out.files, config);
+    for (const char* config :
+         {"/etc/ld.so.preload", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"}) {
+        add_unique(out, config, "configures the loader of programs that run unconfined later");
     }
-    add_unique(out.directories, "/etc/ld.so.conf.d");
     std::vector<fs::path> libraries;
     for (const char* dir : {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"}) {
-        add_unique(libraries, dir);
+        libraries.emplace_back(dir);
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator(dir, ec)) {
             // The multiarch directories (x86_64-linux-gnu, ...), where Debian keeps libc.
             const std::string name = entry.path().filename().string();
             if (name.find("-linux-") != std::string::npos && entry.is_directory(ec)) {
-                add_unique(libraries, entry.path());
+                libraries.push_back(entry.path());
             }
         }
     }
     for (const fs::path& dir : libraries) {
-        add_unique(out.directories, dir);
+        add_unique(out, dir, loaded_later);
         std::error_code ec;
         const fs::path hwcaps = dir / "glibc-hwcaps";
-        add_unique(out.directories, hwcaps);
+        add_unique(out, hwcaps, loaded_later);
         for (const auto& entry : fs::directory_iterator(hwcaps, ec)) {
-            add_unique(out.directories, entry.path());
+            add_unique(out, entry.path(), loaded_later);
         }
     }
     return out;
 }
 
-std::optional<std::string> exposed_by(const protected_paths& paths,
+std::optional<std::string> exposed_by(std::span<const protected_path> paths,
                                       std::span<const fs::path> writable_roots) {
     for (const fs::path& root : writable_roots) {
-        for (const auto* list : {&paths.files, &paths.directories}) {
-            for (const fs::path& path : *list) {
-                if (is_within(path, root)) {
-                    return path.string() + " lies inside " + root.string() +
-                           ", which the run could write; a confined command could replace what "
-                           "later runs execute unconfined";
-                }
+        for (const protected_path& p : paths) {
+            if (is_within(p.path, root)) {
+                return p.path.string() + " lies inside " + root.string() +
+                       ", which the command could write, and " + p.why;
             }
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> pseudo_filesystem_at(const fs::path& root) {
+    for (const char* special : {"/dev", "/proc", "/sys"}) {
+        if (is_within(root, special)) {
+            return root.string() + " lies in " + special +
+                   ", where writes reach the kernel, devices or other processes";
+        }
+        if (is_within(special, root)) {
+            return root.string() + " holds " + special +
+                   ", where writes reach the kernel, devices or other processes";
+        }
+    }
+    std::ifstream mountinfo("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(mountinfo, line)) {
+        const auto separator = line.find(" - ");
+        if (separator == std::string::npos) continue;
+        std::istringstream tail(line.substr(separator + 3));
+        std::string type;
+        tail >> type;
+        if (std::find(pseudo_types.begin(), pseudo_types.end(), type) == pseudo_types.end()) {
+            continue;
+        }
+        std::istringstream head(line.substr(0, separator));
+        std::string id, parent, device, mount_root, point;
+        head >> id >> parent >> device >> mount_root >> point;
+        const fs::path mount_point = unescape(point);
+        if (is_within(root, mount_point) || is_within(mount_point, root)) {
+            return root.string() + (is_within(root, mount_point) ? " lies in" : " holds") +
+                   " the " + type + " filesystem at " + mount_point.string() +
+                   ", where writes reach the kernel rather than files";
         }
     }
     return std::nullopt;

@@ -1,9 +1,15 @@
-// What a workspace-write run must not be able to write: everything that runs unconfined after
-// it. That is every runner (not only the one this run uses) and cordon's own executable, and what
-// they load: the dynamic loader, the shared objects mapped into this process, the loader's
-// configuration and the system library directories (with glibc-hwcaps, which the loader searches
-// first). A run under which the command could replace any of them is refused: a later run, in
-// this process or the next, would execute the replacement before any confinement.
+// What a workspace-write run must not be able to write, and where it must not write at all.
+//
+// Everything that runs unconfined after the run: every runner (not only the one this run uses),
+// cordon's own executable and what they load — the dynamic loader, the shared objects mapped into
+// this process, the loader's configuration, the system library directories with glibc-hwcaps
+// (searched first) — and the directories cordon takes runners from. A run under which the command
+// could replace any of them is refused: a later run, in this process or the next, would execute
+// the replacement before any confinement. Callers add their own (the executor: its spill files).
+//
+// And pseudo filesystems: a workspace that is, lies in or contains procfs, sysfs, a cgroup
+// hierarchy, /dev or the like would make writable what is not a file at all — sysctls, other
+// processes, cgroup membership, devices, cordon's liveness locks under /dev/shm.
 #pragma once
 
 #include <filesystem>
@@ -14,20 +20,30 @@
 
 namespace cordon::sandbox {
 
-struct protected_paths {
-    std::vector<std::filesystem::path> files;        // canonical
-    std::vector<std::filesystem::path> directories;  // canonical
+struct protected_path {
+    std::filesystem::path path;  // canonical
+    std::string why;             // "runs unconfined in later runs", ...
 };
+
+using protected_paths = std::vector<protected_path>;
 
 // The closure for `runners` (their canonical paths; missing ones are ignored) on this host:
 // the runners, /proc/self/exe, every file mapped into this process, /etc/ld.so.{preload,cache,
-// conf,conf.d}, the system library directories and their glibc-hwcaps subdirectories.
-[[nodiscard]] protected_paths runner_closure(std::span<const std::filesystem::path> runners);
+// conf,conf.d}, the system library directories and their glibc-hwcaps subdirectories, and
+// `runner_directories`.
+[[nodiscard]] protected_paths runner_closure(
+    std::span<const std::filesystem::path> runners,
+    std::span<const std::filesystem::path> runner_directories);
 
 // The first protected path that lies inside one of `writable_roots` (canonical), as a one-line
 // explanation; nullopt when none does.
 [[nodiscard]] std::optional<std::string> exposed_by(
-    const protected_paths& paths, std::span<const std::filesystem::path> writable_roots);
+    std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
+
+// Why `root` (canonical) must not be writable at all: it is, lies in or contains /dev, /proc,
+// /sys or a mount of a pseudo filesystem (per /proc/self/mountinfo). nullopt when it is an
+// ordinary directory.
+[[nodiscard]] std::optional<std::string> pseudo_filesystem_at(const std::filesystem::path& root);
 
 // True when `path` is `root` or lies beneath it (both canonical).
 [[nodiscard]] bool is_within(const std::filesystem::path& path, const std::filesystem::path& root);

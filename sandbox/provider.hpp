@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -22,6 +23,18 @@ public:
     [[nodiscard]] virtual confined_argv confine(std::span<const std::string> argv,
                                                 const sandbox_policy& policy,
                                                 const std::filesystem::path& workdir) = 0;
+
+    // Why `policy` must not be confined although a backend may be usable: a workspace-write root
+    // on a pseudo filesystem, or one under which the command could write what runs unconfined
+    // later (`also_protected` adds the caller's own such paths, e.g. its spill files). nullopt
+    // when nothing stands in the way. The request is at fault, not the host, so callers report
+    // it as such; confine() refuses such a policy too, as the last line of defence.
+    [[nodiscard]] virtual std::optional<std::string> refusal(
+        const sandbox_policy& policy, std::span<const std::filesystem::path> also_protected) {
+        (void)policy;
+        (void)also_protected;
+        return std::nullopt;
+    }
 };
 
 }  // namespace cordon::sandbox

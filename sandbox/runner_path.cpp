@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -41,25 +42,58 @@ std::string untrusted_because(const fs::path& path) {
     return {};
 }
 
+const std::vector<fs::path>& trusted_directories() {
+    static const std::vector<fs::path> directories = [] {
+        std::vector<fs::path> out;
+        for (const char* dir :
+             {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}) {
+            std::error_code ec;
+            fs::path canonical = fs::canonical(dir, ec);
+            if (!ec && std::find(out.begin(), out.end(), canonical) == out.end()) {
+                out.push_back(std::move(canonical));
+            }
+        }
+        return out;
+    }();
+    return directories;
+}
+
 fs::path find_trusted_executable(std::string_view name, std::string* skipped) {
-    std::vector<std::string> entries;
+    // PATH only orders the trusted directories; an entry outside them is never searched.
+    std::vector<fs::path> order;
     if (const char* env = std::getenv("PATH"); env != nullptr) {
         std::stringstream list(env);
         std::string entry;
-        while (std::getline(list, entry, ':'))
-            entries.push_back(entry);
+        while (std::getline(list, entry, ':')) {
+            if (entry.empty() || entry.front() != '/') continue;
+            std::error_code ec;
+            fs::path canonical = fs::canonical(entry, ec);
+            if (ec) continue;
+            const auto& trusted = trusted_directories();
+            if (std::find(trusted.begin(), trusted.end(), canonical) == trusted.end()) {
+                if (skipped != nullptr && skipped->empty() &&
+                    fs::exists(fs::path(entry) / name, ec)) {
+                    *skipped = (fs::path(entry) / name).string() +
+                               " was skipped: not in a directory runners are taken from";
+                }
+                continue;
+            }
+            if (std::find(order.begin(), order.end(), canonical) == order.end()) {
+                order.push_back(std::move(canonical));
+            }
+        }
     }
-    entries.insert(entries.end(), {"/usr/local/bin", "/usr/bin", "/bin"});
-    for (const std::string& entry : entries) {
-        // An empty or relative entry would resolve against the current directory.
-        if (entry.empty() || entry.front() != '/') continue;
+    for (const fs::path& dir : trusted_directories()) {
+        if (std::find(order.begin(), order.end(), dir) == order.end()) order.push_back(dir);
+    }
+    for (const fs::path& dir : order) {
         std::error_code ec;
-        const fs::path candidate = fs::canonical(fs::path(entry) / name, ec);
+        const fs::path candidate = fs::canonical(dir / name, ec);
         if (ec) continue;
         std::string why = untrusted_because(candidate);
         if (why.empty()) return candidate;
         if (skipped != nullptr && skipped->empty()) {
-            *skipped = (fs::path(entry) / name).string() + " was skipped: " + why;
+            *skipped = (dir / name).string() + " was skipped: " + why;
         }
     }
     return {};

@@ -196,6 +196,53 @@ TEST_F(CliTest, SandboxUnavailableExits125WithTheExactMessage) {
     EXPECT_EQ(doc["error"]["name"], "SandboxUnavailableError");
 }
 
+// A workspace the command must not be able to write is the request's fault: a usage error that
+// names the reason, never "no sandbox backend is usable ... switch to danger-full-access".
+TEST_F(CliTest, UnsafeWorkspacesAreRefusedAsUsageErrors) {
+    fs::create_directory_symlink(workspace_, root_ / "link");
+    fs::path marker = root_ / "marker";
+    const std::string touch = "touch " + marker.string();
+    struct refused {
+        std::string workspace;
+        std::string says;
+    };
+    const refused cases[] = {
+        {"/proc", "lies in /proc"},
+        {"/sys/fs/cgroup", "lies in /sys"},
+        {"/dev/shm", "lies in /dev"},
+        {"/", "holds /dev"},
+        {"/usr/local/bin", "where cordon takes its runners from"},
+        {"/var/tmp", "cordon-spill-"},
+        {(root_ / "link").string(), "resolves through a symlink"},
+        {cordon_path().parent_path().string(), "runs unconfined in later runs"},
+    };
+    for (const auto& c : cases) {
+        for (const char* backend : {"bwrap", "landlock"}) {
+            SCOPED_TRACE(c.workspace + " " + backend);
+            auto r = cordon({"run", "--backend", backend, "--mode", "workspace-write",
+                             "--workspace", c.workspace, "-c", touch},
+                            workspace_);
+            EXPECT_EQ(r.exit_code, 2) << r.err;
+            EXPECT_EQ(count_lines(r.err), 1) << r.err;
+            EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+            EXPECT_EQ(r.err.find("no sandbox backend is usable"), std::string::npos) << r.err;
+            EXPECT_FALSE(fs::exists(marker));
+        }
+    }
+    auto json =
+        cordon({"run", "--json", "--mode", "workspace-write", "--workspace", "/proc", "-c", touch},
+               workspace_);
+    EXPECT_EQ(json.exit_code, 2);
+    auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc["error"]["code"], "REQUEST_REFUSED");
+    EXPECT_EQ(doc["error"]["stage"], "policy");
+    // A confined run's working directory in /proc is refused the same way.
+    auto workdir = cordon({"run", "--workdir", "/proc/self", "-c", touch}, workspace_);
+    EXPECT_EQ(workdir.exit_code, 2) << workdir.err;
+    EXPECT_NE(workdir.err.find("refusing the working directory"), std::string::npos);
+    EXPECT_FALSE(fs::exists(marker));
+}
+
 TEST_F(CliTest, ConfinedRunShowsARefusedAndAPermittedWrite) {
     for (std::string backend : {"bwrap", "landlock"}) {
         fs::path inside = workspace_ / ("inside-" + backend);
@@ -221,7 +268,7 @@ TEST_F(CliTest, JsonRecordHasEveryField) {
     EXPECT_EQ(r.exit_code, 1);
     auto doc = nlohmann::json::parse(r.out);
     for (const char* key : {"exitCode", "signal", "timedOut", "aborted", "timeoutMs", "durationMs",
-                            "stdout", "stderr", "sandbox"}) {
+                            "stdout", "stderr", "sandbox", "limits"}) {
         EXPECT_TRUE(doc.contains(key)) << key;
     }
     EXPECT_EQ(doc["exitCode"], 1);

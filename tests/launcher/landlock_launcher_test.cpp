@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -756,6 +757,29 @@ TEST_F(launcher_test, without_landlock_the_rest_still_holds) {
     const auto records = parse_records(result.status);
     ASSERT_EQ(records.size(), 1u);
     EXPECT_TRUE(is_started(records[0]));
+}
+
+}  // namespace
+
+namespace {
+
+// A root command must not leave a set-user-ID or set-group-ID program behind for local users.
+TEST_F(confined_test, set_id_bits_are_refused_in_every_mode) {
+    const fs::path program = dir_ / "program";
+    fs::copy_file("/bin/true", program);
+    const std::string script =
+        "cd '" + dir_.string() +
+        "' && chmod 755 program && echo plain; chmod u+s program || echo no-setuid; chmod g+s "
+        "program || echo no-setgid; install -m 2755 program copy || echo no-install";
+    const run_result result =
+        run({"--read-root", "--rw", dir_.string(), "--rw", "/dev/null", "--", "sh", "-c", script});
+    EXPECT_EQ(result.out, "plain\nno-setuid\nno-setgid\nno-install\n") << result.err;
+    struct stat st {};
+    ASSERT_EQ(::stat(program.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0U);
+    if (::stat((dir_ / "copy").c_str(), &st) == 0) {
+        EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0U);
+    }
 }
 
 }  // namespace

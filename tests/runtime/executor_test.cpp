@@ -317,6 +317,26 @@ TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) 
     EXPECT_FALSE(fs::exists(marker));
 }
 
+// The provider's refusal is the request's fault: a record that was not started (stage policy,
+// REQUEST_REFUSED), never the fail-closed sandbox error; the executor's spill files count.
+TEST(ExecutorProvider, RefusedWorkspaceIsNotStartedAndNeverReachesConfine) {
+    auto provider = make_local_provider();
+    test::temp_dir spill_root;
+    executor_options options;
+    options.spill_root = spill_root.path();
+    for (const fs::path& root : {fs::path("/proc"), spill_root.path()}) {
+        SCOPED_TRACE(root.string());
+        auto record =
+            run(provider, request_for({"/bin/true"}, sandbox_mode::workspace_write, root), options);
+        ASSERT_TRUE(record.not_started);
+        EXPECT_EQ(record.not_started->error.stage, spawn_stage::policy);
+        EXPECT_NE(record.not_started->message.find("refusing a workspace-write workspace"),
+                  std::string::npos)
+            << record.not_started->message;
+        EXPECT_EQ(to_json(record)["error"]["code"], "REQUEST_REFUSED");
+    }
+}
+
 TEST(ExecutorProvider, MissingProgramIsNotStartedInEveryModeWithoutConsultingTheProvider) {
     auto provider = std::make_shared<counting_provider>();
     test::temp_dir workspace;

@@ -220,7 +220,8 @@ TEST_F(LadderTest, OneProbeSequenceServesManyConfines) {
     ASSERT_TRUE(calls[0].runner) << "the sealed launcher image runs the probe";
     for (const auto& call : {calls[1], calls[2]}) {
         EXPECT_EQ(call.argv.front(), fake_bwrap_.string());
-        EXPECT_EQ(call.argv.back(), "true");  // the probe really confines `true`
+        // The probe really confines `true`, taken by absolute path from a trusted directory.
+        EXPECT_EQ(call.argv.back(), find_trusted_executable("true").string());
         ASSERT_TRUE(call.status.has_value()) << "the probe must run with the status channel";
         EXPECT_EQ(call.environment_fd, command_environment_fd);
     }
@@ -598,7 +599,7 @@ TEST_F(LadderTest, LandlockProbeRecordGivesTheAbiAndPartialEnforcement) {
         EXPECT_EQ(calls[i].backend, backend_kind::landlock);
         EXPECT_EQ(calls[i].level, enforcement::partial);
         EXPECT_EQ(calls[i].argv.front(), launcher_.string());
-        EXPECT_EQ(calls[i].argv.back(), "true");
+        EXPECT_EQ(calls[i].argv.back(), find_trusted_executable("true").string());
         ASSERT_TRUE(calls[i].status.has_value());
     }
     EXPECT_FALSE(contains(calls[1].argv, "/tmp")) << "read-only profile first";
@@ -780,7 +781,7 @@ TEST(TrustedExecutable, SkipsACandidateInADirectorySomeoneElseCanWrite) {
     std::string skipped;
     EXPECT_TRUE(find_trusted_executable(name, &skipped).empty());
     EXPECT_THAT(skipped, HasSubstr(name));
-    EXPECT_THAT(skipped, HasSubstr("/var/tmp is writable by group or others"));
+    EXPECT_THAT(skipped, HasSubstr("not in a directory runners are taken from"));
     // A real runner later on PATH is still found.
     scoped_env with_sh("PATH", (dir.path() / ".venv" / "bin").string() + ":/usr/bin:/bin");
     EXPECT_FALSE(find_trusted_executable("sh").empty());
@@ -935,16 +936,19 @@ TEST_F(LadderTest, CordonItselfAndWhatTheRunnersLoadAreProtected) {
     scripted_runner runner(all_usable);
     local_provider provider(options(runner, backend_choice::bwrap));
     const protected_paths& closure = provider.protected_set();
+    std::vector<fs::path> paths;
+    for (const auto& entry : closure)
+        paths.push_back(entry.path);
     const fs::path self = fs::canonical("/proc/self/exe");
-    EXPECT_THAT(closure.files, ::testing::Contains(self));
-    EXPECT_THAT(closure.files, ::testing::Contains(fs::canonical(fake_bwrap_)));
-    EXPECT_THAT(closure.files, ::testing::Contains(fs::canonical(launcher_)));
+    EXPECT_THAT(paths, ::testing::Contains(self));
+    EXPECT_THAT(paths, ::testing::Contains(fs::canonical(fake_bwrap_)));
+    EXPECT_THAT(paths, ::testing::Contains(fs::canonical(launcher_)));
     for (const char* root : {"/", "/usr", "/etc", "/usr/lib"}) {
         try {
             (void)provider.confine(command_, {sandbox_mode::workspace_write, root}, root);
             ADD_FAILURE() << "a workspace of " << root << " must be refused";
         } catch (const sandbox_unavailable_error& error) {
-            EXPECT_THAT(error.what(), HasSubstr("lies inside"));
+            EXPECT_THAT(error.what(), HasSubstr("refusing a workspace-write workspace"));
         }
     }
     try {
@@ -954,6 +958,59 @@ TEST_F(LadderTest, CordonItselfAndWhatTheRunnersLoadAreProtected) {
     } catch (const sandbox_unavailable_error& error) {
         EXPECT_THAT(error.what(), HasSubstr(self.parent_path().string()));
     }
+}
+
+// Pseudo filesystems are never a workspace: a "write" there reaches sysctls, other processes,
+// cgroup membership, devices or cordon's own liveness locks.
+TEST_F(LadderTest, PseudoFilesystemWorkspacesAreRefusedForEveryBackend) {
+    for (auto choice : {backend_choice::bwrap, backend_choice::landlock}) {
+        scripted_runner runner(all_usable);
+        local_provider provider(options(runner, choice));
+        for (const char* root : {"/proc", "/proc/sys", "/sys", "/sys/fs/cgroup", "/dev", "/dev/shm",
+                                 "/dev/pts", "/"}) {
+            SCOPED_TRACE(std::string(to_string(choice)) + " " + root);
+            const sandbox_policy ww{sandbox_mode::workspace_write, root};
+            auto refused = provider.refusal(ww, {});
+            ASSERT_TRUE(refused.has_value());
+            EXPECT_THAT(*refused, HasSubstr("refusing a workspace-write workspace"));
+            EXPECT_THROW((void)provider.confine(command_, ww, root), sandbox_unavailable_error);
+            EXPECT_FALSE(provider.refusal({sandbox_mode::read_only, root}, {}).has_value());
+        }
+        EXPECT_FALSE(provider.refusal(policy(sandbox_mode::workspace_write), {}).has_value());
+    }
+}
+
+TEST_F(LadderTest, ADirectoryRunnersAreTakenFromIsProtected) {
+    scripted_runner runner(all_usable);
+    local_provider provider(options(runner));
+    for (const fs::path& dir : trusted_directories()) {
+        SCOPED_TRACE(dir.string());
+        auto refused = provider.refusal({sandbox_mode::workspace_write, dir}, {});
+        ASSERT_TRUE(refused.has_value());
+        EXPECT_THAT(*refused, HasSubstr(" lies inside " + dir.string()));
+    }
+}
+
+TEST_F(LadderTest, TheCallersOwnProtectedPathsAreRefusedToo) {
+    scripted_runner runner(all_usable);
+    local_provider provider(options(runner));
+    const fs::path ws = policy(sandbox_mode::workspace_write).workspace_root;
+    fs::create_directories(ws / "inner");
+    const fs::path records = ws / "records" / "cordon-spill-*";
+    const std::vector<fs::path> mine{records};
+    auto refused = provider.refusal({sandbox_mode::workspace_write, ws}, mine);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_THAT(*refused, HasSubstr(records.string() + " lies inside " + ws.string()));
+    EXPECT_FALSE(provider.refusal({sandbox_mode::workspace_write, ws / "inner"}, mine).has_value());
+}
+
+TEST_F(LadderTest, AWorkspaceGivenThroughASymlinkIsRefused) {
+    scripted_runner runner(all_usable);
+    local_provider provider(options(runner));
+    fs::create_directory_symlink(dir_.path() / "ws", dir_.path() / "ws-link");
+    auto refused = provider.refusal({sandbox_mode::workspace_write, dir_.path() / "ws-link"}, {});
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_THAT(*refused, HasSubstr("give the real path"));
 }
 
 // The workspace is opened once without following a symlink: a path that is not canonical by the
@@ -969,7 +1026,7 @@ TEST_F(LadderTest, AWorkspaceThatIsNotWhatItsPathSaysIsRefused) {
                                through_link);
         ADD_FAILURE() << "a workspace path through a symlink must be refused";
     } catch (const sandbox_unavailable_error& error) {
-        EXPECT_THAT(error.what(), HasSubstr("cannot open the workspace"));
+        EXPECT_THAT(error.what(), HasSubstr("give the real path"));
     }
 }
 
