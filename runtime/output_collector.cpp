@@ -124,31 +124,44 @@ std::error_code spill_file::close() noexcept {
 // ---------------------------------------------------------------------------------------------
 // spill_directory
 
+namespace {
+
+// The root as the filesystem resolves it now: symlinks in it are decided once, here.
+std::filesystem::path resolved(const std::filesystem::path& root) {
+    std::error_code ec;
+    std::filesystem::path canonical = std::filesystem::weakly_canonical(root, ec);
+    return ec ? root : canonical;
+}
+
+}  // namespace
+
 spill_directory::spill_directory(std::filesystem::path root, spill_retention retention)
-    : root_(std::move(root)), retention_(retention) {}
+    : root_(resolved(root)), retention_(retention) {}
 
 spill_directory::~spill_directory() {
     if (!directory_) return;
+    const std::filesystem::path& path = directory_->path;
     if (retention_ == spill_retention::keep) {
         // Kept files are the point of keeping; an empty directory (every spill was abandoned or
         // none outlived its stream) is only clutter. rmdir(2) removes nothing else.
-        ::rmdir(directory_->c_str());
+        ::rmdir(path.c_str());
         return;
     }
     std::error_code error;
-    std::filesystem::remove_all(*directory_, error);
+    std::filesystem::remove_all(path, error);
     if (error) {
-        spdlog::warn("cordon: cannot remove spill directory {}: {}", directory_->string(),
+        spdlog::warn("cordon: cannot remove spill directory {}: {}", path.string(),
                      error.message());
     }
 }
 
 std::optional<std::filesystem::path> spill_directory::directory() const {
     const std::lock_guard lock(mutex_);
-    return directory_;
+    if (!directory_) return std::nullopt;
+    return directory_->path;
 }
 
-std::variant<std::filesystem::path, spill_error> spill_directory::ensure_directory() {
+std::variant<spill_directory::open_directory, spill_error> spill_directory::ensure_directory() {
     const std::lock_guard lock(mutex_);
     if (directory_) return *directory_;
     // mkdtemp(3) creates the directory with mode 0700 and a name nobody else can predict; /var/tmp
@@ -157,13 +170,15 @@ std::variant<std::filesystem::path, spill_error> spill_directory::ensure_directo
     if (::mkdtemp(name.data()) == nullptr) {
         return spill_error{"mkdtemp " + name, errno_code(errno)};
     }
-    directory_ = std::filesystem::path(name);
+    unique_fd fd(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) return spill_error{"open " + name, errno_code(errno)};
+    directory_ = open_directory{name, std::make_shared<const unique_fd>(std::move(fd))};
     return *directory_;
 }
 
 void spill_directory::forget_directory(const std::filesystem::path& gone) {
     const std::lock_guard lock(mutex_);
-    if (directory_ == gone) directory_.reset();
+    if (directory_ && directory_->path == gone) directory_.reset();
 }
 
 std::variant<spill_file, spill_error> spill_directory::create_file(std::string_view stream) {
@@ -175,7 +190,7 @@ std::variant<spill_file, spill_error> spill_directory::create_file(std::string_v
     for (int attempt = 0; attempt < create_attempts; ++attempt) {
         auto directory = ensure_directory();
         if (auto* error = std::get_if<spill_error>(&directory)) return std::move(*error);
-        const auto& dir = std::get<std::filesystem::path>(directory);
+        const auto& [dir, dir_fd] = std::get<open_directory>(directory);
 
         std::array<unsigned char, 6> random{};
         if (const auto error = random_bytes(random)) return spill_error{"getrandom", error};
@@ -185,8 +200,10 @@ std::variant<spill_file, spill_error> spill_directory::create_file(std::string_v
         std::filesystem::path path = dir / name;
 
         // O_EXCL already refuses an existing name, symlinks included; O_NOFOLLOW states it.
-        unique_fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                            S_IRUSR | S_IWUSR));
+        // Relative to the held directory: no path component is resolved again.
+        unique_fd fd(::openat(dir_fd->get(), name.c_str(),
+                              O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                              S_IRUSR | S_IWUSR));
         if (fd) return spill_file(std::move(fd), std::move(path));
         const int error = errno;
         last = spill_error{"open " + path.string(), errno_code(error)};

@@ -86,7 +86,9 @@ enum class spill_retention {
 // A private spill directory, created on first use as mkdtemp("<root>/cordon-spill-XXXXXX"), mode
 // 0700, so that only the same uid can list or read it. One instance is shared by many collectors
 // (create_file is thread-safe). If the directory disappears while in use (a tmp cleaner), the next
-// create_file makes a new one.
+// create_file makes a new one. The root is made canonical once, and files are created relative to
+// a descriptor of the directory held since mkdtemp made it: a directory (or a component above it)
+// swapped for a symlink afterwards never redirects where cordon writes.
 class spill_directory {
 public:
     explicit spill_directory(std::filesystem::path root = "/var/tmp",
@@ -105,13 +107,17 @@ public:
     [[nodiscard]] std::optional<std::filesystem::path> directory() const;
 
 private:
-    [[nodiscard]] std::variant<std::filesystem::path, spill_error> ensure_directory();
+    struct open_directory {
+        std::filesystem::path path;
+        std::shared_ptr<const unique_fd> fd;  // O_DIRECTORY, held since mkdtemp made it
+    };
+    [[nodiscard]] std::variant<open_directory, spill_error> ensure_directory();
     void forget_directory(const std::filesystem::path& gone);
 
     std::filesystem::path root_;
     spill_retention retention_;
     mutable std::mutex mutex_;
-    std::optional<std::filesystem::path> directory_;  // guarded by mutex_
+    std::optional<open_directory> directory_;  // guarded by mutex_
     std::atomic<std::uint64_t> counter_{0};
 };
 

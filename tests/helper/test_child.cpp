@@ -20,22 +20,90 @@
 //   setxattr PATH NAME VAL  set an extended attribute (exit 1 with strerror on failure)
 //   setflags PATH           chattr +A through ioctl(FS_IOC_SETFLAGS) on a read-only fd
 //   io-uring                create an io_uring instance (exit 1 with strerror on failure)
+//
+// Attack subcommands (tests/hostile). Each prints one line per attempt, `ALLOWED <what>` or
+// `DENIED <what> <errno name>`, and exits 0 whatever the verdicts, so that a test asserts on
+// the lines. Every attempt is harmless if it succeeds: files are opened for writing without
+// writing, values are written back unchanged, signals are signal 0. Arguments beyond the listed
+// ones are ignored, so a test may append a marker to find the processes by their command line.
+//   open-write [PATH...]    open each PATH (else each line of stdin) O_WRONLY|O_NONBLOCK|O_NOCTTY
+//                           and close it without writing
+//   open-read PATH...       open each PATH O_RDONLY|O_NONBLOCK|O_NOCTTY and close it
+//   write-existing TEXT PATH...
+//                           open each existing PATH O_WRONLY|O_NONBLOCK (no O_CREAT), write TEXT
+//   create-each TEXT PATH...
+//                           create each PATH (O_CREAT|O_EXCL) and write TEXT into it
+//   rewrite-same PATH...    read each PATH, open it for writing and write the same bytes back (a
+//                           sysctl at its own value; nothing is written when the read failed)
+//   wait-then-create WAITFILE TARGET MS
+//                           print WAITING, wait up to MS for WAITFILE (READY or TIMEOUT), then
+//                           create TARGET
+//   shm-attach KEY          shmget(KEY) an existing segment, shmat it and write "pwned" into it
+//   sysv-create KEY         create a shm segment (KEY), a semaphore set (KEY+1) and a message
+//                           queue (KEY+2), plus IPC_PRIVATE ones, and leave them
+//   mq-create NAME          mq_open(NAME, O_CREAT|O_EXCL) and leave the queue
+//   keyring DESC            add_key("user", DESC) to the user keyring, keyctl, request_key
+//   abstract-connect NAME   connect a unix stream socket to the abstract address NAME
+//   abstract-send NAME      send a datagram to the abstract address NAME
+//   dev-use                 use the devices a command needs: /dev/null, /dev/zero, /dev/full,
+//                           /dev/random, /dev/urandom, /dev/stdout
+//   proc-attack TARGETFILE MS
+//                           print WAITING, wait up to MS for TARGETFILE (one pid a line), then
+//                           against each pid, getppid() and 1: kill 0, pidfd_open +
+//                           pidfd_send_signal 0 + pidfd_getfd, prlimit64 / setpriority /
+//                           sched_setscheduler / sched_setparam / sched_setattr / ioprio_set to
+//                           the values it already has, ptrace(PTRACE_SEIZE) (detached at once),
+//                           process_vm_readv, /proc/PID/mem and /proc/PID/environ, and open-write
+//                           of the /proc/PID files its owner may write (oom_score_adj, comm,
+//                           ...); plus setpriority(PRIO_USER) and (PRIO_PGRP) for ids that own no
+//                           process
+//   clone3 [CGROUP_DIR]     raw clone3, and clone3(CLONE_INTO_CGROUP) into CGROUP_DIR
+//   userns                  clone(CLONE_NEWUSER), then unshare(CLONE_NEWUSER)
+//   daemonize-exec MARKER MS
+//                           double-fork + setsid; the daemon execs `sleep MS MARKER` and the
+//                           command returns once it has (print DAEMON <pid>)
+//   fork-bomb MAX MS        fork children that sleep MS until fork fails or MAX were forked
+//   cgroup-escape           open-write the membership and limit files of every cgroup in
+//                           /proc/self/cgroup, of each of its ancestors up to the hierarchy's root
+//   link-each DIR PATH...   hard-link each PATH into DIR (DIR/<basename>); the links are left
+//   lock-probe DIR [PATH...]
+//                           list DIR, open each entry and PATH (read, then read-write) and try
+//                           flock(LOCK_EX|LOCK_NB)
+//   lock-squat-bg DIR MS    fork a setsid'd process that for MS keeps opening and flocking
+//                           whatever it can see in DIR (holding what it gets); print STARTED and
+//                           sleep MS
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
+#include <linux/ioprio.h>
+#include <linux/keyctl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/msg.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +128,271 @@ bool write_text(const char* path, const std::string& text) {
 int usage() {
     std::fprintf(stderr, "cordon-test-child: bad arguments\n");
     return 64;
+}
+
+// ---- the attack subcommands' vocabulary ----------------------------------------------------
+
+const char* errno_name(int error) {
+    const char* name = ::strerrorname_np(error);
+    return name != nullptr ? name : "EUNKNOWN";
+}
+
+void allowed(const std::string& what) {
+    std::printf("ALLOWED %s\n", what.c_str());
+    std::fflush(stdout);
+}
+
+void denied(const std::string& what, int error) {
+    std::printf("DENIED %s %s\n", what.c_str(), errno_name(error));
+    std::fflush(stdout);
+}
+
+// Runs `call` (true: the attempt succeeded) and reports it with the errno it left.
+template <typename Call>
+void attempt(const std::string& what, Call call) {
+    errno = 0;
+    const bool ok = call();
+    const int error = errno;
+    if (ok) {
+        allowed(what);
+    } else {
+        denied(what, error);
+    }
+}
+
+void say(const char* line) {
+    std::printf("%s\n", line);
+    std::fflush(stdout);
+}
+
+// Polls for `path` for at most `ms`; true once it exists.
+bool wait_for_file(const char* path, long ms) {
+    for (long waited = 0; waited <= ms; waited += 10) {
+        if (::access(path, F_OK) == 0) return true;
+        sleep_ms(10);
+    }
+    return false;
+}
+
+std::string read_all(int fd) {
+    std::string out;
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0)
+        out.append(buf, static_cast<size_t>(n));
+    return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        if (end > start) out.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return out;
+}
+
+// Redirects stdin, stdout and stderr to /dev/null (a background process must not hold the run's
+// pipes).
+void detach_stdio() {
+    int null = ::open("/dev/null", O_RDWR);
+    if (null < 0) return;
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    if (null > 2) ::close(null);
+}
+
+void open_write(const std::string& path) {
+    int fd = -1;
+    attempt("open-write " + path, [&] {
+        fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        return fd >= 0;
+    });
+    if (fd >= 0) ::close(fd);
+}
+
+// The current RLIMIT_CORE of `pid` from /proc/PID/limits ("Max core file size  SOFT HARD bytes").
+bool core_limit_of(long pid, rlimit* out) {
+    int fd = ::open(("/proc/" + std::to_string(pid) + "/limits").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    std::string text = read_all(fd);
+    ::close(fd);
+    for (const std::string& line : lines_of(text)) {
+        const std::string label = "Max core file size";
+        if (line.compare(0, label.size(), label) != 0) continue;
+        char soft[32] = {};
+        char hard[32] = {};
+        if (std::sscanf(line.c_str() + label.size(), "%31s %31s", soft, hard) != 2) return false;
+        auto value = [](const char* text_value) {
+            return std::strcmp(text_value, "unlimited") == 0
+                       ? RLIM_INFINITY
+                       : static_cast<rlim_t>(std::strtoull(text_value, nullptr, 10));
+        };
+        out->rlim_cur = value(soft);
+        out->rlim_max = value(hard);
+        return true;
+    }
+    return false;
+}
+
+// struct sched_attr of sched_setattr(2); <linux/sched/types.h> clashes with <sched.h>.
+struct kernel_sched_attr {
+    std::uint32_t size;
+    std::uint32_t sched_policy;
+    std::uint64_t sched_flags;
+    std::int32_t sched_nice;
+    std::uint32_t sched_priority;
+    std::uint64_t sched_runtime;
+    std::uint64_t sched_deadline;
+    std::uint64_t sched_period;
+    std::uint32_t sched_util_min;
+    std::uint32_t sched_util_max;
+};
+
+// Every process-attribute and signal attack against `pid`, each set to what it already is.
+void attack_process(long pid) {
+    const std::string id = " " + std::to_string(pid);
+    const auto target = static_cast<pid_t>(pid);
+
+    attempt("kill" + id, [&] { return ::kill(target, 0) == 0; });
+
+    long pidfd = ::syscall(SYS_pidfd_open, target, 0U);
+    if (pidfd < 0) {
+        const int error = errno;
+        denied("pidfd_open" + id, error);
+        denied("pidfd_send_signal" + id, error);
+        denied("pidfd_getfd" + id, error);
+    } else {
+        allowed("pidfd_open" + id);
+        attempt("pidfd_send_signal" + id,
+                [&] { return ::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0U) == 0; });
+        // EBADF: the permission check passed, the target just had no fd 0.
+        long stolen = -1;
+        attempt("pidfd_getfd" + id, [&] {
+            stolen = ::syscall(SYS_pidfd_getfd, pidfd, 0, 0U);
+            return stolen >= 0 || errno == EBADF;
+        });
+        if (stolen >= 0) ::close(static_cast<int>(stolen));
+        ::close(static_cast<int>(pidfd));
+    }
+
+    // prlimit64 cannot read another process's limit under the filter, so the value it already
+    // has comes from /proc/PID/limits; without it, there is nothing harmless to set.
+    rlimit core{};
+    if (core_limit_of(pid, &core)) {
+        attempt("prlimit64" + id,
+                [&] { return ::syscall(SYS_prlimit64, target, RLIMIT_CORE, &core, nullptr) == 0; });
+    } else {
+        const int error = errno;
+        denied("prlimit64" + id + " (limits unreadable)", error);
+    }
+
+    errno = 0;
+    const int nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(pid));
+    if (nice == -1 && errno != 0) {
+        const int error = errno;
+        denied("setpriority" + id + " (getpriority)", error);
+    } else {
+        attempt("setpriority" + id,
+                [&] { return ::setpriority(PRIO_PROCESS, static_cast<id_t>(pid), nice) == 0; });
+    }
+
+    const int policy = ::sched_getscheduler(target);
+    sched_param param{};
+    if (policy < 0 || ::sched_getparam(target, &param) != 0) {
+        const int error = errno;
+        denied("sched_setscheduler" + id + " (sched_getscheduler)", error);
+        denied("sched_setparam" + id + " (sched_getparam)", error);
+    } else {
+        attempt("sched_setscheduler" + id,
+                [&] { return ::sched_setscheduler(target, policy, &param) == 0; });
+        attempt("sched_setparam" + id, [&] { return ::sched_setparam(target, &param) == 0; });
+    }
+
+    kernel_sched_attr attr{};
+    if (::syscall(SYS_sched_getattr, target, &attr, sizeof attr, 0U) != 0) {
+        const int error = errno;
+        denied("sched_setattr" + id + " (sched_getattr)", error);
+    } else {
+        attr.size = sizeof attr;
+        attempt("sched_setattr" + id,
+                [&] { return ::syscall(SYS_sched_setattr, target, &attr, 0U) == 0; });
+    }
+
+    long ioprio = ::syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, target);
+    if (ioprio < 0) {
+        const int error = errno;
+        denied("ioprio_set" + id + " (ioprio_get)", error);
+    } else {
+        attempt("ioprio_set" + id,
+                [&] { return ::syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, target, ioprio) == 0; });
+    }
+
+    // PTRACE_SEIZE does not stop the tracee; a successful seize is detached at once.
+    attempt("ptrace-seize" + id, [&] {
+        if (::syscall(SYS_ptrace, PTRACE_SEIZE, target, nullptr, nullptr) != 0) return false;
+        ::syscall(SYS_ptrace, PTRACE_DETACH, target, nullptr, nullptr);
+        return true;
+    });
+
+    // EFAULT means the permission check passed and only the address was wrong.
+    char byte = 0;
+    iovec local{&byte, 1};
+    iovec remote{reinterpret_cast<void*>(static_cast<std::uintptr_t>(0x10000)), 1};
+    attempt("process_vm_readv" + id, [&] {
+        return ::process_vm_readv(target, &local, 1, &remote, 1, 0) >= 0 || errno == EFAULT;
+    });
+
+    for (const char* file : {"mem", "environ"}) {
+        const std::string path = "/proc/" + std::to_string(pid) + "/" + file;
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            const int error = errno;
+            denied("open " + path, error);
+            continue;
+        }
+        // /proc/PID/mem at offset 0 is unmapped (EIO) even when access is granted; environ
+        // reads from its start.
+        attempt("open " + path, [&] { return ::read(fd, &byte, 1) >= 0 || errno == EIO; });
+        ::close(fd);
+    }
+    // Files of the process that its uid may write: the OOM killer's choice, its name, its
+    // timer slack, its core dumps, its autogroup's nice value, its page reference bits.
+    for (const char* file : {"oom_score_adj", "oom_adj", "comm", "timerslack_ns", "coredump_filter",
+                             "autogroup", "clear_refs"}) {
+        open_write("/proc/" + std::to_string(pid) + "/" + file);
+    }
+}
+
+void lock_attempt(const std::string& path) {
+    for (int flags : {O_RDONLY, O_RDWR}) {
+        const std::string what = std::string(flags == O_RDONLY ? "open-read " : "open-rw ") + path;
+        int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            const int error = errno;
+            denied(what, error);
+            continue;
+        }
+        allowed(what);
+        attempt("flock " + path, [&] { return ::flock(fd, LOCK_EX | LOCK_NB) == 0; });
+        ::close(fd);
+    }
+}
+
+// Lists `dir`; entries other than "." and "..".
+bool list_dir(const char* dir, std::vector<std::string>* out) {
+    DIR* handle = ::opendir(dir);
+    if (handle == nullptr) return false;
+    while (dirent* entry = ::readdir(handle)) {
+        const std::string name = entry->d_name;
+        if (name != "." && name != "..") out->push_back(std::string(dir) + "/" + name);
+    }
+    ::closedir(handle);
+    return true;
 }
 
 }  // namespace
@@ -224,6 +557,425 @@ int main(int argc, char** argv) {
     }
     if (cmd == "kill-self" && arg(2)) {
         ::raise(std::atoi(arg(2)));
+        return 0;
+    }
+
+    // ---- attacks (see the header) --------------------------------------------------------------
+    if (cmd == "open-write") {
+        if (argc > 2) {
+            for (int i = 2; i < argc; ++i)
+                open_write(argv[i]);
+        } else {
+            for (const std::string& path : lines_of(read_all(0)))
+                open_write(path);
+        }
+        return 0;
+    }
+    if (cmd == "open-read" && arg(2)) {
+        for (int i = 2; i < argc; ++i) {
+            int fd = -1;
+            attempt(std::string("open-read ") + argv[i], [&] {
+                fd = ::open(argv[i], O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+                return fd >= 0;
+            });
+            if (fd >= 0) ::close(fd);
+        }
+        return 0;
+    }
+    if ((cmd == "write-existing" || cmd == "create-each") && arg(2) && arg(3)) {
+        const std::string text = arg(2);
+        const int flags = cmd == "create-each" ? O_CREAT | O_EXCL : O_NONBLOCK | O_NOCTTY;
+        for (int i = 3; i < argc; ++i) {
+            const std::string what = cmd.substr(0, cmd.find('-')) + " " + argv[i];
+            int fd = ::open(argv[i], O_WRONLY | O_CLOEXEC | flags, 0644);
+            if (fd < 0) {
+                const int error = errno;
+                denied(what, error);
+                continue;
+            }
+            attempt(what, [&] {
+                return ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+            });
+            ::close(fd);
+        }
+        return 0;
+    }
+    if (cmd == "rewrite-same" && arg(2)) {
+        for (int i = 2; i < argc; ++i) {
+            const std::string path = argv[i];
+            std::optional<std::string> value;
+            int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (in < 0) {
+                const int error = errno;
+                denied("read " + path, error);
+            } else {
+                value = read_all(in);
+                ::close(in);
+            }
+            // Opened for writing whether or not the value could be read; written only with it.
+            int out = -1;
+            attempt("open-write " + path, [&] {
+                out = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+                return out >= 0;
+            });
+            if (out < 0) continue;
+            if (value) {
+                attempt("rewrite " + path, [&] {
+                    return ::write(out, value->data(), value->size()) ==
+                           static_cast<ssize_t>(value->size());
+                });
+            }
+            ::close(out);
+        }
+        return 0;
+    }
+    if (cmd == "wait-then-create" && arg(2) && arg(3) && arg(4)) {
+        say("WAITING");
+        say(wait_for_file(arg(2), std::atol(arg(4))) ? "READY" : "TIMEOUT");
+        int fd = -1;
+        attempt(std::string("create ") + arg(3), [&] {
+            fd = ::open(arg(3), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            return fd >= 0;
+        });
+        if (fd >= 0) ::close(fd);
+        return 0;
+    }
+    if (cmd == "shm-attach" && arg(2)) {
+        const auto key = static_cast<key_t>(std::strtol(arg(2), nullptr, 0));
+        int id = -1;
+        attempt("shmget", [&] {
+            id = ::shmget(key, 0, 0);
+            return id >= 0;
+        });
+        if (id < 0) return 0;
+        void* at = ::shmat(id, nullptr, 0);
+        if (at == reinterpret_cast<void*>(static_cast<std::intptr_t>(-1))) {
+            const int error = errno;
+            denied("shmat", error);
+            return 0;
+        }
+        allowed("shmat");
+        std::memcpy(at, "pwned", 5);
+        allowed("shm-write");
+        ::shmdt(at);
+        return 0;
+    }
+    if (cmd == "sysv-create" && arg(2)) {
+        const auto key = static_cast<key_t>(std::strtol(arg(2), nullptr, 0));
+        attempt("shmget", [&] { return ::shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0600) >= 0; });
+        attempt("semget", [&] { return ::semget(key + 1, 1, IPC_CREAT | IPC_EXCL | 0600) >= 0; });
+        attempt("msgget", [&] { return ::msgget(key + 2, IPC_CREAT | IPC_EXCL | 0600) >= 0; });
+        attempt("shmget-private",
+                [&] { return ::shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600) >= 0; });
+        attempt("semget-private", [&] { return ::semget(IPC_PRIVATE, 1, IPC_CREAT | 0600) >= 0; });
+        attempt("msgget-private", [&] { return ::msgget(IPC_PRIVATE, IPC_CREAT | 0600) >= 0; });
+        return 0;
+    }
+    if (cmd == "mq-create" && arg(2)) {
+        // The raw call (no librt): the kernel takes the name without its leading slash.
+        const char* name = arg(2)[0] == '/' ? arg(2) + 1 : arg(2);
+        attempt("mq_open", [&] {
+            return ::syscall(SYS_mq_open, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600,
+                             nullptr) >= 0;
+        });
+        return 0;
+    }
+    if (cmd == "keyring" && arg(2)) {
+        attempt("add_key", [&] {
+            return ::syscall(SYS_add_key, "user", arg(2), "x", 1UL, KEY_SPEC_USER_KEYRING) >= 0;
+        });
+        attempt("keyctl", [&] {
+            return ::syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0L) >= 0;
+        });
+        // No callout information: a miss never starts /sbin/request-key on the host.
+        attempt("request_key", [&] {
+            return ::syscall(SYS_request_key, "user", arg(2), nullptr, 0L) >= 0 || errno == ENOKEY;
+        });
+        return 0;
+    }
+    if ((cmd == "abstract-connect" || cmd == "abstract-send") && arg(2)) {
+        const bool stream = cmd == "abstract-connect";
+        int sock = ::socket(AF_UNIX, (stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+        if (sock < 0) {
+            const int error = errno;
+            denied("socket", error);
+            return 0;
+        }
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        const size_t length = std::min(std::strlen(arg(2)), sizeof address.sun_path - 1);
+        std::memcpy(address.sun_path + 1, arg(2), length);
+        const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length);
+        const auto* target = reinterpret_cast<const sockaddr*>(&address);
+        if (stream) {
+            attempt(std::string("connect @") + arg(2),
+                    [&] { return ::connect(sock, target, size) == 0; });
+        } else {
+            attempt(std::string("sendto @") + arg(2),
+                    [&] { return ::sendto(sock, "pwned", 5, 0, target, size) == 5; });
+        }
+        ::close(sock);
+        return 0;
+    }
+    if (cmd == "dev-use") {
+        // Opens `path` with `flags` and runs `use` on the fd; both must succeed.
+        const auto use = [](const char* path, int flags, auto&& operation) {
+            attempt(std::string("use ") + path, [&] {
+                int fd = ::open(path, flags | O_CLOEXEC);
+                if (fd < 0) return false;
+                const bool ok = operation(fd);
+                const int error = errno;
+                ::close(fd);
+                errno = error;
+                return ok;
+            });
+        };
+        char buf[16] = {};
+        use("/dev/null", O_RDWR, [](int fd) { return ::write(fd, "x", 1) == 1; });
+        use("/dev/zero", O_RDWR,
+            [&](int fd) { return ::read(fd, buf, sizeof buf) == sizeof buf && buf[0] == 0; });
+        use("/dev/full", O_WRONLY,
+            [](int fd) { return ::write(fd, "x", 1) < 0 && errno == ENOSPC; });
+        for (const char* source : {"/dev/urandom", "/dev/random"}) {
+            use(source, O_RDONLY, [&](int fd) { return ::read(fd, buf, sizeof buf) > 0; });
+        }
+        const std::string line = "via /dev/stdout\n";
+        use("/dev/stdout", O_WRONLY, [&](int fd) {
+            return ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+        });
+        return 0;
+    }
+    if (cmd == "proc-attack" && arg(2) && arg(3)) {
+        say("WAITING");
+        if (!wait_for_file(arg(2), std::atol(arg(3)))) {
+            say("TIMEOUT");
+            return 0;
+        }
+        int fd = ::open(arg(2), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            const int error = errno;
+            denied(std::string("read ") + arg(2), error);
+            return 0;
+        }
+        std::vector<long> pids;
+        for (const std::string& line : lines_of(read_all(fd)))
+            pids.push_back(std::atol(line.c_str()));
+        ::close(fd);
+        pids.push_back(static_cast<long>(::getppid()));
+        pids.push_back(1);
+        std::vector<long> done;
+        for (long pid : pids) {
+            bool seen = false;
+            for (long earlier : done)
+                seen = seen || earlier == pid;
+            if (seen || pid <= 0) continue;
+            done.push_back(pid);
+            attack_process(pid);
+        }
+        // Ids that own no process: the kernel would answer ESRCH, the filter EPERM first.
+        const id_t nobody = 2147480000U;
+        attempt("setpriority-user", [&] { return ::setpriority(PRIO_USER, nobody, 0) == 0; });
+        attempt("setpriority-pgrp", [&] { return ::setpriority(PRIO_PGRP, nobody, 0) == 0; });
+        return 0;
+    }
+    if (cmd == "clone3") {
+        for (int into_cgroup = 0; into_cgroup <= (arg(2) ? 1 : 0); ++into_cgroup) {
+            const std::string what = into_cgroup ? "clone3-into-cgroup" : "clone3";
+            clone_args args{};
+            args.exit_signal = SIGCHLD;
+            int dir = -1;
+            if (into_cgroup) {
+                dir = ::open(arg(2), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dir < 0) {
+                    const int error = errno;
+                    denied(what + " (open " + arg(2) + ")", error);
+                    continue;
+                }
+                args.flags = CLONE_INTO_CGROUP;
+                args.cgroup = static_cast<decltype(args.cgroup)>(dir);
+            }
+            long child = -1;
+            attempt(what, [&] {
+                child = ::syscall(SYS_clone3, &args, sizeof args);
+                if (child == 0) _exit(0);
+                return child > 0;
+            });
+            if (child > 0) ::waitpid(static_cast<pid_t>(child), nullptr, 0);
+            if (dir >= 0) ::close(dir);
+        }
+        return 0;
+    }
+    if (cmd == "userns") {
+        // clone first: after a successful unshare the caller's uid is unmapped and a nested
+        // namespace would be refused for that reason alone.
+        long child = -1;
+        attempt("clone-newuser", [&] {
+            child = ::syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0L, 0L, 0L, 0L);
+            if (child == 0) _exit(0);
+            return child > 0;
+        });
+        if (child > 0) ::waitpid(static_cast<pid_t>(child), nullptr, 0);
+        attempt("unshare-newuser", [&] { return ::unshare(CLONE_NEWUSER) == 0; });
+        return 0;
+    }
+    if (cmd == "daemonize-exec" && arg(2) && arg(3)) {
+        // The daemon holds the write end of `ready` until its exec closes it: once the read
+        // below sees EOF, the daemon runs as `sleep MS MARKER` (or is dead).
+        int ready[2];
+        if (::pipe2(ready, O_CLOEXEC) != 0) return 1;
+        pid_t first = ::fork();
+        if (first == 0) {
+            ::close(ready[0]);
+            ::setsid();
+            pid_t daemon = ::fork();
+            if (daemon == 0) {
+                detach_stdio();
+                char self[] = "/proc/self/exe";
+                char sleep_word[] = "sleep";
+                char* daemon_argv[] = {self, sleep_word, argv[3], argv[2], nullptr};
+                ::execv(self, daemon_argv);
+                _exit(127);
+            }
+            std::printf("DAEMON %d\n", static_cast<int>(daemon));
+            std::fflush(stdout);
+            _exit(0);
+        }
+        ::close(ready[1]);
+        char byte;
+        while (::read(ready[0], &byte, 1) > 0) {
+        }
+        ::waitpid(first, nullptr, 0);
+        return 0;
+    }
+    if (cmd == "fork-bomb" && arg(2) && arg(3)) {
+        const long max = std::atol(arg(2));
+        const long ms = std::atol(arg(3));
+        long forked = 0;
+        for (; forked < max; ++forked) {
+            pid_t child = ::fork();
+            if (child == 0) {
+                detach_stdio();
+                sleep_ms(ms);
+                _exit(0);
+            }
+            if (child < 0) {
+                const int error = errno;
+                std::printf("FORKED %ld\n", forked);
+                denied("fork", error);
+                return 0;
+            }
+        }
+        std::printf("FORKED %ld\n", forked);
+        allowed("fork (no limit met)");
+        return 0;
+    }
+    if (cmd == "cgroup-escape") {
+        int fd = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+        const std::vector<std::string> mounts =
+            fd >= 0 ? lines_of(read_all(fd)) : std::vector<std::string>{};
+        if (fd >= 0) ::close(fd);
+        fd = ::open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+        const std::vector<std::string> groups =
+            fd >= 0 ? lines_of(read_all(fd)) : std::vector<std::string>{};
+        if (fd >= 0) ::close(fd);
+        for (const std::string& group : groups) {
+            // ID:controllers:path; the hierarchy is cgroup2 for ID 0, else the v1 mount whose
+            // options name one of the controllers.
+            const size_t first = group.find(':');
+            const size_t second = group.find(':', first + 1);
+            if (first == std::string::npos || second == std::string::npos) continue;
+            const std::string controllers = group.substr(first + 1, second - first - 1);
+            const std::string path = group.substr(second + 1);
+            for (const std::string& mount : mounts) {
+                const size_t dash = mount.find(" - ");
+                if (dash == std::string::npos) continue;
+                char root[512] = {};
+                char point[512] = {};
+                char fstype[64] = {};
+                char options[512] = {};
+                if (std::sscanf(mount.c_str(), "%*s %*s %*s %511s %511s", root, point) != 2 ||
+                    std::sscanf(mount.c_str() + dash + 3, "%63s %*s %511s", fstype, options) != 2) {
+                    continue;
+                }
+                const bool v2 = controllers.empty() && std::strcmp(fstype, "cgroup2") == 0;
+                bool v1 = false;
+                if (!controllers.empty() && std::strcmp(fstype, "cgroup") == 0) {
+                    const std::string wanted =
+                        "," + controllers.substr(0, controllers.find(',')) + ",";
+                    v1 = ("," + std::string(options) + ",").find(wanted) != std::string::npos;
+                }
+                if (!v2 && !v1) continue;
+                // The cgroup's directory below the mount, then each ancestor up to the mount.
+                std::string relative = path;
+                const std::string mount_root = root;
+                if (mount_root != "/" && relative.compare(0, mount_root.size(), mount_root) == 0) {
+                    relative = relative.substr(mount_root.size());
+                }
+                for (;;) {
+                    const std::string dir = std::string(point) + (relative == "/" ? "" : relative);
+                    for (const char* file :
+                         {"cgroup.procs", "cgroup.threads", "cgroup.kill", "cgroup.subtree_control",
+                          "pids.max", "memory.max", "memory.limit_in_bytes", "tasks"}) {
+                        const std::string target = dir + "/" + file;
+                        if (::access(target.c_str(), F_OK) == 0) open_write(target);
+                    }
+                    if (relative.empty() || relative == "/") break;
+                    const size_t slash = relative.rfind('/');
+                    relative =
+                        slash == 0 || slash == std::string::npos ? "/" : relative.substr(0, slash);
+                }
+            }
+        }
+        return 0;
+    }
+    if (cmd == "link-each" && arg(2) && arg(3)) {
+        for (int i = 3; i < argc; ++i) {
+            const char* slash = std::strrchr(argv[i], '/');
+            const std::string link = std::string(arg(2)) + "/" + (slash ? slash + 1 : argv[i]);
+            attempt(std::string("link ") + argv[i],
+                    [&] { return ::link(argv[i], link.c_str()) == 0; });
+        }
+        return 0;
+    }
+    if (cmd == "lock-probe" && arg(2)) {
+        std::vector<std::string> paths;
+        attempt(std::string("list ") + arg(2), [&] { return list_dir(arg(2), &paths); });
+        for (int i = 3; i < argc; ++i)
+            paths.emplace_back(argv[i]);
+        for (const std::string& path : paths)
+            lock_attempt(path);
+        return 0;
+    }
+    if (cmd == "lock-squat-bg" && arg(2) && arg(3)) {
+        const long ms = std::atol(arg(3));
+        pid_t squatter = ::fork();
+        if (squatter == 0) {
+            ::setsid();
+            detach_stdio();
+            std::vector<int> held;
+            for (long waited = 0; waited < ms; waited += 20) {
+                std::vector<std::string> paths;
+                list_dir(arg(2), &paths);
+                for (const std::string& path : paths) {
+                    for (int flags : {O_RDWR, O_RDONLY}) {
+                        int fd = ::open(path.c_str(), flags | O_NOFOLLOW);
+                        if (fd < 0) continue;
+                        if (::flock(fd, LOCK_EX | LOCK_NB) == 0 ||
+                            ::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+                            held.push_back(fd);
+                        } else {
+                            ::close(fd);
+                        }
+                        break;
+                    }
+                }
+                sleep_ms(20);
+            }
+            _exit(0);
+        }
+        std::printf("STARTED %d\n", static_cast<int>(squatter));
+        std::fflush(stdout);
+        sleep_ms(ms);
         return 0;
     }
     return usage();

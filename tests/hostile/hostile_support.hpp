@@ -1,0 +1,617 @@
+// Shared machinery of the hostile suite: the real providers, a staged copy of the test child,
+// per-test host trees under /var/tmp, parsing of the child's ALLOWED/DENIED lines, finding and
+// ending leftover processes, and spawning the cordon CLI as a separate process.
+//
+// Every test here attacks through the real executor against the real bwrap and the real kernel
+// Landlock, and checks both sides: the command saw its attempt fail, and the host shows nothing.
+#pragma once
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "runtime/executor.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "sandbox/backends.hpp"
+#include "sandbox/errors.hpp"
+#include "sandbox/local_provider.hpp"
+#include "support.hpp"
+
+extern char** environ;
+
+// How GoogleTest prints the parameters in test names' comments and failure messages.
+namespace cordon::sandbox {
+inline void PrintTo(backend_choice choice, std::ostream* out) {
+    *out << to_string(choice);
+}
+inline void PrintTo(sandbox_mode mode, std::ostream* out) {
+    *out << to_string(mode);
+}
+}  // namespace cordon::sandbox
+
+namespace cordon::hostile {
+
+namespace fs = std::filesystem;
+using sandbox::backend_choice;
+using sandbox::backend_kind;
+using sandbox::sandbox_mode;
+using strings = std::vector<std::string>;
+using namespace std::chrono_literals;
+
+// Generous bounds: nothing here asserts on timing, every wait just has an end.
+constexpr std::chrono::milliseconds generous{60'000};
+constexpr long child_wait_ms = 30'000;  // how long a child waits for the test's cue
+
+inline std::string unique_suffix() {
+    static std::atomic<int> counter{0};
+    return std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+inline std::optional<std::string> read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+inline void write_file(const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+}
+
+// Writes `text` to a sibling and renames it into place, so a polling reader never sees half.
+inline void publish_file(const fs::path& path, const std::string& text) {
+    const fs::path staging = path.string() + ".staging";
+    write_file(staging, text);
+    fs::rename(staging, path);
+}
+
+inline std::string describe(const runtime::run_record& record) {
+    std::ostringstream out;
+    out << "exit=" << (record.exit_code ? std::to_string(*record.exit_code) : "none")
+        << " signal=" << (record.signal ? std::to_string(*record.signal) : "none")
+        << " timed_out=" << record.timed_out << " denied=" << record.sandbox.denied
+        << "\nstdout: " << record.stdout_output.text << "\nstderr: " << record.stderr_output.text;
+    if (record.not_started) out << "\nnot started: " << record.not_started->message;
+    return out.str();
+}
+
+inline std::string mode_name(sandbox_mode mode) {
+    std::string name(sandbox::to_string(mode));
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+// ---- the real providers -------------------------------------------------------------------------
+
+// A provider for exactly one backend, or why that backend is unusable here.
+struct selection {
+    std::shared_ptr<sandbox::local_provider> provider;
+    std::optional<sandbox::rung_report> rung;
+    std::string reason;
+};
+
+inline selection make_selection(backend_choice choice) {
+    sandbox::local_provider_options options;
+    options.choice = choice;
+    options.launcher_path = test::launcher_path();
+    options.probe_timeout = generous;
+    selection out;
+    out.provider = runtime::make_local_provider(std::move(options));
+    out.rung = out.provider->selected();
+    if (!out.rung) {
+        for (const auto& report : out.provider->probe_all()) {
+            out.reason +=
+                std::string(sandbox::to_string(report.kind)) + " unusable: " + report.reason + "; ";
+        }
+    }
+    return out;
+}
+
+// Probed once per backend for the whole test process.
+inline const selection& selected(backend_choice choice) {
+    static std::mutex mutex;
+    static std::map<backend_choice, selection> cache;
+    std::lock_guard lock(mutex);
+    auto it = cache.find(choice);
+    if (it == cache.end()) it = cache.emplace(choice, make_selection(choice)).first;
+    return it->second;
+}
+
+// ---- staged tools -------------------------------------------------------------------------------
+
+// The test child and the preload library, copied once per test process into a private directory
+// under /var/tmp: the build tree may live under /tmp, which bwrap's workspace-write profile hides.
+class staged_tools {
+public:
+    staged_tools() : dir_("/var/tmp", "cordon-hostile-bin-") {
+        fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_read |
+                                         fs::perms::group_exec | fs::perms::others_read |
+                                         fs::perms::others_exec);
+        fs::copy_file(test::test_child_path(), child());
+#ifdef CORDON_TEST_PRELOAD
+        fs::copy_file(CORDON_TEST_PRELOAD, preload());
+#endif
+    }
+
+    [[nodiscard]] fs::path child() const {
+        return dir_ / "cordon-test-child";
+    }
+    [[nodiscard]] fs::path preload() const {
+        return dir_ / "libcordon-test-preload.so";
+    }
+
+private:
+    test::temp_dir dir_;
+};
+
+inline const staged_tools& tools() {
+    static const staged_tools staged;
+    return staged;
+}
+
+inline std::string child() {
+    return tools().child().string();
+}
+
+// ---- host trees ---------------------------------------------------------------------------------
+
+// A fresh directory under /var/tmp holding the workspace and a directory outside it.
+class host_tree {
+public:
+    host_tree() : base_("/var/tmp", "cordon-hostile-") {
+        fs::permissions(base_.path(), fs::perms::owner_all | fs::perms::group_read |
+                                          fs::perms::group_exec | fs::perms::others_read |
+                                          fs::perms::others_exec);
+        fs::create_directories(workspace());
+        fs::create_directories(outside());
+    }
+
+    [[nodiscard]] const fs::path& base() const { return base_.path(); }
+    [[nodiscard]] fs::path workspace() const { return base_ / "ws"; }
+    [[nodiscard]] fs::path outside() const { return base_ / "outside"; }
+
+private:
+    test::temp_dir base_;
+};
+
+// ---- the child's verdict lines ------------------------------------------------------------------
+
+// `ALLOWED <what>` and `DENIED <what> <errno name>` lines of the test child's attack subcommands.
+struct attempts {
+    strings allowed;                            // <what>, in order
+    std::map<std::string, std::string> denied;  // <what> -> errno name
+    strings other;                              // every other line
+};
+
+inline attempts parse_attempts(const std::string& text) {
+    attempts out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("ALLOWED ", 0) == 0) {
+            out.allowed.push_back(line.substr(8));
+        } else if (line.rfind("DENIED ", 0) == 0) {
+            const auto space = line.rfind(' ');
+            out.denied[line.substr(7, space - 7)] = line.substr(space + 1);
+        } else {
+            out.other.push_back(line);
+        }
+    }
+    return out;
+}
+
+// The errno of the DENIED line whose <what> is `what` or starts with `what + " "` (a suffix such
+// as " (getpriority)" says which step failed); nullopt when there is none.
+inline std::optional<std::string> denial_of(const attempts& seen, const std::string& what) {
+    for (const auto& [key, error] : seen.denied) {
+        if (key == what || key.rfind(what + " ", 0) == 0) return error;
+    }
+    return std::nullopt;
+}
+
+// ---- processes on the host ----------------------------------------------------------------------
+
+inline std::optional<std::string> cmdline_of(pid_t pid) {
+    auto text = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+    if (!text) return std::nullopt;
+    std::replace(text->begin(), text->end(), '\0', ' ');
+    return text;
+}
+
+inline std::vector<pid_t> all_pids() {
+    std::vector<pid_t> out;
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) return out;
+    while (dirent* entry = ::readdir(proc)) {
+        char* end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (end != entry->d_name && *end == '\0' && pid > 0) out.push_back(static_cast<pid_t>(pid));
+    }
+    ::closedir(proc);
+    return out;
+}
+
+// The parent pid from /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold anything).
+inline std::optional<pid_t> parent_of(pid_t pid) {
+    auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    if (!stat) return std::nullopt;
+    const auto close = stat->rfind(')');
+    if (close == std::string::npos) return std::nullopt;
+    std::istringstream rest(stat->substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    if (!(rest >> state >> ppid)) return std::nullopt;
+    return static_cast<pid_t>(ppid);
+}
+
+// Every descendant of `root` (children, grandchildren, ...).
+inline std::vector<pid_t> descendants_of(pid_t root) {
+    std::map<pid_t, pid_t> parents;
+    for (pid_t pid : all_pids()) {
+        if (auto parent = parent_of(pid)) parents[pid] = *parent;
+    }
+    std::vector<pid_t> out{root};
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        for (const auto& [pid, parent] : parents) {
+            if (parent == out[i]) out.push_back(pid);
+        }
+    }
+    out.erase(out.begin());
+    return out;
+}
+
+// Processes whose command line contains `marker` (never this process).
+inline std::vector<pid_t> pids_with_marker(const std::string& marker) {
+    std::vector<pid_t> out;
+    for (pid_t pid : all_pids()) {
+        if (pid == ::getpid()) continue;
+        auto cmdline = cmdline_of(pid);
+        if (cmdline && cmdline->find(marker) != std::string::npos) out.push_back(pid);
+    }
+    return out;
+}
+
+// Waits (bounded) until no process carries `marker`; returns the survivors, which it then
+// SIGKILLs so that a failing test leaves nothing behind.
+inline std::vector<pid_t> survivors_after(const std::string& marker,
+                                          std::chrono::milliseconds bound = 15s) {
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    std::vector<pid_t> left = pids_with_marker(marker);
+    while (!left.empty() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(50ms);
+        left = pids_with_marker(marker);
+    }
+    for (pid_t pid : left)
+        ::kill(pid, SIGKILL);
+    return left;
+}
+
+// ---- a run in the background --------------------------------------------------------------------
+
+// Runs a request on its own thread and lets the test wait for a line of the command's live stdout
+// (a cue such as WAITING) before it acts on the host.
+class background_run {
+public:
+    background_run(std::shared_ptr<sandbox::provider> provider, runtime::run_request request) {
+        request.on_stdout = [this](std::string_view chunk) {
+            std::lock_guard lock(mutex_);
+            stdout_ += chunk;
+            changed_.notify_all();
+        };
+        result_ = std::async(std::launch::async,
+                             [provider = std::move(provider), request = std::move(request)]() {
+                                 return runtime::run(provider, request);
+                             });
+    }
+    ~background_run() {
+        if (result_.valid()) result_.wait();
+    }
+    background_run(const background_run&) = delete;
+    background_run& operator=(const background_run&) = delete;
+
+    // True once `line` (a whole line) appeared on the command's stdout within `bound`.
+    bool wait_for_line(const std::string& line, std::chrono::milliseconds bound = generous) {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, bound, [&] {
+            return ("\n" + stdout_).find("\n" + line + "\n") != std::string::npos;
+        });
+    }
+
+    // The record (rethrows sandbox_unavailable_error). The run itself carries a timeout.
+    runtime::run_record finish() { return result_.get(); }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::string stdout_;
+    std::future<runtime::run_record> result_;
+};
+
+// ---- the cordon CLI as a separate process -------------------------------------------------------
+
+// A process spawned with fork/exec, its stdout and stderr on pipes; killed and reaped at scope
+// end if it is still there.
+class spawned_process {
+public:
+    spawned_process(const strings& argv, const std::map<std::string, std::string>& env_overrides) {
+        std::map<std::string, std::string> env;
+        for (char** e = environ; *e != nullptr; ++e) {
+            const std::string entry = *e;
+            const auto equals = entry.find('=');
+            if (equals != std::string::npos)
+                env[entry.substr(0, equals)] = entry.substr(equals + 1);
+        }
+        for (const auto& [name, value] : env_overrides)
+            env[name] = value;
+        strings env_entries;
+        for (const auto& [name, value] : env)
+            env_entries.push_back(name + "=" + value);
+        std::vector<char*> args;
+        for (const auto& arg : argv)
+            args.push_back(const_cast<char*>(arg.c_str()));
+        args.push_back(nullptr);
+        std::vector<char*> envp;
+        for (const auto& entry : env_entries)
+            envp.push_back(const_cast<char*>(entry.c_str()));
+        envp.push_back(nullptr);
+
+        int out[2];
+        int err[2];
+        if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+            throw std::system_error(errno, std::generic_category(), "pipe2");
+        }
+        pid_ = ::fork();
+        if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "fork");
+        if (pid_ == 0) {
+            const int null = ::open("/dev/null", O_RDONLY);
+            ::dup2(null, 0);
+            ::dup2(out[1], 1);
+            ::dup2(err[1], 2);
+            ::execve(args[0], args.data(), envp.data());
+            _exit(127);
+        }
+        ::close(out[1]);
+        ::close(err[1]);
+        out_fd_ = out[0];
+        err_fd_ = err[0];
+    }
+    ~spawned_process() {
+        if (pid_ > 0 && !status_) {
+            ::kill(pid_, SIGKILL);
+            int status = 0;
+            ::waitpid(pid_, &status, 0);
+        }
+        if (out_fd_ >= 0) ::close(out_fd_);
+        if (err_fd_ >= 0) ::close(err_fd_);
+    }
+    spawned_process(const spawned_process&) = delete;
+    spawned_process& operator=(const spawned_process&) = delete;
+
+    [[nodiscard]] pid_t pid() const { return pid_; }
+    [[nodiscard]] const std::string& out() const { return out_; }
+    [[nodiscard]] const std::string& err() const { return err_; }
+
+    // Reads output until `text` appears on stdout or `bound` passes; true when it appeared.
+    bool wait_for_output(const std::string& text, std::chrono::milliseconds bound = generous) {
+        const auto deadline = std::chrono::steady_clock::now() + bound;
+        while (out_.find(text) == std::string::npos) {
+            if (std::chrono::steady_clock::now() >= deadline) return false;
+            if (!pump(50ms) && out_.find(text) == std::string::npos) return false;
+        }
+        return true;
+    }
+
+    // Waits for the exit (bounded; SIGKILL at the bound) and returns the exit status, or
+    // 128 + signal when a signal ended it.
+    int wait(std::chrono::milliseconds bound = generous) {
+        const auto deadline = std::chrono::steady_clock::now() + bound;
+        while (!status_) {
+            int status = 0;
+            const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+            if (done == pid_) {
+                status_ = status;
+                break;
+            }
+            if (std::chrono::steady_clock::now() >= deadline) {
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, &status, 0);
+                status_ = status;
+                timed_out_ = true;
+                break;
+            }
+            pump(20ms);
+        }
+        // Whatever is still buffered in the pipes (bounded: a leftover holder cannot stall us).
+        for (int i = 0; i < 50 && pump(20ms);)
+            ++i;
+        return WIFEXITED(*status_) ? WEXITSTATUS(*status_) : 128 + WTERMSIG(*status_);
+    }
+
+    void kill(int signal) const { ::kill(pid_, signal); }
+    [[nodiscard]] bool timed_out() const { return timed_out_; }
+
+private:
+    // One poll round; false once both pipes are at EOF.
+    bool pump(std::chrono::milliseconds bound) {
+        pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+        int open_count = 0;
+        for (auto& p : fds) {
+            if (p.fd >= 0) ++open_count;
+        }
+        if (open_count == 0) {
+            std::this_thread::sleep_for(bound);
+            return false;
+        }
+        if (::poll(fds, 2, static_cast<int>(bound.count())) <= 0) return true;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+            char buf[4096];
+            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+            int& fd = i == 0 ? out_fd_ : err_fd_;
+            if (n <= 0) {
+                ::close(fd);
+                fd = -1;
+            } else {
+                (i == 0 ? out_ : err_).append(buf, static_cast<std::size_t>(n));
+            }
+        }
+        return true;
+    }
+
+    pid_t pid_ = -1;
+    int out_fd_ = -1;
+    int err_fd_ = -1;
+    std::string out_;
+    std::string err_;
+    std::optional<int> status_;
+    bool timed_out_ = false;
+};
+
+// Runs the cordon CLI to completion (bounded) and returns its exit status.
+struct cli_outcome {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+inline cli_outcome run_cli(const strings& args,
+                           const std::map<std::string, std::string>& env_overrides = {}) {
+    strings argv{test::cordon_path().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    spawned_process process(argv, env_overrides);
+    cli_outcome outcome;
+    outcome.status = process.wait();
+    outcome.out = process.out();
+    outcome.err = process.err();
+    return outcome;
+}
+
+// ---- the parametrized fixture -------------------------------------------------------------------
+
+using backend_and_mode = std::tuple<backend_choice, sandbox_mode>;
+
+inline std::string param_name(const ::testing::TestParamInfo<backend_and_mode>& info) {
+    return std::string(sandbox::to_string(std::get<0>(info.param))) + "_" +
+           mode_name(std::get<1>(info.param));
+}
+
+inline std::string backend_name(const ::testing::TestParamInfo<backend_choice>& info) {
+    return std::string(sandbox::to_string(info.param));
+}
+
+#define CORDON_HOSTILE_BOTH_MODES(fixture)                                                       \
+    INSTANTIATE_TEST_SUITE_P(                                                                    \
+        Real, fixture,                                                                           \
+        ::testing::Combine(::testing::Values(::cordon::sandbox::backend_choice::bwrap,           \
+                                             ::cordon::sandbox::backend_choice::landlock),       \
+                           ::testing::Values(::cordon::sandbox::sandbox_mode::read_only,         \
+                                             ::cordon::sandbox::sandbox_mode::workspace_write)), \
+        ::cordon::hostile::param_name)
+
+#define CORDON_HOSTILE_BACKENDS(fixture)                                                     \
+    INSTANTIATE_TEST_SUITE_P(Real, fixture,                                                  \
+                             ::testing::Values(::cordon::sandbox::backend_choice::bwrap,     \
+                                               ::cordon::sandbox::backend_choice::landlock), \
+                             ::cordon::hostile::backend_name)
+
+// Common state of a test against one backend: the selection, a host tree, request helpers.
+class backend_fixture {
+protected:
+    // Picks the (cached) provider for `choice`; check usable() before using it.
+    void select(backend_choice choice) {
+        selection_ = &selected(choice);
+        if (selection_->rung) kind_ = selection_->rung->kind;
+    }
+    [[nodiscard]] bool usable() const { return selection_ != nullptr && selection_->rung; }
+    [[nodiscard]] const std::string& unusable_reason() const { return selection_->reason; }
+
+    [[nodiscard]] runtime::run_request request(strings argv, sandbox_mode mode) const {
+        runtime::run_request out;
+        out.argv = std::move(argv);
+        out.mode = mode;
+        out.workspace_root = tree_.workspace();
+        out.timeout = generous;
+        return out;
+    }
+
+    [[nodiscard]] runtime::run_record run(runtime::run_request request) const {
+        return runtime::run(selection_->provider, std::move(request));
+    }
+
+    [[nodiscard]] int landlock_abi() const { return selection_->rung->landlock_abi.value_or(0); }
+
+    host_tree tree_;
+    const selection* selection_ = nullptr;
+    backend_kind kind_ = backend_kind::bwrap;
+};
+
+class BackendAndModeTest : public ::testing::TestWithParam<backend_and_mode>,
+                           protected backend_fixture {
+protected:
+    void SetUp() override {
+        select(std::get<0>(GetParam()));
+        if (!usable()) CORDON_SKIP_OR_FAIL(unusable_reason());
+        mode_ = std::get<1>(GetParam());
+    }
+
+    [[nodiscard]] runtime::run_request request(strings argv) const {
+        return backend_fixture::request(std::move(argv), mode_);
+    }
+    using backend_fixture::request;
+
+    // Runs the child with `args` and returns its parsed lines; the run itself must have gone
+    // through (started, exited 0).
+    attempts attack(strings args, std::optional<std::string> stdin_data = std::nullopt) {
+        strings argv{child()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        runtime::run_request req = request(std::move(argv));
+        req.stdin_data = std::move(stdin_data);
+        req.stdout_max_bytes = 16U << 20U;
+        record_ = run(std::move(req));
+        EXPECT_FALSE(record_.not_started.has_value()) << describe(record_);
+        EXPECT_EQ(record_.exit_code, std::optional<int>(0)) << describe(record_);
+        EXPECT_FALSE(record_.stdout_output.truncated) << "raise stdout_max_bytes";
+        return parse_attempts(record_.stdout_output.text);
+    }
+
+    sandbox_mode mode_ = sandbox_mode::read_only;
+    runtime::run_record record_;
+};
+
+class BackendTest : public ::testing::TestWithParam<backend_choice>, protected backend_fixture {
+protected:
+    void SetUp() override {
+        select(GetParam());
+        if (!usable()) CORDON_SKIP_OR_FAIL(unusable_reason());
+    }
+};
+
+}  // namespace cordon::hostile

@@ -1,0 +1,373 @@
+// Runner integrity: what runs unconfined after a command (the runners, cordon itself, what they
+// load) must not be writable by it, must not come from a directory the command could write, must
+// not load what the command's environment names, and the workspace a run is given must be the
+// directory that gets confined, not whatever the path names a moment later.
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/syscall.h>
+
+#include <atomic>
+#include <set>
+
+#include "hostile_support.hpp"
+
+namespace cordon::hostile {
+namespace {
+
+using sandbox::sandbox_unavailable_error;
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+// The directory holding the libc mapped into this process (Debian: /usr/lib/x86_64-linux-gnu).
+fs::path libc_directory() {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        const auto slash = line.find('/');
+        if (slash == std::string::npos) continue;
+        const fs::path file = line.substr(slash);
+        if (file.filename().string().rfind("libc.so", 0) == 0) {
+            return fs::canonical(file).parent_path();
+        }
+    }
+    return {};
+}
+
+// Workspaces under which a workspace-write command could replace something that runs
+// unconfined later: ancestors of the runners and of cordon's own executable, the system library
+// directories, the loader's configuration, and (bwrap) the directory holding bwrap.
+strings protected_workspaces(const sandbox::rung_report& rung) {
+    std::set<std::string> out;
+    out.insert(test::runner_dir().string());
+    out.insert(test::runner_dir().parent_path().string());
+    out.insert(fs::canonical("/proc/self/exe").parent_path().string());
+    if (const fs::path libc = libc_directory(); !libc.empty()) out.insert(libc.string());
+    for (const char* dir : {"/usr/lib", "/etc", "/"}) {
+        std::error_code ec;
+        if (fs::is_directory(dir, ec)) out.insert(fs::canonical(dir).string());
+    }
+    if (rung.kind == backend_kind::bwrap) {
+        out.insert(fs::canonical(rung.runner).parent_path().string());
+    }
+    return {out.begin(), out.end()};
+}
+
+// ---- 9. runner integrity ------------------------------------------------------------------------
+
+class RunnerIntegrity : public BackendTest {};
+
+// Refused means the command never ran: runtime::run throws sandbox_unavailable_error (the sandbox
+// cannot confine this run) or returns a record of a run that was not started (the request itself
+// is refused). The command would print a token if it ran.
+TEST_P(RunnerIntegrity, AWorkspaceHoldingARunnerOrWhatItLoadsIsRefused) {
+    const std::string token = "ran-" + unique_suffix();
+    for (const auto& workspace : protected_workspaces(*selection_->rung)) {
+        SCOPED_TRACE("workspace " + workspace);
+        runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
+        req.workspace_root = workspace;
+        try {
+            const runtime::run_record record = run(std::move(req));
+            EXPECT_TRUE(record.not_started.has_value()) << "a workspace-write run in " << workspace
+                                                        << " was not refused: " << describe(record);
+            EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token))) << describe(record);
+        } catch (const sandbox_unavailable_error& error) {
+            EXPECT_EQ(error.mode(), sandbox_mode::workspace_write);
+        }
+    }
+}
+
+// The CLI says so with 125 (sandbox unavailable) or 2 (a request cordon refuses), and the
+// command never runs.
+TEST_P(RunnerIntegrity, TheCliRefusesTheSameWorkspaces) {
+    const std::string token = "ran-" + unique_suffix();
+    for (const auto& workspace : protected_workspaces(*selection_->rung)) {
+        SCOPED_TRACE("workspace " + workspace);
+        const cli_outcome outcome =
+            run_cli({"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode",
+                     "workspace-write", "--workspace", workspace, "--", "echo", token});
+        EXPECT_THAT(outcome.status, AnyOf(125, 2)) << outcome.out << outcome.err;
+        EXPECT_THAT(outcome.out, Not(HasSubstr(token))) << "the command ran";
+    }
+}
+
+// A hard link is the same file under another name: one inside a writable root would let the
+// command rewrite a runner or a library in place. Landlock refuses a link that would gain rights
+// (its REFER rule), and no link crosses bwrap's mounts.
+TEST_P(RunnerIntegrity, NothingProtectedCanBeHardLinkedIntoAWritableRoot) {
+    strings targets{test::launcher_path().string(), fs::canonical("/proc/self/exe").string(),
+                    "/etc/ld.so.cache"};
+    if (const fs::path libc = libc_directory(); !libc.empty()) {
+        targets.push_back((libc / "libc.so.6").string());
+    }
+    if (kind_ == backend_kind::bwrap) targets.push_back(fs::canonical(selection_->rung->runner));
+    std::map<std::string, std::uintmax_t> links_before;
+    for (const auto& target : targets)
+        links_before[target] = fs::hard_link_count(target);
+
+    strings roots{tree_.workspace().string()};
+    // The Landlock rung also writes the host's /tmp.
+    const fs::path tmp = "/tmp/cordon-hostile-" + unique_suffix();
+    if (kind_ == backend_kind::landlock) {
+        fs::create_directories(tmp);
+        roots.push_back(tmp.string());
+    }
+    for (const auto& root : roots) {
+        SCOPED_TRACE("into " + root);
+        strings argv{child(), "link-each", root};
+        argv.insert(argv.end(), targets.begin(), targets.end());
+        const runtime::run_record record =
+            run(request(std::move(argv), sandbox_mode::workspace_write));
+        EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+        const attempts seen = parse_attempts(record.stdout_output.text);
+        EXPECT_THAT(seen.allowed, IsEmpty()) << describe(record);
+        for (const auto& target : targets) {
+            EXPECT_TRUE(denial_of(seen, "link " + target).has_value()) << target;
+        }
+    }
+    for (const auto& target : targets) {
+        EXPECT_EQ(fs::hard_link_count(target), links_before[target]) << target << " gained a link";
+    }
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+}
+
+CORDON_HOSTILE_BACKENDS(RunnerIntegrity);
+
+// A `bwrap` first on PATH, in a directory any confined command could write (a virtualenv's bin
+// inside the workspace, mode 0777): cordon must never execute it.
+TEST(FakeBwrapOnPath, IsNeverExecutedAndRunsStillGoThroughTheRealBwrap) {
+    const selection& real = selected(backend_choice::bwrap);
+    if (!real.rung) CORDON_SKIP_OR_FAIL(real.reason);
+    const fs::path real_bwrap = fs::canonical(real.rung->runner);
+
+    host_tree tree;
+    const fs::path bin = tree.workspace() / ".venv" / "bin";
+    fs::create_directories(bin);
+    fs::permissions(bin, fs::perms::all);
+    const fs::path marker = tree.outside() / "fake-bwrap-ran";
+    const fs::path fake = bin / "bwrap";
+    write_file(fake, "#!/bin/sh\ntouch '" + marker.string() + "'\nexec '" + real_bwrap.string() +
+                         "' \"$@\"\n");
+    fs::permissions(fake, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+    const char* old_path = std::getenv("PATH");
+    const std::string path =
+        bin.string() + ":" + (old_path != nullptr ? old_path : "/usr/bin:/bin");
+
+    for (const backend_choice choice : {backend_choice::bwrap, backend_choice::automatic}) {
+        SCOPED_TRACE("choice " + std::string(sandbox::to_string(choice)));
+        std::shared_ptr<sandbox::local_provider> provider;
+        {
+            test::scoped_env env("PATH", path);
+            provider = make_selection(choice).provider;
+        }
+        const auto rung = provider->selected();
+        ASSERT_TRUE(rung.has_value());
+        EXPECT_EQ(rung->kind, backend_kind::bwrap);
+        EXPECT_EQ(fs::path(rung->runner), real_bwrap);
+        runtime::run_request req;
+        req.argv = {child(), "print-env"};
+        req.mode = sandbox_mode::workspace_write;
+        req.workspace_root = tree.workspace();
+        req.timeout = generous;
+        req.env["PATH"] = path;
+        const runtime::run_record record = runtime::run(provider, std::move(req));
+        EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_EQ(record.sandbox.backend, std::optional<backend_kind>(backend_kind::bwrap));
+        EXPECT_FALSE(fs::exists(marker)) << "cordon executed the fake bwrap";
+    }
+
+    // The CLI, started with that PATH.
+    const cli_outcome outcome =
+        run_cli({"run", "--mode", "workspace-write", "--workspace", tree.workspace().string(),
+                 "--json", "--", child(), "exit", "0"},
+                {{"PATH", path}});
+    EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
+    EXPECT_THAT(outcome.out, HasSubstr("\"bwrap\"")) << outcome.out;
+    EXPECT_FALSE(fs::exists(marker)) << "the cordon CLI executed the fake bwrap";
+}
+
+// ---- 10. loader variables -----------------------------------------------------------------------
+
+strings lines_in(const fs::path& file) {
+    strings out;
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line))
+        out.push_back(line);
+    return out;
+}
+
+class LoaderVariables : public BackendAndModeTest {};
+
+// The preload probe appends the name of every program that loads it to the marker, which lies in
+// the workspace: the command can write it under workspace-write, any unconfined runner always.
+TEST_P(LoaderVariables, LdPreloadReachesTheCommandButNeverARunner) {
+    const fs::path marker = tree_.workspace() / "preload-marker";
+    runtime::run_request req = request({child(), "exit", "0"});
+    req.env["LD_PRELOAD"] = tools().preload().string();
+    req.env["CORDON_TEST_PRELOAD_MARKER"] = marker.string();
+    const runtime::run_record record = run(std::move(req));
+    EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+
+    const strings loaded = lines_in(marker);
+    for (const auto& program : loaded) {
+        EXPECT_EQ(program, "cordon-test-child") << program << " loaded the command's LD_PRELOAD";
+    }
+    if (mode_ == sandbox_mode::workspace_write) {
+        // The probe works: the command itself loaded it.
+        EXPECT_THAT(loaded, ::testing::Contains("cordon-test-child")) << describe(record);
+    }
+}
+
+// Libraries planted in the command's LD_LIBRARY_PATH under the names bwrap needs (and a libc):
+// a runner that used them could not even start.
+TEST_P(LoaderVariables, LdLibraryPathWithPlantedLibrariesIsNotUsedByARunner) {
+    const fs::path planted = tree_.outside() / "lib";
+    fs::create_directories(planted);
+    for (const char* name :
+         {"libselinux.so.1", "libcap.so.2", "libpcre2-8.so.0", "libseccomp.so.2"}) {
+        write_file(planted / name, "not a shared object\n");
+    }
+    runtime::run_request req = request({child(), "print-env"});
+    req.env["LD_LIBRARY_PATH"] = planted.string();
+    runtime::run_record record;
+    ASSERT_NO_THROW(record = run(std::move(req)));
+    EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("LD_LIBRARY_PATH=" + planted.string() + "\n"));
+
+    // A planted libc breaks every dynamic program, the command included: the command here is the
+    // static launcher's probe, so only a runner that loaded the libc could fail the run.
+    const fs::path fake_libc = tree_.outside() / "libc";
+    fs::create_directories(fake_libc);
+    write_file(fake_libc / "libc.so.6", "not a shared object\n");
+    runtime::run_request with_libc = request({test::launcher_path().string(), "--probe"});
+    with_libc.env["LD_LIBRARY_PATH"] = fake_libc.string();
+    runtime::run_record probed;
+    ASSERT_NO_THROW(probed = run(std::move(with_libc)));
+    EXPECT_EQ(probed.exit_code, std::optional<int>(0)) << describe(probed);
+    EXPECT_THAT(probed.stdout_output.text, ::testing::StartsWith("landlock: ")) << describe(probed);
+}
+
+CORDON_HOSTILE_BOTH_MODES(LoaderVariables);
+
+TEST(LoaderVariablesLauncher, TheLauncherIsStaticallyLinked) {
+    const auto image = read_file(test::launcher_path());
+    ASSERT_TRUE(image.has_value());
+    ASSERT_GE(image->size(), sizeof(Elf64_Ehdr));
+    Elf64_Ehdr header{};
+    std::memcpy(&header, image->data(), sizeof header);
+    ASSERT_EQ(std::memcmp(header.e_ident, ELFMAG, SELFMAG), 0);
+    for (std::size_t i = 0; i < header.e_phnum; ++i) {
+        const std::size_t offset = header.e_phoff + i * header.e_phentsize;
+        ASSERT_LE(offset + sizeof(Elf64_Phdr), image->size());
+        Elf64_Phdr program{};
+        std::memcpy(&program, image->data() + offset, sizeof program);
+        EXPECT_NE(program.p_type, static_cast<std::uint32_t>(PT_INTERP))
+            << "cordon-landlock names a program interpreter: the loader would honour LD_PRELOAD";
+    }
+}
+
+class LoaderVariablesCli : public BackendTest {};
+
+TEST_P(LoaderVariablesCli, CordonRunEnvLdPreloadReachesOnlyTheCommand) {
+    const fs::path marker = tree_.workspace() / "preload-marker";
+    const cli_outcome outcome =
+        run_cli({"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode",
+                 "workspace-write", "--workspace", tree_.workspace().string(), "--env",
+                 "LD_PRELOAD=" + tools().preload().string(), "--env",
+                 "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--", child(), "exit", "0"});
+    EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
+    EXPECT_EQ(lines_in(marker), strings{"cordon-test-child"});
+}
+
+CORDON_HOSTILE_BACKENDS(LoaderVariablesCli);
+
+// ---- 11. the workspace renamed under a run ------------------------------------------------------
+
+class WorkspaceRenameRace : public BackendTest {};
+
+// A thread keeps exchanging the workspace directory with a symlink to a victim directory while
+// workspace-write runs write to the victim (by absolute path) and to ./ (which is the victim
+// whenever the working directory was entered through the symlink). A run may be refused or its
+// writes may fail; a file in the victim is an escape.
+TEST_P(WorkspaceRenameRace, TheVictimStaysEmptyWhileTheWorkspaceIsSwappedForASymlink) {
+    const fs::path dir = tree_.base() / "a";
+    const fs::path workspace = dir / "ws";
+    const fs::path swap = dir / "swap";
+    const fs::path victim = tree_.base() / "victim";
+    fs::create_directories(workspace);
+    fs::create_directories(victim);
+    fs::create_directory_symlink(victim, swap);
+
+    std::atomic<bool> stop{false};
+    std::atomic<long> swaps{0};
+    std::thread swapper([&] {
+        while (!stop.load()) {
+            if (::syscall(SYS_renameat2, AT_FDCWD, workspace.c_str(), AT_FDCWD, swap.c_str(),
+                          RENAME_EXCHANGE) == 0) {
+                ++swaps;
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(20 + (swaps.load() % 7) * 90));
+        }
+    });
+    struct joiner {
+        std::atomic<bool>& stop;
+        std::thread& thread;
+        ~joiner() {
+            stop = true;
+            thread.join();
+        }
+    } join_at_exit{stop, swapper};
+
+    std::set<std::string> refusals;  // a sample of why runs were refused, for the log
+    int refused = 0;
+    int not_started = 0;
+    int ran = 0;
+    const auto deadline = std::chrono::steady_clock::now() + 180s;
+    for (int i = 0; i < 100 && std::chrono::steady_clock::now() < deadline; ++i) {
+        const std::string name = "pwned-" + std::to_string(i);
+        runtime::run_request req =
+            request({child(), "create-each", "x", (victim / name).string(), "./" + name},
+                    sandbox_mode::workspace_write);
+        req.workspace_root = workspace;
+        req.timeout = std::chrono::milliseconds(30'000);
+        std::string outcome;
+        try {
+            const runtime::run_record record = run(std::move(req));
+            if (record.not_started) {
+                ++not_started;
+            } else {
+                ++ran;
+            }
+            outcome = describe(record);
+        } catch (const sandbox_unavailable_error& error) {
+            ++refused;
+            outcome = std::string("refused: ") + error.what();
+            if (refusals.size() < 3) refusals.insert(error.detail().value_or(error.what()));
+        }
+        std::error_code ec;
+        if (!fs::is_empty(victim, ec)) {
+            strings found;
+            for (const auto& entry : fs::directory_iterator(victim, ec)) {
+                found.push_back(entry.path().filename().string());
+            }
+            ADD_FAILURE() << "run " << i << " wrote into the victim ("
+                          << ::testing::PrintToString(found) << ")\n"
+                          << outcome;
+            break;
+        }
+    }
+    std::cout << "[ info ] " << sandbox::to_string(kind_) << ": " << ran << " ran, " << refused
+              << " refused, " << not_started << " not started, " << swaps.load() << " swaps\n";
+    for (const auto& why : refusals)
+        std::cout << "[ info ]   refused: " << why << "\n";
+}
+
+CORDON_HOSTILE_BACKENDS(WorkspaceRenameRace);
+
+}  // namespace
+}  // namespace cordon::hostile
