@@ -48,6 +48,9 @@ nlohmann::json rung_json(const sandbox::rung_report& rung) {
         {"enforcement", usable ? nlohmann::json(sandbox::to_string(rung.level)) : nlohmann::json()},
         {"modes", usable ? modes : nlohmann::json()},
         {"landlockAbi", rung.landlock_abi ? nlohmann::json(*rung.landlock_abi) : nlohmann::json()},
+        {"workspaceByDescriptor", usable && rung.kind == sandbox::backend_kind::bwrap
+                                      ? nlohmann::json(rung.bind_fd)
+                                      : nlohmann::json()},
         {"runner", rung.runner},
         {"reason", rung.reason.empty() ? nlohmann::json() : nlohmann::json(rung.reason)}};
 }
@@ -83,6 +86,9 @@ void print_rung(const sandbox::rung_report& rung) {
         }
     }
     if (rung.landlock_abi) std::cout << "abi=" << *rung.landlock_abi << ' ';
+    if (usable && rung.kind == sandbox::backend_kind::bwrap) {
+        std::cout << "workspace=" << (rung.bind_fd ? "by-descriptor" : "by-path") << ' ';
+    }
     std::cout << "runner=" << (rung.runner.empty() ? "(not found)" : rung.runner) << '\n';
     if (!rung.reason.empty()) std::cout << "          reason: " << rung.reason << '\n';
     if (usable) {
@@ -127,7 +133,7 @@ int run_probe_command(const probe_options& options) {
     std::vector<sandbox::rung_report> rungs = provider->probe_all();
     std::optional<sandbox::rung_report> selected = provider->selected();
     // Reports containment without ending anybody's runs.
-    const auto cgroups = runtime::cgroup_host::create({.reap_stale = false});
+    const auto cgroups = runtime::cgroup_host::create({.reap_stale = false, .lock_directory = {}});
 
     if (options.json) {
         nlohmann::json out;

@@ -113,7 +113,11 @@ std::variant<validated, std::string> validate(run_options& options) {
         // bash from a directory no command can write: one planted on PATH by an earlier run
         // would otherwise stand in for every later -c command.
         const std::filesystem::path bash = sandbox::find_trusted_executable("bash");
-        out.request.argv = {bash.empty() ? "bash" : bash.string(), "-c", options.shell_command};
+        if (bash.empty()) {
+            return "-c needs bash in a system directory (/usr/local/bin, /usr/bin, /bin, ...); "
+                   "none is there: give -- PROGRAM ARGS... instead";
+        }
+        out.request.argv = {bash.string(), "-c", options.shell_command};
     } else {
         if (options.argv.empty() || options.argv.front().empty()) {
             return "missing command: give -c 'COMMAND' or -- PROGRAM ARGS...";
@@ -162,20 +166,24 @@ std::variant<validated, std::string> validate(run_options& options) {
         out.request.stdout_max_bytes = static_cast<std::size_t>(*bytes);
     }
     if (!options.max_processes.empty()) {
+        // The kernel's PID_MAX_LIMIT bounds any pids.max worth asking for.
+        constexpr std::uint64_t most_processes = 4'194'304;
         auto count = options.max_processes == "unlimited" ? std::optional<std::uint64_t>(0)
                                                           : parse_byte_count(options.max_processes);
-        if (!count) {
+        if (!count || *count > most_processes) {
             return "invalid --max-processes \"" + options.max_processes +
-                   "\" (a positive number, or unlimited)";
+                   "\" (1 to 4194304, or unlimited)";
         }
         out.request.max_processes = *count;
     }
     if (!options.max_memory.empty()) {
+        // Below a few MiB not even the runner starts; a limit there only hides what happened.
+        constexpr std::uint64_t least_memory = 4ULL << 20;
         auto bytes = options.max_memory == "unlimited" ? std::optional<std::uint64_t>(0)
                                                        : parse_size(options.max_memory);
-        if (!bytes) {
+        if (!bytes || (*bytes != 0 && *bytes < least_memory)) {
             return "invalid --max-memory \"" + options.max_memory +
-                   "\" (e.g. 512M, 2G, or unlimited)";
+                   "\" (at least 4M, e.g. 512M, 2G, or unlimited)";
         }
         out.request.max_memory = *bytes;
     }

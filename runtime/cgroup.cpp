@@ -26,8 +26,9 @@ namespace {
 constexpr int rmdir_attempts = 200;
 constexpr useconds_t rmdir_pause_us = 1000;
 
-std::string errno_text(std::string_view what) {
-    return std::string(what) + ": " + std::strerror(errno);
+// errno is read by the caller right after the failing call, before a string is built.
+std::string failed(std::string_view what, int error) {
+    return std::string(what) + ": " + std::strerror(error);
 }
 
 // mountinfo escapes space, tab, newline and backslash in paths as \ooo.
@@ -123,10 +124,13 @@ std::variant<fs::path, std::string> own_directory(std::string_view controller) {
     return directory;
 }
 
-bool write_file(const fs::path& path, std::string_view text) {
+// 0, or the errno of the failing open or write (read before the fd is closed).
+int write_file(const fs::path& path, std::string_view text) {
     unique_fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-    if (!fd) return false;
-    return ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (!fd) return errno;
+    const ssize_t written = ::write(fd.get(), text.data(), text.size());
+    if (written < 0) return errno;
+    return written == static_cast<ssize_t>(text.size()) ? 0 : EIO;
 }
 
 std::string read_file(const fs::path& path) {
@@ -164,7 +168,7 @@ std::string random_suffix() {
 }
 
 void kill_members(const fs::path& cgroup) {
-    if (write_file(cgroup / "cgroup.kill", "1")) return;
+    if (write_file(cgroup / "cgroup.kill", "1") == 0) return;
     std::ifstream procs(cgroup / "cgroup.procs");
     pid_t pid;
     while (procs >> pid)
@@ -183,15 +187,22 @@ bool remove_directory(const fs::path& directory) {
 // The lock directory, trusted only when this user owns it and nobody else can enter it: another
 // user who could delete lock files could make the next cordon end runs that are alive. It lives
 // under /dev/shm, where no confined command can open anything (see cgroup.hpp).
-std::variant<unique_fd, std::string> open_lock_directory() {
-    const fs::path path = "/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid());
+std::variant<unique_fd, std::string> open_lock_directory(fs::path path) {
+    if (path.empty()) path = "/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid());
     if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-        return errno_text("cannot create " + path.string());
+        const int error = errno;
+        return failed("cannot create " + path.string(), error);
     }
     unique_fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd) return errno_text("cannot open " + path.string());
+    if (!fd) {
+        const int error = errno;
+        return failed("cannot open " + path.string(), error);
+    }
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return errno_text("cannot stat " + path.string());
+    if (::fstat(fd.get(), &st) != 0) {
+        const int error = errno;
+        return failed("cannot stat " + path.string(), error);
+    }
     if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
         return path.string() + " is not a private directory of uid " + std::to_string(::geteuid()) +
                " (owner " + std::to_string(st.st_uid) + ")";
@@ -256,8 +267,11 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
         memory_base = std::get<fs::path>(v1);
     }
 
-    auto locks = open_lock_directory();
+    auto locks = open_lock_directory(options.lock_directory);
     if (auto* reason = std::get_if<std::string>(&locks)) {
+        // Another user may have taken the name first (it is predictable, in a world-writable
+        // directory): runs are still contained, but a crash would leave them to the next reboot.
+        spdlog::warn("stale-run reaping disabled: {}", *reason);
         host->no_lock_ = *reason;
     } else {
         host->lock_directory_ = std::move(std::get<unique_fd>(locks));
@@ -276,7 +290,8 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
         host->lock_.reset(::openat(host->lock_directory_.get(), lock_name.c_str(),
                                    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
         if (!host->lock_ || ::flock(host->lock_.get(), LOCK_EX | LOCK_NB) != 0) {
-            host->no_lock_ = errno_text("cannot lock " + lock_name);
+            const int error = errno;
+            host->no_lock_ = failed("cannot lock " + lock_name, error);
             // A lock file nobody holds would tell the next cordon that this one is dead.
             if (host->lock_) ::unlinkat(host->lock_directory_.get(), lock_name.c_str(), 0);
             host->lock_.reset();
@@ -284,7 +299,8 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     }
     host->directory_ = base / host->name_;
     if (::mkdir(host->directory_.c_str(), 0755) != 0) {
-        std::string reason = errno_text("cannot create " + host->directory_.string());
+        const int error = errno;
+        std::string reason = failed("cannot create " + host->directory_.string(), error);
         host->directory_.clear();
         return reason;
     }
@@ -298,7 +314,7 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     const auto enable = [&](std::string_view controller) {
         return has_word(available, controller) &&
                write_file(host->directory_ / "cgroup.subtree_control",
-                          "+" + std::string(controller));
+                          "+" + std::string(controller)) == 0;
     };
     const auto v1_directory = [&](const std::optional<fs::path>& v1_base,
                                   std::string_view controller,
@@ -310,7 +326,8 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
         }
         fs::path directory = *v1_base / host->name_;
         if (::mkdir(directory.c_str(), 0755) != 0) {
-            reason = errno_text("cannot create " + directory.string());
+            const int error = errno;
+            reason = failed("cannot create " + directory.string(), error);
             return std::nullopt;
         }
         return directory;
@@ -359,17 +376,22 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
     const auto join = [&](const fs::path& directory) -> std::optional<std::string> {
         if (std::find(created.begin(), created.end(), directory) != created.end()) return {};
         if (::mkdir(directory.c_str(), 0755) != 0) {
-            return errno_text("cannot create " + directory.string());
+            const int error = errno;
+            return failed("cannot create " + directory.string(), error);
         }
         created.push_back(directory);
         unique_fd fd(::open((directory / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
-        if (!fd) return errno_text("cannot open " + (directory / "cgroup.procs").string());
+        if (!fd) {
+            const int error = errno;
+            return failed("cannot open " + (directory / "cgroup.procs").string(), error);
+        }
         procs.push_back(std::move(fd));
         return {};
     };
     const auto set = [](const fs::path& file, std::uint64_t value) -> std::optional<std::string> {
-        if (write_file(file, std::to_string(value))) return {};
-        return errno_text("cannot write " + file.string());
+        const int error = write_file(file, std::to_string(value));
+        if (error == 0) return {};
+        return failed("cannot write " + file.string(), error);
     };
     if (auto error = join(paths.unified)) return undo(*error);
     if (limits.max_processes) {
@@ -384,8 +406,17 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
         const fs::path file =
             *paths.memory / (paths.memory_v1 ? "memory.limit_in_bytes" : "memory.max");
         if (auto error = set(file, *limits.max_memory)) return undo(*error);
-        // No swap for the run either: a limit the command can page around is no limit.
-        if (!paths.memory_v1) (void)write_file(paths.unified / "memory.swap.max", "0");
+        // No swap for the run either: a limit the command can page around is no limit. (v1 has
+        // memsw only with swap accounting; it must not be below the memory limit, set above.)
+        if (paths.memory_v1) {
+            std::error_code ec;
+            const fs::path memsw = *paths.memory / "memory.memsw.limit_in_bytes";
+            if (fs::exists(memsw, ec)) {
+                if (auto error = set(memsw, *limits.max_memory)) return undo(*error);
+            }
+        } else {
+            (void)write_file(paths.unified / "memory.swap.max", "0");
+        }
     }
     return std::make_unique<cgroup_scope>(shared_from_this(), std::move(paths), std::move(procs));
 }

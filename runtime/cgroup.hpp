@@ -46,6 +46,9 @@ struct cgroup_host_options {
     // End the trees of cordons that are gone before creating this host (cordon probe, which
     // only reports, passes false).
     bool reap_stale = true;
+    // Where the liveness locks live; empty: /dev/shm/cordon-cgroup-locks-<euid>. Trusted only
+    // when it is a directory of this uid that nobody else may enter.
+    std::filesystem::path lock_directory;
 };
 
 class cgroup_host : public std::enable_shared_from_this<cgroup_host> {

@@ -131,7 +131,9 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     };
 
     // A limit that was asked for and cannot be enforced is never dropped silently.
-    if ((spec.limits.max_processes || spec.limits.max_memory) && !cgroups_) {
+    spec.limits_required = (request.max_processes && *request.max_processes != 0) ||
+                           (request.max_memory && *request.max_memory != 0);
+    if (spec.limits_required && !cgroups_) {
         return not_started({spawn_stage::cgroup, EOPNOTSUPP},
                            "cannot enforce the requested limits: " + no_cgroup_);
     }
@@ -194,7 +196,6 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     }
 
     auto on_done = [done = std::move(done), confined = std::move(confined), mode, timeout,
-                    limits = spec.limits,
                     spawned = spec.argv.front()](process_outcome outcome) mutable {
         run_record record;
         record.exit_code = outcome.exit_code;
@@ -204,7 +205,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         record.timeout = timeout;
         record.duration_ms = outcome.duration_ms;
         record.sandbox.mode = mode;
-        record.limits = limits;
+        record.limits = outcome.limits_applied;
         record.limits_hit = outcome.limits_hit;
         if (confined) {
             record.sandbox.level = confined->level;
@@ -234,6 +235,21 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             record.exit_code.reset();
             record.not_started =
                 spawn_failure{{spawn_stage::exec, outcome.status->error}, outcome.status->message};
+            done(std::move(record));
+            return;
+        }
+        if (confined && outcome.status &&
+            outcome.status->outcome == sandbox::status_report::verdict::silent &&
+            (outcome.limits_hit.memory || outcome.limits_hit.processes)) {
+            // The runner died at the run's limit before the launcher could say anything: the
+            // limit, not the sandbox, kept the command from starting.
+            record.exit_code.reset();
+            record.signal.reset();
+            record.not_started =
+                spawn_failure{{spawn_stage::cgroup, outcome.limits_hit.memory ? ENOMEM : EAGAIN},
+                              std::string("the run met its ") +
+                                  (outcome.limits_hit.memory ? "memory" : "process") +
+                                  " limit before the command started"};
             done(std::move(record));
             return;
         }

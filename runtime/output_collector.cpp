@@ -1,5 +1,6 @@
 #include "runtime/output_collector.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -94,8 +95,16 @@ bool valid_stream_name(std::string_view name) noexcept {
 // ---------------------------------------------------------------------------------------------
 // spill_file
 
-spill_file::spill_file(unique_fd fd, std::filesystem::path path) noexcept
-    : fd_(std::move(fd)), path_(std::move(path)) {}
+spill_file::spill_file(unique_fd fd, std::filesystem::path path,
+                       std::shared_ptr<const unique_fd> directory) noexcept
+    : fd_(std::move(fd)), path_(std::move(path)), directory_(std::move(directory)) {}
+
+std::error_code spill_file::remove() noexcept {
+    const int result = directory_ ? ::unlinkat(directory_->get(), path_.filename().c_str(), 0)
+                                  : ::unlink(path_.c_str());
+    if (result != 0 && errno != ENOENT) return errno_code(errno);
+    return {};
+}
 
 std::error_code spill_file::write_all(std::span<const char> bytes) noexcept {
     const char* next = bytes.data();
@@ -147,11 +156,23 @@ spill_directory::~spill_directory() {
         ::rmdir(path.c_str());
         return;
     }
-    std::error_code error;
-    std::filesystem::remove_all(path, error);
-    if (error) {
+    // Every file, relative to the held descriptor; then the directory itself, which rmdir(2)
+    // removes only while it is an empty directory (a symlink put in its place is refused).
+    const int listing = ::openat(directory_->fd->get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (DIR* dir = listing >= 0 ? ::fdopendir(listing) : nullptr) {
+        while (const dirent* entry = ::readdir(dir)) {
+            const std::string_view name = entry->d_name;
+            if (name == "." || name == "..") continue;
+            (void)::unlinkat(directory_->fd->get(), entry->d_name, 0);
+        }
+        ::closedir(dir);
+    } else if (listing >= 0) {
+        ::close(listing);
+    }
+    if (::rmdir(path.c_str()) != 0 && errno != ENOENT) {
+        const int error = errno;
         spdlog::warn("cordon: cannot remove spill directory {}: {}", path.string(),
-                     error.message());
+                     std::strerror(error));
     }
 }
 
@@ -168,10 +189,14 @@ std::variant<spill_directory::open_directory, spill_error> spill_directory::ensu
     // is sticky, so no other user can rename or replace it afterwards.
     std::string name = (root_ / "cordon-spill-XXXXXX").string();
     if (::mkdtemp(name.data()) == nullptr) {
-        return spill_error{"mkdtemp " + name, errno_code(errno)};
+        const int error = errno;
+        return spill_error{"mkdtemp " + name, errno_code(error)};
     }
     unique_fd fd(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd) return spill_error{"open " + name, errno_code(errno)};
+    if (!fd) {
+        const int error = errno;
+        return spill_error{"open " + name, errno_code(error)};
+    }
     directory_ = open_directory{name, std::make_shared<const unique_fd>(std::move(fd))};
     return *directory_;
 }
@@ -204,7 +229,7 @@ std::variant<spill_file, spill_error> spill_directory::create_file(std::string_v
         unique_fd fd(::openat(dir_fd->get(), name.c_str(),
                               O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                               S_IRUSR | S_IWUSR));
-        if (fd) return spill_file(std::move(fd), std::move(path));
+        if (fd) return spill_file(std::move(fd), std::move(path), dir_fd);
         const int error = errno;
         last = spill_error{"open " + path.string(), errno_code(error)};
         if (error == EEXIST) continue;  // a colliding name: draw another
@@ -286,6 +311,7 @@ void output_collector::spill_chunk(std::span<const char> chunk) {
 void output_collector::abandon_spill(std::string_view reason, std::error_code code) {
     const std::filesystem::path path = spill_->path();
     (void)spill_->close();
+    const std::error_code removed = spill_->remove();
     spill_.reset();
     if (code) {
         spdlog::warn("cordon: spill file {} for {} abandoned: {}: {}", path.string(), stream_name_,
@@ -294,9 +320,9 @@ void output_collector::abandon_spill(std::string_view reason, std::error_code co
         spdlog::debug("cordon: spill file {} for {} abandoned: {}", path.string(), stream_name_,
                       reason);
     }
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    if (removed) {
         spdlog::warn("cordon: cannot remove abandoned spill file {}: {}", path.string(),
-                     std::strerror(errno));
+                     removed.message());
     }
 }
 

@@ -56,7 +56,9 @@ struct collected_output {
 // errors; close() reports them, which is what decides whether the file may be reported.
 class spill_file {
 public:
-    spill_file(unique_fd fd, std::filesystem::path path) noexcept;
+    // `directory` is the descriptor of the directory the file was created in (may be null).
+    spill_file(unique_fd fd, std::filesystem::path path,
+               std::shared_ptr<const unique_fd> directory = nullptr) noexcept;
 
     [[nodiscard]] int fd() const noexcept { return fd_.get(); }
     [[nodiscard]] bool is_open() const noexcept { return static_cast<bool>(fd_); }
@@ -67,10 +69,14 @@ public:
     // Closes the fd (once; later calls return success). Not retried on EINTR: on Linux the fd is
     // gone either way (close(2)), and the error still means the data may not have been written.
     [[nodiscard]] std::error_code close() noexcept;
+    // Unlinks the file relative to its directory's descriptor (by path only without one): the
+    // directory's path is never resolved again. ENOENT counts as success.
+    [[nodiscard]] std::error_code remove() noexcept;
 
 private:
     unique_fd fd_;
     std::filesystem::path path_;
+    std::shared_ptr<const unique_fd> directory_;
 };
 
 struct spill_error {

@@ -155,11 +155,17 @@ private:
         if (spec_.cgroups) {
             auto scope = spec_.cgroups->new_scope(spec_.limits);
             if (auto* reason = std::get_if<std::string>(&scope)) {
-                if (spec_.limits.max_processes || spec_.limits.max_memory) {
+                if (spec_.limits_required) {
                     // A limit that was asked for is never dropped silently.
                     fail_spawn({spawn_stage::cgroup, EOPNOTSUPP}, *reason);
                     return;
                 }
+                spdlog::warn("run without its default limits: {}", *reason);
+                scope = spec_.cgroups->new_scope({});
+            } else {
+                limits_applied_ = spec_.limits;
+            }
+            if (auto* reason = std::get_if<std::string>(&scope)) {
                 spdlog::warn("run contained by process group only: {}", *reason);
             } else {
                 scope_ = std::move(std::get<std::unique_ptr<cgroup_scope>>(scope));
@@ -469,6 +475,7 @@ private:
         outcome.stdout_output = stdout_.finish();
         outcome.stderr_output = stderr_.finish();
         outcome.denial_seen = scanner_.matched();
+        outcome.limits_applied = limits_applied_;
         outcome.limits_hit = limits_hit_;
         outcome.duration_ms =
             std::chrono::duration<double, std::milli>(reaped_at_ - started_at_).count();
@@ -520,6 +527,7 @@ private:
     bool finished_ = false;
     std::optional<int> exit_code_;
     std::optional<int> signal_;
+    run_limits limits_applied_;
     limit_events limits_hit_;
     std::chrono::steady_clock::time_point started_at_;
     std::chrono::steady_clock::time_point reaped_at_;

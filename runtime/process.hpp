@@ -56,8 +56,11 @@ struct process_spec {
     kill_plan plan = kill_plan::standard();
     std::vector<std::string> denial_signatures;  // scanned over the whole stderr stream
     std::shared_ptr<cgroup_host> cgroups;        // null: process-group containment only
-    // Applied in the run's cgroup; a limit that cannot be applied fails the spawn (stage cgroup).
+    // Applied in the run's cgroup. With `limits_required`, a cgroup that cannot carry them fails
+    // the spawn (stage cgroup); otherwise the run degrades to a cgroup without limits, or to the
+    // process group alone, and process_outcome::limits_applied says what held.
     run_limits limits;
+    bool limits_required = false;
     spawn_method method = default_spawn_method();
     // Called on the process's strand with each chunk as it arrives (live output).
     std::function<void(std::string_view)> on_stdout;
@@ -76,7 +79,8 @@ struct process_outcome {
     // What the runner's status channel said; nullopt when the spec had none.
     std::optional<sandbox::status_report> status;
     bool denial_seen = false;
-    limit_events limits_hit;  // what the run's cgroup saw
+    run_limits limits_applied;  // the limits the run's cgroup carried
+    limit_events limits_hit;    // what the run's cgroup saw
     double duration_ms = 0;
 };
 

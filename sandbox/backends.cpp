@@ -180,10 +180,10 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
         out.argv.insert(out.argv.end(), {"--tmpfs", "/tmp"});
         if (host.bind_fd) {
             out.argv.insert(out.argv.end(), {"--bind-fd", std::to_string(workspace_bind_fd), root});
+            out.fds.push_back({workspace_bind_fd, host.workspace});
         } else {
             out.argv.insert(out.argv.end(), {"--bind", root, root});
         }
-        out.fds.push_back({workspace_bind_fd, host.workspace});
         out.fds.push_back({workspace_fd, host.workspace});
     }
     out.argv.insert(out.argv.end(), {"--chdir", host.workdir.empty() ? root : host.workdir.string(),

@@ -68,13 +68,27 @@ constexpr long metadata_calls[] = {
     469,  // file_setattr (Linux 6.17)
 };
 
-// ioctls that change inode flags or attributes on a read-only fd: chattr's FS_IOC_SETFLAGS (and
-// its 32-bit spelling), FS_IOC_FSSETXATTR, and fs-verity's FS_IOC_ENABLE_VERITY.
-constexpr std::uint32_t metadata_ioctls[] = {
-    0x40086602U,  // FS_IOC_SETFLAGS   _IOW('f', 2, long)
-    0x40046602U,  // FS_IOC32_SETFLAGS _IOW('f', 2, int)
-    0x401c5820U,  // FS_IOC_FSSETXATTR _IOW('X', 32, struct fsxattr)
-    0x40806685U,  // FS_IOC_ENABLE_VERITY _IOW('f', 133, struct fsverity_enable_arg)
+// Under read-only, ioctl is an allowlist: Landlock does not govern ioctls on regular files and
+// directories (only on devices, from ABI 5), and filesystems keep adding ones that change an
+// inode through a read-only fd (chattr's FS_IOC_SETFLAGS, FS_IOC_SETVERSION, ext4's SETVERSION,
+// fs-verity, btrfs snapshots that bypass the path hooks). Allowed: the terminal and socket
+// families (0x54xx, 0x89xx: their setters act on the caller's own tty or socket, or need a
+// capability nobody here holds), the FIO* descriptor flags among them, and the inode getters.
+constexpr std::uint32_t read_only_ioctls[] = {
+    0x80086601U,  // FS_IOC_GETFLAGS
+    0x80046601U,  // FS_IOC32_GETFLAGS
+    0x80087601U,  // FS_IOC_GETVERSION
+    0x80047601U,  // FS_IOC32_GETVERSION
+    0x801c581fU,  // FS_IOC_FSGETXATTR
+    0xc020660bU,  // FS_IOC_FIEMAP
+    0x81009431U,  // FS_IOC_GETFSLABEL
+    0x80111500U,  // FS_IOC_GETFSUUID
+    0x00000002U,  // FIGETBSZ
+    0x00005460U,  // FIOQSIZE
+};
+constexpr std::uint32_t read_only_ioctl_families[] = {
+    0x5400U,  // terminals (TCGETS, TIOCGWINSZ, ...) and FIONREAD, FIONBIO, FIOCLEX, FIOASYNC
+    0x8900U,  // sockets (SIOCGIF*, SIOCGSTAMP, ...)
 };
 
 // Refused in every confined mode (see the header for why).
@@ -120,10 +134,8 @@ constexpr std::uint32_t creating = O_CREAT | 020000000;
 
 // Calls whose first argument names a process, allowed on the caller itself (0) only.
 constexpr long self_only_calls[] = {
-    SYS_prlimit64,
-    SYS_sched_setscheduler,
-    SYS_sched_setparam,
-    SYS_sched_setattr,
+    SYS_prlimit64,     SYS_sched_setscheduler, SYS_sched_setparam,
+    SYS_sched_setattr, SYS_sched_setaffinity,
 };
 
 constexpr std::uint32_t sysno(long nr) {
@@ -149,7 +161,6 @@ public:
         load(offsetof(seccomp_data, args) + index * sizeof(std::uint64_t));
     }
     void ret(std::uint32_t action) noexcept { emit(stmt(BPF_RET | BPF_K, action)); }
-    void jump(std::uint32_t offset) noexcept { emit(stmt(BPF_JMP | BPF_JA, offset)); }
     void jump_eq(std::uint32_t value, std::uint8_t jt, std::uint8_t jf) noexcept {
         emit(jmp(BPF_JMP | BPF_JEQ | BPF_K, value, jt, jf));
     }
@@ -204,15 +215,21 @@ public:
         ret(action);
         load_nr();
     }
-    // nr == ioctl: `action` for the listed requests (argument 1).
-    template <std::size_t N>
-    void refuse_ioctls(const std::uint32_t (&requests)[N], std::uint32_t action) noexcept {
-        jump_eq(sysno(SYS_ioctl), 0, static_cast<std::uint8_t>(N + 4));
+    // nr == ioctl: `action` unless the request (argument 1) is one of `requests` or its high
+    // bytes (request & 0xffffff00) are one of `families`.
+    template <std::size_t N, std::size_t F>
+    void refuse_ioctls_except(const std::uint32_t (&requests)[N],
+                              const std::uint32_t (&families)[F], std::uint32_t action) noexcept {
+        // Body: load, N tests, and, F tests, ret, load_nr. A match jumps to the final load_nr.
+        jump_eq(sysno(SYS_ioctl), 0, static_cast<std::uint8_t>(N + F + 4));
         load_arg(1);
         for (std::size_t i = 0; i < N; ++i) {
-            jump_eq(requests[i], static_cast<std::uint8_t>(N - i), 0);
+            jump_eq(requests[i], static_cast<std::uint8_t>(N - i + F + 1), 0);
         }
-        jump(1);
+        emit(stmt(BPF_ALU | BPF_AND | BPF_K, 0xffffff00U));
+        for (std::size_t i = 0; i < F; ++i) {
+            jump_eq(families[i], static_cast<std::uint8_t>(F - i), 0);
+        }
         ret(action);
         load_nr();
     }
@@ -302,7 +319,7 @@ int install_filter(const filter_options& options) noexcept {
             p.refuse(call, eperm);
     }
     if (options.deny_metadata) {
-        p.refuse_ioctls(metadata_ioctls, eperm);
+        p.refuse_ioctls_except(read_only_ioctls, read_only_ioctl_families, eperm);
         for (long call : metadata_calls)
             p.refuse(call, eperm);
     }

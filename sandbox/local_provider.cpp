@@ -106,6 +106,9 @@ const protected_paths& local_provider::protected_set() {
     std::call_once(protected_once_, [this] {
         const std::vector<fs::path> runners{options_.bwrap_path, options_.launcher_path};
         protected_ = runner_closure(runners, trusted_directories());
+        // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
+        protected_.push_back({canonical_path("/var/tmp") / "cordon-probe-*",
+                              "holds the workspaces cordon probes with"});
     });
     return protected_;
 }
@@ -235,9 +238,10 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
     if (policy.mode == sandbox_mode::workspace_write && rung->kind != backend_kind::seatbelt) {
         unique_fd fd(landlock::open_no_symlinks(policy.workspace_root.c_str(), O_DIRECTORY));
         if (!fd) {
+            const int error = errno;
             throw sandbox_unavailable_error(policy.mode, "cannot open the workspace " +
                                                              policy.workspace_root.string() + ": " +
-                                                             std::strerror(errno));
+                                                             std::strerror(error));
         }
         std::error_code ec;
         const fs::path opened = fs::read_symlink("/proc/self/fd/" + std::to_string(fd.get()), ec);

@@ -2,6 +2,7 @@
 // profile, through the caller's probe_runner (the runtime's spawn path in production).
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,29 +55,40 @@ bool succeeded(const probe_run_result& result, status_report::verdict expected) 
            result.status.outcome == expected;
 }
 
-// A private directory standing in for a workspace while probing the workspace-write profile.
+// A private, empty directory standing in for a workspace while probing the workspace-write
+// profile. It is made where no confined command can write (/var/tmp: a Landlock workspace-write
+// command writes the host's /tmp, and the provider protects /var/tmp/cordon-probe-*), checked
+// through a descriptor (a directory of this uid that nobody else may enter, found under the base
+// it was made in), and removed with rmdir relative to the base's descriptor. Never a recursive
+// removal by path: a command that swapped the entry for a symlink would aim that, run by cordon
+// outside any sandbox, at any directory on the host.
 class probe_workspace {
 public:
     probe_workspace() {
-        // $TMPDIR first, then /tmp. temp_directory_path() throws when TMPDIR names a directory
-        // that is gone (a closed session's private tmp), and a relative or unwritable TMPDIR
-        // must not make every rung look unusable: probing has to end in a verdict.
-        std::error_code ec;
-        fs::path from_env = fs::temp_directory_path(ec);
-        for (const fs::path& base : {ec ? fs::path() : from_env, fs::path("/tmp")}) {
-            if (!base.is_absolute()) continue;
+        for (const char* candidate : {"/var/tmp", "/tmp"}) {
+            const fs::path base = canonical_path(candidate);
+            unique_fd base_fd(landlock::open_no_symlinks(base.c_str(), O_DIRECTORY));
+            if (!base_fd) continue;
             std::string pattern = (base / "cordon-probe-XXXXXX").string();
-            if (::mkdtemp(pattern.data()) != nullptr) {
-                path_ = canonical_path(pattern);
-                fd_ = std::make_shared<const unique_fd>(
-                    landlock::open_no_symlinks(path_.c_str(), O_DIRECTORY));
-                return;
+            if (::mkdtemp(pattern.data()) == nullptr) continue;
+            const std::string leaf = fs::path(pattern).filename().string();
+            unique_fd fd(::openat(base_fd.get(), leaf.c_str(),
+                                  O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            struct stat st {};
+            if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_uid != ::geteuid() ||
+                (st.st_mode & 077) != 0) {
+                // Not the directory mkdtemp made: leave whatever is there alone.
+                continue;
             }
+            path_ = base / leaf;
+            leaf_ = leaf;
+            base_fd_ = std::move(base_fd);
+            fd_ = std::make_shared<const unique_fd>(std::move(fd));
+            return;
         }
     }
     ~probe_workspace() {
-        std::error_code ec;
-        if (!path_.empty()) fs::remove_all(path_, ec);
+        if (base_fd_) (void)::unlinkat(base_fd_.get(), leaf_.c_str(), AT_REMOVEDIR);
     }
     probe_workspace(const probe_workspace&) = delete;
     probe_workspace& operator=(const probe_workspace&) = delete;
@@ -85,6 +97,8 @@ public:
 
 private:
     fs::path path_;
+    std::string leaf_;
+    unique_fd base_fd_;
     std::shared_ptr<const unique_fd> fd_;
 };
 
@@ -94,7 +108,7 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
     // Probe = run: each mode's real profile confines `true`, status channel included, so a
     // workspace-write-only failure (a --bind or --tmpfs the host refuses) is caught here too.
     probe_workspace workspace;
-    if (workspace.path().empty() || !*workspace.fd()) return "cannot create a probe workspace";
+    if (!workspace.fd()) return "cannot create a probe workspace under /var/tmp or /tmp";
     // `true` by absolute path from a directory no command can write: one planted on PATH could
     // make every rung look unusable, or fake a failure that selects a weaker profile.
     const fs::path true_path = find_trusted_executable("true");
@@ -121,15 +135,23 @@ const local_provider::launcher_state& local_provider::probe_launcher_locked() {
         return launcher_;
     }
     if (::access(path.c_str(), X_OK) != 0) {
+        const int error = errno;
         launcher_.reason =
-            "launcher not executable: " + path.string() + ": " + std::strerror(errno);
+            "launcher not executable: " + path.string() + ": " + std::strerror(error);
         return launcher_;
     }
-    // From here on this provider runs its own sealed copy, probes included.
+    // From here on this provider runs its own sealed copy, probes included. Where memfds may not
+    // be executed (vm.memfd_noexec=2), it runs the file it opened instead: a command still cannot
+    // write it (the file is protected from workspace-write runs), it only loses the copy's
+    // immunity to a rewrite by someone outside every sandbox.
     auto image = load_sealed_image(path);
     if (auto* error = std::get_if<std::string>(&image)) {
-        launcher_.reason = *error;
-        return launcher_;
+        spdlog::debug("no sealed copy of the launcher ({}); running it from its file", *error);
+        image = open_runner(path);
+        if (auto* again = std::get_if<std::string>(&image)) {
+            launcher_.reason = *error + "; " + *again;
+            return launcher_;
+        }
     }
     launcher_.image = std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(image)));
     confined_argv probe;
@@ -212,8 +234,9 @@ rung_report local_provider::probe_landlock(rung_report report) {
 
 rung_report local_provider::probe_seatbelt(rung_report report) const {
     if (::access(report.runner.c_str(), X_OK) != 0) {
+        const int error = errno;
         report.state = rung_state::unusable;
-        report.reason = report.runner + ": " + std::strerror(errno);
+        report.reason = report.runner + ": " + std::strerror(error);
         return report;
     }
     if (auto failure = run_profiles(report)) {

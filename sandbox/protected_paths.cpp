@@ -1,5 +1,7 @@
 #include "sandbox/protected_paths.hpp"
 
+#include <glob.h>
+
 #include <algorithm>
 #include <array>
 #include <fstream>
@@ -45,10 +47,47 @@ std::vector<fs::path> mapped_files() {
 }
 
 // Filesystems whose "files" are kernel or host state rather than data (statfs(2) types).
-constexpr std::array<std::string_view, 20> pseudo_types{
-    "proc",    "sysfs",       "cgroup",    "cgroup2",    "devtmpfs",  "devpts",   "mqueue",
-    "bpf",     "debugfs",     "tracefs",   "securityfs", "pstore",    "efivarfs", "configfs",
-    "fusectl", "binfmt_misc", "hugetlbfs", "autofs",     "selinuxfs", "nsfs"};
+constexpr std::array<std::string_view, 24> pseudo_types{
+    "proc",      "sysfs",    "cgroup",     "cgroup2",     "devtmpfs",   "devpts",
+    "mqueue",    "bpf",      "debugfs",    "tracefs",     "securityfs", "pstore",
+    "efivarfs",  "configfs", "fusectl",    "binfmt_misc", "hugetlbfs",  "autofs",
+    "selinuxfs", "nsfs",     "rpc_pipefs", "functionfs",  "gadgetfs",   "smackfs"};
+
+// Collects the directories of `file` and of the files it includes, at most 8 deep.
+void loader_directories(const fs::path& file, std::vector<fs::path>& out, int depth) {
+    if (depth > 8) return;
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+        line = line.substr(0, line.find('#'));
+        // Entries are separated by white space, commas or colons ("dir=type" is one entry).
+        std::replace(line.begin(), line.end(), ',', ' ');
+        std::replace(line.begin(), line.end(), ':', ' ');
+        std::istringstream words(line);
+        std::string word;
+        if (!(words >> word)) continue;
+        if (word == "include") {
+            std::string pattern;
+            while (words >> pattern) {
+                const fs::path glob_path = fs::path(pattern).is_absolute()
+                                               ? fs::path(pattern)
+                                               : file.parent_path() / pattern;
+                glob_t matches{};
+                if (::glob(glob_path.c_str(), 0, nullptr, &matches) == 0) {
+                    for (std::size_t i = 0; i < matches.gl_pathc; ++i) {
+                        loader_directories(matches.gl_pathv[i], out, depth + 1);
+                    }
+                }
+                ::globfree(&matches);
+            }
+            continue;
+        }
+        do {
+            word = word.substr(0, word.find('='));
+            if (!word.empty() && word.front() == '/') out.emplace_back(word);
+        } while (words >> word);
+    }
+}
 
 // mountinfo escapes space, tab, newline and backslash in paths as \ooo.
 std::string unescape(std::string_view text) {
@@ -68,6 +107,12 @@ std::string unescape(std::string_view text) {
 }
 
 }  // namespace
+
+std::vector<fs::path> loader_configuration_directories(const fs::path& conf) {
+    std::vector<fs::path> out;
+    loader_directories(conf, out, 0);
+    return out;
+}
 
 bool is_within(const fs::path& path, const fs::path& root) {
     auto [root_end, path_it] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
@@ -93,6 +138,9 @@ protected_paths runner_closure(std::span<const fs::path> runners,
         add_unique(out, config, "configures the loader of programs that run unconfined later");
     }
     std::vector<fs::path> libraries;
+    for (fs::path& dir : loader_configuration_directories("/etc/ld.so.conf")) {
+        libraries.push_back(std::move(dir));
+    }
     for (const char* dir : {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"}) {
         libraries.emplace_back(dir);
         std::error_code ec;
@@ -116,6 +164,24 @@ protected_paths runner_closure(std::span<const fs::path> runners,
     return out;
 }
 
+namespace {
+
+// A protected path whose last component ends in '*' stands for every entry of its directory
+// with that prefix ("/var/tmp/cordon-spill-*"): a root inside one of them is as bad as a root
+// holding them.
+bool inside_pattern(const fs::path& root, const fs::path& pattern) {
+    const std::string last = pattern.filename().string();
+    if (last.empty() || last.back() != '*') return false;
+    const fs::path directory = pattern.parent_path();
+    if (!is_within(root, directory) || root == directory) return false;
+    const std::string prefix = last.substr(0, last.size() - 1);
+    const auto depth = std::distance(directory.begin(), directory.end());
+    const fs::path entry = *std::next(root.begin(), depth);
+    return entry.string().rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
 std::optional<std::string> exposed_by(std::span<const protected_path> paths,
                                       std::span<const fs::path> writable_roots) {
     for (const fs::path& root : writable_roots) {
@@ -123,6 +189,9 @@ std::optional<std::string> exposed_by(std::span<const protected_path> paths,
             if (is_within(p.path, root)) {
                 return p.path.string() + " lies inside " + root.string() +
                        ", which the command could write, and " + p.why;
+            }
+            if (inside_pattern(root, p.path)) {
+                return root.string() + " is one of " + p.path.string() + ", which " + p.why;
             }
         }
     }

@@ -45,6 +45,13 @@ using protected_paths = std::vector<protected_path>;
 // ordinary directory.
 [[nodiscard]] std::optional<std::string> pseudo_filesystem_at(const std::filesystem::path& root);
 
+// The directories the loader's configuration `conf` (/etc/ld.so.conf) names, following its
+// `include` globs (at most 8 deep) and understanding comments and old-style "dir=type" entries:
+// where the next ldconfig (any package install) looks for the libraries of programs that run
+// unconfined.
+[[nodiscard]] std::vector<std::filesystem::path> loader_configuration_directories(
+    const std::filesystem::path& conf);
+
 // True when `path` is `root` or lies beneath it (both canonical).
 [[nodiscard]] bool is_within(const std::filesystem::path& path, const std::filesystem::path& root);
 

@@ -12,9 +12,21 @@ namespace cordon::sandbox {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// errno is read by the caller right after the failing call, before anything can change it.
+std::string failed(const std::string& what, int error) {
+    return what + ": " + std::strerror(error);
+}
+
+}  // namespace
+
 std::variant<unique_fd, std::string> open_runner(const fs::path& path) {
     unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd) return "cannot open " + path.string() + ": " + std::strerror(errno);
+    if (!fd) {
+        const int error = errno;
+        return failed("cannot open " + path.string(), error);
+    }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
         return path.string() + " is not a regular file";
@@ -34,28 +46,34 @@ std::variant<unique_fd, std::string> load_sealed_image(const fs::path& path) {
     if (!image && errno == EINVAL) {
         image.reset(::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING));
     }
-    if (!image) return std::string("memfd_create: ") + std::strerror(errno);
+    if (!image) {
+        const int error = errno;
+        return failed("memfd_create", error);
+    }
     char buffer[64 * 1024];
     for (;;) {
         const ssize_t got = ::read(source.get(), buffer, sizeof buffer);
         if (got == 0) break;
         if (got < 0) {
-            if (errno == EINTR) continue;
-            return "cannot copy " + path.string() + ": " + std::strerror(errno);
+            const int error = errno;
+            if (error == EINTR) continue;
+            return failed("cannot copy " + path.string(), error);
         }
         for (ssize_t done = 0; done < got;) {
             const ssize_t n =
                 ::write(image.get(), buffer + done, static_cast<std::size_t>(got - done));
             if (n < 0) {
-                if (errno == EINTR) continue;
-                return "cannot copy " + path.string() + ": " + std::strerror(errno);
+                const int error = errno;
+                if (error == EINTR) continue;
+                return failed("cannot copy " + path.string(), error);
             }
             done += n;
         }
     }
     if (::fcntl(image.get(), F_ADD_SEALS,
                 F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
-        return "cannot seal the copy of " + path.string() + ": " + std::strerror(errno);
+        const int error = errno;
+        return failed("cannot seal the copy of " + path.string(), error);
     }
     return image;
 }

@@ -29,12 +29,18 @@ std::string owned_badly(const fs::path& path, const struct stat& st) {
 
 std::string untrusted_because(const fs::path& path) {
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return path.string() + ": " + std::strerror(errno);
+    if (::lstat(path.c_str(), &st) != 0) {
+        const int error = errno;
+        return path.string() + ": " + std::strerror(error);
+    }
     if (!S_ISREG(st.st_mode)) return path.string() + " is not a regular file";
     if ((st.st_mode & S_IXUSR) == 0) return path.string() + " is not executable";
     if (std::string why = owned_badly(path, st); !why.empty()) return why;
     for (fs::path dir = path.parent_path();; dir = dir.parent_path()) {
-        if (::lstat(dir.c_str(), &st) != 0) return dir.string() + ": " + std::strerror(errno);
+        if (::lstat(dir.c_str(), &st) != 0) {
+            const int error = errno;
+            return dir.string() + ": " + std::strerror(error);
+        }
         if (!S_ISDIR(st.st_mode)) return dir.string() + " is not a directory";
         if (std::string why = owned_badly(dir, st); !why.empty()) return why;
         if (dir == dir.root_path()) break;

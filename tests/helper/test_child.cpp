@@ -51,12 +51,16 @@
 //                           print WAITING, wait up to MS for TARGETFILE (one pid a line), then
 //                           against each pid, getppid() and 1: kill 0, pidfd_open +
 //                           pidfd_send_signal 0 + pidfd_getfd, prlimit64 / setpriority /
-//                           sched_setscheduler / sched_setparam / sched_setattr / ioprio_set to
+//                           sched_setscheduler / sched_setparam / sched_setattr /
+//                           sched_setaffinity / ioprio_set to
 //                           the values it already has, ptrace(PTRACE_SEIZE) (detached at once),
 //                           process_vm_readv, /proc/PID/mem and /proc/PID/environ, and open-write
 //                           of the /proc/PID files its owner may write (oom_score_adj, comm,
 //                           ...); plus setpriority(PRIO_USER) and (PRIO_PGRP) for ids that own no
 //                           process
+//   ioctl PATH REQUEST...   open PATH read-only and ioctl each REQUEST (hex) on it, with a zeroed
+//                           argument buffer; DENIED only for EPERM, the filter's answer (a
+//                           request the file does not support fails otherwise: ALLOWED)
 //   clone3 [CGROUP_DIR]     raw clone3, and clone3(CLONE_INTO_CGROUP) into CGROUP_DIR
 //   userns                  clone(CLONE_NEWUSER), then unshare(CLONE_NEWUSER)
 //   daemonize-exec MARKER MS
@@ -323,6 +327,16 @@ void attack_process(long pid) {
                 [&] { return ::syscall(SYS_sched_setattr, target, &attr, 0U) == 0; });
     }
 
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    if (::sched_getaffinity(target, sizeof cpus, &cpus) != 0) {
+        const int error = errno;
+        denied("sched_setaffinity" + id + " (sched_getaffinity)", error);
+    } else {
+        attempt("sched_setaffinity" + id,
+                [&] { return ::sched_setaffinity(target, sizeof cpus, &cpus) == 0; });
+    }
+
     long ioprio = ::syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, target);
     if (ioprio < 0) {
         const int error = errno;
@@ -530,6 +544,25 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "setxattr %s: %s\n", arg(2), std::strerror(errno));
             return 1;
         }
+        return 0;
+    }
+    if (cmd == "ioctl" && arg(2)) {
+        const int fd = ::open(arg(2), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+            std::fprintf(stderr, "open %s: %s\n", arg(2), std::strerror(errno));
+            return 2;
+        }
+        for (int i = 3; i < argc; ++i) {
+            const unsigned long request = std::strtoul(argv[i], nullptr, 16);
+            alignas(8) char buffer[256] = {};
+            const std::string what = std::string("ioctl ") + argv[i];
+            if (::ioctl(fd, request, buffer) != 0 && errno == EPERM) {
+                denied(what, EPERM);
+            } else {
+                std::printf("ALLOWED %s\n", what.c_str());
+            }
+        }
+        ::close(fd);
         return 0;
     }
     if (cmd == "setflags" && arg(2)) {

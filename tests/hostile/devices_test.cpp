@@ -41,8 +41,6 @@ TEST_P(Devices, HostTerminalCannotBeOpened) {
     EXPECT_EQ(denial_of(seen, "open-read " + slave),
               std::optional<std::string>(kind_ == backend_kind::landlock ? "EACCES" : "ENOENT"))
         << describe(record_);
-    char buf[16];
-    EXPECT_LT(::read(master, buf, sizeof buf), 0) << "the pty master received input";
     ::close(master);
 }
 

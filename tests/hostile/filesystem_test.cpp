@@ -185,6 +185,49 @@ TEST_P(UngovernedWrites, DeviceNodeCopiesOutsideDevRefuseWrites) {
 
 CORDON_HOSTILE_BOTH_MODES(UngovernedWrites);
 
+// ---- 2b. ioctls that change an inode through a read-only descriptor ---------------------------
+
+class InodeIoctls : public BackendTest {};
+
+// Landlock does not govern ioctls on regular files, and filesystems keep adding ones that change
+// an inode through a read-only fd: under read-only everything but the terminal and socket
+// families and the inode getters is refused. The file is the test's own, so an ioctl that got
+// through would only change the test's file.
+TEST_P(InodeIoctls, ReadOnlyRefusesEveryInodeSetterAndKeepsTheGetters) {
+    const fs::path file = tree_.outside() / "file";
+    std::ofstream(file) << "x\n";
+    const strings setters{
+        "40086602",  // FS_IOC_SETFLAGS (chattr)
+        "40046602",  // FS_IOC32_SETFLAGS
+        "40087602",  // FS_IOC_SETVERSION
+        "40047602",  // FS_IOC32_SETVERSION
+        "40086604",  // EXT4_IOC_SETVERSION
+        "401c5820",  // FS_IOC_FSSETXATTR
+        "40806685",  // FS_IOC_ENABLE_VERITY
+        "40049409",  // FICLONE
+        "50009401",  // BTRFS_IOC_SNAP_CREATE
+    };
+    const strings getters{"80086601", "80087601", "801c581f", "5401", "541b", "5421", "8912"};
+    strings args{"ioctl", file.string()};
+    args.insert(args.end(), setters.begin(), setters.end());
+    args.insert(args.end(), getters.begin(), getters.end());
+    runtime::run_request req = request({child()}, sandbox_mode::read_only);
+    req.argv.insert(req.argv.end(), args.begin(), args.end());
+    const runtime::run_record record = run(std::move(req));
+    ASSERT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+    const attempts seen = parse_attempts(record.stdout_output.text);
+    for (const auto& request : setters) {
+        EXPECT_EQ(denial_of(seen, "ioctl " + request), std::optional<std::string>("EPERM"))
+            << request << "\n"
+            << describe(record);
+    }
+    for (const auto& request : getters) {
+        EXPECT_FALSE(denial_of(seen, "ioctl " + request).has_value()) << request;
+    }
+}
+
+CORDON_HOSTILE_BACKENDS(InodeIoctls);
+
 // ---- 3. a mount that appears during the run -----------------------------------------------------
 
 // Mount points made by the test, lazily unmounted in reverse order at scope end.

@@ -242,9 +242,9 @@ private:
 // scope (ABI 6) keeps a command from reaching a host daemon's.
 TEST_P(HostIpc, AbstractUnixSocketsOfTheHostAreOutOfReach) {
     if (landlock_abi() < 6) {
-        GTEST_SKIP() << "Landlock ABI " << landlock_abi()
-                     << " has no abstract-socket scope (ABI 6, Linux 6.12); cordon reports this "
-                        "gap as partial enforcement";
+        CORDON_SKIP_OR_FAIL("Landlock ABI " + std::to_string(landlock_abi()) +
+                            " has no abstract-socket scope (ABI 6, Linux 6.12); cordon reports "
+                            "this gap as partial enforcement");
     }
     const std::string stream_name = "cordon-hostile-stream-" + unique_suffix();
     const std::string dgram_name = "cordon-hostile-dgram-" + unique_suffix();

@@ -28,7 +28,7 @@ strings lock_files() {
 // A cgroup host of this process, so that at least one live lock file exists; skips (not root)
 // or fails when cgroups are unavailable.
 std::shared_ptr<runtime::cgroup_host> live_host(std::string* why) {
-    auto host = runtime::cgroup_host::create({.reap_stale = false});
+    auto host = runtime::cgroup_host::create({.reap_stale = false, .lock_directory = {}});
     if (auto* reason = std::get_if<std::string>(&host)) {
         *why = *reason;
         return nullptr;
@@ -99,8 +99,8 @@ TEST(LivenessLockScenario, ALeftoverOfAKilledCordonCannotKeepItselfAliveWithItsL
 
     cordon.kill(SIGKILL);
     cordon.wait();
-    // Nothing has ended the leftovers yet: cordon died without cleaning up.
-    EXPECT_FALSE(pids_with_marker(marker).empty());
+    // cordon died without cleaning up. (Another test's cgroup host, created in parallel, may
+    // already have ended the leftovers: that is the mechanism under test too.)
 
     auto next = runtime::cgroup_host::create();
     ASSERT_TRUE(std::holds_alternative<std::shared_ptr<runtime::cgroup_host>>(next))

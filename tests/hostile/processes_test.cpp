@@ -56,7 +56,7 @@ fs::path cgroup2_root() {
 
 // Whether runs get a cgroup of their own here (root, or a delegated subtree).
 bool cgroups_available(std::string* why) {
-    auto host = runtime::cgroup_host::create({.reap_stale = false});
+    auto host = runtime::cgroup_host::create({.reap_stale = false, .lock_directory = {}});
     if (auto* reason = std::get_if<std::string>(&host)) {
         *why = *reason;
         return false;

@@ -324,7 +324,10 @@ TEST(ExecutorProvider, RefusedWorkspaceIsNotStartedAndNeverReachesConfine) {
     test::temp_dir spill_root;
     executor_options options;
     options.spill_root = spill_root.path();
-    for (const fs::path& root : {fs::path("/proc"), spill_root.path()}) {
+    // Another cordon's spill directory (spill files are named after their pattern).
+    const fs::path other_spill = spill_root / "cordon-spill-other";
+    fs::create_directory(other_spill);
+    for (const fs::path& root : {fs::path("/proc"), spill_root.path(), other_spill}) {
         SCOPED_TRACE(root.string());
         auto record =
             run(provider, request_for({"/bin/true"}, sandbox_mode::workspace_write, root), options);
@@ -335,6 +338,46 @@ TEST(ExecutorProvider, RefusedWorkspaceIsNotStartedAndNeverReachesConfine) {
             << record.not_started->message;
         EXPECT_EQ(to_json(record)["error"]["code"], "REQUEST_REFUSED");
     }
+}
+
+// A limit that was asked for is never dropped: without a cgroup to carry it the run is not
+// started (cordon run: 125); a default limit degrades, and the record says none held.
+TEST(ExecutorLimits, ARequestedLimitWithoutACgroupIsNotStarted) {
+    test::temp_dir workspace;
+    executor_options options;
+    options.cgroup_containment = false;
+    auto asked = request_for({"/bin/true"}, sandbox_mode::danger_full_access, workspace.path());
+    asked.max_processes = 10;
+    auto record = run(nullptr, asked, options);
+    ASSERT_TRUE(record.not_started);
+    EXPECT_EQ(record.not_started->error.stage, spawn_stage::cgroup);
+    EXPECT_NE(record.not_started->message.find("cannot enforce the requested limits"),
+              std::string::npos);
+    auto defaulted =
+        run(nullptr, request_for({"/bin/true"}, sandbox_mode::danger_full_access, workspace.path()),
+            options);
+    EXPECT_FALSE(defaulted.not_started);
+    EXPECT_EQ(defaulted.exit_code, 0);
+    EXPECT_FALSE(defaulted.limits.max_processes);
+}
+
+TEST(ExecutorLimits, TheMemoryLimitEndsARunThatExceedsIt) {
+    std::string why;
+    auto cgroups = test::cgroup_host_or(why);
+    if (!cgroups) CORDON_SKIP_OR_FAIL(why);
+    if (!cgroups->memory_unlimitable().empty()) {
+        CORDON_SKIP_OR_FAIL("no memory controller: " + cgroups->memory_unlimitable());
+    }
+    test::temp_dir workspace;
+    // A command substitution keeps the whole stream in the shell's memory.
+    auto request =
+        request_for({"bash", "-c", "x=$(head -c 300000000 /dev/zero | tr '\\0' a); echo ${#x}"},
+                    sandbox_mode::danger_full_access, workspace.path());
+    request.max_memory = 64 * 1024 * 1024;
+    auto record = run(nullptr, request);
+    EXPECT_EQ(record.limits.max_memory, std::optional<std::uint64_t>(64 * 1024 * 1024));
+    EXPECT_TRUE(record.limits_hit.memory) << render(record);
+    EXPECT_NE(record.stdout_output.text, "300000000\n") << "the command finished within the limit";
 }
 
 TEST(ExecutorProvider, MissingProgramIsNotStartedInEveryModeWithoutConsultingTheProvider) {

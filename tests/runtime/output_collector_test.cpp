@@ -350,6 +350,40 @@ TEST(OutputCollectorSpill, FilesAreCloexecAndExclusive) {
     EXPECT_THROW((void)dir.create_file(""), std::invalid_argument);
 }
 
+// cordon creates spill files outside any sandbox. A spill directory swapped for a symlink
+// between two files (by a command that could write its parent) must not redirect the second
+// file: it is created relative to the directory's descriptor, and removals never follow the
+// symlink either.
+TEST(OutputCollectorSpill, ASwappedSpillDirectoryRedirectsNothing) {
+    temp_root root;
+    const fs::path target = root.path() / "target";
+    fs::create_directory(target);
+    for (auto retention : {spill_retention::keep, spill_retention::remove_on_destroy}) {
+        auto dir = std::make_unique<spill_directory>(root.path() / "spill", retention);
+        fs::create_directory(root.path() / "spill");
+        auto first = dir->create_file("stdout");
+        ASSERT_TRUE(std::holds_alternative<spill_file>(first));
+        const fs::path real = std::get<spill_file>(first).path().parent_path();
+        const fs::path moved = real.string() + ".moved";
+        fs::rename(real, moved);
+        fs::create_directory_symlink(target, real);
+
+        auto second = dir->create_file("stderr");
+        ASSERT_TRUE(std::holds_alternative<spill_file>(second));
+        auto& file = std::get<spill_file>(second);
+        EXPECT_TRUE(fs::is_empty(target)) << "the second file followed the symlink";
+        EXPECT_EQ(std::distance(fs::directory_iterator(moved), fs::directory_iterator()), 2);
+        EXPECT_EQ(file.remove(), std::error_code());
+        EXPECT_EQ(std::distance(fs::directory_iterator(moved), fs::directory_iterator()), 1);
+        dir.reset();
+        EXPECT_TRUE(fs::exists(target)) << "cleanup followed the symlink";
+        EXPECT_TRUE(fs::is_empty(target));
+        fs::remove(real);
+        fs::remove_all(moved);
+        fs::remove_all(root.path() / "spill");
+    }
+}
+
 TEST(OutputCollectorSpill, TwoCollectorsShareADirectoryWithDistinctFiles) {
     temp_root root;
     auto dir = std::make_shared<spill_directory>(root.path());

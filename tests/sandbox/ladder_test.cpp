@@ -642,9 +642,10 @@ TEST_F(LadderTest, LandlockProfileRunFailureAfterAGoodProbeIsUnusable) {
     EXPECT_THAT(reports[0].reason, HasSubstr("cannot open rule path: /tmp"));
 }
 
-TEST_F(LadderTest, StaleTmpdirDoesNotBreakProbing) {
-    // A TMPDIR naming a directory that no longer exists (a closed login session's private
-    // tmp) must not turn probing into an exception: the probe workspace falls back to /tmp.
+// The probe workspace is made under /var/tmp, which no confined command can write, whatever
+// TMPDIR says: a TMPDIR naming a directory that is gone (a closed session's private tmp) does not
+// break probing, and a TMPDIR inside a workspace does not hand the probe's directory to a command.
+TEST_F(LadderTest, ProbeWorkspaceIsUnderVarTmpWhateverTmpdirSays) {
     scoped_env tmpdir("TMPDIR", (dir_.path() / "gone").string());
     fs::path seen;
     scripted_runner runner([&seen](const confined_argv& wrapped) {
@@ -657,8 +658,37 @@ TEST_F(LadderTest, StaleTmpdirDoesNotBreakProbing) {
     ASSERT_NO_THROW(chosen = provider.selected());
     ASSERT_TRUE(chosen.has_value()) << provider.probe_all()[0].reason;
     EXPECT_EQ(chosen->kind, backend_kind::bwrap);
-    EXPECT_TRUE(seen.is_absolute()) << seen;
+    EXPECT_EQ(seen.parent_path(), fs::canonical("/var/tmp")) << seen;
     EXPECT_FALSE(fs::exists(dir_.path() / "gone"));
+}
+
+// cordon removes its probe workspace outside any sandbox. A command that swapped the directory
+// for a symlink (or for a directory of its own) while the probe ran must not get a host directory
+// removed: cleanup is rmdir relative to the base's descriptor, never a recursive removal by path.
+TEST_F(LadderTest, ASwappedProbeWorkspaceNeverTakesAHostDirectoryWithIt) {
+    const fs::path victim = dir_.path() / "victim";
+    fs::create_directories(victim / "sub");
+    std::ofstream(victim / "sub" / "keep") << "keep\n";
+    fs::path seen;
+    scripted_runner runner([&](const confined_argv& wrapped) {
+        if (is_launcher_probe(wrapped)) return probed(7);
+        if (contains(wrapped.argv, "--bind-fd") && seen.empty()) {
+            seen = after(wrapped.argv, "--bind-fd", 1);
+            std::error_code ec;
+            fs::rename(seen, seen.string() + ".moved", ec);
+            EXPECT_FALSE(ec) << ec.message();
+            fs::create_directory_symlink(victim, seen, ec);
+            EXPECT_FALSE(ec) << ec.message();
+        }
+        return ok();
+    });
+    local_provider provider(options(runner, backend_choice::bwrap));
+    (void)provider.selected();
+    ASSERT_FALSE(seen.empty());
+    EXPECT_TRUE(fs::exists(victim / "sub" / "keep")) << "the probe's cleanup removed the victim";
+    std::error_code ec;
+    fs::remove(seen, ec);
+    fs::remove(seen.string() + ".moved", ec);
 }
 
 // ---- probe_all ------------------------------------------------------------------------------
@@ -1011,6 +1041,25 @@ TEST_F(LadderTest, AWorkspaceGivenThroughASymlinkIsRefused) {
     auto refused = provider.refusal({sandbox_mode::workspace_write, dir_.path() / "ws-link"}, {});
     ASSERT_TRUE(refused.has_value());
     EXPECT_THAT(*refused, HasSubstr("give the real path"));
+}
+
+// What ldconfig will search next (any package install runs it) is as good as a library directory
+// already: a library planted there would be loaded by the runners, unconfined, as root.
+TEST(LoaderConfiguration, EveryDirectoryItNamesIsFoundIncludesAndOldSyntaxToo) {
+    scratch_dir dir;
+    fs::create_directories(dir.path() / "conf.d");
+    std::ofstream(dir.path() / "ld.so.conf")
+        << "# comment\ninclude " << (dir / "conf.d").string() << "/*.conf\n/opt/one\n\n";
+    std::ofstream(dir.path() / "conf.d" / "a.conf") << "/opt/two=libc6 /opt/three # trailing\n"
+                                                       "relative/ignored\ninclude b.inc\n";
+    std::ofstream(dir.path() / "conf.d" / "b.inc") << "/opt/four,/opt/five\n";
+    std::ofstream(dir.path() / "conf.d" / "loop.conf")
+        << "include " << (dir / "ld.so.conf").string() << "\n";
+    const auto found = loader_configuration_directories(dir.path() / "ld.so.conf");
+    for (const char* expected : {"/opt/one", "/opt/two", "/opt/three", "/opt/four", "/opt/five"}) {
+        EXPECT_THAT(found, ::testing::Contains(fs::path(expected))) << expected;
+    }
+    EXPECT_THAT(found, Not(::testing::Contains(fs::path("relative/ignored"))));
 }
 
 // The workspace is opened once without following a symlink: a path that is not canonical by the

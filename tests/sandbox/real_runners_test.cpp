@@ -222,8 +222,10 @@ TEST_P(RealRunnersTest, ReadOnlyStillReadsAndWritesDevNull) {
 
 TEST_P(RealRunnersTest, WorkspaceWriteLandsInsideAndRefusesBeside) {
     const fs::path inside = tree_.workspace() / "sub" / "dir" / "in.txt";
-    auto ok = bash("mkdir -p sub/dir && echo inside > '" + inside.string() +
-                       "' && echo t > /tmp/cordon-ww-" + unique_suffix(),
+    // /tmp is writable too (bwrap's private one, or the host's under Landlock: removed again).
+    const std::string in_tmp = "/tmp/cordon-ww-" + unique_suffix();
+    auto ok = bash("mkdir -p sub/dir && echo inside > '" + inside.string() + "' && echo t > " +
+                       in_tmp + " && rm " + in_tmp,
                    sandbox_mode::workspace_write);
     ASSERT_EQ(ok.exit_code, std::optional<int>(0)) << describe(ok);
     EXPECT_FALSE(ok.sandbox.denied);

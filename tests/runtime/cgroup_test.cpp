@@ -1,0 +1,91 @@
+// The cgroup host's liveness lock and the run limits, against the real cgroup hierarchies of this
+// host (root, or a delegated subtree; skipped or failed as CI requires otherwise).
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "runtime/cgroup.hpp"
+#include "runtime_test_util.hpp"
+#include "support.hpp"
+
+namespace cordon::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The lock directory is trusted only as a private directory of this uid: anyone else who could
+// delete or plant lock files could make the next cordon end live runs, or keep dead ones alive.
+TEST(CgroupLocks, OnlyAPrivateDirectoryOfThisUidIsTrusted) {
+    test::temp_dir dir;
+    struct layout {
+        const char* name;
+        void (*make)(const fs::path&);
+        const char* says;
+    };
+    const layout untrusted[] = {
+        {"open-to-others",
+         [](const fs::path& p) {
+             fs::create_directory(p);
+             fs::permissions(p, fs::perms(0755));
+         },
+         "is not a private directory"},
+        {"a-symlink",
+         [](const fs::path& p) {
+             fs::create_directory(p.string() + ".real");
+             fs::permissions(p.string() + ".real", fs::perms(0700));
+             fs::create_directory_symlink(p.string() + ".real", p);
+         },
+         "cannot open"},
+        {"a-file", [](const fs::path& p) { std::ofstream(p) << "x"; }, "cannot"},
+    };
+    for (const auto& c : untrusted) {
+        SCOPED_TRACE(c.name);
+        const fs::path locks = dir / c.name;
+        c.make(locks);
+        std::string why;
+        auto host = test::cgroup_host_or(why, {.reap_stale = true, .lock_directory = locks});
+        if (!host) CORDON_SKIP_OR_FAIL(why);
+        EXPECT_NE(host->unreapable().find(c.says), std::string::npos) << host->unreapable();
+    }
+    if (::geteuid() == 0) {
+        const fs::path foreign = dir / "foreign";
+        fs::create_directory(foreign);
+        fs::permissions(foreign, fs::perms(0700));
+        ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+        std::string why;
+        auto host = test::cgroup_host_or(why, {.reap_stale = true, .lock_directory = foreign});
+        ASSERT_TRUE(host) << why;
+        EXPECT_NE(host->unreapable().find("owner 65534"), std::string::npos) << host->unreapable();
+    }
+}
+
+// A trusted directory holds one locked file per live host, named after its cgroup; it goes
+// with the host.
+TEST(CgroupLocks, ALiveHostHoldsItsLockAndRemovesItWhenDone) {
+    test::temp_dir dir;
+    const fs::path locks = dir / "locks";
+    fs::create_directory(locks);
+    fs::permissions(locks, fs::perms(0700));
+    std::string why;
+    auto host = test::cgroup_host_or(why, {.reap_stale = true, .lock_directory = locks});
+    if (!host) CORDON_SKIP_OR_FAIL(why);
+    EXPECT_EQ(host->unreapable(), "");
+    const fs::path lock = locks / (host->directory().filename().string() + ".lock");
+    ASSERT_TRUE(fs::exists(lock));
+    unique_fd probe(::open(lock.c_str(), O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(probe);
+    EXPECT_NE(::flock(probe.get(), LOCK_EX | LOCK_NB), 0) << "the host does not hold its lock";
+    probe.reset();
+    host.reset();
+    EXPECT_FALSE(fs::exists(lock));
+}
+
+}  // namespace
+}  // namespace cordon::runtime
