@@ -1,6 +1,8 @@
 #include "classify/classify.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <vector>
 
 #include "classify/signature_scanner.hpp"
 
@@ -12,27 +14,127 @@ bool blank(std::string_view text) {
     return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
-// The first line of stderr naming the runner, else the first non-blank line.
-std::string runner_line(std::string_view stderr_text, const sandbox::confined_argv& confined) {
-    std::string fallback;
+// Calls `visit(line)` for each line of `text` (without its "\n" or "\r\n") until it returns true;
+// returns whether one did.
+template <typename Visit>
+bool any_line(std::string_view text, Visit visit) {
     std::size_t start = 0;
-    while (start < stderr_text.size()) {
-        std::size_t end = stderr_text.find('\n', start);
-        if (end == std::string_view::npos) end = stderr_text.size();
-        std::string_view line = stderr_text.substr(start, end - start);
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(start, end - start);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        std::string lower = ascii_lower(line);
-        for (const auto& rule : confined.runner_failure_rules) {
-            for (const auto& signature : rule.fatal_signatures) {
-                if (!blank(signature) && lower.find(ascii_lower(signature)) != std::string::npos) {
-                    return std::string(line);
-                }
-            }
-        }
-        if (fallback.empty() && !blank(line)) fallback = std::string(line);
+        if (visit(line)) return true;
         start = end + 1;
     }
-    return fallback;
+    return false;
+}
+
+std::vector<std::string> lowered(const std::vector<std::string>& texts) {
+    std::vector<std::string> out;
+    for (const auto& text : texts) {
+        if (!blank(text)) out.push_back(ascii_lower(text));
+    }
+    return out;
+}
+
+bool contains_any(const std::string& lower_line, const std::vector<std::string>& lower_needles) {
+    return std::any_of(lower_needles.begin(), lower_needles.end(), [&](const std::string& needle) {
+        return lower_line.find(needle) != std::string::npos;
+    });
+}
+
+// The line of stderr that names the runner (one with any fatal signature of the backend), else
+// the first non-blank line.
+std::string runner_line(std::string_view stderr_text, const sandbox::confined_argv& confined) {
+    std::vector<std::string> fatal;
+    for (const auto& rule : confined.runner_failure_rules) {
+        for (auto& signature : lowered(rule.fatal_signatures))
+            fatal.push_back(std::move(signature));
+    }
+    std::string first;
+    std::string named;
+    any_line(stderr_text, [&](std::string_view line) {
+        if (contains_any(ascii_lower(line), fatal)) {
+            named = std::string(line);
+            return true;
+        }
+        if (first.empty() && !blank(line)) first = std::string(line);
+        return false;
+    });
+    return named.empty() ? first : named;
+}
+
+// A confined run's spawned program is the runner: when it could not be found or executed, the
+// sandbox failed and the command never ran. Failures at other stages (an unusable working
+// directory), and exec failures that the request itself causes (an argv or environment too
+// large, the machine out of memory), are the request's.
+bool is_runner_spawn_failure(const spawn_error& error) {
+    if (error.stage != spawn_stage::resolve && error.stage != spawn_stage::exec) return false;
+    return error.error != E2BIG && error.error != ENOMEM;
+}
+
+// Why a runner that exited on its own never proved that the command started.
+std::string unproven_start(const run_evidence& evidence, const run_context& context) {
+    std::string line = runner_line(context.stderr_text, *context.confined);
+    if (!line.empty()) return line;
+    if (evidence.exit_code) {
+        return "the sandbox runner exited with status " + std::to_string(*evidence.exit_code) +
+               " without starting the command";
+    }
+    return "the sandbox runner was killed by " + signal_name(evidence.signal.value_or(0)) +
+           " before starting the command";
+}
+
+// A runner failure proven by the status channel, or nullopt when the channel proved what the
+// runner was asked to do. Sets `out` for the not-started cases the channel decides.
+std::optional<std::string> channel_failure(const run_evidence& evidence, const run_context& context,
+                                           verdict& out) {
+    const sandbox::status_report& status = *evidence.status;
+    const bool probing = context.confined->status &&
+                         context.confined->status->job == sandbox::runner_job::answer_probe;
+    switch (status.outcome) {
+        case sandbox::status_report::verdict::failed:
+            if (status.stage == sandbox::launcher_stage::exec) {
+                // The launcher had confined itself and only the command's own exec failed: the
+                // sandbox worked; the program could not be run, and the record says so in the
+                // words a run without a sandbox uses.
+                const spawn_error error{spawn_stage::exec, status.error};
+                out.outcome.kind = outcome_kind::not_started;
+                out.outcome.start_failure = error;
+                out.outcome.message =
+                    context.command.empty() ? status.message : describe(error, context.command);
+                return std::nullopt;
+            }
+            return status.message.empty() ? runner_line(context.stderr_text, *context.confined)
+                                          : status.message;
+        case sandbox::status_report::verdict::malformed:
+            return status.message;
+        case sandbox::status_report::verdict::started:
+            if (probing) return "the sandbox runner started a command instead of answering";
+            return std::nullopt;
+        case sandbox::status_report::verdict::probed:
+            if (!probing) return "the sandbox runner answered a probe instead of running";
+            return std::nullopt;
+        case sandbox::status_report::verdict::silent:
+            if (evidence.limits_hit.memory || evidence.limits_hit.processes) {
+                // The runner died at the run's limit before the launcher could say anything:
+                // the limit, not the sandbox, kept the command from starting.
+                const bool memory = evidence.limits_hit.memory;
+                out.outcome.kind = outcome_kind::not_started;
+                out.outcome.start_failure =
+                    spawn_error{spawn_stage::cgroup, memory ? ENOMEM : EAGAIN};
+                out.outcome.message = std::string("the run met its ") +
+                                      (memory ? "memory" : "process") +
+                                      " limit before the command started";
+                return std::nullopt;
+            }
+            // Silence proves nothing. When cordon ended the runner, the run is a timeout or a
+            // cancellation; otherwise the runner gave up before the command started.
+            if (evidence.timed_out || evidence.aborted) return std::nullopt;
+            return unproven_start(evidence, context);
+    }
+    return "the sandbox runner's status is unknown";
 }
 
 }  // namespace
@@ -50,26 +152,19 @@ std::optional<std::string> match_runner_failure(
         std::vector<std::string> informational;
         for (const auto& line : rule.informational_lines)
             informational.push_back(ascii_lower(line));
-        std::vector<std::string> fatal;
-        for (const auto& signature : rule.fatal_signatures) {
-            if (!blank(signature)) fatal.push_back(ascii_lower(signature));
-        }
-        std::size_t start = 0;
-        while (start < stderr_text.size()) {
-            std::size_t end = stderr_text.find('\n', start);
-            if (end == std::string_view::npos) end = stderr_text.size();
-            std::string_view line = stderr_text.substr(start, end - start);
-            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-            start = end + 1;
-            std::string lower = ascii_lower(line);
+        const std::vector<std::string> fatal = lowered(rule.fatal_signatures);
+        std::string found;
+        const bool matched = any_line(stderr_text, [&](std::string_view line) {
+            const std::string lower = ascii_lower(line);
             if (std::find(informational.begin(), informational.end(), lower) !=
                 informational.end()) {
-                continue;
+                return false;
             }
-            for (const auto& signature : fatal) {
-                if (lower.find(signature) != std::string::npos) return std::string(line);
-            }
-        }
+            if (!contains_any(lower, fatal)) return false;
+            found = std::string(line);
+            return true;
+        });
+        if (matched) return found;
     }
     return std::nullopt;
 }
@@ -82,42 +177,56 @@ bool matches_denial(std::optional<int> exit_code, std::string_view stderr_text,
     return scanner.matched();
 }
 
-verdict classify(const sandbox::confined_argv& confined, const run_evidence& evidence) {
+verdict decide(const run_evidence& evidence, const run_context& context) {
     verdict out;
-    switch (evidence.status) {
-        case runner_status::runner_failed:
-            out.runner_failure = evidence.status_detail.empty()
-                                     ? runner_line(evidence.stderr_tail, confined)
-                                     : evidence.status_detail;
-            if (out.runner_failure->empty()) out.runner_failure = "the sandbox runner failed";
-            return out;
-        case runner_status::no_proof:
-            // The runner exited on its own before proving that the command started. When cordon
-            // killed it, the run is a timeout or a cancellation, not a runner failure.
-            if (!evidence.killed_by_cordon) {
-                std::string line = runner_line(evidence.stderr_tail, confined);
-                if (line.empty()) {
-                    line = evidence.exit_code
-                               ? "the sandbox runner exited with status " +
-                                     std::to_string(*evidence.exit_code) +
-                                     " before starting the command"
-                               : "the sandbox runner was killed before starting the command";
-                }
-                out.runner_failure = std::move(line);
-                return out;
-            }
-            break;
-        case runner_status::no_channel:
-            if (!evidence.killed_by_cordon) {
-                out.runner_failure = match_runner_failure(evidence.exit_code, evidence.stderr_tail,
-                                                          confined.runner_failure_rules);
-                if (out.runner_failure) return out;
-            }
-            break;
-        case runner_status::command_started:
-            break;
+    run_outcome& outcome = out.outcome;
+
+    // 1. Nothing started.
+    if (evidence.spawn_failure) {
+        const spawn_error& error = *evidence.spawn_failure;
+        std::string message = evidence.spawn_detail.empty() ? describe(error, context.program)
+                                                            : evidence.spawn_detail;
+        if (context.confined && is_runner_spawn_failure(error)) {
+            outcome.kind = outcome_kind::runner_failed;
+        } else {
+            outcome.kind = outcome_kind::not_started;
+            outcome.start_failure = error;
+        }
+        outcome.message = std::move(message);
+        return out;
     }
-    out.denied = evidence.exit_code.has_value() && *evidence.exit_code != 0 && evidence.denial_seen;
+
+    // 2. The runner failed, or proved that the command could not start.
+    if (context.confined) {
+        std::optional<std::string> failure;
+        if (evidence.status) {
+            failure = channel_failure(evidence, context, out);
+            if (!outcome.started()) return out;
+        } else if (!evidence.timed_out && !evidence.aborted) {
+            failure = match_runner_failure(evidence.exit_code, context.stderr_text,
+                                           context.confined->runner_failure_rules);
+        }
+        if (failure) {
+            outcome.kind = outcome_kind::runner_failed;
+            outcome.message = failure->empty() ? "the sandbox runner failed" : std::move(*failure);
+            return out;
+        }
+    }
+
+    // 3. The command ran; who ended it.
+    outcome.exit_code = evidence.exit_code;
+    outcome.signal = evidence.signal;
+    if (evidence.timed_out) {
+        outcome.kind = outcome_kind::timed_out;
+    } else if (evidence.aborted) {
+        outcome.kind = outcome_kind::aborted;
+    } else if (evidence.signal) {
+        outcome.kind = outcome_kind::signaled;
+    } else {
+        outcome.kind = outcome_kind::exited;
+    }
+    out.denied =
+        context.confined != nullptr && evidence.exit_code.value_or(0) != 0 && evidence.denial_seen;
     return out;
 }
 

@@ -1,9 +1,20 @@
-// Ordered result classification (DESIGN.md, "Classification order"):
-//   1. runner failure — proven out of band first (the launcher's status record; bwrap exiting on
-//      its own with no "exit-code" status record), then, only for runners without a status
-//      channel, the backend's stderr rules; the command never ran;
-//   2. otherwise a denial — a non-zero, non-signal exit whose stderr carried the backend's denial
-//      dialect.
+// Deciding how a run ended: one function, decide(), from what the runtime observed to one
+// run_outcome plus the denial flag. The order (docs/contract.md, "Classification order"):
+//
+//   1. nothing started: a spawn failure. Under a sandbox, the runner itself missing or not
+//      executable is a runner failure (SANDBOX_UNAVAILABLE); everything else is the request's
+//      (not_started: a missing program, an unusable working directory, an argv too large);
+//   2. the runner failed: proven out of band by the launcher's status channel (a failure record
+//      before `started`, a malformed channel, or no proof at all from a runner that exited on
+//      its own), or, for runners without a channel (Seatbelt), by the backend's stderr rules. The
+//      launcher's own exec of the command failing is not a runner failure: the sandbox worked,
+//      the program could not be run, exactly as without a sandbox (not_started, stage exec).
+//      A runner that died at the run's memory or process limit before proving anything was
+//      stopped by the limit (not_started, stage cgroup);
+//   3. otherwise the command ran: timed_out, aborted, signaled or exited, in that order of who
+//      ended it; and it was `denied` when it exited non-zero and its stderr carried the backend's
+//      denial dialect.
+//
 // A command that prints "bwrap: ..." and exits 125 is an ordinary result whenever the status
 // channel proved that it ran.
 #pragma once
@@ -13,38 +24,45 @@
 #include <string>
 #include <string_view>
 
+#include "classify/outcome.hpp"
 #include "sandbox/confined_argv.hpp"
+#include "sandbox/status_channel.hpp"
 
 namespace cordon::classify {
 
-// What the status channel established.
-enum class runner_status {
-    no_channel,       // the runner has none (Seatbelt): fall back to the stderr rules
-    command_started,  // proof that the command ran
-    runner_failed,    // proof that it did not: `detail` holds the runner's line
-    no_proof,         // the channel closed without either (bwrap died before "exit-code")
+// What the runtime observed of one finished process tree.
+struct run_evidence {
+    std::optional<spawn_error> spawn_failure;  // set: nothing was started
+    std::string spawn_detail;                  // why, when errno alone does not say it
+    std::optional<int> exit_code;              // the leader's, when it exited
+    std::optional<int> signal;                 // the signal that ended the leader
+    bool timed_out = false;                    // cordon's deadline fired first
+    bool aborted = false;                      // the caller cancelled first
+    // What the runner's status channel said; nullopt when the run had none.
+    std::optional<sandbox::status_report> status;
+    bool denial_seen = false;  // the denial dialect appeared anywhere in the stderr stream
+    limit_events limits_hit;
 };
 
-struct run_evidence {
-    std::optional<int> exit_code;   // nullopt when killed by a signal
-    bool killed_by_cordon = false;  // cordon's timeout or the caller's cancellation ended it
-    runner_status status = runner_status::no_channel;
-    std::string status_detail;  // the launcher record's message, when runner_failed
-    std::string_view stderr_tail;
-    bool denial_seen = false;  // the signature scanner matched the whole stderr stream
+// What the run was, beside the evidence: how it was confined (nullptr: not at all), the program
+// that was spawned (the runner, for a confined run) and the command's own, for messages.
+struct run_context {
+    const sandbox::confined_argv* confined = nullptr;
+    std::string_view program{};
+    std::string_view stderr_text{};  // the retained stderr (the tail)
+    std::string_view command{};      // the command's argv[0]; empty: the same as `program`
 };
 
 struct verdict {
-    std::optional<std::string> runner_failure;  // set: the command never ran; the runner's line
+    run_outcome outcome;
     bool denied = false;
 };
 
-[[nodiscard]] verdict classify(const sandbox::confined_argv& confined,
-                               const run_evidence& evidence);
+[[nodiscard]] verdict decide(const run_evidence& evidence, const run_context& context);
 
-// The stderr-only heuristic (reference 5.2): for each rule, skip it unless the exit code is
-// allowed (any non-zero when the list is empty); ignore lines equal to an informational line;
-// return the first original line containing a fatal signature.
+// The stderr-only heuristic for runners without a status channel: for each rule, skip it unless
+// the exit code is allowed (any non-zero when the list is empty); ignore lines equal to an
+// informational line; return the first original line containing a fatal signature.
 [[nodiscard]] std::optional<std::string> match_runner_failure(
     std::optional<int> exit_code, std::string_view stderr_text,
     std::span<const sandbox::runner_failure_rule> rules);

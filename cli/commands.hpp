@@ -1,5 +1,23 @@
 // The `cordon` subcommands. Each registers its options on a CLI11 app and returns the process
-// exit code when run: the command's own, 128+N, 124, 125 (sandbox unavailable) or 2 (usage).
+// exit code when run.
+//
+// `cordon run` exits with one code per outcome (docs/contract.md, "Exit codes"; a test per code
+// in tests/cli/exit_codes_test.cpp). As with timeout(1), a command's own status can take the
+// same values; --json tells them apart by "outcome".
+//
+//   code     outcome                                    meaning
+//   0-255    exited                                     the command's own exit status
+//   2        not-started, stage policy; usage errors    cordon refused the invocation
+//   124      timed-out                                  cordon's --timeout ended the command
+//   125      runner-failed; not-started, stage cgroup   the sandbox could not run the command
+//                                                       (no usable backend, its runner failed)
+//                                                       or a --max-* limit could not be enforced
+//   126      not-started (other stages)                 the program could not be executed, or
+//                                                       the working directory could not be entered
+//   127      not-started, ENOENT at resolve or exec     the program was not found
+//   128+N    signaled                                   signal N ended the command
+//   128+N    aborted                                    cordon got signal N (INT, TERM, HUP) and
+//                                                       ended the command first
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,6 +32,11 @@ namespace cordon::cli {
 inline constexpr int exit_usage = 2;
 inline constexpr int exit_timeout = 124;
 inline constexpr int exit_sandbox_unavailable = 125;
+inline constexpr int exit_cannot_execute = 126;
+inline constexpr int exit_not_found = 127;
+inline constexpr int exit_signal_base = 128;
+// The leader's status was lost (someone else reaped it): a failure, never a success.
+inline constexpr int exit_status_lost = 1;
 
 // Prints "cordon <command>: <message>" on one line and returns exit_usage.
 int usage_error(std::string_view command, std::string_view message);

@@ -6,8 +6,11 @@
 
 namespace cordon::cli {
 
-live_writer::live_writer(int fd, std::size_t max_queued)
-    : fd_(fd), max_queued_(max_queued), thread_([this] { run(); }) {}
+live_writer::live_writer(int fd, std::size_t max_queued) : state_(std::make_shared<state>()) {
+    state_->fd = fd;
+    state_->max_queued = max_queued;
+    thread_ = std::thread([shared = state_] { run(shared); });
+}
 
 live_writer::~live_writer() {
     (void)finish();
@@ -16,61 +19,69 @@ live_writer::~live_writer() {
 void live_writer::push(std::string_view chunk) {
     if (chunk.empty()) return;
     {
-        std::lock_guard lock(mutex_);
-        if (closing_) return;
-        if (queued_ + chunk.size() > max_queued_) {
-            dropped_ += chunk.size();
+        std::lock_guard lock(state_->mutex);
+        if (state_->closing) return;
+        if (state_->queued + chunk.size() > state_->max_queued) {
+            state_->dropped += chunk.size();
             return;
         }
-        queued_ += chunk.size();
-        queue_.emplace_back(chunk);
+        state_->queued += chunk.size();
+        state_->queue.emplace_back(chunk);
     }
-    wake_.notify_one();
+    state_->wake.notify_one();
 }
 
 std::uint64_t live_writer::finish(std::chrono::milliseconds patience) {
-    std::unique_lock lock(mutex_);
-    if (finished_) return dropped_;
-    closing_ = true;
-    wake_.notify_all();
-    if (wake_.wait_for(lock, patience, [this] { return drained_; })) {
+    std::unique_lock lock(state_->mutex);
+    if (finished_) return state_->dropped;
+    finished_ = true;
+    state_->closing = true;
+    state_->wake.notify_all();
+    if (state_->wake.wait_for(lock, patience, [this] { return state_->drained; })) {
         lock.unlock();
         thread_.join();
         lock.lock();
     } else {
-        // The writer is blocked in write(2) on a reader that stopped reading. Leave it there:
-        // the process is about to exit, and its pending bytes are reported as not shown.
-        dropped_ += queued_;
+        // The writer is blocked in write(2) on a reader that stopped reading. Leave it there,
+        // holding its own reference to the state: the process is about to exit, and its pending
+        // bytes are reported as not shown.
+        state_->dropped += state_->queued;
         thread_.detach();
     }
-    finished_ = true;
-    return dropped_;
+    return state_->dropped;
 }
 
-void live_writer::run() {
+bool live_writer::at_line_start() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->drained && state_->line_start;
+}
+
+void live_writer::run(const std::shared_ptr<state>& shared) {
+    state& s = *shared;
     bool broken = false;  // the destination failed (EPIPE, EBADF): discard from now on
     for (;;) {
         std::string chunk;
         {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-            if (queue_.empty()) {  // closing and drained
-                drained_ = true;
-                wake_.notify_all();
+            std::unique_lock lock(s.mutex);
+            s.wake.wait(lock, [&s] { return s.closing || !s.queue.empty(); });
+            if (s.queue.empty()) {  // closing and drained
+                s.drained = true;
+                s.wake.notify_all();
                 return;
             }
-            chunk = std::move(queue_.front());
-            queue_.pop_front();
-            queued_ -= chunk.size();
+            chunk = std::move(s.queue.front());
+            s.queue.pop_front();
+            s.queued -= chunk.size();
         }
         std::string_view rest(chunk);
         while (!broken && !rest.empty()) {
-            ssize_t n = ::write(fd_, rest.data(), rest.size());
-            if (n < 0) {
-                if (errno == EINTR) continue;
+            const ssize_t n = ::write(s.fd, rest.data(), rest.size());
+            if (n <= 0) {
+                if (n < 0 && errno == EINTR) continue;
                 broken = true;
                 break;
             }
+            s.line_start = rest[static_cast<std::size_t>(n) - 1] == '\n';
             rest.remove_prefix(static_cast<std::size_t>(n));
         }
     }

@@ -4,10 +4,12 @@
 // counted and dropped, never buffered without limit. The record and the spill file keep them.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -26,21 +28,30 @@ public:
     void push(std::string_view chunk);
     // Waits until everything queued is written, the destination failed, or `patience` ran out
     // (a reader that never reads again must not keep cordon from exiting); returns the number of
-    // bytes not shown: dropped because the queue was full, or still queued at the deadline.
+    // bytes not shown: dropped because the queue was full, or still queued at the deadline. A
+    // writer still blocked at the deadline is detached; it owns what it uses (the shared state),
+    // so it never touches this object again.
     std::uint64_t finish(std::chrono::milliseconds patience = std::chrono::seconds(5));
+    // After finish(): whether what was shown ends a line (nothing shown counts as ending one).
+    // False when the writer was left blocked: where its output stopped is unknown.
+    [[nodiscard]] bool at_line_start() const;
 
 private:
-    void run();
+    struct state {
+        int fd;
+        std::size_t max_queued;
+        std::mutex mutex;
+        std::condition_variable wake;
+        std::deque<std::string> queue;
+        std::size_t queued = 0;
+        std::uint64_t dropped = 0;
+        bool closing = false;
+        bool drained = false;                // the thread has written (or given up on) everything
+        std::atomic<bool> line_start{true};  // the last byte written was '\n', or none was
+    };
+    static void run(const std::shared_ptr<state>& shared);
 
-    int fd_;
-    std::size_t max_queued_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::deque<std::string> queue_;
-    std::size_t queued_ = 0;
-    std::uint64_t dropped_ = 0;
-    bool closing_ = false;
-    bool drained_ = false;  // the thread has written (or given up on) everything
+    std::shared_ptr<state> state_;
     bool finished_ = false;
     std::thread thread_;
 };

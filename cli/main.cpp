@@ -6,6 +6,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -24,6 +26,11 @@ int usage_error(std::string_view command, std::string_view message) {
 
 int main(int argc, char** argv) {
     using namespace cordon::cli;
+    // A reader of cordon's output that goes away (`cordon run ... | head -1`) must not kill
+    // cordon before it has ended the command's tree: writes fail with EPIPE instead. The program
+    // decides this; the library never touches signal dispositions. Commands start with every
+    // disposition at its default (spawn.hpp).
+    ::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"cordon: confined process execution for AI agents", "cordon"};
     app.require_subcommand(1);
     bool verbose = false;

@@ -1,19 +1,15 @@
-// `cordon run`: run one command confined, stream or collect its output, and exit with its status.
-//
-// Exit codes (DESIGN.md): the command's own; 128+N when a signal N killed it; 124 when cordon's
-// timeout killed it; 125 when the sandbox is unavailable or its runner failed (the command never
-// ran); 126/127 when the program could not be executed / was not found; 2 for a usage error.
+// `cordon run`: run one command confined, stream or collect its output, and exit with its status
+// (the table in commands.hpp and docs/contract.md, one code per outcome).
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <cerrno>
-#include <fstream>
+#include <cstring>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/duration.hpp"
@@ -23,6 +19,7 @@
 #include "runtime/record_json.hpp"
 #include "runtime/render.hpp"
 #include "sandbox/runner_path.hpp"
+#include "sandbox/unique_fd.hpp"
 
 namespace cordon::cli {
 
@@ -58,28 +55,84 @@ void write_all(int fd, std::string_view data) {
     }
 }
 
-int exit_code_for(const runtime::run_record& record, int interrupted_by) {
-    if (record.not_started && record.not_started->error.stage == runtime::spawn_stage::policy) {
-        return exit_usage;  // the invocation asked for something cordon refuses to do
+bool same_file(int a, int b) {
+    struct stat first {};
+    struct stat second {};
+    return ::fstat(a, &first) == 0 && ::fstat(b, &second) == 0 && first.st_dev == second.st_dev &&
+           first.st_ino == second.st_ino;
+}
+
+int exit_code_for(const runtime::run_outcome& outcome, int interrupted_by) {
+    switch (outcome.kind) {
+        case runtime::outcome_kind::exited:
+            return outcome.exit_code.value_or(exit_status_lost);
+        case runtime::outcome_kind::signaled:
+            return exit_signal_base + outcome.signal.value_or(0);
+        case runtime::outcome_kind::timed_out:
+            return exit_timeout;
+        case runtime::outcome_kind::aborted:
+            // Only cordon's own SIGINT/SIGTERM/SIGHUP cancels a `cordon run`: exit as it would
+            // have, had it not stayed to end the command's tree first.
+            if (interrupted_by != 0) return exit_signal_base + interrupted_by;
+            if (outcome.signal) return exit_signal_base + *outcome.signal;
+            return outcome.exit_code.value_or(exit_status_lost);
+        case runtime::outcome_kind::runner_failed:
+            return exit_sandbox_unavailable;
+        case runtime::outcome_kind::not_started:
+            break;
     }
-    if (record.not_started && record.not_started->error.stage == runtime::spawn_stage::cgroup) {
-        // A limit that was asked for could not be enforced: the command never ran, as when the
-        // sandbox is unavailable.
-        return exit_sandbox_unavailable;
+    const classify::spawn_error error =
+        outcome.start_failure.value_or(classify::spawn_error{classify::spawn_stage::exec, 0});
+    switch (error.stage) {
+        case classify::spawn_stage::policy:
+            return exit_usage;  // the invocation asked for something cordon refuses to do
+        case classify::spawn_stage::cgroup:
+            // A limit that was asked for could not be enforced, or stopped the runner: the
+            // command never ran, as when the sandbox is unavailable.
+            return exit_sandbox_unavailable;
+        case classify::spawn_stage::resolve:
+        case classify::spawn_stage::exec:
+            return error.error == ENOENT ? exit_not_found : exit_cannot_execute;
+        case classify::spawn_stage::resources:
+        case classify::spawn_stage::signals:
+        case classify::spawn_stage::session:
+        case classify::spawn_stage::fds:
+        case classify::spawn_stage::chdir:
+            return exit_cannot_execute;
     }
-    if (record.not_started) {
-        // As a shell: 127 when the program is not there, 126 when it cannot be run (including
-        // an unusable working directory).
-        const runtime::spawn_error& error = record.not_started->error;
-        bool program_missing = (error.stage == runtime::spawn_stage::resolve ||
-                                error.stage == runtime::spawn_stage::exec) &&
-                               error.error == ENOENT;
-        return program_missing ? 127 : 126;
+    return exit_cannot_execute;
+}
+
+// The command's stdin for --stdin-file: the file itself, handed over as its fd 0, so that nothing
+// is read into cordon's memory and the command's reads are the command's business (a pipe whose
+// writer never comes is subject to --timeout like anything else the command waits for). "-" is
+// cordon's own stdin, whatever it is. A path must be a regular file or a pipe; it is opened
+// without blocking (a FIFO without a writer would block open(2)), then made blocking again for
+// the command.
+std::variant<unique_fd, std::string> open_stdin_file(const std::string& path) {
+    if (path == "-") {
+        unique_fd own(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3));
+        if (!own)
+            return "--stdin-file -: cordon's stdin is not open: " +
+                   std::string(std::strerror(errno));
+        return own;
     }
-    if (record.timed_out) return exit_timeout;
-    if (record.aborted && interrupted_by != 0) return 128 + interrupted_by;
-    if (record.signal) return 128 + *record.signal;
-    return record.exit_code.value_or(1);
+    unique_fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (!fd) return "cannot open --stdin-file " + path + ": " + std::strerror(errno);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) {
+        return "cannot open --stdin-file " + path + ": " + std::strerror(errno);
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        return "--stdin-file " + path + " is " +
+               (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file or a pipe") +
+               " (give a file, a pipe, or - for cordon's own stdin)";
+    }
+    const int flags = ::fcntl(fd.get(), F_GETFL);
+    if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        return "cannot use --stdin-file " + path + ": " + std::strerror(errno);
+    }
+    return fd;
 }
 
 // Everything that can be wrong with the invocation is found here, before anything runs.
@@ -161,8 +214,14 @@ std::variant<validated, std::string> validate(run_options& options) {
         out.request.timeout = *timeout;
     }
     if (!options.max_output.empty()) {
-        auto bytes = parse_byte_count(options.max_output);
-        if (!bytes) return "invalid --max-output \"" + options.max_output + "\" (positive bytes)";
+        // What is kept in memory (and printed in a --json record); the full stream still goes
+        // to the spill file.
+        constexpr std::uint64_t most_output = 16ULL << 20;
+        auto bytes = parse_size(options.max_output);
+        if (!bytes || *bytes > most_output) {
+            return "invalid --max-output \"" + options.max_output +
+                   "\" (1 to 16M bytes kept in memory, e.g. 64000, 512K, 16M)";
+        }
         out.request.stdout_max_bytes = static_cast<std::size_t>(*bytes);
     }
     if (!options.max_processes.empty()) {
@@ -195,15 +254,10 @@ std::variant<validated, std::string> validate(run_options& options) {
         out.request.env[entry.substr(0, equals)] = entry.substr(equals + 1);
     }
     if (!options.stdin_file.empty()) {
-        std::ifstream in;
-        if (options.stdin_file != "-") {
-            in.open(options.stdin_file, std::ios::binary);
-            if (!in) return "cannot read --stdin-file " + options.stdin_file;
-        }
-        std::istream& source = options.stdin_file == "-" ? std::cin : in;
-        std::ostringstream data;
-        data << source.rdbuf();
-        out.request.stdin_data = data.str();
+        auto input = open_stdin_file(options.stdin_file);
+        if (auto* message = std::get_if<std::string>(&input)) return *message;
+        out.request.stdin_fd =
+            std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(input)));
     }
     return out;
 }
@@ -255,11 +309,23 @@ int run_run_command(run_options& options) {
     std::uint64_t dropped_out = live_out ? live_out->finish() : 0;
     std::uint64_t dropped_err = live_err ? live_err->finish() : 0;
 
+    // cordon's own lines start lines of their own: a command that ends its output without a
+    // newline must not be able to glue a forged marker to the start of a real one.
+    const auto own_lines = [&](std::string text) {
+        if (text.empty()) return;
+        const bool shared_terminal = same_file(STDOUT_FILENO, STDERR_FILENO);
+        if ((live_err && !live_err->at_line_start()) ||
+            (shared_terminal && live_out && !live_out->at_line_start())) {
+            text.insert(0, "\n");
+        }
+        write_all(STDERR_FILENO, text);
+    };
+
     if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) {
         if (options.json) {
             std::cout << runtime::dump(runtime::to_json(*error)) << '\n';
         } else {
-            std::cerr << error->what() << '\n';
+            own_lines(std::string(error->what()) + "\n");
         }
         return exit_sandbox_unavailable;
     }
@@ -268,7 +334,9 @@ int run_run_command(run_options& options) {
         std::cout << runtime::dump(runtime::to_json(record)) << '\n';
     } else {
         std::string markers;
-        if (record.not_started) markers = "cordon run: " + record.not_started->message + "\n";
+        if (record.outcome.kind == runtime::outcome_kind::not_started) {
+            markers += "cordon run: " + record.outcome.message + "\n";
+        }
         auto note_dropped = [&markers](std::string_view stream, std::uint64_t dropped,
                                        const runtime::collected_output& output) {
             if (dropped == 0) return;
@@ -278,10 +346,12 @@ int run_run_command(run_options& options) {
         };
         note_dropped("stdout", dropped_out, record.stdout_output);
         note_dropped("stderr", dropped_err, record.stderr_output);
-        if (!record.not_started) markers += runtime::render_markers(record);
-        write_all(STDERR_FILENO, markers);
+        if (record.outcome.kind != runtime::outcome_kind::not_started) {
+            markers += runtime::render_markers(record);
+        }
+        own_lines(std::move(markers));
     }
-    return exit_code_for(record, interrupted_by);
+    return exit_code_for(record.outcome, interrupted_by);
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include "classify/classify.hpp"
 #include "runtime/environment.hpp"
 #include "sandbox/backends.hpp"
-#include "sandbox/launcher_status.hpp"
 #include "sandbox/protected_paths.hpp"
 
 extern char** environ;
@@ -21,31 +20,6 @@ extern char** environ;
 namespace cordon::runtime {
 
 namespace {
-
-// Spawn-time attribution (reference 5.3). For a confined run the spawned program is the runner:
-// if it could not be found or executed, the sandbox failed and the command never ran. Failures
-// at other stages (an unusable working directory), and exec failures that the request itself
-// causes (an argv or environment too large, the machine out of memory), are the request's.
-bool is_runner_spawn_failure(const spawn_error& error) {
-    if (error.stage != spawn_stage::resolve && error.stage != spawn_stage::exec) return false;
-    return error.error != E2BIG && error.error != ENOMEM;
-}
-
-// What the status channel established, in the classifier's terms.
-classify::runner_status runner_status_of(const std::optional<sandbox::status_report>& status) {
-    if (!status) return classify::runner_status::no_channel;
-    switch (status->outcome) {
-        case sandbox::status_report::verdict::silent:
-            return classify::runner_status::no_proof;
-        case sandbox::status_report::verdict::started:
-            return classify::runner_status::command_started;
-        case sandbox::status_report::verdict::failed:
-        case sandbox::status_report::verdict::malformed:
-        case sandbox::status_report::verdict::probed:
-            return classify::runner_status::runner_failed;
-    }
-    return classify::runner_status::runner_failed;
-}
 
 // One limit of a run: the one asked for (0: none), else the default when this host can enforce
 // it. `enforceable` is empty when it can, else the reason.
@@ -57,13 +31,6 @@ std::optional<std::uint64_t> effective_limit(std::optional<std::uint64_t> asked,
 }
 
 }  // namespace
-
-std::string signal_name(int signal) {
-    if (const char* abbrev = ::sigabbrev_np(signal); abbrev != nullptr) {
-        return std::string("SIG") + abbrev;
-    }
-    return "SIG" + std::to_string(signal);
-}
 
 executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
                    executor_options options)
@@ -92,6 +59,9 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     if (request.timeout && request.timeout->count() <= 0) {
         throw std::invalid_argument("run_request: timeout must be positive");
     }
+    if (request.stdin_data && request.stdin_fd) {
+        throw std::invalid_argument("run_request: give stdin_data or stdin_fd, not both");
+    }
     const auto timeout =
         std::min(request.timeout.value_or(options_.default_timeout), options_.max_timeout);
     const std::filesystem::path workdir = request.workdir.value_or(request.workspace_root);
@@ -101,6 +71,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     spec.env = build_environment(environ, request.env);
     spec.cwd = workdir;
     spec.stdin_data = std::move(request.stdin_data);
+    spec.stdin_fd = std::move(request.stdin_fd);
     spec.stdout_limits = options_.limits;
     if (request.stdout_max_bytes) spec.stdout_limits.tail_bytes = *request.stdout_max_bytes;
     spec.stderr_limits = options_.limits;
@@ -123,7 +94,9 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         run_record record;
         record.timeout = timeout;
         record.sandbox.mode = mode;
-        record.not_started = spawn_failure{error, std::move(message)};
+        record.outcome.kind = outcome_kind::not_started;
+        record.outcome.start_failure = error;
+        record.outcome.message = std::move(message);
         boost::asio::post(io_, [done = std::move(done), record = std::move(record)]() mutable {
             done(std::move(record));
         });
@@ -146,6 +119,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         return not_started(error, describe(error, request.argv.front()));
     }
 
+    std::string command = request.argv.front();
     std::optional<sandbox::confined_argv> confined;
     if (sandbox::is_confined(mode)) {
         if (!provider_) {
@@ -196,79 +170,34 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     }
 
     auto on_done = [done = std::move(done), confined = std::move(confined), mode, timeout,
-                    spawned = spec.argv.front()](process_outcome outcome) mutable {
+                    spawned = spec.argv.front(),
+                    command = std::move(command)](process_outcome outcome) mutable {
+        const classify::verdict verdict = classify::decide(
+            outcome,
+            {confined ? &*confined : nullptr, spawned, outcome.stderr_output.text, command});
+        if (verdict.outcome.kind == outcome_kind::runner_failed) {
+            // The command never ran: the fail-closed contract's error, not a record.
+            spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
+                          verdict.outcome.message);
+            done(sandbox::sandbox_unavailable_error(mode, verdict.outcome.message));
+            return;
+        }
         run_record record;
-        record.exit_code = outcome.exit_code;
-        record.signal = outcome.signal;
-        record.timed_out = outcome.timed_out;
-        record.aborted = outcome.aborted;
+        record.outcome = verdict.outcome;
         record.timeout = timeout;
         record.duration_ms = outcome.duration_ms;
         record.sandbox.mode = mode;
-        record.limits = outcome.limits_applied;
-        record.limits_hit = outcome.limits_hit;
+        record.sandbox.denied = verdict.denied;
         if (confined) {
-            record.sandbox.level = confined->level;
+            record.sandbox.enforcement = confined->level;
             record.sandbox.backend = confined->backend;
         }
-
-        if (outcome.spawn_failure) {
-            const spawn_error& error = *outcome.spawn_failure;
-            if (confined && is_runner_spawn_failure(error)) {
-                done(sandbox::sandbox_unavailable_error(mode, describe(error, spawned)));
-                return;
-            }
-            record.not_started = spawn_failure{error, outcome.spawn_detail.empty()
-                                                          ? describe(error, spawned)
-                                                          : std::move(outcome.spawn_detail)};
-            done(std::move(record));
-            return;
-        }
-
-        record.stdout_output = std::move(outcome.stdout_output);
-        record.stderr_output = std::move(outcome.stderr_output);
-        if (confined && outcome.status &&
-            outcome.status->outcome == sandbox::status_report::verdict::failed &&
-            outcome.status->stage == sandbox::launcher_stage::exec) {
-            // The launcher had confined itself and only the command's own exec failed: the
-            // sandbox worked; the program could not be run, as in danger-full-access.
-            record.exit_code.reset();
-            record.not_started =
-                spawn_failure{{spawn_stage::exec, outcome.status->error}, outcome.status->message};
-            done(std::move(record));
-            return;
-        }
-        if (confined && outcome.status &&
-            outcome.status->outcome == sandbox::status_report::verdict::silent &&
-            (outcome.limits_hit.memory || outcome.limits_hit.processes)) {
-            // The runner died at the run's limit before the launcher could say anything: the
-            // limit, not the sandbox, kept the command from starting.
-            record.exit_code.reset();
-            record.signal.reset();
-            record.not_started =
-                spawn_failure{{spawn_stage::cgroup, outcome.limits_hit.memory ? ENOMEM : EAGAIN},
-                              std::string("the run met its ") +
-                                  (outcome.limits_hit.memory ? "memory" : "process") +
-                                  " limit before the command started"};
-            done(std::move(record));
-            return;
-        }
-        if (confined) {
-            classify::run_evidence evidence;
-            evidence.exit_code = outcome.exit_code;
-            evidence.killed_by_cordon = outcome.timed_out || outcome.aborted;
-            evidence.status = runner_status_of(outcome.status);
-            if (outcome.status) evidence.status_detail = outcome.status->message;
-            evidence.stderr_tail = record.stderr_output.text;
-            evidence.denial_seen = outcome.denial_seen;
-            classify::verdict verdict = classify::classify(*confined, evidence);
-            if (verdict.runner_failure) {
-                spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
-                              *verdict.runner_failure);
-                done(sandbox::sandbox_unavailable_error(mode, *verdict.runner_failure));
-                return;
-            }
-            record.sandbox.denied = verdict.denied;
+        record.limits = outcome.limits_applied;
+        record.limits_hit = outcome.limits_hit;
+        // What a runner printed before the command could start is not the command's output.
+        if (record.outcome.started()) {
+            record.stdout_output = std::move(outcome.stdout_output);
+            record.stderr_output = std::move(outcome.stderr_output);
         }
         done(std::move(record));
     };

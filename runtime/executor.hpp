@@ -40,7 +40,10 @@ struct run_request {
     // limit it cannot enforce is dropped (the record shows which limits held).
     std::optional<std::uint64_t> max_processes;
     std::optional<std::uint64_t> max_memory;
-    std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
+    // The command's stdin: these bytes through a pipe, or this descriptor handed over as is (an
+    // open file or pipe: nothing is read into memory). Neither: /dev/null. Not both.
+    std::optional<std::string> stdin_data;
+    std::shared_ptr<const unique_fd> stdin_fd;
     // Live output, called on the run's strand as chunks arrive.
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;

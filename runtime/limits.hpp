@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "classify/outcome.hpp"
+
 namespace cordon::runtime {
 
 // nullopt: not limited.
@@ -16,10 +18,7 @@ struct run_limits {
 // count too), far below a host's pid_max, so that a fork bomb stops inside its run.
 inline constexpr std::uint64_t default_max_processes = 4096;
 
-// What a run's cgroup saw by the time it ended.
-struct limit_events {
-    bool processes = false;  // a fork or clone failed at the process limit
-    bool memory = false;     // the OOM killer ended a process at the memory limit
-};
+// What a run's cgroup saw by the time it ended (evidence the classifier reads).
+using classify::limit_events;
 
 }  // namespace cordon::runtime

@@ -13,12 +13,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/asio/write.hpp>
 
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
+#include <stdexcept>
 
 #include "classify/signature_scanner.hpp"
 #include "sandbox/status_channel.hpp"
@@ -28,11 +27,6 @@ namespace cordon::runtime {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
-void ignore_sigpipe() noexcept {
-    static std::once_flag once;
-    std::call_once(once, [] { ::signal(SIGPIPE, SIG_IGN); });
-}
-
 namespace {
 
 // How often the leader is polled when the kernel has no pidfds, and the cgroup while it empties.
@@ -40,11 +34,39 @@ constexpr milliseconds poll_interval{5};
 // After the final SIGKILL every writer is dead; a pipe still open after this long is held by a
 // process outside the tree's reach (no cgroup containment), and is closed from our side.
 constexpr milliseconds final_drain{1000};
+// How long a swept run's cgroup may take to empty (its processes are already SIGKILLed; the
+// kernel frees them asynchronously) before the run completes anyway.
+constexpr int cgroup_empty_polls = 400;  // x poll_interval = 2 s
 
 constexpr std::size_t read_chunk = 64 * 1024;
 
 // The runner's channel is bounded: a launcher writes at most two records.
 constexpr std::size_t status_limit = 64 * 1024;
+
+// write(2) to a pipe whose reader may be gone, without SIGPIPE and without touching the
+// process's disposition of it (the host's business): the signal a write raises is directed at
+// the writing thread, so it is blocked here for the call and, when this write raised it,
+// consumed before the mask is restored.
+ssize_t write_without_sigpipe(int fd, const char* data, std::size_t size) {
+    sigset_t pipe_only;
+    sigset_t previous;
+    ::sigemptyset(&pipe_only);
+    ::sigaddset(&pipe_only, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+    sigset_t pending;
+    ::sigpending(&pending);
+    const bool already_pending = ::sigismember(&pending, SIGPIPE) == 1;
+    const ssize_t n = ::write(fd, data, size);
+    const int error = errno;
+    if (n < 0 && error == EPIPE && !already_pending) {
+        const timespec no_wait{};
+        while (::sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
+        }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    errno = error;
+    return n;
+}
 
 // The command's environment as a NUL-separated block in a memfd, for a runner that reads it from
 // a descriptor instead of inheriting it (sandbox::confined_argv::environment_fd).
@@ -85,6 +107,7 @@ public:
           deadline_(strand_),
           escalation_(strand_),
           drain_(strand_),
+          final_drain_(strand_),
           poll_(strand_),
           stdout_(std::string("stdout"), spec_.stdout_limits, spec_.spill),
           stderr_(std::string("stderr"), spec_.stderr_limits, spec_.spill),
@@ -108,20 +131,29 @@ public:
 
     void cancel() {
         asio::post(strand_, [self = shared_from_this()] {
-            if (self->finished_ || self->swept_ || self->cause_ != cause::none) return;
-            if (self->leader_exited_) {
+            if (self->cause_ != cause::none) return;
+            if (self->phase_ == phase::running) {
+                self->cause_ = cause::cancelled;
+                self->begin_kill();
+            } else if (self->phase_ == phase::leader_exited) {
                 // The command itself finished first (so the run is not "aborted"); only its
                 // leftovers hold the pipes. End them now rather than after the drain grace.
-                self->drain_expired_ = true;
+                self->end_now_ = true;
                 self->advance();
-                return;
             }
-            self->cause_ = cause::cancelled;
-            self->begin_kill();
         });
     }
 
 private:
+    // The end of a run (process.hpp), one phase after the other.
+    enum class phase {
+        starting,       // before the spawn
+        running,        // the leader is alive
+        leader_exited,  // it exited; its leftovers may hold the pipes until the drain grace ends
+        swept,          // the tree was killed and the leader reaped; the pipes drain to EOF
+        emptying,       // every pipe is closed; waiting for the run's cgroup to empty
+        done,           // `done_` was called
+    };
     enum class cause { none, timed_out, cancelled };
 
     void launch() {
@@ -132,17 +164,27 @@ private:
             fail_spawn({spawn_stage::resources, errno});
             return;
         }
+        int child_stdin = -1;
         if (spec_.stdin_data) {
-            if (!make_pipe(in)) {
+            // Our end is non-blocking: write_stdin() waits for room on the event loop.
+            if (!make_pipe(in) || ::fcntl(in.write.get(), F_SETFL, O_NONBLOCK) != 0) {
                 fail_spawn({spawn_stage::resources, errno});
                 return;
             }
+            child_stdin = in.read.get();
+        } else if (spec_.stdin_fd) {
+            if (!*spec_.stdin_fd) {
+                fail_spawn({spawn_stage::fds, EBADF});
+                return;
+            }
+            child_stdin = spec_.stdin_fd->get();
         } else {
             dev_null.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
             if (!dev_null) {
                 fail_spawn({spawn_stage::resources, errno});
                 return;
             }
+            child_stdin = dev_null.get();
         }
         unique_fd environment;
         if (spec_.environment_fd) {
@@ -181,9 +223,7 @@ private:
         request.method = spec_.method;
         request.exec_fd = spec_.exec_image ? spec_.exec_image->get() : -1;
         if (scope_) request.cgroup_procs_fds = scope_->procs_fds();
-        request.fds = {{spec_.stdin_data ? in.read.get() : dev_null.get(), 0},
-                       {out.write.get(), 1},
-                       {err.write.get(), 2}};
+        request.fds = {{child_stdin, 0}, {out.write.get(), 1}, {err.write.get(), 2}};
         if (spec_.status) request.fds.push_back({status.write.get(), spec_.status->child_fd});
         if (spec_.environment_fd) request.fds.push_back({environment.get(), *spec_.environment_fd});
         for (const auto& passed : spec_.fds) {
@@ -201,6 +241,7 @@ private:
         }
         auto& child = std::get<spawned_child>(result);
         pid_ = child.pid;
+        phase_ = phase::running;
 
         // Our copies of the child's ends must go, or EOF would never come.
         out.write.reset();
@@ -224,7 +265,7 @@ private:
             stdin_pipe_.assign(in.write.release());
             write_stdin();
         }
-        if (child.pidfd) {
+        if (child.pidfd && spec_.use_pidfd) {
             pidfd_.assign(child.pidfd.release());
             pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
                               [self = shared_from_this()](boost::system::error_code ec) {
@@ -236,7 +277,7 @@ private:
         if (spec_.timeout) {
             deadline_.expires_after(*spec_.timeout);
             deadline_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-                if (ec || self->leader_exited_ || self->cause_ != cause::none) return;
+                if (ec || self->phase_ != phase::running || self->cause_ != cause::none) return;
                 self->cause_ = cause::timed_out;
                 self->begin_kill();
             });
@@ -247,10 +288,11 @@ private:
         process_outcome outcome;
         outcome.spawn_failure = error;
         outcome.spawn_detail = std::move(detail);
+        outcome.limits_applied = limits_applied_;
         outcome.stdout_output = stdout_.finish();
         outcome.stderr_output = stderr_.finish();
         scope_.reset();
-        finished_ = true;
+        phase_ = phase::done;
         auto done = std::move(done_);
         done(std::move(outcome));
     }
@@ -301,16 +343,31 @@ private:
             });
     }
 
+    // Writes what fits, then waits for room; stops at the end, or when the command closed its
+    // stdin early (EPIPE: that is its business), or when the run was swept.
     void write_stdin() {
-        asio::async_write(stdin_pipe_, asio::buffer(*spec_.stdin_data),
-                          [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
-                              // EPIPE: the command closed its stdin early; that is its business.
-                              if (ec && ec != asio::error::broken_pipe) {
-                                  spdlog::debug("stdin write: {}", ec.message());
-                              }
-                              boost::system::error_code ignored;
-                              self->stdin_pipe_.close(ignored);
-                          });
+        const std::string& data = *spec_.stdin_data;
+        while (stdin_written_ < data.size()) {
+            const ssize_t n =
+                write_without_sigpipe(stdin_pipe_.native_handle(), data.data() + stdin_written_,
+                                      data.size() - stdin_written_);
+            if (n >= 0) {
+                stdin_written_ += static_cast<std::size_t>(n);
+                continue;
+            }
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN) {
+                stdin_pipe_.async_wait(asio::posix::stream_descriptor::wait_write,
+                                       [self = shared_from_this()](boost::system::error_code ec) {
+                                           if (!ec) self->write_stdin();
+                                       });
+                return;
+            }
+            if (errno != EPIPE) spdlog::debug("stdin write: {}", std::strerror(errno));
+            break;
+        }
+        boost::system::error_code ignored;
+        stdin_pipe_.close(ignored);
     }
 
     void poll_leader() {
@@ -349,20 +406,15 @@ private:
         run_kill_step();
     }
 
+    // The plan ends in SIGKILL (start_process normalises it): after that step the rest of the
+    // tree goes as soon as the leader is gone, whoever still holds the pipes.
     void run_kill_step() {
         // A step already queued on the strand when the sweep cancelled its timer.
-        if (swept_ || finished_) return;
-        const auto& steps = spec_.plan.steps;
-        if (kill_step_ >= steps.size()) {
-            escalation_done_ = true;
-            signal_tree(SIGKILL);
-            advance();
-            return;
-        }
-        const kill_step& step = steps[kill_step_++];
+        if (phase_ != phase::running && phase_ != phase::leader_exited) return;
+        const kill_step& step = spec_.plan.steps[kill_step_++];
         signal_tree(step.signal);
-        if (step.signal == SIGKILL || kill_step_ >= steps.size()) {
-            escalation_done_ = true;
+        if (step.signal == SIGKILL) {
+            end_now_ = true;
             advance();
             return;
         }
@@ -373,16 +425,16 @@ private:
     }
 
     void on_leader_exit() {
-        if (leader_exited_) return;
-        leader_exited_ = true;
+        if (phase_ != phase::running) return;
+        phase_ = phase::leader_exited;
         deadline_.cancel();
         if (cause_ == cause::none) {
-            // The command is done; what it left running may finish writing for one grace
-            // period, then goes.
-            drain_.expires_after(spec_.plan.grace());
+            // The command is done; what it left running may finish writing for the drain
+            // grace, then goes.
+            drain_.expires_after(spec_.plan.drain_grace);
             drain_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
                 if (ec) return;
-                self->drain_expired_ = true;
+                self->end_now_ = true;
                 self->advance();
             });
         }
@@ -391,28 +443,26 @@ private:
 
     // Moves the end of the run forward whenever one of its conditions changes.
     void advance() {
-        if (finished_) return;
-        if (leader_exited_ && !swept_ &&
-            ((stdout_closed_ && stderr_closed_) || drain_expired_ || escalation_done_)) {
-            sweep();
+        switch (phase_) {
+            case phase::starting:
+            case phase::running:
+            case phase::emptying:
+            case phase::done:
+                return;
+            case phase::leader_exited:
+                if (!(stdout_closed_ && stderr_closed_) && !end_now_) return;
+                sweep();
+                [[fallthrough]];
+            case phase::swept:
+                if (!(stdout_closed_ && stderr_closed_ && status_closed_)) return;
+                phase_ = phase::emptying;
+                await_empty_cgroup(0);
+                return;
         }
-        if (swept_ && !final_drain_armed_ &&
-            !(stdout_closed_ && stderr_closed_ && status_closed_)) {
-            final_drain_armed_ = true;
-            drain_.expires_after(final_drain);
-            drain_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-                if (ec) return;
-                boost::system::error_code ignored;
-                self->stdout_pipe_.close(ignored);
-                self->stderr_pipe_.close(ignored);
-                self->status_pipe_.close(ignored);
-            });
-        }
-        if (swept_ && stdout_closed_ && stderr_closed_ && status_closed_) await_empty_cgroup(0);
     }
 
     void sweep() {
-        swept_ = true;
+        phase_ = phase::swept;
         drain_.cancel();
         escalation_.cancel();
         signal_tree(SIGKILL);
@@ -437,15 +487,21 @@ private:
         // A write still pending to a stdin that a leftover process held open must not keep the
         // run alive.
         stdin_pipe_.close(ignored);
+        // Every writer in reach is dead now; a pipe still open after the final drain is held by
+        // a process outside the tree's reach, and is closed from our side.
+        final_drain_.expires_after(final_drain);
+        final_drain_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (ec) return;
+            boost::system::error_code unused;
+            self->stdout_pipe_.close(unused);
+            self->stderr_pipe_.close(unused);
+            self->status_pipe_.close(unused);
+        });
     }
 
     void await_empty_cgroup(int attempt) {
-        if (finished_) return;
-        if (attempt == 0) {
-            if (cgroup_wait_started_) return;
-            cgroup_wait_started_ = true;
-        }
-        if (scope_ && scope_->populated() && attempt < 400) {
+        if (phase_ != phase::emptying) return;
+        if (scope_ && scope_->populated() && attempt < cgroup_empty_polls) {
             poll_.expires_after(poll_interval);
             poll_.async_wait([self = shared_from_this(), attempt](boost::system::error_code ec) {
                 if (!ec) self->await_empty_cgroup(attempt + 1);
@@ -456,18 +512,17 @@ private:
     }
 
     void complete() {
-        if (finished_) return;
-        finished_ = true;
+        phase_ = phase::done;
         deadline_.cancel();
         poll_.cancel();
-        drain_.cancel();
-        if (scope_) limits_hit_ = scope_->events();
+        final_drain_.cancel();
+        process_outcome outcome;
+        if (scope_) outcome.limits_hit = scope_->events();
         if (scope_ && !scope_->remove()) {
             spdlog::debug("run cgroup still populated; removing on destruction");
         }
         scope_.reset();
 
-        process_outcome outcome;
         outcome.exit_code = exit_code_;
         outcome.signal = signal_;
         outcome.timed_out = cause_ == cause::timed_out;
@@ -476,16 +531,11 @@ private:
         outcome.stderr_output = stderr_.finish();
         outcome.denial_seen = scanner_.matched();
         outcome.limits_applied = limits_applied_;
-        outcome.limits_hit = limits_hit_;
         outcome.duration_ms =
             std::chrono::duration<double, std::milli>(reaped_at_ - started_at_).count();
-        interpret_status(outcome);
+        if (spec_.status) outcome.status = sandbox::decode_status(status_text_);
         auto done = std::move(done_);
         done(std::move(outcome));
-    }
-
-    void interpret_status(process_outcome& outcome) const {
-        if (spec_.status) outcome.status = sandbox::decode_status(status_text_);
     }
 
     asio::strand<asio::any_io_executor> strand_;
@@ -497,15 +547,17 @@ private:
     asio::posix::stream_descriptor status_pipe_;
     asio::posix::stream_descriptor stdin_pipe_;
     asio::posix::stream_descriptor pidfd_;
-    asio::steady_timer deadline_;
-    asio::steady_timer escalation_;
-    asio::steady_timer drain_;
-    asio::steady_timer poll_;
+    asio::steady_timer deadline_;     // the run's timeout
+    asio::steady_timer escalation_;   // the wait after each kill step
+    asio::steady_timer drain_;        // the drain grace after the leader exited
+    asio::steady_timer final_drain_;  // after the sweep
+    asio::steady_timer poll_;         // the leader without a pidfd; the cgroup while it empties
 
     std::array<char, read_chunk> stdout_buffer_{};
     std::array<char, read_chunk> stderr_buffer_{};
     std::array<char, 4096> status_buffer_{};
     std::string status_text_;
+    std::size_t stdin_written_ = 0;
 
     output_collector stdout_;
     output_collector stderr_;
@@ -513,22 +565,16 @@ private:
     std::unique_ptr<cgroup_scope> scope_;
 
     pid_t pid_ = -1;
+    phase phase_ = phase::starting;
     cause cause_ = cause::none;
     std::size_t kill_step_ = 0;
-    bool leader_exited_ = false;
+    bool end_now_ = false;  // sweep as soon as the leader is gone (grace over, SIGKILL sent)
     bool stdout_closed_ = false;
     bool stderr_closed_ = false;
     bool status_closed_ = false;
-    bool drain_expired_ = false;
-    bool escalation_done_ = false;
-    bool swept_ = false;
-    bool final_drain_armed_ = false;
-    bool cgroup_wait_started_ = false;
-    bool finished_ = false;
     std::optional<int> exit_code_;
     std::optional<int> signal_;
     run_limits limits_applied_;
-    limit_events limits_hit_;
     std::chrono::steady_clock::time_point started_at_;
     std::chrono::steady_clock::time_point reaped_at_;
 };
@@ -539,7 +585,10 @@ void process_handle::cancel() const {
 
 process_handle start_process(asio::any_io_executor executor, process_spec spec,
                              std::function<void(process_outcome)> done) {
-    ignore_sigpipe();
+    if (spec.stdin_data && spec.stdin_fd) {
+        throw std::invalid_argument("process_spec: give stdin_data or stdin_fd, not both");
+    }
+    spec.plan = spec.plan.ending_in_sigkill();
     auto tree =
         std::make_shared<process_tree>(std::move(executor), std::move(spec), std::move(done));
     tree->start();

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "classify/classify.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/kill_plan.hpp"
 #include "runtime/output_collector.hpp"
@@ -40,7 +41,10 @@ struct process_spec {
     std::vector<std::string> env;
     std::optional<int> environment_fd;
     std::filesystem::path cwd;
-    std::optional<std::string> stdin_data;  // nullopt: stdin is /dev/null
+    // The command's stdin: bytes written to a pipe, or an open descriptor handed over as is (a
+    // file, a pipe, the caller's own stdin). Neither: /dev/null. Not both.
+    std::optional<std::string> stdin_data;
+    std::shared_ptr<const unique_fd> stdin_fd;
     std::optional<sandbox::status_channel> status;
     std::vector<sandbox::passed_fd> fds;  // placed at their child numbers; held until spawned
     // Executed instead of argv[0] (spawn_request::exec_fd); held until the spawn is done.
@@ -62,25 +66,21 @@ struct process_spec {
     run_limits limits;
     bool limits_required = false;
     spawn_method method = default_spawn_method();
+    // Watch the leader through its pidfd when the kernel gives one; false polls it instead, as
+    // on kernels without pidfds (tests use it to cover that path).
+    bool use_pidfd = true;
     // Called on the process's strand with each chunk as it arrives (live output).
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
 };
 
-struct process_outcome {
-    std::optional<spawn_error> spawn_failure;  // set: nothing ran; the rest is empty
-    std::string spawn_detail;                  // why, when errno alone does not say it
-    std::optional<int> exit_code;
-    std::optional<int> signal;
-    bool timed_out = false;  // cordon's deadline fired first
-    bool aborted = false;    // the caller cancelled first
+// What the tree's run observed: the classifier's evidence (the spawn failure, how the leader
+// ended and who ended it, the status channel, the denial scan, the limits met) plus the output.
+// classify::decide() turns it into the run's outcome.
+struct process_outcome : classify::run_evidence {
     collected_output stdout_output;
     collected_output stderr_output;
-    // What the runner's status channel said; nullopt when the spec had none.
-    std::optional<sandbox::status_report> status;
-    bool denial_seen = false;
     run_limits limits_applied;  // the limits the run's cgroup carried
-    limit_events limits_hit;    // what the run's cgroup saw
     double duration_ms = 0;
 };
 
@@ -104,9 +104,5 @@ process_handle start_process(boost::asio::any_io_executor executor, process_spec
 
 // Runs to completion on a private io_context (probes and simple callers).
 [[nodiscard]] process_outcome run_process(process_spec spec);
-
-// cordon never wants SIGPIPE: a command that closes its stdin early must not kill the caller.
-// Called once by everything that writes to a child (idempotent).
-void ignore_sigpipe() noexcept;
 
 }  // namespace cordon::runtime

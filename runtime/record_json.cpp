@@ -12,18 +12,21 @@ json to_json(const collected_output& output) {
 }
 
 json to_json(const run_record& record) {
+    const run_outcome& outcome = record.outcome;
     json sandbox{
         {"mode", sandbox::to_string(record.sandbox.mode)},
-        {"enforcement",
-         record.sandbox.level ? json(sandbox::to_string(*record.sandbox.level)) : json()},
+        {"enforcement", record.sandbox.enforcement
+                            ? json(sandbox::to_string(*record.sandbox.enforcement))
+                            : json()},
         {"denied", record.sandbox.denied},
         {"backend",
          record.sandbox.backend ? json(sandbox::to_string(*record.sandbox.backend)) : json()}};
     json out{
-        {"exitCode", record.exit_code ? json(*record.exit_code) : json()},
-        {"signal", record.signal ? json(signal_name(*record.signal)) : json()},
-        {"timedOut", record.timed_out},
-        {"aborted", record.aborted},
+        {"outcome", classify::to_string(outcome.kind)},
+        {"exitCode", outcome.exit_code ? json(*outcome.exit_code) : json()},
+        {"signal", outcome.signal ? json(signal_name(*outcome.signal)) : json()},
+        {"timedOut", outcome.kind == outcome_kind::timed_out},
+        {"aborted", outcome.kind == outcome_kind::aborted},
         {"timeoutMs", record.timeout.count()},
         {"durationMs", record.duration_ms},
         {"stdout", to_json(record.stdout_output)},
@@ -35,20 +38,46 @@ json to_json(const run_record& record) {
           {"maxMemoryBytes", record.limits.max_memory ? json(*record.limits.max_memory) : json()},
           {"processLimitHit", record.limits_hit.processes},
           {"memoryLimitHit", record.limits_hit.memory}}}};
-    if (record.not_started) {
-        // A refused request is not a failed spawn: nothing was attempted.
-        const bool refused = record.not_started->error.stage == spawn_stage::policy;
-        out["error"] = json{{"name", refused ? "RequestRefused" : "SpawnError"},
-                            {"code", refused ? "REQUEST_REFUSED" : "SPAWN_FAILED"},
-                            {"stage", to_string(record.not_started->error.stage)},
-                            {"message", record.not_started->message}};
+    switch (outcome.kind) {
+        case outcome_kind::not_started: {
+            // A refused request is not a failed spawn: nothing was attempted.
+            const auto stage =
+                outcome.start_failure ? outcome.start_failure->stage : classify::spawn_stage::exec;
+            const bool refused = stage == classify::spawn_stage::policy;
+            out["error"] = json{{"name", refused ? "RequestRefused" : "SpawnError"},
+                                {"code", refused ? "REQUEST_REFUSED" : "SPAWN_FAILED"},
+                                {"stage", classify::to_string(stage)},
+                                {"message", outcome.message}};
+            break;
+        }
+        case outcome_kind::runner_failed:
+            out["sandbox"]["runnerFailed"] = true;
+            out["error"] = json{{"name", sandbox::sandbox_unavailable_name},
+                                {"code", sandbox::sandbox_unavailable_code},
+                                {"message", outcome.message}};
+            break;
+        case outcome_kind::exited:
+        case outcome_kind::signaled:
+        case outcome_kind::timed_out:
+        case outcome_kind::aborted:
+            break;
     }
     return out;
 }
 
 json to_json(const sandbox::sandbox_unavailable_error& error) {
-    return json{
-        {"error", {{"name", error.name()}, {"code", error.code()}, {"message", error.what()}}}};
+    json backends = json::array();
+    for (const auto& backend : error.backends()) {
+        backends.push_back({{"backend", backend.backend}, {"reason", backend.reason}});
+    }
+    return json{{"outcome", classify::to_string(outcome_kind::runner_failed)},
+                {"error",
+                 {{"name", error.name()},
+                  {"code", error.code()},
+                  {"message", error.what()},
+                  {"mode", sandbox::to_string(error.mode())},
+                  {"runnerFailure", error.detail() ? json(*error.detail()) : json()},
+                  {"backends", std::move(backends)}}}};
 }
 
 json to_json(const run_result& result) {

@@ -1,5 +1,6 @@
-// The one place records become JSON (DESIGN.md, "The record"): camelCase field names, null for
-// absent values, the sandbox error as {"error": {name, code, message}}.
+// The one place records become JSON (docs/contract.md, "The record"): camelCase field names, null
+// for absent values, "outcome" in every record, the sandbox error as {"outcome": "runner-failed",
+// "error": {name, code, message, ...}}.
 #pragma once
 
 #include <nlohmann/json.hpp>

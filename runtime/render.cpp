@@ -17,19 +17,35 @@ std::string stream_text(const collected_output& output) {
 }  // namespace
 
 std::string render_markers(const run_record& record) {
+    const run_outcome& outcome = record.outcome;
+    switch (outcome.kind) {
+        case outcome_kind::not_started:
+            return "[not started: " + outcome.message + "]\n";
+        case outcome_kind::runner_failed:
+            return "[sandbox: the sandbox runner itself failed under " +
+                   std::string(sandbox::to_string(record.sandbox.mode)) +
+                   " mode \u2014 the command did not run; this is a sandbox problem, not a command "
+                   "failure]\n";
+        case outcome_kind::exited:
+        case outcome_kind::signaled:
+        case outcome_kind::timed_out:
+        case outcome_kind::aborted:
+            break;
+    }
     std::string out;
-    if (record.not_started) out += "[not started: " + record.not_started->message + "]\n";
     if (record.sandbox.denied) {
         out += "[sandbox: file access denied under ";
         out += sandbox::to_string(record.sandbox.mode);
         out += " mode]\n";
     }
-    if (record.timed_out)
+    if (outcome.kind == outcome_kind::timed_out) {
         out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";
-    if (record.signal) {
-        out += "[killed by signal: " + signal_name(*record.signal) + "]\n";
-    } else if (record.exit_code && *record.exit_code != 0) {
-        out += "[exit code: " + std::to_string(*record.exit_code) + "]\n";
+    }
+    if (outcome.kind == outcome_kind::aborted) out += "[aborted]\n";
+    if (outcome.signal) {
+        out += "[killed by signal: " + signal_name(*outcome.signal) + "]\n";
+    } else if (outcome.exit_code.value_or(0) != 0) {
+        out += "[exit code: " + std::to_string(*outcome.exit_code) + "]\n";
     }
     return out;
 }

@@ -1,5 +1,6 @@
-// The human rendering of a record (reference 8.1): the output, then one marker per line in a
-// fixed order — denial, timeout, then the signal or non-zero exit code.
+// The human rendering of a record (docs/contract.md, "Markers"): the output, then one marker per
+// line in a fixed order, chosen by the outcome: for a command that never ran, why; otherwise the
+// denial, the timeout or the cancellation, then the signal or the non-zero exit code.
 #pragma once
 
 #include <string>

@@ -18,62 +18,6 @@
 
 namespace cordon::runtime {
 
-bool make_pipe(pipe_pair& out) noexcept {  // declared in unique_fd.hpp
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
-    out.read.reset(fds[0]);
-    out.write.reset(fds[1]);
-    return true;
-}
-
-std::string_view to_string(spawn_stage stage) noexcept {
-    switch (stage) {
-        case spawn_stage::policy:
-            return "policy";
-        case spawn_stage::resolve:
-            return "resolve";
-        case spawn_stage::resources:
-            return "resources";
-        case spawn_stage::signals:
-            return "signals";
-        case spawn_stage::session:
-            return "session";
-        case spawn_stage::cgroup:
-            return "cgroup";
-        case spawn_stage::fds:
-            return "fds";
-        case spawn_stage::chdir:
-            return "chdir";
-        case spawn_stage::exec:
-            return "exec";
-    }
-    return "invalid";
-}
-
-std::string describe(const spawn_error& error, std::string_view program) {
-    std::string text;
-    switch (error.stage) {
-        case spawn_stage::resolve:
-        case spawn_stage::exec:
-            text = std::string(program);
-            break;
-        case spawn_stage::chdir:
-            text = "cannot enter the working directory";
-            break;
-        case spawn_stage::policy:
-            text = "refused";
-            break;
-        case spawn_stage::resources:
-        case spawn_stage::signals:
-        case spawn_stage::session:
-        case spawn_stage::cgroup:
-        case spawn_stage::fds:
-            text = "spawn failed at stage " + std::string(to_string(error.stage));
-            break;
-    }
-    return text + ": " + std::strerror(error.error);
-}
-
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define CORDON_SANITIZED 1

@@ -16,28 +16,15 @@
 #include <variant>
 #include <vector>
 
+#include "classify/outcome.hpp"
 #include "runtime/unique_fd.hpp"
 
 namespace cordon::runtime {
 
-enum class spawn_stage {
-    policy,     // the request may not run as asked (an unsafe workspace); decided before anything
-    resolve,    // the program was not found on PATH / not executable (parent side, no fork)
-    resources,  // pipe, stack or clone failed in the parent
-    signals,    // resetting signal state in the child
-    session,    // setsid
-    cgroup,     // joining the run's cgroup
-    fds,        // placing the given fds at their target numbers
-    chdir,      // entering the working directory
-    exec,       // execve
-};
-[[nodiscard]] std::string_view to_string(spawn_stage stage) noexcept;
-
-struct spawn_error {
-    spawn_stage stage = spawn_stage::exec;
-    int error = 0;  // errno
-};
-[[nodiscard]] std::string describe(const spawn_error& error, std::string_view program);
+// Where a spawn failed, and why: the outcome vocabulary (classify/outcome.hpp).
+using classify::describe;
+using classify::spawn_error;
+using classify::spawn_stage;
 
 enum class spawn_method {
     vfork,  // clone(CLONE_VM|CLONE_VFORK): no page-table copy, the fast default

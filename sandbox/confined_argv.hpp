@@ -18,8 +18,8 @@ enum class backend_kind { bwrap, landlock, seatbelt };
 [[nodiscard]] std::string_view to_string(backend_kind kind) noexcept;
 [[nodiscard]] std::optional<backend_kind> parse_backend_kind(std::string_view text) noexcept;
 
-// Heuristic, stderr-only evidence that the runner itself failed (reference 5.1-5.2). Kept for
-// consumers that only have stderr; cordon's own executor decides by the status channel first.
+// Heuristic, stderr-only evidence that the runner itself failed, for runners without a status
+// channel (Seatbelt) and for consumers that only have stderr (docs/contract.md).
 struct runner_failure_rule {
     std::vector<int> allowed_exit_codes;           // empty: any non-zero exit qualifies
     std::vector<std::string> fatal_signatures;     // case-insensitive substrings of one line
@@ -29,8 +29,13 @@ struct runner_failure_rule {
 // The out-of-band runner-status channel: the spawner creates a pipe and places its write end at
 // `child_fd` in the child. Every Linux backend ends in cordon-landlock, which writes the records
 // of launcher_status.hpp there; status_channel.hpp decodes them.
+enum class runner_job {
+    run_command,   // proven done by a `started` record just before the command's exec
+    answer_probe,  // proven done by a `probe` record (the launcher's --probe)
+};
 struct status_channel {
     int child_fd;
+    runner_job job = runner_job::run_command;
 };
 
 // An open descriptor the runner needs at a fixed number (the sealed launcher image, the

@@ -2,8 +2,8 @@
 
 namespace cordon::sandbox {
 
-std::string sandbox_unavailable_message(sandbox_mode mode,
-                                        const std::optional<std::string>& detail) {
+std::string sandbox_unavailable_message(sandbox_mode mode, const std::optional<std::string>& detail,
+                                        const std::vector<unusable_backend>& backends) {
     std::string message = "sandbox mode \"";
     message += to_string(mode);
     message +=
@@ -15,13 +15,23 @@ std::string sandbox_unavailable_message(sandbox_mode mode,
         message += " Runner failure: ";
         message += *detail;
     }
+    if (!backends.empty()) {
+        message += " Unusable backends: ";
+        for (std::size_t i = 0; i < backends.size(); ++i) {
+            if (i > 0) message += "; ";
+            message += backends[i].backend + ": " + backends[i].reason;
+        }
+        message += ".";
+    }
     return message;
 }
 
 sandbox_unavailable_error::sandbox_unavailable_error(sandbox_mode mode,
-                                                     std::optional<std::string> detail)
-    : std::runtime_error(sandbox_unavailable_message(mode, detail)),
+                                                     std::optional<std::string> detail,
+                                                     std::vector<unusable_backend> backends)
+    : std::runtime_error(sandbox_unavailable_message(mode, detail, backends)),
       mode_(mode),
-      detail_(std::move(detail)) {}
+      detail_(std::move(detail)),
+      backends_(std::move(backends)) {}
 
 }  // namespace cordon::sandbox

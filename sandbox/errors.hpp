@@ -1,12 +1,14 @@
 // The one exception users catch by design: a confined mode was asked for and no backend can
 // enforce it, or the backend's runner failed before the command started. Either way the command
-// did not run. Code and message are a compatibility contract (seed 001).
+// did not run. Code and message are a compatibility contract (docs/contract.md); what follows the
+// contract's text says why: the runner's own line, and why each backend was unusable.
 #pragma once
 
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sandbox/mode.hpp"
 
@@ -15,24 +17,39 @@ namespace cordon::sandbox {
 inline constexpr std::string_view sandbox_unavailable_code = "SANDBOX_UNAVAILABLE";
 inline constexpr std::string_view sandbox_unavailable_name = "SandboxUnavailableError";
 
+// Why one backend of the ladder could not be used.
+struct unusable_backend {
+    std::string backend;  // "bwrap", "landlock", "seatbelt"
+    std::string reason;   // one line
+};
+
 class sandbox_unavailable_error : public std::runtime_error {
 public:
-    // `mode` must be a confined mode; `detail` is the runner's own line when the runner failed.
+    // `mode` must be a confined mode; `detail` is the runner's own line when the runner failed;
+    // `backends` says why each backend considered was unusable (empty when one was selected).
     explicit sandbox_unavailable_error(sandbox_mode mode,
-                                       std::optional<std::string> detail = std::nullopt);
+                                       std::optional<std::string> detail = std::nullopt,
+                                       std::vector<unusable_backend> backends = {});
 
     [[nodiscard]] std::string_view code() const noexcept { return sandbox_unavailable_code; }
     [[nodiscard]] std::string_view name() const noexcept { return sandbox_unavailable_name; }
     [[nodiscard]] sandbox_mode mode() const noexcept { return mode_; }
     [[nodiscard]] const std::optional<std::string>& detail() const noexcept { return detail_; }
+    [[nodiscard]] const std::vector<unusable_backend>& backends() const noexcept {
+        return backends_;
+    }
 
 private:
     sandbox_mode mode_;
     std::optional<std::string> detail_;
+    std::vector<unusable_backend> backends_;
 };
 
-// The exact message, exposed for callers that report the error without throwing it.
-[[nodiscard]] std::string sandbox_unavailable_message(sandbox_mode mode,
-                                                      const std::optional<std::string>& detail);
+// The exact message, exposed for callers that report the error without throwing it: the
+// contract's sentence, then " Runner failure: <detail>", then " Unusable backends: bwrap:
+// <reason>; landlock: <reason>." for whichever are known.
+[[nodiscard]] std::string sandbox_unavailable_message(
+    sandbox_mode mode, const std::optional<std::string>& detail,
+    const std::vector<unusable_backend>& backends = {});
 
 }  // namespace cordon::sandbox

@@ -227,7 +227,16 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         throw std::invalid_argument("danger-full-access never reaches a sandbox provider");
     }
     std::optional<rung_report> rung = selected();
-    if (!rung) throw sandbox_unavailable_error(policy.mode);
+    if (!rung) {
+        std::vector<unusable_backend> why;
+        {
+            std::lock_guard lock(mutex_);
+            for (const rung_report& report : rungs_) {
+                why.push_back({std::string(to_string(report.kind)), report.reason});
+            }
+        }
+        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(why));
+    }
 
     if (auto refused = refusal(policy, {})) throw sandbox_unavailable_error(policy.mode, *refused);
 

@@ -22,7 +22,6 @@
 
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/provider.hpp"
-#include "sandbox/status_channel.hpp"
 
 namespace cordon::sandbox {
 
@@ -33,14 +32,13 @@ enum class backend_choice { automatic, bwrap, landlock, seatbelt };
 [[nodiscard]] std::string_view to_string(backend_choice choice) noexcept;
 [[nodiscard]] std::optional<backend_choice> parse_backend_choice(std::string_view text) noexcept;
 
-// What running one probe argv produced.
+// What running one probe argv proved, as the runtime's classifier decided it (classify.hpp): a
+// probe is an ordinary confined run of `true` (or of the launcher's --probe).
 struct probe_run_result {
-    std::optional<int> exit_code;  // nullopt: killed by a signal or timed out
-    bool timed_out = false;
-    std::string spawn_error;  // non-empty: the runner could not be spawned at all
-    std::string stdout_text;
-    std::string stderr_text;
-    status_report status;  // what the launcher wrote to its status channel
+    // nullopt: the runner did what it was asked and the run exited 0; else one line saying why
+    // not (the runner's own line, a spawn error, a timeout, an exit status).
+    std::optional<std::string> failure;
+    int abi = 0;  // the launcher's answer to --probe: the kernel's Landlock ABI, or -errno
 };
 
 // Runs `wrapped` (honouring its status channel, environment fd and passed fds) to completion

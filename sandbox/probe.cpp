@@ -23,38 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string first_line(std::string_view text) {
-    auto end = text.find('\n');
-    return std::string(text.substr(0, end));
-}
-
-// A short, one-line account of why a probe run did not succeed.
-std::string describe_failure(const probe_run_result& result) {
-    if (!result.spawn_error.empty()) return result.spawn_error;
-    switch (result.status.outcome) {
-        case status_report::verdict::failed:
-        case status_report::verdict::malformed:
-            return result.status.message;
-        case status_report::verdict::silent:
-        case status_report::verdict::started:
-        case status_report::verdict::probed:
-            break;
-    }
-    if (result.timed_out) return "probe timed out";
-    std::string line = first_line(result.stderr_text);
-    if (!line.empty()) return line;
-    if (result.status.outcome == status_report::verdict::silent) {
-        return "the runner exited before the launcher reported";
-    }
-    if (result.exit_code) return "exited with status " + std::to_string(*result.exit_code);
-    return "killed by a signal";
-}
-
-bool succeeded(const probe_run_result& result, status_report::verdict expected) {
-    return result.spawn_error.empty() && !result.timed_out && result.exit_code == 0 &&
-           result.status.outcome == expected;
-}
-
 // A private, empty directory standing in for a workspace while probing the workspace-write
 // profile. It is made where no confined command can write (/var/tmp: a Landlock workspace-write
 // command writes the host's /tmp, and the provider protects /var/tmp/cordon-probe-*), checked
@@ -119,9 +87,7 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
         probe_run_result result =
             options_.run_probe(wrap(report, command, policy, workspace.path(), workspace.fd()),
                                options_.probe_timeout);
-        if (!succeeded(result, status_report::verdict::started)) {
-            return std::string(to_string(mode)) + " profile: " + describe_failure(result);
-        }
+        if (result.failure) return std::string(to_string(mode)) + " profile: " + *result.failure;
     }
     return std::nullopt;
 }
@@ -162,15 +128,15 @@ const local_provider::launcher_state& local_provider::probe_launcher_locked() {
                   std::to_string(command_environment_fd),
                   "--probe"};
     probe.backend = backend_kind::landlock;
-    probe.status = status_channel{runner_status_fd};
+    probe.status = status_channel{runner_status_fd, runner_job::answer_probe};
     probe.environment_fd = command_environment_fd;
     probe.runner = launcher_.image;
     probe_run_result result = options_.run_probe(probe, options_.probe_timeout);
-    if (!succeeded(result, status_report::verdict::probed)) {
-        launcher_.reason = describe_failure(result);
+    if (result.failure || result.abi <= 0) {
+        launcher_.reason = result.failure.value_or("the launcher's probe answer holds no ABI");
         return launcher_;
     }
-    launcher_.abi = result.status.abi;
+    launcher_.abi = result.abi;
     return launcher_;
 }
 

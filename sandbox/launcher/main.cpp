@@ -5,15 +5,16 @@
 //
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
 //                   [--read-root] [--ro PATH] [--rw PATH] [--ro-try PATH] [--rw-try PATH]
-//                   [--ro-fd N] [--rw-fd N] -- ARGV...
-//   cordon-landlock [--status-fd N] --probe
+//                   [--ro-fd N] [--rw-fd N] [--abi-cap N] -- ARGV...
+//   cordon-landlock [--status-fd N] [--abi-cap N] --probe
 //
 // Order: parse; read the command's environment from --env-fd; query the ABI; build the ruleset
 // (the root read rules, then the --ro grants, then the --rw grants; every path opened once without
 // following symlinks, every --*-fd used as given); a private IPC namespace unless --private-ipc
 // says the caller made one; drop every capability; no_new_privs and restrict_self; the seccomp
 // filter; every fd but 0-2 close-on-exec; a `started` record; exec. Every failure exits 125 with
-// exactly one stderr line and, with --status-fd, one failure record (launcher_status.hpp).
+// one failure record on the --status-fd (launcher_status.hpp) and, when no record took the line
+// whole, exactly one stderr line.
 //
 // The launcher is started with an empty environment and linked statically, so that no loader
 // variable and no library of the command's choosing is ever loaded into it; the command gets the
@@ -103,23 +104,24 @@ public:
             size += wanted < room ? wanted : room - 1;
         }
         line[size] = '\n';
-        (void)write_all(STDERR_FILENO, line, size + 1);
         launcher_status_record record = make(launcher_record_kind::failure);
         record.stage = static_cast<std::uint32_t>(stage);
         record.error = error;
         const std::size_t copied =
             size < sizeof(record.message) - 1 ? size : sizeof(record.message) - 1;
         std::memcpy(record.message, line, copied);
-        send(record);
+        // The caller reads the record and reports it; the line goes to stderr only when no
+        // record took it whole, so that the command's stderr holds nothing of the launcher's.
+        if (!send(record) || copied < size) (void)write_all(STDERR_FILENO, line, size + 1);
         ::_exit(cordon::sandbox::launcher_failure_exit);
     }
 
-    void started() const noexcept { send(make(launcher_record_kind::started)); }
+    void started() const noexcept { (void)send(make(launcher_record_kind::started)); }
 
     void probed(int abi) const noexcept {
         launcher_status_record record = make(launcher_record_kind::probe);
         record.abi = abi;
-        send(record);
+        (void)send(record);
     }
 
 private:
@@ -133,10 +135,13 @@ private:
 
     // One write(2): the record is smaller than PIPE_BUF, so a pipe takes it whole or not at all
     // and the reader never sees half a record. EINTR means nothing was written; retry.
-    void send(const launcher_status_record& record) const noexcept {
-        if (status_fd_ < 0) return;
-        while (::write(status_fd_, &record, sizeof(record)) < 0 && errno == EINTR) {
+    // Returns whether the record was delivered.
+    bool send(const launcher_status_record& record) const noexcept {
+        if (status_fd_ < 0) return false;
+        ssize_t n;
+        while ((n = ::write(status_fd_, &record, sizeof(record))) < 0 && errno == EINTR) {
         }
+        return n == static_cast<ssize_t>(sizeof(record));
     }
 
     int status_fd_ = -1;
@@ -187,6 +192,7 @@ struct command_line {
     bool deny_metadata = false;  // --deny-metadata: read-only's metadata rules
     int env_fd = -1;             // --env-fd
     bool probe = false;          // --probe
+    int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)
     char** command = nullptr;    // argv after "--", NULL-terminated
 };
 
@@ -256,6 +262,14 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             ++options;
         } else if (equals(arg, "--probe")) {
             out.probe = true;
+        } else if (equals(arg, "--abi-cap")) {
+            // Behave as on a kernel whose Landlock ABI is at most N: real partial enforcement on
+            // a new kernel, for tests and diagnostics. Never given by cordon's own profiles.
+            out.abi_cap = parse_fd_value(report, arg, value);
+            if (out.abi_cap == 0) {
+                report.fail(launcher_stage::usage, 0, "usage error: --abi-cap needs an ABI >= 1");
+            }
+            ++i;
         } else {
             report.fail(launcher_stage::usage, 0, "usage error: unknown argument: %s", arg);
         }
@@ -263,7 +277,8 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
     if (out.probe) {
         if (options != 0 || out.command != nullptr) {
             report.fail(launcher_stage::usage, 0,
-                        "usage error: --probe takes no arguments but --status-fd and --env-fd");
+                        "usage error: --probe takes no arguments but --status-fd, --env-fd and "
+                        "--abi-cap");
         }
         return;
     }
@@ -325,9 +340,9 @@ char** read_environment(const reporter& report, int fd) noexcept {
 
 // The kernel's ABI; exits 125 when Landlock cannot be enforced. ENOSYS and EOPNOTSUPP need
 // different fixes (another kernel vs. a boot parameter), so they get different lines.
-int require_abi(const reporter& report) noexcept {
+int require_abi(const reporter& report, int cap) noexcept {
     const int abi = landlock::query_abi();
-    if (abi > 0) return abi;
+    if (abi > 0) return cap > 0 && cap < abi ? cap : abi;
     const int error = -abi;
     if (error == ENOSYS) {
         report.fail(launcher_stage::abi, error,
@@ -388,8 +403,8 @@ void cloexec_from_3() noexcept {
 // --probe: a functional check, not a version query. It restricts itself with a real ruleset
 // (read beneath /, scopes included) so that a kernel which reports an ABI but refuses rulesets is
 // caught here. The answer goes to the status fd as a record, and to stdout for people.
-int probe(const reporter& report) noexcept {
-    const int abi = require_abi(report);
+int probe(const reporter& report, int abi_cap) noexcept {
+    const int abi = require_abi(report, abi_cap);
     landlock::failure failure{};
     const int ruleset = landlock::create_ruleset(abi, &failure);
     if (ruleset < 0) fail_rule(report, failure);
@@ -412,20 +427,74 @@ int probe(const reporter& report) noexcept {
     return 0;
 }
 
+// execvp(3) in the command's own environment, without execvp's retry of a file the kernel cannot
+// run (ENOEXEC) through /bin/sh: cordon's spawner never retries either, so a file that is not a
+// program fails alike with and without a sandbox. Searches the PATH of `envp` (the spawner's
+// default when unset; an empty entry is the working directory) and, as execvp, goes on past a
+// directory where the file is missing or not executable, remembering EACCES. Returns errno.
+int exec_searching(char** argv, char** envp) noexcept {
+    const char* file = argv[0];
+    if (std::strchr(file, '/') != nullptr) {
+        ::execve(file, argv, envp);
+        return errno;
+    }
+    const char* search = "/usr/local/bin:/usr/bin:/bin";
+    for (char** entry = envp; *entry != nullptr; ++entry) {
+        if (std::strncmp(*entry, "PATH=", 5) == 0) {
+            search = *entry + 5;
+            break;
+        }
+    }
+    const std::size_t file_size = std::strlen(file);
+    int result = ENOENT;
+    for (const char* dir = search;; ++dir) {
+        const char* end = ::strchrnul(dir, ':');
+        const auto dir_size = static_cast<std::size_t>(end - dir);
+        char candidate[PATH_MAX];
+        if (dir_size + 1 + file_size < sizeof(candidate)) {
+            std::size_t at = 0;
+            if (dir_size == 0) {
+                candidate[at++] = '.';
+            } else {
+                std::memcpy(candidate, dir, dir_size);
+                at = dir_size;
+            }
+            candidate[at++] = '/';
+            std::memcpy(candidate + at, file, file_size + 1);
+            ::execve(candidate, argv, envp);
+            switch (errno) {
+                case EACCES:
+                    result = EACCES;
+                    break;
+                case ENOENT:
+                case ENOTDIR:
+                case ESTALE:
+                case ENODEV:
+                case ETIMEDOUT:
+                    break;
+                default:
+                    return errno;
+            }
+        }
+        if (*end == '\0') return result;
+        dir = end;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     reporter report;
     command_line line;
     parse(argc, argv, report, line);
-    if (line.probe) return probe(report);
+    if (line.probe) return probe(report, line.abi_cap);
 
     char** envp = line.env_fd >= 0 ? read_environment(report, line.env_fd) : environ;
 
     int abi = 0;
     int ruleset = -1;
     if (line.landlock) {
-        abi = require_abi(report);
+        abi = require_abi(report, line.abi_cap);
         ruleset = build_ruleset(report, abi, line);
     }
 
@@ -463,11 +532,8 @@ int main(int argc, char** argv) {
     }
     cloexec_from_3();
 
-    // execvp searches the PATH of the environment it runs in: the command's own.
-    environ = envp;
     report.started();
-    ::execvp(line.command[0], line.command);
-    const int error = errno;
+    const int error = exec_searching(line.command, envp);
     report.fail(launcher_stage::exec, error, "exec failed: %s: %s", line.command[0],
                 std::strerror(error));
 }

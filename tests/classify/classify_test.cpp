@@ -1,6 +1,10 @@
-// The classification matrix: runner failure before denial, out-of-band proof before stderr text.
+// The classification matrix: one function decides every ending, in order: nothing started, the
+// runner failed, the command ran; out-of-band proof before stderr text.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <cerrno>
 #include <string>
 
 #include "classify/classify.hpp"
@@ -12,6 +16,7 @@ namespace {
 
 using sandbox::backend_kind;
 using sandbox::confined_argv;
+using ::testing::HasSubstr;
 
 confined_argv wrapped(backend_kind kind) {
     confined_argv out;
@@ -21,79 +26,256 @@ confined_argv wrapped(backend_kind kind) {
     return out;
 }
 
-run_evidence evidence(std::optional<int> exit_code, std::string_view stderr_text,
-                      runner_status status, bool denial_seen = false) {
+using sandbox::launcher_stage;
+using sandbox::status_report;
+using verdict_kind = sandbox::status_report::verdict;
+
+status_report status(verdict_kind outcome, std::string message = {},
+                     launcher_stage stage = launcher_stage::ruleset, int error = 0) {
+    status_report out;
+    out.outcome = outcome;
+    out.message = std::move(message);
+    out.stage = stage;
+    out.error = error;
+    return out;
+}
+
+// A run that ended with `exit_code` (nullopt: `signal`), and what its channel said.
+run_evidence ended(std::optional<int> exit_code, std::optional<status_report> channel,
+                   bool denial_seen = false, std::optional<int> signal = std::nullopt) {
     run_evidence out;
     out.exit_code = exit_code;
-    out.stderr_tail = stderr_text;
-    out.status = status;
+    out.signal = signal;
+    out.status = std::move(channel);
     out.denial_seen = denial_seen;
     return out;
 }
 
-TEST(Classify, LauncherRecordIsARunnerFailureWithItsMessage) {
-    auto e = evidence(125, "cordon-landlock: cannot open rule path: /x: Permission denied\n",
-                      runner_status::runner_failed, true);
-    e.status_detail = "cordon-landlock: cannot open rule path: /x: Permission denied";
-    verdict v = classify(wrapped(backend_kind::landlock), e);
-    ASSERT_TRUE(v.runner_failure.has_value());
-    EXPECT_EQ(*v.runner_failure, e.status_detail);
-    // Runner failure outranks denial even though the line carries denial words.
+verdict judge(const run_evidence& evidence, const confined_argv* confined,
+              std::string_view stderr_text = {}) {
+    return decide(evidence, {confined, "runner", stderr_text});
+}
+
+// ---- 1. nothing started -----------------------------------------------------------------------
+
+TEST(Decide, ASpawnFailureIsTheRequestsUnlessTheRunnerItselfCouldNotRun) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    run_evidence missing;
+    missing.spawn_failure = spawn_error{spawn_stage::exec, ENOENT};
+
+    // Unconfined: the program is missing.
+    verdict plain = decide(missing, {nullptr, "prog", {}});
+    EXPECT_EQ(plain.outcome.kind, outcome_kind::not_started);
+    ASSERT_TRUE(plain.outcome.start_failure);
+    EXPECT_EQ(plain.outcome.start_failure->stage, spawn_stage::exec);
+    EXPECT_EQ(plain.outcome.message, "prog: No such file or directory");
+    EXPECT_FALSE(plain.outcome.started());
+
+    // Confined: the spawned program is the runner, so the sandbox failed.
+    verdict confined = decide(missing, {&bwrap, "/usr/bin/bwrap", {}});
+    EXPECT_EQ(confined.outcome.kind, outcome_kind::runner_failed);
+    EXPECT_EQ(confined.outcome.message, "/usr/bin/bwrap: No such file or directory");
+
+    // Unless the request caused it (an argv too large) or it failed at another stage.
+    for (const spawn_error error :
+         {spawn_error{spawn_stage::exec, E2BIG}, spawn_error{spawn_stage::exec, ENOMEM},
+          spawn_error{spawn_stage::chdir, ENOENT}, spawn_error{spawn_stage::cgroup, EOPNOTSUPP}}) {
+        run_evidence e;
+        e.spawn_failure = error;
+        EXPECT_EQ(decide(e, {&bwrap, "bwrap", {}}).outcome.kind, outcome_kind::not_started)
+            << to_string(error.stage) << " " << error.error;
+    }
+
+    // The spawner's own explanation wins over errno's.
+    run_evidence limited;
+    limited.spawn_failure = spawn_error{spawn_stage::cgroup, EOPNOTSUPP};
+    limited.spawn_detail = "cannot enforce the requested limits: no cgroup";
+    EXPECT_EQ(decide(limited, {nullptr, "prog", {}}).outcome.message, limited.spawn_detail);
+}
+
+// ---- 2. the runner failed ---------------------------------------------------------------------
+
+TEST(Decide, AFailureRecordIsARunnerFailureWithItsMessageAndOutranksDenial) {
+    const confined_argv landlock = wrapped(backend_kind::landlock);
+    const std::string line = "cordon-landlock: cannot open rule path: /x: Permission denied";
+    verdict v = judge(ended(125, status(verdict_kind::failed, line), true), &landlock,
+                      "noise that is not the line\n");
+    EXPECT_EQ(v.outcome.kind, outcome_kind::runner_failed);
+    EXPECT_EQ(v.outcome.message, line);
+    EXPECT_FALSE(v.outcome.exit_code);
     EXPECT_FALSE(v.denied);
 }
 
-TEST(Classify, BwrapWithoutExitCodeRecordIsARunnerFailureNamingItsLine) {
-    auto e = evidence(1, "bwrap: Can't find source path /nope: No such file or directory\n",
-                      runner_status::no_proof);
-    verdict v = classify(wrapped(backend_kind::bwrap), e);
-    ASSERT_TRUE(v.runner_failure.has_value());
-    EXPECT_EQ(*v.runner_failure, "bwrap: Can't find source path /nope: No such file or directory");
+// The launcher had confined itself; only the command's exec failed: the sandbox worked, and the
+// answer is the one a run without a sandbox gives.
+TEST(Decide, TheLaunchersExecStageIsNotStartedNotARunnerFailure) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    const std::string line = "cordon-landlock: exec failed: /tmp/prog: No such file or directory";
+    verdict v =
+        judge(ended(125, status(verdict_kind::failed, line, launcher_stage::exec, ENOENT)), &bwrap);
+    EXPECT_EQ(v.outcome.kind, outcome_kind::not_started);
+    ASSERT_TRUE(v.outcome.start_failure);
+    EXPECT_EQ(v.outcome.start_failure->stage, spawn_stage::exec);
+    EXPECT_EQ(v.outcome.start_failure->error, ENOENT);
+    EXPECT_EQ(v.outcome.message, line);
+    EXPECT_FALSE(v.outcome.exit_code) << "the launcher's 125 is not the command's status";
+
+    // Told the command, the message is the one a run without a sandbox gives.
+    const run_evidence launcher =
+        ended(125, status(verdict_kind::failed, line, launcher_stage::exec, ENOENT));
+    run_evidence spawner;
+    spawner.spawn_failure = spawn_error{spawn_stage::exec, ENOENT};
+    EXPECT_EQ(decide(launcher, {&bwrap, "bwrap", "", "/tmp/prog"}).outcome.message,
+              decide(spawner, {nullptr, "/tmp/prog", "", ""}).outcome.message);
 }
 
-TEST(Classify, BwrapWithoutProofButKilledByCordonIsNotARunnerFailure) {
-    auto e = evidence(std::nullopt, "", runner_status::no_proof);
-    e.killed_by_cordon = true;
-    verdict v = classify(wrapped(backend_kind::bwrap), e);
-    EXPECT_FALSE(v.runner_failure.has_value());
-    EXPECT_FALSE(v.denied);
+TEST(Decide, AMalformedChannelIsARunnerFailure) {
+    const confined_argv landlock = wrapped(backend_kind::landlock);
+    verdict v = judge(ended(0, sandbox::decode_status("garbage")), &landlock);
+    EXPECT_EQ(v.outcome.kind, outcome_kind::runner_failed);
+    EXPECT_THAT(v.outcome.message, HasSubstr("malformed"));
 }
 
-TEST(Classify, BwrapWithoutProofAndWithoutStderrStillNamesTheRunner) {
-    verdict v = classify(wrapped(backend_kind::bwrap), evidence(1, "", runner_status::no_proof));
-    ASSERT_TRUE(v.runner_failure.has_value());
-    EXPECT_NE(v.runner_failure->find("status 1"), std::string::npos);
+// Silence proves nothing: a runner that exits, even 0, without the `started` record never ran
+// the command (a launcher that exits 0 without exec'ing is not a successful run).
+TEST(Decide, ASilentChannelIsARunnerFailureWhateverTheExitStatus) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    for (const int code : {0, 1, 125}) {
+        verdict v = judge(ended(code, status(verdict_kind::silent)), &bwrap);
+        EXPECT_EQ(v.outcome.kind, outcome_kind::runner_failed) << code;
+        EXPECT_EQ(v.outcome.message, "the sandbox runner exited with status " +
+                                         std::to_string(code) + " without starting the command");
+    }
+    verdict killed =
+        judge(ended(std::nullopt, status(verdict_kind::silent), false, SIGSEGV), &bwrap);
+    EXPECT_EQ(killed.outcome.kind, outcome_kind::runner_failed);
+    EXPECT_THAT(killed.outcome.message, HasSubstr("killed by SIGSEGV"));
+
+    // The runner's own line, when it printed one, says it better.
+    verdict named = judge(ended(1, status(verdict_kind::silent)), &bwrap,
+                          "\nbwrap: Can't find source path /nope: No such file or directory\n");
+    EXPECT_EQ(named.outcome.message,
+              "bwrap: Can't find source path /nope: No such file or directory");
 }
 
-TEST(Classify, SpoofedRunnerTextIsOrdinaryWhenTheChannelProvesTheCommandRan) {
+TEST(Decide, ASilentRunnerEndedByCordonIsATimeoutOrACancellation) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    run_evidence e = ended(std::nullopt, status(verdict_kind::silent), false, SIGKILL);
+    e.timed_out = true;
+    EXPECT_EQ(judge(e, &bwrap).outcome.kind, outcome_kind::timed_out);
+    e.timed_out = false;
+    e.aborted = true;
+    EXPECT_EQ(judge(e, &bwrap).outcome.kind, outcome_kind::aborted);
+}
+
+TEST(Decide, ASilentRunnerAtTheRunsLimitWasStoppedByTheLimit) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    run_evidence e = ended(std::nullopt, status(verdict_kind::silent), false, SIGKILL);
+    e.limits_hit.memory = true;
+    verdict v = judge(e, &bwrap);
+    EXPECT_EQ(v.outcome.kind, outcome_kind::not_started);
+    ASSERT_TRUE(v.outcome.start_failure);
+    EXPECT_EQ(v.outcome.start_failure->stage, spawn_stage::cgroup);
+    EXPECT_EQ(v.outcome.start_failure->error, ENOMEM);
+    EXPECT_THAT(v.outcome.message, HasSubstr("memory limit"));
+}
+
+// What proves the runner's job depends on the job: `started` for a command, the probe answer for
+// --probe. Either record in the other's place is a runner failure.
+TEST(Decide, TheProofMustMatchTheJob) {
+    confined_argv run = wrapped(backend_kind::landlock);
+    run.status = sandbox::status_channel{sandbox::runner_status_fd};
+    confined_argv probe = run;
+    probe.status->job = sandbox::runner_job::answer_probe;
+
+    EXPECT_EQ(judge(ended(0, status(verdict_kind::started)), &run).outcome.kind,
+              outcome_kind::exited);
+    EXPECT_EQ(judge(ended(0, status(verdict_kind::probed)), &probe).outcome.kind,
+              outcome_kind::exited);
+    EXPECT_EQ(judge(ended(0, status(verdict_kind::probed)), &run).outcome.kind,
+              outcome_kind::runner_failed);
+    EXPECT_EQ(judge(ended(0, status(verdict_kind::started)), &probe).outcome.kind,
+              outcome_kind::runner_failed);
+}
+
+TEST(Decide, RunnerTextIsOrdinaryOutputWhenTheChannelProvesTheCommandRan) {
     for (auto kind : {backend_kind::bwrap, backend_kind::landlock}) {
-        auto text = kind == backend_kind::bwrap ? "bwrap: fake\n" : "cordon-landlock: fake\n";
-        verdict v = classify(wrapped(kind), evidence(125, text, runner_status::command_started));
-        EXPECT_FALSE(v.runner_failure.has_value()) << sandbox::to_string(kind);
+        const confined_argv confined = wrapped(kind);
+        const char* text =
+            kind == backend_kind::bwrap ? "bwrap: fake\n" : "cordon-landlock: fake\n";
+        verdict v = judge(ended(125, status(verdict_kind::started)), &confined, text);
+        EXPECT_EQ(v.outcome.kind, outcome_kind::exited) << sandbox::to_string(kind);
+        EXPECT_EQ(v.outcome.exit_code, 125);
         EXPECT_FALSE(v.denied);
     }
 }
 
-TEST(Classify, DenialNeedsNonZeroNonSignalExitAndTheDialect) {
-    auto kind = backend_kind::bwrap;
-    EXPECT_TRUE(
-        classify(wrapped(kind), evidence(1, "x", runner_status::command_started, true)).denied);
-    EXPECT_FALSE(
-        classify(wrapped(kind), evidence(0, "x", runner_status::command_started, true)).denied);
-    // A signal is never a denial.
-    EXPECT_FALSE(
-        classify(wrapped(kind), evidence(std::nullopt, "x", runner_status::command_started, true))
-            .denied);
-    EXPECT_FALSE(
-        classify(wrapped(kind), evidence(1, "x", runner_status::command_started, false)).denied);
+// Without a channel (Seatbelt), the backend's stderr rules decide, unless cordon ended the run.
+TEST(Decide, StderrRulesApplyOnlyWithoutAChannel) {
+    const confined_argv seatbelt = wrapped(backend_kind::seatbelt);
+    verdict v = judge(ended(1, std::nullopt, true), &seatbelt, "sandbox-exec: profile error\n");
+    EXPECT_EQ(v.outcome.kind, outcome_kind::runner_failed);
+    EXPECT_EQ(v.outcome.message, "sandbox-exec: profile error");
+    EXPECT_FALSE(v.denied);
+
+    run_evidence timed = ended(std::nullopt, std::nullopt, false, SIGTERM);
+    timed.timed_out = true;
+    EXPECT_EQ(judge(timed, &seatbelt, "sandbox-exec: profile error\n").outcome.kind,
+              outcome_kind::timed_out);
 }
 
-TEST(Classify, StderrRulesApplyOnlyWithoutAChannel) {
-    auto seatbelt = wrapped(backend_kind::seatbelt);
-    verdict v = classify(
-        seatbelt, evidence(1, "sandbox-exec: profile error\n", runner_status::no_channel, true));
-    ASSERT_TRUE(v.runner_failure.has_value());
-    EXPECT_EQ(*v.runner_failure, "sandbox-exec: profile error");
-    EXPECT_FALSE(v.denied);
+// ---- 3. the command ran -----------------------------------------------------------------------
+
+TEST(Decide, WhoEndedTheCommandInOrder) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    const auto started = status(verdict_kind::started);
+
+    verdict exited = judge(ended(3, started), &bwrap);
+    EXPECT_EQ(exited.outcome.kind, outcome_kind::exited);
+    EXPECT_EQ(exited.outcome.exit_code, 3);
+    EXPECT_TRUE(exited.outcome.started());
+
+    verdict signaled = judge(ended(std::nullopt, started, false, SIGSEGV), &bwrap);
+    EXPECT_EQ(signaled.outcome.kind, outcome_kind::signaled);
+    EXPECT_EQ(signaled.outcome.signal, SIGSEGV);
+
+    // A timeout outranks how the leader died, and keeps it: a TERM-trapping command that exits
+    // 143 timed out all the same.
+    run_evidence timed = ended(143, started);
+    timed.timed_out = true;
+    verdict timed_out = judge(timed, &bwrap);
+    EXPECT_EQ(timed_out.outcome.kind, outcome_kind::timed_out);
+    EXPECT_EQ(timed_out.outcome.exit_code, 143);
+
+    run_evidence cancelled = ended(std::nullopt, started, false, SIGKILL);
+    cancelled.aborted = true;
+    EXPECT_EQ(judge(cancelled, &bwrap).outcome.kind, outcome_kind::aborted);
+
+    // Unconfined runs have no runner: the same rules, no channel, never denied.
+    EXPECT_EQ(judge(ended(0, std::nullopt, true), nullptr).outcome.kind, outcome_kind::exited);
+    EXPECT_FALSE(judge(ended(1, std::nullopt, true), nullptr).denied);
+}
+
+TEST(Decide, DenialNeedsANonZeroExitAndTheDialect) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    const auto started = status(verdict_kind::started);
+    EXPECT_TRUE(judge(ended(1, started, true), &bwrap).denied);
+    EXPECT_FALSE(judge(ended(0, started, true), &bwrap).denied);
+    EXPECT_FALSE(judge(ended(std::nullopt, started, true, SIGKILL), &bwrap).denied)
+        << "a signal is never a denial";
+    EXPECT_FALSE(judge(ended(1, started, false), &bwrap).denied);
+}
+
+TEST(Outcome, NamesAreStable) {
+    EXPECT_EQ(to_string(outcome_kind::exited), "exited");
+    EXPECT_EQ(to_string(outcome_kind::signaled), "signaled");
+    EXPECT_EQ(to_string(outcome_kind::timed_out), "timed-out");
+    EXPECT_EQ(to_string(outcome_kind::aborted), "aborted");
+    EXPECT_EQ(to_string(outcome_kind::not_started), "not-started");
+    EXPECT_EQ(to_string(outcome_kind::runner_failed), "runner-failed");
+    EXPECT_EQ(signal_name(SIGKILL), "SIGKILL");
+    EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
+    EXPECT_EQ(signal_name(1000), "SIG1000");
 }
 
 TEST(MatchRunnerFailure, LauncherRuleNeedsExit125AndSkipsTheNotice) {

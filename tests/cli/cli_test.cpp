@@ -186,14 +186,18 @@ TEST_F(CliTest, SandboxUnavailableExits125WithTheExactMessage) {
               "this host; refusing to run the command unconfined. Install bubblewrap or run a "
               "Landlock-enforcing kernel (Linux), ensure sandbox-exec is usable (macOS) \u2014 "
               "Windows has no confinement backend yet \u2014 or switch the consumer to "
-              "danger-full-access.\n");
+              "danger-full-access. Unusable backends: seatbelt: /usr/bin/sandbox-exec: No such "
+              "file or directory.\n");
     EXPECT_FALSE(fs::exists(marker));
 
     auto json = cordon({"run", "--json", "--backend", "seatbelt", "-c", "true"}, workspace_);
     EXPECT_EQ(json.exit_code, 125);
     auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc["outcome"], "runner-failed");
     EXPECT_EQ(doc["error"]["code"], "SANDBOX_UNAVAILABLE");
     EXPECT_EQ(doc["error"]["name"], "SandboxUnavailableError");
+    EXPECT_EQ(doc["error"]["backends"], nlohmann::json::parse(R"([{"backend": "seatbelt",
+                                         "reason": "/usr/bin/sandbox-exec: No such file or directory"}])"));
 }
 
 // A workspace the command must not be able to write is the request's fault: a usage error that

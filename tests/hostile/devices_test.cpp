@@ -70,7 +70,7 @@ TEST_P(Devices, TheNodesACommandNeedsStayUsable) {
     // The shell's way of saying it.
     const runtime::run_record shell = run(request(
         {"bash", "-c", "echo out >/dev/stdout; echo err >/dev/stderr; echo gone >/dev/null"}));
-    EXPECT_EQ(shell.exit_code, std::optional<int>(0)) << describe(shell);
+    EXPECT_EQ(shell.outcome.exit_code, std::optional<int>(0)) << describe(shell);
     EXPECT_EQ(shell.stdout_output.text, "out\n");
     EXPECT_EQ(shell.stderr_output.text, "err\n");
     EXPECT_FALSE(shell.sandbox.denied) << describe(shell);

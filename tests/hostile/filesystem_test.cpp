@@ -214,7 +214,7 @@ TEST_P(InodeIoctls, ReadOnlyRefusesEveryInodeSetterAndKeepsTheGetters) {
     runtime::run_request req = request({child()}, sandbox_mode::read_only);
     req.argv.insert(req.argv.end(), args.begin(), args.end());
     const runtime::run_record record = run(std::move(req));
-    ASSERT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+    ASSERT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
     const attempts seen = parse_attempts(record.stdout_output.text);
     for (const auto& request : setters) {
         EXPECT_EQ(denial_of(seen, "ioctl " + request), std::optional<std::string>("EPERM"))
@@ -282,7 +282,7 @@ TEST_P(MountDuringTheRun, WriteIntoAMountThatAppearsMidRunFails) {
         record = command.finish();
     }
     const attempts seen = parse_attempts(record.stdout_output.text);
-    EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
     // The command saw the new mount: the attack was really made against it.
     EXPECT_THAT(seen.other, ::testing::Contains("READY")) << describe(record);
     EXPECT_THAT(seen.allowed, IsEmpty()) << describe(record);

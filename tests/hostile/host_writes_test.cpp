@@ -46,10 +46,10 @@ protected:
         for (int run = 0; run < 2; ++run) {
             const runtime::run_record record =
                 run_on(exec, io, request({"bash", "-c", script}, sandbox_mode::workspace_write));
-            ASSERT_TRUE(record.not_started.has_value()) << describe(record);
-            EXPECT_EQ(record.not_started->error.stage, runtime::spawn_stage::policy);
-            EXPECT_THAT(record.not_started->message, HasSubstr("cordon-spill-*"));
-            EXPECT_THAT(record.not_started->message, HasSubstr("records of cordon's runs"));
+            ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+            EXPECT_EQ(record.outcome.start_failure->stage, runtime::spawn_stage::policy);
+            EXPECT_THAT(record.outcome.message, HasSubstr("cordon-spill-*"));
+            EXPECT_THAT(record.outcome.message, HasSubstr("records of cordon's runs"));
         }
         EXPECT_TRUE(fs::is_empty(target));
     }

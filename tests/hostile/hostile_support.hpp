@@ -95,11 +95,14 @@ inline void publish_file(const fs::path& path, const std::string& text) {
 
 inline std::string describe(const runtime::run_record& record) {
     std::ostringstream out;
-    out << "exit=" << (record.exit_code ? std::to_string(*record.exit_code) : "none")
-        << " signal=" << (record.signal ? std::to_string(*record.signal) : "none")
-        << " timed_out=" << record.timed_out << " denied=" << record.sandbox.denied
-        << "\nstdout: " << record.stdout_output.text << "\nstderr: " << record.stderr_output.text;
-    if (record.not_started) out << "\nnot started: " << record.not_started->message;
+    out << "exit="
+        << (record.outcome.exit_code ? std::to_string(*record.outcome.exit_code) : "none")
+        << " signal=" << (record.outcome.signal ? std::to_string(*record.outcome.signal) : "none")
+        << " timed_out=" << (record.outcome.kind == classify::outcome_kind::timed_out)
+        << " denied=" << record.sandbox.denied << "\nstdout: " << record.stdout_output.text
+        << "\nstderr: " << record.stderr_output.text;
+    if (record.outcome.kind == classify::outcome_kind::not_started)
+        out << "\nnot started: " << record.outcome.message;
     return out.str();
 }
 
@@ -596,8 +599,8 @@ protected:
         req.stdin_data = std::move(stdin_data);
         req.stdout_max_bytes = 16U << 20U;
         record_ = run(std::move(req));
-        EXPECT_FALSE(record_.not_started.has_value()) << describe(record_);
-        EXPECT_EQ(record_.exit_code, std::optional<int>(0)) << describe(record_);
+        EXPECT_NE(record_.outcome.kind, classify::outcome_kind::not_started) << describe(record_);
+        EXPECT_EQ(record_.outcome.exit_code, std::optional<int>(0)) << describe(record_);
         EXPECT_FALSE(record_.stdout_output.truncated) << "raise stdout_max_bytes";
         return parse_attempts(record_.stdout_output.text);
     }

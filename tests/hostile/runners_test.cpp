@@ -70,8 +70,9 @@ TEST_P(RunnerIntegrity, AWorkspaceHoldingARunnerOrWhatItLoadsIsRefused) {
         req.workspace_root = workspace;
         try {
             const runtime::run_record record = run(std::move(req));
-            EXPECT_TRUE(record.not_started.has_value()) << "a workspace-write run in " << workspace
-                                                        << " was not refused: " << describe(record);
+            EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started)
+                << "a workspace-write run in " << workspace
+                << " was not refused: " << describe(record);
             EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token))) << describe(record);
         } catch (const sandbox_unavailable_error& error) {
             EXPECT_EQ(error.mode(), sandbox_mode::workspace_write);
@@ -120,7 +121,7 @@ TEST_P(RunnerIntegrity, NothingProtectedCanBeHardLinkedIntoAWritableRoot) {
         argv.insert(argv.end(), targets.begin(), targets.end());
         const runtime::run_record record =
             run(request(std::move(argv), sandbox_mode::workspace_write));
-        EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
         const attempts seen = parse_attempts(record.stdout_output.text);
         EXPECT_THAT(seen.allowed, IsEmpty()) << describe(record);
         for (const auto& target : targets) {
@@ -175,7 +176,7 @@ TEST(FakeBwrapOnPath, IsNeverExecutedAndRunsStillGoThroughTheRealBwrap) {
         req.timeout = generous;
         req.env["PATH"] = path;
         const runtime::run_record record = runtime::run(provider, std::move(req));
-        EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
         EXPECT_EQ(record.sandbox.backend, std::optional<backend_kind>(backend_kind::bwrap));
         EXPECT_FALSE(fs::exists(marker)) << "cordon executed the fake bwrap";
     }
@@ -203,6 +204,10 @@ strings lines_in(const fs::path& file) {
 
 class LoaderVariables : public BackendAndModeTest {};
 
+// The command under test is the test child, built with AddressSanitizer in the sanitizer builds;
+// ASan refuses to start when a preloaded library comes before its runtime.
+constexpr const char* preload_tolerant_asan = "verify_asan_link_order=0";
+
 // The preload probe appends the name of every program that loads it to the marker, which lies in
 // the workspace: the command can write it under workspace-write, any unconfined runner always.
 TEST_P(LoaderVariables, LdPreloadReachesTheCommandButNeverARunner) {
@@ -210,8 +215,9 @@ TEST_P(LoaderVariables, LdPreloadReachesTheCommandButNeverARunner) {
     runtime::run_request req = request({child(), "exit", "0"});
     req.env["LD_PRELOAD"] = tools().preload().string();
     req.env["CORDON_TEST_PRELOAD_MARKER"] = marker.string();
+    req.env["ASAN_OPTIONS"] = preload_tolerant_asan;
     const runtime::run_record record = run(std::move(req));
-    EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
 
     const strings loaded = lines_in(marker);
     for (const auto& program : loaded) {
@@ -236,7 +242,7 @@ TEST_P(LoaderVariables, LdLibraryPathWithPlantedLibrariesIsNotUsedByARunner) {
     req.env["LD_LIBRARY_PATH"] = planted.string();
     runtime::run_record record;
     ASSERT_NO_THROW(record = run(std::move(req)));
-    EXPECT_EQ(record.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
     EXPECT_THAT(record.stdout_output.text, HasSubstr("LD_LIBRARY_PATH=" + planted.string() + "\n"));
 
     // A planted libc breaks every dynamic program, the command included: the command here is the
@@ -248,7 +254,7 @@ TEST_P(LoaderVariables, LdLibraryPathWithPlantedLibrariesIsNotUsedByARunner) {
     with_libc.env["LD_LIBRARY_PATH"] = fake_libc.string();
     runtime::run_record probed;
     ASSERT_NO_THROW(probed = run(std::move(with_libc)));
-    EXPECT_EQ(probed.exit_code, std::optional<int>(0)) << describe(probed);
+    EXPECT_EQ(probed.outcome.exit_code, std::optional<int>(0)) << describe(probed);
     EXPECT_THAT(probed.stdout_output.text, ::testing::StartsWith("landlock: ")) << describe(probed);
 }
 
@@ -279,7 +285,8 @@ TEST_P(LoaderVariablesCli, CordonRunEnvLdPreloadReachesOnlyTheCommand) {
         run_cli({"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode",
                  "workspace-write", "--workspace", tree_.workspace().string(), "--env",
                  "LD_PRELOAD=" + tools().preload().string(), "--env",
-                 "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--", child(), "exit", "0"});
+                 "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--env",
+                 "ASAN_OPTIONS=" + std::string(preload_tolerant_asan), "--", child(), "exit", "0"});
     EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
     EXPECT_EQ(lines_in(marker), strings{"cordon-test-child"});
 }
@@ -338,7 +345,7 @@ TEST_P(WorkspaceRenameRace, TheVictimStaysEmptyWhileTheWorkspaceIsSwappedForASym
         std::string outcome;
         try {
             const runtime::run_record record = run(std::move(req));
-            if (record.not_started) {
+            if (record.outcome.kind == classify::outcome_kind::not_started) {
                 ++not_started;
             } else {
                 ++ran;

@@ -160,7 +160,7 @@ protected:
                        {"CORDON_TEST_REMOVE_ME", std::nullopt},
                        {"CORDON_TEST_ADDED", "added value"}};
         auto record = run(std::move(provider), std::move(request));
-        ASSERT_EQ(record.exit_code, 0) << render(record);
+        ASSERT_EQ(record.outcome.exit_code, 0) << render(record);
         auto env = parse_env(record.stdout_output.text);
         EXPECT_FALSE(env.contains("MY_API_KEY"));
         EXPECT_FALSE(env.contains("DB_PASSWORD"));
@@ -212,10 +212,10 @@ TEST(ExecutorProvider, DangerFullAccessNeverCallsTheProvider) {
                                              "echo out; exit 1"},
                                             sandbox_mode::danger_full_access, workspace.path()));
     EXPECT_EQ(provider->calls.load(), 0);
-    EXPECT_EQ(record.exit_code, 1);
+    EXPECT_EQ(record.outcome.exit_code, 1);
     EXPECT_EQ(record.stdout_output.text, "out\n");
     EXPECT_EQ(record.sandbox.mode, sandbox_mode::danger_full_access);
-    EXPECT_FALSE(record.sandbox.level);
+    EXPECT_FALSE(record.sandbox.enforcement);
     EXPECT_FALSE(record.sandbox.backend);
     EXPECT_FALSE(record.sandbox.denied);
     auto json = to_json(record);
@@ -260,7 +260,7 @@ TEST(ExecutorProvider, NoProviderComposedFailsClosedForConfinedModes) {
     const auto marker = workspace / "ran";
     auto record = run(nullptr, request_for({child(), "write", marker.string(), "x"},
                                            sandbox_mode::danger_full_access, workspace.path()));
-    EXPECT_EQ(record.exit_code, 0);
+    EXPECT_EQ(record.outcome.exit_code, 0);
     EXPECT_TRUE(fs::exists(marker));
 }
 
@@ -280,11 +280,7 @@ TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) 
                                   std::chrono::milliseconds) {
         ++probes;
         sandbox::probe_run_result result;
-        result.exit_code = 0;
-        result.status.outcome = wrapped.argv.back() == "--probe"
-                                    ? sandbox::status_report::verdict::probed
-                                    : sandbox::status_report::verdict::started;
-        result.status.abi = 7;
+        if (wrapped.argv.back() == "--probe") result.abi = 7;
         return result;
     };
     auto provider = make_local_provider(options);
@@ -331,11 +327,11 @@ TEST(ExecutorProvider, RefusedWorkspaceIsNotStartedAndNeverReachesConfine) {
         SCOPED_TRACE(root.string());
         auto record =
             run(provider, request_for({"/bin/true"}, sandbox_mode::workspace_write, root), options);
-        ASSERT_TRUE(record.not_started);
-        EXPECT_EQ(record.not_started->error.stage, spawn_stage::policy);
-        EXPECT_NE(record.not_started->message.find("refusing a workspace-write workspace"),
+        ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started);
+        EXPECT_EQ(record.outcome.start_failure->stage, spawn_stage::policy);
+        EXPECT_NE(record.outcome.message.find("refusing a workspace-write workspace"),
                   std::string::npos)
-            << record.not_started->message;
+            << record.outcome.message;
         EXPECT_EQ(to_json(record)["error"]["code"], "REQUEST_REFUSED");
     }
 }
@@ -349,15 +345,15 @@ TEST(ExecutorLimits, ARequestedLimitWithoutACgroupIsNotStarted) {
     auto asked = request_for({"/bin/true"}, sandbox_mode::danger_full_access, workspace.path());
     asked.max_processes = 10;
     auto record = run(nullptr, asked, options);
-    ASSERT_TRUE(record.not_started);
-    EXPECT_EQ(record.not_started->error.stage, spawn_stage::cgroup);
-    EXPECT_NE(record.not_started->message.find("cannot enforce the requested limits"),
+    ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started);
+    EXPECT_EQ(record.outcome.start_failure->stage, spawn_stage::cgroup);
+    EXPECT_NE(record.outcome.message.find("cannot enforce the requested limits"),
               std::string::npos);
     auto defaulted =
         run(nullptr, request_for({"/bin/true"}, sandbox_mode::danger_full_access, workspace.path()),
             options);
-    EXPECT_FALSE(defaulted.not_started);
-    EXPECT_EQ(defaulted.exit_code, 0);
+    EXPECT_NE(defaulted.outcome.kind, classify::outcome_kind::not_started);
+    EXPECT_EQ(defaulted.outcome.exit_code, 0);
     EXPECT_FALSE(defaulted.limits.max_processes);
 }
 
@@ -388,13 +384,13 @@ TEST(ExecutorProvider, MissingProgramIsNotStartedInEveryModeWithoutConsultingThe
         for (const std::string program : {"no-such-program-xyz", "/nonexistent/no-such-program"}) {
             SCOPED_TRACE(std::string(sandbox::to_string(mode)) + " " + program);
             auto record = run(provider, request_for({program, "arg"}, mode, workspace.path()));
-            ASSERT_TRUE(record.not_started);
-            EXPECT_EQ(record.not_started->error.stage, spawn_stage::resolve);
-            EXPECT_EQ(record.not_started->error.error, ENOENT);
-            EXPECT_EQ(record.not_started->message, program + ": No such file or directory");
+            ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started);
+            EXPECT_EQ(record.outcome.start_failure->stage, spawn_stage::resolve);
+            EXPECT_EQ(record.outcome.start_failure->error, ENOENT);
+            EXPECT_EQ(record.outcome.message, program + ": No such file or directory");
             EXPECT_EQ(record.sandbox.mode, mode);
-            EXPECT_FALSE(record.exit_code);
-            EXPECT_FALSE(record.signal);
+            EXPECT_FALSE(record.outcome.exit_code);
+            EXPECT_FALSE(record.outcome.signal);
             auto json = to_json(record);
             ASSERT_TRUE(json.contains("error"));
             EXPECT_EQ(json["error"]["stage"], "resolve");
@@ -411,9 +407,9 @@ TEST(ExecutorProvider, BadWorkdirIsNotStartedNotARunnerFailure) {
         request_for({child(), "exit", "0"}, sandbox_mode::danger_full_access, workspace.path());
     request.workdir = workspace / "missing";
     auto record = run(provider, std::move(request));
-    ASSERT_TRUE(record.not_started);
-    EXPECT_EQ(record.not_started->error.stage, spawn_stage::chdir);
-    EXPECT_EQ(record.not_started->error.error, ENOENT);
+    ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started);
+    EXPECT_EQ(record.outcome.start_failure->stage, spawn_stage::chdir);
+    EXPECT_EQ(record.outcome.start_failure->error, ENOENT);
 }
 
 TEST(ExecutorProvider, ContractViolationsThrowBeforeAnythingRuns) {
@@ -471,9 +467,9 @@ TEST(ExecutorTimeout, CapIsEnforcedNotJustReported) {
     const auto start = std::chrono::steady_clock::now();
     auto record = run(std::make_shared<counting_provider>(), std::move(request), options);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
-    EXPECT_TRUE(record.timed_out);
+    EXPECT_EQ(record.outcome.kind, classify::outcome_kind::timed_out);
     EXPECT_EQ(record.timeout, 500ms);
-    EXPECT_EQ(record.signal, SIGTERM);
+    EXPECT_EQ(record.outcome.signal, SIGTERM);
     EXPECT_NE(render(record).find("[timed out after 500ms]"), std::string::npos) << render(record);
     EXPECT_NE(render(record).find("[killed by signal: SIGTERM]"), std::string::npos);
 }
@@ -543,8 +539,9 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
         ASSERT_NE(record, nullptr)
             << "sandbox error: "
             << std::get<sandbox::sandbox_unavailable_error>(*results[i]).what();
-        ASSERT_FALSE(record->not_started) << record->not_started->message;
-        EXPECT_EQ(record->exit_code, 0) << record->stderr_output.text;
+        ASSERT_NE(record->outcome.kind, classify::outcome_kind::not_started)
+            << record->outcome.message;
+        EXPECT_EQ(record->outcome.exit_code, 0) << record->stderr_output.text;
         EXPECT_EQ(record->stdout_output.bytes, expected[i].size());
         if (expected[i].size() > 64000) {
             EXPECT_TRUE(record->stdout_output.truncated);
@@ -558,7 +555,7 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
             EXPECT_EQ(record->sandbox.mode, sandbox_mode::read_only);
             EXPECT_EQ(record->sandbox.backend, sandbox::backend_kind::bwrap);
             EXPECT_FALSE(record->sandbox.denied);
-            if (record->exit_code == 0) ++confined_ok;
+            if (record->outcome.exit_code == 0) ++confined_ok;
         } else {
             EXPECT_EQ(record->sandbox.mode, sandbox_mode::danger_full_access);
             EXPECT_FALSE(record->sandbox.backend);
@@ -588,7 +585,7 @@ std::set<std::string> keys_of(const nlohmann::json& object) {
 
 TEST(RecordJson, ShapeMatchesTheDesign) {
     run_record record;
-    record.exit_code = 1;
+    record.outcome.exit_code = 1;
     record.timeout = 120000ms;
     record.duration_ms = 3.9;
     record.stderr_output.text = "bash: line 1: /etc/x: Read-only file system\n";
@@ -597,9 +594,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                       sandbox::backend_kind::bwrap};
     auto json = to_json(record);
 
-    EXPECT_EQ(keys_of(json),
-              (std::set<std::string>{"exitCode", "signal", "timedOut", "aborted", "timeoutMs",
-                                     "durationMs", "stdout", "stderr", "sandbox", "limits"}));
+    EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
+                                                    "aborted", "timeoutMs", "durationMs", "stdout",
+                                                    "stderr", "sandbox", "limits"}));
     const std::set<std::string> stream_keys{"text", "truncated", "spillPath", "bytes"};
     EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
@@ -607,7 +604,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
               (std::set<std::string>{"mode", "enforcement", "denied", "backend"}));
 
     const auto expected = nlohmann::json::parse(R"({
-        "exitCode": 1, "signal": null, "timedOut": false, "aborted": false, "timeoutMs": 120000,
+        "outcome": "exited", "exitCode": 1, "signal": null, "timedOut": false, "aborted": false, "timeoutMs": 120000,
         "durationMs": 3.9,
         "stdout": {"text": "", "truncated": false, "spillPath": null, "bytes": 0},
         "stderr": {"text": "bash: line 1: /etc/x: Read-only file system\n", "truncated": false,
@@ -624,16 +621,17 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
 
 TEST(RecordJson, SignalNamesAndSpillPaths) {
     run_record record;
-    record.signal = SIGTERM;
-    record.timed_out = true;
+    record.outcome.signal = SIGTERM;
+    record.outcome.kind = classify::outcome_kind::timed_out;
     record.timeout = 500ms;
     record.stdout_output.truncated = true;
     record.stdout_output.spill_path = "/var/tmp/cordon-spill-abc/1-stdout.log";
     record.stdout_output.bytes = 100000;
     record.sandbox.mode = sandbox_mode::workspace_write;
-    record.sandbox.level = sandbox::enforcement::partial;
+    record.sandbox.enforcement = sandbox::enforcement::partial;
     record.sandbox.backend = sandbox::backend_kind::landlock;
     auto json = to_json(record);
+    EXPECT_EQ(json["outcome"], "timed-out");
     EXPECT_EQ(json["signal"], "SIGTERM");
     EXPECT_TRUE(json["exitCode"].is_null());
     EXPECT_EQ(json["timedOut"], true);
@@ -642,11 +640,6 @@ TEST(RecordJson, SignalNamesAndSpillPaths) {
     EXPECT_EQ(json["sandbox"]["mode"], "workspace-write");
     EXPECT_EQ(json["sandbox"]["enforcement"], "partial");
     EXPECT_EQ(json["sandbox"]["backend"], "landlock");
-
-    EXPECT_EQ(signal_name(SIGKILL), "SIGKILL");
-    EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
-    EXPECT_EQ(signal_name(SIGINT), "SIGINT");
-    EXPECT_EQ(signal_name(1000), "SIG1000");
 }
 
 TEST(RecordJson, RealSignalledRunSerialisesTheSignalName) {
@@ -655,6 +648,7 @@ TEST(RecordJson, RealSignalledRunSerialisesTheSignalName) {
                       request_for({child(), "kill-self", "15"}, sandbox_mode::danger_full_access,
                                   workspace.path()));
     auto json = to_json(run_result(record));
+    EXPECT_EQ(json["outcome"], "signaled");
     EXPECT_EQ(json["signal"], "SIGTERM");
     EXPECT_TRUE(json["exitCode"].is_null());
     EXPECT_EQ(json["timedOut"], false);
@@ -666,14 +660,36 @@ TEST(RecordJson, RealSignalledRunSerialisesTheSignalName) {
 TEST(RecordJson, SandboxErrorShape) {
     sandbox::sandbox_unavailable_error error(sandbox_mode::read_only, "bwrap: setting up uid map");
     auto json = to_json(error);
-    EXPECT_EQ(keys_of(json), (std::set<std::string>{"error"}));
-    EXPECT_EQ(keys_of(json["error"]), (std::set<std::string>{"name", "code", "message"}));
+    EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "error"}));
+    EXPECT_EQ(json["outcome"], "runner-failed");
+    EXPECT_EQ(keys_of(json["error"]), (std::set<std::string>{"name", "code", "message", "mode",
+                                                             "runnerFailure", "backends"}));
     EXPECT_EQ(json["error"]["name"], "SandboxUnavailableError");
     EXPECT_EQ(json["error"]["code"], "SANDBOX_UNAVAILABLE");
     EXPECT_EQ(json["error"]["message"], error.what());
+    EXPECT_EQ(json["error"]["mode"], "read-only");
+    EXPECT_EQ(json["error"]["runnerFailure"], "bwrap: setting up uid map");
+    EXPECT_EQ(json["error"]["backends"], nlohmann::json::array());
     const std::string message = json["error"]["message"];
     EXPECT_TRUE(message.ends_with(" Runner failure: bwrap: setting up uid map")) << message;
     EXPECT_EQ(to_json(run_result(error)), json);
+
+    // No usable backend: each one's reason, in the message and as data.
+    sandbox::sandbox_unavailable_error none(
+        sandbox_mode::workspace_write, std::nullopt,
+        {{"bwrap", "bwrap not found in a root-owned directory on PATH"},
+         {"landlock", "cordon-landlock: landlock is disabled on this kernel"}});
+    auto unusable = to_json(none);
+    EXPECT_TRUE(unusable["error"]["runnerFailure"].is_null());
+    EXPECT_EQ(unusable["error"]["backends"], nlohmann::json::parse(R"([
+        {"backend": "bwrap", "reason": "bwrap not found in a root-owned directory on PATH"},
+        {"backend": "landlock", "reason": "cordon-landlock: landlock is disabled on this kernel"}
+    ])"));
+    EXPECT_TRUE(std::string(none.what())
+                    .ends_with(" Unusable backends: bwrap: bwrap not found in a root-owned "
+                               "directory on PATH; landlock: cordon-landlock: landlock is "
+                               "disabled on this kernel."))
+        << none.what();
 }
 
 TEST(RecordJson, DumpReplacesInvalidUtf8) {
@@ -691,9 +707,9 @@ TEST(Render, MarkersInOrderDenialTimeoutSignal) {
     run_record record;
     record.sandbox.mode = sandbox_mode::read_only;
     record.sandbox.denied = true;
-    record.timed_out = true;
+    record.outcome.kind = classify::outcome_kind::timed_out;
     record.timeout = 500ms;
-    record.signal = SIGKILL;
+    record.outcome.signal = SIGKILL;
     EXPECT_EQ(render_markers(record),
               "[sandbox: file access denied under read-only mode]\n"
               "[timed out after 500ms]\n"
@@ -702,14 +718,14 @@ TEST(Render, MarkersInOrderDenialTimeoutSignal) {
 
 TEST(Render, ExitCodeMarkerOnlyForNonZeroExit) {
     run_record record;
-    record.exit_code = 3;
+    record.outcome.exit_code = 3;
     record.sandbox.mode = sandbox_mode::workspace_write;
     record.sandbox.denied = true;
     EXPECT_EQ(render_markers(record),
               "[sandbox: file access denied under workspace-write mode]\n[exit code: 3]\n");
     record.sandbox.denied = false;
     EXPECT_EQ(render_markers(record), "[exit code: 3]\n");
-    record.exit_code = 0;
+    record.outcome.exit_code = 0;
     EXPECT_EQ(render_markers(record), "");
 }
 
@@ -725,7 +741,7 @@ TEST(Render, OutputSectionsAndTruncationNotice) {
     record.stdout_output.truncated = true;
     record.stdout_output.spill_path = "/var/tmp/cordon-spill-x/1-stdout.log";
     record.stderr_output = {};
-    record.exit_code = 1;
+    record.outcome.exit_code = 1;
     const std::string text = render(record);
     EXPECT_NE(text.find("[output truncated; full output: /var/tmp/cordon-spill-x/1-stdout.log]"),
               std::string::npos)
@@ -750,7 +766,7 @@ TEST(Render, RealTimedOutRunRendersTimeoutThenSignal) {
     request.timeout = 500ms;
     auto record = run(std::make_shared<counting_provider>(), std::move(request), options);
     const std::string text = render(record);
-    EXPECT_TRUE(record.timed_out);
+    EXPECT_EQ(record.outcome.kind, classify::outcome_kind::timed_out);
     EXPECT_NE(text.find("[timed out after 500ms]\n[killed by signal: SIGKILL]\n"),
               std::string::npos)
         << text;

@@ -88,11 +88,33 @@ TEST(ProcessTimeout, TermTrappingChildIsKilledAfterTheGrace) {
 TEST(ProcessTimeout, PlanWithImmediateKillSkipsTheGrace) {
     auto spec = spec_for({child(), "ignore-term", "30000"});
     spec.timeout = 1000ms;
-    spec.plan = kill_plan{{{SIGKILL, 0ms}}};
+    spec.plan = kill_plan{{{SIGKILL, 0ms}}, 3000ms};
     auto outcome = run_process(std::move(spec));
     EXPECT_TRUE(outcome.timed_out);
     EXPECT_EQ(outcome.signal, SIGKILL);
     EXPECT_LT(outcome.duration_ms, 3000.0);
+}
+
+// A plan that names no SIGKILL still ends: a SIGKILL follows its last wait. A TERM-only plan
+// against a child that ignores TERM used to let the child run to its own end.
+TEST(ProcessTimeout, APlanWithoutSigkillStillEndsWithOne) {
+    for (const kill_plan& plan : {kill_plan{{{SIGTERM, 200ms}}, 200ms}, kill_plan{{}, 200ms}}) {
+        auto spec = spec_for({child(), "ignore-term", "30000"});
+        spec.timeout = 300ms;
+        spec.plan = plan;
+        auto outcome = run_process(std::move(spec));
+        EXPECT_TRUE(outcome.timed_out);
+        EXPECT_EQ(outcome.signal, SIGKILL);
+        EXPECT_LT(outcome.duration_ms, 10000.0) << "the child ran to its own end";
+    }
+    const kill_plan normalized =
+        kill_plan{{{SIGTERM, 200ms}, {SIGINT, 100ms}}, 1s}.ending_in_sigkill();
+    ASSERT_EQ(normalized.steps.size(), 3U);
+    EXPECT_EQ(normalized.steps.back().signal, SIGKILL);
+    EXPECT_EQ(normalized.drain_grace, 1s);
+    // Steps after a SIGKILL are never run.
+    const kill_plan killed_first{{{SIGKILL, 0ms}, {SIGTERM, 1s}}, 1s};
+    EXPECT_EQ(killed_first.ending_in_sigkill().steps.size(), 1U);
 }
 
 TEST(ProcessCancel, CancelFromAnotherThreadIsAbortedNotTimedOut) {
@@ -461,20 +483,20 @@ TEST_P(ExecutorEscapeTest, NothingTheCommandStartedSurvivesTheRun) {
     const auto start = steady_clock::now();
     run_record record = run(provider, request, options);
     const double wall = elapsed_ms(start);
-    ASSERT_FALSE(record.not_started) << record.not_started->message;
+    ASSERT_NE(record.outcome.kind, classify::outcome_kind::not_started) << record.outcome.message;
     EXPECT_LT(wall, 10000.0);
     if (how == escape::daemonize_then_timeout) {
-        EXPECT_TRUE(record.timed_out) << render(record);
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::timed_out) << render(record);
         if (which == backend::bwrap) {
             // bwrap reports the command's death by SIGTERM as 128+15 (its leader is spared the
             // polite signal: it forwards none, and its death would SIGKILL the sandbox).
-            EXPECT_EQ(record.exit_code, 128 + SIGTERM) << render(record);
+            EXPECT_EQ(record.outcome.exit_code, 128 + SIGTERM) << render(record);
         } else {
-            EXPECT_TRUE(record.signal) << render(record);
+            EXPECT_TRUE(record.outcome.signal) << render(record);
         }
     } else {
-        EXPECT_EQ(record.exit_code, 0) << render(record);
-        EXPECT_FALSE(record.timed_out);
+        EXPECT_EQ(record.outcome.exit_code, 0) << render(record);
+        EXPECT_NE(record.outcome.kind, classify::outcome_kind::timed_out);
     }
     EXPECT_FALSE(record.sandbox.denied);
     switch (which) {
@@ -551,8 +573,8 @@ TEST_F(ExecutorOutputTest, TailIsByteExactAtBelowAndAboveTheCap) {
     for (std::size_t size : {0UL, 1UL, 999UL, 1000UL, 1001UL, 4096UL, 250'000UL}) {
         SCOPED_TRACE("bytes " + std::to_string(size));
         auto record = run_dfa({child(), "bytes", std::to_string(size), "q"});
-        ASSERT_FALSE(record.not_started);
-        EXPECT_EQ(record.exit_code, 0);
+        ASSERT_NE(record.outcome.kind, classify::outcome_kind::not_started);
+        EXPECT_EQ(record.outcome.exit_code, 0);
         const bool over = size > 1000;
         EXPECT_EQ(record.stdout_output.text, std::string(over ? 1000 : size, 'q'));
         EXPECT_EQ(record.stdout_output.bytes, size);
@@ -567,7 +589,7 @@ TEST_F(ExecutorOutputTest, PatternedTailIsTheLastBytesOfTheStream) {
         SCOPED_TRACE("size " + std::to_string(size));
         const std::string data = pattern(size);
         auto record = run_dfa({child(), "cat"}, data);
-        ASSERT_EQ(record.exit_code, 0);
+        ASSERT_EQ(record.outcome.exit_code, 0);
         const std::size_t kept = std::min<std::size_t>(size, 1000);
         EXPECT_TRUE(record.stdout_output.text == data.substr(size - kept))
             << "tail differs from the stream's last " << kept << " bytes";
@@ -583,7 +605,7 @@ TEST_F(ExecutorOutputTest, PatternedTailIsTheLastBytesOfTheStream) {
 TEST_F(ExecutorOutputTest, SpillFileIsPrivateAndHoldsTheWholeStream) {
     const std::string data = pattern(500'000);
     auto record = run_dfa({child(), "cat"}, data);
-    ASSERT_EQ(record.exit_code, 0);
+    ASSERT_EQ(record.outcome.exit_code, 0);
     ASSERT_TRUE(record.stdout_output.truncated);
     ASSERT_TRUE(record.stdout_output.spill_path);
     const fs::path file = *record.stdout_output.spill_path;
@@ -605,7 +627,7 @@ TEST_F(ExecutorOutputTest, SpillFileIsPrivateAndHoldsTheWholeStream) {
 TEST_F(ExecutorOutputTest, OversizeSpillIsRemovedAndHasNoPath) {
     options_.limits.spill_max_bytes = 4000;
     auto record = run_dfa({child(), "bytes", "20000"});
-    ASSERT_EQ(record.exit_code, 0);
+    ASSERT_EQ(record.outcome.exit_code, 0);
     EXPECT_TRUE(record.stdout_output.truncated);
     EXPECT_EQ(record.stdout_output.bytes, 20000U);
     EXPECT_EQ(record.stdout_output.text, std::string(1000, 'x'));
@@ -617,7 +639,7 @@ TEST_F(ExecutorOutputTest, StdoutMaxBytesRaisesTheStdoutTailForOneCallOnly) {
     const std::vector<std::string> argv = {
         "bash", "-c", "\"$0\" bytes 3000 o && \"$0\" stderr-bytes 3000 marker", child()};
     auto raised = run_dfa(argv, std::nullopt, 5000);
-    EXPECT_EQ(raised.exit_code, 3);
+    EXPECT_EQ(raised.outcome.exit_code, 3);
     EXPECT_FALSE(raised.stdout_output.truncated);
     EXPECT_EQ(raised.stdout_output.text, std::string(3000, 'o'));
     // stderr keeps the executor's limit.
@@ -675,8 +697,8 @@ TEST_F(BwrapDenialTest, DenialEarlyInALongStderrIsStillCaught) {
     auto record = run_read_only(
         "echo \"x: Read-only file system\" >&2; head -c 300000 /dev/zero | tr \"\\0\" . >&2; exit "
         "3");
-    ASSERT_FALSE(record.not_started);
-    EXPECT_EQ(record.exit_code, 3);
+    ASSERT_NE(record.outcome.kind, classify::outcome_kind::not_started);
+    EXPECT_EQ(record.outcome.exit_code, 3);
     EXPECT_TRUE(record.sandbox.denied);
     EXPECT_EQ(record.sandbox.backend, sandbox::backend_kind::bwrap);
     EXPECT_TRUE(record.stderr_output.truncated);
@@ -688,14 +710,14 @@ TEST_F(BwrapDenialTest, DenialEarlyInALongStderrIsStillCaught) {
 
 TEST_F(BwrapDenialTest, RealWriteIsDeniedAndReported) {
     auto record = run_read_only("echo hi > \"$PWD/denied.txt\"");
-    EXPECT_NE(record.exit_code, 0);
+    EXPECT_NE(record.outcome.exit_code, 0);
     EXPECT_TRUE(record.sandbox.denied) << record.stderr_output.text;
     EXPECT_FALSE(fs::exists(workspace_ / "denied.txt"));
 }
 
 TEST_F(BwrapDenialTest, SignatureWithExitZeroIsNotADenial) {
     auto record = run_read_only("echo \"x: Read-only file system\" >&2; exit 0");
-    EXPECT_EQ(record.exit_code, 0);
+    EXPECT_EQ(record.outcome.exit_code, 0);
     EXPECT_FALSE(record.sandbox.denied);
 }
 

@@ -1,0 +1,74 @@
+// How a run ended, as one value: the vocabulary every report of a run speaks (the record, its
+// JSON, the text markers, `cordon run`'s exit code). classify.hpp holds the one function that
+// decides it; nothing else derives an ending from raw process facts.
+//
+// Value headers only: the spawner, which reports where starting a command failed, includes this
+// too.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cordon::classify {
+
+// Where starting a command failed. Stages before `exec` happen in cordon or in the child before
+// execve; `policy` is decided before anything runs.
+enum class spawn_stage {
+    policy,     // the request may not run as asked (an unsafe workspace); decided before anything
+    resolve,    // the program was not found on PATH / not executable (parent side, no fork)
+    resources,  // pipe, stack, memfd or clone failed in the parent
+    signals,    // resetting signal state in the child
+    session,    // setsid
+    cgroup,     // joining the run's cgroup, or a limit that stopped the runner before the command
+    fds,        // placing the given fds at their target numbers
+    chdir,      // entering the working directory
+    exec,       // execve of the command (by the spawner, or by the launcher inside the sandbox)
+};
+[[nodiscard]] std::string_view to_string(spawn_stage stage) noexcept;
+
+struct spawn_error {
+    spawn_stage stage;
+    int error = 0;  // errno
+};
+// "<program>: No such file or directory", "cannot enter the working directory: ...".
+[[nodiscard]] std::string describe(const spawn_error& error, std::string_view program);
+
+// What the limits of a run's cgroup saw by the time it ended.
+struct limit_events {
+    bool processes = false;  // a fork or clone failed at the process limit
+    bool memory = false;     // the OOM killer ended a process at the memory limit
+};
+
+enum class outcome_kind {
+    exited,         // the command ran and exited on its own: `exit_code`
+    signaled,       // the command ran and a signal that cordon did not send ended it: `signal`
+    timed_out,      // cordon's deadline ended it: `exit_code` or `signal` says how it went
+    aborted,        // the caller cancelled it: `exit_code` or `signal` says how it went
+    not_started,    // the command never ran, for a reason of the request's: `start_failure`
+    runner_failed,  // the command never ran because the sandbox runner failed: `message`
+};
+// "exited", "signaled", "timed-out", "aborted", "not-started", "runner-failed".
+[[nodiscard]] std::string_view to_string(outcome_kind kind) noexcept;
+
+struct run_outcome {
+    outcome_kind kind = outcome_kind::exited;
+    // How the tree's leader ended when it ran: exactly one of the two is set for exited (exit
+    // code), signaled (signal) and, usually, timed_out and aborted. Neither is set when the
+    // command never ran.
+    std::optional<int> exit_code;
+    std::optional<int> signal;
+    // not_started: where and why (a missing program, an unusable working directory, a limit).
+    std::optional<spawn_error> start_failure;
+    // not_started and runner_failed: one line saying why, for people.
+    std::string message;
+
+    [[nodiscard]] bool started() const noexcept {
+        return kind != outcome_kind::not_started && kind != outcome_kind::runner_failed;
+    }
+};
+
+// "SIGTERM" for 15; "SIG<N>" for numbers without a name.
+[[nodiscard]] std::string signal_name(int signal);
+
+}  // namespace cordon::classify
