@@ -213,17 +213,24 @@ verdict decide(const run_evidence& evidence, const run_context& context) {
         }
     }
 
-    // 3. The command ran; who ended it.
-    outcome.exit_code = evidence.exit_code;
-    outcome.signal = evidence.signal;
+    // 3. The command ran; who ended it. A launcher that ran the command as its child knows how it
+    // ended better than the runner's own status does (bwrap folds a signal into 128+N).
+    const bool reported = evidence.status && evidence.status->ended;
+    outcome.exit_code = reported ? evidence.status->ended->exit_code : evidence.exit_code;
+    outcome.signal = reported ? evidence.status->ended->signal : evidence.signal;
     if (evidence.timed_out) {
         outcome.kind = outcome_kind::timed_out;
     } else if (evidence.aborted) {
         outcome.kind = outcome_kind::aborted;
-    } else if (evidence.signal) {
+    } else if (outcome.signal) {
         outcome.kind = outcome_kind::signaled;
     } else {
         outcome.kind = outcome_kind::exited;
+        if (!outcome.exit_code) {
+            // Someone else reaped the leader (a host that sets SIGCHLD to SIG_IGN): say so
+            // rather than invent a status.
+            outcome.message = "the exit status was lost: another process reaped the command";
+        }
     }
     out.denied =
         context.confined != nullptr && evidence.exit_code.value_or(0) != 0 && evidence.denial_seen;

@@ -28,7 +28,7 @@ enum class spawn_stage {
 [[nodiscard]] std::string_view to_string(spawn_stage stage) noexcept;
 
 struct spawn_error {
-    spawn_stage stage;
+    spawn_stage stage = spawn_stage::exec;
     int error = 0;  // errno
 };
 // "<program>: No such file or directory", "cannot enter the working directory: ...".
@@ -60,7 +60,8 @@ struct run_outcome {
     std::optional<int> signal;
     // not_started: where and why (a missing program, an unusable working directory, a limit).
     std::optional<spawn_error> start_failure;
-    // not_started and runner_failed: one line saying why, for people.
+    // not_started and runner_failed: one line saying why, for people; exited without an exit
+    // code: why the status is unknown.
     std::string message;
 
     [[nodiscard]] bool started() const noexcept {

@@ -1,7 +1,8 @@
 // Case-insensitive substring search over a stream that arrives in chunks. The denial dialect is
 // matched against the whole stderr stream as it is read, not only the retained tail, so a denial
-// early in a long stderr is still seen (reference section 10, item 2). Matches that straddle a
-// chunk boundary are found by keeping the last (longest signature - 1) bytes.
+// early in a long stderr is still seen (the original matched the retained tail only and missed such
+// a denial; docs/contract.md, "Classification order"). Matches that straddle a chunk boundary are
+// found by keeping the last (longest signature - 1) bytes.
 #pragma once
 
 #include <span>

@@ -43,9 +43,12 @@ std::uint64_t live_writer::finish(std::chrono::milliseconds patience) {
         lock.lock();
     } else {
         // The writer is blocked in write(2) on a reader that stopped reading. Leave it there,
-        // holding its own reference to the state: the process is about to exit, and its pending
-        // bytes are reported as not shown.
+        // holding its own reference to the state: the process is about to exit. Its pending
+        // bytes are reported as not shown, and dropped, so that none of them can follow
+        // cordon's own lines should the reader resume.
         state_->dropped += state_->queued;
+        state_->queue.clear();
+        state_->queued = 0;
         thread_.detach();
     }
     return state_->dropped;

@@ -1,19 +1,25 @@
 // `cordon run`: run one command confined, stream or collect its output, and exit with its status
 // (the table in commands.hpp and docs/contract.md, one code per outcome).
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/duration.hpp"
 #include "cli/live_writer.hpp"
+#include "cli/stdin_pump.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
@@ -44,12 +50,23 @@ struct run_options {
     std::vector<std::string> argv;
 };
 
-void write_all(int fd, std::string_view data) {
+// Writes cordon's own lines without letting a reader that stopped reading hold cordon forever:
+// each piece waits at most until `deadline` for room (poll), and is at most PIPE_BUF bytes, so
+// that a pipe with room takes it without blocking. What does not fit in time is dropped.
+void write_with_patience(int fd, std::string_view data,
+                         std::chrono::steady_clock::time_point deadline) {
     while (!data.empty()) {
-        ssize_t n = ::write(fd, data.data(), data.size());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd room{fd, POLLOUT, 0};
+        const int ready =
+            ::poll(&room, 1, static_cast<int>(std::max<std::int64_t>(0, left.count())));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0 || (room.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return;
+        const ssize_t n = ::write(fd, data.data(), std::min<std::size_t>(data.size(), PIPE_BUF));
         if (n < 0) {
             if (errno == EINTR) continue;
-            return;  // our own stdout went away; the run goes on and is still classified
+            return;  // our own stream went away; the run was still classified
         }
         data.remove_prefix(static_cast<std::size_t>(n));
     }
@@ -103,34 +120,40 @@ int exit_code_for(const runtime::run_outcome& outcome, int interrupted_by) {
     return exit_cannot_execute;
 }
 
-// The command's stdin for --stdin-file: the file itself, handed over as its fd 0, so that nothing
-// is read into cordon's memory and the command's reads are the command's business (a pipe whose
-// writer never comes is subject to --timeout like anything else the command waits for). "-" is
-// cordon's own stdin, whatever it is. A path must be a regular file or a pipe; it is opened
-// without blocking (a FIFO without a writer would block open(2)), then made blocking again for
-// the command.
+// The command's stdin for --stdin-file. A regular file is opened here (a description of our
+// own, read-only) and handed over as the command's fd 0: nothing is read into cordon's memory.
+// A FIFO, and "-" (cordon's own stdin, which may be a terminal or a description the caller
+// shares read-write), are copied through a pipe instead (stdin_pump.hpp), so that the command
+// gets bytes and nothing else. A path is opened without blocking (open(2) of a FIFO would wait
+// for a writer); anything but a regular file or a FIFO is refused.
 std::variant<unique_fd, std::string> open_stdin_file(const std::string& path) {
+    const auto failed = [&path](std::string_view what) {
+        return std::string(what) + " --stdin-file " + path + ": " + std::strerror(errno);
+    };
     if (path == "-") {
         unique_fd own(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3));
-        if (!own)
-            return "--stdin-file -: cordon's stdin is not open: " +
-                   std::string(std::strerror(errno));
-        return own;
+        if (!own) return failed("cannot use cordon's stdin for");
+        unique_fd pipe = start_stdin_pump(std::move(own));
+        if (!pipe) return failed("cannot copy");
+        return pipe;
     }
-    unique_fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-    if (!fd) return "cannot open --stdin-file " + path + ": " + std::strerror(errno);
+    unique_fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (!fd) return failed("cannot open");
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) {
-        return "cannot open --stdin-file " + path + ": " + std::strerror(errno);
+    if (::fstat(fd.get(), &st) != 0) return failed("cannot open");
+    if (S_ISFIFO(st.st_mode)) {
+        unique_fd pipe = start_stdin_pump(std::move(fd));
+        if (!pipe) return failed("cannot copy");
+        return pipe;
     }
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    if (!S_ISREG(st.st_mode)) {
         return "--stdin-file " + path + " is " +
                (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file or a pipe") +
                " (give a file, a pipe, or - for cordon's own stdin)";
     }
     const int flags = ::fcntl(fd.get(), F_GETFL);
     if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        return "cannot use --stdin-file " + path + ": " + std::strerror(errno);
+        return failed("cannot use");
     }
     return fd;
 }
@@ -318,7 +341,8 @@ int run_run_command(run_options& options) {
             (shared_terminal && live_out && !live_out->at_line_start())) {
             text.insert(0, "\n");
         }
-        write_all(STDERR_FILENO, text);
+        write_with_patience(STDERR_FILENO, text,
+                            std::chrono::steady_clock::now() + std::chrono::seconds(5));
     };
 
     if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) {

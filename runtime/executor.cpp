@@ -179,7 +179,10 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             // The command never ran: the fail-closed contract's error, not a record.
             spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
                           verdict.outcome.message);
-            done(sandbox::sandbox_unavailable_error(mode, verdict.outcome.message));
+            sandbox::sandbox_unavailable_error error(mode, verdict.outcome.message);
+            if (confined)
+                error.with_failed_backend(std::string(sandbox::to_string(confined->backend)));
+            done(std::move(error));
             return;
         }
         run_record record;

@@ -5,6 +5,17 @@
 //
 // The executor holds no policy of its own: every call carries its mode and workspace, so an
 // approved escalation is just another call.
+//
+// Thread safety: async_run() may be called concurrently from any thread, the event loop's own
+// included. After construction the executor only reads its members, and what its runs share is
+// thread-safe: the provider (provider.hpp), the spill directory and the cgroup host. Each run lives
+// on a strand of its own. Its live-output callbacks run on that strand, and so does `done` once a
+// process was started. One run's callbacks never overlap. Callbacks of different runs may run at
+// the same time when several threads run the loop. run_handle::cancel() may be called from any
+// thread. Blocking: with cgroup containment, the constructor first ends the runs that a crashed
+// cordon of the same user left behind (cgroup.hpp): SIGKILL to what is left, then up to about
+// 200 ms per stale cgroup while it empties. async_run() prepares each run on the calling thread;
+// its comment says what that involves.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -82,6 +93,20 @@ public:
     // Starts the run; `done` is called exactly once, from the event loop (on the run's strand
     // when a process was started). A request that breaks the contract (empty argv, relative
     // workspace, non-positive timeout) throws std::invalid_argument before anything runs.
+    //
+    // Work done on the calling thread:
+    //   - the program is looked up on PATH;
+    //   - for a confined mode, the provider's refusal() and confine() run. confine() opens a
+    //     workspace-write workspace. The first workspace-write call also gathers the protected
+    //     paths (this process's mappings, the loader's configuration), once per provider.
+    // Probes: with a provider from runtime::make_local_provider(), this never waits for a probe,
+    // because that function probed before it returned. A local_provider constructed directly
+    // probes on its first confine(), refusal() or selected(): a few confined runs of `true`, each
+    // bounded by probe_timeout, under the provider's mutex. Concurrent callers wait for that probe.
+    // Called from a thread that runs the loop: the spawn itself also happens inline, and `done` may
+    // run before async_run() returns when the spawn fails at once. Called from another thread:
+    // `done` may run concurrently with the return. Either way, do not hold a lock across
+    // async_run() that `done` takes.
     run_handle async_run(run_request request, std::function<void(run_result)> done);
 
     [[nodiscard]] const executor_options& options() const noexcept { return options_; }

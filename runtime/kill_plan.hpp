@@ -1,6 +1,7 @@
-// How a run is ended, as data (STYLE.md rule 5): the signals sent to the whole tree, in order,
-// and how long to wait after each before the next, and how long what a command left running may
-// keep its pipes open once the command itself exited. Tests shorten both; callers can read them.
+// How a run is ended, as data (docs/execution.md, "Ending a run"): the signals sent to the whole
+// tree, in order, and how long to wait after each before the next, and how long what a command left
+// running may keep its pipes open once the command itself exited. Tests shorten both; callers can
+// read them.
 //
 // A plan always ends: one whose last step is not SIGKILL is run with a SIGKILL after its last
 // wait (ending_in_sigkill()), so no plan the type admits can leave a process running.

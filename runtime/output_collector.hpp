@@ -1,14 +1,16 @@
-// Per-stream output collection (reference 7.2 "Output collection"). Each of a command's streams
-// gets an output_collector: a bounded in-memory tail of the last `tail_bytes` bytes, and, from the
-// first overflow on, a spill file holding the complete stream, so that a caller shown only the
-// tail can still read everything the command printed. Deliberate differences from the reference:
+// Per-stream output collection (docs/contract.md, "Output"). Each of a command's streams gets an
+// output_collector: a bounded in-memory tail of the last `tail_bytes` bytes, and, from the first
+// overflow on, a spill file holding the complete stream, so that a caller shown only the tail can
+// still read everything the command printed. Where cordon deliberately differs from the system its
+// contract comes from:
 //   - Spill files live under /var/tmp, not $TMPDIR or /tmp: bwrap's workspace-write profile mounts
-//     a private tmpfs on /tmp, so a confined `cat <spill path>` could not see a /tmp spill
-//     (reference 10.14). /var/tmp is mapped read-only under every backend.
-//   - The reported tail starts on a UTF-8 character boundary (reference 10.17).
-//   - A spill_directory can delete its files when it is destroyed (reference 10.8). The default
-//     keeps them, because a path printed by a CLI run must outlive the process that printed it;
-//     systemd-tmpfiles ages /var/tmp (30 days by default).
+//     a private tmpfs on /tmp, so a confined `cat <spill path>` could not see a /tmp spill.
+//     /var/tmp is mapped read-only under every backend.
+//   - The reported tail starts on a UTF-8 character boundary, instead of opening with the broken
+//     remainder of a character that a decoder turns into U+FFFD.
+//   - A spill_directory can delete its files when it is destroyed. The default keeps them, because
+//     a path printed by a CLI run must outlive the process that printed it; systemd-tmpfiles ages
+//     /var/tmp (30 days by default).
 #pragma once
 
 #include <atomic>

@@ -77,6 +77,7 @@ json to_json(const sandbox::sandbox_unavailable_error& error) {
                   {"message", error.what()},
                   {"mode", sandbox::to_string(error.mode())},
                   {"runnerFailure", error.detail() ? json(*error.detail()) : json()},
+                  {"backend", error.failed_backend() ? json(*error.failed_backend()) : json()},
                   {"backends", std::move(backends)}}}};
 }
 

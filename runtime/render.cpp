@@ -44,7 +44,9 @@ std::string render_markers(const run_record& record) {
     if (outcome.kind == outcome_kind::aborted) out += "[aborted]\n";
     if (outcome.signal) {
         out += "[killed by signal: " + signal_name(*outcome.signal) + "]\n";
-    } else if (outcome.exit_code.value_or(0) != 0) {
+    } else if (!outcome.exit_code) {
+        out += "[exit status unknown: " + outcome.message + "]\n";
+    } else if (*outcome.exit_code != 0) {
         out += "[exit code: " + std::to_string(*outcome.exit_code) + "]\n";
     }
     return out;

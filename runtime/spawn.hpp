@@ -1,10 +1,10 @@
-// The one spawn path for every backend (STYLE.md rules 1-4). The parent prepares every array
-// (argv, envp, fd map, the resolved program path) before the child exists; the child side lives
-// in spawn_child_linux.cpp and only makes async-signal-safe system calls. The child starts a new
-// session (so it leads its own process group, pgid = pid, and has no controlling terminal),
-// optionally joins a cgroup, sees exactly the fds it is given at their target numbers (0-2 plus
-// any extra), and reports a failure before exec as a {stage, errno} record through a CLOEXEC
-// pipe; on that path the child is reaped before spawn() returns, so no zombie is left.
+// The one spawn path for every backend (docs/execution.md, "Spawning"). The parent prepares every
+// array (argv, envp, fd map, the resolved program path) before the child exists; the child side
+// lives in spawn_child_linux.cpp and only makes async-signal-safe system calls. The child starts a
+// new session (so it leads its own process group, pgid = pid, and has no controlling terminal),
+// optionally joins a cgroup, sees exactly the fds it is given at their target numbers (0-2 plus any
+// extra), and reports a failure before exec as a {stage, errno} record through a CLOEXEC pipe; on
+// that path the child is reaped before spawn() returns, so no zombie is left.
 #pragma once
 
 #include <sys/types.h>
@@ -66,6 +66,8 @@ using spawn_result = std::variant<spawned_child, spawn_error>;
 
 // Looks `program` up the way execvp would, in the PATH of `env` (default PATH when unset), in
 // the parent, so that the child needs no allocation. Empty with errno-like code on failure.
+// Unlike execvp, nothing retries a file without a `#!` line under /bin/sh: it fails ENOEXEC,
+// as it does inside the sandbox, so the same program gives the same answer under every backend.
 // execvp runs in the child after its chdir, so a relative PATH entry ("bin", ".", an empty one)
 // names a directory under the child's working directory `cwd`, not under the spawner's.
 [[nodiscard]] std::variant<std::string, int> resolve_program(std::string_view program,

@@ -25,7 +25,8 @@ struct child_plan {
     int scratch_fd_floor;  // fds are first moved at or above this number
 };
 
-// The fixed failure record written to error_fd (STYLE.md rule 2).
+// The fixed failure record written to error_fd: nothing read means exec succeeded
+// (docs/execution.md, "Spawning").
 struct child_failure {
     int stage;
     int error;

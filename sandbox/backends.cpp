@@ -138,7 +138,9 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     std::vector<std::string> out{"--status-fd", std::to_string(runner_status_fd), "--env-fd",
                                  std::to_string(command_environment_fd)};
     if (!landlock) out.emplace_back("--no-landlock");
-    if (inside_bwrap) out.emplace_back("--private-ipc");
+    // bwrap exits 128+N both for a command killed by signal N and for one that exited 128+N:
+    // inside it, the launcher reports how the command ended.
+    if (inside_bwrap) out.insert(out.end(), {"--private-ipc", "--report-ending"});
     if (mode == sandbox_mode::read_only) out.emplace_back("--deny-metadata");
     out.insert(out.end(), {"--read-root", "--rw", "/dev/null", "--rw-try", "/dev/zero", "--rw-try",
                            "/dev/full", "--ro-try", "/dev/random", "--ro-try", "/dev/urandom"});

@@ -1,5 +1,5 @@
-// The backends as pure argv transformers (STYLE.md rule 8): given the runner's path, the caller's
-// argv, a confined policy and what the host can do, each returns the confined_argv to spawn.
+// The backends as pure argv transformers: given the runner's path, the caller's argv, a confined
+// policy and what the host can do, each returns the confined_argv to spawn.
 // Nothing here spawns, probes, opens or reads the environment, so every profile is
 // golden-testable.
 //
@@ -101,10 +101,11 @@ struct enforcement_assessment {
 // SBPL string literal: backslash and double quote escaped, wrapped in double quotes.
 [[nodiscard]] std::string sbpl_quote(std::string_view text);
 
-// The stderr dialects of each backend (reference 5.1), exposed for consumers and tests. Under
-// bwrap a write is refused by the read-only mount ("Read-only file system") or, where a mount
-// does not govern it (a FIFO, a mount that appeared during the run), by Landlock ("Permission
-// denied"); read-only's seccomp filter answers metadata changes with "Operation not permitted".
+// The stderr dialects of each backend (docs/contract.md, "Classification order"), exposed for
+// consumers and tests. Under bwrap a write is refused by the read-only mount ("Read-only file
+// system") or, where a mount does not govern it (a FIFO, a mount that appeared during the run), by
+// Landlock ("Permission denied"); read-only's seccomp filter answers metadata changes with
+// "Operation not permitted".
 [[nodiscard]] std::vector<std::string> denial_signatures(
     backend_kind kind, sandbox_mode mode = sandbox_mode::workspace_write);
 [[nodiscard]] std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind);

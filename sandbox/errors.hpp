@@ -38,11 +38,20 @@ public:
     [[nodiscard]] const std::vector<unusable_backend>& backends() const noexcept {
         return backends_;
     }
+    // The backend whose runner failed, when one was selected and its runner failed at run time.
+    [[nodiscard]] const std::optional<std::string>& failed_backend() const noexcept {
+        return failed_backend_;
+    }
+    sandbox_unavailable_error& with_failed_backend(std::string backend) {
+        failed_backend_ = std::move(backend);
+        return *this;
+    }
 
 private:
     sandbox_mode mode_;
     std::optional<std::string> detail_;
     std::vector<unusable_backend> backends_;
+    std::optional<std::string> failed_backend_;
 };
 
 // The exact message, exposed for callers that report the error without throwing it: the

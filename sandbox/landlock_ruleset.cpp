@@ -153,6 +153,15 @@ int create_ruleset(int abi, failure* out) noexcept {
     return static_cast<int>(ruleset);
 }
 
+int create_scope_ruleset(int abi, failure* out) noexcept {
+    ruleset_attr attr{};
+    attr.scoped = scopes(abi);
+    if (attr.scoped == 0) return fail(out, launcher_stage::ruleset, EOPNOTSUPP, nullptr);
+    const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0U);
+    if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
+    return static_cast<int>(ruleset);
+}
+
 int add_fd_rule(int ruleset_fd, int abi, int target, access rights, failure* out) noexcept {
     struct stat st {};
     if (::fstat(target, &st) != 0) return fail(out, launcher_stage::open_rule_path, errno, nullptr);

@@ -53,6 +53,12 @@ struct failure {
 // with *out filled in.
 [[nodiscard]] int create_ruleset(int abi, failure* out) noexcept;
 
+// Creates a ruleset that handles no filesystem right, only scopes(abi): restricting itself with
+// it puts a process in a nested domain that can no longer signal, ptrace or reach the abstract
+// sockets of the domain it came from. Needs ABI 6 (EOPNOTSUPP below). Returns its fd (CLOEXEC),
+// or -1 with *out filled in.
+[[nodiscard]] int create_scope_ruleset(int abi, failure* out) noexcept;
+
 // Adds a PATH_BENEATH rule for `target` (any open fd; O_PATH is enough). On a non-directory the
 // rights are masked to file_access_mask(). Returns 0, or -1 with *out filled in. Does not close
 // `target`.

@@ -170,7 +170,8 @@ std::optional<rung_report> local_provider::selected() {
         if (rungs_.size() == 1 && options_.host == platform::macos &&
             rungs_.front().kind == backend_kind::seatbelt) {
             // A sole candidate needs no arbitration: sandbox-exec's own refusal at run time is
-            // the fail-closed end (reference 4.1).
+            // the fail-closed end (docs/contract.md, "confine()": probes only choose between
+            // several candidates).
             rungs_.front().state = rung_state::usable;
             verdict_.index = 0;
         } else {

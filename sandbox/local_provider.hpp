@@ -6,9 +6,14 @@
 // probe_runner so that this library stays a pure argv transformer plus selection logic, and
 // tests can drive the ladder with scripted outcomes.
 //
-// Thread safety: every member may be called from any thread. The first confine() (or
-// selected()/probe_all()) probes under the provider's mutex, so concurrent first callers wait
-// for one probe sequence; later calls take the mutex only briefly.
+// Thread safety: every member may be called from any thread, concurrently. Probing happens under
+// the provider's mutex. The first selected(), confine(), refusal() or probe_all() probes the
+// ladder up to the first usable rung, and concurrent callers wait for that one verdict. After it,
+// confine() takes the mutex only briefly and never probes again. runtime::make_local_provider()
+// calls selected() before it returns, so that no later confine() waits for a probe. A provider
+// constructed directly probes on first use. probe_all() then probes the remaining rungs under the
+// same mutex, and confine() calls made meanwhile wait for it. protected_set() is computed once
+// (std::call_once), and its first concurrent callers wait for it.
 #pragma once
 
 #include <chrono>

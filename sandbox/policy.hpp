@@ -22,7 +22,8 @@ struct sandbox_policy {
 [[nodiscard]] std::filesystem::path canonical_path(const std::filesystem::path& path);
 
 // The canonical, de-duplicated roots workspace-write may write under for backends that spell a
-// root list themselves (Seatbelt): the workspace, /tmp and $TMPDIR. Empty for read-only.
+// root list themselves (Seatbelt): the workspace, /tmp and cordon's own $TMPDIR when absolute
+// (on macOS the per-user temporary directory, which the command inherits). Empty for read-only.
 [[nodiscard]] std::vector<std::filesystem::path> writable_roots(const sandbox_policy& policy);
 
 }  // namespace cordon::sandbox

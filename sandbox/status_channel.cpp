@@ -13,6 +13,7 @@ status_report decode_status(std::string_view bytes) {
         return report;
     }
     bool started = false;
+    bool finished = false;  // a record that must be the last one was read
     for (std::size_t at = 0; at < bytes.size(); at += sizeof(launcher_status_record)) {
         launcher_status_record record{};
         std::memcpy(&record, bytes.data() + at, sizeof record);
@@ -23,6 +24,12 @@ status_report decode_status(std::string_view bytes) {
             return report;
         }
         record.message[sizeof record.message - 1] = '\0';
+        if (finished) {
+            report = {};
+            report.outcome = status_report::verdict::malformed;
+            report.message = "cordon-landlock: status record out of order";
+            return report;
+        }
         switch (static_cast<launcher_record_kind>(record.kind)) {
             case launcher_record_kind::started:
                 started = true;
@@ -31,6 +38,19 @@ status_report decode_status(std::string_view bytes) {
             case launcher_record_kind::probe:
                 report.outcome = status_report::verdict::probed;
                 report.abi = record.abi;
+                finished = true;
+                break;
+            case launcher_record_kind::ended:
+                if (!started) {
+                    report = {};
+                    report.outcome = status_report::verdict::malformed;
+                    report.message = "cordon-landlock: status record out of order";
+                    return report;
+                }
+                report.ended = status_report::ending{
+                    record.signal > 0 ? std::nullopt : std::optional<int>(record.exit_code),
+                    record.signal > 0 ? std::optional<int>(record.signal) : std::nullopt};
+                finished = true;
                 break;
             case launcher_record_kind::failure: {
                 const auto stage = static_cast<launcher_stage>(record.stage);
@@ -46,6 +66,7 @@ status_report decode_status(std::string_view bytes) {
                 report.stage = stage;
                 report.error = record.error;
                 report.message = record.message;
+                finished = true;
                 break;
             }
             default:

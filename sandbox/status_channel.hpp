@@ -24,11 +24,17 @@ struct status_report {
     int error = 0;                                 // errno, for `failed`
     std::string message;                           // the launcher's line, for `failed`
     int abi = 0;                                   // for `probed`
+    // For `started`, with --report-ending: how the command, the launcher's child, ended.
+    struct ending {
+        std::optional<int> exit_code;
+        std::optional<int> signal;
+    };
+    std::optional<ending> ended;
 };
 
-// Reads a whole channel. A failure record wins over a `started` record only when it is the exec
-// failure that follows it (the only sequence a launcher writes); a failure record without a
-// `started` record before it is a setup failure.
+// Reads a whole channel. The sequences a launcher writes: a failure record (setup failed); a
+// probe record; `started`; `started` then a failure at stage exec (the command's exec failed);
+// `started` then `ended` (--report-ending). Anything else is malformed.
 [[nodiscard]] status_report decode_status(std::string_view bytes);
 
 }  // namespace cordon::sandbox

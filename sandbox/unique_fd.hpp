@@ -1,5 +1,6 @@
 // An owning file descriptor, the one type every layer uses. Every fd cordon opens is born
-// CLOEXEC (STYLE.md rule 3); this type only guarantees that it is closed exactly once.
+// CLOEXEC (pipe2(O_CLOEXEC), open(O_CLOEXEC), ...: no window in which a concurrent spawn could
+// inherit it); this type only guarantees that it is closed exactly once.
 #pragma once
 
 #include <unistd.h>

@@ -1,20 +1,23 @@
-// Shared test helpers: locating built executables, scratch directories and environment
-// variables, and turning real-backend skips into failures.
+// Shared test helpers: locating built executables, scratch directories, reading files, scoped
+// environment variables, and turning real-backend skips into failures.
+//
+// Every suite includes this file, the launcher suite too, which links cordon_sandbox only: keep
+// it free of cordon_runtime (runtime-level helpers live in tests/runtime/runtime_test_util.hpp).
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <optional>
-#include <string_view>
-#include <system_error>
-
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
 
 namespace cordon::test {
 
@@ -75,6 +78,34 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// The whole content of `path`, or "" when it cannot be opened. Plain read(2) on a CLOEXEC fd, as
+// every fd of this project is born; an ifstream's fd is not.
+inline std::string read_file(const std::filesystem::path& path) {
+    std::string out;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return out;
+    char block[65536];
+    for (;;) {
+        const ssize_t got = ::read(fd, block, sizeof block);
+        if (got > 0) {
+            out.append(block, static_cast<std::size_t>(got));
+        } else if (got == 0 || errno != EINTR) {
+            break;
+        }
+    }
+    ::close(fd);
+    return out;
+}
+
+// The test child copied into `dir` (once), for runs whose sandbox may not see the build tree:
+// bwrap's workspace-write profile hides /tmp behind a private tmpfs, so a build tree under /tmp
+// (where a CI clone may live) is invisible to the command, while the workspace is always visible.
+inline std::string test_child_in(const std::filesystem::path& dir) {
+    const auto copy = dir / "cordon-test-child";
+    if (!std::filesystem::exists(copy)) std::filesystem::copy_file(test_child_path(), copy);
+    return copy.string();
+}
 
 // Sets (or unsets, for nullopt) one environment variable for the scope and restores it after.
 class scoped_env {

@@ -1,18 +1,19 @@
-// cordon-landlock: confines a command and execs it in place (STYLE.md rule 9). It is the last
-// runner before every confined command: alone on hosts where bwrap is unusable, and inside bwrap,
-// after bwrap's mounts are in place, everywhere else, so that a mount gap and a path gap must line
-// up before anything escapes.
+// cordon-landlock: confines a command and execs it in place (docs/sandbox.md, "cordon-landlock").
+// It is the last runner before every confined command: alone on hosts where bwrap is unusable, and
+// inside bwrap, after bwrap's mounts are in place, everywhere else, so that a mount gap and a path
+// gap must line up before anything escapes.
 //
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
 //                   [--read-root] [--ro PATH] [--rw PATH] [--ro-try PATH] [--rw-try PATH]
-//                   [--ro-fd N] [--rw-fd N] [--abi-cap N] -- ARGV...
+//                   [--ro-fd N] [--rw-fd N] [--abi-cap N] [--report-ending] -- ARGV...
 //   cordon-landlock [--status-fd N] [--abi-cap N] --probe
 //
 // Order: parse; read the command's environment from --env-fd; query the ABI; build the ruleset
 // (the root read rules, then the --ro grants, then the --rw grants; every path opened once without
 // following symlinks, every --*-fd used as given); a private IPC namespace unless --private-ipc
 // says the caller made one; drop every capability; no_new_privs and restrict_self; the seccomp
-// filter; every fd but 0-2 close-on-exec; a `started` record; exec. Every failure exits 125 with
+// filter; every fd but 0-2 close-on-exec; a `started` record; exec (with --report-ending: in a
+// child, whose end this process reports in an `ended` record). Every failure exits 125 with
 // one failure record on the --status-fd (launcher_status.hpp) and, when no record took the line
 // whole, exactly one stderr line.
 //
@@ -30,6 +31,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -118,6 +120,13 @@ public:
 
     void started() const noexcept { (void)send(make(launcher_record_kind::started)); }
 
+    void ended(int exit_code, int signal) const noexcept {
+        launcher_status_record record = make(launcher_record_kind::ended);
+        record.exit_code = exit_code;
+        record.signal = signal;
+        (void)send(record);
+    }
+
     void probed(int abi) const noexcept {
         launcher_status_record record = make(launcher_record_kind::probe);
         record.abi = abi;
@@ -193,6 +202,7 @@ struct command_line {
     int env_fd = -1;             // --env-fd
     bool probe = false;          // --probe
     int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)
+    bool report_ending = false;  // --report-ending: run the command as a child, report its end
     char** command = nullptr;    // argv after "--", NULL-terminated
 };
 
@@ -262,6 +272,9 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             ++options;
         } else if (equals(arg, "--probe")) {
             out.probe = true;
+        } else if (equals(arg, "--report-ending")) {
+            out.report_ending = true;
+            ++options;
         } else if (equals(arg, "--abi-cap")) {
             // Behave as on a kernel whose Landlock ABI is at most N: real partial enforcement on
             // a new kernel, for tests and diagnostics. Never given by cordon's own profiles.
@@ -434,10 +447,13 @@ int probe(const reporter& report, int abi_cap) noexcept {
 // directory where the file is missing or not executable, remembering EACCES. Returns errno.
 int exec_searching(char** argv, char** envp) noexcept {
     const char* file = argv[0];
+    if (*file == '\0') return ENOENT;
     if (std::strchr(file, '/') != nullptr) {
         ::execve(file, argv, envp);
         return errno;
     }
+    const std::size_t file_size = std::strlen(file);
+    if (file_size > NAME_MAX) return ENAMETOOLONG;
     const char* search = "/usr/local/bin:/usr/bin:/bin";
     for (char** entry = envp; *entry != nullptr; ++entry) {
         if (std::strncmp(*entry, "PATH=", 5) == 0) {
@@ -445,13 +461,14 @@ int exec_searching(char** argv, char** envp) noexcept {
             break;
         }
     }
-    const std::size_t file_size = std::strlen(file);
     int result = ENOENT;
     for (const char* dir = search;; ++dir) {
         const char* end = ::strchrnul(dir, ':');
         const auto dir_size = static_cast<std::size_t>(end - dir);
         char candidate[PATH_MAX];
-        if (dir_size + 1 + file_size < sizeof(candidate)) {
+        // The directory ("." for an empty entry), '/', the name and its NUL must fit; a longer
+        // candidate is passed over, as execvp does.
+        if ((dir_size == 0 ? 1 : dir_size) + 1 + file_size + 1 <= sizeof(candidate)) {
             std::size_t at = 0;
             if (dir_size == 0) {
                 candidate[at++] = '.';
@@ -479,6 +496,90 @@ int exec_searching(char** argv, char** envp) noexcept {
         if (*end == '\0') return result;
         dir = end;
     }
+}
+
+// --report-ending: the command runs as this process's child, in the same confinement, and this
+// process reports how it ended (under bwrap the runner's exit status cannot: bwrap exits 128+N
+// both for a command that exited 128+N and for one killed by signal N). The child writes the
+// `started` record and execs; an exec failure comes back through a close-on-exec pipe, and then
+// only the child's failure record is written. This process blocks every signal it can (cordon's
+// polite signals are for the command; its SIGKILL still ends both), holds none of the command's
+// streams, and exits as the command did.
+//
+// The command must not be able to reach this process, which writes the record cordon trusts: it
+// is made non-dumpable (no ptrace, no /proc/PID/mem or environ, no process_vm_* for a process
+// without CAP_SYS_PTRACE), and where Landlock has scopes (`scope_abi` > 0) the child enters a
+// nested domain first, from which this process can no longer be signalled. Without scopes a
+// command of the same uid can still kill it; the record then carries the runner's status for the
+// launcher's death, which the command chose as surely as it chooses its own exit code.
+[[noreturn]] void run_and_report(const reporter& report, int scope_abi, char** command,
+                                 char** envp) noexcept {
+    sigset_t all;
+    sigset_t previous;
+    ::sigfillset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, &previous);
+    if (::prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L) != 0) {
+        const int error = errno;
+        report.fail(launcher_stage::exec, error, "cannot make the launcher non-dumpable: %s",
+                    std::strerror(error));
+    }
+    int exec_check[2];
+    if (::pipe2(exec_check, O_CLOEXEC) != 0) {
+        const int error = errno;
+        report.fail(launcher_stage::exec, error, "cannot run the command: %s",
+                    std::strerror(error));
+    }
+    const pid_t child = ::fork();
+    if (child < 0) {
+        const int error = errno;
+        report.fail(launcher_stage::exec, error, "cannot run the command: %s",
+                    std::strerror(error));
+    }
+    if (child == 0) {
+        ::close(exec_check[0]);
+        if (scope_abi > 0) {
+            // A failure here is the child's to report, like an exec failure: the parent, told
+            // through the pipe, then writes nothing more.
+            landlock::failure failure{};
+            const int scope = landlock::create_scope_ruleset(scope_abi, &failure);
+            const int error = scope < 0 ? failure.error : landlock::restrict_self(scope);
+            if (error != 0) {
+                (void)write_all(exec_check[1], reinterpret_cast<const char*>(&error), sizeof error);
+                report.fail(launcher_stage::ruleset, error, "landlock scope error: %s",
+                            std::strerror(error));
+            }
+            ::close(scope);
+        }
+        ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+        report.started();
+        const int error = exec_searching(command, envp);
+        (void)write_all(exec_check[1], reinterpret_cast<const char*>(&error), sizeof error);
+        report.fail(launcher_stage::exec, error, "exec failed: %s: %s", command[0],
+                    std::strerror(error));
+    }
+    ::close(exec_check[1]);
+    const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (devnull >= 0) {
+            ::dup2(devnull, fd);
+        } else {
+            ::close(fd);
+        }
+    }
+    int exec_error = 0;
+    ssize_t got;
+    while ((got = ::read(exec_check[0], &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
+    }
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED) < 0 && errno == EINTR) {
+    }
+    if (got > 0) ::_exit(cordon::sandbox::launcher_failure_exit);  // the child reported it
+    if (info.si_code == CLD_EXITED) {
+        report.ended(info.si_status, 0);
+        ::_exit(info.si_status);
+    }
+    report.ended(-1, info.si_status);
+    ::_exit(128 + info.si_status);
 }
 
 }  // namespace
@@ -532,6 +633,9 @@ int main(int argc, char** argv) {
     }
     cloexec_from_3();
 
+    if (line.report_ending) {
+        run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp);
+    }
     report.started();
     const int error = exec_searching(line.command, envp);
     report.fail(launcher_stage::exec, error, "exec failed: %s: %s", line.command[0],

@@ -5,9 +5,17 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "runtime/cgroup.hpp"
 #include "runtime/environment.hpp"
@@ -49,19 +57,58 @@ int count_lines(const std::string& text) {
     return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// The v2 cgroup of `pid` (the "0::" line of /proc/<pid>/cgroup), or "" when it is gone.
+std::string v2_cgroup(pid_t pid) {
+    for (const auto& line : split_lines(read_file("/proc/" + std::to_string(pid) + "/cgroup"))) {
+        if (line.rfind("0::", 0) == 0) return line.substr(3);
+    }
+    return "";
+}
+
+// The cgroup host (`cordon-<pid>-<random>`) of a cordon started, directly or not, by a child of
+// this process whose command line contains `marker`, once that host holds a run and its lock file
+// exists in `locks`; nullopt until then. A cordon creates its host under its own cgroup and moves
+// each run into <host>/run-<n> (runtime/cgroup.cpp).
+std::optional<std::string> live_cordon_host(std::string_view marker, const fs::path& locks) {
+    const std::vector<pid_t> pids = all_pids();
+    std::set<pid_t> tree;
+    for (pid_t pid : pids) {
+        const auto stat = read_proc_stat(pid);
+        if (stat && stat->ppid == ::getpid() &&
+            read_file("/proc/" + std::to_string(pid) + "/cmdline").find(marker) !=
+                std::string::npos) {
+            tree.insert(pid);
+        }
+    }
+    for (bool grew = !tree.empty(); grew;) {
+        grew = false;
+        for (pid_t pid : pids) {
+            const auto stat = read_proc_stat(pid);
+            if (!tree.contains(pid) && stat && tree.contains(stat->ppid)) {
+                tree.insert(pid);
+                grew = true;
+            }
+        }
+    }
+    std::string own = v2_cgroup(::getpid());
+    if (!own.ends_with('/')) own += '/';
+    for (pid_t pid : tree) {
+        const std::string cgroup = v2_cgroup(pid);
+        if (!cgroup.starts_with(own)) continue;
+        const std::string host =
+            cgroup.substr(own.size(), cgroup.find('/', own.size()) - own.size());
+        if (host.starts_with("cordon-") && fs::exists(locks / (host + ".lock"))) return host;
+    }
+    return std::nullopt;
+}
+
 class CliTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        std::string pattern = "/var/tmp/cordon-cli-test-XXXXXX";
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        root_ = pattern;
-        workspace_ = root_ / "ws";
-        fs::create_directory(workspace_);
-    }
-    void TearDown() override { fs::remove_all(root_); }
+    void SetUp() override { fs::create_directory(workspace_); }
 
-    fs::path root_;
-    fs::path workspace_;
+    temp_dir scratch_{"/var/tmp", "cordon-cli-test-"};
+    fs::path root_ = scratch_.path();
+    fs::path workspace_ = root_ / "ws";
 };
 
 TEST_F(CliTest, RunsAShellCommandAndStreamsItsOutput) {
@@ -364,6 +411,8 @@ TEST_F(CliTest, ALiveCordonInAnotherPidNamespaceIsLeftAlone) {
     std::string why;
     if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
     const fs::path record = root_ / "record.json";
+    // The inner run lasts until the test has run the reaper and creates this file.
+    const fs::path release = root_ / "release";
     runtime::process_spec spec;
     // ns_last_pid makes the inner cordon's pid one that does not exist out here.
     spec.argv = {"unshare",
@@ -373,16 +422,38 @@ TEST_F(CliTest, ALiveCordonInAnotherPidNamespaceIsLeftAlone) {
                  "sh",
                  "-c",
                  "echo 99990 > /proc/sys/kernel/ns_last_pid; "
-                 "\"$0\" run --json --mode danger-full-access -- sleep 2 > \"$1\"",
+                 "\"$0\" run --json --mode danger-full-access -- sh -c "
+                 "'for i in $(seq 600); do [ -e \"$0\" ] && exit 0; sleep 0.1; done; exit 1' "
+                 "\"$2\" > \"$1\"",
                  cordon_path().string(),
-                 record.string()};
+                 record.string(),
+                 release.string()};
     spec.env = runtime::build_environment(environ, {});
     spec.cwd = workspace_;
-    spec.timeout = std::chrono::seconds(60);
+    spec.timeout = std::chrono::seconds(90);
     std::thread inner([&spec] { (void)runtime::run_process(std::move(spec)); });
-    ::usleep(700 * 1000);
-    auto reaper = cgroup_host_or(why);  // reaps only what is provably dead
+
+    // The reaper must find the inner cordon's host, lock file included, or the test proves
+    // nothing: wait for both (runtime/cgroup.cpp keeps the locks in this directory).
+    const fs::path locks = "/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid());
+    std::optional<std::string> host;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!(host = live_cordon_host(record.string(), locks)) &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::shared_ptr<runtime::cgroup_host> reaper;
+    bool host_survived = false;
+    if (host) {
+        reaper = cgroup_host_or(why);  // reaps only what is provably dead
+        if (reaper) host_survived = fs::exists(reaper->directory().parent_path() / *host);
+    }
+    std::ofstream(release).flush();
     inner.join();
+
+    ASSERT_TRUE(host) << "the inner cordon's cgroup host and lock file never appeared";
+    ASSERT_TRUE(reaper) << why;
+    EXPECT_TRUE(host_survived) << "the reaper removed the live cordon's host " << *host;
     std::ifstream in(record);
     nlohmann::json doc;
     ASSERT_NO_THROW(doc = nlohmann::json::parse(in));

@@ -1,5 +1,5 @@
-// cordon-test-child: the real process the suites spawn (STYLE.md rule 11). One subcommand per
-// behaviour a test needs; it prints what it is asked to and exits as told.
+// cordon-test-child: the real process the suites spawn (no mock stands in for one). One subcommand
+// per behaviour a test needs; it prints what it is asked to and exits as told.
 //
 //   exit N                  exit with status N
 //   sleep MS                sleep, then exit 0
@@ -17,9 +17,15 @@
 //   bytes N [CHAR]          write N bytes of CHAR (default 'x') to stdout
 //   stderr-bytes N TEXT     write TEXT to stderr, then N bytes of filler to stderr
 //   kill-self SIG           raise signal SIG
+//   truncate PATH           truncate(2) PATH to 0 bytes
 //   setxattr PATH NAME VAL  set an extended attribute (exit 1 with strerror on failure)
 //   setflags PATH           chattr +A through ioctl(FS_IOC_SETFLAGS) on a read-only fd
 //   io-uring                create an io_uring instance (exit 1 with strerror on failure)
+//
+// Started under a name beginning with "cordon-fake-launcher", it is a launcher that lies: it
+// answers --probe with a well-formed probe record (ABI 7) and, after "--", runs `true` honestly
+// (a `started` record, then exec), but exits 0 without running any other command and without a
+// record. A classifier that took exit 0 for proof would call that a successful run.
 //
 // Attack subcommands (tests/hostile). Each prints one line per attempt, `ALLOWED <what>` or
 // `DENIED <what> <errno name>`, and exits 0 whatever the verdicts, so that a test asserts on
@@ -110,6 +116,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "sandbox/launcher_status.hpp"
 
 extern char** environ;
 
@@ -411,7 +419,43 @@ bool list_dir(const char* dir, std::vector<std::string>* out) {
 
 }  // namespace
 
+// The lying launcher of the header comment.
+int fake_launcher(int argc, char** argv) {
+    int status_fd = -1;
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--status-fd" && i + 1 < argc) status_fd = std::atoi(argv[i + 1]);
+        if (word == "--probe" || word == "--") break;
+    }
+    const auto send = [status_fd](cordon::sandbox::launcher_record_kind kind, int abi) {
+        cordon::sandbox::launcher_status_record record{};
+        record.magic = cordon::sandbox::launcher_status_magic;
+        record.kind = static_cast<std::uint32_t>(kind);
+        record.abi = abi;
+        if (status_fd >= 0) (void)!::write(status_fd, &record, sizeof record);
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--probe") {
+            send(cordon::sandbox::launcher_record_kind::probe, 7);
+            return 0;
+        }
+        if (word == "--" && i + 1 < argc) {
+            const std::string program = argv[i + 1];
+            if (program.substr(program.rfind('/') + 1) != "true") return 0;  // the lie
+            send(cordon::sandbox::launcher_record_kind::started, 0);
+            ::execv(argv[i + 1], argv + i + 1);
+            return 127;
+        }
+    }
+    return 125;
+}
+
 int main(int argc, char** argv) {
+    const std::string invoked_as = argv[0];
+    if (invoked_as.substr(invoked_as.rfind('/') + 1).rfind("cordon-fake-launcher", 0) == 0) {
+        return fake_launcher(argc, argv);
+    }
     if (argc < 2) return usage();
     std::string cmd = argv[1];
     auto arg = [&](int i) -> const char* { return i < argc ? argv[i] : nullptr; };
@@ -419,6 +463,14 @@ int main(int argc, char** argv) {
     if (cmd == "exit" && arg(2)) return std::atoi(arg(2));
     if (cmd == "sleep" && arg(2)) {
         sleep_ms(std::atol(arg(2)));
+        return 0;
+    }
+    if (cmd == "truncate" && arg(2)) {
+        // truncate(2) on a path, with no open for writing first (truncate(1) opens the file).
+        if (::truncate(arg(2), 0) != 0) {
+            std::fprintf(stderr, "truncate: %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
         return 0;
     }
     if (cmd == "ignore-term" && arg(2)) {

@@ -18,7 +18,6 @@
 #include <fstream>
 #include <initializer_list>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +74,9 @@ void drain(int out_fd, int err_fd, int status_fd, run_result& result) {
     }
 }
 
+// This suite's own spawner (fork, exec, poll) rather than runtime::run_process: the launcher suite
+// stays independent of cordon_runtime, and it needs to drop CAP_SETPCAP between fork and exec.
+//
 // Runs `args` (args[0] is the launcher) with stdin from /dev/null and stdout/stderr captured.
 // With `status_fd` >= 0 the write end of a pipe sits at that fd in the child and everything
 // written to it is captured. Every other fd above 2 is closed at exec, so the child sees exactly
@@ -203,13 +205,6 @@ int memfd_with(const std::string& block) {
     return fd;
 }
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // Exit 125, nothing on stdout, and `line` reported exactly once: in the failure record when
 // the run had a status fd that could take it whole (stderr then holds nothing of the
 // launcher's), else as one line on stderr.
@@ -235,34 +230,22 @@ void expect_record(const run_result& result, launcher_stage stage, int error) {
     ASSERT_EQ(record->message[sizeof(record->message) - 1], '\0');
 }
 
-class launcher_test : public ::testing::Test {
+class LauncherTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char pattern[] = "/tmp/cordon-launcher-test-XXXXXX";
-        ASSERT_NE(::mkdtemp(pattern), nullptr) << std::strerror(errno);
-        dir_ = pattern;
-        marker_ = dir_ / "ran";
-    }
-    void TearDown() override {
-        std::error_code ignored;
-        fs::remove_all(dir_, ignored);
-    }
-
     // A command that proves it ran by creating marker_.
     std::vector<std::string> marker_command() const {
         return {"--", "sh", "-c", "touch '" + marker_.string() + "'"};
     }
 
-    fs::path dir_;
-    fs::path marker_;
+    cordon::test::temp_dir scratch_{"/tmp", "cordon-launcher-test-"};
+    fs::path dir_ = scratch_.path();
+    fs::path marker_ = dir_ / "ran";
 };
 
 // Tests that need the launcher to actually confine something.
-class confined_test : public launcher_test {
+class ConfinedLauncherTest : public LauncherTest {
 protected:
     void SetUp() override {
-        launcher_test::SetUp();
-        if (HasFatalFailure()) return;
         abi_ = landlock::query_abi();
         if (abi_ < 0) CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
     }
@@ -275,7 +258,7 @@ protected:
 
 // --- usage errors: before any Landlock call, so they hold on every kernel -----------------------
 
-TEST_F(launcher_test, usage_errors_exit_125_with_one_line_and_never_run_the_command) {
+TEST_F(LauncherTest, UsageErrorsExit125WithOneLineAndNeverRunTheCommand) {
     const std::string touch = "touch '" + marker_.string() + "'";
     struct usage_case {
         std::vector<std::string> args;
@@ -321,7 +304,7 @@ TEST_F(launcher_test, usage_errors_exit_125_with_one_line_and_never_run_the_comm
     }
 }
 
-TEST_F(launcher_test, too_many_grants_is_a_usage_error) {
+TEST_F(LauncherTest, TooManyGrantsIsAUsageError) {
     std::vector<std::string> args;
     for (int i = 0; i < 1000; ++i) {
         args.push_back("--ro");
@@ -338,7 +321,7 @@ TEST_F(launcher_test, too_many_grants_is_a_usage_error) {
     EXPECT_FALSE(fs::exists(marker_));
 }
 
-TEST_F(launcher_test, usage_error_after_status_fd_also_writes_the_record) {
+TEST_F(LauncherTest, UsageErrorAfterStatusFdAlsoWritesTheRecord) {
     std::vector<std::string> args = {"--status-fd", std::to_string(status_fd_number), "--bogus"};
     for (const auto& arg : marker_command())
         args.push_back(arg);
@@ -348,7 +331,7 @@ TEST_F(launcher_test, usage_error_after_status_fd_also_writes_the_record) {
     EXPECT_FALSE(fs::exists(marker_));
 }
 
-TEST_F(launcher_test, usage_error_before_status_fd_only_goes_to_stderr) {
+TEST_F(LauncherTest, UsageErrorBeforeStatusFdOnlyGoesToStderr) {
     std::vector<std::string> args = {"--bogus", "--status-fd", std::to_string(status_fd_number)};
     for (const auto& arg : marker_command())
         args.push_back(arg);
@@ -358,7 +341,7 @@ TEST_F(launcher_test, usage_error_before_status_fd_only_goes_to_stderr) {
     EXPECT_FALSE(fs::exists(marker_));
 }
 
-TEST_F(launcher_test, unusable_status_fd_is_a_status_fd_error) {
+TEST_F(LauncherTest, UnusableStatusFdIsAStatusFdError) {
     // The helper closes every fd above 2 at exec, so 77 is not open in the launcher.
     std::vector<std::string> args = {"--status-fd", "77"};
     for (const auto& arg : marker_command())
@@ -371,7 +354,7 @@ TEST_F(launcher_test, unusable_status_fd_is_a_status_fd_error) {
 
 // --- probe ---------------------------------------------------------------------------------------
 
-TEST_F(launcher_test, probe_reports_enforcement_and_the_raw_abi) {
+TEST_F(LauncherTest, ProbeReportsEnforcementAndTheRawAbi) {
     const int abi = landlock::query_abi();
     const run_result result = run({"--probe"});
     if (abi < 0) {
@@ -390,7 +373,7 @@ TEST_F(launcher_test, probe_reports_enforcement_and_the_raw_abi) {
 }
 
 // The answer the provider reads is a record on the status fd, not the text for people.
-TEST_F(launcher_test, probe_answers_on_the_status_fd) {
+TEST_F(LauncherTest, ProbeAnswersOnTheStatusFd) {
     const int abi = landlock::query_abi();
     if (abi < 0) CORDON_SKIP_OR_FAIL("Landlock is not available on this kernel");
     const int env = memfd_with("");
@@ -408,20 +391,20 @@ TEST_F(launcher_test, probe_answers_on_the_status_fd) {
 
 // --- confinement ---------------------------------------------------------------------------------
 
-TEST_F(confined_test, confined_echo_runs_with_clean_stderr) {
+TEST_F(ConfinedLauncherTest, ConfinedEchoRunsWithCleanStderr) {
     const run_result result = run({"--ro", "/", "--rw", "/dev/null", "--", "echo", "hello"});
     EXPECT_EQ(result.exit_code, 0);
     EXPECT_EQ(result.out, "hello\n");
     EXPECT_EQ(result.err, notice());  // empty from ABI 5 on
 }
 
-TEST_F(confined_test, exit_code_passes_through) {
+TEST_F(ConfinedLauncherTest, ExitCodePassesThrough) {
     const run_result result = run({"--ro", "/", "--", "sh", "-c", "exit 7"});
     EXPECT_EQ(result.exit_code, 7);
     EXPECT_EQ(result.err, notice());
 }
 
-TEST_F(confined_test, command_exit_125_passes_through_after_a_started_record) {
+TEST_F(ConfinedLauncherTest, CommandExit125PassesThroughAfterAStartedRecord) {
     const run_result result = run({"--status-fd", std::to_string(status_fd_number), "--ro", "/",
                                    "--", "sh", "-c", "exit 125"},
                                   status_fd_number);
@@ -434,7 +417,7 @@ TEST_F(confined_test, command_exit_125_passes_through_after_a_started_record) {
 
 // Silence proves nothing: the launcher says that it is about to exec, and the command never
 // holds the fd to say anything after that.
-TEST_F(confined_test, a_successful_exec_leaves_exactly_one_started_record) {
+TEST_F(ConfinedLauncherTest, ASuccessfulExecLeavesExactlyOneStartedRecord) {
     const run_result result =
         run({"--status-fd", std::to_string(status_fd_number), "--ro", "/", "--", "sh", "-c",
              "(echo forged >&42) 2>/dev/null; ls /proc/self/fd"},
@@ -446,7 +429,7 @@ TEST_F(confined_test, a_successful_exec_leaves_exactly_one_started_record) {
     EXPECT_EQ(result.out.find("42"), std::string::npos) << result.out;
 }
 
-TEST_F(confined_test, command_sees_no_launcher_fds) {
+TEST_F(ConfinedLauncherTest, CommandSeesNoLauncherFds) {
     // ls opens the directory as fd 3 itself; the status fd, the environment and grant fds, an fd
     // a runner before the launcher passed down, and the ruleset/path fds must all be gone.
     const int env = memfd_with(env_block({"PATH=/usr/bin:/bin"}));
@@ -465,7 +448,7 @@ TEST_F(confined_test, command_sees_no_launcher_fds) {
 
 // With --env-fd the command gets exactly the block, whatever the launcher's own environment holds
 // (cordon starts every runner with an empty one).
-TEST_F(confined_test, the_command_environment_comes_from_the_env_fd) {
+TEST_F(ConfinedLauncherTest, TheCommandEnvironmentComesFromTheEnvFd) {
     ::setenv("CORDON_LAUNCHER_OWN", "not for the command", 1);
     // The empty entry is skipped.
     const int env = memfd_with(env_block({"CORDON_A=one two", "PATH=/usr/bin:/bin", ""}));
@@ -479,7 +462,7 @@ TEST_F(confined_test, the_command_environment_comes_from_the_env_fd) {
     EXPECT_EQ(result.out, "one two||1\n");
 }
 
-TEST_F(confined_test, an_environment_block_that_is_not_nul_terminated_fails_closed) {
+TEST_F(ConfinedLauncherTest, AnEnvironmentBlockThatIsNotNulTerminatedFailsClosed) {
     const int env = memfd_with(env_block({"A=1"}) + "B=2");
     std::vector<std::string> args = {
         "--status-fd", std::to_string(status_fd_number), "--env-fd", "44", "--ro", "/"};
@@ -493,7 +476,7 @@ TEST_F(confined_test, an_environment_block_that_is_not_nul_terminated_fails_clos
     EXPECT_FALSE(fs::exists(marker_));
 }
 
-TEST_F(confined_test, environment_passes_unchanged) {
+TEST_F(ConfinedLauncherTest, EnvironmentPassesUnchanged) {
     ::setenv("CORDON_LAUNCHER_TEST_VALUE", "kept as is", 1);
     const run_result result =
         run({"--ro", "/", "--", "sh", "-c", "printf %s \"$CORDON_LAUNCHER_TEST_VALUE\""});
@@ -502,7 +485,7 @@ TEST_F(confined_test, environment_passes_unchanged) {
     EXPECT_EQ(result.out, "kept as is");
 }
 
-TEST_F(confined_test, write_outside_grants_is_denied) {
+TEST_F(ConfinedLauncherTest, WriteOutsideGrantsIsDenied) {
     const fs::path target = dir_ / "outside";
     const run_result result = run(
         {"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c", "echo x > '" + target.string() + "'"});
@@ -511,15 +494,15 @@ TEST_F(confined_test, write_outside_grants_is_denied) {
     EXPECT_FALSE(fs::exists(target));
 }
 
-TEST_F(confined_test, write_under_rw_grant_lands) {
+TEST_F(ConfinedLauncherTest, WriteUnderRwGrantLands) {
     const fs::path target = dir_ / "inside";
     const run_result result = run({"--ro", "/", "--rw", dir_.string(), "--", "sh", "-c",
                                    "echo x > '" + target.string() + "'"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_EQ(read_file(target), "x\n");
+    EXPECT_EQ(cordon::test::read_file(target), "x\n");
 }
 
-TEST_F(confined_test, rw_grant_on_a_file_covers_that_file_only) {
+TEST_F(ConfinedLauncherTest, RwGrantOnAFileCoversThatFileOnly) {
     const fs::path granted = dir_ / "granted";
     const fs::path sibling = dir_ / "sibling";
     std::ofstream(granted) << "old\n";
@@ -528,11 +511,11 @@ TEST_F(confined_test, rw_grant_on_a_file_covers_that_file_only) {
              "echo new > '" + granted.string() + "' && echo x > '" + sibling.string() + "'"});
     EXPECT_NE(result.exit_code, 0);
     EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
-    EXPECT_EQ(read_file(granted), "new\n");
+    EXPECT_EQ(cordon::test::read_file(granted), "new\n");
     EXPECT_FALSE(fs::exists(sibling));
 }
 
-TEST_F(confined_test, rw_dev_null_keeps_redirects_to_dev_null_working) {
+TEST_F(ConfinedLauncherTest, RwDevNullKeepsRedirectsToDevNullWorking) {
     const run_result result =
         run({"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c", "echo x > /dev/null && echo ok"});
     EXPECT_EQ(result.exit_code, 0);
@@ -540,7 +523,7 @@ TEST_F(confined_test, rw_dev_null_keeps_redirects_to_dev_null_working) {
     EXPECT_EQ(result.err, notice());
 }
 
-TEST_F(confined_test, dev_null_grant_does_not_open_dev_shm) {
+TEST_F(ConfinedLauncherTest, DevNullGrantDoesNotOpenDevShm) {
     ASSERT_TRUE(fs::is_directory("/dev/shm"));
     const fs::path target = "/dev/shm/cordon-launcher-test-" + std::to_string(::getpid());
     const run_result result = run(
@@ -552,7 +535,7 @@ TEST_F(confined_test, dev_null_grant_does_not_open_dev_shm) {
     EXPECT_FALSE(created);
 }
 
-TEST_F(confined_test, nested_children_inherit_the_confinement) {
+TEST_F(ConfinedLauncherTest, NestedChildrenInheritTheConfinement) {
     const fs::path denied = dir_ / "ro" / "f";
     const fs::path allowed = dir_ / "rw" / "f";
     fs::create_directory(dir_ / "ro");
@@ -563,11 +546,11 @@ TEST_F(confined_test, nested_children_inherit_the_confinement) {
         run({"--ro", "/", "--rw", (dir_ / "rw").string(), "--", "sh", "-c", script});
     EXPECT_NE(result.exit_code, 0);
     EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
-    EXPECT_EQ(read_file(allowed), "x\n");
+    EXPECT_EQ(cordon::test::read_file(allowed), "x\n");
     EXPECT_FALSE(fs::exists(denied));
 }
 
-TEST_F(confined_test, unopenable_grant_path_fails_closed) {
+TEST_F(ConfinedLauncherTest, UnopenableGrantPathFailsClosed) {
     const fs::path missing = dir_ / "missing";
     std::vector<std::string> args = {
         "--status-fd", std::to_string(status_fd_number), "--ro", "/", "--rw", missing.string()};
@@ -580,7 +563,7 @@ TEST_F(confined_test, unopenable_grant_path_fails_closed) {
     EXPECT_FALSE(fs::exists(marker_));
 }
 
-TEST_F(confined_test, ro_grants_are_applied_before_rw_grants) {
+TEST_F(ConfinedLauncherTest, RoGrantsAreAppliedBeforeRwGrants) {
     // Both paths are missing; the diagnostic names the --ro one although it came second.
     const fs::path rw = dir_ / "missing-rw";
     const fs::path ro = dir_ / "missing-ro";
@@ -593,7 +576,7 @@ TEST_F(confined_test, ro_grants_are_applied_before_rw_grants) {
     EXPECT_FALSE(fs::exists(marker_));
 }
 
-TEST_F(confined_test, exec_failure_is_stage_exec) {
+TEST_F(ConfinedLauncherTest, ExecFailureIsStageExec) {
     for (const std::string program : {"/nonexistent/cordon-program", "cordon-no-such-program"}) {
         SCOPED_TRACE(program);
         const run_result result = run(
@@ -617,7 +600,7 @@ TEST_F(confined_test, exec_failure_is_stage_exec) {
     }
 }
 
-TEST_F(confined_test, long_message_is_truncated_in_the_record) {
+TEST_F(ConfinedLauncherTest, LongMessageIsTruncatedInTheRecord) {
     // A grant path longer than the record's message: the record has a prefix, so stderr has the
     // line whole.
     const std::string long_path =
@@ -634,13 +617,9 @@ TEST_F(confined_test, long_message_is_truncated_in_the_record) {
     EXPECT_EQ(std::string(record->message), line.substr(0, sizeof(record->message) - 1));
 }
 
-}  // namespace
-
-namespace {
-
 // Root without CAP_SETPCAP cannot shrink its bounding set, but must still lose every capability
 // it holds: the launcher empties the other sets and no_new_privs keeps exec from restoring them.
-TEST_F(confined_test, root_without_setpcap_still_holds_no_capabilities) {
+TEST_F(ConfinedLauncherTest, RootWithoutSetpcapStillHoldsNoCapabilities) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs uid 0 to start with capabilities";
     const run_result result = run({"--ro", "/", "--rw", "/dev/null", "--", "sh", "-c",
                                    "grep -E '^Cap(Eff|Prm|Inh|Amb):' /proc/self/status"},
@@ -651,15 +630,11 @@ TEST_F(confined_test, root_without_setpcap_still_holds_no_capabilities) {
     EXPECT_NE(result.out.find("CapAmb:\t0000000000000000"), std::string::npos) << result.out;
 }
 
-}  // namespace
-
-namespace {
-
 // ---- what cordon's profiles ask of the launcher ----------------------------------------------
 
 // --read-root reads everything but /dev; devices come node by node. A terminal, a disk or the
 // kernel log is never readable just because reads are allowed.
-TEST_F(confined_test, read_root_reads_the_filesystem_but_no_device) {
+TEST_F(ConfinedLauncherTest, ReadRootReadsTheFilesystemButNoDevice) {
     const run_result listing = run({"--read-root", "--rw", "/dev/null", "--", "sh", "-c",
                                     "ls / >/dev/null && cat /etc/hostname >/dev/null && ls /dev "
                                     ">/dev/null 2>&1; echo $?"});
@@ -678,7 +653,7 @@ TEST_F(confined_test, read_root_reads_the_filesystem_but_no_device) {
     EXPECT_EQ(granted.out.size(), 1u);
 }
 
-TEST_F(confined_test, a_missing_try_grant_is_skipped_a_missing_grant_fails) {
+TEST_F(ConfinedLauncherTest, AMissingTryGrantIsSkippedAMissingGrantFails) {
     const fs::path missing = dir_ / "missing";
     const run_result skipped =
         run({"--read-root", "--rw-try", missing.string(), "--", "echo", "ran"});
@@ -691,7 +666,7 @@ TEST_F(confined_test, a_missing_try_grant_is_skipped_a_missing_grant_fails) {
 
 // A grant path is opened without following symlinks: a symlink planted in its place (or above
 // it) fails the run instead of making its target writable.
-TEST_F(confined_test, grant_paths_never_follow_a_symlink) {
+TEST_F(ConfinedLauncherTest, GrantPathsNeverFollowASymlink) {
     fs::create_directory(dir_ / "target");
     fs::create_directory_symlink(dir_ / "target", dir_ / "link");
     const fs::path through = dir_ / "link";
@@ -705,7 +680,7 @@ TEST_F(confined_test, grant_paths_never_follow_a_symlink) {
 }
 
 // --rw-fd grants the directory the caller opened, wherever its path points by now.
-TEST_F(confined_test, rw_fd_grants_the_opened_directory_even_after_a_rename) {
+TEST_F(ConfinedLauncherTest, RwFdGrantsTheOpenedDirectoryEvenAfterARename) {
     fs::create_directory(dir_ / "ws");
     const int workspace = ::open((dir_ / "ws").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     ASSERT_GE(workspace, 0);
@@ -717,13 +692,13 @@ TEST_F(confined_test, rw_fd_grants_the_opened_directory_even_after_a_rename) {
                                   -1, false, {{workspace, 45}});
     ::close(workspace);
     EXPECT_NE(result.exit_code, 0);
-    EXPECT_EQ(read_file(dir_ / "moved" / "f"), "a\n");
+    EXPECT_EQ(cordon::test::read_file(dir_ / "moved" / "f"), "a\n");
     EXPECT_FALSE(fs::exists(dir_ / "ws" / "f")) << "the impostor became writable";
 }
 
 // From ABI 6 the command cannot signal anything outside its own sandbox: not this test process
 // (its parent), not cordon, not the agent.
-TEST_F(confined_test, signals_are_scoped_to_the_sandbox) {
+TEST_F(ConfinedLauncherTest, SignalsAreScopedToTheSandbox) {
     if (abi_ < landlock::scopes_abi) CORDON_SKIP_OR_FAIL("Landlock ABI < 6 has no signal scope");
     const run_result result =
         run({"--read-root", "--rw", "/dev/null", "--", "sh", "-c",
@@ -735,7 +710,7 @@ TEST_F(confined_test, signals_are_scoped_to_the_sandbox) {
 
 // The seccomp filter holds in every mode: no nested user namespace (capabilities again) and no
 // clone3 (CLONE_INTO_CGROUP).
-TEST_F(confined_test, no_user_namespace_in_any_mode) {
+TEST_F(ConfinedLauncherTest, NoUserNamespaceInAnyMode) {
     for (const bool read_only : {false, true}) {
         SCOPED_TRACE(read_only ? "read-only" : "workspace-write");
         std::vector<std::string> args = {"--read-root", "--rw", dir_.string()};
@@ -751,7 +726,7 @@ TEST_F(confined_test, no_user_namespace_in_any_mode) {
 
 // Without Landlock (--no-landlock, for a kernel that lacks it under bwrap) the launcher still
 // drops capabilities, installs the filter, reads the environment and reports `started`.
-TEST_F(launcher_test, without_landlock_the_rest_still_holds) {
+TEST_F(LauncherTest, WithoutLandlockTheRestStillHolds) {
     const int env = memfd_with(env_block({"PATH=/usr/bin:/bin", "CORDON_B=b"}));
     const run_result result = run({"--status-fd", std::to_string(status_fd_number), "--env-fd",
                                    "44", "--no-landlock", "--", "sh", "-c",
@@ -766,12 +741,8 @@ TEST_F(launcher_test, without_landlock_the_rest_still_holds) {
     EXPECT_TRUE(is_started(records[0]));
 }
 
-}  // namespace
-
-namespace {
-
 // A root command must not leave a set-user-ID or set-group-ID program behind for local users.
-TEST_F(confined_test, set_id_bits_are_refused_in_every_mode) {
+TEST_F(ConfinedLauncherTest, SetIdBitsAreRefusedInEveryMode) {
     const fs::path program = dir_ / "program";
     fs::copy_file("/bin/true", program);
     const std::string script =

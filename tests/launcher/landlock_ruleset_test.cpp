@@ -41,7 +41,7 @@ int open_fd_count() {
     return count - 1;  // the directory stream's own fd
 }
 
-class landlock_ruleset_test : public ::testing::Test {
+class LandlockRulesetTest : public ::testing::Test {
 protected:
     void SetUp() override {
         abi_ = landlock::query_abi();
@@ -50,7 +50,7 @@ protected:
     int abi_ = 0;
 };
 
-TEST(landlock_rights, handled_access_follows_the_abi_table) {
+TEST(LandlockRights, HandledAccessFollowsTheAbiTable) {
     struct row {
         int abi;
         std::uint64_t handled;
@@ -71,34 +71,43 @@ TEST(landlock_rights, handled_access_follows_the_abi_table) {
     EXPECT_EQ(landlock::handled_access(-38), 0U);
 }
 
-TEST(landlock_rights, read_only_is_execute_read_file_read_dir) {
+TEST(LandlockRights, ReadOnlyIsExecuteReadFileReadDir) {
     for (int abi = 1; abi <= 7; ++abi) {
         EXPECT_EQ(landlock::read_only_access(abi), execute | read_file | read_dir) << "abi " << abi;
     }
 }
 
-TEST(landlock_rights, file_mask_keeps_only_file_rights) {
+TEST(LandlockRights, FileMaskKeepsOnlyFileRights) {
     EXPECT_EQ(landlock::file_access_mask(),
               execute | write_file | read_file | truncate | ioctl_dev);
 }
 
-TEST(landlock_rights, full_filesystem_rights_at_abi_5_scopes_at_abi_6) {
-    EXPECT_EQ(landlock::max_abi, 6);
-    EXPECT_EQ(landlock::full_filesystem_abi, 5);
-    EXPECT_EQ(landlock::scopes_abi, 6);
-    EXPECT_EQ(landlock::handled_access(6), landlock::handled_access(5)) << "ABI 6 adds no fs right";
-    EXPECT_EQ(landlock::handled_access(7), landlock::handled_access(6));
-    // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL.
-    EXPECT_EQ(landlock::scopes(5), 0U);
-    EXPECT_EQ(landlock::scopes(6), 0x3U);
-    EXPECT_EQ(landlock::scopes(7), 0x3U);
+// The thresholds the launcher and the backends test against (`abi < full_filesystem_abi` means
+// partial enforcement, `abi < scopes_abi` means no signal scope) must agree with what the rights
+// table and scopes() actually hand the kernel.
+TEST(LandlockRights, FullFilesystemAbiIsTheFirstThatHandlesEveryFilesystemRight) {
+    const std::uint64_t all = landlock::handled_access(landlock::max_abi);
+    EXPECT_NE(landlock::handled_access(landlock::full_filesystem_abi - 1), all);
+    for (int abi = landlock::full_filesystem_abi; abi <= landlock::max_abi + 2; ++abi) {
+        EXPECT_EQ(landlock::handled_access(abi), all) << "abi " << abi;
+    }
 }
 
-TEST_F(landlock_ruleset_test, query_abi_is_positive) {
+TEST(LandlockRights, ScopesStartAtScopesAbi) {
+    // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL, both new in ABI 6.
+    constexpr std::uint64_t abstract_unix_socket_and_signal = 0x3;
+    EXPECT_EQ(landlock::scopes(5), 0U);
+    EXPECT_EQ(landlock::scopes(6), abstract_unix_socket_and_signal);
+    EXPECT_EQ(landlock::scopes(7), abstract_unix_socket_and_signal);
+    EXPECT_EQ(landlock::scopes(landlock::scopes_abi - 1), 0U);
+    EXPECT_NE(landlock::scopes(landlock::scopes_abi), 0U);
+}
+
+TEST_F(LandlockRulesetTest, QueryAbiIsPositive) {
     EXPECT_GE(abi_, 1);
 }
 
-TEST_F(landlock_ruleset_test, builds_directory_and_file_rules) {
+TEST_F(LandlockRulesetTest, BuildsDirectoryAndFileRules) {
     landlock::failure failure{};
     const int fd = landlock::create_ruleset(abi_, &failure);
     ASSERT_GE(fd, 0) << std::strerror(failure.error);
@@ -114,7 +123,7 @@ TEST_F(landlock_ruleset_test, builds_directory_and_file_rules) {
 }
 
 // Why add_fd_rule masks: the kernel refuses directory-only rights on a file with EINVAL.
-TEST_F(landlock_ruleset_test, kernel_rejects_unmasked_rights_on_a_file) {
+TEST_F(LandlockRulesetTest, KernelRejectsUnmaskedRightsOnAFile) {
     landlock_ruleset_attr attr{};
     attr.handled_access_fs = landlock::handled_access(abi_);
     const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0U);
@@ -132,7 +141,7 @@ TEST_F(landlock_ruleset_test, kernel_rejects_unmasked_rights_on_a_file) {
     ::close(static_cast<int>(ruleset));
 }
 
-TEST_F(landlock_ruleset_test, unopenable_path_fails_closed_and_names_the_path) {
+TEST_F(LandlockRulesetTest, UnopenablePathFailsClosedAndNamesThePath) {
     const char* missing = "/nonexistent/cordon-landlock-grant";
     landlock::failure failure{};
     const int fd = landlock::create_ruleset(abi_, &failure);
@@ -150,7 +159,7 @@ TEST_F(landlock_ruleset_test, unopenable_path_fails_closed_and_names_the_path) {
     ::close(fd);
 }
 
-TEST_F(landlock_ruleset_test, no_symlink_is_followed_in_any_component) {
+TEST_F(LandlockRulesetTest, NoSymlinkIsFollowedInAnyComponent) {
     // /proc/self is a symlink; so is /dev/stdout.
     for (const char* through : {"/proc/self/status", "/dev/stdout"}) {
         SCOPED_TRACE(through);
@@ -162,7 +171,7 @@ TEST_F(landlock_ruleset_test, no_symlink_is_followed_in_any_component) {
     if (fd >= 0) ::close(fd);
 }
 
-TEST_F(landlock_ruleset_test, root_rules_leave_no_fd_behind) {
+TEST_F(LandlockRulesetTest, RootRulesLeaveNoFdBehind) {
     landlock::failure failure{};
     const int fd = landlock::create_ruleset(abi_, &failure);
     ASSERT_GE(fd, 0);

@@ -50,18 +50,6 @@ public:
     std::atomic<int> calls{0};
 };
 
-std::shared_ptr<sandbox::local_provider> bwrap_provider() {
-    sandbox::local_provider_options options;
-    options.choice = sandbox::backend_choice::bwrap;
-    return make_local_provider(options);
-}
-
-std::string bwrap_unusable_reason(sandbox::local_provider& provider) {
-    if (provider.selected()) return "";
-    auto reports = provider.probe_all();
-    return "bwrap unusable: " + (reports.empty() ? std::string("no rung") : reports.front().reason);
-}
-
 std::map<std::string, std::string> parse_env(const std::string& text) {
     std::map<std::string, std::string> env;
     for (const auto& line : test::split_lines(text)) {
@@ -195,9 +183,9 @@ TEST_F(ExecutorEnvironmentTest, ScrubAndOverrideUnderDangerFullAccess) {
 }
 
 TEST_F(ExecutorEnvironmentTest, ScrubAndOverrideUnderBwrap) {
-    auto provider = bwrap_provider();
-    if (auto reason = bwrap_unusable_reason(*provider); !reason.empty())
-        CORDON_SKIP_OR_FAIL(reason);
+    std::string why;
+    auto provider = test::provider_for(sandbox::backend_choice::bwrap, why);
+    if (!provider) CORDON_SKIP_OR_FAIL(why);
     check(sandbox_mode::read_only, provider);
 }
 
@@ -477,13 +465,13 @@ TEST(ExecutorTimeout, CapIsEnforcedNotJustReported) {
 // --- many runs on one event loop -----------------------------------------------------------------
 
 TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
-    auto bwrap = bwrap_provider();
-    if (auto reason = bwrap_unusable_reason(*bwrap); !reason.empty()) CORDON_SKIP_OR_FAIL(reason);
+    std::string why;
+    auto bwrap = test::provider_for(sandbox::backend_choice::bwrap, why);
+    if (!bwrap) CORDON_SKIP_OR_FAIL(why);
 
     // Measured outside the executor's lifetime: its event loop and cgroup are its own.
     const std::size_t fds_before = test::count_open_fds();
     std::optional<fs::path> cgroup_parent;
-    std::string why;
     if (auto probe = test::cgroup_host_or(why)) cgroup_parent = probe->directory().parent_path();
 
     constexpr std::size_t total = 200;
@@ -662,14 +650,17 @@ TEST(RecordJson, SandboxErrorShape) {
     auto json = to_json(error);
     EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "error"}));
     EXPECT_EQ(json["outcome"], "runner-failed");
-    EXPECT_EQ(keys_of(json["error"]), (std::set<std::string>{"name", "code", "message", "mode",
-                                                             "runnerFailure", "backends"}));
+    EXPECT_EQ(keys_of(json["error"]),
+              (std::set<std::string>{"name", "code", "message", "mode", "runnerFailure", "backend",
+                                     "backends"}));
     EXPECT_EQ(json["error"]["name"], "SandboxUnavailableError");
     EXPECT_EQ(json["error"]["code"], "SANDBOX_UNAVAILABLE");
     EXPECT_EQ(json["error"]["message"], error.what());
     EXPECT_EQ(json["error"]["mode"], "read-only");
     EXPECT_EQ(json["error"]["runnerFailure"], "bwrap: setting up uid map");
     EXPECT_EQ(json["error"]["backends"], nlohmann::json::array());
+    // Which backend failed is known only once one was chosen and its runner ran.
+    EXPECT_TRUE(json["error"]["backend"].is_null());
     const std::string message = json["error"]["message"];
     EXPECT_TRUE(message.ends_with(" Runner failure: bwrap: setting up uid map")) << message;
     EXPECT_EQ(to_json(run_result(error)), json);

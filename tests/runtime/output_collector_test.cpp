@@ -1,6 +1,6 @@
-// output_collector and spill_directory against real files in a private mkdtemp root: byte-exact
-// tails at the cap edges, spill content equal to the whole stream, modes, the spill cap, the
-// UTF-8 cut and the failure paths that must never report a path.
+// output_collector and spill_directory against real files in a private scratch directory:
+// byte-exact tails at the cap edges, spill content equal to the whole stream, modes, the spill
+// cap, the UTF-8 cut and the failure paths that must never report a path.
 #include "runtime/output_collector.hpp"
 
 #include <fcntl.h>
@@ -21,44 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "support.hpp"
+
 namespace cordon::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory per test, removed with everything in it afterwards.
-class temp_root {
-public:
-    temp_root() {
-        std::string name = (fs::temp_directory_path() / "cordon-collector-test-XXXXXX").string();
-        if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = name;
-    }
-    ~temp_root() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    temp_root(const temp_root&) = delete;
-    temp_root& operator=(const temp_root&) = delete;
-
-    [[nodiscard]] const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
-
-// Plain read(2): istreambuf_iterator trips GCC 12's -Wnull-dereference at -O2.
-std::string read_file(const fs::path& path) {
-    std::string out;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return out;
-    char block[65536];
-    ssize_t got = 0;
-    while ((got = ::read(fd, block, sizeof block)) > 0)
-        out.append(block, static_cast<std::size_t>(got));
-    ::close(fd);
-    return out;
-}
 
 std::vector<fs::path> entries(const fs::path& dir) {
     std::vector<fs::path> out;
@@ -257,21 +225,21 @@ TEST(OutputCollector, UntruncatedStreamIsNeverTrimmed) {
 }
 
 TEST(OutputCollector, UtfTrimLeavesTheSpillWhole) {
-    temp_root root;
+    test::temp_dir root;
     const std::string stream =
         std::string(10, 'a') + "\xF0\x9F\x98\x80" + std::string(cap - 2, 'b');
     const auto out =
         collect(stream, {.tail_bytes = cap}, std::make_shared<spill_directory>(root.path()));
     EXPECT_EQ(out.text, std::string(cap - 2, 'b'));
     ASSERT_TRUE(out.spill_path);
-    EXPECT_EQ(read_file(*out.spill_path), stream);
+    EXPECT_EQ(test::read_file(*out.spill_path), stream);
     EXPECT_EQ(out.bytes, stream.size());
 }
 
 // --- spill -----------------------------------------------------------------------------------
 
 TEST(OutputCollectorSpill, NoSpillWhileTheStreamFits) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const auto out = collect(ascii_stream(cap, 10), {.tail_bytes = cap}, dir);
     EXPECT_FALSE(out.spill_path);
@@ -281,7 +249,7 @@ TEST(OutputCollectorSpill, NoSpillWhileTheStreamFits) {
 }
 
 TEST(OutputCollectorSpill, OverflowInTheMiddleOfAChunk) {
-    temp_root root;
+    test::temp_dir root;
     const std::string stream = binary_stream(3 * cap, 11);
     output_collector collector("stdout", {.tail_bytes = cap},
                                std::make_shared<spill_directory>(root.path()));
@@ -290,14 +258,14 @@ TEST(OutputCollectorSpill, OverflowInTheMiddleOfAChunk) {
     collector.append(std::span(stream.data() + cap + 20, stream.size() - cap - 20));
     const auto out = collector.finish();
     ASSERT_TRUE(out.spill_path);
-    EXPECT_EQ(read_file(*out.spill_path), stream);
+    EXPECT_EQ(test::read_file(*out.spill_path), stream);
     EXPECT_EQ(out.text, utf8_tail_boundary_trim(last(stream, cap)));
     EXPECT_EQ(out.bytes, stream.size());
     EXPECT_TRUE(out.truncated);
 }
 
 TEST(OutputCollectorSpill, ManyChunksAndOneHugeChunk) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const std::string stream = binary_stream(200'000, 12);
 
@@ -305,17 +273,17 @@ TEST(OutputCollectorSpill, ManyChunksAndOneHugeChunk) {
     append_in_chunks(chunked, stream, 97, 13);
     const auto out = chunked.finish();
     ASSERT_TRUE(out.spill_path);
-    EXPECT_EQ(read_file(*out.spill_path), stream);
+    EXPECT_EQ(test::read_file(*out.spill_path), stream);
     EXPECT_EQ(out.text, utf8_tail_boundary_trim(last(stream, 1000)));
 
     const auto huge = collect(stream, {.tail_bytes = 1000}, dir);
     ASSERT_TRUE(huge.spill_path);
-    EXPECT_EQ(read_file(*huge.spill_path), stream);
+    EXPECT_EQ(test::read_file(*huge.spill_path), stream);
     EXPECT_EQ(huge.text, out.text);
 }
 
 TEST(OutputCollectorSpill, ModesNamesAndLocation) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const auto out = collect(ascii_stream(cap + 1, 14), {.tail_bytes = cap}, dir);
     ASSERT_TRUE(out.spill_path);
@@ -339,7 +307,7 @@ TEST(OutputCollectorSpill, ModesNamesAndLocation) {
 }
 
 TEST(OutputCollectorSpill, FilesAreCloexecAndExclusive) {
-    temp_root root;
+    test::temp_dir root;
     spill_directory dir(root.path());
     auto created = dir.create_file("stderr");
     auto* file = std::get_if<spill_file>(&created);
@@ -355,7 +323,7 @@ TEST(OutputCollectorSpill, FilesAreCloexecAndExclusive) {
 // file: it is created relative to the directory's descriptor, and removals never follow the
 // symlink either.
 TEST(OutputCollectorSpill, ASwappedSpillDirectoryRedirectsNothing) {
-    temp_root root;
+    test::temp_dir root;
     const fs::path target = root.path() / "target";
     fs::create_directory(target);
     for (auto retention : {spill_retention::keep, spill_retention::remove_on_destroy}) {
@@ -385,7 +353,7 @@ TEST(OutputCollectorSpill, ASwappedSpillDirectoryRedirectsNothing) {
 }
 
 TEST(OutputCollectorSpill, TwoCollectorsShareADirectoryWithDistinctFiles) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const std::string out_stream = binary_stream(5 * cap, 15);
     const std::string err_stream = binary_stream(7 * cap, 16);
@@ -406,13 +374,13 @@ TEST(OutputCollectorSpill, TwoCollectorsShareADirectoryWithDistinctFiles) {
     ASSERT_TRUE(err.spill_path);
     EXPECT_NE(*out.spill_path, *err.spill_path);
     EXPECT_EQ(out.spill_path->parent_path(), err.spill_path->parent_path());
-    EXPECT_EQ(read_file(*out.spill_path), out_stream);
-    EXPECT_EQ(read_file(*err.spill_path), err_stream);
+    EXPECT_EQ(test::read_file(*out.spill_path), out_stream);
+    EXPECT_EQ(test::read_file(*err.spill_path), err_stream);
     EXPECT_EQ(entries(root.path()).size(), 1u);  // one shared directory
 }
 
 TEST(OutputCollectorSpill, ConcurrentCreationMakesOneDirectory) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     std::vector<std::thread> threads;
     std::vector<std::string> paths(8);
@@ -434,7 +402,7 @@ TEST(OutputCollectorSpill, ConcurrentCreationMakesOneDirectory) {
 }
 
 TEST(OutputCollectorSpill, StreamOverTheSpillCapRemovesTheFile) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const std::string stream = binary_stream(1000, 17);
     output_collector collector("stdout", {.tail_bytes = cap, .spill_max_bytes = 500}, dir);
@@ -452,16 +420,16 @@ TEST(OutputCollectorSpill, StreamOverTheSpillCapRemovesTheFile) {
 }
 
 TEST(OutputCollectorSpill, StreamOfExactlyTheSpillCapIsKept) {
-    temp_root root;
+    test::temp_dir root;
     const std::string stream = binary_stream(500, 18);
     const auto out = collect(stream, {.tail_bytes = cap, .spill_max_bytes = 500},
                              std::make_shared<spill_directory>(root.path()));
     ASSERT_TRUE(out.spill_path);
-    EXPECT_EQ(read_file(*out.spill_path), stream);
+    EXPECT_EQ(test::read_file(*out.spill_path), stream);
 }
 
 TEST(OutputCollectorSpill, FirstOverflowAlreadyOverTheCapCreatesNothing) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const auto out =
         collect(binary_stream(1000, 19), {.tail_bytes = cap, .spill_max_bytes = 500}, dir);
@@ -480,7 +448,7 @@ TEST(OutputCollectorSpill, NoSpillDirectoryMeansTailOnly) {
 }
 
 TEST(OutputCollectorSpill, UnusableRootMeansTailOnly) {
-    temp_root root;
+    test::temp_dir root;
     const fs::path not_a_dir = root.path() / "file";
     std::ofstream(not_a_dir) << "x";
     for (const fs::path& bad : {root.path() / "missing", not_a_dir}) {
@@ -516,7 +484,7 @@ private:
 };
 
 TEST(OutputCollectorSpill, WriteFailureWithholdsAndRemovesTheFile) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const std::string stream = binary_stream(20'000, 22);
     collected_output out;
@@ -534,7 +502,7 @@ TEST(OutputCollectorSpill, WriteFailureWithholdsAndRemovesTheFile) {
 }
 
 TEST(OutputCollectorSpill, DirectoryRemovedUnderUsIsRecreated) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     const auto first = collect(binary_stream(2 * cap, 24), {.tail_bytes = cap}, dir);
     ASSERT_TRUE(first.spill_path);
@@ -542,12 +510,12 @@ TEST(OutputCollectorSpill, DirectoryRemovedUnderUsIsRecreated) {
     const std::string stream = binary_stream(2 * cap, 25);
     const auto second = collect(stream, {.tail_bytes = cap}, dir);
     ASSERT_TRUE(second.spill_path);
-    EXPECT_EQ(read_file(*second.spill_path), stream);
+    EXPECT_EQ(test::read_file(*second.spill_path), stream);
     EXPECT_NE(second.spill_path->parent_path(), first.spill_path->parent_path());
 }
 
 TEST(OutputCollectorSpill, UnfinishedCollectorRemovesItsSpill) {
-    temp_root root;
+    test::temp_dir root;
     auto dir = std::make_shared<spill_directory>(root.path());
     {
         output_collector collector("stdout", {.tail_bytes = cap}, dir);
@@ -558,7 +526,7 @@ TEST(OutputCollectorSpill, UnfinishedCollectorRemovesItsSpill) {
 }
 
 TEST(OutputCollectorSpill, RetentionKeepOutlivesTheDirectoryObject) {
-    temp_root root;
+    test::temp_dir root;
     std::optional<fs::path> path;
     {
         auto dir = std::make_shared<spill_directory>(root.path());
@@ -569,7 +537,7 @@ TEST(OutputCollectorSpill, RetentionKeepOutlivesTheDirectoryObject) {
 }
 
 TEST(OutputCollectorSpill, RetentionRemoveOnDestroyDeletesEverything) {
-    temp_root root;
+    test::temp_dir root;
     std::optional<fs::path> path;
     {
         auto dir =

@@ -1,27 +1,22 @@
-// Process trees end to end (runtime/process.hpp, and the executor where a backend is involved):
-// who ended a run (timeout, cancellation, the command itself), the kill plan's escalation, trees
-// that try to outlive their run (grandchildren holding the pipes, setsid(), double-fork daemons)
-// under every containment cordon has (process group, cgroup, bwrap's pid namespace, the Landlock
-// launcher with a cgroup), and the output pipeline: tails, spill files, the denial scanner.
-#include <sys/stat.h>
+// Process trees end to end (runtime/process.hpp): who ended a run (timeout, cancellation, the
+// command itself), the kill plan's escalation, trees that try to outlive their run (grandchildren
+// holding the pipes, setsid()) under the process group and under a cgroup, and the denial scanner
+// over the whole stderr stream. The same escapes through the executor under each backend, and the
+// executor's output pipeline, are in executor_escape_test.cpp.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "runtime/cgroup.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/local_provider_factory.hpp"
 #include "runtime/process.hpp"
-#include "runtime/render.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
 
@@ -37,16 +32,6 @@ std::string child() {
     return test::test_child_path().string();
 }
 
-process_spec spec_for(std::vector<std::string> argv) {
-    process_spec spec;
-    spec.argv = std::move(argv);
-    spec.env = test::child_env();
-    spec.cwd = "/";
-    spec.timeout = 30s;
-    spec.plan = kill_plan::standard(3000ms);
-    return spec;
-}
-
 double elapsed_ms(steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(steady_clock::now() - since).count();
 }
@@ -54,7 +39,7 @@ double elapsed_ms(steady_clock::time_point since) {
 // --- who ended the run ---------------------------------------------------------------------------
 
 TEST(ProcessTimeout, TermObeyingChildEndsOnSigtermWellBeforeTheGrace) {
-    auto spec = spec_for({child(), "sleep", "30000"});
+    auto spec = test::child_spec({child(), "sleep", "30000"});
     spec.timeout = 300ms;
     spec.plan = kill_plan::standard(3000ms);
     const auto start = steady_clock::now();
@@ -71,7 +56,7 @@ TEST(ProcessTimeout, TermObeyingChildEndsOnSigtermWellBeforeTheGrace) {
 }
 
 TEST(ProcessTimeout, TermTrappingChildIsKilledAfterTheGrace) {
-    auto spec = spec_for({child(), "ignore-term", "30000"});
+    auto spec = test::child_spec({child(), "ignore-term", "30000"});
     // Long enough for the child to have installed SIG_IGN before the SIGTERM comes.
     spec.timeout = 1000ms;
     spec.plan = kill_plan::standard(300ms);
@@ -86,7 +71,7 @@ TEST(ProcessTimeout, TermTrappingChildIsKilledAfterTheGrace) {
 }
 
 TEST(ProcessTimeout, PlanWithImmediateKillSkipsTheGrace) {
-    auto spec = spec_for({child(), "ignore-term", "30000"});
+    auto spec = test::child_spec({child(), "ignore-term", "30000"});
     spec.timeout = 1000ms;
     spec.plan = kill_plan{{{SIGKILL, 0ms}}, 3000ms};
     auto outcome = run_process(std::move(spec));
@@ -99,7 +84,7 @@ TEST(ProcessTimeout, PlanWithImmediateKillSkipsTheGrace) {
 // against a child that ignores TERM used to let the child run to its own end.
 TEST(ProcessTimeout, APlanWithoutSigkillStillEndsWithOne) {
     for (const kill_plan& plan : {kill_plan{{{SIGTERM, 200ms}}, 200ms}, kill_plan{{}, 200ms}}) {
-        auto spec = spec_for({child(), "ignore-term", "30000"});
+        auto spec = test::child_spec({child(), "ignore-term", "30000"});
         spec.timeout = 300ms;
         spec.plan = plan;
         auto outcome = run_process(std::move(spec));
@@ -120,7 +105,7 @@ TEST(ProcessTimeout, APlanWithoutSigkillStillEndsWithOne) {
 TEST(ProcessCancel, CancelFromAnotherThreadIsAbortedNotTimedOut) {
     boost::asio::io_context io;
     std::optional<process_outcome> result;
-    auto spec = spec_for({child(), "sleep", "30000"});
+    auto spec = test::child_spec({child(), "sleep", "30000"});
     spec.timeout = 30s;
     auto handle = start_process(io.get_executor(), std::move(spec),
                                 [&](process_outcome outcome) { result = std::move(outcome); });
@@ -143,7 +128,7 @@ TEST(ProcessCancel, CancelFromAnotherThreadIsAbortedNotTimedOut) {
 TEST(ProcessCancel, CancelBeforeTheLoopRunsStillEndsTheRun) {
     boost::asio::io_context io;
     std::optional<process_outcome> result;
-    auto handle = start_process(io.get_executor(), spec_for({child(), "sleep", "30000"}),
+    auto handle = start_process(io.get_executor(), test::child_spec({child(), "sleep", "30000"}),
                                 [&](process_outcome outcome) { result = std::move(outcome); });
     handle.cancel();  // queued behind the launch on the tree's strand
     const auto start = steady_clock::now();
@@ -158,7 +143,7 @@ TEST(ProcessCancel, CancelBeforeTheLoopRunsStillEndsTheRun) {
 TEST(ProcessCancel, CancelOfTermTrappingChildEscalatesToSigkill) {
     boost::asio::io_context io;
     std::optional<process_outcome> result;
-    auto spec = spec_for({child(), "ignore-term", "30000"});
+    auto spec = test::child_spec({child(), "ignore-term", "30000"});
     spec.plan = kill_plan::standard(300ms);
     process_handle handle;
     // Cancel once the child says it is ignoring SIGTERM.
@@ -183,7 +168,7 @@ TEST(ProcessCancel, CancelDuringTheDrainEndsTheLeftoversAtOnce) {
     boost::asio::io_context io;
     std::optional<process_outcome> result;
     test::temp_dir dir;
-    auto spec = spec_for({child(), "grandchild-pidfile", (dir / "pid").string(), "30000"});
+    auto spec = test::child_spec({child(), "grandchild-pidfile", (dir / "pid").string(), "30000"});
     spec.plan = kill_plan::standard(20s);
     auto handle = start_process(io.get_executor(), std::move(spec),
                                 [&](process_outcome outcome) { result = std::move(outcome); });
@@ -208,9 +193,9 @@ TEST(ProcessCancel, CancelDuringTheDrainEndsTheLeftoversAtOnce) {
 TEST(ProcessStdin, PendingStdinWriteDoesNotOutliveTheRun) {
     test::temp_dir dir;
     const auto pid_file = dir / "pid";
-    auto spec = spec_for({"bash", "-c",
-                          "setsid sh -c 'echo $$ > \"$0\"; exec sleep 20' \"$0\" <&0 & echo done",
-                          pid_file.string()});
+    auto spec = test::child_spec(
+        {"bash", "-c", "setsid sh -c 'echo $$ > \"$0\"; exec sleep 20' \"$0\" <&0 & echo done",
+         pid_file.string()});
     spec.cgroups = nullptr;
     spec.plan = kill_plan::standard(300ms);
     spec.stdin_data = std::string(4 << 20, 'x');  // far more than a pipe buffer
@@ -226,7 +211,7 @@ TEST(ProcessStdin, PendingStdinWriteDoesNotOutliveTheRun) {
 }
 
 TEST(ProcessOutcome, SelfSignalledCommandIsNeitherTimedOutNorAborted) {
-    auto outcome = run_process(spec_for({child(), "kill-self", "15"}));
+    auto outcome = run_process(test::child_spec({child(), "kill-self", "15"}));
     EXPECT_EQ(outcome.signal, SIGTERM);
     EXPECT_FALSE(outcome.exit_code);
     EXPECT_FALSE(outcome.timed_out);
@@ -234,7 +219,7 @@ TEST(ProcessOutcome, SelfSignalledCommandIsNeitherTimedOutNorAborted) {
 }
 
 TEST(ProcessOutcome, LiveOutputCallbacksSeeEveryByte) {
-    auto spec = spec_for({"bash", "-c", "\"$0\" bytes 200000 a; echo err >&2", child()});
+    auto spec = test::child_spec({"bash", "-c", "\"$0\" bytes 200000 a; echo err >&2", child()});
     std::string seen_out, seen_err;
     spec.on_stdout = [&](std::string_view chunk) { seen_out.append(chunk); };
     spec.on_stderr = [&](std::string_view chunk) { seen_err.append(chunk); };
@@ -273,7 +258,7 @@ INSTANTIATE_TEST_SUITE_P(Containment, ProcessTreeTest,
 TEST_P(ProcessTreeTest, GrandchildHoldingThePipesCannotKeepTheRunPastTheGrace) {
     test::temp_dir dir;
     const auto pid_file = dir / "grandchild.pid";
-    auto spec = spec_for({child(), "grandchild-pidfile", pid_file.string(), "30000"});
+    auto spec = test::child_spec({child(), "grandchild-pidfile", pid_file.string(), "30000"});
     spec.plan = kill_plan::standard(300ms);
     spec.cgroups = cgroups_;
     const auto start = steady_clock::now();
@@ -295,8 +280,8 @@ TEST_P(ProcessTreeTest, TimeoutKillsTheWholeGroup) {
     test::temp_dir dir;
     const auto pid_file = dir / "grandchild.pid";
     // The leader keeps running after the grandchild starts, so the timeout is what ends it.
-    auto spec = spec_for({"bash", "-c", "\"$0\" grandchild-pidfile \"$1\" 30000; sleep 30", child(),
-                          pid_file.string()});
+    auto spec = test::child_spec({"bash", "-c", "\"$0\" grandchild-pidfile \"$1\" 30000; sleep 30",
+                                  child(), pid_file.string()});
     spec.timeout = 500ms;
     spec.plan = kill_plan::standard(300ms);
     spec.cgroups = cgroups_;
@@ -312,8 +297,8 @@ TEST_P(ProcessTreeTest, TimeoutKillsTheWholeGroup) {
 // The timeout's SIGTERM ends the leader, but a grandchild that ignores SIGTERM keeps the pipes:
 // the escalation still reaches it with SIGKILL after the grace, although its leader is gone.
 TEST_P(ProcessTreeTest, TermTrappingGrandchildGetsTheSigkillAfterItsLeaderExited) {
-    auto spec =
-        spec_for({"bash", "-c", "\"$0\" ignore-term 30000 & echo pid=$!; sleep 30", child()});
+    auto spec = test::child_spec(
+        {"bash", "-c", "\"$0\" ignore-term 30000 & echo pid=$!; sleep 30", child()});
     spec.timeout = 1000ms;
     spec.plan = kill_plan::standard(300ms);
     spec.cgroups = cgroups_;
@@ -335,7 +320,7 @@ TEST_P(ProcessTreeTest, TermTrappingGrandchildGetsTheSigkillAfterItsLeaderExited
 
 TEST_P(ProcessTreeTest, ChildRunsInItsOwnCgroupWhenContained) {
     auto outcome = run_process([&] {
-        auto spec = spec_for({"cat", "/proc/self/cgroup"});
+        auto spec = test::child_spec({"cat", "/proc/self/cgroup"});
         spec.cgroups = cgroups_;
         return spec;
     }());
@@ -361,7 +346,7 @@ TEST(ProcessTreeCgroup, SetsidChildIsKilledThroughTheCgroup) {
     if (!cgroups) CORDON_SKIP_OR_FAIL(why);
     test::temp_dir dir;
     const auto pid_file = dir / "setsid.pid";
-    auto spec = spec_for({child(), "setsid-child", pid_file.string(), "30000"});
+    auto spec = test::child_spec({child(), "setsid-child", pid_file.string(), "30000"});
     spec.plan = kill_plan::standard(300ms);
     spec.cgroups = cgroups;
     auto outcome = run_process(std::move(spec));
@@ -379,282 +364,10 @@ TEST(ProcessTreeCgroup, SetsidChildIsKilledThroughTheCgroup) {
     EXPECT_EQ(scopes, 0U);
 }
 
-// --- the same through the executor, under every backend ------------------------------------------
-
-enum class backend { none, bwrap, landlock };
-enum class escape { setsid_child, daemonize, daemonize_then_timeout };
-
-std::string backend_name(backend value) {
-    switch (value) {
-        case backend::none:
-            return "danger_full_access";
-        case backend::bwrap:
-            return "bwrap";
-        case backend::landlock:
-            return "landlock";
-    }
-    return "invalid";
-}
-
-std::string escape_name(escape value) {
-    switch (value) {
-        case escape::setsid_child:
-            return "setsid_child";
-        case escape::daemonize:
-            return "daemonize";
-        case escape::daemonize_then_timeout:
-            return "daemonize_then_timeout";
-    }
-    return "invalid";
-}
-
-// A provider restricted to one backend, or a skip (failure in CI) when that backend is not
-// usable on this host.
-std::shared_ptr<sandbox::local_provider> provider_for(backend which, std::string& skip_reason) {
-    sandbox::local_provider_options options;
-    switch (which) {
-        case backend::none:
-            return make_local_provider();
-        case backend::bwrap:
-            options.choice = sandbox::backend_choice::bwrap;
-            break;
-        case backend::landlock:
-            options.choice = sandbox::backend_choice::landlock;
-            options.launcher_path = test::launcher_path();
-            break;
-    }
-    auto provider = make_local_provider(options);
-    if (!provider->selected()) {
-        auto reports = provider->probe_all();
-        skip_reason = backend_name(which) + " unusable: " +
-                      (reports.empty() ? std::string("no rung") : reports.front().reason);
-        return nullptr;
-    }
-    return provider;
-}
-
-class ExecutorEscapeTest : public ::testing::TestWithParam<std::tuple<backend, escape>> {};
-
-INSTANTIATE_TEST_SUITE_P(
-    Backends, ExecutorEscapeTest,
-    ::testing::Combine(::testing::Values(backend::none, backend::bwrap, backend::landlock),
-                       ::testing::Values(escape::setsid_child, escape::daemonize,
-                                         escape::daemonize_then_timeout)),
-    [](const auto& param_info) {
-        return backend_name(std::get<0>(param_info.param)) + "_" +
-               escape_name(std::get<1>(param_info.param));
-    });
-
-TEST_P(ExecutorEscapeTest, NothingTheCommandStartedSurvivesTheRun) {
-    const auto [which, how] = GetParam();
-    std::string skip_reason;
-    auto provider = provider_for(which, skip_reason);
-    if (!provider) CORDON_SKIP_OR_FAIL(skip_reason);
-    std::string why;
-    if (which != backend::bwrap && !test::cgroup_host_or(why)) {
-        // Outside a pid namespace only the run's cgroup can find a setsid()/double-fork escapee.
-        CORDON_SKIP_OR_FAIL(why);
-    }
-
-    test::temp_dir workspace;
-    const auto pid_file = workspace / "escapee.pid";
-    run_request request;
-    request.mode = which == backend::none ? sandbox::sandbox_mode::danger_full_access
-                                          : sandbox::sandbox_mode::workspace_write;
-    request.workspace_root = workspace.path();
-    const std::string program = test::test_child_in(workspace.path());
-    switch (how) {
-        case escape::setsid_child:
-            request.argv = {program, "setsid-child", pid_file.string(), "30000"};
-            break;
-        case escape::daemonize:
-            request.argv = {program, "daemonize", pid_file.string(), "30000"};
-            break;
-        case escape::daemonize_then_timeout:
-            request.argv = {"bash", "-c", "\"$0\" daemonize \"$1\" 30000 && sleep 30", program,
-                            pid_file.string()};
-            request.timeout = 500ms;
-            break;
-    }
-    executor_options options;
-    options.plan = kill_plan::standard(300ms);
-    options.spill = false;
-
-    const auto start = steady_clock::now();
-    run_record record = run(provider, request, options);
-    const double wall = elapsed_ms(start);
-    ASSERT_NE(record.outcome.kind, classify::outcome_kind::not_started) << record.outcome.message;
-    EXPECT_LT(wall, 10000.0);
-    if (how == escape::daemonize_then_timeout) {
-        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::timed_out) << render(record);
-        if (which == backend::bwrap) {
-            // bwrap reports the command's death by SIGTERM as 128+15 (its leader is spared the
-            // polite signal: it forwards none, and its death would SIGKILL the sandbox).
-            EXPECT_EQ(record.outcome.exit_code, 128 + SIGTERM) << render(record);
-        } else {
-            EXPECT_TRUE(record.outcome.signal) << render(record);
-        }
-    } else {
-        EXPECT_EQ(record.outcome.exit_code, 0) << render(record);
-        EXPECT_NE(record.outcome.kind, classify::outcome_kind::timed_out);
-    }
-    EXPECT_FALSE(record.sandbox.denied);
-    switch (which) {
-        case backend::none:
-            EXPECT_FALSE(record.sandbox.backend);
-            break;
-        case backend::bwrap:
-            EXPECT_EQ(record.sandbox.backend, sandbox::backend_kind::bwrap);
-            break;
-        case backend::landlock:
-            EXPECT_EQ(record.sandbox.backend, sandbox::backend_kind::landlock);
-            break;
-    }
-
-    auto pid = test::read_pid_file(pid_file);
-    ASSERT_TRUE(pid) << "the escapee never wrote its pid file; " << render(record);
-    // Every process the run started carried the pid file's (unique) path in its argv; none may
-    // be alive any more. This also works for bwrap, whose pids are those of its namespace.
-    EXPECT_TRUE(test::wait_no_process_with_cmdline(pid_file.string(), 2s))
-        << "survivors: " << test::live_processes_with_cmdline(pid_file.string()).size();
-    if (which != backend::bwrap) {
-        EXPECT_TRUE(test::wait_dead(*pid, 2s)) << "escapee " << *pid << " survived";
-    }
-    // Do not leave a failed run's survivors behind for the next test.
-    for (pid_t survivor : test::live_processes_with_cmdline(pid_file.string())) {
-        ::kill(survivor, SIGKILL);
-    }
-}
-
-// --- output: tails, spill files, stdout_max_bytes ------------------------------------------------
-
-// A patterned ASCII stream (no two adjacent 1000-byte windows alike), so that a tail off by one
-// byte anywhere is caught.
-std::string pattern(std::size_t size) {
-    std::string out;
-    out.reserve(size + 16);
-    for (std::size_t i = 0; out.size() < size; ++i)
-        out += std::to_string(i) + ",";
-    out.resize(size);
-    return out;
-}
-
-class ExecutorOutputTest : public ::testing::Test {
-protected:
-    ExecutorOutputTest() {
-        options_.limits.tail_bytes = 1000;
-        options_.spill_root = spill_root_.path();
-        options_.plan = kill_plan::standard(300ms);
-    }
-    run_record run_dfa(std::vector<std::string> argv, std::optional<std::string> stdin_data = {},
-                       std::optional<std::size_t> stdout_max = {}) {
-        run_request request;
-        request.argv = std::move(argv);
-        request.mode = sandbox::sandbox_mode::danger_full_access;
-        request.workspace_root = workspace_.path();
-        request.stdin_data = std::move(stdin_data);
-        request.stdout_max_bytes = stdout_max;
-        return run(make_local_provider(), std::move(request), options_);
-    }
-    // Regular files anywhere under the spill root.
-    std::vector<fs::path> spill_files() const {
-        std::vector<fs::path> files;
-        for (const auto& entry : fs::recursive_directory_iterator(spill_root_.path())) {
-            if (entry.is_regular_file()) files.push_back(entry.path());
-        }
-        return files;
-    }
-    test::temp_dir spill_root_;
-    test::temp_dir workspace_;
-    executor_options options_;
-};
-
-TEST_F(ExecutorOutputTest, TailIsByteExactAtBelowAndAboveTheCap) {
-    for (std::size_t size : {0UL, 1UL, 999UL, 1000UL, 1001UL, 4096UL, 250'000UL}) {
-        SCOPED_TRACE("bytes " + std::to_string(size));
-        auto record = run_dfa({child(), "bytes", std::to_string(size), "q"});
-        ASSERT_NE(record.outcome.kind, classify::outcome_kind::not_started);
-        EXPECT_EQ(record.outcome.exit_code, 0);
-        const bool over = size > 1000;
-        EXPECT_EQ(record.stdout_output.text, std::string(over ? 1000 : size, 'q'));
-        EXPECT_EQ(record.stdout_output.bytes, size);
-        EXPECT_EQ(record.stdout_output.truncated, over);
-        EXPECT_EQ(record.stdout_output.spill_path.has_value(), over);
-        EXPECT_FALSE(record.stderr_output.truncated);
-    }
-}
-
-TEST_F(ExecutorOutputTest, PatternedTailIsTheLastBytesOfTheStream) {
-    for (std::size_t size : {999UL, 1000UL, 1001UL, 65'537UL, 300'001UL}) {
-        SCOPED_TRACE("size " + std::to_string(size));
-        const std::string data = pattern(size);
-        auto record = run_dfa({child(), "cat"}, data);
-        ASSERT_EQ(record.outcome.exit_code, 0);
-        const std::size_t kept = std::min<std::size_t>(size, 1000);
-        EXPECT_TRUE(record.stdout_output.text == data.substr(size - kept))
-            << "tail differs from the stream's last " << kept << " bytes";
-        EXPECT_EQ(record.stdout_output.bytes, size);
-        if (size > 1000) {
-            ASSERT_TRUE(record.stdout_output.spill_path);
-            EXPECT_TRUE(test::read_file(*record.stdout_output.spill_path) == data)
-                << "spill file differs from the stream";
-        }
-    }
-}
-
-TEST_F(ExecutorOutputTest, SpillFileIsPrivateAndHoldsTheWholeStream) {
-    const std::string data = pattern(500'000);
-    auto record = run_dfa({child(), "cat"}, data);
-    ASSERT_EQ(record.outcome.exit_code, 0);
-    ASSERT_TRUE(record.stdout_output.truncated);
-    ASSERT_TRUE(record.stdout_output.spill_path);
-    const fs::path file = *record.stdout_output.spill_path;
-    EXPECT_TRUE(test::read_file(file) == data);
-
-    struct stat file_stat {};
-    ASSERT_EQ(::stat(file.c_str(), &file_stat), 0);
-    EXPECT_TRUE(S_ISREG(file_stat.st_mode));
-    EXPECT_EQ(file_stat.st_mode & 07777, 0600U);
-    struct stat dir_stat {};
-    ASSERT_EQ(::stat(file.parent_path().c_str(), &dir_stat), 0);
-    EXPECT_EQ(dir_stat.st_mode & 07777, 0700U);
-    EXPECT_EQ(fs::canonical(file.parent_path().parent_path()), spill_root_.path());
-    EXPECT_EQ(file.parent_path().filename().string().rfind("cordon-spill-", 0), 0U);
-    // Output that fits has no spill file.
-    EXPECT_FALSE(record.stderr_output.spill_path);
-}
-
-TEST_F(ExecutorOutputTest, OversizeSpillIsRemovedAndHasNoPath) {
-    options_.limits.spill_max_bytes = 4000;
-    auto record = run_dfa({child(), "bytes", "20000"});
-    ASSERT_EQ(record.outcome.exit_code, 0);
-    EXPECT_TRUE(record.stdout_output.truncated);
-    EXPECT_EQ(record.stdout_output.bytes, 20000U);
-    EXPECT_EQ(record.stdout_output.text, std::string(1000, 'x'));
-    EXPECT_FALSE(record.stdout_output.spill_path);
-    EXPECT_TRUE(spill_files().empty()) << "an abandoned spill file was left behind";
-}
-
-TEST_F(ExecutorOutputTest, StdoutMaxBytesRaisesTheStdoutTailForOneCallOnly) {
-    const std::vector<std::string> argv = {
-        "bash", "-c", "\"$0\" bytes 3000 o && \"$0\" stderr-bytes 3000 marker", child()};
-    auto raised = run_dfa(argv, std::nullopt, 5000);
-    EXPECT_EQ(raised.outcome.exit_code, 3);
-    EXPECT_FALSE(raised.stdout_output.truncated);
-    EXPECT_EQ(raised.stdout_output.text, std::string(3000, 'o'));
-    // stderr keeps the executor's limit.
-    EXPECT_TRUE(raised.stderr_output.truncated);
-    EXPECT_EQ(raised.stderr_output.text.size(), 1000U);
-
-    auto normal = run_dfa(argv);
-    EXPECT_TRUE(normal.stdout_output.truncated);
-    EXPECT_EQ(normal.stdout_output.text, std::string(1000, 'o'));
-}
-
 // --- the denial scanner sees the whole stderr stream ---------------------------------------------
 
 TEST(DenialScanner, DenialEarlyInALongStderrIsSeenThoughTheTailDropsIt) {
-    auto spec = spec_for({child(), "stderr-bytes", "200000", "Read-only file system"});
+    auto spec = test::child_spec({child(), "stderr-bytes", "200000", "Read-only file system"});
     spec.denial_signatures = {"read-only file system"};
     auto outcome = run_process(std::move(spec));
     EXPECT_EQ(outcome.exit_code, 3);
@@ -665,60 +378,11 @@ TEST(DenialScanner, DenialEarlyInALongStderrIsSeenThoughTheTailDropsIt) {
 }
 
 TEST(DenialScanner, NoSignatureNoDenial) {
-    auto spec = spec_for({child(), "stderr-bytes", "200000", "some other error"});
+    auto spec = test::child_spec({child(), "stderr-bytes", "200000", "some other error"});
     spec.denial_signatures = {"read-only file system"};
     auto outcome = run_process(std::move(spec));
     EXPECT_EQ(outcome.exit_code, 3);
     EXPECT_FALSE(outcome.denial_seen);
-}
-
-class BwrapDenialTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        std::string reason;
-        provider_ = provider_for(backend::bwrap, reason);
-        if (!provider_) CORDON_SKIP_OR_FAIL(reason);
-    }
-    run_record run_read_only(std::string command) {
-        run_request request;
-        request.argv = {"bash", "-c", std::move(command)};
-        request.mode = sandbox::sandbox_mode::read_only;
-        request.workspace_root = workspace_.path();
-        executor_options options;
-        options.spill_root = spill_root_.path();
-        return run(provider_, std::move(request), options);
-    }
-    std::shared_ptr<sandbox::local_provider> provider_;
-    test::temp_dir workspace_;
-    test::temp_dir spill_root_;
-};
-
-TEST_F(BwrapDenialTest, DenialEarlyInALongStderrIsStillCaught) {
-    auto record = run_read_only(
-        "echo \"x: Read-only file system\" >&2; head -c 300000 /dev/zero | tr \"\\0\" . >&2; exit "
-        "3");
-    ASSERT_NE(record.outcome.kind, classify::outcome_kind::not_started);
-    EXPECT_EQ(record.outcome.exit_code, 3);
-    EXPECT_TRUE(record.sandbox.denied);
-    EXPECT_EQ(record.sandbox.backend, sandbox::backend_kind::bwrap);
-    EXPECT_TRUE(record.stderr_output.truncated);
-    EXPECT_EQ(record.stderr_output.bytes, 300000U + 25U);
-    EXPECT_EQ(record.stderr_output.text.find("Read-only"), std::string::npos);
-    EXPECT_NE(render(record).find("[sandbox: file access denied under read-only mode]"),
-              std::string::npos);
-}
-
-TEST_F(BwrapDenialTest, RealWriteIsDeniedAndReported) {
-    auto record = run_read_only("echo hi > \"$PWD/denied.txt\"");
-    EXPECT_NE(record.outcome.exit_code, 0);
-    EXPECT_TRUE(record.sandbox.denied) << record.stderr_output.text;
-    EXPECT_FALSE(fs::exists(workspace_ / "denied.txt"));
-}
-
-TEST_F(BwrapDenialTest, SignatureWithExitZeroIsNotADenial) {
-    auto record = run_read_only("echo \"x: Read-only file system\" >&2; exit 0");
-    EXPECT_EQ(record.outcome.exit_code, 0);
-    EXPECT_FALSE(record.sandbox.denied);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Helpers shared by the runtime suites that run real processes (spawn, process, executor tests):
-// temporary directories, the default child environment, and /proc-based checks that a process is
-// gone, that no zombie was left and that no fd leaked. Everything here reads the kernel's view of
-// the system rather than trusting what the code under test says about itself.
+// Helpers shared by the suites that run real processes through cordon_runtime (runtime, cli, and
+// the real-runner tests in tests/sandbox): a cgroup host, a provider restricted to one backend,
+// the default child environment, and /proc-based checks that a process is gone, that no zombie
+// was left and that no fd leaked. Everything here reads the kernel's view of the system rather
+// than trusting what the code under test says about itself. Helpers that need no cordon_runtime
+// (scratch directories, reading a file, the test child) are in tests/support.hpp.
 #pragma once
 
 #include <dirent.h>
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -26,7 +29,10 @@
 
 #include "runtime/cgroup.hpp"
 #include "runtime/environment.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "runtime/process.hpp"
 #include "runtime/spawn.hpp"
+#include "sandbox/local_provider.hpp"
 #include "support.hpp"
 
 extern char** environ;
@@ -49,20 +55,38 @@ inline std::vector<std::string> child_env() {
     return runtime::build_environment(environ, {});
 }
 
-// The test child copied into `dir`. Under bwrap's workspace-write profile /tmp is a private
-// tmpfs, so a build tree under /tmp (where a CI clone may live) is invisible to the command; the
-// workspace itself is always visible.
-inline std::string test_child_in(const std::filesystem::path& dir) {
-    const auto copy = dir / "cordon-test-child";
-    if (!std::filesystem::exists(copy)) std::filesystem::copy_file(test_child_path(), copy);
-    return copy.string();
+// A provider that may use only `choice`, or nullptr with why that choice is unusable on this host
+// in `why` (for CORDON_SKIP_OR_FAIL). The launcher is the one built beside the tests, and the
+// probe timeout is generous: a loaded CI machine must not turn a slow probe into a skip.
+// A spec for `argv` run from "/" with the test environment, a timeout that fails a hung test
+// instead of hanging it, and the standard kill plan.
+inline runtime::process_spec child_spec(
+    std::vector<std::string> argv, std::chrono::milliseconds timeout = std::chrono::seconds(30),
+    std::chrono::milliseconds grace = std::chrono::seconds(3)) {
+    runtime::process_spec spec;
+    spec.argv = std::move(argv);
+    spec.env = child_env();
+    spec.cwd = "/";
+    spec.timeout = timeout;
+    spec.plan = runtime::kill_plan::standard(grace);
+    return spec;
 }
 
-inline std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
+inline std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_choice choice,
+                                                             std::string& why) {
+    sandbox::local_provider_options options;
+    options.choice = choice;
+    options.launcher_path = launcher_path();
+    options.probe_timeout = std::chrono::seconds(60);
+    auto provider = runtime::make_local_provider(std::move(options));
+    if (provider->selected()) return provider;
+    why.clear();
+    for (const auto& report : provider->probe_all()) {
+        if (!why.empty()) why += "; ";
+        why += std::string(sandbox::to_string(report.kind)) + " unusable: " + report.reason;
+    }
+    if (why.empty()) why = std::string(sandbox::to_string(choice)) + ": no rung to probe";
+    return nullptr;
 }
 
 inline void write_file(const std::filesystem::path& path, std::string_view text,

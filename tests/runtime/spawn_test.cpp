@@ -1,6 +1,6 @@
 // The one spawn path (runtime/spawn.hpp) with real processes, under both spawn methods: exit
-// statuses, fd hygiene (STYLE.md rule 3, folly's checkFdLeak), exec failure as a value with no
-// zombie (rule 2), the child as session and group leader (rule 4), stdin, and many threads
+// statuses, fd hygiene (every fd CLOEXEC; folly's checkFdLeak), exec failure as a value with no
+// zombie, the child as session and group leader, stdin, and many threads
 // spawning at once.
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // The sandbox contract: the vocabulary's spellings, the SANDBOX_UNAVAILABLE error (code, name and
-// the exact message of seed 001), canonical_path's chdir semantics and writable_roots.
+// the exact message docs/contract.md fixes), canonical_path's chdir semantics and writable_roots.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

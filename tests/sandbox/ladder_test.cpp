@@ -1,7 +1,7 @@
 // The local provider's backend ladder, driven by a scripted probe runner: which rungs are probed,
 // how often, in which order, what a failing rung falls through to, and that every unavailable
 // verdict fails closed. Nothing here spawns a process; the real runners are in
-// real_runners_test.cpp.
+// tests/backends/real_runners_test.cpp.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>

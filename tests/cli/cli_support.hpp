@@ -1,0 +1,49 @@
+// Running the built `cordon` program as a user would, for the CLI suites: through the runtime's
+// own spawn path (no shell in between), with a generous bound, collecting both streams.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/environment.hpp"
+#include "runtime/process.hpp"
+#include "support.hpp"
+
+extern char** environ;
+
+namespace cordon::test {
+
+struct cli_result {
+    int exit_code = -1;  // -1: cordon itself was killed by a signal
+    std::string out;
+    std::string err;
+};
+
+// What cordon's own stdin is: nothing (/dev/null), these bytes, or this descriptor.
+struct cli_stdin {
+    std::optional<std::string> data;
+    std::shared_ptr<const unique_fd> fd;
+};
+
+inline cli_result run_cordon(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                             cli_stdin input = {}) {
+    runtime::process_spec spec;
+    spec.argv = {cordon_path().string()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = runtime::build_environment(environ, {});
+    spec.cwd = cwd;
+    spec.stdin_data = std::move(input.data);
+    spec.stdin_fd = std::move(input.fd);
+    spec.timeout = std::chrono::seconds(60);
+    const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+    cli_result result;
+    if (outcome.exit_code) result.exit_code = *outcome.exit_code;
+    result.out = outcome.stdout_output.text;
+    result.err = outcome.stderr_output.text;
+    return result;
+}
+
+}  // namespace cordon::test

@@ -1,0 +1,169 @@
+// `cordon run`'s exit codes, one test per row of the table in cli/commands.hpp (and
+// docs/contract.md), each reached the way a user reaches it, with the real runners.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli_support.hpp"
+#include "runtime/runtime_test_util.hpp"
+#include "support.hpp"
+
+namespace cordon::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ExitCode : public ::testing::Test {
+protected:
+    cli_result run(std::vector<std::string> args) {
+        args.insert(args.begin(), "run");
+        return run_cordon(args, workspace_.path());
+    }
+    // The same invocation with --json: the outcome that explains the code.
+    std::string outcome_of(std::vector<std::string> args) {
+        args.insert(args.begin(), {"run", "--json"});
+        const cli_result result = run_cordon(args, workspace_.path());
+        return nlohmann::json::parse(result.out).value("outcome", "");
+    }
+
+    temp_dir workspace_{"/var/tmp"};
+};
+
+TEST_F(ExitCode, TheCommandsOwnStatusWhenItExited) {
+    for (const char* mode : {"danger-full-access", "read-only", "workspace-write"}) {
+        for (const char* code : {"0", "1", "7", "255"}) {
+            EXPECT_EQ(
+                run({"--mode", mode, "--", test_child_path().string(), "exit", code}).exit_code,
+                std::stoi(code))
+                << mode;
+        }
+    }
+    EXPECT_EQ(outcome_of({"--", test_child_path().string(), "exit", "7"}), "exited");
+}
+
+TEST_F(ExitCode, Usage2ForAnInvocationCordonRefusesAndNothingRuns) {
+    const fs::path marker = workspace_ / "ran";
+    const std::string touch = "touch " + marker.string();
+    const std::vector<std::vector<std::string>> refused{
+        {"--mode", "no-such-mode", "-c", touch},
+        {"--timeout", "soon", "-c", touch},
+        {"--max-output", "17M", "-c", touch},
+        {"--stdin-file", workspace_.path().string(), "-c", touch},
+        {"--mode", "workspace-write", "--workspace", "/", "-c", touch},
+        {"--mode", "workspace-write", "--workspace", "/proc", "-c", touch},
+    };
+    for (const auto& args : refused) {
+        const cli_result result = run(args);
+        EXPECT_EQ(result.exit_code, cli::exit_usage) << args[1] << " " << result.err;
+        EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+        EXPECT_FALSE(fs::exists(marker)) << args[1];
+    }
+}
+
+TEST_F(ExitCode, Timeout124WhenCordonsDeadlineEndedTheCommand) {
+    const std::vector<std::string> args{"--timeout", "300ms", "--", test_child_path().string(),
+                                        "sleep",     "60000"};
+    for (const char* mode : {"danger-full-access", "read-only"}) {
+        std::vector<std::string> with_mode{"--mode", mode};
+        with_mode.insert(with_mode.end(), args.begin(), args.end());
+        const cli_result result = run(with_mode);
+        EXPECT_EQ(result.exit_code, cli::exit_timeout) << mode;
+        EXPECT_NE(result.err.find("[timed out after 300ms]"), std::string::npos) << result.err;
+    }
+    EXPECT_EQ(outcome_of(args), "timed-out");
+}
+
+TEST_F(ExitCode, SandboxUnavailable125WhenNoBackendCanRunTheCommand) {
+    const fs::path marker = workspace_ / "ran";
+    const cli_result result =
+        run({"--backend", "seatbelt", "--mode", "read-only", "-c", "touch " + marker.string()});
+    EXPECT_EQ(result.exit_code, cli::exit_sandbox_unavailable);
+    EXPECT_FALSE(fs::exists(marker));
+    EXPECT_EQ(outcome_of({"--backend", "seatbelt", "-c", "true"}), "runner-failed");
+}
+
+// A limit that was asked for and that the run could not honour: the command never started.
+TEST_F(ExitCode, SandboxUnavailable125WhenTheRunnerDiesAtItsLimit) {
+    std::string why;
+    if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
+    const cli_result result = run({"--mode", "read-only", "--backend", "bwrap", "--max-processes",
+                                   "1", "--", test_child_path().string(), "exit", "0"});
+    EXPECT_EQ(result.exit_code, cli::exit_sandbox_unavailable) << result.err;
+    EXPECT_NE(result.err.find("process limit before the command started"), std::string::npos)
+        << result.err;
+}
+
+TEST_F(ExitCode, CannotExecute126ForAFileThatIsNotAProgramOrAWorkdirThatCannotBeEntered) {
+    const fs::path garbage = workspace_ / "garbage";
+    write_file(garbage, "\x01\x02\x03 not a program\n", fs::perms::owner_all);
+    const fs::path unexecutable = workspace_ / "unexecutable";
+    write_file(unexecutable, "#!/bin/sh\nexit 0\n", fs::perms::owner_read);
+    for (const char* mode : {"danger-full-access", "read-only", "workspace-write"}) {
+        EXPECT_EQ(run({"--mode", mode, "--", garbage.string()}).exit_code, cli::exit_cannot_execute)
+            << mode;
+        EXPECT_EQ(run({"--mode", mode, "--", unexecutable.string()}).exit_code,
+                  cli::exit_cannot_execute)
+            << mode;
+    }
+    EXPECT_EQ(outcome_of({"--", garbage.string()}), "not-started");
+}
+
+TEST_F(ExitCode, NotFound127ForAMissingProgramUnderEveryBackend) {
+    for (const char* backend : {"bwrap", "landlock"}) {
+        for (const char* mode : {"read-only", "workspace-write"}) {
+            const cli_result result = run(
+                {"--mode", mode, "--backend", backend, "--", "cordon-no-such-program-anywhere"});
+            EXPECT_EQ(result.exit_code, cli::exit_not_found) << backend << " " << mode;
+            EXPECT_EQ(result.err,
+                      "cordon run: cordon-no-such-program-anywhere: No such file or directory\n");
+        }
+    }
+    EXPECT_EQ(
+        run({"--mode", "danger-full-access", "--", "cordon-no-such-program-anywhere"}).exit_code,
+        cli::exit_not_found);
+}
+
+TEST_F(ExitCode, SignalPlus128WhenASignalEndedTheCommand) {
+    for (const char* mode : {"danger-full-access", "read-only"}) {
+        EXPECT_EQ(
+            run({"--mode", mode, "--", test_child_path().string(), "kill-self", "9"}).exit_code,
+            cli::exit_signal_base + SIGKILL)
+            << mode;
+        EXPECT_EQ(
+            run({"--mode", mode, "--", test_child_path().string(), "kill-self", "15"}).exit_code,
+            cli::exit_signal_base + SIGTERM)
+            << mode;
+    }
+    EXPECT_EQ(outcome_of({"--", test_child_path().string(), "kill-self", "9"}), "signaled");
+}
+
+// cordon got SIGTERM while the command ran: it ends the command's tree first, then exits as the
+// signal would have had it.
+TEST_F(ExitCode, SignalPlus128WhenCordonWasInterruptedAndEndedTheCommandFirst) {
+    const fs::path ready = workspace_ / "ready";
+    const std::string marker = "cordon-interrupted-" + std::to_string(::getpid());
+    const std::string script =
+        "'" + cordon_path().string() + "' run --mode workspace-write -- /bin/sh -c 'touch " +
+        ready.string() + "; exec " + test_child_path().string() + " sleep 60000 " + marker +
+        "' & cordon=$!; while [ ! -e " + ready.string() +
+        " ]; do sleep 0.01; done; kill -TERM $cordon; wait $cordon; echo $?";
+    runtime::process_spec spec;
+    spec.argv = {"/bin/sh", "-c", script};
+    spec.env = child_env();
+    spec.cwd = workspace_.path();
+    spec.timeout = std::chrono::seconds(60);
+    const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+    EXPECT_EQ(outcome.stdout_output.text, std::to_string(cli::exit_signal_base + SIGTERM) + "\n")
+        << outcome.stderr_output.text;
+    EXPECT_TRUE(wait_no_process_with_cmdline(marker, std::chrono::seconds(10)))
+        << "the command outlived the interrupted cordon";
+}
+
+}  // namespace
+}  // namespace cordon::test
