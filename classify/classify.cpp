@@ -86,6 +86,18 @@ std::string unproven_start(const run_evidence& evidence, const run_context& cont
            " before starting the command";
 }
 
+// When the run met its memory or process limit before the command started, that limit, not the
+// sandbox, kept the command from running: sets `out` to say so and returns true.
+bool stopped_by_limit(const run_evidence& evidence, verdict& out) {
+    if (!evidence.limits_hit.memory && !evidence.limits_hit.processes) return false;
+    const bool memory = evidence.limits_hit.memory;
+    out.outcome.kind = outcome_kind::not_started;
+    out.outcome.start_failure = spawn_error{spawn_stage::cgroup, memory ? ENOMEM : EAGAIN};
+    out.outcome.message = std::string("the run met its ") + (memory ? "memory" : "process") +
+                          " limit before the command started";
+    return true;
+}
+
 // A runner failure proven by the status channel, or nullopt when the channel proved what the
 // runner was asked to do. Sets `out` for the not-started cases the channel decides.
 std::optional<std::string> channel_failure(const run_evidence& evidence, const run_context& context,
@@ -106,6 +118,9 @@ std::optional<std::string> channel_failure(const run_evidence& evidence, const r
                     context.command.empty() ? status.message : describe(error, context.command);
                 return std::nullopt;
             }
+            // The launcher could not go on (it could not fork the command, say) because the run
+            // had already met its limit.
+            if (stopped_by_limit(evidence, out)) return std::nullopt;
             return status.message.empty() ? runner_line(context.stderr_text, *context.confined)
                                           : status.message;
         case sandbox::status_report::verdict::malformed:
@@ -117,18 +132,8 @@ std::optional<std::string> channel_failure(const run_evidence& evidence, const r
             if (!probing) return "the sandbox runner answered a probe instead of running";
             return std::nullopt;
         case sandbox::status_report::verdict::silent:
-            if (evidence.limits_hit.memory || evidence.limits_hit.processes) {
-                // The runner died at the run's limit before the launcher could say anything:
-                // the limit, not the sandbox, kept the command from starting.
-                const bool memory = evidence.limits_hit.memory;
-                out.outcome.kind = outcome_kind::not_started;
-                out.outcome.start_failure =
-                    spawn_error{spawn_stage::cgroup, memory ? ENOMEM : EAGAIN};
-                out.outcome.message = std::string("the run met its ") +
-                                      (memory ? "memory" : "process") +
-                                      " limit before the command started";
-                return std::nullopt;
-            }
+            // The runner died at the run's limit before the launcher could say anything.
+            if (stopped_by_limit(evidence, out)) return std::nullopt;
             // Silence proves nothing. When cordon ended the runner, the run is a timeout or a
             // cancellation; otherwise the runner gave up before the command started.
             if (evidence.timed_out || evidence.aborted) return std::nullopt;
@@ -232,8 +237,9 @@ verdict decide(const run_evidence& evidence, const run_context& context) {
             outcome.message = "the exit status was lost: another process reaped the command";
         }
     }
+    // The command's own exit code: under bwrap a death by signal N is not an exit of 128+N.
     out.denied =
-        context.confined != nullptr && evidence.exit_code.value_or(0) != 0 && evidence.denial_seen;
+        context.confined != nullptr && outcome.exit_code.value_or(0) != 0 && evidence.denial_seen;
     return out;
 }
 

@@ -25,6 +25,7 @@ enum class launcher_stage : std::uint32_t {
     capabilities = 8,  // dropping the capability sets
     seccomp = 9,       // installing the seccomp filter
     environment = 10,  // reading the command's environment from --env-fd
+    spawn = 11,        // --report-ending: starting the command as the launcher's child
 };
 
 enum class launcher_record_kind : std::uint32_t {

@@ -47,6 +47,15 @@ status_report decode_status(std::string_view bytes) {
                     report.message = "cordon-landlock: status record out of order";
                     return report;
                 }
+                // Exactly one of the two, each in its range: an exit status is 0-255, a signal
+                // 1-64.
+                if (record.signal < 0 || record.signal > 64 ||
+                    (record.signal == 0 && (record.exit_code < 0 || record.exit_code > 255))) {
+                    report = {};
+                    report.outcome = status_report::verdict::malformed;
+                    report.message = "cordon-landlock: impossible ending in the status record";
+                    return report;
+                }
                 report.ended = status_report::ending{
                     record.signal > 0 ? std::nullopt : std::optional<int>(record.exit_code),
                     record.signal > 0 ? std::optional<int>(record.signal) : std::nullopt};

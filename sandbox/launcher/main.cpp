@@ -520,19 +520,19 @@ int exec_searching(char** argv, char** envp) noexcept {
     ::sigprocmask(SIG_SETMASK, &all, &previous);
     if (::prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L) != 0) {
         const int error = errno;
-        report.fail(launcher_stage::exec, error, "cannot make the launcher non-dumpable: %s",
+        report.fail(launcher_stage::spawn, error, "cannot make the launcher non-dumpable: %s",
                     std::strerror(error));
     }
     int exec_check[2];
     if (::pipe2(exec_check, O_CLOEXEC) != 0) {
         const int error = errno;
-        report.fail(launcher_stage::exec, error, "cannot run the command: %s",
+        report.fail(launcher_stage::spawn, error, "cannot start the command: %s",
                     std::strerror(error));
     }
     const pid_t child = ::fork();
     if (child < 0) {
         const int error = errno;
-        report.fail(launcher_stage::exec, error, "cannot run the command: %s",
+        report.fail(launcher_stage::spawn, error, "cannot start the command: %s",
                     std::strerror(error));
     }
     if (child == 0) {
@@ -571,9 +571,14 @@ int exec_searching(char** argv, char** envp) noexcept {
     while ((got = ::read(exec_check[0], &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
     }
     siginfo_t info{};
-    while (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED) < 0 && errno == EINTR) {
+    int waited;
+    while ((waited = ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED)) < 0 &&
+           errno == EINTR) {
     }
     if (got > 0) ::_exit(cordon::sandbox::launcher_failure_exit);  // the child reported it
+    // The ending is unknown (cannot happen while this process owns its only child): say nothing
+    // rather than something false.
+    if (waited < 0) ::_exit(cordon::sandbox::launcher_failure_exit);
     if (info.si_code == CLD_EXITED) {
         report.ended(info.si_status, 0);
         ::_exit(info.si_status);

@@ -180,6 +180,26 @@ TEST(Decide, ASilentRunnerAtTheRunsLimitWasStoppedByTheLimit) {
     EXPECT_THAT(v.outcome.message, HasSubstr("memory limit"));
 }
 
+// The launcher failed after the run met its limit (it could not fork the command): the limit,
+// not the sandbox, kept the command from starting.
+TEST(Decide, ALauncherFailureAtTheRunsLimitWasStoppedByTheLimit) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    run_evidence e = ended(125, status(verdict_kind::failed,
+                                       "cordon-landlock: cannot start the "
+                                       "command: Resource temporarily "
+                                       "unavailable",
+                                       launcher_stage::spawn, EAGAIN));
+    verdict failed = judge(e, &bwrap);
+    EXPECT_EQ(failed.outcome.kind, outcome_kind::runner_failed) << "no limit was met";
+    e.limits_hit.processes = true;
+    verdict limited = judge(e, &bwrap);
+    EXPECT_EQ(limited.outcome.kind, outcome_kind::not_started);
+    ASSERT_TRUE(limited.outcome.start_failure);
+    EXPECT_EQ(limited.outcome.start_failure->stage, spawn_stage::cgroup);
+    EXPECT_EQ(limited.outcome.start_failure->error, EAGAIN);
+    EXPECT_THAT(limited.outcome.message, HasSubstr("process limit"));
+}
+
 // What proves the runner's job depends on the job: `started` for a command, the probe answer for
 // --probe. Either record in the other's place is a runner failure.
 TEST(Decide, TheProofMustMatchTheJob) {
@@ -254,6 +274,26 @@ TEST(Decide, WhoEndedTheCommandInOrder) {
     // Unconfined runs have no runner: the same rules, no channel, never denied.
     EXPECT_EQ(judge(ended(0, std::nullopt, true), nullptr).outcome.kind, outcome_kind::exited);
     EXPECT_FALSE(judge(ended(1, std::nullopt, true), nullptr).denied);
+}
+
+// Under bwrap the launcher's `ended` record says how the command ended; bwrap's own 128+N does not
+// tell a signal from an exit.
+TEST(Decide, TheLaunchersEndingOutranksTheRunnersStatus) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    status_report started = status(verdict_kind::started);
+    started.ended = status_report::ending{std::nullopt, SIGTERM};
+    verdict signaled = judge(ended(128 + SIGTERM, started, true), &bwrap);
+    EXPECT_EQ(signaled.outcome.kind, outcome_kind::signaled);
+    EXPECT_EQ(signaled.outcome.signal, SIGTERM);
+    EXPECT_EQ(signaled.outcome.exit_code, std::nullopt);
+    EXPECT_FALSE(signaled.denied) << "a command ended by a signal has no exit code to deny";
+
+    started.ended = status_report::ending{128 + SIGTERM, std::nullopt};
+    verdict exited = judge(ended(128 + SIGTERM, started, true), &bwrap);
+    EXPECT_EQ(exited.outcome.kind, outcome_kind::exited);
+    EXPECT_EQ(exited.outcome.exit_code, 128 + SIGTERM);
+    EXPECT_EQ(exited.outcome.signal, std::nullopt);
+    EXPECT_TRUE(exited.denied);
 }
 
 TEST(Decide, DenialNeedsANonZeroExitAndTheDialect) {

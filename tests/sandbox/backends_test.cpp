@@ -13,6 +13,7 @@
 #include "sandbox/backends.hpp"
 #include "sandbox/confined_argv.hpp"
 #include "sandbox/launcher_status.hpp"
+#include "sandbox/status_channel.hpp"
 
 namespace cordon::sandbox {
 namespace {
@@ -444,6 +445,95 @@ TEST(BackendContract, EmptyArgvThrows) {
                      std::invalid_argument);
         EXPECT_THROW((void)seatbelt_confine("/s", empty, policy, {}), std::invalid_argument);
     }
+}
+
+// ---- the status channel ------------------------------------------------------------------------
+
+launcher_status_record status_record(launcher_record_kind kind) {
+    launcher_status_record out{};
+    out.magic = launcher_status_magic;
+    out.kind = static_cast<std::uint32_t>(kind);
+    return out;
+}
+
+launcher_status_record ending_record(std::int32_t exit_code, std::int32_t signal) {
+    launcher_status_record out = status_record(launcher_record_kind::ended);
+    out.exit_code = exit_code;
+    out.signal = signal;
+    return out;
+}
+
+launcher_status_record failure_record(launcher_stage stage, int error) {
+    launcher_status_record out = status_record(launcher_record_kind::failure);
+    out.stage = static_cast<std::uint32_t>(stage);
+    out.error = error;
+    return out;
+}
+
+std::string channel(std::initializer_list<launcher_status_record> records) {
+    std::string out;
+    for (const auto& record : records)
+        out.append(reinterpret_cast<const char*>(&record), sizeof record);
+    return out;
+}
+
+using verdict = status_report::verdict;
+
+TEST(StatusChannel, StartedThenEndedCarriesHowTheCommandEnded) {
+    const auto started = status_record(launcher_record_kind::started);
+    const status_report exited = decode_status(channel({started, ending_record(143, 0)}));
+    EXPECT_EQ(exited.outcome, verdict::started);
+    ASSERT_TRUE(exited.ended);
+    EXPECT_EQ(exited.ended->exit_code, 143);
+    EXPECT_EQ(exited.ended->signal, std::nullopt);
+
+    const status_report signaled = decode_status(channel({started, ending_record(-1, SIGTERM)}));
+    ASSERT_TRUE(signaled.ended);
+    EXPECT_EQ(signaled.ended->exit_code, std::nullopt);
+    EXPECT_EQ(signaled.ended->signal, SIGTERM);
+
+    // Without --report-ending there is no `ended`: the runner's own status stands.
+    EXPECT_FALSE(decode_status(channel({started})).ended);
+}
+
+TEST(StatusChannel, AnEndingOutOfPlaceOrOutOfRangeIsMalformed) {
+    const auto started = status_record(launcher_record_kind::started);
+    // Before `started`, after another ending, or followed by anything.
+    EXPECT_EQ(decode_status(channel({ending_record(0, 0)})).outcome, verdict::malformed);
+    EXPECT_EQ(decode_status(channel({started, ending_record(0, 0), ending_record(1, 0)})).outcome,
+              verdict::malformed);
+    EXPECT_EQ(decode_status(channel({started, ending_record(0, 0),
+                                     failure_record(launcher_stage::exec, ENOENT)}))
+                  .outcome,
+              verdict::malformed);
+    // An exit status is 0-255 and a signal 1-64; a record claiming otherwise was not written by
+    // a launcher that saw the command end.
+    for (const auto& [exit_code, signal] :
+         std::vector<std::pair<int, int>>{{-1, 0}, {256, 0}, {0, 65}, {0, -9}}) {
+        SCOPED_TRACE(std::to_string(exit_code) + "/" + std::to_string(signal));
+        const status_report report =
+            decode_status(channel({started, ending_record(exit_code, signal)}));
+        EXPECT_EQ(report.outcome, verdict::malformed);
+        EXPECT_FALSE(report.ended);
+    }
+}
+
+TEST(StatusChannel, AfterStartedOnlyTheCommandsExecMayFail) {
+    const auto started = status_record(launcher_record_kind::started);
+    const status_report exec =
+        decode_status(channel({started, failure_record(launcher_stage::exec, ENOENT)}));
+    EXPECT_EQ(exec.outcome, verdict::failed);
+    EXPECT_EQ(exec.stage, launcher_stage::exec);
+    EXPECT_EQ(exec.error, ENOENT);
+    for (auto stage : {launcher_stage::ruleset, launcher_stage::spawn, launcher_stage::seccomp}) {
+        EXPECT_EQ(decode_status(channel({started, failure_record(stage, EPERM)})).outcome,
+                  verdict::malformed);
+    }
+    // Before `started`, any stage may fail: forking the command under a process limit, say.
+    const status_report spawn =
+        decode_status(channel({failure_record(launcher_stage::spawn, EAGAIN)}));
+    EXPECT_EQ(spawn.outcome, verdict::failed);
+    EXPECT_EQ(spawn.stage, launcher_stage::spawn);
 }
 
 }  // namespace
