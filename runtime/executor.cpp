@@ -49,7 +49,7 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
     }
 }
 
-run_handle executor::async_run(run_request request, std::function<void(run_result)> done) {
+void check_request(const run_request& request) {
     if (request.argv.empty() || request.argv.front().empty()) {
         throw std::invalid_argument("run_request: argv must name a program");
     }
@@ -62,6 +62,10 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     if (request.stdin_data && request.stdin_fd) {
         throw std::invalid_argument("run_request: give stdin_data or stdin_fd, not both");
     }
+}
+
+run_handle executor::async_run(run_request request, std::function<void(run_result)> done) {
+    check_request(request);
     const auto timeout =
         std::min(request.timeout.value_or(options_.default_timeout), options_.max_timeout);
     const std::filesystem::path workdir = request.workdir.value_or(request.workspace_root);
@@ -86,6 +90,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     spec.limits.max_memory =
         effective_limit(request.max_memory, options_.default_limits.max_memory, no_memory);
     spec.method = options_.method;
+    spec.die_with_spawning_thread = options_.die_with_spawning_thread;
     spec.on_stdout = std::move(request.on_stdout);
     spec.on_stderr = std::move(request.on_stderr);
 

@@ -70,7 +70,14 @@ struct executor_options {
     bool spill = true;
     bool cgroup_containment = true;  // when the host allows it
     spawn_method method = default_spawn_method();
+    // spawn_request::die_with_spawning_thread for every run: only when async_run() is always
+    // called on a thread that outlives the runs (the job supervisor's loop thread).
+    bool die_with_spawning_thread = false;
 };
+
+// Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
+// relative workspace, a non-positive timeout, or both stdin_data and stdin_fd.
+void check_request(const run_request& request);
 
 class run_handle {
 public:

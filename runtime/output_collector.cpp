@@ -227,7 +227,7 @@ std::variant<spill_file, spill_error> spill_directory::create_file(std::string_v
         // O_EXCL already refuses an existing name, symlinks included; O_NOFOLLOW states it.
         // Relative to the held directory: no path component is resolved again.
         unique_fd fd(::openat(dir_fd->get(), name.c_str(),
-                              O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                              O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                               S_IRUSR | S_IWUSR));
         if (fd) return spill_file(std::move(fd), std::move(path), dir_fd);
         const int error = errno;

@@ -54,7 +54,8 @@ struct collected_output {
 // name can be put into a file name as is ("stdout", "stderr").
 [[nodiscard]] bool valid_stream_name(std::string_view name) noexcept;
 
-// An open spill file: exclusively created, 0600, CLOEXEC. Closing via the destructor ignores
+// An open spill file: exclusively created, 0600, CLOEXEC, opened read-write (a job reads its
+// stream back by offset). Closing via the destructor ignores
 // errors; close() reports them, which is what decides whether the file may be reported.
 class spill_file {
 public:

@@ -1,4 +1,5 @@
 #include "runtime/process.hpp"
+#include "runtime/sigpipe.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -42,31 +43,6 @@ constexpr std::size_t read_chunk = 64 * 1024;
 
 // The runner's channel is bounded: a launcher writes at most two records.
 constexpr std::size_t status_limit = 64 * 1024;
-
-// write(2) to a pipe whose reader may be gone, without SIGPIPE and without touching the
-// process's disposition of it (the host's business): the signal a write raises is directed at
-// the writing thread, so it is blocked here for the call and, when this write raised it,
-// consumed before the mask is restored.
-ssize_t write_without_sigpipe(int fd, const char* data, std::size_t size) {
-    sigset_t pipe_only;
-    sigset_t previous;
-    ::sigemptyset(&pipe_only);
-    ::sigaddset(&pipe_only, SIGPIPE);
-    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
-    sigset_t pending;
-    ::sigpending(&pending);
-    const bool already_pending = ::sigismember(&pending, SIGPIPE) == 1;
-    const ssize_t n = ::write(fd, data, size);
-    const int error = errno;
-    if (n < 0 && error == EPIPE && !already_pending) {
-        const timespec no_wait{};
-        while (::sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
-        }
-    }
-    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-    errno = error;
-    return n;
-}
 
 // The command's environment as a NUL-separated block in a memfd, for a runner that reads it from
 // a descriptor instead of inheriting it (sandbox::confined_argv::environment_fd).
@@ -221,6 +197,7 @@ private:
         if (!spec_.environment_fd) request.env = spec_.env;
         request.cwd = spec_.cwd;
         request.method = spec_.method;
+        request.die_with_spawning_thread = spec_.die_with_spawning_thread;
         request.exec_fd = spec_.exec_image ? spec_.exec_image->get() : -1;
         if (scope_) request.cgroup_procs_fds = scope_->procs_fds();
         request.fds = {{child_stdin, 0}, {out.write.get(), 1}, {err.write.get(), 2}};
@@ -261,6 +238,9 @@ private:
         } else {
             status_closed_ = true;
         }
+        // The child holds its own copy: ours would keep the writer of a pipe from ever seeing
+        // EPIPE once the command is done with it.
+        spec_.stdin_fd.reset();
         if (spec_.stdin_data) {
             stdin_pipe_.assign(in.write.release());
             write_stdin();

@@ -66,6 +66,7 @@ struct process_spec {
     run_limits limits;
     bool limits_required = false;
     spawn_method method = default_spawn_method();
+    bool die_with_spawning_thread = false;  // spawn_request::die_with_spawning_thread
     // Watch the leader through its pidfd when the kernel gives one; false polls it instead, as
     // on kernels without pidfds (tests use it to cover that path).
     bool use_pidfd = true;

@@ -182,7 +182,8 @@ spawn_result spawn(const spawn_request& request) {
                             request.cgroup_procs_fds.size(),
                             request.exec_fd,
                             errors.write.get(),
-                            floor};
+                            floor,
+                            request.die_with_spawning_thread ? ::getpid() : 0};
 
     int pidfd = -1;
     pid_t pid;

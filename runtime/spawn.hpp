@@ -53,6 +53,11 @@ struct spawn_request {
     // When >= 0, the program is this fd (execveat(AT_EMPTY_PATH)) and argv[0] is only its name.
     int exec_fd = -1;
     spawn_method method = default_spawn_method();
+    // SIGKILL the child when the thread that spawned it exits (PR_SET_PDEATHSIG, which fires on
+    // the death of the parent *thread*, not the process): only for a spawner whose thread lives
+    // as long as its children may, such as a supervisor's own event-loop thread. It covers the
+    // direct child, which under the Landlock launcher is the command itself.
+    bool die_with_spawning_thread = false;
 };
 
 struct spawned_child {

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -95,6 +96,15 @@ void run_child(const child_plan& plan) noexcept {
     default_action.sa_handler = SIG_DFL;
     for (int sig = 1; sig < NSIG; ++sig)
         ::sigaction(sig, &default_action, nullptr);
+
+    // Die with the spawning thread. Had it already died before prctl, the child was reparented
+    // and must go now.
+    if (plan.parent > 0) {
+        if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0L, 0L, 0L) != 0) {
+            fail(error_fd, spawn_stage::signals, errno);
+        }
+        if (::getppid() != plan.parent) ::_exit(127);
+    }
 
     // A new session: the child leads its own process group (pgid == pid), which cordon signals
     // as a whole, and it has no controlling terminal to read from or be stopped by.

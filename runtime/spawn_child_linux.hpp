@@ -2,6 +2,7 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/types.h>
 
 #include <cstddef>
 
@@ -23,6 +24,7 @@ struct child_plan {
     int exec_fd;           // -1: execve(path); else execveat(exec_fd, "", AT_EMPTY_PATH)
     int error_fd;          // CLOEXEC write end of the error pipe
     int scratch_fd_floor;  // fds are first moved at or above this number
+    pid_t parent;          // > 0: die with the spawning thread; the parent's pid, to close the race
 };
 
 // The fixed failure record written to error_fd: nothing read means exec succeeded

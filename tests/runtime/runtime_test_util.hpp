@@ -55,9 +55,6 @@ inline std::vector<std::string> child_env() {
     return runtime::build_environment(environ, {});
 }
 
-// A provider that may use only `choice`, or nullptr with why that choice is unusable on this host
-// in `why` (for CORDON_SKIP_OR_FAIL). The launcher is the one built beside the tests, and the
-// probe timeout is generous: a loaded CI machine must not turn a slow probe into a skip.
 // A spec for `argv` run from "/" with the test environment, a timeout that fails a hung test
 // instead of hanging it, and the standard kill plan.
 inline runtime::process_spec child_spec(
@@ -72,6 +69,9 @@ inline runtime::process_spec child_spec(
     return spec;
 }
 
+// A provider that may use only `choice`, or nullptr with why that choice is unusable on this host
+// in `why` (for CORDON_SKIP_OR_FAIL). The launcher is the one built beside the tests, and the
+// probe timeout is generous: a loaded CI machine must not turn a slow probe into a skip.
 inline std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_choice choice,
                                                              std::string& why) {
     sandbox::local_provider_options options;
@@ -207,6 +207,17 @@ inline std::vector<pid_t> live_processes_with_cmdline(std::string_view needle) {
         if (cmdline.find(needle) != std::string::npos && !process_dead(pid)) found.push_back(pid);
     }
     return found;
+}
+
+// Until at least `count` live processes have `needle` in their command line, or `within`.
+inline bool wait_for_processes_with_cmdline(std::string_view needle, std::size_t count,
+                                            std::chrono::milliseconds within) {
+    const auto until = std::chrono::steady_clock::now() + within;
+    while (live_processes_with_cmdline(needle).size() < count) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
 }
 
 inline bool wait_no_process_with_cmdline(std::string_view needle,

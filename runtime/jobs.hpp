@@ -1,0 +1,216 @@
+// Background jobs and the supervisor that owns them (docs/jobs.md).
+//
+// supervisor::start() returns at once with a job whose id the supervisor minted ("job-1", never an
+// OS pid). The job runs through the same executor as `cordon run` (confinement, classification,
+// the kill plan, cgroup containment), on the supervisor's own event-loop thread. Its output is
+// read by cursor: every stream (stdout, stderr, and both merged in arrival order) has byte
+// offsets, and read(offset) returns the bytes from there and the offset to ask for next, so a
+// read that a client lost can simply be asked for again.
+//
+// Nothing outlives the supervisor: shutdown() (and the destructor) ends every job's tree with the
+// kill plan and waits for it. A supervisor whose process is SIGKILLed cannot do that; then
+//   - under bwrap, bwrap's --die-with-parent ends the sandbox, and its pid namespace everything
+//     in it;
+//   - under the Landlock launcher and danger-full-access, the job's leader dies with the
+//     supervisor's loop thread (PR_SET_PDEATHSIG: the thread that spawned it), and what it started
+//     is swept from its cgroup by the next cordon that starts (cgroup.hpp).
+//
+// Thread safety: every member of supervisor and job may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "runtime/executor.hpp"
+#include "runtime/job_stream.hpp"
+#include "runtime/record.hpp"
+
+namespace cordon::runtime {
+
+enum class job_status {
+    running,
+    completed,        // the command exited on its own (any exit code)
+    killed,           // a signal ended it: kill(), the supervisor's shutdown, or any other
+    timed_out,        // its lifetime ran out
+    failed_to_start,  // it never ran: the program, the request, or the sandbox (runner_failed)
+};
+[[nodiscard]] std::string_view to_string(job_status status) noexcept;
+
+enum class job_output {
+    merged,  // stdout and stderr in the order they arrived
+    stdout_only,
+    stderr_only,
+};
+
+struct job_request {
+    // What to run and how, as for executor::async_run. `run.timeout` is the job's lifetime:
+    // unset, it runs until it ends, is killed, or the supervisor shuts down (or until
+    // supervisor_options::max_lifetime).
+    run_request run;
+    std::string owner;  // the per-owner cap counts this owner's running jobs
+    std::string label;  // what the job is, for lists; default: the argv joined by spaces
+    // Keep the command's stdin open as a pipe that job::write() feeds. `run.stdin_data`, when
+    // given, is written first, before start() returns (waiting as job::write() does); not with
+    // `run.stdin_fd`. Otherwise stdin is `run.stdin_data`, `run.stdin_fd` or /dev/null.
+    bool keep_stdin_open = false;
+};
+
+struct job_snapshot {
+    std::string id;
+    std::string owner;
+    std::string label;
+    job_status status = job_status::running;
+    std::optional<int> exit_code;
+    std::optional<int> signal;
+    std::chrono::system_clock::time_point started_at;
+    std::optional<std::chrono::system_clock::time_point> finished_at;
+    // Stamped when the job settles. For a confined job whose runner broke, runner_failed is true
+    // and sandbox.denied false.
+    sandbox_facts sandbox;
+    bool runner_failed = false;
+    std::string message;  // why it did not start, or how it ended when that needs words
+    std::uint64_t output_bytes = 0;
+    std::uint64_t stdout_bytes = 0;
+    std::uint64_t stderr_bytes = 0;
+};
+
+struct job_write_result {
+    std::size_t written = 0;
+    std::optional<std::string> error;  // set when not every byte (or the eof) got through
+};
+
+class supervisor;
+
+class job {
+public:
+    job(const job&) = delete;
+    job& operator=(const job&) = delete;
+    ~job();
+
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    [[nodiscard]] job_snapshot snapshot() const;
+    // The run's full record once the job settled (a job that failed to start in the sandbox has
+    // none: see snapshot().message).
+    [[nodiscard]] std::optional<run_record> record() const;
+
+    // Up to `max_bytes` of `which` from `offset`; see stream_read.
+    [[nodiscard]] stream_read read(job_output which, std::uint64_t offset,
+                                   std::size_t max_bytes) const;
+    // Until `which` has a byte at `offset` or is complete, or `deadline`. True if so.
+    bool wait_output(job_output which, std::uint64_t offset,
+                     std::chrono::steady_clock::time_point deadline) const;
+    // Until the job settles or `deadline`. True once settled.
+    bool wait_settled(std::chrono::steady_clock::time_point deadline) const;
+    // Ready once the job settled; never holds an exception.
+    [[nodiscard]] std::shared_future<job_snapshot> completion() const { return completion_; }
+
+    // Writes to the command's stdin (keep_stdin_open), then closes it when `eof`. Waits at most a
+    // few seconds for a command that does not read.
+    job_write_result write(std::string_view data, bool eof);
+    // Ends the job's whole tree with the kill plan. True the first time on a running job, false
+    // after that or once it settled.
+    bool kill();
+
+private:
+    friend class supervisor;
+    struct private_tag {};
+
+public:
+    job(private_tag, std::string id, const job_request& request, std::size_t memory_bytes,
+        std::uint64_t spill_max_bytes, std::shared_ptr<spill_directory> spill);
+
+private:
+    // Stamps the outcome and seals the streams, calls `retire` (the supervisor's bookkeeping),
+    // then publishes: whoever sees the job settled also sees it gone from the running jobs.
+    void settle(run_result result, const std::function<void()>& retire);
+    [[nodiscard]] const job_stream& stream(job_output which) const;
+
+    const std::string id_;
+    const std::string owner_;
+    const std::string label_;
+    const std::chrono::system_clock::time_point started_at_;
+    const sandbox::sandbox_mode mode_;
+
+    job_stream merged_;
+    job_stream stdout_;
+    job_stream stderr_;
+
+    mutable std::mutex mutex_;
+    mutable std::condition_variable settled_changed_;
+    job_snapshot final_;  // valid once settled_
+    std::optional<run_record> record_;
+    bool settled_ = false;
+    bool kill_requested_ = false;
+    run_handle handle_;
+    bool handle_set_ = false;
+    unique_fd stdin_;  // write end, O_NONBLOCK; guarded by stdin_mutex_
+    std::mutex stdin_mutex_;
+
+    std::promise<job_snapshot> promise_;
+    std::shared_future<job_snapshot> completion_;
+};
+
+struct supervisor_options {
+    // How jobs run: the kill plan, output limits (the spill cap applies to each job stream too),
+    // process and memory limits, the spill root. Its timeouts are replaced: a job's lifetime is
+    // its request's `run.timeout`, capped at max_lifetime.
+    executor_options executor;
+    std::optional<std::chrono::milliseconds> max_lifetime;
+    std::size_t max_running_per_owner = 10;
+    std::size_t history = 100;                      // finished jobs kept readable, oldest dropped
+    std::size_t memory_bytes_per_stream = 1 << 20;  // the rest is read back from the spill file
+};
+
+// start() refused the job: nothing was run.
+struct job_refused {
+    std::string message;
+    std::vector<std::string> running;  // the owner's running job ids, when the cap was the reason
+};
+
+class supervisor {
+public:
+    // `provider` as for executor (null: danger-full-access only).
+    explicit supervisor(std::shared_ptr<sandbox::provider> provider,
+                        supervisor_options options = {});
+    // shutdown().
+    ~supervisor();
+    supervisor(const supervisor&) = delete;
+    supervisor& operator=(const supervisor&) = delete;
+
+    // Starts the job and returns at once. A request that breaks executor::async_run's contract
+    // throws std::invalid_argument; the per-owner cap and a supervisor that was shut down refuse.
+    std::variant<std::shared_ptr<job>, job_refused> start(job_request request);
+
+    [[nodiscard]] std::shared_ptr<job> find(std::string_view id) const;
+    // Running jobs first (oldest first), then the kept history (newest first).
+    [[nodiscard]] std::vector<job_snapshot> list() const;
+
+    // Refuses new jobs, ends every running job's tree with the kill plan, and waits until each
+    // settled. Idempotent.
+    void shutdown();
+
+private:
+    void retire(const std::shared_ptr<job>& finished);
+
+    struct loop;
+    std::unique_ptr<loop> loop_;
+    supervisor_options options_;
+    std::shared_ptr<spill_directory> spill_;
+    std::unique_ptr<executor> executor_;
+
+    mutable std::mutex mutex_;
+    std::vector<std::shared_ptr<job>> running_;  // guarded by mutex_, in start order
+    std::vector<std::shared_ptr<job>> history_;  // guarded by mutex_, oldest first
+    std::uint64_t next_id_ = 1;                  // guarded by mutex_
+    bool shut_down_ = false;                     // guarded by mutex_
+};
+
+}  // namespace cordon::runtime
