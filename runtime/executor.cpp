@@ -139,6 +139,8 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         // host's: reported as such, never as an unusable sandbox.
         std::vector<std::filesystem::path> spill_files;
         if (spill_) spill_files.push_back(spill_->root() / "cordon-spill-*");
+        spill_files.insert(spill_files.end(), options_.protected_paths.begin(),
+                           options_.protected_paths.end());
         if (auto refused = provider_->refusal(policy, spill_files)) {
             return not_started({spawn_stage::policy, EPERM}, *refused);
         }

@@ -73,6 +73,9 @@ struct executor_options {
     // spawn_request::die_with_spawning_thread for every run: only when async_run() is always
     // called on a thread that outlives the runs (the job supervisor's loop thread).
     bool die_with_spawning_thread = false;
+    // More paths (globs as for provider::refusal) that no workspace-write run may be able to
+    // write, beside the executor's own spill files: the job supervisor's stream files.
+    std::vector<std::filesystem::path> protected_paths;
 };
 
 // Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a

@@ -19,17 +19,13 @@ job_stream::job_stream(std::string stream, std::size_t memory_bytes, std::uint64
 
 job_stream::~job_stream() {
     // Nobody can ask for the stream any more: its file goes with it.
-    if (spill_) {
-        (void)spill_->close();
-        (void)spill_->remove();
-    }
+    if (spill_) (void)spill_->remove();
 }
 
 void job_stream::drop_spill(std::string_view why) {
     spdlog::debug("job stream {}: spill file dropped: {}", stream_, why);
-    (void)spill_->close();
     (void)spill_->remove();
-    spill_.reset();
+    spill_.reset();  // the descriptor closes when the last reader lets go
 }
 
 void job_stream::append(std::string_view bytes) {
@@ -41,7 +37,7 @@ void job_stream::append(std::string_view bytes) {
             spill_tried_ = true;
             auto created = spill_directory_->create_file(stream_);
             if (auto* file = std::get_if<spill_file>(&created)) {
-                spill_.emplace(std::move(*file));
+                spill_ = std::make_shared<spill_file>(std::move(*file));
             } else {
                 spdlog::debug("job stream {}: no spill file: {}", stream_,
                               std::get<spill_error>(created).what);
@@ -70,23 +66,45 @@ void job_stream::seal() {
     {
         std::lock_guard lock(mutex_);
         sealed_ = true;
+        if (memory_.size() > memory_bytes_) {
+            const std::size_t drop = memory_.size() - memory_bytes_;
+            memory_.erase(0, drop);
+            memory_.shrink_to_fit();
+            memory_start_ += drop;
+        }
     }
     changed_.notify_all();
 }
 
 stream_read job_stream::read(std::uint64_t offset, std::size_t max_bytes) const {
-    std::lock_guard lock(mutex_);
     stream_read out;
-    out.offset = std::min(offset, total_);
-    const auto wanted = [&](std::uint64_t from) {
-        return static_cast<std::size_t>(std::min<std::uint64_t>(max_bytes, total_ - from));
-    };
-    bool served = false;
-    if (out.offset < memory_start_ && spill_) {
-        std::string data(wanted(out.offset), '\0');
+    std::shared_ptr<spill_file> file;
+    std::size_t from_file = 0;
+    {
+        std::lock_guard lock(mutex_);
+        out.offset = std::min(offset, total_);
+        const auto wanted =
+            static_cast<std::size_t>(std::min<std::uint64_t>(max_bytes, total_ - out.offset));
+        if (out.offset < memory_start_ && spill_) {
+            file = spill_;
+            from_file = wanted;
+        } else {
+            if (out.offset < memory_start_) {
+                out.lossy = true;
+                out.offset = memory_start_;
+            }
+            const auto at = static_cast<std::size_t>(out.offset - memory_start_);
+            out.data = memory_.substr(at, static_cast<std::size_t>(std::min<std::uint64_t>(
+                                              max_bytes, total_ - out.offset)));
+        }
+        out.next_offset = out.offset + (file ? from_file : out.data.size());
+        out.complete = sealed_ && out.next_offset == total_;
+    }
+    if (file) {
+        std::string data(from_file, '\0');
         std::size_t got = 0;
         while (got < data.size()) {
-            const ssize_t n = ::pread(spill_->fd(), data.data() + got, data.size() - got,
+            const ssize_t n = ::pread(file->fd(), data.data() + got, data.size() - got,
                                       static_cast<off_t>(out.offset + got));
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) break;
@@ -94,19 +112,17 @@ stream_read job_stream::read(std::uint64_t offset, std::size_t max_bytes) const 
         }
         if (got == data.size()) {
             out.data = std::move(data);
-            served = true;
-        }
-    }
-    if (!served) {
-        if (out.offset < memory_start_) {
+        } else {
+            // The file failed under us: what memory still holds, said to be lossy.
+            spdlog::debug("job stream {}: spill read failed at {}", stream_, out.offset + got);
+            std::lock_guard lock(mutex_);
             out.lossy = true;
             out.offset = memory_start_;
+            out.data = memory_.substr(0, std::min<std::size_t>(max_bytes, memory_.size()));
+            out.next_offset = out.offset + out.data.size();
+            out.complete = sealed_ && out.next_offset == total_;
         }
-        const std::size_t at = static_cast<std::size_t>(out.offset - memory_start_);
-        out.data = memory_.substr(at, wanted(out.offset));
     }
-    out.next_offset = out.offset + out.data.size();
-    out.complete = sealed_ && out.next_offset == total_;
     return out;
 }
 

@@ -8,7 +8,8 @@
 // them starts at the oldest byte still held and says `lossy`.
 //
 // Thread safety: append() and seal() come from the job's strand; read() and wait_for() from any
-// thread. All of it is guarded by one mutex.
+// thread. One mutex guards the state; a read from the spill file happens outside it, so that a
+// large read never holds up the writer.
 #pragma once
 
 #include <chrono>
@@ -42,7 +43,7 @@ public:
     job_stream& operator=(const job_stream&) = delete;
 
     void append(std::string_view bytes);
-    // No more bytes will come; wakes every waiter.
+    // No more bytes will come; wakes every waiter and trims memory to `memory_bytes`.
     void seal();
 
     // Up to `max_bytes` from `offset` (an offset past the end reads nothing from the end).
@@ -66,7 +67,9 @@ private:
 
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
-    std::optional<spill_file> spill_;  // holds [0, total_) while open
+    // Holds [0, total_) while set. Shared so that a read can pread outside the lock: bytes below
+    // total_ never change, and a dropped file stays open until its last reader is done.
+    std::shared_ptr<spill_file> spill_;
     bool spill_tried_ = false;
     std::string memory_;  // bytes [memory_start_, total_)
     std::uint64_t memory_start_ = 0;

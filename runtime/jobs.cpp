@@ -137,11 +137,15 @@ bool job::kill() {
 }
 
 job_write_result job::write(std::string_view data, bool eof) {
+    if (std::this_thread::get_id() == loop_thread_) {
+        throw std::logic_error("job::write: called on the supervisor's loop thread");
+    }
     std::lock_guard stdin_lock(stdin_mutex_);
     job_write_result out;
     {
         std::lock_guard lock(mutex_);
         if (settled_) {
+            stdin_.reset();
             out.error = "the job has ended";
             return out;
         }
@@ -248,7 +252,12 @@ void job::settle(run_result result, const std::function<void()>& retire) {
         record_ = std::move(record);
         settled_ = true;
         copy = final_;
+        // The process tree is done; holding it would keep its buffers, and its strand would
+        // outlive the loop it belongs to.
+        handle_ = {};
     }
+    // A writer waiting on the pipe closes it when it sees the job settled.
+    if (std::unique_lock stdin_lock(stdin_mutex_, std::try_to_lock); stdin_lock) stdin_.reset();
     copy.output_bytes = merged_.size();
     copy.stdout_bytes = stdout_.size();
     copy.stderr_bytes = stderr_.size();
@@ -285,6 +294,8 @@ supervisor::supervisor(std::shared_ptr<sandbox::provider> provider, supervisor_o
     run_options.spill = false;
     spill_ = std::make_shared<spill_directory>(run_options.spill_root,
                                                spill_retention::remove_on_destroy);
+    // The job streams' files are what read() trusts: no job may write them.
+    run_options.protected_paths.push_back(spill_->root() / "cordon-spill-*");
     executor_ =
         std::make_unique<executor>(loop_->io.get_executor(), std::move(provider), run_options);
 }
@@ -294,7 +305,14 @@ supervisor::~supervisor() {
     loop_.reset();  // joins the loop thread before the executor it runs is destroyed
 }
 
+void supervisor::not_on_the_loop(const char* what) const {
+    if (std::this_thread::get_id() == loop_->thread.get_id()) {
+        throw std::logic_error(std::string(what) + ": called on the supervisor's loop thread");
+    }
+}
+
 std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request request) {
+    not_on_the_loop("supervisor::start");
     check_request(request.run);
     if (request.keep_stdin_open && request.run.stdin_fd) {
         throw std::invalid_argument("job_request: keep_stdin_open makes the stdin pipe itself");
@@ -335,6 +353,7 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
                                             request, options_.memory_bytes_per_stream,
                                             options_.executor.limits.spill_max_bytes, spill_);
         }
+        started->loop_thread_ = loop_->thread.get_id();
         ++next_id_;
         running_.push_back(started);
     }
@@ -365,16 +384,31 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         if (theirs) theirs(chunk);
     };
     boost::asio::post(loop_->io, [this, started, run = std::move(request.run)]() mutable {
-        run_handle handle =
-            executor_->async_run(std::move(run), [this, started](run_result result) {
-                started->settle(std::move(result), [this, &started] { retire(started); });
-            });
+        auto finish = [this, started](run_result result) {
+            started->settle(std::move(result), [this, &started] { retire(started); });
+        };
+        run_handle handle;
+        try {
+            handle = executor_->async_run(std::move(run), finish);
+        } catch (const std::exception& error) {
+            // Nothing ran (the request was checked in start()): the job settles, never hangs.
+            run_record record;
+            record.outcome.kind = outcome_kind::not_started;
+            record.outcome.start_failure =
+                classify::spawn_error{classify::spawn_stage::resources, 0};
+            record.outcome.message = std::string("cannot start the job: ") + error.what();
+            record.sandbox.mode = started->mode_;
+            finish(std::move(record));
+            return;
+        }
         bool cancel = false;
         {
             std::lock_guard lock(started->mutex_);
-            started->handle_ = handle;
-            started->handle_set_ = true;
-            cancel = started->kill_requested_ && !started->settled_;
+            if (!started->settled_) {  // a spawn that failed at once has settled already
+                started->handle_ = handle;
+                started->handle_set_ = true;
+                cancel = started->kill_requested_;
+            }
         }
         if (cancel) handle.cancel();
     });
@@ -420,6 +454,7 @@ std::vector<job_snapshot> supervisor::list() const {
 }
 
 void supervisor::shutdown() {
+    not_on_the_loop("supervisor::shutdown");
     std::vector<std::shared_ptr<job>> running;
     {
         std::lock_guard lock(mutex_);

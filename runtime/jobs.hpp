@@ -15,7 +15,10 @@
 //     supervisor's loop thread (PR_SET_PDEATHSIG: the thread that spawned it), and what it started
 //     is swept from its cgroup by the next cordon that starts (cgroup.hpp).
 //
-// Thread safety: every member of supervisor and job may be called from any thread.
+// Thread safety: every member of supervisor and job may be called from any thread but one: the
+// supervisor's loop thread, on which the live-output callbacks of run_request run. There, the
+// calls that wait (supervisor::start, supervisor::shutdown, job::write) throw std::logic_error,
+// and destroying the supervisor is a deadlock; job reads and kill() are fine.
 #pragma once
 
 #include <chrono>
@@ -26,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -153,6 +157,7 @@ private:
     bool handle_set_ = false;
     unique_fd stdin_;  // write end, O_NONBLOCK; guarded by stdin_mutex_
     std::mutex stdin_mutex_;
+    std::thread::id loop_thread_;  // set once by the supervisor before anyone else sees the job
 
     std::promise<job_snapshot> promise_;
     std::shared_future<job_snapshot> completion_;
@@ -199,6 +204,8 @@ public:
 
 private:
     void retire(const std::shared_ptr<job>& finished);
+    // Throws std::logic_error on the loop thread, where waiting would deadlock the loop.
+    void not_on_the_loop(const char* what) const;
 
     struct loop;
     std::unique_ptr<loop> loop_;

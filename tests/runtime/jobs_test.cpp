@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -108,18 +109,21 @@ TEST(JobStream, BytesBeyondTheSpillCapAreLossyNeverWrong) {
 TEST(JobStream, AWaiterWakesForNewBytesAndForTheSeal) {
     job_stream stream("w", 1024, 1 << 20, nullptr);
     EXPECT_FALSE(stream.wait_for(0, in(20ms)));
+    // Woken, not timed out: well before the deadline.
+    const auto begin = std::chrono::steady_clock::now();
     std::thread writer([&] {
         std::this_thread::sleep_for(20ms);
         stream.append("x");
     });
-    EXPECT_TRUE(stream.wait_for(0, in(10s)));
+    EXPECT_TRUE(stream.wait_for(0, in(30s)));
     writer.join();
     std::thread sealer([&] {
         std::this_thread::sleep_for(20ms);
         stream.seal();
     });
-    EXPECT_TRUE(stream.wait_for(1, in(10s)));
+    EXPECT_TRUE(stream.wait_for(1, in(30s)));
     sealer.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, 10s);
 }
 
 // ---- jobs
@@ -312,10 +316,12 @@ TEST_F(JobsTest, StdinIsWrittenWhileTheJobRunsAndClosedAtEof) {
     EXPECT_EQ(read_all(*each, job_output::stdout_only), "first\nsecond\nthird\n");
     EXPECT_TRUE(each->write("late\n", false).error);
 
-    auto closed = started(jobs.start(request({child(), "exit", "0"})));
+    auto closed = started(jobs.start(request({child(), "sleep", "30000"})));
     ASSERT_TRUE(closed);
     EXPECT_EQ(closed->write("x", false).error,
               std::optional<std::string>("the job's stdin is not open"));
+    closed->kill();
+    settled(*closed);
 }
 
 TEST_F(JobsTest, TheCapPerOwnerRefusesAndListsTheRunningJobs) {
@@ -399,6 +405,52 @@ TEST_F(JobsTest, ShutdownEndsEveryTreeAndRefusesNewJobs) {
     }
     EXPECT_TRUE(test::wait_no_process_with_cmdline(marker, 10s))
         << "a job's tree outlived shutdown";
+}
+
+// The live-output callbacks run on the supervisor's loop thread: a call that would wait there
+// (and deadlock the loop) throws instead.
+TEST_F(JobsTest, CallsThatWaitAreRefusedOnTheLoopThread) {
+    supervisor jobs(nullptr, options());
+    std::atomic<int> refused{0};
+    job_request talkative = request({"/bin/sh", "-c", "echo hi"});
+    talkative.run.on_stdout = [&](std::string_view) {
+        try {
+            (void)jobs.start(request({child(), "exit", "0"}));
+        } catch (const std::logic_error&) {
+            ++refused;
+        }
+        try {
+            jobs.shutdown();
+        } catch (const std::logic_error&) {
+            ++refused;
+        }
+    };
+    auto each = started(jobs.start(std::move(talkative)));
+    ASSERT_TRUE(each);
+    EXPECT_EQ(settled(*each).status, job_status::completed);
+    EXPECT_EQ(refused.load(), 2);
+    EXPECT_EQ(jobs.list().size(), 1U) << "nothing was started from the loop";
+}
+
+// The job streams' files are what read() trusts: a workspace that holds them is refused, as the
+// executor's own spill files are.
+TEST_F(JobsTest, AWorkspaceHoldingTheStreamFilesIsRefused) {
+    std::string why;
+    auto provider = test::provider_for(sandbox::backend_choice::landlock, why);
+    if (!provider) CORDON_SKIP_OR_FAIL(why);
+    supervisor_options here = options();
+    here.executor.spill_root = workspace_.path();
+    supervisor jobs(provider, here);
+    auto first = started(jobs.start(request({child(), "bytes", "10"})));
+    ASSERT_TRUE(first);
+    settled(*first);
+    auto writer =
+        started(jobs.start(request({child(), "exit", "0"}, sandbox_mode::workspace_write)));
+    ASSERT_TRUE(writer);
+    const job_snapshot done = settled(*writer);
+    EXPECT_EQ(done.status, job_status::failed_to_start);
+    EXPECT_FALSE(done.runner_failed);
+    EXPECT_THAT(done.message, HasSubstr("cordon-spill")) << done.message;
 }
 
 // ---- confined jobs ------------------------------------------------------------------------------
