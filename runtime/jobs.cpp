@@ -57,8 +57,7 @@ std::string_view to_string(job_status status) noexcept {
     return "unknown";
 }
 
-// ---- job
-// -----------------------------------------------------------------------------------------
+// ---- job ----------------------------------------------------------------------------------------
 
 job::job(private_tag, std::string id, const job_request& request, std::size_t memory_bytes,
          std::uint64_t spill_max_bytes, std::shared_ptr<spill_directory> spill)
@@ -265,8 +264,7 @@ void job::settle(run_result result, const std::function<void()>& retire) {
     promise_.set_value(std::move(copy));
 }
 
-// ---- supervisor
-// ----------------------------------------------------------------------------------
+// ---- supervisor ---------------------------------------------------------------------------------
 
 // The supervisor's own event loop, on a thread that lives as long as the supervisor: every job is
 // spawned there, so that its leader's parent-death signal fires only when the supervisor is gone.

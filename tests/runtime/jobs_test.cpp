@@ -37,8 +37,7 @@ std::string child() {
     return test::test_child_path().string();
 }
 
-// ---- one stream
-// ----------------------------------------------------------------------------------
+// ---- one stream ---------------------------------------------------------------------------------
 
 TEST(JobStream, ReadsByCursorAndARetriedReadGetsTheSameBytes) {
     job_stream stream("s", 1024, 1 << 20, nullptr);
@@ -126,8 +125,7 @@ TEST(JobStream, AWaiterWakesForNewBytesAndForTheSeal) {
     EXPECT_LT(std::chrono::steady_clock::now() - begin, 10s);
 }
 
-// ---- jobs
-// ----------------------------------------------------------------------------------------
+// ---- jobs ---------------------------------------------------------------------------------------
 
 class JobsTest : public ::testing::Test {
 protected:
