@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "runtime/child_and_clock.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/render.hpp"
@@ -31,13 +32,8 @@ using namespace std::chrono_literals;
 using std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::string child() {
-    return test::test_child_path().string();
-}
-
-double elapsed_ms(steady_clock::time_point since) {
-    return std::chrono::duration<double, std::milli>(steady_clock::now() - since).count();
-}
+using test::child;
+using test::elapsed_ms;
 
 // --- trees that try to outlive the run, under every backend --------------------------------------
 

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/child_and_clock.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
@@ -33,10 +34,7 @@ using namespace std::chrono_literals;
 using sandbox::sandbox_mode;
 namespace fs = std::filesystem;
 
-std::string child() {
-    return test::test_child_path().string();
-}
-
+using test::child;
 // Counts confine() calls; refuses like a host without any backend, so that a test which should
 // never reach it cannot run anything by accident.
 class counting_provider : public sandbox::provider {

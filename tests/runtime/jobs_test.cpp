@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/child_and_clock.hpp"
 #include "runtime/job_stream.hpp"
 #include "runtime/jobs.hpp"
 #include "runtime/runtime_test_util.hpp"
@@ -33,10 +34,7 @@ std::chrono::steady_clock::time_point in(std::chrono::milliseconds from_now) {
     return std::chrono::steady_clock::now() + from_now;
 }
 
-std::string child() {
-    return test::test_child_path().string();
-}
-
+using test::child;
 // ---- one stream ---------------------------------------------------------------------------------
 
 TEST(JobStream, ReadsByCursorAndARetriedReadGetsTheSameBytes) {

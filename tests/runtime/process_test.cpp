@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/cgroup.hpp"
+#include "runtime/child_and_clock.hpp"
 #include "runtime/process.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
@@ -28,13 +29,8 @@ using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::string child() {
-    return test::test_child_path().string();
-}
-
-double elapsed_ms(steady_clock::time_point since) {
-    return std::chrono::duration<double, std::milli>(steady_clock::now() - since).count();
-}
+using test::child;
+using test::elapsed_ms;
 
 // --- who ended the run ---------------------------------------------------------------------------
 
