@@ -750,8 +750,8 @@ TEST(Render, RealTimedOutRunRendersTimeoutThenSignal) {
     executor_options options;
     options.plan = kill_plan::standard(300ms);
     options.spill = false;
-    auto request = request_for({child(), "ignore-term", "30000"}, sandbox_mode::danger_full_access,
-                               workspace.path());
+    auto request = request_for(test::ignoring_term({child(), "ignore-term", "30000"}),
+                               sandbox_mode::danger_full_access, workspace.path());
     request.timeout = 500ms;
     auto record = run(std::make_shared<counting_provider>(), std::move(request), options);
     const std::string text = render(record);

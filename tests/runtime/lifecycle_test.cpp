@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/child_and_clock.hpp"
 #include "runtime/process.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
@@ -110,8 +111,8 @@ TEST_F(NoPidfd, TheTimeoutEscalatesAndTheTreeIsSwept) {
     const fs::path pidfile = dir / "grandchild.pid";
     process_spec spec =
         polled({"/bin/sh", "-c",
-                test::test_child_path().string() + " grandchild-pidfile " + pidfile.string() +
-                    " 60000; exec " + test::test_child_path().string() + " ignore-term 60000"});
+                "trap '' TERM; " + test::child() + " grandchild-pidfile " + pidfile.string() +
+                    " 60000; exec " + test::child() + " ignore-term 60000"});
     spec.timeout = 300ms;
     spec.plan = kill_plan::standard(200ms);
     const auto start = std::chrono::steady_clock::now();

@@ -52,8 +52,7 @@ TEST(ProcessTimeout, TermObeyingChildEndsOnSigtermWellBeforeTheGrace) {
 }
 
 TEST(ProcessTimeout, TermTrappingChildIsKilledAfterTheGrace) {
-    auto spec = test::child_spec({child(), "ignore-term", "30000"});
-    // Long enough for the child to have installed SIG_IGN before the SIGTERM comes.
+    auto spec = test::child_spec(test::ignoring_term({child(), "ignore-term", "30000"}));
     spec.timeout = 1000ms;
     spec.plan = kill_plan::standard(300ms);
     auto outcome = run_process(std::move(spec));
@@ -80,7 +79,7 @@ TEST(ProcessTimeout, PlanWithImmediateKillSkipsTheGrace) {
 // against a child that ignores TERM used to let the child run to its own end.
 TEST(ProcessTimeout, APlanWithoutSigkillStillEndsWithOne) {
     for (const kill_plan& plan : {kill_plan{{{SIGTERM, 200ms}}, 200ms}, kill_plan{{}, 200ms}}) {
-        auto spec = test::child_spec({child(), "ignore-term", "30000"});
+        auto spec = test::child_spec(test::ignoring_term({child(), "ignore-term", "30000"}));
         spec.timeout = 300ms;
         spec.plan = plan;
         auto outcome = run_process(std::move(spec));
@@ -294,7 +293,8 @@ TEST_P(ProcessTreeTest, TimeoutKillsTheWholeGroup) {
 // the escalation still reaches it with SIGKILL after the grace, although its leader is gone.
 TEST_P(ProcessTreeTest, TermTrappingGrandchildGetsTheSigkillAfterItsLeaderExited) {
     auto spec = test::child_spec(
-        {"bash", "-c", "\"$0\" ignore-term 30000 & echo pid=$!; sleep 30", child()});
+        {"bash", "-c", "(trap '' TERM; exec \"$0\" ignore-term 30000) & echo pid=$!; sleep 30",
+         child()});
     spec.timeout = 1000ms;
     spec.plan = kill_plan::standard(300ms);
     spec.cgroups = cgroups_;
