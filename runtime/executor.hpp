@@ -86,8 +86,11 @@ class run_handle {
 public:
     run_handle() = default;
     explicit run_handle(process_handle process) : process_(std::move(process)) {}
-    // Cancels the run (SIGTERM to the tree, SIGKILL after the grace); safe from any thread.
-    void cancel() const { process_.cancel(); }
+    // Cancels the run with the executor's kill plan (SIGTERM to the tree, SIGKILL after the
+    // grace), or with `plan`; safe from any thread. Only the first cancel counts.
+    void cancel(std::optional<kill_plan> plan = std::nullopt) const {
+        process_.cancel(std::move(plan));
+    }
 
 private:
     process_handle process_;

@@ -89,6 +89,10 @@ stream_read job::read(job_output which, std::uint64_t offset, std::size_t max_by
     return stream(which).read(offset, max_bytes);
 }
 
+std::optional<std::filesystem::path> job::spill_path(job_output which) const {
+    return stream(which).spill_path();
+}
+
 bool job::wait_output(job_output which, std::uint64_t offset,
                       std::chrono::steady_clock::time_point deadline) const {
     return stream(which).wait_for(offset, deadline);
@@ -122,16 +126,19 @@ std::optional<run_record> job::record() const {
     return record_;
 }
 
-bool job::kill() {
+bool job::kill(std::optional<kill_plan> plan) {
     run_handle handle;
     {
         std::lock_guard lock(mutex_);
         if (settled_ || kill_requested_) return false;
         kill_requested_ = true;
-        if (!handle_set_) return true;  // the start cancels it as soon as it has a handle
+        if (!handle_set_) {
+            kill_plan_ = std::move(plan);  // the start cancels it as soon as it has a handle
+            return true;
+        }
         handle = handle_;
     }
-    handle.cancel();
+    handle.cancel(std::move(plan));
     return true;
 }
 
@@ -400,15 +407,17 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
             return;
         }
         bool cancel = false;
+        std::optional<kill_plan> plan;
         {
             std::lock_guard lock(started->mutex_);
             if (!started->settled_) {  // a spawn that failed at once has settled already
                 started->handle_ = handle;
                 started->handle_set_ = true;
                 cancel = started->kill_requested_;
+                plan = std::move(started->kill_plan_);
             }
         }
-        if (cancel) handle.cancel();
+        if (cancel) handle.cancel(std::move(plan));
     });
     if (first_input && !first_input->empty()) {
         const job_write_result written = started->write(*first_input, false);
@@ -451,7 +460,7 @@ std::vector<job_snapshot> supervisor::list() const {
     return out;
 }
 
-void supervisor::shutdown() {
+void supervisor::shutdown(std::optional<kill_plan> plan) {
     not_on_the_loop("supervisor::shutdown");
     std::vector<std::shared_ptr<job>> running;
     {
@@ -460,7 +469,7 @@ void supervisor::shutdown() {
         running = running_;
     }
     for (const auto& each : running)
-        each->kill();
+        each->kill(plan);
     // The kill plan always ends in SIGKILL and a sweep: every wait below ends.
     for (const auto& each : running)
         each->completion().wait();

@@ -108,6 +108,8 @@ public:
     // Up to `max_bytes` of `which` from `offset`; see stream_read.
     [[nodiscard]] stream_read read(job_output which, std::uint64_t offset,
                                    std::size_t max_bytes) const;
+    // The file that holds all of `which` while it does (see job_stream::spill_path).
+    [[nodiscard]] std::optional<std::filesystem::path> spill_path(job_output which) const;
     // Until `which` has a byte at `offset` or is complete, or `deadline`. True if so.
     bool wait_output(job_output which, std::uint64_t offset,
                      std::chrono::steady_clock::time_point deadline) const;
@@ -119,9 +121,10 @@ public:
     // Writes to the command's stdin (keep_stdin_open), then closes it when `eof`. Waits at most a
     // few seconds for a command that does not read.
     job_write_result write(std::string_view data, bool eof);
-    // Ends the job's whole tree with the kill plan. True the first time on a running job, false
-    // after that or once it settled.
-    bool kill();
+    // Ends the job's whole tree with the supervisor's kill plan, or with `plan` (which always
+    // ends in SIGKILL too). True the first time on a running job, false after that or once it
+    // settled.
+    bool kill(std::optional<kill_plan> plan = std::nullopt);
 
 private:
     friend class supervisor;
@@ -153,6 +156,7 @@ private:
     std::optional<run_record> record_;
     bool settled_ = false;
     bool kill_requested_ = false;
+    std::optional<kill_plan> kill_plan_;  // the plan kill() asked for, until the handle is set
     run_handle handle_;
     bool handle_set_ = false;
     unique_fd stdin_;  // write end, O_NONBLOCK; guarded by stdin_mutex_
@@ -198,9 +202,9 @@ public:
     // Running jobs first (oldest first), then the kept history (newest first).
     [[nodiscard]] std::vector<job_snapshot> list() const;
 
-    // Refuses new jobs, ends every running job's tree with the kill plan, and waits until each
-    // settled. Idempotent.
-    void shutdown();
+    // Refuses new jobs, ends every running job's tree with the kill plan (or with `plan`: a host
+    // that must be gone soon gives a short grace), and waits until each settled. Idempotent.
+    void shutdown(std::optional<kill_plan> plan = std::nullopt);
 
 private:
     void retire(const std::shared_ptr<job>& finished);

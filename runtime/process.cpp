@@ -105,11 +105,13 @@ public:
         asio::dispatch(strand_, [self = shared_from_this()] { self->launch(); });
     }
 
-    void cancel() {
-        asio::post(strand_, [self = shared_from_this()] {
+    void cancel(std::optional<kill_plan> plan) {
+        asio::post(strand_, [self = shared_from_this(), plan = std::move(plan)] {
             if (self->cause_ != cause::none) return;
             if (self->phase_ == phase::running) {
                 self->cause_ = cause::cancelled;
+                // The plan's drain grace stays: the leader is still running.
+                if (plan) self->spec_.plan.steps = plan->ending_in_sigkill().steps;
                 self->begin_kill();
             } else if (self->phase_ == phase::leader_exited) {
                 // The command itself finished first (so the run is not "aborted"); only its
@@ -559,8 +561,8 @@ private:
     std::chrono::steady_clock::time_point reaped_at_;
 };
 
-void process_handle::cancel() const {
-    if (tree_) tree_->cancel();
+void process_handle::cancel(std::optional<kill_plan> plan) const {
+    if (tree_) tree_->cancel(std::move(plan));
 }
 
 process_handle start_process(asio::any_io_executor executor, process_spec spec,

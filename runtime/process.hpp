@@ -88,12 +88,13 @@ struct process_outcome : classify::run_evidence {
 class process_tree;
 
 // A handle on a running process tree; cancel() may be called from any thread, any number of
-// times, also after completion.
+// times, also after completion. It ends the tree with the spec's kill plan, or with `plan` when
+// given (which then always ends in SIGKILL too); only the first cancel counts.
 class process_handle {
 public:
     process_handle() = default;
     explicit process_handle(std::shared_ptr<process_tree> tree) : tree_(std::move(tree)) {}
-    void cancel() const;
+    void cancel(std::optional<kill_plan> plan = std::nullopt) const;
 
 private:
     std::shared_ptr<process_tree> tree_;

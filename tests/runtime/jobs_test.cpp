@@ -265,6 +265,39 @@ TEST_F(JobsTest, ATermTrappingJobDiesBySigkillAfterTheGrace) {
     EXPECT_GE(std::chrono::steady_clock::now() - begin, 250ms) << "the grace was skipped";
 }
 
+// kill() with a plan of its own: the first signal is the one asked for, and the plan still ends
+// in SIGKILL after its grace.
+TEST_F(JobsTest, KillTakesAPlanOfItsOwn) {
+    supervisor jobs(nullptr, options(30'000ms));
+    auto stubborn = started(jobs.start(request({child(), "ignore-term", "30000"})));
+    ASSERT_TRUE(stubborn);
+    ASSERT_TRUE(stubborn->wait_output(job_output::stdout_only, 0, in(30s)));
+    const auto begin = std::chrono::steady_clock::now();
+    EXPECT_TRUE(stubborn->kill(kill_plan{{{SIGKILL, 0ms}}, 3000ms}));
+    const job_snapshot killed = settled(*stubborn);
+    EXPECT_EQ(killed.signal, SIGKILL);
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, 20s) << "the 30 s grace was waited out";
+
+    auto sleeper = started(jobs.start(request({child(), "sleep", "30000"})));
+    ASSERT_TRUE(sleeper);
+    EXPECT_TRUE(sleeper->kill(kill_plan{{{SIGINT, 30'000ms}}, 3000ms}));
+    EXPECT_FALSE(sleeper->kill(kill_plan{{{SIGKILL, 0ms}}, 3000ms})) << "only the first counts";
+    EXPECT_EQ(settled(*sleeper).signal, SIGINT);
+}
+
+// A host that must be gone soon shuts down with a short grace, whatever the supervisor's own
+// plan says.
+TEST_F(JobsTest, ShutdownWithAShortPlanDoesNotWaitOutTheLongGrace) {
+    supervisor jobs(nullptr, options(60'000ms));
+    auto stubborn = started(jobs.start(request({child(), "ignore-term", "60000"})));
+    ASSERT_TRUE(stubborn);
+    ASSERT_TRUE(stubborn->wait_output(job_output::stdout_only, 0, in(30s)));
+    const auto begin = std::chrono::steady_clock::now();
+    jobs.shutdown(kill_plan::standard(200ms));
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, 30s);
+    EXPECT_EQ(stubborn->snapshot().signal, SIGKILL);
+}
+
 // SIGUSR1 rather than SIGSEGV: under ASan the test child's own handler would turn a SIGSEGV into
 // an abort.
 TEST_F(JobsTest, ASelfSignalledJobIsKilledWithItsSignal) {
