@@ -46,5 +46,6 @@ std::function<int()> add_probe_command(CLI::App& app);
 // `command` is everything after the first "--" on the command line, split off before parsing.
 std::function<int()> add_confine_command(CLI::App& app, std::vector<std::string> command);
 std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> command);
+std::function<int()> add_mcp_command(CLI::App& app);
 
 }  // namespace cordon::cli

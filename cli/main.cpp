@@ -3,6 +3,7 @@
 //   cordon probe   [--json] [--backend B]
 //   cordon confine --mode M [--workspace DIR] [--backend B] [--json] -- ARGV...
 //   cordon run     [options] (-c 'COMMAND' | -- PROGRAM ARGS...)
+//   cordon mcp     [options]                  (an MCP server on stdin/stdout)
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     auto probe = add_probe_command(app);
     auto confine = add_confine_command(app, command);
     auto run = add_run_command(app, command);
+    auto mcp = add_mcp_command(app);
 
     try {
         app.parse(static_cast<int>(kept.size()), kept.data());
@@ -79,5 +81,6 @@ int main(int argc, char** argv) {
     const std::string& name = app.get_subcommands().front()->get_name();
     if (name == "probe") return probe();
     if (name == "confine") return confine();
+    if (name == "mcp") return mcp();
     return run();
 }

@@ -20,6 +20,7 @@
 #include "cli/duration.hpp"
 #include "cli/live_writer.hpp"
 #include "cli/stdin_pump.hpp"
+#include "cli/workspace.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
@@ -201,27 +202,10 @@ std::variant<validated, std::string> validate(run_options& options) {
         out.request.argv = options.argv;
     }
 
+    auto workspace = resolve_workspace(options.workspace, out.request.mode);
+    if (auto* message = std::get_if<std::string>(&workspace)) return *message;
+    out.request.workspace_root = std::get<std::filesystem::path>(workspace);
     std::error_code ec;
-    const std::filesystem::path raw = options.workspace.empty() ? "." : options.workspace;
-    // Symlinks resolve before "..", as chdir does; the lexical form only tells whether the path
-    // went through a symlink at all.
-    std::filesystem::path workspace = sandbox::canonical_path(raw);
-    std::filesystem::path given = std::filesystem::absolute(raw, ec).lexically_normal();
-    if (!given.has_filename() && given != given.root_path()) given = given.parent_path();
-    if (std::filesystem::exists(workspace, ec) && workspace != given &&
-        out.request.mode == sandbox::sandbox_mode::workspace_write) {
-        // A symlink on the way decides which directory becomes writable; one planted by an
-        // earlier run would hand this one another directory.
-        return "workspace " + given.string() + " resolves through a symlink to " +
-               workspace.string() + "; give the real path";
-    }
-    if (!std::filesystem::exists(workspace, ec)) {
-        return "workspace does not exist: " + workspace.string();
-    }
-    if (!std::filesystem::is_directory(workspace, ec)) {
-        return "workspace is not a directory: " + workspace.string();
-    }
-    out.request.workspace_root = workspace;
     if (!options.workdir.empty()) {
         std::filesystem::path workdir = sandbox::canonical_path(options.workdir);
         if (!std::filesystem::is_directory(workdir, ec)) {

@@ -16,16 +16,20 @@ std::string stream_text(const collected_output& output) {
 
 }  // namespace
 
+std::string runner_failed_marker(sandbox::sandbox_mode mode) {
+    return "[sandbox: the sandbox runner itself failed under " +
+           std::string(sandbox::to_string(mode)) +
+           " mode \u2014 the command did not run; this is a sandbox problem, not a command "
+           "failure]\n";
+}
+
 std::string render_markers(const run_record& record) {
     const run_outcome& outcome = record.outcome;
     switch (outcome.kind) {
         case outcome_kind::not_started:
             return "[not started: " + outcome.message + "]\n";
         case outcome_kind::runner_failed:
-            return "[sandbox: the sandbox runner itself failed under " +
-                   std::string(sandbox::to_string(record.sandbox.mode)) +
-                   " mode \u2014 the command did not run; this is a sandbox problem, not a command "
-                   "failure]\n";
+            return runner_failed_marker(record.sandbox.mode);
         case outcome_kind::exited:
         case outcome_kind::signaled:
         case outcome_kind::timed_out:

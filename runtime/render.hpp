@@ -9,6 +9,9 @@
 
 namespace cordon::runtime {
 
+// "[sandbox: the sandbox runner itself failed under <mode> mode — ...]\n": the command never ran.
+[[nodiscard]] std::string runner_failed_marker(sandbox::sandbox_mode mode);
+
 // "[sandbox: file access denied under <mode> mode]" and the other markers, each ending in '\n'.
 [[nodiscard]] std::string render_markers(const run_record& record);
 

@@ -1,0 +1,135 @@
+#include "mcp/arguments.hpp"
+
+#include <algorithm>
+
+namespace cordon::mcp {
+
+using nlohmann::json;
+
+namespace {
+
+std::string type_name(const json& value) {
+    if (value.is_number_integer()) return "an integer";
+    if (value.is_number()) return "a number";
+    if (value.is_string()) return "a string";
+    if (value.is_boolean()) return "a boolean";
+    if (value.is_array()) return "an array";
+    if (value.is_object()) return "an object";
+    return "null";
+}
+
+}  // namespace
+
+arguments::arguments(std::string_view tool, const json& given,
+                     std::initializer_list<std::string_view> known)
+    : tool_(tool), given_(given) {
+    if (!given_.is_object()) {
+        fail("arguments must be an object");
+        return;
+    }
+    for (const auto& [name, value] : given_.items()) {
+        if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+        std::string names;
+        for (const auto& each : known)
+            names += (names.empty() ? "" : ", ") + std::string(each);
+        fail("unknown argument \"" + name + "\" (" + tool_ + " takes " + names + ")");
+        return;
+    }
+}
+
+const json* arguments::find(std::string_view name) {
+    if (error_ || !given_.is_object()) return nullptr;
+    const auto found = given_.find(name);
+    if (found == given_.end() || found->is_null()) return nullptr;
+    return &*found;
+}
+
+void arguments::fail(std::string message) {
+    if (!error_) error_ = "invalid arguments for " + tool_ + ": " + std::move(message);
+}
+
+std::optional<std::string> arguments::text(std::string_view name, bool required) {
+    const json* value = find(name);
+    if (!value) {
+        if (required) fail(std::string(name) + " is required");
+        return std::nullopt;
+    }
+    if (!value->is_string()) {
+        fail(std::string(name) + " must be a string, not " + type_name(*value));
+        return std::nullopt;
+    }
+    return value->get<std::string>();
+}
+
+std::optional<bool> arguments::flag(std::string_view name) {
+    const json* value = find(name);
+    if (!value) return std::nullopt;
+    if (!value->is_boolean()) {
+        fail(std::string(name) + " must be a boolean, not " + type_name(*value));
+        return std::nullopt;
+    }
+    return value->get<bool>();
+}
+
+std::optional<std::int64_t> arguments::integer(std::string_view name, std::int64_t least,
+                                               std::int64_t most, bool clamp) {
+    const json* value = find(name);
+    if (!value) return std::nullopt;
+    // 30000.0 is an integer too: JSON has one number type, and some clients send floats.
+    std::optional<double> number;
+    if (value->is_number()) number = value->get<double>();
+    if (!number || *number != static_cast<double>(static_cast<std::int64_t>(*number))) {
+        fail(std::string(name) + " must be an integer, not " + type_name(*value));
+        return std::nullopt;
+    }
+    const auto got = static_cast<std::int64_t>(*number);
+    if (got < least || got > most) {
+        if (clamp) return std::clamp(got, least, most);
+        fail(std::string(name) + " must be between " + std::to_string(least) + " and " +
+             std::to_string(most) + ", not " + std::to_string(got));
+        return std::nullopt;
+    }
+    return got;
+}
+
+std::optional<std::string> arguments::choice(std::string_view name,
+                                             std::initializer_list<std::string_view> choices) {
+    auto got = text(name);
+    if (!got) return std::nullopt;
+    if (std::find(choices.begin(), choices.end(), *got) != choices.end()) return got;
+    std::string names;
+    for (const auto& each : choices)
+        names += (names.empty() ? "\"" : ", \"") + std::string(each) + "\"";
+    fail(std::string(name) + " must be one of " + names + ", not \"" + *got + "\"");
+    return std::nullopt;
+}
+
+std::optional<std::map<std::string, std::optional<std::string>>> arguments::environment(
+    std::string_view name) {
+    const json* value = find(name);
+    if (!value) return std::nullopt;
+    if (!value->is_object()) {
+        fail(std::string(name) + " must be an object of NAME: value, not " + type_name(*value));
+        return std::nullopt;
+    }
+    std::map<std::string, std::optional<std::string>> out;
+    for (const auto& [key, entry] : value->items()) {
+        if (key.empty() || key.find('=') != std::string::npos ||
+            key.find('\0') != std::string::npos) {
+            fail(std::string(name) + ": \"" + key + "\" is not a variable name");
+            return std::nullopt;
+        }
+        if (entry.is_null()) {
+            out[key] = std::nullopt;  // unset it
+        } else if (entry.is_string() &&
+                   entry.get_ref<const std::string&>().find('\0') == std::string::npos) {
+            out[key] = entry.get<std::string>();
+        } else {
+            fail(std::string(name) + "." + key + " must be a string (or null to unset it)");
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+}  // namespace cordon::mcp

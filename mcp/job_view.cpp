@@ -1,0 +1,207 @@
+#include "mcp/job_view.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "runtime/render.hpp"
+
+namespace cordon::mcp {
+
+using nlohmann::json;
+
+namespace {
+
+bool continuation(unsigned char byte) {
+    return (byte & 0xC0) == 0x80;
+}
+
+// The length of `text` without a UTF-8 character cut short at its end.
+std::size_t whole_characters(std::string_view text) {
+    // A lead byte within the last three whose sequence runs past the end.
+    for (std::size_t back = 1; back <= std::min<std::size_t>(4, text.size()); ++back) {
+        const auto byte = static_cast<unsigned char>(text[text.size() - back]);
+        if (continuation(byte)) continue;
+        std::size_t length = 1;
+        if ((byte & 0xE0) == 0xC0) {
+            length = 2;
+        } else if ((byte & 0xF0) == 0xE0) {
+            length = 3;
+        } else if ((byte & 0xF8) == 0xF0) {
+            length = 4;
+        }
+        return length > back ? text.size() - back : text.size();
+    }
+    return text.size();
+}
+
+std::string status_line(const runtime::job_snapshot& snapshot, const window& shown) {
+    std::string line = "[" + snapshot.id + ": " + std::string(runtime::to_string(snapshot.status));
+    if (snapshot.status == runtime::job_status::running) {
+        line += " for " + duration_text(running_for(snapshot));
+        line += "; wait for it with job_output, end it with job_kill";
+    }
+    if (!shown.complete) line += "; next offset " + std::to_string(shown.next_offset);
+    return line + "]\n";
+}
+
+}  // namespace
+
+std::chrono::milliseconds running_for(const runtime::job_snapshot& snapshot) {
+    const auto end = snapshot.finished_at.value_or(std::chrono::system_clock::now());
+    return std::max(
+        std::chrono::milliseconds(0),
+        std::chrono::duration_cast<std::chrono::milliseconds>(end - snapshot.started_at));
+}
+
+std::string duration_text(std::chrono::milliseconds elapsed) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1fs", static_cast<double>(elapsed.count()) / 1000.0);
+    return text;
+}
+
+window read_window(const runtime::job& job, runtime::job_output which, std::uint64_t offset,
+                   std::size_t max_bytes) {
+    const runtime::stream_read got = job.read(which, offset, max_bytes);
+    window out;
+    out.offset = got.offset;
+    out.lossy = got.lossy;
+    out.complete = got.complete;
+    out.text = got.data;
+    if (!got.complete) {
+        const std::size_t keep = whole_characters(out.text);
+        // A window of nothing but a cut character would never move on: keep it as it is.
+        if (keep > 0) out.text.resize(keep);
+    }
+    out.next_offset = out.offset + out.text.size();
+    return out;
+}
+
+window read_head_and_tail(const runtime::job& job, runtime::job_output which, std::size_t budget) {
+    window whole = read_window(job, which, 0, budget);
+    if (whole.complete || whole.text.size() < budget) return whole;
+    // More than the budget: the stream's size is only known as what a read past it returns.
+    const runtime::stream_read end = job.read(which, UINT64_MAX, 0);
+    const std::uint64_t size = end.next_offset;
+    if (size <= budget) return whole;
+    const std::size_t head_budget = budget / 5;
+    const std::size_t tail_budget = budget - head_budget;
+
+    window head = read_window(job, which, 0, head_budget);
+    const runtime::stream_read tail = job.read(which, size - tail_budget, tail_budget);
+    // The tail starts on a character boundary: the bytes of a cut character before it count as
+    // omitted.
+    const std::string_view tail_text = runtime::utf8_tail_boundary_trim(tail.data);
+    const std::uint64_t tail_start = tail.offset + (tail.data.size() - tail_text.size());
+
+    window out;
+    out.offset = head.offset;
+    out.lossy = head.lossy;
+    out.complete = tail.complete;
+    out.next_offset = tail.next_offset;
+    out.omitted = tail_start - head.next_offset;
+    out.omitted_note = "[\u2026 " + std::to_string(out.omitted) + " bytes omitted (offsets " +
+                       std::to_string(head.next_offset) + " to " + std::to_string(tail_start) +
+                       "); read them with job_output offset=" + std::to_string(head.next_offset) +
+                       "]\n";
+    out.text = head.text;
+    if (!out.text.empty() && out.text.back() != '\n') out.text += '\n';
+    out.text += out.omitted_note;
+    out.text += tail_text;
+    return out;
+}
+
+window keep_lines(window read, const std::function<bool(std::string_view)>& keep) {
+    std::string_view rest = read.text;
+    if (!read.complete) {
+        const auto last = rest.rfind('\n');
+        const std::size_t whole = last == std::string_view::npos ? 0 : last + 1;
+        read.next_offset = read.offset + whole;
+        rest = rest.substr(0, whole);
+    }
+    std::string kept;
+    while (!rest.empty()) {
+        const auto newline = rest.find('\n');
+        const std::string_view line = rest.substr(0, newline);
+        if (keep(line)) {
+            kept.append(line);
+            kept += '\n';
+        }
+        if (newline == std::string_view::npos) break;
+        rest.remove_prefix(newline + 1);
+    }
+    const std::uint64_t span = read.next_offset - read.offset;
+    read.omitted = span > kept.size() ? span - kept.size() : 0;
+    read.text = std::move(kept);
+    return read;
+}
+
+json sandbox_json(const runtime::job_snapshot& snapshot) {
+    const auto& facts = snapshot.sandbox;
+    return json{
+        {"mode", sandbox::to_string(facts.mode)},
+        {"enforcement", facts.enforcement ? json(sandbox::to_string(*facts.enforcement)) : json()},
+        {"denied", facts.denied},
+        {"backend", facts.backend ? json(sandbox::to_string(*facts.backend)) : json()},
+        {"runnerFailed", snapshot.runner_failed}};
+}
+
+job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, const window& shown) {
+    const bool settled = snapshot.status != runtime::job_status::running;
+    const std::optional<runtime::run_record> record = settled ? job.record() : std::nullopt;
+
+    job_view out;
+    out.is_error = snapshot.status == runtime::job_status::failed_to_start;
+
+    std::string text = shown.text;
+    if (text.empty() && shown.omitted == 0) text = settled ? "(no output)" : "(no new output)";
+    if (text.back() != '\n') text += '\n';
+    if (shown.lossy) {
+        text += "[some output is gone: the stream kept only what follows offset " +
+                std::to_string(shown.offset) + "]\n";
+    }
+    // The markers belong to the end of the output: shown once the window reaches it.
+    if (settled && shown.complete) {
+        if (record) {
+            text += runtime::render_markers(*record);
+        } else if (snapshot.runner_failed) {
+            text += runtime::runner_failed_marker(snapshot.sandbox.mode);
+        } else {
+            text += "[sandbox unavailable: " + snapshot.message + "]\n";
+        }
+    }
+    text += status_line(snapshot, shown);
+    out.text = std::move(text);
+
+    const auto spill = [&job](runtime::job_output which) {
+        const auto path = job.spill_path(which);
+        return path ? json(path->string()) : json();
+    };
+    out.structured =
+        json{{"job_id", snapshot.id},
+             {"status", runtime::to_string(snapshot.status)},
+             {"exitCode", snapshot.exit_code ? json(*snapshot.exit_code) : json()},
+             {"signal", snapshot.signal ? json(runtime::signal_name(*snapshot.signal)) : json()},
+             {"timedOut", snapshot.status == runtime::job_status::timed_out},
+             {"outcome", record ? json(classify::to_string(record->outcome.kind)) : json()},
+             {"output", shown.text},
+             {"offset", shown.offset},
+             {"nextOffset", shown.next_offset},
+             {"omittedBytes", shown.omitted},
+             {"lossy", shown.lossy},
+             {"complete", shown.complete},
+             {"runningForMs", running_for(snapshot).count()},
+             {"bytes",
+              {{"output", snapshot.output_bytes},
+               {"stdout", snapshot.stdout_bytes},
+               {"stderr", snapshot.stderr_bytes}}},
+             {"spill",
+              {{"output", spill(runtime::job_output::merged)},
+               {"stdout", spill(runtime::job_output::stdout_only)},
+               {"stderr", spill(runtime::job_output::stderr_only)}}},
+             {"sandbox", sandbox_json(snapshot)},
+             {"message", snapshot.message.empty() ? json() : json(snapshot.message)},
+             {"label", snapshot.label}};
+    return out;
+}
+
+}  // namespace cordon::mcp

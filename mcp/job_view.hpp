@@ -1,0 +1,61 @@
+// What a tool call shows of a job: a window on one of its output streams, rendered twice, as the
+// human text (the output, then the markers `cordon run` prints, then a status line) and as the
+// structured record that the tools' outputSchema describes. Every tool that returns a job (bash,
+// job_output, job_write, job_kill) returns this one shape.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "runtime/jobs.hpp"
+
+namespace cordon::mcp {
+
+// A stretch of a stream: the bytes shown, cut on UTF-8 character boundaries.
+struct window {
+    std::string text;
+    std::uint64_t offset = 0;       // where the stretch starts
+    std::uint64_t next_offset = 0;  // where the next read should start
+    std::uint64_t omitted = 0;      // bytes in [offset, next_offset) that `text` leaves out
+    std::string omitted_note;       // says which, and how to read them
+    bool lossy = false;             // bytes before `offset` that were asked for are gone
+    bool complete = false;          // the stream ended at next_offset
+};
+
+// Up to `max_bytes` from `offset`. A read that would cut a character short stops before it,
+// unless the stream has ended.
+[[nodiscard]] window read_window(const runtime::job& job, runtime::job_output which,
+                                 std::uint64_t offset, std::size_t max_bytes);
+
+// All of the stream from 0 if it fits in `budget`; else its first fifth and its last four fifths,
+// with a note in between that names the omitted offsets.
+[[nodiscard]] window read_head_and_tail(const runtime::job& job, runtime::job_output which,
+                                        std::size_t budget);
+
+// Keeps the whole lines of `read` that `keep` accepts. The offsets still span every line read
+// (nothing is consumed: the same offset reads the same lines again); a last line without its
+// newline is left for the next read unless the stream ended.
+[[nodiscard]] window keep_lines(window read, const std::function<bool(std::string_view)>& keep);
+
+struct job_view {
+    nlohmann::json structured;
+    std::string text;
+    bool is_error = false;  // the job never ran: the sandbox or the request failed
+};
+
+// `snapshot` is taken by the caller before the read, so that a job seen settled has all of its
+// output in the window's stream.
+[[nodiscard]] job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot,
+                            const window& shown);
+
+// The job's sandbox facts and its status, for lists.
+[[nodiscard]] nlohmann::json sandbox_json(const runtime::job_snapshot& snapshot);
+[[nodiscard]] std::string duration_text(std::chrono::milliseconds elapsed);
+[[nodiscard]] std::chrono::milliseconds running_for(const runtime::job_snapshot& snapshot);
+
+}  // namespace cordon::mcp

@@ -1,0 +1,61 @@
+// `cordon mcp`: a Model Context Protocol server over stdio (docs/mcp.md). It offers cordon as a
+// shell tool to agents in any language: `bash` runs a command under the server's sandbox mode
+// and returns within a bounded time, turning a long command into a background job; job_output,
+// job_write, job_kill and job_list work on those jobs. Jobs belong to the server's supervisor
+// (runtime/jobs.hpp), so that none outlives the server.
+//
+// Concurrency: one thread reads the input and answers what is quick (initialize, ping,
+// tools/list, cancellations) at once; every tools/call runs on a thread of its own, so that a
+// slow call never holds up another call or a ping. Replies are written whole, one line each, in
+// the order they are ready.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "mcp/tools.hpp"
+#include "runtime/jobs.hpp"
+#include "sandbox/provider.hpp"
+
+namespace cordon::mcp {
+
+struct server_options {
+    tool_limits limits;
+    std::filesystem::path workspace;  // absolute and canonical
+    std::filesystem::path bash;       // the shell `bash` calls run with -c
+    // How jobs run (kill plan, output limits, spill root, ...). Its cap and lifetime come from
+    // `limits`.
+    runtime::supervisor_options jobs;
+    // A call that waits and has a progress token hears from the server at least this often.
+    std::chrono::milliseconds progress_interval{5'000};
+    // When the input ends or the server is told to stop: how long a job's tree has between
+    // SIGTERM and SIGKILL. Short, as MCP clients follow the closing of stdin with SIGTERM after
+    // about 2 s.
+    std::chrono::milliseconds shutdown_grace{500};
+    std::size_t max_line_bytes = 8 << 20;  // a longer message is refused, and the server goes on
+    std::size_t max_calls_in_flight = 64;
+    std::string version = "0.1.0";
+};
+
+class server {
+public:
+    // `provider` as for runtime::executor (null: danger-full-access only).
+    server(std::shared_ptr<sandbox::provider> provider, server_options options);
+    ~server();
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+
+    // Serves messages from `in` and answers on `out` until `in` ends, `interrupt` (when not -1)
+    // becomes readable, or `out` breaks. Then it ends every job's tree (SIGTERM, SIGKILL after
+    // shutdown_grace), waits for every call, and returns. Call once.
+    void serve(int in, int out, int interrupt = -1);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace cordon::mcp

@@ -1,0 +1,205 @@
+#include "mcp/tools.hpp"
+
+#include <string>
+
+namespace cordon::mcp {
+
+using nlohmann::json;
+
+namespace {
+
+std::string seconds(std::chrono::milliseconds value) {
+    return std::to_string(value.count() / 1000) + " s";
+}
+
+json nullable(std::string_view type) {
+    return json{{"type", json::array({type, "null"})}};
+}
+
+// One schema for every result that describes a job; permissive (optional fields, nullable
+// types), since a client rejects a whole result that does not validate.
+json job_schema() {
+    return json{{"type", "object"},
+                {"properties",
+                 {{"job_id", {{"type", "string"}}},
+                  {"status",
+                   {{"type", "string"},
+                    {"enum", {"running", "completed", "killed", "timed_out", "failed_to_start"}}}},
+                  {"exitCode", nullable("integer")},
+                  {"signal", nullable("string")},
+                  {"timedOut", {{"type", "boolean"}}},
+                  {"outcome", nullable("string")},
+                  {"output", {{"type", "string"}}},
+                  {"offset", {{"type", "integer"}}},
+                  {"nextOffset", {{"type", "integer"}}},
+                  {"omittedBytes", {{"type", "integer"}}},
+                  {"lossy", {{"type", "boolean"}}},
+                  {"complete", {{"type", "boolean"}}},
+                  {"runningForMs", {{"type", "integer"}}},
+                  {"bytes", {{"type", "object"}}},
+                  {"spill", {{"type", "object"}}},
+                  {"sandbox", {{"type", "object"}}},
+                  {"message", nullable("string")},
+                  {"label", {{"type", "string"}}},
+                  {"killed", {{"type", "boolean"}}},
+                  {"written", {{"type", "integer"}}}}},
+                {"required", {"job_id", "status"}}};
+}
+
+json integer(std::string description) {
+    return json{{"type", "integer"}, {"description", std::move(description)}};
+}
+
+json text(std::string description) {
+    return json{{"type", "string"}, {"description", std::move(description)}};
+}
+
+json flag(std::string description) {
+    return json{{"type", "boolean"}, {"description", std::move(description)}};
+}
+
+json input(json properties, std::vector<std::string> required) {
+    return json{{"type", "object"},
+                {"properties", std::move(properties)},
+                {"required", std::move(required)},
+                {"additionalProperties", false}};
+}
+
+json annotations(std::string title, bool read_only, bool destructive, bool idempotent,
+                 bool open_world) {
+    return json{{"title", std::move(title)},
+                {"readOnlyHint", read_only},
+                {"destructiveHint", destructive},
+                {"idempotentHint", idempotent},
+                {"openWorldHint", open_world}};
+}
+
+}  // namespace
+
+json tool_list(const tool_limits& limits) {
+    const std::string mode(sandbox::to_string(limits.mode));
+    json bash{
+        {"name", "bash"},
+        {"title", "Run a shell command (sandboxed)"},
+        {"description",
+         "Runs a command with bash -c under the " + mode +
+             " sandbox, in a fresh shell each time (use workdir, not cd). Returns within "
+             "yield_ms (default 30 s): a command still running then keeps running as a job, "
+             "and the result carries its job_id; wait for it and read the rest with job_output. "
+             "run_in_background returns the job at once. A non-zero exit is reported as "
+             "[exit code: N] and is not a tool error; a sandbox denial is reported as "
+             "[sandbox: file access denied under " +
+             mode +
+             " mode] and is a policy decision: do not retry another way. Long output keeps its "
+             "first fifth and last four fifths; job_output reads the rest by offset."},
+        {"inputSchema",
+         input({{"command", text("The command line, run with bash -c")},
+                {"description", text("What the command does, in a few words (shown in job_list)")},
+                {"workdir", text("Working directory, absolute or relative to the workspace")},
+                {"timeout_ms", integer("Kill the command's whole tree after this long (default " +
+                                       seconds(limits.default_timeout) + ", at most " +
+                                       seconds(limits.max_timeout) + "; in the background " +
+                                       seconds(limits.job_timeout) + ", at most " +
+                                       seconds(limits.max_job_timeout) + ")")},
+                {"run_in_background", flag("Return a job at once instead of waiting")},
+                {"yield_ms",
+                 integer("Wait at most this long before returning a still-running command as a "
+                         "job (default 30000, 0 to 50000)")},
+                {"stdin", text("Bytes for the command's stdin (then end of input, unless "
+                               "keep_stdin_open)")},
+                {"keep_stdin_open", flag("Keep stdin open for job_write")},
+                {"max_output_bytes",
+                 integer("Output bytes to return inline (default 30000, 1000 to 1000000)")},
+                {"env",
+                 {{"type", "object"},
+                  {"description", "Environment variables to set (a null value unsets one)"},
+                  {"additionalProperties", nullable("string")}}}},
+               {"command"})},
+        {"outputSchema", job_schema()},
+        {"annotations", annotations("Run shell command (sandboxed)", false, true, false, true)}};
+
+    json job_output{
+        {"name", "job_output"},
+        {"title", "Wait for and read a job's output"},
+        {"description",
+         "Reads a job's output from a byte offset and returns nextOffset to continue from; "
+         "reading the same offset again returns the same bytes. By default it starts where "
+         "the last read of this job ended, and waits (up to timeout_ms, at most 30 s) until "
+         "there is new output or the job ended. wait=\"exit\" waits for the end instead; "
+         "\"none\" returns at once. A negative offset reads the last bytes. filter keeps only "
+         "the lines that match a regular expression, without consuming the others."},
+        {"inputSchema",
+         input({{"job_id", text("The job, as bash or job_list named it")},
+                {"offset", integer("Byte offset to read from (negative: from the end)")},
+                {"wait",
+                 {{"type", "string"},
+                  {"enum", {"output", "exit", "none"}},
+                  {"description", "What to wait for (default output)"}}},
+                {"timeout_ms", integer("Longest wait (default 10000, at most 30000)")},
+                {"max_bytes", integer("Most bytes to return (default 30000)")},
+                {"filter", text("Only lines matching this regular expression (ECMAScript)")},
+                {"stream",
+                 {{"type", "string"},
+                  {"enum", {"both", "stdout", "stderr"}},
+                  {"description", "Which output (default both, in arrival order)"}}}},
+               {"job_id"})},
+        {"outputSchema", job_schema()},
+        {"annotations", annotations("Read job output", true, false, true, false)}};
+
+    json job_write{
+        {"name", "job_write"},
+        {"title", "Write to a job's stdin"},
+        {"description",
+         "Writes data to the stdin of a job started with keep_stdin_open, and closes it with "
+         "eof. Returns the output that follows, waiting up to wait_ms (default 250)."},
+        {"inputSchema", input({{"job_id", text("The job")},
+                               {"data", text("Bytes to write")},
+                               {"eof", flag("Close stdin afterwards")},
+                               {"wait_ms", integer("Wait for output this long (default 250, "
+                                                   "at most 30000)")}},
+                              {"job_id"})},
+        {"outputSchema", job_schema()},
+        {"annotations", annotations("Write to job stdin", false, true, false, true)}};
+
+    json job_kill{
+        {"name", "job_kill"},
+        {"title", "End a job and everything it started"},
+        {"description",
+         "Ends a job's whole process tree: the signal (default TERM) to every process, then "
+         "KILL after grace_ms. Returns the job once it ended. Killing a job that already ended "
+         "changes nothing and says so (killed: false)."},
+        {"inputSchema",
+         input({{"job_id", text("The job")},
+                {"signal",
+                 {{"type", "string"},
+                  {"enum", {"TERM", "INT", "HUP", "KILL"}},
+                  {"description", "The first signal (default TERM)"}}},
+                {"grace_ms", integer("Wait before KILL (default 3000, at most 60000)")}},
+               {"job_id"})},
+        {"outputSchema", job_schema()},
+        {"annotations", annotations("Kill job", false, true, true, false)}};
+
+    json job_list{
+        {"name", "job_list"},
+        {"title", "List jobs"},
+        {"description",
+         "Lists this session's jobs: the running ones first, then the finished ones still kept "
+         "(newest first), with their status and how much output each has. At most " +
+             std::to_string(limits.max_jobs) + " may run at once."},
+        {"inputSchema", input({{"status",
+                                {{"type", "string"},
+                                 {"enum", {"running", "all"}},
+                                 {"description", "Which jobs (default all)"}}}},
+                              {})},
+        {"outputSchema",
+         {{"type", "object"},
+          {"properties",
+           {{"jobs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+            {"limits", {{"type", "object"}}}}},
+          {"required", {"jobs"}}}},
+        {"annotations", annotations("List jobs", true, false, true, false)}};
+
+    return json{{"tools", {bash, job_output, job_write, job_kill, job_list}}};
+}
+
+}  // namespace cordon::mcp

@@ -1,0 +1,416 @@
+// `cordon mcp` in a scripted JSON-RPC conversation: the handshake, every kind of malformed input
+// (each answered, the server going on), the five tools against real commands under a real
+// sandbox, cancellation, progress, the job cap, and the end of the server (input closed,
+// SIGTERM), after which no process a command started may be left.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "mcp/mcp_peer.hpp"
+#include "runtime/runtime_test_util.hpp"
+#include "support.hpp"
+
+namespace cordon::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string text_of(const json& result) {
+    std::string out;
+    for (const auto& part : result.at("content"))
+        out += part.at("text").get<std::string>();
+    return out;
+}
+
+std::string marker(std::string_view what) {
+    return "cordon-mcp-" + std::string(what) + "-" + std::to_string(::getpid());
+}
+
+class McpServer : public ::testing::Test {
+protected:
+    temp_dir workspace_;
+};
+
+TEST_F(McpServer, TheHandshakeNegotiatesTheProtocolVersion) {
+    for (const std::string version : {"2025-06-18", "2025-11-25"}) {
+        mcp_peer peer({"--workspace", workspace_.path().string()});
+        const json reply = peer.request(1, "initialize",
+                                        {{"protocolVersion", version},
+                                         {"capabilities", json::object()},
+                                         {"clientInfo", {{"name", "t"}, {"version", "0"}}}});
+        EXPECT_EQ(reply["result"]["protocolVersion"], version);
+        EXPECT_EQ(reply["result"]["serverInfo"]["name"], "cordon");
+        EXPECT_TRUE(reply["result"]["capabilities"].contains("tools"));
+        EXPECT_FALSE(reply["result"]["instructions"].get<std::string>().empty());
+    }
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    // Before initialize, only ping is answered.
+    EXPECT_TRUE(peer.request(1, "ping").contains("result"));
+    EXPECT_EQ(peer.request(2, "tools/list")["error"]["code"], -32600);
+    const json older = peer.request(3, "initialize",
+                                    {{"protocolVersion", "2024-11-05"},
+                                     {"capabilities", json::object()},
+                                     {"clientInfo", {{"name", "t"}, {"version", "0"}}}});
+    EXPECT_EQ(older["result"]["protocolVersion"], "2025-11-25") << "the newest it supports";
+    EXPECT_EQ(peer.request(4, "initialize", {{"protocolVersion", "2025-11-25"}})["error"]["code"],
+              -32600)
+        << "initialize twice";
+}
+
+TEST_F(McpServer, EveryMalformedInputIsAnsweredAndTheServerGoesOn) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const auto error_for = [&peer](const std::string& line) {
+        peer.send_line(line);
+        return peer.reply_to(nullptr);
+    };
+    EXPECT_EQ(error_for("{not json")["error"]["code"], -32700);
+    EXPECT_EQ(error_for(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])")["error"]["code"], -32600)
+        << "a batch";
+    EXPECT_EQ(error_for("42")["error"]["code"], -32600);
+    EXPECT_EQ(error_for(R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})")["error"]["code"],
+              -32600)
+        << "an id that is neither a string nor an integer";
+    peer.send_line(R"({"id":5,"method":"ping"})");
+    EXPECT_EQ(peer.reply_to(5)["error"]["code"], -32600) << "no jsonrpc member: answered by id";
+    // A line over the limit (8 MiB) is dropped whole, answered once, and the next line is read.
+    peer.send_line(R"({"jsonrpc":"2.0","id":99,"method":"ping","params":{"pad":")" +
+                   std::string(9 << 20, 'x') + "\"}}");
+    const json huge = peer.reply_to(nullptr);
+    EXPECT_EQ(huge["error"]["code"], -32600);
+    EXPECT_NE(huge["error"]["message"].get<std::string>().find("over the limit"),
+              std::string::npos);
+
+    EXPECT_EQ(peer.request(6, "no/such/method")["error"]["code"], -32601);
+    EXPECT_EQ(peer.request("seven", "tools/call", {{"name", "bsh"}})["error"]["code"], -32602)
+        << "an unknown tool";
+    EXPECT_EQ(
+        peer.request(8, "tools/call", {{"name", "bash"}, {"arguments", "ls"}})["error"]["code"],
+        -32602)
+        << "arguments that are not an object";
+    EXPECT_EQ(peer.request(9, "tools/call", {{"arguments", json::object()}})["error"]["code"],
+              -32602)
+        << "no tool name";
+
+    // A wrong argument is the model's to correct: a tool error, not a protocol error.
+    for (const json& args :
+         {json{{"command", 5}}, json::object(), json{{"command", "true"}, {"bogus", 1}},
+          json{{"command", "true"}, {"timeout_ms", "soon"}},
+          json{{"command", "true"}, {"timeout_ms", 0}},
+          json{{"command", "true"}, {"env", {{"A", 1}}}}, json{{"command", "   "}},
+          json{{"command", "true"}, {"workdir", "no/such/dir"}}}) {
+        const json result = peer.call(10, "bash", args);
+        EXPECT_EQ(result["isError"], true) << args.dump();
+        EXPECT_NE(text_of(result).find("bash"), std::string::npos) << text_of(result);
+    }
+    // A reply from the client to a request the server never sent is ignored.
+    peer.send_line(R"({"jsonrpc":"2.0","id":"x","result":{}})");
+    EXPECT_TRUE(peer.request(11, "ping").contains("result")) << "the server is still there";
+}
+
+TEST_F(McpServer, ToolsAreListedWithSchemasAndAnnotations) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json tools = peer.request(1, "tools/list")["result"]["tools"];
+    ASSERT_EQ(tools.size(), 5U);
+    for (const auto& tool : tools) {
+        const std::string name = tool["name"];
+        EXPECT_EQ(tool["inputSchema"]["type"], "object") << name;
+        EXPECT_EQ(tool["inputSchema"]["additionalProperties"], false) << name;
+        EXPECT_EQ(tool["outputSchema"]["type"], "object") << name;
+        EXPECT_TRUE(tool["annotations"].contains("readOnlyHint")) << name;
+        EXPECT_FALSE(tool["description"].get<std::string>().empty()) << name;
+    }
+}
+
+TEST_F(McpServer, AForegroundCallReturnsTheRecordAndTheMarkers) {
+    mcp_peer peer({"--mode", "workspace-write", "--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json result =
+        peer.call(1, "bash", {{"command", "echo out; echo err >&2; echo made > here; exit 3"}});
+    EXPECT_EQ(result["isError"], false) << "a non-zero exit is not a tool error";
+    const json& record = result["structuredContent"];
+    EXPECT_EQ(record["status"], "completed");
+    EXPECT_EQ(record["exitCode"], 3);
+    EXPECT_EQ(record["outcome"], "exited");
+    EXPECT_EQ(record["output"], "out\nerr\n");
+    EXPECT_EQ(record["bytes"]["stdout"], 4);
+    EXPECT_EQ(record["bytes"]["stderr"], 4);
+    EXPECT_EQ(record["sandbox"]["mode"], "workspace-write");
+    EXPECT_EQ(record["sandbox"]["enforcement"], "full");
+    EXPECT_EQ(record["sandbox"]["denied"], false);
+    EXPECT_EQ(text_of(result).rfind("out\nerr\n[exit code: 3]\n", 0), 0U) << text_of(result);
+    EXPECT_EQ(read_file(workspace_ / "here"), "made\n");
+
+    // The same server's sandbox refuses a write outside the workspace, and says so.
+    const json denied = peer.call(2, "bash", {{"command", "echo x > /etc/cordon-mcp-denied"}});
+    EXPECT_EQ(denied["structuredContent"]["sandbox"]["denied"], true) << text_of(denied);
+    EXPECT_NE(text_of(denied).find("[sandbox: file access denied under workspace-write mode]"),
+              std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists("/etc/cordon-mcp-denied"));
+
+    // stdin, the environment and the working directory.
+    std::filesystem::create_directory(workspace_ / "sub");
+    const json fed = peer.call(3, "bash",
+                               {{"command", "cat; echo \"$GREETING\"; pwd"},
+                                {"stdin", "from stdin\n"},
+                                {"env", {{"GREETING", "hello"}}},
+                                {"workdir", "sub"}});
+    EXPECT_EQ(fed["structuredContent"]["output"],
+              "from stdin\nhello\n" + (workspace_ / "sub").string() + "\n");
+}
+
+TEST_F(McpServer, ALongCallBecomesAJobReadByCursor) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const auto started = std::chrono::steady_clock::now();
+    const json yielded =
+        peer.call(1, "bash", {{"command", "echo first; sleep 3; echo second"}, {"yield_ms", 200}});
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms) << "the call waited it out";
+    ASSERT_EQ(yielded["structuredContent"]["status"], "running") << yielded.dump();
+    const std::string id = yielded["structuredContent"]["job_id"];
+    EXPECT_NE(text_of(yielded).find(id + ": running"), std::string::npos) << text_of(yielded);
+
+    // The default offset continues after what the client already got.
+    const std::uint64_t got = yielded["structuredContent"]["nextOffset"];
+    const json rest = peer.call(2, "job_output", {{"job_id", id}, {"wait", "exit"}});
+    EXPECT_EQ(rest["structuredContent"]["offset"], got);
+    EXPECT_EQ(rest["structuredContent"]["status"], "completed");
+    EXPECT_EQ(rest["structuredContent"]["complete"], true);
+    // Any offset can be read again; a negative one counts from the end.
+    EXPECT_EQ(
+        peer.call(3, "job_output", {{"job_id", id}, {"offset", 0}})["structuredContent"]["output"],
+        "first\nsecond\n");
+    EXPECT_EQ(
+        peer.call(4, "job_output", {{"job_id", id}, {"offset", -7}})["structuredContent"]["output"],
+        "second\n");
+    EXPECT_EQ(
+        peer.call(
+            5, "job_output",
+            {{"job_id", id}, {"offset", 0}, {"stream", "stderr"}})["structuredContent"]["output"],
+        "");
+    // A filter keeps matching lines without consuming the rest.
+    EXPECT_EQ(
+        peer.call(
+            6, "job_output",
+            {{"job_id", id}, {"offset", 0}, {"filter", "^sec"}})["structuredContent"]["output"],
+        "second\n");
+    const json bad_filter = peer.call(7, "job_output", {{"job_id", id}, {"filter", "(["}});
+    EXPECT_EQ(bad_filter["isError"], true);
+
+    const json unknown = peer.call(8, "job_output", {{"job_id", "job-999"}});
+    EXPECT_EQ(unknown["isError"], true);
+    EXPECT_NE(text_of(unknown).find("job-999"), std::string::npos);
+}
+
+TEST_F(McpServer, LongOutputKeepsItsHeadAndTailAndTheRestIsReadable) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json result =
+        peer.call(1, "bash", {{"command", "seq 1 20000"}, {"max_output_bytes", 2000}});
+    const json& record = result["structuredContent"];
+    const std::string full = [] {
+        std::string all;
+        for (int i = 1; i <= 20000; ++i)
+            all += std::to_string(i) + "\n";
+        return all;
+    }();
+    EXPECT_EQ(record["bytes"]["output"], full.size());
+    const std::uint64_t omitted = record["omittedBytes"];
+    EXPECT_GT(omitted, full.size() - 2100);
+    const std::string text = record["output"];
+    EXPECT_EQ(text.rfind("1\n2\n3\n", 0), 0U) << "the head";
+    EXPECT_NE(text.find("19999\n20000\n"), std::string::npos) << "the tail";
+    EXPECT_NE(text.find("bytes omitted"), std::string::npos);
+    // The omitted bytes come back by offset, byte for byte.
+    const std::size_t head = full.find("\n", 390) + 1;
+    const json middle = peer.call(
+        2, "job_output", {{"job_id", record["job_id"]}, {"offset", head}, {"max_bytes", 1000}});
+    EXPECT_EQ(middle["structuredContent"]["output"].get<std::string>(), full.substr(head, 1000));
+}
+
+TEST_F(McpServer, StdinKeptOpenIsWrittenByJobWrite) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json started =
+        peer.call(1, "bash",
+                  {{"command", "while read -r l; do echo \"got $l\"; done; echo bye"},
+                   {"run_in_background", true},
+                   {"keep_stdin_open", true}});
+    const std::string id = started["structuredContent"]["job_id"];
+    const json first =
+        peer.call(2, "job_write", {{"job_id", id}, {"data", "one\n"}, {"wait_ms", 5000}});
+    EXPECT_EQ(first["structuredContent"]["output"], "got one\n");
+    EXPECT_EQ(first["structuredContent"]["written"], 4);
+    (void)peer.call(3, "job_write", {{"job_id", id}, {"eof", true}});
+    const json done = peer.call(4, "job_output", {{"job_id", id}, {"wait", "exit"}, {"offset", 0}});
+    EXPECT_EQ(done["structuredContent"]["output"], "got one\nbye\n");
+    EXPECT_EQ(done["structuredContent"]["exitCode"], 0);
+
+    const json ended = peer.call(5, "job_write", {{"job_id", id}, {"data", "late\n"}});
+    EXPECT_EQ(ended["isError"], true);
+    const json closed = peer.call(6, "bash", {{"command", "sleep 5"}, {"run_in_background", true}});
+    const json refused = peer.call(
+        7, "job_write", {{"job_id", closed["structuredContent"]["job_id"]}, {"data", "x"}});
+    EXPECT_EQ(refused["isError"], true);
+    EXPECT_NE(text_of(refused).find("keep_stdin_open"), std::string::npos) << text_of(refused);
+}
+
+TEST_F(McpServer, JobKillEndsTheWholeTreeWithTheSignalAskedFor) {
+    mcp_peer peer({"--mode", "danger-full-access", "--workspace", workspace_.path().string()});
+    peer.initialize();
+    const std::string tag = marker("kill");
+    // A leader that ignores TERM and a child of its own that ignores it too.
+    const json started = peer.call(
+        1, "bash",
+        {{"command", "trap '' TERM; (exec -a \"$M-child\" sleep 60) & exec -a \"$M\" sleep 60"},
+         {"env", {{"M", tag}}},
+         {"run_in_background", true}});
+    const std::string id = started["structuredContent"]["job_id"];
+    ASSERT_TRUE(wait_for_processes_with_cmdline(tag, 2, 30s));
+    const json killed = peer.call(2, "job_kill", {{"job_id", id}, {"grace_ms", 200}});
+    EXPECT_EQ(killed["structuredContent"]["killed"], true);
+    EXPECT_EQ(killed["structuredContent"]["status"], "killed");
+    EXPECT_EQ(killed["structuredContent"]["signal"], "SIGKILL") << "after the grace";
+    EXPECT_TRUE(live_processes_with_cmdline(tag).empty()) << "the tree is gone when it returns";
+    const json again = peer.call(3, "job_kill", {{"job_id", id}});
+    EXPECT_EQ(again["structuredContent"]["killed"], false);
+    EXPECT_EQ(again["isError"], false);
+
+    const json interrupted =
+        peer.call(4, "bash", {{"command", "sleep 60"}, {"run_in_background", true}});
+    const json by_int = peer.call(
+        5, "job_kill", {{"job_id", interrupted["structuredContent"]["job_id"]}, {"signal", "INT"}});
+    EXPECT_EQ(by_int["structuredContent"]["signal"], "SIGINT");
+    const json listed = peer.call(6, "job_list");
+    ASSERT_EQ(listed["structuredContent"]["jobs"].size(), 2U);
+    for (const auto& each : listed["structuredContent"]["jobs"])
+        EXPECT_EQ(each["status"], "killed") << each.dump();
+}
+
+TEST_F(McpServer, TheRunningJobCapRefusesWithTheJobsToKill) {
+    mcp_peer peer({"--max-jobs", "2", "--workspace", workspace_.path().string()});
+    peer.initialize();
+    std::vector<std::string> ids;
+    for (int i = 0; i < 2; ++i) {
+        ids.push_back(peer.call(
+            i, "bash",
+            {{"command", "sleep 60"}, {"run_in_background", true}})["structuredContent"]["job_id"]);
+    }
+    const json refused = peer.call(3, "bash", {{"command", "true"}});
+    EXPECT_EQ(refused["isError"], true);
+    for (const auto& id : ids)
+        EXPECT_NE(text_of(refused).find(id), std::string::npos) << text_of(refused);
+    (void)peer.call(4, "job_kill", {{"job_id", ids[0]}, {"signal", "KILL"}});
+    const json admitted = peer.call(5, "bash", {{"command", "echo in"}});
+    EXPECT_EQ(admitted["structuredContent"]["output"], "in\n");
+    const json listed = peer.call(6, "job_list", {{"status", "running"}});
+    EXPECT_EQ(listed["structuredContent"]["limits"]["maxRunning"], 2);
+    EXPECT_EQ(listed["structuredContent"]["jobs"].size(), 1U);
+}
+
+TEST_F(McpServer, ACancelledCallEndsItsTreeAndIsNotAnswered) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const std::string tag = marker("cancel");
+    peer.send({{"jsonrpc", "2.0"},
+               {"id", 1},
+               {"method", "tools/call"},
+               {"params",
+                {{"name", "bash"},
+                 {"arguments", {{"command", "exec -a \"$M\" sleep 60"}, {"env", {{"M", tag}}}}}}}});
+    ASSERT_TRUE(wait_for_processes_with_cmdline(tag, 1, 30s));
+    // A slow call never holds up a ping.
+    EXPECT_TRUE(peer.request(2, "ping", json::object()).contains("result"));
+    peer.send({{"jsonrpc", "2.0"},
+               {"method", "notifications/cancelled"},
+               {"params", {{"requestId", 1}, {"reason", "changed my mind"}}}});
+    EXPECT_TRUE(wait_no_process_with_cmdline(tag, 15s));
+    EXPECT_TRUE(peer.request(3, "ping").contains("result"));
+    for (const auto& reply : peer.replies_until(std::chrono::steady_clock::now() + 500ms))
+        EXPECT_NE(reply["id"], 1) << "a cancelled call got a reply";
+}
+
+TEST_F(McpServer, AWaitingCallSendsProgressWithItsToken) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    peer.send({{"jsonrpc", "2.0"},
+               {"id", 1},
+               {"method", "tools/call"},
+               {"params",
+                {{"name", "bash"},
+                 {"arguments", {{"command", "sleep 6; echo done"}}},
+                 {"_meta", {{"progressToken", "tok-1"}}}}}});
+    const json reply = peer.reply_to(1);
+    EXPECT_EQ(reply["result"]["structuredContent"]["output"], "done\n");
+    ASSERT_FALSE(peer.notifications().empty()) << "no progress in 6 s";
+    double last = -1;
+    for (const auto& note : peer.notifications()) {
+        EXPECT_EQ(note["method"], "notifications/progress");
+        EXPECT_EQ(note["params"]["progressToken"], "tok-1");
+        EXPECT_GT(note["params"]["progress"].get<double>(), last);
+        last = note["params"]["progress"].get<double>();
+    }
+}
+
+// The end of the server: its input closing or a SIGTERM ends every job's tree, a TERM-trapping
+// one included, and the server exits.
+TEST_F(McpServer, ClosingTheInputOrSigtermLeavesNoProcess) {
+    for (const bool by_signal : {false, true}) {
+        const std::string tag = marker(by_signal ? "sigterm" : "eof");
+        mcp_peer peer({"--mode", "workspace-write", "--workspace", workspace_.path().string()});
+        peer.initialize();
+        for (int i = 0; i < 3; ++i) {
+            const json started = peer.call(
+                i, "bash",
+                {{"command",
+                  "trap '' TERM; (exec -a \"$M-child\" sleep 600) & exec -a \"$M\" sleep 600"},
+                 {"env", {{"M", tag}}},
+                 {"run_in_background", true}});
+            ASSERT_EQ(started["structuredContent"]["status"], "running") << started.dump();
+        }
+        // And one call still waiting for its command.
+        peer.send({{"jsonrpc", "2.0"},
+                   {"id", 9},
+                   {"method", "tools/call"},
+                   {"params",
+                    {{"name", "bash"},
+                     {"arguments",
+                      {{"command", "exec -a \"$M-fg\" sleep 600"}, {"env", {{"M", tag}}}}}}}});
+        ASSERT_TRUE(wait_for_processes_with_cmdline(tag, 7, 30s));
+        if (by_signal) {
+            ::kill(peer.pid(), SIGTERM);
+        } else {
+            peer.close_input();
+        }
+        const auto status = peer.wait_exit(20s);
+        ASSERT_TRUE(status) << "the server did not exit";
+        if (by_signal) {
+            EXPECT_EQ(WEXITSTATUS(*status), 128 + SIGTERM);
+        } else {
+            EXPECT_EQ(WEXITSTATUS(*status), 0);
+        }
+        EXPECT_TRUE(live_processes_with_cmdline(tag).empty()) << "a job's tree outlived the server";
+    }
+}
+
+TEST_F(McpServer, ABadInvocationIsOneLineAndExitTwo) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--mode", "bogus"},
+          std::vector<std::string>{"--workspace", (workspace_ / "missing").string()},
+          std::vector<std::string>{"--max-jobs", "0"},
+          std::vector<std::string>{"--timeout", "soon"}}) {
+        mcp_peer peer(args);
+        peer.close_input();
+        const auto status = peer.wait_exit(20s);
+        ASSERT_TRUE(status);
+        EXPECT_EQ(WEXITSTATUS(*status), 2) << args[0];
+    }
+}
+
+}  // namespace
+}  // namespace cordon::test

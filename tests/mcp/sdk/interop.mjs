@@ -1,0 +1,247 @@
+// Drives `cordon mcp` with the official MCP TypeScript SDK client, as an agent would: list the
+// tools, run a foreground command, let one go to the background past yield_ms, start a background
+// job and read it to the end by cursor, write to a job's stdin, kill a job, ping while a slow call
+// runs, cancel a pending call, and close the client. Then no process any command started may be
+// left. Every command names itself with a marker (exec -a) that is looked for in /proc; the marker
+// comes in through the environment ($M), so that it is not in any runner's command line.
+//
+//   node interop.mjs /path/to/cordon
+//
+// Exits 0 when every check passed; otherwise prints the failed check and exits 1.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const cordon = process.argv[2];
+assert.ok(cordon, "usage: node interop.mjs /path/to/cordon");
+const marker = `cordon-interop-${process.pid}`;
+const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "cordon-interop-")));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The pids whose command line holds `text`.
+function processesWith(text) {
+  const found = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cmdline.includes(text)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function eventually(check, what, ms = 15000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (check()) return;
+    await sleep(50);
+  }
+  assert.fail(`timed out: ${what}`);
+}
+
+const steps = [];
+async function step(name, body) {
+  const started = Date.now();
+  await body();
+  steps.push(`${name} (${Date.now() - started} ms)`);
+}
+
+const transport = new StdioClientTransport({
+  command: cordon,
+  args: ["mcp", "--mode", "workspace-write", "--workspace", workspace],
+  env: { ...process.env },
+  stderr: "inherit",
+});
+const client = new Client({ name: "cordon-interop", version: "0.0.1" }, { capabilities: {} });
+
+const bash = (args, options = {}) =>
+  client.callTool({ name: "bash", arguments: args }, CallToolResultSchema, options);
+const tool = (name, args, options = {}) =>
+  client.callTool({ name, arguments: args }, CallToolResultSchema, options);
+const text = (result) => result.content.map((part) => part.text).join("");
+
+try {
+  await step("initialize", async () => {
+    await client.connect(transport);
+    assert.equal(client.getServerVersion().name, "cordon");
+  });
+
+  await step("tools/list", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((each) => each.name).sort();
+    assert.deepEqual(names, ["bash", "job_kill", "job_list", "job_output", "job_write"]);
+    for (const each of tools) {
+      assert.ok(each.outputSchema, `${each.name} declares an outputSchema`);
+      assert.ok(each.annotations, `${each.name} has annotations`);
+    }
+  });
+
+  await step("foreground bash", async () => {
+    const result = await bash({ command: "echo hello; echo oops >&2; touch made-here; exit 3" });
+    assert.equal(result.isError, false, text(result));
+    assert.equal(result.structuredContent.status, "completed");
+    assert.equal(result.structuredContent.exitCode, 3);
+    assert.equal(result.structuredContent.sandbox.mode, "workspace-write");
+    assert.equal(result.structuredContent.sandbox.enforcement, "full");
+    assert.match(text(result), /hello\noops\n\[exit code: 3\]/);
+    assert.ok(fs.existsSync(path.join(workspace, "made-here")), "the workspace is writable");
+  });
+
+  await step("a denied write outside the workspace", async () => {
+    const result = await bash({ command: "echo x > /etc/cordon-interop-denied" });
+    assert.equal(result.isError, false);
+    assert.notEqual(result.structuredContent.exitCode, 0);
+    assert.equal(result.structuredContent.sandbox.denied, true, text(result));
+    assert.match(text(result), /\[sandbox: file access denied under workspace-write mode\]/);
+    assert.ok(!fs.existsSync("/etc/cordon-interop-denied"));
+  });
+
+  await step("auto-background past yield_ms", async () => {
+    const started = Date.now();
+    const result = await bash({ command: "sleep 3; echo late", yield_ms: 300 });
+    assert.ok(Date.now() - started < 2500, "the call returned before the command ended");
+    assert.equal(result.structuredContent.status, "running");
+    const id = result.structuredContent.job_id;
+    const done = await tool("job_output", { job_id: id, wait: "exit", timeout_ms: 20000 });
+    assert.equal(done.structuredContent.status, "completed");
+    assert.equal(done.structuredContent.output, "late\n");
+  });
+
+  await step("background job read by cursor", async () => {
+    const started = await bash({
+      command: 'for i in $(seq 1 300); do echo "line-$i"; done; sleep 0.3; echo end',
+      run_in_background: true,
+      description: "count to 300",
+    });
+    assert.equal(started.structuredContent.status, "running");
+    const id = started.structuredContent.job_id;
+    let offset = 0;
+    let all = "";
+    for (let reads = 0; reads < 500; ++reads) {
+      const got = await tool("job_output", { job_id: id, offset, max_bytes: 700, timeout_ms: 5000 });
+      assert.equal(got.structuredContent.offset, offset);
+      assert.equal(got.structuredContent.lossy, false);
+      all += got.structuredContent.output;
+      offset = got.structuredContent.nextOffset;
+      if (got.structuredContent.complete) break;
+    }
+    const expected = Array.from({ length: 300 }, (_, i) => `line-${i + 1}\n`).join("") + "end\n";
+    assert.equal(all, expected);
+    // A read that was lost is asked for again with the same offset, and gives the same bytes.
+    const again = await tool("job_output", { job_id: id, offset: 7, max_bytes: 7, wait: "none" });
+    assert.equal(again.structuredContent.output, "line-2\n");
+    const filtered = await tool("job_output", { job_id: id, offset: 0, filter: "^line-29[0-9]$" });
+    assert.equal(filtered.structuredContent.output.split("\n").length - 1, 10);
+  });
+
+  await step("stdin through job_write", async () => {
+    const started = await bash({
+      command: 'while read -r line; do echo "got $line"; [ "$line" = quit ] && exit 0; done; exit 9',
+      run_in_background: true,
+      keep_stdin_open: true,
+    });
+    const id = started.structuredContent.job_id;
+    const first = await tool("job_write", { job_id: id, data: "hello\n", wait_ms: 5000 });
+    assert.equal(first.isError, false, text(first));
+    assert.match(first.structuredContent.output, /got hello/);
+    await tool("job_write", { job_id: id, data: "quit\n", eof: true });
+    const done = await tool("job_output", { job_id: id, wait: "exit", timeout_ms: 20000 });
+    assert.equal(done.structuredContent.status, "completed");
+    assert.equal(done.structuredContent.exitCode, 0);
+    const late = await tool("job_write", { job_id: id, data: "more\n" });
+    assert.equal(late.isError, true, "a write to an ended job is a tool error");
+  });
+
+  await step("job_kill ends the tree", async () => {
+    const started = await bash({
+      command: '(exec -a "$M-kill-child" sleep 60) & exec -a "$M-kill" sleep 60',
+      run_in_background: true,
+      env: { M: marker },
+    });
+    const id = started.structuredContent.job_id;
+    await eventually(() => processesWith(`${marker}-kill-child`).length === 1, "the job started");
+    const killed = await tool("job_kill", { job_id: id });
+    assert.equal(killed.structuredContent.killed, true);
+    assert.equal(killed.structuredContent.status, "killed");
+    assert.equal(processesWith(`${marker}-kill`).length, 0, "the job's tree is gone");
+    const twice = await tool("job_kill", { job_id: id });
+    assert.equal(twice.structuredContent.killed, false);
+    const listed = await tool("job_list", {});
+    const entry = listed.structuredContent.jobs.find((each) => each.job_id === id);
+    assert.equal(entry.status, "killed");
+  });
+
+  await step("ping while a slow call runs", async () => {
+    let slowDone = false;
+    const slow = bash({ command: "sleep 5; echo slow", yield_ms: 20000 }).then((result) => {
+      slowDone = true;
+      return result;
+    });
+    await sleep(200);
+    const started = Date.now();
+    await client.ping();
+    const listed = await tool("job_list", { status: "running" });
+    assert.equal(slowDone, false, "ping and job_list answered while the slow call ran");
+    assert.ok(Date.now() - started < 4000);
+    assert.ok(listed.structuredContent.jobs.length >= 1);
+    const result = await slow;
+    assert.equal(result.structuredContent.output, "slow\n");
+  });
+
+  await step("progress while a call waits", async () => {
+    const seen = [];
+    const result = await bash(
+      { command: "sleep 6; echo patient", yield_ms: 20000 },
+      { onprogress: (progress) => seen.push(progress), resetTimeoutOnProgress: true },
+    );
+    assert.equal(result.structuredContent.output, "patient\n");
+    assert.ok(seen.length >= 1, "at least one progress notification");
+  });
+
+  await step("cancelling a pending call ends its tree", async () => {
+    const abort = new AbortController();
+    const pending = bash(
+      { command: 'exec -a "$M-cancel" sleep 60', yield_ms: 30000, env: { M: marker } },
+      { signal: abort.signal },
+    );
+    await eventually(() => processesWith(`${marker}-cancel`).length === 1, "the command started");
+    abort.abort("changed my mind");
+    await assert.rejects(pending);
+    await eventually(() => processesWith(`${marker}-cancel`).length === 0, "the tree ended");
+  });
+
+  await step("close leaves no process behind", async () => {
+    await bash({
+      command: '(exec -a "$M-left-child" sleep 600) & exec -a "$M-left" sleep 600',
+      run_in_background: true,
+      env: { M: marker },
+    });
+    await eventually(() => processesWith(`${marker}-left`).length === 2, "the job started");
+    const server = transport.pid;
+    await client.close();
+    await eventually(() => processesWith(marker).length === 0, "every job's tree ended", 4000);
+    await eventually(() => !fs.existsSync(`/proc/${server}`) ||
+      fs.readFileSync(`/proc/${server}/stat`, "utf8").split(" ")[2] === "Z", "the server exited", 4000);
+  });
+  console.log(`ok: ${steps.length} steps\n  ${steps.join("\n  ")}`);
+} catch (error) {
+  console.error(`FAILED after: ${steps.join(", ") || "nothing"}\n`, error);
+  for (const pid of processesWith(marker)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  process.exitCode = 1;
+} finally {
+  await client.close().catch(() => {});
+  fs.rmSync(workspace, { recursive: true, force: true });
+}
