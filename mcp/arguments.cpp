@@ -1,6 +1,8 @@
 #include "mcp/arguments.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 
 namespace cordon::mcp {
 
@@ -76,13 +78,29 @@ std::optional<std::int64_t> arguments::integer(std::string_view name, std::int64
     const json* value = find(name);
     if (!value) return std::nullopt;
     // 30000.0 is an integer too: JSON has one number type, and some clients send floats.
-    std::optional<double> number;
-    if (value->is_number()) number = value->get<double>();
-    if (!number || *number != static_cast<double>(static_cast<std::int64_t>(*number))) {
+    if (!value->is_number()) {
         fail(std::string(name) + " must be an integer, not " + type_name(*value));
         return std::nullopt;
     }
-    const auto got = static_cast<std::int64_t>(*number);
+    std::int64_t got = 0;
+    if (value->is_number_unsigned()) {
+        const auto big = value->get<std::uint64_t>();
+        got = big > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX
+                                                          : static_cast<std::int64_t>(big);
+    } else if (value->is_number_integer()) {
+        got = value->get<std::int64_t>();
+    } else {
+        // A float is an integer only without a fraction; far outside any range it is clamped
+        // before the conversion, which would otherwise be undefined.
+        const double number = value->get<double>();
+        if (!std::isfinite(number) || number != std::floor(number)) {
+            fail(std::string(name) + " must be an integer, not " + type_name(*value));
+            return std::nullopt;
+        }
+        got = number >= 9.0e18    ? INT64_MAX
+              : number <= -9.0e18 ? INT64_MIN
+                                  : static_cast<std::int64_t>(number);
+    }
     if (got < least || got > most) {
         if (clamp) return std::clamp(got, least, most);
         fail(std::string(name) + " must be between " + std::to_string(least) + " and " +

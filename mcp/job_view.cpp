@@ -67,6 +67,7 @@ window read_window(const runtime::job& job, runtime::job_output which, std::uint
     out.lossy = got.lossy;
     out.complete = got.complete;
     out.text = got.data;
+    out.filled = got.data.size() >= max_bytes;
     if (!got.complete) {
         const std::size_t keep = whole_characters(out.text);
         // A window of nothing but a cut character would never move on: keep it as it is.
@@ -77,12 +78,9 @@ window read_window(const runtime::job& job, runtime::job_output which, std::uint
 }
 
 window read_head_and_tail(const runtime::job& job, runtime::job_output which, std::size_t budget) {
-    window whole = read_window(job, which, 0, budget);
-    if (whole.complete || whole.text.size() < budget) return whole;
-    // More than the budget: the stream's size is only known as what a read past it returns.
-    const runtime::stream_read end = job.read(which, UINT64_MAX, 0);
-    const std::uint64_t size = end.next_offset;
-    if (size <= budget) return whole;
+    // The stream's size is what a read past its end returns.
+    const std::uint64_t size = job.read(which, UINT64_MAX, 0).next_offset;
+    if (size <= budget) return read_window(job, which, 0, budget);
     const std::size_t head_budget = budget / 5;
     const std::size_t tail_budget = budget - head_budget;
 
@@ -112,8 +110,9 @@ window read_head_and_tail(const runtime::job& job, runtime::job_output which, st
 
 window keep_lines(window read, const std::function<bool(std::string_view)>& keep) {
     std::string_view rest = read.text;
-    if (!read.complete) {
-        const auto last = rest.rfind('\n');
+    read.filtered = true;
+    const auto last = rest.rfind('\n');
+    if (!read.complete && !(read.filled && last == std::string_view::npos)) {
         const std::size_t whole = last == std::string_view::npos ? 0 : last + 1;
         read.next_offset = read.offset + whole;
         rest = rest.substr(0, whole);
@@ -153,7 +152,15 @@ job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, co
     out.is_error = snapshot.status == runtime::job_status::failed_to_start;
 
     std::string text = shown.text;
-    if (text.empty() && shown.omitted == 0) text = settled ? "(no output)" : "(no new output)";
+    if (text.empty()) {
+        if (shown.filtered && shown.next_offset > shown.offset) {
+            text = "(no line matched)";
+        } else if (shown.next_offset > 0 || !settled) {
+            text = shown.offset == 0 && !settled ? "(no output yet)" : "(no new output)";
+        } else {
+            text = "(no output)";
+        }
+    }
     if (text.back() != '\n') text += '\n';
     if (shown.lossy) {
         text += "[some output is gone: the stream kept only what follows offset " +

@@ -25,6 +25,8 @@ struct window {
     std::string omitted_note;       // says which, and how to read them
     bool lossy = false;             // bytes before `offset` that were asked for are gone
     bool complete = false;          // the stream ended at next_offset
+    bool filled = false;            // the read stopped at its byte limit, not at the end
+    bool filtered = false;          // only the lines a filter kept are in `text`
 };
 
 // Up to `max_bytes` from `offset`. A read that would cut a character short stops before it,
@@ -39,7 +41,8 @@ struct window {
 
 // Keeps the whole lines of `read` that `keep` accepts. The offsets still span every line read
 // (nothing is consumed: the same offset reads the same lines again); a last line without its
-// newline is left for the next read unless the stream ended.
+// newline is left for the next read unless the stream ended. A line longer than a whole window
+// is judged in window-sized pieces, so that reading always moves on.
 [[nodiscard]] window keep_lines(window read, const std::function<bool(std::string_view)>& keep);
 
 struct job_view {

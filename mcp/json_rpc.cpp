@@ -1,6 +1,11 @@
 #include "mcp/json_rpc.hpp"
 
+#include <poll.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <climits>
 
 #include "runtime/record_json.hpp"
 #include "runtime/sigpipe.hpp"
@@ -13,9 +18,43 @@ bool usable_id(const json& id) {
     return id.is_string() || id.is_number_integer();
 }
 
+// How deep arrays and objects nest in `line`, outside strings. A JSON value is copied and
+// destroyed recursively; a line of a few megabytes of "[" would overflow the stack.
+std::size_t nesting_depth(std::string_view line) {
+    std::size_t depth = 0;
+    std::size_t deepest = 0;
+    bool in_string = false;
+    bool escaped = false;
+    for (const char c : line) {
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
 }  // namespace
 
 incoming parse_message(std::string_view line) {
+    if (nesting_depth(line) > max_nesting) {
+        return malformed{
+            nullptr, error_code::invalid_request,
+            "Invalid Request: JSON nested deeper than " + std::to_string(max_nesting) + " levels"};
+    }
     json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) {
         return malformed{nullptr, error_code::parse_error, "Parse error: the line is not JSON"};
@@ -46,7 +85,7 @@ incoming parse_message(std::string_view line) {
         return malformed{reply_id, error_code::invalid_request,
                          "Invalid Request: \"method\" must be a string"};
     }
-    json params = parsed.contains("params") ? parsed["params"] : json();
+    json params = parsed.contains("params") ? std::move(parsed["params"]) : json();
     if (!params.is_null() && !params.is_object()) {
         return malformed{reply_id, error_code::invalid_params,
                          "Invalid params: \"params\" must be an object"};
@@ -116,27 +155,91 @@ void line_splitter::emit() {
 
 // ---- line_writer ----------------------------------------------------------------------------
 
+line_writer::line_writer(int fd, std::chrono::milliseconds patience, std::size_t max_queued_bytes)
+    : fd_(fd),
+      patience_(patience),
+      max_queued_bytes_(max_queued_bytes),
+      thread_([this] { run(); }) {}
+
+line_writer::~line_writer() {
+    close();
+}
+
 bool line_writer::write(const json& sent) {
+    if (broken_) return false;
     std::string line = runtime::dump(sent);
     line += '\n';
-    std::lock_guard lock(mutex_);
-    if (broken_) return false;
-    std::string_view left = line;
-    while (!left.empty()) {
-        const ssize_t n = runtime::write_without_sigpipe(fd_, left.data(), left.size());
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            broken_ = true;
+    {
+        std::lock_guard lock(mutex_);
+        if (closing_) return false;
+        if (queued_bytes_ + line.size() > max_queued_bytes_) {
+            broken_ = true;  // the client has not read for a long while
             return false;
         }
-        left.remove_prefix(static_cast<std::size_t>(n));
+        queued_bytes_ += line.size();
+        queue_.push_back(std::move(line));
     }
+    changed_.notify_one();
     return true;
 }
 
-bool line_writer::broken() const {
-    std::lock_guard lock(mutex_);
-    return broken_;
+void line_writer::close(std::chrono::milliseconds drain) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!closing_) {
+            closing_ = true;
+            drain_until_ = std::chrono::steady_clock::now() + drain;
+        }
+    }
+    changed_.notify_one();
+    if (thread_.joinable()) thread_.join();
+}
+
+void line_writer::run() {
+    for (;;) {
+        std::string line;
+        {
+            std::unique_lock lock(mutex_);
+            changed_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+            if (queue_.empty() || broken_) return;  // closing, and nothing (more) can be written
+            line = std::move(queue_.front());
+            queue_.pop_front();
+            queued_bytes_ -= line.size();
+        }
+        if (!write_line(line)) broken_ = true;
+    }
+}
+
+// One line, in pieces of at most PIPE_BUF bytes, each written once poll() says there is room
+// (which a pipe with room takes without blocking, also when the descriptor is non-blocking).
+bool line_writer::write_line(std::string_view line) {
+    const auto deadline = std::chrono::steady_clock::now() + patience_;
+    while (!line.empty()) {
+        auto until = deadline;
+        {
+            std::lock_guard lock(mutex_);
+            if (closing_) until = std::min(until, drain_until_);
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= until) return false;
+        // Short waits, so that a close() that cuts the patience short is seen soon.
+        const auto wait =
+            std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now),
+                     std::chrono::milliseconds(100));
+        pollfd room{fd_, POLLOUT, 0};
+        const int ready = ::poll(&room, 1, static_cast<int>(wait.count()) + 1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0 || (room.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return false;
+        if (ready == 0) continue;
+        const ssize_t n = runtime::write_without_sigpipe(
+            fd_, line.data(), std::min<std::size_t>(line.size(), PIPE_BUF));
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return false;
+        }
+        line.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
 }
 
 }  // namespace cordon::mcp

@@ -5,12 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 
 namespace cordon::mcp {
@@ -46,6 +51,9 @@ struct malformed {
 };
 using incoming = std::variant<request, notification, response, malformed>;
 
+// Arrays and objects nested deeper than this make a line malformed.
+inline constexpr std::size_t max_nesting = 64;
+
 // Classifies one line (without its newline).
 [[nodiscard]] incoming parse_message(std::string_view line);
 
@@ -74,19 +82,43 @@ private:
     std::size_t discarded_ = 0;
 };
 
-// Writes whole messages, one line each, from any thread. A writer whose reader went away (EPIPE,
-// or any other write error) stays broken and drops what follows; broken() says so.
+// Writes whole messages, one line each, on a thread of its own: write() queues and returns at
+// once, from any thread, so that a client that stops reading holds up nothing else (neither the
+// calls, nor the reader, nor the end of the server). The writer breaks when its reader went away
+// (EPIPE or another write error), when a message finds no room for `patience`, or when more than
+// `max_queued_bytes` wait; a broken writer drops what follows, and broken() says so.
 class line_writer {
 public:
-    explicit line_writer(int fd) : fd_(fd) {}
+    explicit line_writer(int fd,
+                         std::chrono::milliseconds patience = std::chrono::milliseconds(30'000),
+                         std::size_t max_queued_bytes = 64 << 20);
+    // Waits at most `drain` (as close() does) for what is queued.
+    ~line_writer();
+    line_writer(const line_writer&) = delete;
+    line_writer& operator=(const line_writer&) = delete;
+
     // False once the output is broken.
     bool write(const json& sent);
-    [[nodiscard]] bool broken() const;
+    [[nodiscard]] bool broken() const { return broken_; }
+    // Writes what is queued for at most `drain`, then stops the thread. Idempotent.
+    void close(std::chrono::milliseconds drain = std::chrono::milliseconds(2'000));
 
 private:
+    void run();
+    bool write_line(std::string_view line);
+
     int fd_;
-    mutable std::mutex mutex_;
-    bool broken_ = false;
+    std::chrono::milliseconds patience_;
+    std::size_t max_queued_bytes_;
+    std::atomic<bool> broken_{false};
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::string> queue_;                      // guarded by mutex_
+    std::size_t queued_bytes_ = 0;                       // guarded by mutex_
+    bool closing_ = false;                               // guarded by mutex_
+    std::chrono::steady_clock::time_point drain_until_;  // guarded by mutex_, once closing_
+    std::thread thread_;
 };
 
 }  // namespace cordon::mcp

@@ -149,7 +149,8 @@ struct server::impl {
     }
 
     // Every job's tree ends; the calls still in flight then see their jobs settle and answer
-    // with what became of them (a client that is still reading learns it), and are joined.
+    // with what became of them (a client that is still reading learns it), and are joined. What
+    // is still queued for the client gets a short while to go out.
     void shut_down() {
         jobs.shutdown(runtime::kill_plan::standard(options.shutdown_grace));
         std::list<worker> left;
@@ -159,6 +160,7 @@ struct server::impl {
         }
         for (auto& each : left)
             each.thread.join();
+        output->close(std::chrono::milliseconds(1'000));
     }
 
     void dispatch(std::string_view line) {
@@ -177,7 +179,7 @@ struct server::impl {
         spdlog::debug("mcp: notification {}", note.method);
         if (note.method != "notifications/cancelled" || !note.params.is_object()) return;
         const auto id = note.params.find("requestId");
-        if (id == note.params.end()) return;
+        if (id == note.params.end() || !(id->is_string() || id->is_number_integer())) return;
         std::shared_ptr<call> target;
         {
             std::lock_guard lock(mutex);
@@ -290,26 +292,44 @@ struct server::impl {
                 return;
             }
             calls.emplace(key, running);
-            workers.push_back(worker{
-                std::thread([this, running, tool, args = std::move(args), key, done] {
-                    json result;
-                    try {
-                        result = run_tool(*running, tool, args);
-                    } catch (const std::exception& error) {
-                        result = error_reply(running->id, error_code::internal_error,
-                                             std::string("Internal error: ") + error.what());
-                    }
-                    {
-                        std::lock_guard erase_lock(mutex);
-                        calls.erase(key);
-                    }
-                    // A cancelled call gets no reply (MCP: the receiver should not respond).
-                    if (!running->cancelled && !result.is_null()) {
-                        send(result.contains("error") ? result : result_reply(running->id, result));
-                    }
-                    *done = true;
-                }),
-                done});
+            try {
+                workers.push_back(
+                    worker{std::thread([this, running, tool, args = std::move(args), key, done] {
+                               run_call(*running, tool, args, key);
+                               *done = true;
+                           }),
+                           done});
+            } catch (const std::exception& error) {
+                calls.erase(key);
+                send(error_reply(
+                    asked.id, error_code::server_busy,
+                    std::string("Server busy: cannot start the call: ") + error.what()));
+            }
+        }
+    }
+
+    // A worker's whole life: the tool, then its reply (none for a cancelled call, as MCP asks).
+    // Nothing escapes: an exception would end the server without ending its jobs.
+    void run_call(call& running, const std::string& tool, const json& args,
+                  const std::string& key) noexcept {
+        json reply;
+        try {
+            json result = run_tool(running, tool, args);
+            if (!result.is_null()) reply = result_reply(running.id, std::move(result));
+        } catch (const std::exception& error) {
+            reply = error_reply(running.id, error_code::internal_error,
+                                std::string("Internal error: ") + error.what());
+        } catch (...) {
+            reply = error_reply(running.id, error_code::internal_error, "Internal error");
+        }
+        try {
+            {
+                std::lock_guard lock(mutex);
+                calls.erase(key);
+            }
+            if (!running.cancelled && !reply.is_null()) send(reply);
+        } catch (...) {
+            spdlog::error("mcp: a reply could not be sent");
         }
     }
 
@@ -424,6 +444,13 @@ struct server::impl {
         if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
             return tool_error("invalid arguments for bash: command is empty");
         }
+        // argv and paths end at a NUL: what follows one would be dropped without a word.
+        for (const auto* each : {&command, &workdir}) {
+            if (*each && (*each)->find('\0') != std::string::npos) {
+                return tool_error("invalid arguments for bash: a NUL byte in " +
+                                  std::string(each == &command ? "command" : "workdir"));
+            }
+        }
 
         runtime::job_request request;
         request.run.argv = {options.bash.string(), "-c", *command};
@@ -484,7 +511,7 @@ struct server::impl {
         arguments args("job_output", given,
                        {"job_id", "offset", "wait", "timeout_ms", "max_bytes", "filter", "stream"});
         const auto id = args.text("job_id", true);
-        const auto offset = args.integer("offset", INT64_MIN / 2, INT64_MAX / 2);
+        const auto offset = args.integer("offset", -INT64_MAX, INT64_MAX, true);
         const std::string wait = args.choice("wait", {"output", "exit", "none"}).value_or("output");
         const auto timeout = args.integer("timeout_ms", 0, most_wait_ms, true);
         const auto max_bytes = args.integer("max_bytes", 1, most_output_bytes, true);

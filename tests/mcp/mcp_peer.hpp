@@ -18,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support.hpp"
@@ -149,8 +150,9 @@ public:
         to_server_ = -1;
     }
 
-    // The server's wait status once it exited within `within`.
-    std::optional<int> wait_exit(std::chrono::milliseconds within) {
+    // The server's wait status once it exited within `within`. `drain`: read what it writes
+    // meanwhile, so that it never waits for room in the pipe.
+    std::optional<int> wait_exit(std::chrono::milliseconds within, bool drain = true) {
         const auto until = std::chrono::steady_clock::now() + within;
         while (!exit_status_) {
             int status = 0;
@@ -160,8 +162,11 @@ public:
                 break;
             }
             if (std::chrono::steady_clock::now() > until) return std::nullopt;
-            // Drain what it still writes, so that it never blocks on a full pipe.
-            (void)receive(std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
+            if (drain) {
+                (void)receive(std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
+            } else {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
         }
         return exit_status_;
     }

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -110,6 +112,110 @@ TEST_F(McpServer, EveryMalformedInputIsAnsweredAndTheServerGoesOn) {
     // A reply from the client to a request the server never sent is ignored.
     peer.send_line(R"({"jsonrpc":"2.0","id":"x","result":{}})");
     EXPECT_TRUE(peer.request(11, "ping").contains("result")) << "the server is still there";
+}
+
+// A JSON value is copied and destroyed recursively: nesting past a limit is refused before it is
+// parsed, wherever it is (params, an id, a cancellation's requestId).
+TEST_F(McpServer, DeepNestingIsRefusedNotFollowed) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
+    peer.send_line(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":)" + deep + "}}");
+    EXPECT_EQ(peer.reply_to(nullptr)["error"]["code"], -32600);
+    peer.send_line(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)" +
+                   deep + "}}");
+    EXPECT_EQ(peer.reply_to(nullptr)["error"]["code"], -32600);
+    // Odd but shallow: an array as a cancellation's requestId is ignored.
+    peer.send_line(
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[[1]]}})");
+    // Numbers a tool cannot take are refused or clamped, never converted out of range.
+    const json huge = peer.call(2, "bash", {{"command", "true"}, {"timeout_ms", 1e300}});
+    EXPECT_EQ(huge["isError"], true);
+    const json fraction = peer.call(3, "bash", {{"command", "true"}, {"yield_ms", 1.5}});
+    EXPECT_EQ(fraction["isError"], true);
+    const json far = peer.call(4, "bash", {{"command", "echo x"}});
+    const json past_the_end = peer.call(5, "job_output",
+                                        {{"job_id", far["structuredContent"]["job_id"]},
+                                         {"offset", std::numeric_limits<std::uint64_t>::max()}});
+    EXPECT_EQ(past_the_end["structuredContent"]["nextOffset"], 2);
+    EXPECT_TRUE(peer.request(6, "ping").contains("result"));
+}
+
+// A client that stops reading holds up nothing: calls go on, and the end of the server (here a
+// SIGTERM) still ends every job's tree and the server at once.
+TEST_F(McpServer, AClientThatStopsReadingDoesNotHoldTheServer) {
+    const std::string tag = marker("unread");
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json started = peer.call(1, "bash",
+                                   {{"command", "exec -a \"$M\" sleep 600"},
+                                    {"env", {{"M", tag}}},
+                                    {"run_in_background", true}});
+    ASSERT_EQ(started["structuredContent"]["status"], "running");
+    ASSERT_TRUE(wait_for_processes_with_cmdline(tag, 1, 30s));
+    // Far more than a pipe holds, never read.
+    for (int i = 0; i < 4; ++i) {
+        peer.send({{"jsonrpc", "2.0"},
+                   {"id", 10 + i},
+                   {"method", "tools/call"},
+                   {"params",
+                    {{"name", "bash"},
+                     {"arguments",
+                      {{"command", "head -c 900000 /dev/zero | tr '\\0' a"},
+                       {"max_output_bytes", 1000000}}}}}});
+    }
+    for (int i = 0; i < 2000; ++i)
+        peer.send({{"jsonrpc", "2.0"}, {"id", 100 + i}, {"method", "ping"}});
+    std::this_thread::sleep_for(1s);
+    ::kill(peer.pid(), SIGTERM);
+    const auto status = peer.wait_exit(20s, /*drain=*/false);
+    ASSERT_TRUE(status) << "the server waited for its client to read";
+    EXPECT_EQ(WEXITSTATUS(*status), 128 + SIGTERM);
+    EXPECT_TRUE(live_processes_with_cmdline(tag).empty());
+}
+
+// Output cut on a character boundary: the budget's edge inside a multi-byte character still
+// gives the head, the note and the tail, and a filter over a line longer than a read moves on.
+TEST_F(McpServer, CharacterAndLineBoundariesNeverStallAReader) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json cut =
+        peer.call(1, "bash",
+                  {{"command",
+                    "printf 'a%.0s' $(seq 999); for i in $(seq 5000); do printf '\\xc3\\xa9'; "
+                    "done; echo; echo END"},
+                   {"max_output_bytes", 1000}});
+    const json& record = cut["structuredContent"];
+    EXPECT_EQ(record["bytes"]["output"], 999 + 10000 + 1 + 4);
+    EXPECT_GT(record["omittedBytes"].get<std::uint64_t>(), 9000U);
+    EXPECT_EQ(record["complete"], true);
+    EXPECT_NE(record["output"].get<std::string>().find("END\n"), std::string::npos);
+    EXPECT_NE(text_of(cut).find(": completed]"), std::string::npos) << text_of(cut);
+
+    const json long_line =
+        peer.call(2, "bash",
+                  {{"command", "head -c 5000 /dev/zero | tr '\\0' x; echo; echo match; echo other"},
+                   {"run_in_background", true}});
+    const std::string id = long_line["structuredContent"]["job_id"];
+    (void)peer.call(3, "job_output", {{"job_id", id}, {"wait", "exit"}, {"max_bytes", 1}});
+    std::uint64_t offset = 0;
+    std::string matched;
+    int reads = 0;
+    for (; reads < 50; ++reads) {
+        const json got = peer.call(4 + reads, "job_output",
+                                   {{"job_id", id},
+                                    {"offset", offset},
+                                    {"filter", "^match$"},
+                                    {"max_bytes", 1000},
+                                    {"wait", "none"}});
+        matched += got["structuredContent"]["output"].get<std::string>();
+        ASSERT_GT(got["structuredContent"]["nextOffset"].get<std::uint64_t>(), offset)
+            << "the cursor did not move";
+        offset = got["structuredContent"]["nextOffset"];
+        if (got["structuredContent"]["complete"] == true) break;
+    }
+    EXPECT_EQ(matched, "match\n");
+    EXPECT_LT(reads, 50);
 }
 
 TEST_F(McpServer, ToolsAreListedWithSchemasAndAnnotations) {
