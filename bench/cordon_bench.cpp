@@ -1,0 +1,551 @@
+// cordon-bench: what confinement costs, measured in one run (docs/BENCHMARKS.md).
+//
+// Every section interleaves its variants (A B C A B C ...) so that drift on a shared machine hits
+// all of them alike, and reports each as a ratio to a baseline measured in the same run: absolute
+// times on these machines move by factors, ratios much less.
+//
+//   cordon-bench [--quick] [--json FILE] [--section spawn|cli|probe|throughput|kill|output]...
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/process/v2/process.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/executor.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "sandbox/runner_path.hpp"
+
+extern char** environ;
+
+namespace {
+
+using nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+namespace runtime = cordon::runtime;
+namespace sandbox = cordon::sandbox;
+
+double ms_since(clock_type::time_point start) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+// ---- statistics and the report -----------------------------------------------------------------
+
+struct summary {
+    double median = 0, p90 = 0, p99 = 0;
+    std::size_t samples = 0;
+};
+
+summary summarise(std::vector<double> values) {
+    summary out;
+    out.samples = values.size();
+    if (values.empty()) return out;
+    std::sort(values.begin(), values.end());
+    const auto at = [&values](double q) {
+        const auto index =
+            static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+        return values[std::min(index, values.size() - 1)];
+    };
+    out.median = at(0.5);
+    out.p90 = at(0.9);
+    out.p99 = at(0.99);
+    return out;
+}
+
+struct report {
+    json sections = json::object();
+
+    // One table: every row's median against the baseline row's.
+    void table(const std::string& section, const std::string& unit, const std::string& baseline,
+               const std::vector<std::pair<std::string, summary>>& rows,
+               bool higher_is_better = false) {
+        double base = 0;
+        for (const auto& [name, stats] : rows) {
+            if (name == baseline) base = stats.median;
+        }
+        std::printf("\n== %s (%s; ratio to \"%s\")\n", section.c_str(), unit.c_str(),
+                    baseline.c_str());
+        std::printf("%-52s %10s %10s %10s %8s\n", "variant", "median", "p90", "p99", "ratio");
+        json out = json::array();
+        for (const auto& [name, stats] : rows) {
+            const double ratio = base > 0 ? stats.median / base : 0;
+            std::printf("%-52s %10.3f %10.3f %10.3f %7.2fx\n", name.c_str(), stats.median,
+                        stats.p90, stats.p99, ratio);
+            out.push_back({{"variant", name},
+                           {"median", stats.median},
+                           {"p90", stats.p90},
+                           {"p99", stats.p99},
+                           {"samples", stats.samples},
+                           {"ratio", ratio}});
+        }
+        (void)higher_is_better;
+        sections[section] = {{"unit", unit}, {"baseline", baseline}, {"rows", std::move(out)}};
+    }
+};
+
+// Runs every variant `rounds` times, interleaved, after one unmeasured warm-up round.
+std::vector<std::pair<std::string, summary>> interleaved(
+    const std::vector<std::pair<std::string, std::function<void()>>>& variants, int rounds) {
+    std::vector<std::vector<double>> samples(variants.size());
+    for (const auto& [name, body] : variants)
+        body();
+    for (int round = 0; round < rounds; ++round) {
+        for (std::size_t i = 0; i < variants.size(); ++i) {
+            const auto start = clock_type::now();
+            variants[i].second();
+            samples[i].push_back(ms_since(start));
+        }
+    }
+    std::vector<std::pair<std::string, summary>> out;
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        out.emplace_back(variants[i].first, summarise(samples[i]));
+    return out;
+}
+
+// ---- the raw floors ----------------------------------------------------------------------------
+
+std::vector<char*> c_argv(std::vector<std::string>& argv) {
+    std::vector<char*> out;
+    for (auto& arg : argv)
+        out.push_back(arg.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+// posix_spawn + waitpid, stdout and stderr to /dev/null: the least any spawner can do.
+int posix_spawn_wait(std::vector<std::string> argv) {
+    auto pointers = c_argv(argv);
+    posix_spawn_file_actions_t actions;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    const int failed =
+        ::posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ);
+    ::posix_spawn_file_actions_destroy(&actions);
+    if (failed != 0) throw std::runtime_error("posix_spawn " + argv[0] + " failed");
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+}
+
+int fork_exec_wait(std::vector<std::string> argv) {
+    auto pointers = c_argv(argv);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, STDOUT_FILENO);
+        ::dup2(null, STDERR_FILENO);
+        ::execve(pointers[0], pointers.data(), environ);
+        _exit(127);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+}
+
+// ---- the executor, in process -------------------------------------------------------------------
+
+// One executor on one loop, as a host that links the library has it.
+// Where the runs' spill files go: a directory of the bench's own, removed at the end.
+fs::path spill_root;
+
+class in_process {
+public:
+    in_process(std::shared_ptr<sandbox::provider> provider, runtime::executor_options options = {})
+        : executor_(io_.get_executor(), std::move(provider), with_spill_root(std::move(options))) {}
+
+    runtime::run_result run(runtime::run_request request) {
+        std::optional<runtime::run_result> result;
+        executor_.async_run(std::move(request),
+                            [&result](runtime::run_result r) { result = std::move(r); });
+        io_.restart();
+        io_.run();
+        return std::move(*result);
+    }
+
+    runtime::executor& executor() { return executor_; }
+    boost::asio::io_context& io() { return io_; }
+
+private:
+    static runtime::executor_options with_spill_root(runtime::executor_options options) {
+        options.spill_root = spill_root;
+        return options;
+    }
+
+    boost::asio::io_context io_;
+    runtime::executor executor_;
+};
+
+runtime::run_request request(std::vector<std::string> argv, sandbox::sandbox_mode mode,
+                             const fs::path& workspace) {
+    runtime::run_request out;
+    out.argv = std::move(argv);
+    out.mode = mode;
+    out.workspace_root = workspace;
+    return out;
+}
+
+void expect_exit_zero(const runtime::run_result& result, const std::string& what) {
+    const auto* record = std::get_if<runtime::run_record>(&result);
+    if (!record || record->outcome.exit_code != 0)
+        throw std::runtime_error(what + ": the run failed");
+}
+
+std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_choice choice) {
+    sandbox::local_provider_options options;
+    options.choice = choice;
+    auto provider = runtime::make_local_provider(std::move(options));
+    return provider->selected() ? provider : nullptr;
+}
+
+// The bwrap part of cordon's bwrap argv (everything before the launcher), running `command`
+// itself: bwrap with the same profile, without the launcher inside it.
+std::vector<std::string> bwrap_direct(sandbox::local_provider& provider, const fs::path& workspace,
+                                      const std::vector<std::string>& command) {
+    sandbox::sandbox_policy policy;
+    policy.mode = sandbox::sandbox_mode::read_only;
+    policy.workspace_root = workspace;
+    const auto confined = provider.confine(command, policy, workspace);
+    std::vector<std::string> out;
+    for (const auto& arg : confined.argv) {
+        if (arg == "--") break;
+        out.push_back(arg);
+    }
+    out.push_back("--");
+    out.insert(out.end(), command.begin(), command.end());
+    return out;
+}
+
+// ---- sections
+// ------------------------------------------------------------------------------------
+
+struct settings {
+    bool quick = false;
+    fs::path workspace;
+    fs::path cordon;
+    fs::path bash;
+    int rounds(int full) const { return quick ? std::max(5, full / 10) : full; }
+};
+
+void spawn_section(const settings& given, report& out) {
+    const auto workspace = given.workspace;
+    const std::vector<std::string> bash_true{given.bash.string(), "-c", "true"};
+    in_process danger(nullptr);
+    auto landlock = provider_for(sandbox::backend_choice::landlock);
+    auto bwrap = provider_for(sandbox::backend_choice::bwrap);
+    std::optional<in_process> under_landlock, under_bwrap;
+    if (landlock) under_landlock.emplace(landlock);
+    if (bwrap) under_bwrap.emplace(bwrap);
+    boost::asio::io_context bp_io;
+
+    std::vector<std::pair<std::string, std::function<void()>>> true_variants{
+        {"posix_spawn /bin/true (floor)", [] { posix_spawn_wait({"/bin/true"}); }},
+        {"fork+exec /bin/true", [] { fork_exec_wait({"/bin/true"}); }},
+        {"Boost.Process v2 /bin/true",
+         [&bp_io] {
+             boost::process::v2::process child(bp_io, "/bin/true", {});
+             child.wait();
+         }},
+        {"executor danger-full-access /bin/true",
+         [&] {
+             expect_exit_zero(
+                 danger.run(
+                     request({"/bin/true"}, sandbox::sandbox_mode::danger_full_access, workspace)),
+                 "danger");
+         }},
+    };
+    out.table("spawn /bin/true", "ms per spawn+wait", "posix_spawn /bin/true (floor)",
+              interleaved(true_variants, given.rounds(200)));
+
+    std::vector<std::pair<std::string, std::function<void()>>> bash_variants{
+        {"posix_spawn bash -c true (floor)", [&] { posix_spawn_wait(bash_true); }},
+        {"executor danger-full-access bash -c true",
+         [&] {
+             expect_exit_zero(danger.run(request(
+                                  bash_true, sandbox::sandbox_mode::danger_full_access, workspace)),
+                              "danger");
+         }},
+    };
+    if (under_landlock) {
+        bash_variants.emplace_back("executor landlock read-only bash -c true", [&] {
+            expect_exit_zero(under_landlock->run(
+                                 request(bash_true, sandbox::sandbox_mode::read_only, workspace)),
+                             "landlock");
+        });
+    }
+    if (under_bwrap) {
+        const auto direct = bwrap_direct(*bwrap, workspace, bash_true);
+        bash_variants.emplace_back("bwrap direct, same profile, bash -c true",
+                                   [direct] { posix_spawn_wait(direct); });
+        bash_variants.emplace_back("executor bwrap read-only bash -c true", [&] {
+            expect_exit_zero(
+                under_bwrap->run(request(bash_true, sandbox::sandbox_mode::read_only, workspace)),
+                "bwrap");
+        });
+    }
+    out.table("spawn bash -c true", "ms per spawn+wait", "posix_spawn bash -c true (floor)",
+              interleaved(bash_variants, given.rounds(200)));
+}
+
+void cli_section(const settings& given, report& out) {
+    const std::string cordon = given.cordon.string();
+    const std::string ws = given.workspace.string();
+    std::vector<std::pair<std::string, std::function<void()>>> variants{
+        {"bash -c true",
+         [&] {
+             posix_spawn_wait({given.bash.string(), "-c", "true"});
+         }},
+        {"cordon run --mode danger-full-access -c true",
+         [&] {
+             posix_spawn_wait(
+                 {cordon, "run", "--mode", "danger-full-access", "--workspace", ws, "-c", "true"});
+         }},
+        {"cordon run --backend landlock -c true",
+         [&] {
+             posix_spawn_wait(
+                 {cordon, "run", "--backend", "landlock", "--workspace", ws, "-c", "true"});
+         }},
+        {"cordon run --backend bwrap -c true",
+         [&] {
+             posix_spawn_wait(
+                 {cordon, "run", "--backend", "bwrap", "--workspace", ws, "-c", "true"});
+         }},
+    };
+    if (auto bwrap = provider_for(sandbox::backend_choice::bwrap)) {
+        const auto direct =
+            bwrap_direct(*bwrap, given.workspace, {given.bash.string(), "-c", "true"});
+        variants.emplace_back("bwrap direct, same profile, bash -c true",
+                              [direct] { posix_spawn_wait(direct); });
+    }
+    out.table("command line per call", "ms per call", "bash -c true",
+              interleaved(variants, given.rounds(100)));
+}
+
+void probe_section(const settings& given, report& out) {
+    std::vector<std::pair<std::string, std::function<void()>>> variants{
+        {"probe the ladder (make_local_provider)",
+         [] { (void)provider_for(sandbox::backend_choice::automatic); }},
+        {"probe landlock alone", [] { (void)provider_for(sandbox::backend_choice::landlock); }},
+        {"probe bwrap alone", [] { (void)provider_for(sandbox::backend_choice::bwrap); }},
+    };
+    out.table("probe", "ms per cold probe", "probe the ladder (make_local_provider)",
+              interleaved(variants, given.rounds(30)));
+
+    auto provider = provider_for(sandbox::backend_choice::automatic);
+    if (!provider) return;
+    sandbox::sandbox_policy policy;
+    policy.mode = sandbox::sandbox_mode::read_only;
+    policy.workspace_root = given.workspace;
+    const std::vector<std::string> argv{given.bash.string(), "-c", "true"};
+    std::vector<double> micros;
+    for (int i = 0; i < given.rounds(2000); ++i) {
+        const auto start = clock_type::now();
+        (void)provider->confine(argv, policy, given.workspace);
+        micros.push_back(ms_since(start) * 1000.0);
+    }
+    out.table("confine() with the verdict cached", "µs per call", "confine()",
+              {{"confine()", summarise(std::move(micros))}});
+}
+
+void throughput_section(const settings& given, report& out) {
+    const std::vector<std::string> bash_true{given.bash.string(), "-c", "true"};
+    const int total = given.quick ? 64 : 512;
+    std::vector<std::pair<std::string, summary>> rows;
+    for (const int parallel : {1, 2, 8, 32}) {
+        // The floor: `parallel` threads, each spawning and waiting in turn.
+        auto start = clock_type::now();
+        {
+            std::atomic<int> left{total};
+            std::vector<std::thread> threads;
+            for (int t = 0; t < parallel; ++t) {
+                threads.emplace_back([&] {
+                    while (left.fetch_sub(1) > 0)
+                        posix_spawn_wait(bash_true);
+                });
+            }
+            for (auto& each : threads)
+                each.join();
+        }
+        const double floor_rate = total / (ms_since(start) / 1000.0);
+        // One executor on one loop, `parallel` runs in flight at a time.
+        boost::asio::io_context io;
+        runtime::executor_options options;
+        options.spill_root = spill_root;
+        runtime::executor exec(io.get_executor(), nullptr, options);
+        int started = 0;
+        std::function<void()> next = [&] {
+            if (started >= total) return;
+            ++started;
+            exec.async_run(
+                request(bash_true, sandbox::sandbox_mode::danger_full_access, given.workspace),
+                [&](runtime::run_result) { next(); });
+        };
+        start = clock_type::now();
+        for (int i = 0; i < parallel; ++i)
+            next();
+        io.run();
+        const double executor_rate = total / (ms_since(start) / 1000.0);
+        const std::string n = std::to_string(parallel);
+        rows.push_back({"floor, N=" + n, summary{floor_rate, floor_rate, floor_rate, 1}});
+        rows.push_back({"executor danger-full-access, N=" + n,
+                        summary{executor_rate, executor_rate, executor_rate, 1}});
+    }
+    out.table("throughput of bash -c true", "runs per second", "floor, N=8", rows, true);
+}
+
+void kill_section(const settings& given, report& out) {
+    in_process danger(nullptr, [] {
+        runtime::executor_options options;
+        options.plan = runtime::kill_plan::standard(std::chrono::milliseconds(200));
+        return options;
+    }());
+    const auto overshoot = [&](std::vector<std::string> argv, double planned_ms) {
+        auto req =
+            request(std::move(argv), sandbox::sandbox_mode::danger_full_access, given.workspace);
+        req.timeout = std::chrono::milliseconds(300);
+        const auto start = clock_type::now();
+        (void)danger.run(std::move(req));
+        return ms_since(start) - 300.0 - planned_ms;
+    };
+    std::vector<double> obeying, trapping, tree;
+    const std::string bash = given.bash.string();
+    for (int i = 0; i < given.rounds(30); ++i) {
+        obeying.push_back(overshoot({bash, "-c", "exec sleep 60"}, 0));
+        trapping.push_back(overshoot({bash, "-c", "trap '' TERM; sleep 60 & wait; sleep 60"}, 200));
+        tree.push_back(overshoot({bash, "-c", "for i in $(seq 200); do sleep 60 & done; wait"}, 0));
+    }
+    out.table("kill: deadline to the whole tree reaped", "ms past the deadline (and the grace)",
+              "TERM-obeying child",
+              {{"TERM-obeying child", summarise(obeying)},
+               {"TERM-trapping child (grace 200 ms)", summarise(trapping)},
+               {"a tree of 200 processes", summarise(tree)}});
+}
+
+long peak_rss_kib() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    }
+    return 0;
+}
+
+void output_section(const settings& given, report& out) {
+    const std::uint64_t bytes = given.quick ? (64ULL << 20) : (1ULL << 30);
+    const std::string count = std::to_string(bytes);
+    // A plain pipe into nothing: head writes, we read and drop.
+    const auto plain = [&] {
+        int ends[2];
+        if (::pipe2(ends, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+        posix_spawn_file_actions_t actions;
+        ::posix_spawn_file_actions_init(&actions);
+        ::posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
+        std::vector<std::string> argv{"/usr/bin/head", "-c", count, "/dev/zero"};
+        auto pointers = c_argv(argv);
+        pid_t pid = 0;
+        ::posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ);
+        ::posix_spawn_file_actions_destroy(&actions);
+        ::close(ends[1]);
+        std::vector<char> buffer(1 << 16);
+        while (::read(ends[0], buffer.data(), buffer.size()) > 0) {
+        }
+        ::close(ends[0]);
+        ::waitpid(pid, nullptr, 0);
+    };
+    in_process danger(nullptr);
+    // Writing 5 to clear_refs resets the peak (VmHWM) to what is resident now.
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const long before = peak_rss_kib();
+    const auto collected = [&] {
+        expect_exit_zero(
+            danger.run(request({"/usr/bin/head", "-c", count, "/dev/zero"},
+                               sandbox::sandbox_mode::danger_full_access, given.workspace)),
+            "output");
+    };
+    const auto rows =
+        interleaved({{"plain pipe, read and dropped", plain}, {"executor collector", collected}},
+                    given.quick ? 2 : 3);
+    std::vector<std::pair<std::string, summary>> rates;
+    for (const auto& [name, stats] : rows) {
+        const double mb_per_s = static_cast<double>(bytes) / 1e6 / (stats.median / 1000.0);
+        rates.push_back({name, summary{mb_per_s, mb_per_s, mb_per_s, stats.samples}});
+    }
+    out.table("output through stdout (" + std::to_string(bytes >> 20) + " MiB)", "MB/s",
+              "plain pipe, read and dropped", rates, true);
+    const long growth = peak_rss_kib() - before;
+    std::printf("peak RSS growth while collecting: %ld KiB\n", growth);
+    out.sections["output peak RSS"] = {{"unit", "KiB"}, {"growth", growth}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ::signal(SIGPIPE, SIG_IGN);
+    spdlog::set_level(spdlog::level::warn);  // the executor's notes are not results
+    settings given;
+    std::string json_path;
+    std::set<std::string> only;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--quick") {
+            given.quick = true;
+        } else if (arg == "--json" && i + 1 < argc) {
+            json_path = argv[++i];
+        } else if (arg == "--section" && i + 1 < argc) {
+            only.insert(argv[++i]);
+        } else {
+            std::fprintf(stderr,
+                         "usage: cordon-bench [--quick] [--json FILE] [--section NAME]...\n");
+            return 2;
+        }
+    }
+    given.cordon = fs::canonical("/proc/self/exe").parent_path() / "cordon";
+    given.bash = sandbox::find_trusted_executable("bash");
+    char pattern[] = "/var/tmp/cordon-bench-XXXXXX";
+    char scratch[] = "/var/tmp/cordon-bench-spill-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr || ::mkdtemp(scratch) == nullptr) return 1;
+    given.workspace = fs::canonical(pattern);
+    spill_root = fs::canonical(scratch);
+
+    report out;
+    const std::vector<std::pair<std::string, std::function<void(const settings&, report&)>>>
+        sections{{"spawn", spawn_section}, {"cli", cli_section},
+                 {"probe", probe_section}, {"throughput", throughput_section},
+                 {"kill", kill_section},   {"output", output_section}};
+    int status = 0;
+    for (const auto& [name, body] : sections) {
+        if (!only.empty() && only.count(name) == 0) continue;
+        try {
+            body(given, out);
+        } catch (const std::exception& error) {
+            std::fprintf(stderr, "cordon-bench: %s: %s\n", name.c_str(), error.what());
+            status = 1;
+        }
+    }
+    fs::remove_all(given.workspace);
+    fs::remove_all(spill_root);
+    if (!json_path.empty()) std::ofstream(json_path) << out.sections.dump(2) << '\n';
+    return status;
+}
