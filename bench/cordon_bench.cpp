@@ -82,8 +82,8 @@ struct report {
         for (const auto& [name, stats] : rows) {
             if (name == baseline) base = stats.median;
         }
-        std::printf("\n== %s (%s; ratio to \"%s\")\n", section.c_str(), unit.c_str(),
-                    baseline.c_str());
+        std::printf("\n== %s (%s, %s is better; ratio to \"%s\")\n", section.c_str(), unit.c_str(),
+                    higher_is_better ? "higher" : "lower", baseline.c_str());
         std::printf("%-52s %10s %10s %10s %8s\n", "variant", "median", "p90", "p99", "ratio");
         json out = json::array();
         for (const auto& [name, stats] : rows) {
@@ -97,8 +97,10 @@ struct report {
                            {"samples", stats.samples},
                            {"ratio", ratio}});
         }
-        (void)higher_is_better;
-        sections[section] = {{"unit", unit}, {"baseline", baseline}, {"rows", std::move(out)}};
+        sections[section] = {{"unit", unit},
+                             {"higherIsBetter", higher_is_better},
+                             {"baseline", baseline},
+                             {"rows", std::move(out)}};
     }
 };
 
