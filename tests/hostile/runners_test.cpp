@@ -312,13 +312,16 @@ TEST_P(WorkspaceRenameRace, TheVictimStaysEmptyWhileTheWorkspaceIsSwappedForASym
 
     std::atomic<bool> stop{false};
     std::atomic<long> swaps{0};
+    // Added to the swapper's pause when no run has got past the refusals yet (below).
+    std::atomic<long> calm_us{0};
     std::thread swapper([&] {
         while (!stop.load()) {
             if (::syscall(SYS_renameat2, AT_FDCWD, workspace.c_str(), AT_FDCWD, swap.c_str(),
                           RENAME_EXCHANGE) == 0) {
                 ++swaps;
             }
-            std::this_thread::sleep_for(std::chrono::microseconds(20 + (swaps.load() % 7) * 90));
+            std::this_thread::sleep_for(
+                std::chrono::microseconds(20 + (swaps.load() % 7) * 90 + calm_us.load()));
         }
     });
     struct joiner {
@@ -335,7 +338,11 @@ TEST_P(WorkspaceRenameRace, TheVictimStaysEmptyWhileTheWorkspaceIsSwappedForASym
     int not_started = 0;
     int ran = 0;
     const auto deadline = std::chrono::steady_clock::now() + 180s;
-    for (int i = 0; i < 100 && std::chrono::steady_clock::now() < deadline; ++i) {
+    // A hundred runs against the swapper at full speed. On a slow build (ASan) a run's set-up is
+    // long enough for every one of them to meet a swap and be refused; then the swapper calms
+    // down, a little more every 20 runs, until runs get through while it still swaps.
+    for (int i = 0; (i < 100 || ran == 0) && std::chrono::steady_clock::now() < deadline; ++i) {
+        if (i >= 100 && (i - 100) % 20 == 0) calm_us = std::max(2'000L, calm_us.load() * 2);
         const std::string name = "pwned-" + std::to_string(i);
         runtime::run_request req =
             request({child(), "create-each", "x", (victim / name).string(), "./" + name},
