@@ -37,19 +37,17 @@ struct mcp_options {
 
 int run_mcp_command(const mcp_options& given) {
     mcp::server_options options;
-    auto mode = sandbox::parse_sandbox_mode(given.mode);
-    if (!mode) {
-        return usage_error(command_name,
-                           "unknown mode \"" + given.mode +
-                               "\" (expected read-only, workspace-write or danger-full-access)");
+    auto parsed_mode = parse_mode_option(given.mode);
+    if (auto* message = std::get_if<std::string>(&parsed_mode)) {
+        return usage_error(command_name, *message);
     }
-    options.limits.mode = *mode;
-    auto backend = sandbox::parse_backend_choice(given.backend);
-    if (!backend) {
-        return usage_error(command_name, "unknown backend \"" + given.backend +
-                                             "\" (expected auto, bwrap, landlock or seatbelt)");
+    const sandbox::sandbox_mode mode = std::get<sandbox::sandbox_mode>(parsed_mode);
+    options.limits.mode = mode;
+    auto backend = parse_backend_option(given.backend);
+    if (auto* message = std::get_if<std::string>(&backend)) {
+        return usage_error(command_name, *message);
     }
-    auto workspace = resolve_workspace(given.workspace, *mode);
+    auto workspace = resolve_workspace(given.workspace, mode);
     if (auto* message = std::get_if<std::string>(&workspace)) {
         return usage_error(command_name, *message);
     }
@@ -95,15 +93,15 @@ int run_mcp_command(const mcp_options& given) {
     }
 
     std::shared_ptr<sandbox::provider> provider;
-    if (sandbox::is_confined(*mode)) {
+    if (sandbox::is_confined(mode)) {
         sandbox::local_provider_options provider_options;
-        provider_options.choice = *backend;
+        provider_options.choice = std::get<sandbox::backend_choice>(backend);
         auto local = runtime::make_local_provider(std::move(provider_options));
         if (!local->selected()) {
             spdlog::warn(
                 "no sandbox backend can enforce {} here: every bash call will fail "
                 "and nothing will run (cordon probe says why)",
-                sandbox::to_string(*mode));
+                sandbox::to_string(mode));
         }
         provider = std::move(local);
     }

@@ -167,18 +167,12 @@ struct validated {
 
 std::variant<validated, std::string> validate(run_options& options) {
     validated out;
-    auto mode = sandbox::parse_sandbox_mode(options.mode);
-    if (!mode) {
-        return "unknown mode \"" + options.mode +
-               "\" (expected read-only, workspace-write or danger-full-access)";
-    }
-    out.request.mode = *mode;
-    auto backend = sandbox::parse_backend_choice(options.backend);
-    if (!backend) {
-        return "unknown backend \"" + options.backend +
-               "\" (expected auto, bwrap, landlock or seatbelt)";
-    }
-    out.backend = *backend;
+    auto mode = parse_mode_option(options.mode);
+    if (auto* message = std::get_if<std::string>(&mode)) return *message;
+    out.request.mode = std::get<sandbox::sandbox_mode>(mode);
+    auto backend = parse_backend_option(options.backend);
+    if (auto* message = std::get_if<std::string>(&backend)) return *message;
+    out.backend = std::get<sandbox::backend_choice>(backend);
 
     if (options.has_shell_command && !options.argv.empty()) {
         return "give either -c 'COMMAND' or -- PROGRAM ARGS..., not both";

@@ -269,12 +269,12 @@ TEST_F(JobsTest, ATermTrappingJobDiesBySigkillAfterTheGrace) {
 // in SIGKILL after its grace.
 TEST_F(JobsTest, KillTakesAPlanOfItsOwn) {
     supervisor jobs(nullptr, options(30'000ms));
-    auto stubborn = started(jobs.start(request({child(), "ignore-term", "30000"})));
-    ASSERT_TRUE(stubborn);
-    ASSERT_TRUE(stubborn->wait_output(job_output::stdout_only, 0, in(30s)));
+    auto term_ignoring = started(jobs.start(request({child(), "ignore-term", "30000"})));
+    ASSERT_TRUE(term_ignoring);
+    ASSERT_TRUE(term_ignoring->wait_output(job_output::stdout_only, 0, in(30s)));
     const auto begin = std::chrono::steady_clock::now();
-    EXPECT_TRUE(stubborn->kill(kill_plan{{{SIGKILL, 0ms}}, 3000ms}));
-    const job_snapshot killed = settled(*stubborn);
+    EXPECT_TRUE(term_ignoring->kill(kill_plan{{{SIGKILL, 0ms}}, 3000ms}));
+    const job_snapshot killed = settled(*term_ignoring);
     EXPECT_EQ(killed.signal, SIGKILL);
     EXPECT_LT(std::chrono::steady_clock::now() - begin, 20s) << "the 30 s grace was waited out";
 
@@ -289,13 +289,13 @@ TEST_F(JobsTest, KillTakesAPlanOfItsOwn) {
 // plan says.
 TEST_F(JobsTest, ShutdownWithAShortPlanDoesNotWaitOutTheLongGrace) {
     supervisor jobs(nullptr, options(60'000ms));
-    auto stubborn = started(jobs.start(request({child(), "ignore-term", "60000"})));
-    ASSERT_TRUE(stubborn);
-    ASSERT_TRUE(stubborn->wait_output(job_output::stdout_only, 0, in(30s)));
+    auto term_ignoring = started(jobs.start(request({child(), "ignore-term", "60000"})));
+    ASSERT_TRUE(term_ignoring);
+    ASSERT_TRUE(term_ignoring->wait_output(job_output::stdout_only, 0, in(30s)));
     const auto begin = std::chrono::steady_clock::now();
     jobs.shutdown(kill_plan::standard(200ms));
     EXPECT_LT(std::chrono::steady_clock::now() - begin, 30s);
-    EXPECT_EQ(stubborn->snapshot().signal, SIGKILL);
+    EXPECT_EQ(term_ignoring->snapshot().signal, SIGKILL);
 }
 
 // SIGUSR1 rather than SIGSEGV: under ASan the test child's own handler would turn a SIGSEGV into
