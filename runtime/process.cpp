@@ -535,8 +535,8 @@ private:
     asio::steady_timer final_drain_;  // after the sweep
     asio::steady_timer poll_;         // the leader without a pidfd; the cgroup while it empties
 
-    std::array<char, read_chunk> stdout_buffer_{};
-    std::array<char, read_chunk> stderr_buffer_{};
+    std::array<char, read_chunk> stdout_buffer_;  // read into only: no 64 KiB memset per run
+    std::array<char, read_chunk> stderr_buffer_;
     std::array<char, 4096> status_buffer_{};
     std::string status_text_;
     std::size_t stdin_written_ = 0;
