@@ -1,5 +1,6 @@
 #include "runtime/cgroup.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -31,6 +32,13 @@ std::string failed(std::string_view what, int error) {
     return std::string(what) + ": " + std::strerror(error);
 }
 
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 // mountinfo escapes space, tab, newline and backslash in paths as \ooo.
 std::string unescape(std::string_view text) {
     const auto octal = [](char c) { return c >= '0' && c <= '7'; };
@@ -54,8 +62,9 @@ struct mount_entry {
 };
 
 // The mount of the cgroup2 filesystem, or of the cgroup v1 hierarchy carrying `controller`.
-std::optional<mount_entry> cgroup_mount(std::string_view controller) {
-    std::ifstream mountinfo("/proc/self/mountinfo");
+std::optional<mount_entry> cgroup_mount(const std::string& mountinfo_text,
+                                        std::string_view controller) {
+    std::istringstream mountinfo(mountinfo_text);
     std::string line;
     while (std::getline(mountinfo, line)) {
         const auto separator = line.find(" - ");
@@ -81,8 +90,8 @@ std::optional<mount_entry> cgroup_mount(std::string_view controller) {
 }
 
 // This process's cgroup in the v2 tree ("0::/path") or in the v1 hierarchy of `controller`.
-std::optional<fs::path> own_cgroup(std::string_view controller) {
-    std::ifstream cgroup("/proc/self/cgroup");
+std::optional<fs::path> own_cgroup(const std::string& cgroup_text, std::string_view controller) {
+    std::istringstream cgroup(cgroup_text);
     std::string line;
     while (std::getline(cgroup, line)) {
         const auto first = line.find(':');
@@ -102,13 +111,20 @@ std::optional<fs::path> own_cgroup(std::string_view controller) {
     return std::nullopt;
 }
 
+// What the kernel says about this process's cgroups: read once per host.
+struct cgroup_view {
+    std::string mountinfo;  // /proc/self/mountinfo
+    std::string cgroups;    // /proc/self/cgroup
+};
+
 // The directory of this process's cgroup in the hierarchy of `controller` ("" for v2).
-std::variant<fs::path, std::string> own_directory(std::string_view controller) {
+std::variant<fs::path, std::string> own_directory(const cgroup_view& view,
+                                                  std::string_view controller) {
     const std::string what =
         controller.empty() ? "cgroup v2" : "cgroup v1 " + std::string(controller);
-    auto mount = cgroup_mount(controller);
+    auto mount = cgroup_mount(view.mountinfo, controller);
     if (!mount) return "no " + what + " filesystem is mounted";
-    auto own = own_cgroup(controller);
+    auto own = own_cgroup(view.cgroups, controller);
     if (!own) return "this process has no " + what + " membership";
     // Under a cgroup namespace or a bind mount, the mount shows only part of the hierarchy.
     const fs::path relative = own->lexically_relative(mount->root);
@@ -131,13 +147,6 @@ int write_file(const fs::path& path, std::string_view text) {
     const ssize_t written = ::write(fd.get(), text.data(), text.size());
     if (written < 0) return errno;
     return written == static_cast<ssize_t>(text.size()) ? 0 : EIO;
-}
-
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 // The value of `key` in a flat keyed file ("key value" per line), 0 when absent.
@@ -213,15 +222,25 @@ std::variant<unique_fd, std::string> open_lock_directory(fs::path path) {
 // A cordon that was killed (SIGKILL, a crash) left its cgroups behind, possibly with the trees of
 // its last runs still inside. Whoever creates the next host ends them. Only a cgroup whose lock
 // file exists and can be locked is touched: no lock file (another user, a host in another mount
-// namespace) proves nothing, and a held lock means its owner is alive.
+// namespace) proves nothing, and a held lock means its owner is alive. The search starts from the
+// lock files, so that the common case (every host alive) costs one small directory listing and
+// never walks the cgroup trees.
 void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
     std::set<std::string> names;
-    for (const fs::path& base : bases) {
-        std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(base, ec)) {
-            const std::string name = entry.path().filename().string();
-            if (name.rfind("cordon-", 0) == 0 && entry.is_directory(ec)) names.insert(name);
+    {
+        unique_fd listing(::openat(lock_directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        DIR* entries = listing ? ::fdopendir(listing.release()) : nullptr;
+        if (entries == nullptr) return;
+        while (const dirent* entry = ::readdir(entries)) {
+            const std::string_view file = entry->d_name;
+            constexpr std::string_view suffix = ".lock";
+            if (file.rfind("cordon-", 0) != 0 || file.size() <= suffix.size() ||
+                file.substr(file.size() - suffix.size()) != suffix) {
+                continue;
+            }
+            names.emplace(file.substr(0, file.size() - suffix.size()));
         }
+        ::closedir(entries);
     }
     for (const std::string& name : names) {
         const std::string lock_name = name + ".lock";
@@ -253,17 +272,18 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     cgroup_host_options options) {
-    auto unified = own_directory("");
+    const cgroup_view view{read_file("/proc/self/mountinfo"), read_file("/proc/self/cgroup")};
+    auto unified = own_directory(view, "");
     if (auto* reason = std::get_if<std::string>(&unified)) return *reason;
     const fs::path base = std::get<fs::path>(unified);
     std::shared_ptr<cgroup_host> host(new cgroup_host());
 
     // The v1 hierarchies of a hybrid host, for limits the v2 tree cannot carry.
     std::optional<fs::path> pids_base, memory_base;
-    if (auto v1 = own_directory("pids"); std::holds_alternative<fs::path>(v1)) {
+    if (auto v1 = own_directory(view, "pids"); std::holds_alternative<fs::path>(v1)) {
         pids_base = std::get<fs::path>(v1);
     }
-    if (auto v1 = own_directory("memory"); std::holds_alternative<fs::path>(v1)) {
+    if (auto v1 = own_directory(view, "memory"); std::holds_alternative<fs::path>(v1)) {
         memory_base = std::get<fs::path>(v1);
     }
 
@@ -284,16 +304,20 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     }
 
     host->name_ = "cordon-" + std::to_string(::getpid()) + "-" + random_suffix();
-    // The lock is held before the cgroup exists, so no reaper ever sees it unowned.
+    // The lock is held before the cgroup exists, and before the lock file has the name reapers
+    // look for (it is locked under a hidden name, then renamed), so no reaper ever sees it
+    // unowned.
     if (host->lock_directory_) {
+        const int locks_fd = host->lock_directory_.get();
         const std::string lock_name = host->name_ + ".lock";
-        host->lock_.reset(::openat(host->lock_directory_.get(), lock_name.c_str(),
+        const std::string pending = "." + lock_name;
+        host->lock_.reset(::openat(locks_fd, pending.c_str(),
                                    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-        if (!host->lock_ || ::flock(host->lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (!host->lock_ || ::flock(host->lock_.get(), LOCK_EX | LOCK_NB) != 0 ||
+            ::renameat(locks_fd, pending.c_str(), locks_fd, lock_name.c_str()) != 0) {
             const int error = errno;
             host->no_lock_ = failed("cannot lock " + lock_name, error);
-            // A lock file nobody holds would tell the next cordon that this one is dead.
-            if (host->lock_) ::unlinkat(host->lock_directory_.get(), lock_name.c_str(), 0);
+            if (host->lock_) ::unlinkat(locks_fd, pending.c_str(), 0);
             host->lock_.reset();
         }
     }
