@@ -215,9 +215,11 @@ void expect_exit_zero(const runtime::run_result& result, const std::string& what
         throw std::runtime_error(what + ": the run failed");
 }
 
-std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_choice choice) {
+std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_choice choice,
+                                                      const fs::path& verdicts = {}) {
     sandbox::local_provider_options options;
     options.choice = choice;
+    options.verdict_directory = verdicts;
     auto provider = runtime::make_local_provider(std::move(options));
     return provider->selected() ? provider : nullptr;
 }
@@ -352,6 +354,13 @@ void probe_section(const settings& given, report& out) {
         {"probe landlock alone", [] { (void)provider_for(sandbox::backend_choice::landlock); }},
         {"probe bwrap alone", [] { (void)provider_for(sandbox::backend_choice::bwrap); }},
     };
+    // What `cordon run` pays instead: the verdict an earlier process stored, its key checked and
+    // the runners opened (docs/sandbox.md, "The verdict cache").
+    const fs::path verdicts = spill_root / "verdicts";
+    (void)provider_for(sandbox::backend_choice::automatic, verdicts);
+    variants.emplace_back("adopt the cached ladder verdict", [verdicts] {
+        (void)provider_for(sandbox::backend_choice::automatic, verdicts);
+    });
     out.table("probe", "ms per cold probe", "probe the ladder (make_local_provider)",
               interleaved(variants, given.rounds(30)));
 

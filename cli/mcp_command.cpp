@@ -96,6 +96,7 @@ int run_mcp_command(const mcp_options& given) {
     if (sandbox::is_confined(mode)) {
         sandbox::local_provider_options provider_options;
         provider_options.choice = std::get<sandbox::backend_choice>(backend);
+        provider_options.verdict_directory = sandbox::default_verdict_cache();
         auto local = runtime::make_local_provider(std::move(provider_options));
         if (!local->selected()) {
             spdlog::warn(

@@ -129,6 +129,8 @@ int run_probe_command(const probe_options& options) {
     }
     sandbox::local_provider_options provider_options;
     provider_options.choice = *choice;
+    provider_options.verdict_directory = sandbox::default_verdict_cache();
+    provider_options.refresh_verdict = true;
     auto provider = runtime::make_local_provider(std::move(provider_options));
     std::vector<sandbox::rung_report> rungs = provider->probe_all();
     std::optional<sandbox::rung_report> selected = provider->selected();
@@ -143,12 +145,14 @@ int run_probe_command(const probe_options& options) {
         out["selected"] =
             selected ? nlohmann::json(sandbox::to_string(selected->kind)) : nlohmann::json();
         out["containment"] = containment_json(cgroups);
+        out["verdict"] = provider->verdict_origin();
         std::cout << runtime::dump(out, 2) << '\n';
     } else {
         for (const auto& rung : rungs)
             print_rung(rung);
         std::cout << "selected: " << (selected ? sandbox::to_string(selected->kind) : "none")
                   << '\n';
+        std::cout << "verdict: " << provider->verdict_origin() << '\n';
         print_containment(cgroups);
     }
     return selected ? 0 : exit_sandbox_unavailable;

@@ -2,15 +2,21 @@
 #include "sandbox/local_provider.hpp"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <time.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/protected_paths.hpp"
+#include "sandbox/runner_image.hpp"
 #include "sandbox/runner_path.hpp"
 
 namespace cordon::sandbox {
@@ -80,11 +86,14 @@ std::vector<fs::path> writable_for(backend_kind kind, const sandbox_policy& poli
 }  // namespace
 
 local_provider::local_provider(local_provider_options options) : options_(std::move(options)) {
-    if (options_.bwrap_path.empty() && options_.host == platform::linux_) {
+    const std::vector<backend_kind> rungs = ladder();
+    const bool wants_bwrap =
+        std::find(rungs.begin(), rungs.end(), backend_kind::bwrap) != rungs.end();
+    if (options_.bwrap_path.empty() && wants_bwrap) {
         options_.bwrap_path = find_trusted_executable("bwrap", &bwrap_skipped_);
     }
     if (options_.launcher_path.empty()) options_.launcher_path = default_launcher_path();
-    for (backend_kind kind : ladder()) {
+    for (backend_kind kind : rungs) {
         rung_report report;
         report.kind = kind;
         switch (kind) {
@@ -100,6 +109,18 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         }
         rungs_.push_back(std::move(report));
     }
+    if (!options_.verdict_directory.empty() && options_.host == platform::linux_) {
+        auto cache = verdict_cache::open(options_.verdict_directory);
+        if (auto* reason = std::get_if<std::string>(&cache)) {
+            origin_ = "probed (verdict cache unusable: " + *reason + ")";
+            spdlog::debug("verdict cache unusable: {}", *reason);
+        } else {
+            cache_.emplace(std::move(std::get<verdict_cache>(cache)));
+            cache_key_ = verdict_key(options_.bwrap_path, options_.launcher_path);
+        }
+    } else {
+        origin_ = "probed (no verdict cache)";
+    }
 }
 
 const protected_paths& local_provider::protected_set() {
@@ -109,6 +130,10 @@ const protected_paths& local_provider::protected_set() {
         // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
         protected_.push_back({canonical_path("/var/tmp") / "cordon-probe-*",
                               "holds the workspaces cordon probes with"});
+        if (!options_.verdict_directory.empty()) {
+            protected_.push_back(
+                {canonical_path(options_.verdict_directory), "holds cordon's probe verdicts"});
+        }
     });
     return protected_;
 }
@@ -166,6 +191,21 @@ std::vector<backend_kind> local_provider::ladder() const {
 
 std::optional<rung_report> local_provider::selected() {
     std::lock_guard lock(mutex_);
+    if (!verdict_.decided && cache_) {
+        std::string stale;
+        std::optional<std::string> body = cache_->load(verdict_name(), cache_key_, &stale);
+        if (options_.refresh_verdict) {
+            cached_body_ = body;
+            origin_ = body ? "" : "probed (no current cached verdict: " + stale + ")";
+        } else if (body && adopt_cached_locked(*body)) {
+            origin_ = "cached";
+            verdict_.decided = true;
+            spdlog::debug("sandbox verdict: cached");
+        } else {
+            origin_ =
+                "probed (" + (body ? std::string("the cached verdict did not apply") : stale) + ")";
+        }
+    }
     if (!verdict_.decided) {
         if (rungs_.size() == 1 && options_.host == platform::macos &&
             rungs_.front().kind == backend_kind::seatbelt) {
@@ -183,6 +223,8 @@ std::optional<rung_report> local_provider::selected() {
             }
         }
         verdict_.decided = true;
+        store_verdict_locked();
+        spdlog::debug("sandbox verdict: {}", origin_);
     }
     if (!verdict_.index) return std::nullopt;
     return rungs_[*verdict_.index];
@@ -191,9 +233,14 @@ std::optional<rung_report> local_provider::selected() {
 std::vector<rung_report> local_provider::probe_all() {
     (void)selected();
     std::lock_guard lock(mutex_);
+    bool probed = false;
     for (std::size_t i = 0; i < rungs_.size(); ++i) {
-        if (rungs_[i].state == rung_state::not_probed) probe_rung_locked(i);
+        if (rungs_[i].state == rung_state::not_probed) {
+            probe_rung_locked(i);
+            probed = true;
+        }
     }
+    if (probed) store_verdict_locked();
     return rungs_;
 }
 
@@ -265,6 +312,225 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
 
     return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
                 std::move(workspace));
+}
+
+}  // namespace cordon::sandbox
+
+// The verdict cache (verdict_cache.hpp). A verdict is stored as text, one line per fact:
+//   probed <seconds since boot>
+//   launcher <probed 0|1> <abi> <reason>
+//   rung <kind> <state 0|1|2> <abi|-> <bind_fd 0|1> <reason>   (one per rung, ladder order)
+namespace cordon::sandbox {
+
+namespace {
+
+// A verdict that passed over a rung or found none usable may rest on a passing condition (a
+// probe that timed out on a loaded host): it is reused for this long only. One whose first rung
+// is usable is reused until its key changes or a run proves a runner broken.
+constexpr std::chrono::seconds degraded_verdict_lifetime{300};
+
+std::chrono::seconds since_boot() {
+    timespec now{};
+    ::clock_gettime(CLOCK_BOOTTIME, &now);
+    return std::chrono::seconds(now.tv_sec);
+}
+
+std::string one_line(std::string text) {
+    for (char& c : text) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return text;
+}
+
+// The rest of a line after the fields read so far, without the separating space.
+std::string rest_of(std::istringstream& fields) {
+    std::string text;
+    std::getline(fields, text);
+    if (!text.empty() && text.front() == ' ') text.erase(0, 1);
+    return text;
+}
+
+}  // namespace
+
+std::string local_provider::verdict_name() const {
+    return "verdict-" + std::string(to_string(options_.choice));
+}
+
+std::string local_provider::serialize_locked() const {
+    std::string body = "probed " + std::to_string(since_boot().count()) + "\n";
+    body += "launcher " + std::string(launcher_.probed ? "1 " : "0 ") +
+            std::to_string(launcher_.abi) + " " + one_line(launcher_.reason) + "\n";
+    for (const rung_report& rung : rungs_) {
+        body += "rung " + std::string(to_string(rung.kind)) + " " +
+                std::to_string(static_cast<int>(rung.state)) + " " +
+                (rung.landlock_abi ? std::to_string(*rung.landlock_abi) : std::string("-")) +
+                (rung.bind_fd ? " 1 " : " 0 ") + one_line(rung.reason) + "\n";
+    }
+    return body;
+}
+
+namespace {
+
+struct parsed_verdict {
+    std::chrono::seconds probed{0};
+    bool launcher_probed = false;
+    int launcher_abi = 0;
+    std::string launcher_reason;
+    std::vector<rung_report> rungs;
+};
+
+// The verdict in `body` laid over `ladder`; nullopt when it does not describe that ladder.
+std::optional<parsed_verdict> parse_verdict(const std::string& body,
+                                            const std::vector<rung_report>& ladder) {
+    parsed_verdict out;
+    out.rungs = ladder;
+    std::istringstream in(body);
+    std::string line;
+    std::size_t next = 0;
+    bool probed_seen = false;
+    bool launcher_seen = false;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string tag;
+        fields >> tag;
+        if (tag == "probed") {
+            long long seconds = -1;
+            fields >> seconds;
+            if (!fields || seconds < 0) return std::nullopt;
+            out.probed = std::chrono::seconds(seconds);
+            probed_seen = true;
+        } else if (tag == "launcher") {
+            int probed = -1;
+            fields >> probed >> out.launcher_abi;
+            if (!fields || (probed != 0 && probed != 1)) return std::nullopt;
+            out.launcher_probed = probed == 1;
+            out.launcher_reason = rest_of(fields);
+            launcher_seen = true;
+        } else if (tag == "rung") {
+            std::string kind;
+            std::string abi;
+            int state = -1;
+            int bind_fd = -1;
+            fields >> kind >> state >> abi >> bind_fd;
+            if (!fields || next >= out.rungs.size() || kind != to_string(out.rungs[next].kind) ||
+                state < 0 || state > 2 || (bind_fd != 0 && bind_fd != 1)) {
+                return std::nullopt;
+            }
+            rung_report& rung = out.rungs[next++];
+            rung.state = static_cast<rung_state>(state);
+            rung.landlock_abi.reset();
+            if (abi != "-") {
+                int value = 0;
+                const auto [end, error] =
+                    std::from_chars(abi.data(), abi.data() + abi.size(), value);
+                if (error != std::errc() || end != abi.data() + abi.size()) return std::nullopt;
+                rung.landlock_abi = value;
+            }
+            rung.bind_fd = bind_fd == 1;
+            rung.reason = rest_of(fields);
+            rung.level =
+                rung.state == rung_state::usable
+                    ? assess(rung.kind, sandbox_mode::read_only, rung.landlock_abi.value_or(0))
+                          .level
+                    : enforcement::full;
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (!probed_seen || !launcher_seen || next != out.rungs.size()) return std::nullopt;
+    return out;
+}
+
+// How two verdicts of one ladder differ where both probed a rung; empty when they agree.
+std::string difference(const std::vector<rung_report>& before,
+                       const std::vector<rung_report>& now) {
+    for (std::size_t i = 0; i < before.size() && i < now.size(); ++i) {
+        const rung_report& a = before[i];
+        const rung_report& b = now[i];
+        if (a.state == rung_state::not_probed || b.state == rung_state::not_probed) continue;
+        if (a.state != b.state || a.landlock_abi != b.landlock_abi || a.bind_fd != b.bind_fd) {
+            return std::string(to_string(a.kind)) + " was " + std::string(to_string(a.state)) +
+                   ", is " + std::string(to_string(b.state)) +
+                   (b.reason.empty() ? "" : " (" + b.reason + ")");
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+bool local_provider::adopt_cached_locked(const std::string& body) {
+    std::optional<parsed_verdict> cached = parse_verdict(body, rungs_);
+    if (!cached) return false;
+    std::optional<std::size_t> first_usable;
+    for (std::size_t i = 0; i < cached->rungs.size(); ++i) {
+        if (cached->rungs[i].state == rung_state::usable) {
+            first_usable = i;
+            break;
+        }
+    }
+    if (first_usable != std::size_t{0} &&
+        since_boot() - cached->probed > degraded_verdict_lifetime) {
+        return false;
+    }
+    // This process's own handles on what a usable rung runs: the verdict saves the probe runs,
+    // never the checks on the runners themselves.
+    if (first_usable && !cached->launcher_probed) return false;  // both rungs need the launcher
+    // The enforcement a rung reports follows from the ABI: it must be the kernel's own.
+    if (cached->launcher_abi > 0 && cached->launcher_abi != landlock::query_abi()) return false;
+    for (const rung_report& rung : cached->rungs) {
+        if (rung.landlock_abi && *rung.landlock_abi != cached->launcher_abi) return false;
+    }
+    if (cached->launcher_probed) {
+        launcher_.probed = true;
+        launcher_.abi = cached->launcher_abi;
+        launcher_.reason = cached->launcher_reason;
+        if (first_usable && !load_launcher_image_locked()) {
+            launcher_ = {};
+            return false;
+        }
+    }
+    for (const rung_report& rung : cached->rungs) {
+        if (rung.kind != backend_kind::bwrap || rung.state != rung_state::usable) continue;
+        auto image = open_runner(rung.runner);
+        if (std::holds_alternative<std::string>(image)) {
+            launcher_ = {};
+            return false;
+        }
+        bwrap_image_ = std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(image)));
+    }
+    rungs_ = std::move(cached->rungs);
+    verdict_.index = first_usable;
+    return true;
+}
+
+void local_provider::store_verdict_locked() {
+    if (!cache_) return;
+    if (options_.refresh_verdict) {
+        if (!cached_body_) {
+            // origin_ already says why nothing current was cached.
+        } else if (auto before = parse_verdict(*cached_body_, rungs_); !before) {
+            origin_ = "probed (the cached verdict was unreadable)";
+        } else if (std::string changed = difference(before->rungs, rungs_); !changed.empty()) {
+            origin_ = "probed (the cached verdict was stale: " + changed + ")";
+        } else {
+            origin_ = "probed (the cached verdict was current)";
+        }
+    }
+    if (!cache_->store(verdict_name(), cache_key_, serialize_locked())) {
+        spdlog::debug("could not store the probe verdict in {}",
+                      options_.verdict_directory.string());
+    }
+}
+
+std::string local_provider::verdict_origin() {
+    std::lock_guard lock(mutex_);
+    return origin_;
+}
+
+void local_provider::forget_cached_verdict() {
+    std::lock_guard lock(mutex_);
+    if (cache_) cache_->forget(verdict_name());
 }
 
 }  // namespace cordon::sandbox

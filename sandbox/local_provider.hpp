@@ -14,6 +14,11 @@
 // constructed directly probes on first use. probe_all() then probes the remaining rungs under the
 // same mutex, and confine() calls made meanwhile wait for it. protected_set() is computed once
 // (std::call_once), and its first concurrent callers wait for it.
+//
+// With a verdict directory (options), the first selected() adopts the verdict another process
+// stored there when its key still holds (verdict_cache.hpp), and probes only when it does not;
+// a verdict it probed is stored for the next process. A rung the cache says is usable still has
+// its runner opened (and the launcher sealed) by this process: only the probe runs are saved.
 #pragma once
 
 #include <chrono>
@@ -27,6 +32,7 @@
 
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/provider.hpp"
+#include "sandbox/verdict_cache.hpp"
 
 namespace cordon::sandbox {
 
@@ -74,6 +80,11 @@ struct local_provider_options {
     std::filesystem::path sandbox_exec_path = "/usr/bin/sandbox-exec";
     std::chrono::milliseconds probe_timeout{5000};
     probe_runner run_probe;  // required whenever a rung has to be probed
+    // Where verdicts are shared across processes (verdict_cache.hpp), Linux only; empty: every
+    // provider probes for itself. cordon's commands pass default_verdict_cache().
+    std::filesystem::path verdict_directory;
+    // Probe even when the cached verdict is current, and store what was found (cordon probe).
+    bool refresh_verdict = false;
 };
 
 class local_provider final : public provider {
@@ -104,6 +115,14 @@ public:
     // first use: read-only runs never need it.
     [[nodiscard]] const protected_paths& protected_set();
 
+    // Where the verdict came from, in one line: "cached", "probed (<why not from the cache>)",
+    // or after a refresh whether the cached verdict was current or stale, and why.
+    [[nodiscard]] std::string verdict_origin();
+
+    // Removes the shared verdict this provider used, so that the next cordon probes afresh:
+    // called when a run proved a runner broken before the command started.
+    void forget_cached_verdict();
+
 private:
     // The launcher, shared by both Linux rungs: its sealed image and what its probe found.
     struct launcher_state {
@@ -115,6 +134,11 @@ private:
 
     rung_report& probe_rung_locked(std::size_t index);
     const launcher_state& probe_launcher_locked();
+    bool load_launcher_image_locked();
+    [[nodiscard]] std::string verdict_name() const;
+    [[nodiscard]] std::string serialize_locked() const;
+    bool adopt_cached_locked(const std::string& body);
+    void store_verdict_locked();
     rung_report probe_bwrap(rung_report report);
     rung_report probe_landlock(rung_report report);
     rung_report probe_seatbelt(rung_report report) const;
@@ -137,6 +161,10 @@ private:
     launcher_state launcher_;
     std::shared_ptr<const unique_fd> bwrap_image_;  // bwrap, held open since it was checked
     std::string bwrap_skipped_;  // an untrusted bwrap that the search passed over
+    std::optional<verdict_cache> cache_;
+    std::string cache_key_;
+    std::string origin_;                      // verdict_origin()
+    std::optional<std::string> cached_body_;  // under refresh_verdict: what the cache held
 };
 
 }  // namespace cordon::sandbox

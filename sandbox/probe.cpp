@@ -92,19 +92,18 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
     return std::nullopt;
 }
 
-const local_provider::launcher_state& local_provider::probe_launcher_locked() {
-    if (launcher_.probed) return launcher_;
-    launcher_.probed = true;
+bool local_provider::load_launcher_image_locked() {
+    if (launcher_.image) return true;
     const fs::path& path = options_.launcher_path;
     if (path.empty()) {
         launcher_.reason = "cordon-landlock not found beside the running executable";
-        return launcher_;
+        return false;
     }
     if (::access(path.c_str(), X_OK) != 0) {
         const int error = errno;
         launcher_.reason =
             "launcher not executable: " + path.string() + ": " + std::strerror(error);
-        return launcher_;
+        return false;
     }
     // From here on this provider runs its own sealed copy, probes included. Where memfds may not
     // be executed (vm.memfd_noexec=2), it runs the file it opened instead: a command still cannot
@@ -116,10 +115,18 @@ const local_provider::launcher_state& local_provider::probe_launcher_locked() {
         image = open_runner(path);
         if (auto* again = std::get_if<std::string>(&image)) {
             launcher_.reason = *error + "; " + *again;
-            return launcher_;
+            return false;
         }
     }
     launcher_.image = std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(image)));
+    return true;
+}
+
+const local_provider::launcher_state& local_provider::probe_launcher_locked() {
+    if (launcher_.probed) return launcher_;
+    launcher_.probed = true;
+    if (!load_launcher_image_locked()) return launcher_;
+    const fs::path& path = options_.launcher_path;
     confined_argv probe;
     probe.argv = {path.string(),
                   "--status-fd",

@@ -491,6 +491,31 @@ TEST_F(CliTest, ProbeReportsEveryRung) {
     }
     auto text = cordon({"probe"});
     EXPECT_NE(text.out.find("selected: "), std::string::npos);
+    EXPECT_NE(text.out.find("verdict: probed ("), std::string::npos) << "probe always probes";
+}
+
+// `cordon probe` stores its verdict; the cordon after it runs without probing. The verdict file is
+// shared with every other cordon on the host (other tests run in parallel, and a runner failure
+// in one of them makes the next cordon probe again), so a few rounds are allowed.
+TEST_F(CliTest, ARunAfterAProbeDoesNotProbeAgain) {
+    for (const std::string& backend : {std::string("auto"), std::string("landlock")}) {
+        SCOPED_TRACE(backend);
+        bool cached = false;
+        for (int round = 0; round < 5 && !cached; ++round) {
+            auto probe = cordon({"probe", "--json", "--backend", backend});
+            auto doc = nlohmann::json::parse(probe.out);
+            EXPECT_EQ(doc["verdict"].get<std::string>().rfind("probed (", 0), 0u) << probe.out;
+            auto run =
+                cordon({"--verbose", "run", "--backend", backend, "-c", "echo ran"}, workspace_);
+            EXPECT_EQ(run.exit_code, 0) << run.err;
+            EXPECT_EQ(run.out, "ran\n");
+            cached = run.err.find("sandbox verdict: cached") != std::string::npos;
+            if (cached) {
+                EXPECT_EQ(run.err.find("probe "), std::string::npos) << run.err;
+            }
+        }
+        EXPECT_TRUE(cached) << "every run probed again";
+    }
 }
 
 }  // namespace

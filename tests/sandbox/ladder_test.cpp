@@ -22,13 +22,16 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
+#include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/policy.hpp"
 #include "sandbox/runner_path.hpp"
+#include "sandbox/verdict_cache.hpp"
 #include "support.hpp"
 
 namespace cordon::sandbox {
@@ -252,6 +255,299 @@ TEST_F(LadderTest, ProbeWorkspaceIsRemovedAfterProbing) {
     ASSERT_FALSE(seen.empty());
     EXPECT_TRUE(seen.is_absolute());
     EXPECT_FALSE(fs::exists(seen)) << seen;
+}
+
+// ---- the verdict cache: one probe serves the processes after it -----------------------------
+
+// A cached verdict must hold the kernel's own Landlock ABI.
+int kernel_abi() {
+    return landlock::query_abi();
+}
+
+probe_run_result usable_here(const confined_argv& wrapped) {
+    if (is_launcher_probe(wrapped)) return probed(kernel_abi());
+    return ok();
+}
+
+class VerdictCacheTest : public LadderTest {
+protected:
+    [[nodiscard]] local_provider_options cached(const scripted_runner& runner,
+                                                backend_choice choice = backend_choice::automatic,
+                                                bool refresh = false) const {
+        local_provider_options out = options(runner, choice);
+        out.verdict_directory = cache_;
+        out.refresh_verdict = refresh;
+        return out;
+    }
+
+    // A probe runner that fails the test when it is asked anything.
+    static scripted_runner must_not_probe() {
+        return scripted_runner([](const confined_argv& wrapped) {
+            ADD_FAILURE() << "probed despite a current cached verdict: " << wrapped.argv.front();
+            return failed("unexpected probe");
+        });
+    }
+
+    [[nodiscard]] std::string stored() const { return test::read_file(cache_ / "verdict-auto"); }
+
+    // Replaces the stored verdict's key and body, as a process with other facts would have.
+    void restore(const std::string& key, const std::string& body) const {
+        auto cache = verdict_cache::open(cache_);
+        ASSERT_TRUE(std::holds_alternative<verdict_cache>(cache));
+        ASSERT_TRUE(std::get<verdict_cache>(cache).store("verdict-auto", key, body));
+    }
+
+    [[nodiscard]] std::string key() const { return verdict_key(fake_bwrap_, launcher_); }
+
+    // The body of the stored verdict (what follows the key).
+    [[nodiscard]] std::string body() const {
+        const std::string text = stored();
+        const auto at = text.find("\n\n");
+        return at == std::string::npos ? std::string() : text.substr(at + 2);
+    }
+
+    scratch_dir elsewhere_;
+    fs::path cache_ = elsewhere_.path() / "verdicts";
+};
+
+TEST_F(VerdictCacheTest, AStoredVerdictServesTheNextProviderWithoutAProbe) {
+    scripted_runner first(usable_here);
+    {
+        local_provider provider(cached(first));
+        ASSERT_TRUE(provider.selected().has_value());
+        EXPECT_THAT(provider.verdict_origin(), HasSubstr("probed (none cached)"));
+    }
+    EXPECT_EQ(first.count(), 3u);
+    struct stat st {};
+    ASSERT_EQ(::stat((cache_ / "verdict-auto").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600u);
+    ASSERT_EQ(::stat(cache_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0700u);
+
+    scripted_runner second = must_not_probe();
+    local_provider provider(cached(second));
+    auto chosen = provider.selected();
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_EQ(provider.verdict_origin(), "cached");
+    EXPECT_EQ(chosen->kind, backend_kind::bwrap);
+    EXPECT_EQ(chosen->landlock_abi, std::optional<int>(kernel_abi()));
+    EXPECT_TRUE(chosen->bind_fd);
+    EXPECT_EQ(chosen->level, enforcement::full);
+    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        confined_argv out = confine(provider, mode);
+        EXPECT_EQ(out.backend, backend_kind::bwrap);
+        EXPECT_EQ(out.level, enforcement::full);
+        ASSERT_TRUE(out.runner) << "this process opened the runner itself";
+        EXPECT_TRUE(*out.runner);
+    }
+    EXPECT_EQ(second.count(), 0u);
+}
+
+TEST_F(VerdictCacheTest, EveryFactOfTheKeyInvalidatesTheVerdict) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first)).selected();
+    const std::string current = key();
+    const std::string verdict = body();
+    ASSERT_FALSE(verdict.empty());
+    for (const std::string& fact :
+         std::vector<std::string>{"boot", "euid", "userns", "mntns", "privileges", "landlock",
+                                  "bwrap", "launcher", "prober"}) {
+        SCOPED_TRACE(fact);
+        const auto at = current.find(fact + " ");
+        ASSERT_NE(at, std::string::npos) << current;
+        std::string other = current;
+        other.insert(other.find('\n', at), "-other");
+        restore(other, verdict);
+        scripted_runner runner(usable_here);
+        local_provider provider(cached(runner));
+        ASSERT_TRUE(provider.selected().has_value());
+        EXPECT_GT(runner.count(), 0u) << "a verdict for other facts was adopted";
+        EXPECT_EQ(provider.verdict_origin(), "probed (" + fact + " changed)");
+    }
+    // The sysctls that gate user namespaces and executable memfds are facts too.
+    EXPECT_THAT(current, HasSubstr("/proc/sys/kernel/unprivileged_userns_clone "));
+    EXPECT_THAT(current, HasSubstr("/proc/sys/user/max_user_namespaces "));
+    EXPECT_THAT(current, HasSubstr("/proc/sys/vm/memfd_noexec "));
+}
+
+TEST_F(VerdictCacheTest, ARewrittenRunnerIsProbedAgain) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first)).selected();
+    make_executable(fake_bwrap_, "#!/bin/sh\n# another bubblewrap\nexit 1\n");
+    scripted_runner second(usable_here);
+    local_provider provider(cached(second));
+    ASSERT_TRUE(provider.selected().has_value());
+    EXPECT_EQ(second.count(), 3u);
+    EXPECT_EQ(provider.verdict_origin(), "probed (bwrap changed)");
+}
+
+TEST_F(VerdictCacheTest, AnUntrustedDirectoryOrFileIsNeverRead) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first)).selected();
+
+    ASSERT_EQ(::chmod((cache_ / "verdict-auto").c_str(), 0620), 0);
+    {
+        scripted_runner runner(usable_here);
+        local_provider provider(cached(runner));
+        ASSERT_TRUE(provider.selected().has_value());
+        EXPECT_EQ(runner.count(), 3u) << "a file others could have written was trusted";
+        EXPECT_THAT(provider.verdict_origin(), HasSubstr("not this user's own"));
+    }
+    ASSERT_EQ(::chmod(cache_.c_str(), 0755), 0);
+    scripted_runner runner(usable_here);
+    local_provider provider(cached(runner));
+    ASSERT_TRUE(provider.selected().has_value());
+    EXPECT_EQ(runner.count(), 3u) << "a directory others may enter was trusted";
+    EXPECT_THAT(provider.verdict_origin(), HasSubstr("not a private directory"));
+}
+
+TEST_F(VerdictCacheTest, ACorruptOrForeignVerdictIsProbedOverAndReplaced) {
+    for (const std::string& garbage :
+         {std::string("rung nonsense\n"),
+          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
+                      " \nrung bwrap 0 - 1 \n"),
+          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
+                      " \nrung landlock 0 7 0 \nrung bwrap 0 7 1 \n"),
+          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
+                      " \nrung bwrap 9 7 1 \nrung landlock 0 7 0 \n"),
+          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
+                      " \nrung bwrap 0 7x 1 \nrung landlock 0 7 0 \n")}) {
+        SCOPED_TRACE(garbage);
+        restore(key(), garbage);
+        scripted_runner runner(usable_here);
+        local_provider provider(cached(runner));
+        ASSERT_TRUE(provider.selected().has_value());
+        EXPECT_EQ(runner.count(), 3u);
+        EXPECT_EQ(provider.verdict_origin(), "probed (the cached verdict did not apply)");
+        scripted_runner next = must_not_probe();
+        local_provider after(cached(next));
+        ASSERT_TRUE(after.selected().has_value()) << "the probed verdict replaced the corrupt one";
+    }
+}
+
+TEST_F(VerdictCacheTest, AVerdictThatPassedOverARungIsReusedForMinutesOnly) {
+    // bwrap unusable, the Landlock rung selected: perhaps only because a probe timed out.
+    const auto bwrap_broken = [this](const confined_argv& wrapped) {
+        if (is_launcher_probe(wrapped)) return probed(kernel_abi());
+        if (wrapped.argv.front() == fake_bwrap_.string())
+            return failed("bwrap: setting up uid map");
+        return ok();
+    };
+    scripted_runner first(bwrap_broken);
+    (void)local_provider(cached(first)).selected();
+    {
+        scripted_runner runner = must_not_probe();
+        local_provider provider(cached(runner));
+        auto chosen = provider.selected();
+        ASSERT_TRUE(chosen.has_value());
+        EXPECT_EQ(chosen->kind, backend_kind::landlock);
+        EXPECT_EQ(provider.verdict_origin(), "cached");
+    }
+    // The same verdict, probed long ago.
+    std::string old = body();
+    old.replace(0, old.find('\n'), "probed 0");
+    restore(key(), old);
+    scripted_runner runner(usable_here);
+    local_provider provider(cached(runner));
+    auto chosen = provider.selected();
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_EQ(chosen->kind, backend_kind::bwrap) << "the old degraded verdict was reused";
+    EXPECT_GT(runner.count(), 0u);
+}
+
+TEST_F(VerdictCacheTest, RefreshAlwaysProbesAndSaysWhetherTheCacheWasCurrent) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first)).selected();
+    {
+        scripted_runner runner(usable_here);
+        local_provider provider(cached(runner, backend_choice::automatic, true));
+        const auto rungs = provider.probe_all();
+        EXPECT_EQ(runner.count(), 5u) << "the launcher, then two profiles per rung";
+        EXPECT_EQ(provider.verdict_origin(), "probed (the cached verdict was current)");
+    }
+    scripted_runner broken([this](const confined_argv& wrapped) {
+        if (is_launcher_probe(wrapped)) return probed(kernel_abi());
+        if (wrapped.argv.front() == fake_bwrap_.string()) return failed("bwrap: no user namespace");
+        return ok();
+    });
+    {
+        local_provider provider(cached(broken, backend_choice::automatic, true));
+        (void)provider.probe_all();
+        EXPECT_EQ(provider.verdict_origin(),
+                  "probed (the cached verdict was stale: bwrap was usable, is unusable "
+                  "(read-only profile: bwrap: no user namespace))");
+    }
+    // What the refresh found is what the next provider adopts.
+    scripted_runner next = must_not_probe();
+    local_provider provider(cached(next));
+    auto chosen = provider.selected();
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_EQ(chosen->kind, backend_kind::landlock);
+}
+
+TEST_F(VerdictCacheTest, AForgottenVerdictIsProbedAgain) {
+    scripted_runner first(usable_here);
+    {
+        local_provider provider(cached(first));
+        ASSERT_TRUE(provider.selected().has_value());
+        provider.forget_cached_verdict();
+    }
+    EXPECT_FALSE(fs::exists(cache_ / "verdict-auto"));
+    scripted_runner runner(usable_here);
+    local_provider provider(cached(runner));
+    ASSERT_TRUE(provider.selected().has_value());
+    EXPECT_EQ(runner.count(), 3u);
+}
+
+TEST_F(VerdictCacheTest, EachLadderHasItsOwnVerdict) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first, backend_choice::landlock)).selected();
+    EXPECT_TRUE(fs::exists(cache_ / "verdict-landlock"));
+    EXPECT_FALSE(fs::exists(cache_ / "verdict-auto"));
+    scripted_runner runner(usable_here);
+    local_provider provider(cached(runner));
+    auto chosen = provider.selected();
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_EQ(chosen->kind, backend_kind::bwrap);
+    EXPECT_EQ(runner.count(), 3u);
+}
+
+TEST_F(VerdictCacheTest, NoWorkspaceMayHoldTheVerdicts) {
+    scripted_runner runner(usable_here);
+    local_provider provider(cached(runner));
+    auto refused = provider.refusal({sandbox_mode::workspace_write, elsewhere_.path()}, {});
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_THAT(*refused, HasSubstr("holds cordon's probe verdicts"));
+    refused = provider.refusal({sandbox_mode::workspace_write, cache_}, {});
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_THAT(*refused, HasSubstr("holds cordon's probe verdicts"));
+    EXPECT_FALSE(provider.refusal({sandbox_mode::read_only, elsewhere_.path()}, {}).has_value());
+}
+
+TEST_F(VerdictCacheTest, ConcurrentProvidersAllReadAWholeVerdict) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first)).selected();
+    std::atomic<int> adopted{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 25; ++i) {
+                // Half refresh (probe and replace the file), half read it.
+                scripted_runner runner(usable_here);
+                local_provider provider(cached(runner, backend_choice::automatic, t % 2 == 0));
+                auto chosen = provider.selected();
+                EXPECT_TRUE(chosen.has_value());
+                if (provider.verdict_origin() == "cached") ++adopted;
+            }
+        });
+    }
+    for (auto& thread : threads)
+        thread.join();
+    EXPECT_GT(adopted.load(), 0);
+    strings names;
+    for (const auto& entry : fs::directory_iterator(cache_))
+        names.push_back(entry.path().filename().string());
+    EXPECT_THAT(names, ElementsAre("verdict-auto")) << "a temporary file was left behind";
 }
 
 // ---- unavailable verdicts are cached and fail closed ----------------------------------------

@@ -1,0 +1,60 @@
+// The verdict cache: what probing the ladder found, kept across processes, so that a cordon that
+// starts for one command does not probe the ladder again (a probe confines `true` under every
+// profile: tens of milliseconds, several times the cost of the command).
+//
+// A verdict is reused only while nothing that could change it has changed. The key holds the
+// boot, the user and its namespaces, the process's capabilities, no_new_privs and seccomp state,
+// the sysctls that gate user namespaces and executable memfds, the kernel's Landlock ABI, and
+// the identity (device, inode, size, mtime, ctime) of every runner and of the program that
+// probed. Anything else that breaks a runner shows at run time as a runner failure, before the
+// command ran, and the caller then forgets the verdict (local_provider::forget_cached_verdict).
+//
+// The cache lives in /dev/shm/cordon-verdicts-<euid>: a directory of this user that nobody else
+// may enter, on a filesystem no confined command can open (Landlock grants /dev node by node,
+// bwrap mounts a private /dev), and it is one of the paths a workspace-write workspace may not
+// contain. The files are read only when this user owns them and no one else could have written
+// them, and the provider checks the Landlock ABI a verdict holds against the kernel's: a forged
+// verdict could at worst select a rung that then fails closed.
+//
+// Files are replaced atomically (written beside, then renamed), so a concurrent reader sees the
+// old verdict or the new one, never a mix.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "sandbox/unique_fd.hpp"
+
+namespace cordon::sandbox {
+
+// /dev/shm/cordon-verdicts-<euid>.
+[[nodiscard]] std::filesystem::path default_verdict_cache();
+
+// The facts a verdict depends on, one `name value` line each, for the runners given.
+[[nodiscard]] std::string verdict_key(const std::filesystem::path& bwrap,
+                                      const std::filesystem::path& launcher);
+
+class verdict_cache {
+public:
+    // Opens (creating it when missing) the cache directory; the reason it cannot be trusted
+    // otherwise: not a directory, not this user's, open to others.
+    [[nodiscard]] static std::variant<verdict_cache, std::string> open(
+        const std::filesystem::path& directory);
+
+    // The body stored under `name` for exactly `key`, or nullopt; `stale` (when given) is set to
+    // why a stored verdict was not the current one: the first fact of the key that differs.
+    [[nodiscard]] std::optional<std::string> load(const std::string& name, const std::string& key,
+                                                  std::string* stale = nullptr) const;
+    // Replaces what is stored under `name`; false when it could not (the cache is an
+    // optimisation: the caller goes on).
+    bool store(const std::string& name, const std::string& key, const std::string& body) const;
+    void forget(const std::string& name) const;
+
+private:
+    explicit verdict_cache(unique_fd directory) : directory_(std::move(directory)) {}
+    unique_fd directory_;
+};
+
+}  // namespace cordon::sandbox
