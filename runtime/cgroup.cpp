@@ -222,9 +222,9 @@ std::variant<unique_fd, std::string> open_lock_directory(fs::path path) {
 // A cordon that was killed (SIGKILL, a crash) left its cgroups behind, possibly with the trees of
 // its last runs still inside. Whoever creates the next host ends them. Only a cgroup whose lock
 // file exists and can be locked is touched: no lock file (another user, a host in another mount
-// namespace) proves nothing, and a held lock means its owner is alive. The search starts from the
-// lock files, so that the common case (every host alive) costs one small directory listing and
-// never walks the cgroup trees.
+// namespace) proves nothing, a held lock means its owner is alive, and a host with no cgroup under
+// this process's bases is left to a cordon that shares its bases. The search starts from the lock
+// files, so that the common case (every host alive) costs one small directory listing.
 void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
     std::set<std::string> names;
     {
@@ -244,6 +244,13 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
     }
     for (const std::string& name : names) {
         const std::string lock_name = name + ".lock";
+        // A host whose cgroups live elsewhere (another service, another terminal's scope) is
+        // for a cordon there to end: its lock file stays, or nobody ever could.
+        std::error_code ec;
+        if (std::none_of(bases.begin(), bases.end(),
+                         [&](const fs::path& base) { return fs::exists(base / name, ec); })) {
+            continue;
+        }
         unique_fd lock(
             ::openat(lock_directory, lock_name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
         if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) continue;
@@ -251,7 +258,6 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
         for (const fs::path& base : bases) {
             const fs::path host = base / name;
             std::vector<fs::path> runs;
-            std::error_code ec;
             for (const auto& run : fs::directory_iterator(host, ec)) {
                 if (run.is_directory(ec)) runs.push_back(run.path());
             }

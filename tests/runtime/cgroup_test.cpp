@@ -87,5 +87,41 @@ TEST(CgroupLocks, ALiveHostHoldsItsLockAndRemovesItWhenDone) {
     EXPECT_FALSE(fs::exists(lock));
 }
 
+// A host whose lock file nobody holds is gone: the next host ends what it left under this
+// process's cgroup bases and removes its lock file. A free lock file whose host has no cgroup
+// under these bases belongs to a cordon elsewhere (another service, another scope): it stays,
+// or no cordon could ever end that host's runs. A lock file not yet under its final name is a
+// host still starting.
+TEST(CgroupLocks, OnlyDeadHostsUnderTheseBasesAreReaped) {
+    test::temp_dir dir;
+    const fs::path locks = dir / "locks";
+    fs::create_directory(locks);
+    fs::permissions(locks, fs::perms(0700));
+    std::string why;
+    auto first = test::cgroup_host_or(why, {.reap_stale = false, .lock_directory = locks});
+    if (!first) CORDON_SKIP_OR_FAIL(why);
+    const fs::path base = first->directory().parent_path();
+    const std::string suffix = std::to_string(::getpid());
+    const std::string dead = "cordon-deadtest-" + suffix;
+    const std::string elsewhere = "cordon-elsewhere-" + suffix;
+    const std::string starting = ".cordon-startingtest-" + suffix + ".lock";
+    ASSERT_EQ(::mkdir((base / dead).c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir((base / dead / "run-1").c_str(), 0755), 0);
+    for (const std::string& file : {dead + ".lock", elsewhere + ".lock", starting}) {
+        std::ofstream(locks / file) << "";
+    }
+
+    auto second = test::cgroup_host_or(why, {.reap_stale = true, .lock_directory = locks});
+    ASSERT_TRUE(second) << why;
+    EXPECT_FALSE(fs::exists(base / dead)) << "the dead host's cgroup was left";
+    EXPECT_FALSE(fs::exists(locks / (dead + ".lock")));
+    EXPECT_TRUE(fs::exists(locks / (elsewhere + ".lock")))
+        << "the lock of a host whose cgroups are elsewhere was removed";
+    EXPECT_TRUE(fs::exists(locks / starting));
+    EXPECT_TRUE(fs::exists(first->directory())) << "a live host was reaped";
+    const fs::path live_lock = locks / (first->directory().filename().string() + ".lock");
+    EXPECT_TRUE(fs::exists(live_lock));
+}
+
 }  // namespace
 }  // namespace cordon::runtime
