@@ -282,7 +282,7 @@ int run_run_command(run_options& options) {
     }
 
     boost::asio::io_context io;
-    std::shared_ptr<sandbox::local_provider> provider;
+    std::shared_ptr<sandbox::provider> provider;
     if (sandbox::is_confined(request.mode)) {
         sandbox::local_provider_options provider_options;
         provider_options.choice = backend;
@@ -325,11 +325,6 @@ int run_run_command(run_options& options) {
     };
 
     if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) {
-        if (provider && error->failed_backend()) {
-            // The runner failed before the command started: the verdict that chose it no
-            // longer holds, and the next cordon probes afresh.
-            provider->forget_cached_verdict();
-        }
         if (options.json) {
             std::cout << runtime::dump(runtime::to_json(*error)) << '\n';
         } else {

@@ -177,7 +177,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     }
 
     auto on_done = [done = std::move(done), confined = std::move(confined), mode, timeout,
-                    spawned = spec.argv.front(),
+                    provider = provider_, spawned = spec.argv.front(),
                     command = std::move(command)](process_outcome outcome) mutable {
         const classify::verdict verdict = classify::decide(
             outcome,
@@ -187,8 +187,10 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
                           verdict.outcome.message);
             sandbox::sandbox_unavailable_error error(mode, verdict.outcome.message);
-            if (confined)
+            if (confined) {
                 error.with_failed_backend(std::string(sandbox::to_string(confined->backend)));
+                provider->runner_failed(*confined);
+            }
             done(std::move(error));
             return;
         }

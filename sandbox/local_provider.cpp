@@ -325,9 +325,10 @@ namespace cordon::sandbox {
 namespace {
 
 // A verdict that passed over a rung or found none usable may rest on a passing condition (a
-// probe that timed out on a loaded host): it is reused for this long only. One whose first rung
+// probe that timed out on a loaded host, user namespaces used up for a while): it is reused for
+// this long only. One whose first rung
 // is usable is reused until its key changes or a run proves a runner broken.
-constexpr std::chrono::seconds degraded_verdict_lifetime{300};
+constexpr std::chrono::seconds degraded_verdict_lifetime{60};
 
 std::chrono::seconds since_boot() {
     timespec now{};
@@ -396,13 +397,15 @@ std::optional<parsed_verdict> parse_verdict(const std::string& body,
         if (tag == "probed") {
             long long seconds = -1;
             fields >> seconds;
-            if (!fields || seconds < 0) return std::nullopt;
+            if (!fields || seconds < 0 || probed_seen || !rest_of(fields).empty()) {
+                return std::nullopt;
+            }
             out.probed = std::chrono::seconds(seconds);
             probed_seen = true;
         } else if (tag == "launcher") {
             int probed = -1;
             fields >> probed >> out.launcher_abi;
-            if (!fields || (probed != 0 && probed != 1)) return std::nullopt;
+            if (!fields || (probed != 0 && probed != 1) || launcher_seen) return std::nullopt;
             out.launcher_probed = probed == 1;
             out.launcher_reason = rest_of(fields);
             launcher_seen = true;
@@ -469,18 +472,28 @@ bool local_provider::adopt_cached_locked(const std::string& body) {
             break;
         }
     }
-    if (first_usable != std::size_t{0} &&
-        since_boot() - cached->probed > degraded_verdict_lifetime) {
+    const std::chrono::seconds now = since_boot();
+    if (cached->probed > now) return false;
+    if (first_usable != std::size_t{0} && now - cached->probed > degraded_verdict_lifetime) {
         return false;
+    }
+    // Both Linux rungs end in the launcher, and the enforcement a rung reports follows from the
+    // Landlock ABI its probe found: it must be the kernel's own. A verdict made while the
+    // launcher's probe failed on a kernel with Landlock (a timeout on a loaded host) would
+    // otherwise run every later command without the Landlock wall; it is never adopted.
+    if (first_usable && !cached->launcher_probed) return false;
+    const int kernel_abi = landlock::query_abi();
+    if (kernel_abi > 0 ? cached->launcher_abi != kernel_abi : cached->launcher_abi > 0) {
+        return false;
+    }
+    for (const rung_report& rung : cached->rungs) {
+        if (rung.state != rung_state::usable) continue;
+        if (kernel_abi > 0 ? rung.landlock_abi != kernel_abi : rung.landlock_abi.has_value()) {
+            return false;
+        }
     }
     // This process's own handles on what a usable rung runs: the verdict saves the probe runs,
     // never the checks on the runners themselves.
-    if (first_usable && !cached->launcher_probed) return false;  // both rungs need the launcher
-    // The enforcement a rung reports follows from the ABI: it must be the kernel's own.
-    if (cached->launcher_abi > 0 && cached->launcher_abi != landlock::query_abi()) return false;
-    for (const rung_report& rung : cached->rungs) {
-        if (rung.landlock_abi && *rung.landlock_abi != cached->launcher_abi) return false;
-    }
     if (cached->launcher_probed) {
         launcher_.probed = true;
         launcher_.abi = cached->launcher_abi;
@@ -531,6 +544,12 @@ std::string local_provider::verdict_origin() {
 void local_provider::forget_cached_verdict() {
     std::lock_guard lock(mutex_);
     if (cache_) cache_->forget(verdict_name());
+}
+
+void local_provider::runner_failed(const confined_argv& wrapped) {
+    spdlog::debug("{} failed before the command started: the shared verdict is forgotten",
+                  to_string(wrapped.backend));
+    forget_cached_verdict();
 }
 
 }  // namespace cordon::sandbox

@@ -119,9 +119,9 @@ public:
     // or after a refresh whether the cached verdict was current or stale, and why.
     [[nodiscard]] std::string verdict_origin();
 
-    // Removes the shared verdict this provider used, so that the next cordon probes afresh:
-    // called when a run proved a runner broken before the command started.
+    // Removes the shared verdict, so that the next cordon probes afresh.
     void forget_cached_verdict();
+    void runner_failed(const confined_argv& wrapped) override;
 
 private:
     // The launcher, shared by both Linux rungs: its sealed image and what its probe found.

@@ -42,6 +42,11 @@ public:
         (void)also_protected;
         return std::nullopt;
     }
+
+    // A run's runner failed before its command started (the command never ran): whatever chose
+    // that runner may no longer hold. Called by the executor; the local provider forgets the
+    // verdict it shares with other processes.
+    virtual void runner_failed(const confined_argv& wrapped) { (void)wrapped; }
 };
 
 }  // namespace cordon::sandbox

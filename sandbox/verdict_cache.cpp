@@ -2,11 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 
 #include "sandbox/landlock_ruleset.hpp"
 
@@ -37,11 +37,12 @@ std::string small_file(const char* path) {
     return text;
 }
 
-std::string identity(const fs::path& path) {
+// `name`, and the device, inode, size, mtime and ctime of what `path` opens.
+std::string identity(const std::string& name, const fs::path& path) {
     if (path.empty()) return "-";
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return path.string() + " missing";
-    return path.string() + " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + " " +
+    if (::stat(path.c_str(), &st) != 0) return name + " missing";
+    return name + " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + " " +
            std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
            std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_ctim.tv_sec) + "." +
            std::to_string(st.st_ctim.tv_nsec);
@@ -62,7 +63,8 @@ std::string privileges() {
         std::size_t end = status.find('\n', start);
         if (end == std::string::npos) end = status.size();
         const std::string_view line(status.data() + start, end - start);
-        for (std::string_view field : {"CapEff:", "CapBnd:", "NoNewPrivs:", "Seccomp:"}) {
+        for (std::string_view field :
+             {"CapEff:", "CapBnd:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:"}) {
             if (line.substr(0, field.size()) == field) {
                 if (!out.empty()) out += ' ';
                 for (char c : line)
@@ -74,9 +76,12 @@ std::string privileges() {
     return out;
 }
 
-std::string random_suffix() {
-    std::random_device device;
-    return std::to_string(device()) + std::to_string(device());
+// A name no other writer uses at the same time: this process and thread, and the time.
+std::string unique_suffix() {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return std::to_string(::getpid()) + "." + std::to_string(::gettid()) + "." +
+           std::to_string(now.tv_sec) + std::to_string(now.tv_nsec);
 }
 
 }  // namespace
@@ -105,9 +110,11 @@ std::string verdict_key(const fs::path& bwrap, const fs::path& launcher) {
         fact(sysctl, small_file(sysctl));
     }
     fact("landlock", std::to_string(landlock::query_abi()));
-    fact("bwrap", identity(bwrap));
-    fact("launcher", identity(launcher));
-    fact("prober", identity(link_target("/proc/self/exe")));
+    fact("lsm", small_file("/proc/self/attr/current"));
+    fact("bwrap", identity(bwrap.string(), bwrap));
+    fact("launcher", identity(launcher.string(), launcher));
+    // The running image itself (the link opens it even when its file was replaced or deleted).
+    fact("prober", identity(link_target("/proc/self/exe"), "/proc/self/exe"));
     return key;
 }
 
@@ -178,7 +185,7 @@ std::optional<std::string> verdict_cache::load(const std::string& name, const st
 
 bool verdict_cache::store(const std::string& name, const std::string& key,
                           const std::string& body) const {
-    const std::string temporary = "." + name + "." + random_suffix();
+    const std::string temporary = "." + name + "." + unique_suffix();
     unique_fd fd(::openat(directory_.get(), temporary.c_str(),
                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!fd) return false;

@@ -3,18 +3,20 @@
 // profile: tens of milliseconds, several times the cost of the command).
 //
 // A verdict is reused only while nothing that could change it has changed. The key holds the
-// boot, the user and its namespaces, the process's capabilities, no_new_privs and seccomp state,
-// the sysctls that gate user namespaces and executable memfds, the kernel's Landlock ABI, and
-// the identity (device, inode, size, mtime, ctime) of every runner and of the program that
-// probed. Anything else that breaks a runner shows at run time as a runner failure, before the
-// command ran, and the caller then forgets the verdict (local_provider::forget_cached_verdict).
+// boot, the user and its namespaces, the process's capabilities, no_new_privs, seccomp state and
+// filters, its LSM label, the sysctls that gate user namespaces and executable memfds, the kernel's
+// Landlock ABI, and the identity (device, inode, size, mtime, ctime) of every runner and of the
+// program that probed. Anything else that breaks a runner shows at run time as a runner failure,
+// before the command ran, and the caller then forgets the verdict
+// (local_provider::forget_cached_verdict).
 //
 // The cache lives in /dev/shm/cordon-verdicts-<euid>: a directory of this user that nobody else
 // may enter, on a filesystem no confined command can open (Landlock grants /dev node by node,
 // bwrap mounts a private /dev), and it is one of the paths a workspace-write workspace may not
 // contain. The files are read only when this user owns them and no one else could have written
-// them, and the provider checks the Landlock ABI a verdict holds against the kernel's: a forged
-// verdict could at worst select a rung that then fails closed.
+// them: a verdict decides which rung runs, so it is guarded like the runners. The provider checks
+// the Landlock ABI of every usable rung against the kernel's, so a verdict cannot report
+// enforcement the rung does not give.
 //
 // Files are replaced atomically (written beside, then renamed), so a concurrent reader sees the
 // old verdict or the new one, never a mix.

@@ -25,6 +25,7 @@
 #include "runtime/record_json.hpp"
 #include "runtime/render.hpp"
 #include "runtime_test_util.hpp"
+#include "sandbox/landlock_ruleset.hpp"
 #include "support.hpp"
 
 namespace cordon::runtime {
@@ -261,16 +262,20 @@ TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) 
     options.choice = sandbox::backend_choice::bwrap;
     options.bwrap_path = bwrap;
     options.launcher_path = test::launcher_path();
+    // The verdict that chose the broken runner is shared; the failure takes it back.
+    test::temp_dir verdicts;
+    options.verdict_directory = verdicts / "cache";
     std::atomic<int> probes{0};
     options.run_probe = [&probes](const sandbox::confined_argv& wrapped,
                                   std::chrono::milliseconds) {
         ++probes;
         sandbox::probe_run_result result;
-        if (wrapped.argv.back() == "--probe") result.abi = 7;
+        if (wrapped.argv.back() == "--probe") result.abi = sandbox::landlock::query_abi();
         return result;
     };
     auto provider = make_local_provider(options);
     ASSERT_TRUE(provider->selected());
+    EXPECT_TRUE(fs::exists(verdicts / "cache" / "verdict-bwrap"));
 
     expect_fails_closed(
         provider, [&bwrap](const sandbox::sandbox_unavailable_error& error, sandbox_mode) {
@@ -297,6 +302,8 @@ TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) 
     ASSERT_TRUE(result);
     EXPECT_TRUE(std::holds_alternative<sandbox::sandbox_unavailable_error>(*result));
     EXPECT_FALSE(fs::exists(marker));
+    EXPECT_FALSE(fs::exists(verdicts / "cache" / "verdict-bwrap"))
+        << "the verdict that chose a broken runner is still shared";
 }
 
 // The provider's refusal is the request's fault: a record that was not started (stage policy,

@@ -351,7 +351,7 @@ TEST_F(VerdictCacheTest, EveryFactOfTheKeyInvalidatesTheVerdict) {
     ASSERT_FALSE(verdict.empty());
     for (const std::string& fact :
          std::vector<std::string>{"boot", "euid", "userns", "mntns", "privileges", "landlock",
-                                  "bwrap", "launcher", "prober"}) {
+                                  "lsm", "bwrap", "launcher", "prober"}) {
         SCOPED_TRACE(fact);
         const auto at = current.find(fact + " ");
         ASSERT_NE(at, std::string::npos) << current;
@@ -364,6 +364,14 @@ TEST_F(VerdictCacheTest, EveryFactOfTheKeyInvalidatesTheVerdict) {
         EXPECT_GT(runner.count(), 0u) << "a verdict for other facts was adopted";
         EXPECT_EQ(provider.verdict_origin(), "probed (" + fact + " changed)");
     }
+    // The facts are read, not placeholders.
+    EXPECT_THAT(current, HasSubstr("landlock " + std::to_string(kernel_abi()) + "\n"));
+    EXPECT_THAT(current, HasSubstr("euid " + std::to_string(::geteuid()) + "\n"));
+    EXPECT_THAT(current, HasSubstr("CapEff: "));
+    EXPECT_THAT(current, HasSubstr("Seccomp_filters: "));
+    EXPECT_THAT(current, HasSubstr("userns user:["));
+    EXPECT_THAT(current, Not(HasSubstr("boot -\n")));
+    EXPECT_THAT(current, Not(HasSubstr(" missing\n")));
     // The sysctls that gate user namespaces and executable memfds are facts too.
     EXPECT_THAT(current, HasSubstr("/proc/sys/kernel/unprivileged_userns_clone "));
     EXPECT_THAT(current, HasSubstr("/proc/sys/user/max_user_namespaces "));
@@ -401,28 +409,77 @@ TEST_F(VerdictCacheTest, AnUntrustedDirectoryOrFileIsNeverRead) {
     EXPECT_THAT(provider.verdict_origin(), HasSubstr("not a private directory"));
 }
 
-TEST_F(VerdictCacheTest, ACorruptOrForeignVerdictIsProbedOverAndReplaced) {
-    for (const std::string& garbage :
-         {std::string("rung nonsense\n"),
-          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
-                      " \nrung bwrap 0 - 1 \n"),
-          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
-                      " \nrung landlock 0 7 0 \nrung bwrap 0 7 1 \n"),
-          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
-                      " \nrung bwrap 9 7 1 \nrung landlock 0 7 0 \n"),
-          std::string("probed 1\nlauncher 1 " + std::to_string(kernel_abi()) +
-                      " \nrung bwrap 0 7x 1 \nrung landlock 0 7 0 \n")}) {
-        SCOPED_TRACE(garbage);
+// Every verdict below differs from a valid one in one way; none may be adopted, and the probe
+// that replaces it is adopted by the next provider. The valid one itself is (the control).
+TEST_F(VerdictCacheTest, ACorruptForeignOrInconsistentVerdictIsProbedOverAndReplaced) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first)).selected();
+    const std::string valid = body();
+    const std::string abi = std::to_string(kernel_abi());
+    const auto edit = [&valid](const std::string& from, const std::string& to) {
+        const auto at = valid.find(from);
+        EXPECT_NE(at, std::string::npos) << from << " not in " << valid;
+        std::string out = valid;
+        if (at != std::string::npos) out.replace(at, from.size(), to);
+        return out;
+    };
+    const std::string bwrap_line = "rung bwrap 0 " + abi + " 1 \n";
+    const std::string landlock_line = "rung landlock 2 - 0 \n";
+    ASSERT_NE(valid.find(bwrap_line), std::string::npos) << valid;
+    ASSERT_NE(valid.find(landlock_line), std::string::npos) << valid;
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"not a verdict", "rung nonsense\n"},
+        {"a rung missing", edit(landlock_line, "")},
+        {"rungs out of order", edit(bwrap_line + landlock_line, landlock_line + bwrap_line)},
+        {"a state out of range", edit("rung bwrap 0 ", "rung bwrap 9 ")},
+        {"an ABI that is not a number", edit(bwrap_line, "rung bwrap 0 " + abi + "x 1 \n")},
+        {"a second probed line", "probed 1\n" + valid},
+        {"probed in the future", edit("probed ", "probed 9")},
+        {"a usable rung without the kernel's ABI", edit(bwrap_line, "rung bwrap 0 - 1 \n")},
+        {"a usable rung with another ABI", edit(bwrap_line, "rung bwrap 0 1 1 \n")},
+        {"the launcher's probe failed on a kernel with Landlock",
+         edit("launcher 1 " + abi + " ", "launcher 1 0 timed out after 5000ms")},
+    };
+    for (const auto& [what, garbage] : cases) {
+        SCOPED_TRACE(what);
         restore(key(), garbage);
         scripted_runner runner(usable_here);
         local_provider provider(cached(runner));
         ASSERT_TRUE(provider.selected().has_value());
-        EXPECT_EQ(runner.count(), 3u);
+        EXPECT_EQ(runner.count(), 3u) << "adopted: " << garbage;
         EXPECT_EQ(provider.verdict_origin(), "probed (the cached verdict did not apply)");
         scripted_runner next = must_not_probe();
         local_provider after(cached(next));
-        ASSERT_TRUE(after.selected().has_value()) << "the probed verdict replaced the corrupt one";
+        ASSERT_TRUE(after.selected().has_value()) << "the probed verdict replaced the bad one";
+        EXPECT_EQ(after.verdict_origin(), "cached");
     }
+    restore(key(), valid);
+    scripted_runner control = must_not_probe();
+    local_provider provider(cached(control));
+    ASSERT_TRUE(provider.selected().has_value());
+    EXPECT_EQ(provider.verdict_origin(), "cached");
+}
+
+// A launcher probe that failed (a timeout on a loaded host) leaves bwrap usable without the
+// Landlock wall inside it. That verdict holds for the process that probed; no other adopts it.
+TEST_F(VerdictCacheTest, AVerdictWithoutTheLandlockWallIsNeverShared) {
+    scripted_runner first([](const confined_argv& wrapped) {
+        if (is_launcher_probe(wrapped)) return failed("timed out after 5000ms");
+        return ok();
+    });
+    {
+        local_provider provider(cached(first));
+        auto chosen = provider.selected();
+        ASSERT_TRUE(chosen.has_value());
+        EXPECT_EQ(chosen->kind, backend_kind::bwrap);
+        EXPECT_FALSE(chosen->landlock_abi.has_value());
+    }
+    scripted_runner runner(usable_here);
+    local_provider provider(cached(runner));
+    auto chosen = provider.selected();
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_GT(runner.count(), 0u) << "a verdict without Landlock was adopted";
+    EXPECT_EQ(chosen->landlock_abi, std::optional<int>(kernel_abi()));
 }
 
 TEST_F(VerdictCacheTest, AVerdictThatPassedOverARungIsReusedForMinutesOnly) {
@@ -485,12 +542,13 @@ TEST_F(VerdictCacheTest, RefreshAlwaysProbesAndSaysWhetherTheCacheWasCurrent) {
     EXPECT_EQ(chosen->kind, backend_kind::landlock);
 }
 
-TEST_F(VerdictCacheTest, AForgottenVerdictIsProbedAgain) {
+TEST_F(VerdictCacheTest, ARunnerFailureMakesTheNextProviderProbe) {
     scripted_runner first(usable_here);
     {
         local_provider provider(cached(first));
         ASSERT_TRUE(provider.selected().has_value());
-        provider.forget_cached_verdict();
+        // What the executor calls when a run's runner failed before its command started.
+        provider.runner_failed(confine(provider, sandbox_mode::read_only));
     }
     EXPECT_FALSE(fs::exists(cache_ / "verdict-auto"));
     scripted_runner runner(usable_here);
@@ -532,12 +590,17 @@ TEST_F(VerdictCacheTest, ConcurrentProvidersAllReadAWholeVerdict) {
     for (int t = 0; t < 8; ++t) {
         threads.emplace_back([&, t] {
             for (int i = 0; i < 25; ++i) {
-                // Half refresh (probe and replace the file), half read it.
-                scripted_runner runner(usable_here);
-                local_provider provider(cached(runner, backend_choice::automatic, t % 2 == 0));
+                // Half refresh (probe and replace the file), half read it: a reader always
+                // finds a whole verdict, never a torn one.
+                const bool refresh = t % 2 == 0;
+                scripted_runner runner = refresh ? scripted_runner(usable_here) : must_not_probe();
+                local_provider provider(cached(runner, backend_choice::automatic, refresh));
                 auto chosen = provider.selected();
                 EXPECT_TRUE(chosen.has_value());
-                if (provider.verdict_origin() == "cached") ++adopted;
+                if (!refresh) {
+                    EXPECT_EQ(provider.verdict_origin(), "cached");
+                    ++adopted;
+                }
             }
         });
     }
