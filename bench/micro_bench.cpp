@@ -1,5 +1,6 @@
 // Google Benchmark micro-benchmarks for the pure parts of a run: confine() with the verdict
-// cached, the denial scan over a 64 MiB stderr, and the output collector's tail
+// cached, building the Landlock rung for the child, the denial scan over a 64 MiB stderr, and the
+// output collector's tail
 // (docs/BENCHMARKS.md).
 #include <benchmark/benchmark.h>
 
@@ -12,6 +13,7 @@
 #include "classify/signature_scanner.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/output_collector.hpp"
+#include "sandbox/child_confinement.hpp"
 #include "sandbox/runner_path.hpp"
 
 namespace {
@@ -38,6 +40,28 @@ void confine_cached(benchmark::State& state, sandbox::backend_choice choice) {
 BENCHMARK_CAPTURE(confine_cached, bwrap, sandbox::backend_choice::bwrap)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(confine_cached, landlock, sandbox::backend_choice::landlock)
+    ->Unit(benchmark::kMicrosecond);
+
+// What the parent builds for the Landlock rung in the child: the ruleset (every entry of /, the
+// /dev nodes, the workspace) and the two seccomp filters.
+void child_confinement_build(benchmark::State& state, sandbox::sandbox_mode mode) {
+    spdlog::set_level(spdlog::level::warn);
+    sandbox::local_provider_options options;
+    options.choice = sandbox::backend_choice::landlock;
+    auto provider = runtime::make_local_provider(std::move(options));
+    if (!provider->selected()) {
+        state.SkipWithError("the Landlock rung is not usable here");
+        return;
+    }
+    const fs::path workspace = fs::temp_directory_path();
+    const std::vector<std::string> argv{"/bin/bash", "-c", "true"};
+    const sandbox::confined_argv confined = provider->confine(argv, {mode, workspace}, workspace);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(sandbox::build_child_confinement(*confined.in_child));
+}
+BENCHMARK_CAPTURE(child_confinement_build, read_only, sandbox::sandbox_mode::read_only)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(child_confinement_build, workspace_write, sandbox::sandbox_mode::workspace_write)
     ->Unit(benchmark::kMicrosecond);
 
 // The denial scan sees every byte of stderr, in the chunks a pipe delivers.

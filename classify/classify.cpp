@@ -68,8 +68,10 @@ std::string runner_line(std::string_view stderr_text, const sandbox::confined_ar
 // A confined run's spawned program is the runner: when it could not be found or executed, the
 // sandbox failed and the command never ran. Failures at other stages (an unusable working
 // directory), and exec failures that the request itself causes (an argv or environment too
-// large, the machine out of memory), are the request's.
-bool is_runner_spawn_failure(const spawn_error& error) {
+// large, the machine out of memory), are the request's. Confined in the child, the spawned
+// program is the command, and only a failure to put the walls up is the sandbox's.
+bool is_runner_spawn_failure(const spawn_error& error, bool in_child) {
+    if (in_child) return error.stage == spawn_stage::confine;
     if (error.stage != spawn_stage::resolve && error.stage != spawn_stage::exec) return false;
     return error.error != E2BIG && error.error != ENOMEM;
 }
@@ -191,7 +193,7 @@ verdict decide(const run_evidence& evidence, const run_context& context) {
         const spawn_error& error = *evidence.spawn_failure;
         std::string message = evidence.spawn_detail.empty() ? describe(error, context.program)
                                                             : evidence.spawn_detail;
-        if (context.confined && is_runner_spawn_failure(error)) {
+        if (context.confined && is_runner_spawn_failure(error, context.confined_in_child)) {
             outcome.kind = outcome_kind::runner_failed;
         } else {
             outcome.kind = outcome_kind::not_started;
@@ -201,8 +203,9 @@ verdict decide(const run_evidence& evidence, const run_context& context) {
         return out;
     }
 
-    // 2. The runner failed, or proved that the command could not start.
-    if (context.confined) {
+    // 2. The runner failed, or proved that the command could not start. Confined in the child,
+    // there was no runner: the exec itself proved the start.
+    if (context.confined && !context.confined_in_child) {
         std::optional<std::string> failure;
         if (evidence.status) {
             failure = channel_failure(evidence, context, out);

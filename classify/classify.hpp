@@ -51,6 +51,9 @@ struct run_context {
     std::string_view program{};
     std::string_view stderr_text{};  // the retained stderr (the tail)
     std::string_view command{};      // the command's argv[0]; empty: the same as `program`
+    // The confinement was applied in the forked child (child_confinement.hpp): the spawned
+    // program is the command itself, and a successful exec proves it started.
+    bool confined_in_child = false;
 };
 
 struct verdict {

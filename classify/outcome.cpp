@@ -24,6 +24,8 @@ std::string_view to_string(spawn_stage stage) noexcept {
             return "chdir";
         case spawn_stage::exec:
             return "exec";
+        case spawn_stage::confine:
+            return "confine";
     }
     return "invalid";
 }
@@ -46,6 +48,7 @@ std::string describe(const spawn_error& error, std::string_view program) {
         case spawn_stage::session:
         case spawn_stage::cgroup:
         case spawn_stage::fds:
+        case spawn_stage::confine:
             text = "spawn failed at stage " + std::string(to_string(error.stage));
             break;
     }

@@ -24,12 +24,14 @@ enum class spawn_stage {
     fds,        // placing the given fds at their target numbers
     chdir,      // entering the working directory
     exec,       // execve of the command (by the spawner, or by the launcher inside the sandbox)
+    confine,    // applying the Landlock rung in the forked child (`step` says which wall)
 };
 [[nodiscard]] std::string_view to_string(spawn_stage stage) noexcept;
 
 struct spawn_error {
     spawn_stage stage = spawn_stage::exec;
     int error = 0;  // errno
+    int step = 0;   // spawn_stage::confine: the sandbox::launcher_stage that failed
 };
 // "<program>: No such file or directory", "cannot enter the working directory: ...".
 [[nodiscard]] std::string describe(const spawn_error& error, std::string_view program);

@@ -107,6 +107,7 @@ int exit_code_for(const runtime::run_outcome& outcome, int interrupted_by) {
         case classify::spawn_stage::cgroup:
             // A limit that was asked for could not be enforced, or stopped the runner: the
             // command never ran, as when the sandbox is unavailable.
+        case classify::spawn_stage::confine:  // (a runner failure; never reaches here)
             return exit_sandbox_unavailable;
         case classify::spawn_stage::resolve:
         case classify::spawn_stage::exec:

@@ -7,17 +7,61 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 #include "classify/classify.hpp"
 #include "runtime/environment.hpp"
 #include "sandbox/backends.hpp"
+#include "sandbox/child_confinement.hpp"
 #include "sandbox/protected_paths.hpp"
 
 extern char** environ;
 
 namespace cordon::runtime {
+
+bool default_landlock_in_child() noexcept {
+    const char* value = std::getenv("CORDON_LANDLOCK_VIA_LAUNCHER");
+    return value == nullptr || std::string_view(value) != "1";
+}
+
+// The Landlock rung for the child under read-only, built once and reused while the entries of
+// the root directory stay the same (adding or removing one moves its mtime): its rules name the
+// entries of / as they were when it was built. A workspace-write one names the workspace the
+// run's confine() opened, so it is built for each run.
+class child_confinement_cache {
+public:
+    using result = std::variant<std::shared_ptr<const sandbox::child_confinement>, std::string>;
+
+    result get(const sandbox::landlock_in_child& plan) {
+        struct stat root {};
+        if (plan.mode != sandbox::sandbox_mode::read_only || ::stat("/", &root) != 0) {
+            return sandbox::build_child_confinement(plan);
+        }
+        std::lock_guard lock(mutex_);
+        if (read_only_ && abi_ == plan.abi && root.st_mtim.tv_sec == root_.st_mtim.tv_sec &&
+            root.st_mtim.tv_nsec == root_.st_mtim.tv_nsec && root.st_ino == root_.st_ino &&
+            root.st_dev == root_.st_dev) {
+            return read_only_;
+        }
+        result built = sandbox::build_child_confinement(plan);
+        if (auto* ready = std::get_if<std::shared_ptr<const sandbox::child_confinement>>(&built)) {
+            read_only_ = *ready;
+            abi_ = plan.abi;
+            root_ = root;
+        }
+        return built;
+    }
+
+private:
+    std::mutex mutex_;
+    std::shared_ptr<const sandbox::child_confinement> read_only_;
+    int abi_ = 0;
+    struct stat root_ {};
+};
 
 namespace {
 
@@ -34,7 +78,10 @@ std::optional<std::uint64_t> effective_limit(std::optional<std::uint64_t> asked,
 
 executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
                    executor_options options)
-    : io_(std::move(io)), provider_(std::move(provider)), options_(std::move(options)) {
+    : io_(std::move(io)),
+      provider_(std::move(provider)),
+      options_(std::move(options)),
+      confinements_(std::make_shared<child_confinement_cache>()) {
     if (options_.spill) spill_ = std::make_shared<spill_directory>(options_.spill_root);
     if (options_.cgroup_containment) {
         auto host = cgroup_host::create();
@@ -164,11 +211,28 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
                                    " is hidden inside the sandbox: bwrap gives workspace-write "
                                    "a private, empty /tmp");
         }
-        spec.argv = confined->argv;
-        spec.status = confined->status;
-        spec.environment_fd = confined->environment_fd;
-        spec.fds = confined->fds;
-        spec.exec_image = confined->runner;
+        if (confined->in_child && options_.landlock_in_child) {
+            auto built = confinements_->get(*confined->in_child);
+            if (auto* ready =
+                    std::get_if<std::shared_ptr<const sandbox::child_confinement>>(&built)) {
+                spec.confinement = *ready;
+            } else {
+                // The launcher meets the same failure and reports it on the status channel.
+                spdlog::debug(
+                    "the Landlock rung in the child is unavailable ({}); running "
+                    "the launcher",
+                    std::get<std::string>(built));
+            }
+        }
+        if (spec.confinement) {
+            spec.argv = request.argv;
+        } else {
+            spec.argv = confined->argv;
+            spec.status = confined->status;
+            spec.environment_fd = confined->environment_fd;
+            spec.fds = confined->fds;
+            spec.exec_image = confined->runner;
+        }
         spec.denial_signatures = confined->denial_signatures;
         // bwrap does not forward signals, and its death takes the sandbox down with SIGKILL.
         spec.spare_leader_from_polite_signals = confined->backend == sandbox::backend_kind::bwrap;
@@ -177,11 +241,12 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     }
 
     auto on_done = [done = std::move(done), confined = std::move(confined), mode, timeout,
-                    provider = provider_, spawned = spec.argv.front(),
+                    provider = provider_, in_child = spec.confinement != nullptr,
+                    spawned = spec.argv.front(),
                     command = std::move(command)](process_outcome outcome) mutable {
-        const classify::verdict verdict = classify::decide(
-            outcome,
-            {confined ? &*confined : nullptr, spawned, outcome.stderr_output.text, command});
+        const classify::verdict verdict =
+            classify::decide(outcome, {confined ? &*confined : nullptr, spawned,
+                                       outcome.stderr_output.text, command, in_child});
         if (verdict.outcome.kind == outcome_kind::runner_failed) {
             // The command never ran: the fail-closed contract's error, not a record.
             spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),

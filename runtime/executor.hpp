@@ -60,6 +60,10 @@ struct run_request {
     std::function<void(std::string_view)> on_stderr;
 };
 
+// True unless the environment variable CORDON_LANDLOCK_VIA_LAUNCHER is set to 1: a diagnostic
+// switch (and how the test suites run the launcher path), never a change of what is enforced.
+[[nodiscard]] bool default_landlock_in_child() noexcept;
+
 struct executor_options {
     std::chrono::milliseconds default_timeout{120'000};
     std::chrono::milliseconds max_timeout{600'000};
@@ -76,6 +80,10 @@ struct executor_options {
     // More paths (globs as for provider::refusal) that no workspace-write run may be able to
     // write, beside the executor's own spill files: the job supervisor's stream files.
     std::vector<std::filesystem::path> protected_paths;
+    // The Landlock rung: applied in the forked child (one exec fewer per run), or by exec'ing
+    // cordon-landlock, as a consumer that spawns confine()'s argv does. Both put up the same
+    // walls in the same order and give the same record; the test suites run on both paths.
+    bool landlock_in_child = default_landlock_in_child();
 };
 
 // Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
@@ -135,6 +143,7 @@ private:
     std::shared_ptr<spill_directory> spill_;
     std::shared_ptr<cgroup_host> cgroups_;
     std::string no_cgroup_;
+    std::shared_ptr<class child_confinement_cache> confinements_;
 };
 
 // The synchronous form for simple callers: runs on a private event loop. Returns the record, or

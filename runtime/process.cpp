@@ -201,6 +201,7 @@ private:
         request.method = spec_.method;
         request.die_with_spawning_thread = spec_.die_with_spawning_thread;
         request.exec_fd = spec_.exec_image ? spec_.exec_image->get() : -1;
+        request.confinement = spec_.confinement.get();
         if (scope_) request.cgroup_procs_fds = scope_->procs_fds();
         request.fds = {{child_stdin, 0}, {out.write.get(), 1}, {err.write.get(), 2}};
         if (spec_.status) request.fds.push_back({status.write.get(), spec_.status->child_fd});
@@ -215,7 +216,11 @@ private:
 
         spawn_result result = spawn(request);
         if (auto* error = std::get_if<spawn_error>(&result)) {
-            fail_spawn(*error);
+            fail_spawn(*error,
+                       error->stage == spawn_stage::confine
+                           ? sandbox::child_confinement_failure(
+                                 static_cast<sandbox::launcher_stage>(error->step), error->error)
+                           : std::string());
             return;
         }
         auto& child = std::get<spawned_child>(result);

@@ -49,6 +49,9 @@ struct process_spec {
     std::vector<sandbox::passed_fd> fds;  // placed at their child numbers; held until spawned
     // Executed instead of argv[0] (spawn_request::exec_fd); held until the spawn is done.
     std::shared_ptr<const unique_fd> exec_image;
+    // The Landlock rung applied in the forked child instead of by an exec'd launcher
+    // (sandbox/child_confinement.hpp); held until the spawn is done.
+    std::shared_ptr<const sandbox::child_confinement> confinement;
     // The leader is a runner that does not forward signals and takes the whole sandbox down when
     // it dies (bwrap): the polite steps of the kill plan go to the rest of the run's cgroup, and
     // only SIGKILL to the leader.

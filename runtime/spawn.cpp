@@ -183,7 +183,8 @@ spawn_result spawn(const spawn_request& request) {
                             request.exec_fd,
                             errors.write.get(),
                             floor,
-                            request.die_with_spawning_thread ? ::getpid() : 0};
+                            request.die_with_spawning_thread ? ::getpid() : 0,
+                            request.confinement};
 
     int pidfd = -1;
     pid_t pid;
@@ -216,7 +217,7 @@ spawn_result spawn(const spawn_request& request) {
     if (got != static_cast<ssize_t>(sizeof failure)) {
         return spawn_error{spawn_stage::resources, read_error != 0 ? read_error : EPROTO};
     }
-    return spawn_error{static_cast<spawn_stage>(failure.stage), failure.error};
+    return spawn_error{static_cast<spawn_stage>(failure.stage), failure.error, failure.step};
 }
 
 }  // namespace cordon::runtime

@@ -18,6 +18,7 @@
 
 #include "classify/outcome.hpp"
 #include "runtime/unique_fd.hpp"
+#include "sandbox/child_confinement.hpp"
 
 namespace cordon::runtime {
 
@@ -58,6 +59,9 @@ struct spawn_request {
     // as long as its children may, such as a supervisor's own event-loop thread. It covers the
     // direct child, which under the Landlock launcher is the command itself.
     bool die_with_spawning_thread = false;
+    // Applied in the child after its working directory and before exec (child_confinement.hpp):
+    // the Landlock rung without the launcher's exec. Must outlive the call.
+    const sandbox::child_confinement* confinement = nullptr;
 };
 
 struct spawned_child {

@@ -22,8 +22,8 @@ namespace cordon::runtime::detail {
 
 namespace {
 
-[[noreturn]] void fail(int error_fd, spawn_stage stage, int error) noexcept {
-    child_failure record{static_cast<int>(stage), error};
+[[noreturn]] void fail(int error_fd, spawn_stage stage, int error, int step = 0) noexcept {
+    child_failure record{static_cast<int>(stage), error, step};
     ssize_t written;
     do {
         written = ::write(error_fd, &record, sizeof record);
@@ -134,6 +134,16 @@ void run_child(const child_plan& plan) noexcept {
 
     if (plan.cwd != nullptr && plan.cwd[0] != '\0' && ::chdir(plan.cwd) < 0) {
         fail(error_fd, spawn_stage::chdir, errno);
+    }
+
+    // The Landlock rung, where the launcher would have applied it: after the session, the
+    // cgroup, the descriptors and the working directory, right before the command's exec.
+    if (plan.confinement != nullptr) {
+        sandbox::launcher_stage step = sandbox::launcher_stage::ruleset;
+        if (const int error = sandbox::apply_child_confinement(*plan.confinement, &step);
+            error != 0) {
+            fail(error_fd, spawn_stage::confine, error, static_cast<int>(step));
+        }
     }
 
     sigset_t empty;

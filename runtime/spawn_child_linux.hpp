@@ -25,6 +25,7 @@ struct child_plan {
     int error_fd;          // CLOEXEC write end of the error pipe
     int scratch_fd_floor;  // fds are first moved at or above this number
     pid_t parent;          // > 0: die with the spawning thread; the parent's pid, to close the race
+    const sandbox::child_confinement* confinement;  // applied just before exec, when set
 };
 
 // The fixed failure record written to error_fd: nothing read means exec succeeded
@@ -32,6 +33,7 @@ struct child_plan {
 struct child_failure {
     int stage;
     int error;
+    int step;  // spawn_stage::confine: the launcher_stage that failed
 };
 
 // Runs in the child; never returns. Async-signal-safe only.

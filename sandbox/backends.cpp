@@ -134,6 +134,19 @@ std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind) {
     return {};
 }
 
+std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap) {
+    std::vector<landlock_grant> out{{"/dev/null", true, false},
+                                    {"/dev/zero", true, true},
+                                    {"/dev/full", true, true},
+                                    {"/dev/random", false, true},
+                                    {"/dev/urandom", false, true}};
+    if (inside_bwrap) out.insert(out.end(), {{"/dev/shm", true, true}, {"/dev/pts", true, true}});
+    if (mode == sandbox_mode::workspace_write) {
+        out.insert(out.end(), {{"/tmp", true, false}, {nullptr, true, false}});
+    }
+    return out;
+}
+
 std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap, bool landlock) {
     std::vector<std::string> out{"--status-fd", std::to_string(runner_status_fd), "--env-fd",
                                  std::to_string(command_environment_fd)};
@@ -142,11 +155,16 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     // inside it, the launcher reports how the command ended.
     if (inside_bwrap) out.insert(out.end(), {"--private-ipc", "--report-ending"});
     if (mode == sandbox_mode::read_only) out.emplace_back("--deny-metadata");
-    out.insert(out.end(), {"--read-root", "--rw", "/dev/null", "--rw-try", "/dev/zero", "--rw-try",
-                           "/dev/full", "--ro-try", "/dev/random", "--ro-try", "/dev/urandom"});
-    if (inside_bwrap) out.insert(out.end(), {"--rw-try", "/dev/shm", "--rw-try", "/dev/pts"});
-    if (mode == sandbox_mode::workspace_write) {
-        out.insert(out.end(), {"--rw", "/tmp", "--rw-fd", std::to_string(workspace_fd)});
+    out.emplace_back("--read-root");
+    for (const landlock_grant& grant : landlock_grants(mode, inside_bwrap)) {
+        if (grant.path == nullptr) {
+            out.insert(out.end(),
+                       {grant.write ? "--rw-fd" : "--ro-fd", std::to_string(workspace_fd)});
+            continue;
+        }
+        const char* flag = grant.write ? (grant.optional ? "--rw-try" : "--rw")
+                                       : (grant.optional ? "--ro-try" : "--ro");
+        out.insert(out.end(), {flag, grant.path});
     }
     return out;
 }
@@ -212,6 +230,7 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
         out.fds.push_back({workspace_fd, host.workspace});
     }
     out.runner = host.launcher_image;
+    out.in_child = landlock_in_child{policy.mode, host.landlock_abi, host.workspace};
     return out;
 }
 

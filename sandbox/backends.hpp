@@ -54,6 +54,15 @@ struct enforcement_assessment {
 //   [inside bwrap: --rw-try /dev/shm --rw-try /dev/pts]  [workspace-write: --rw /tmp --rw-fd 5]
 // /dev is granted node by node, never as a tree: a host's terminals, input devices and disks
 // stay closed. Inside bwrap, /dev/shm and /dev/pts are bwrap's private instances.
+// One grant of cordon's Landlock profile beyond reading the whole root (every entry of / but
+// /dev): the launcher's --rw/--ro flags, and what the forked child of an in-process run applies.
+struct landlock_grant {
+    const char* path;  // nullptr: the workspace, from the descriptor cordon opened and checked
+    bool write;
+    bool optional;  // a path that may be missing on the host (--rw-try, --ro-try)
+};
+[[nodiscard]] std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap);
+
 [[nodiscard]] std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap,
                                                           bool landlock);
 

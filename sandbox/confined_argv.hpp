@@ -46,6 +46,12 @@ struct passed_fd {
     std::shared_ptr<const unique_fd> fd;
 };
 
+struct landlock_in_child {
+    sandbox_mode mode;
+    int abi;                                     // the kernel's Landlock ABI (> 0)
+    std::shared_ptr<const unique_fd> workspace;  // workspace-write: the checked workspace
+};
+
 struct confined_argv {
     std::vector<std::string> argv;  // runner, profile arguments, "--", the caller's argv
     enforcement level = enforcement::full;
@@ -64,6 +70,10 @@ struct confined_argv {
     // copy of the launcher, or the bwrap binary held open since it was checked), so that nothing
     // written to that path afterwards can take the runner's place.
     std::shared_ptr<const unique_fd> runner;
+    // The Landlock rung only: what an in-process spawner needs to apply the same confinement in
+    // the forked child, instead of exec'ing the launcher (child_confinement.hpp). A consumer
+    // that spawns `argv` itself ignores it.
+    std::optional<landlock_in_child> in_child;
 };
 
 }  // namespace cordon::sandbox

@@ -235,7 +235,7 @@ public:
     }
 
 private:
-    static constexpr std::size_t capacity = 256;
+    static constexpr std::size_t capacity = filter_program::capacity;
 
     static constexpr sock_filter stmt(std::uint16_t code, std::uint32_t k) {
         return sock_filter{code, 0, 0, k};
@@ -287,7 +287,7 @@ int private_ipc_namespace() noexcept {
     return 0;
 }
 
-int install_filter(const filter_options& options) noexcept {
+int build_filter(const filter_options& options, filter_program& out) noexcept {
     program p;
     p.load_arch();
     p.jump_eq(native_arch, 1, 0);
@@ -326,9 +326,24 @@ int install_filter(const filter_options& options) noexcept {
     p.ret(allow);
 
     if (p.full()) return E2BIG;
-    sock_fprog fprog = p.fprog();
+    const sock_fprog built = p.fprog();
+    for (unsigned short i = 0; i < built.len; ++i)
+        out.code[i] = built.filter[i];
+    out.size = built.len;
+    return 0;
+}
+
+int install_program(const filter_program& program) noexcept {
+    // The kernel copies the program; the cast only satisfies sock_fprog's non-const pointer.
+    sock_fprog fprog{program.size, const_cast<sock_filter*>(program.code)};
     if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0L, 0L) != 0) return errno;
     return 0;
+}
+
+int install_filter(const filter_options& options) noexcept {
+    filter_program built;
+    if (const int error = build_filter(options, built); error != 0) return error;
+    return install_program(built);
 }
 
 }  // namespace cordon::sandbox::extras

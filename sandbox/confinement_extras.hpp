@@ -29,6 +29,10 @@
 //         filter knows (ENOSYS), whose numbers would otherwise slip past every rule above.
 #pragma once
 
+#include <linux/filter.h>
+
+#include <cstddef>
+
 namespace cordon::sandbox::extras {
 
 // Drops every capability; returns 0 or an errno. Without CAP_SETPCAP the bounding set cannot be
@@ -41,7 +45,19 @@ struct filter_options {
     bool deny_sysv_ipc = false;  // no private IPC namespace: refuse SysV IPC and POSIX mqueues
 };
 
-// Installs the filter (needs no_new_privs or CAP_SYS_ADMIN); returns 0 or an errno.
+// A built filter: plain data, so that it can be built in one process (or before a fork) and
+// installed in another place (between fork and exec, where nothing may be built).
+struct filter_program {
+    static constexpr std::size_t capacity = 256;
+    sock_filter code[capacity];
+    unsigned short size = 0;
+};
+
+// Builds the filter for `options` into `out`; returns 0 or an errno (E2BIG: it does not fit).
+[[nodiscard]] int build_filter(const filter_options& options, filter_program& out) noexcept;
+// Installs a built filter (needs no_new_privs or CAP_SYS_ADMIN); returns 0 or an errno.
+[[nodiscard]] int install_program(const filter_program& program) noexcept;
+// build_filter, then install_program.
 [[nodiscard]] int install_filter(const filter_options& options) noexcept;
 
 // Gives the caller a private IPC namespace (needs CAP_SYS_ADMIN, so call it before dropping

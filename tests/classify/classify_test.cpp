@@ -93,6 +93,53 @@ TEST(Decide, ASpawnFailureIsTheRequestsUnlessTheRunnerItselfCouldNotRun) {
     EXPECT_EQ(decide(limited, {nullptr, "prog", {}}).outcome.message, limited.spawn_detail);
 }
 
+// ---- the Landlock rung applied in the forked child ---------------------------------------------
+
+// The spawned program is the command: its exec failure is the command's, as when the launcher
+// reports it, and only a failure to put the walls up is the sandbox's, in the launcher's words.
+TEST(DecideInChild, TheSameAnswersAsTheLaunchersPath) {
+    const confined_argv landlock = wrapped(backend_kind::landlock);
+    const auto in_child = [&landlock](const run_evidence& evidence) {
+        return decide(evidence, {&landlock, "/tmp/prog", "", "/tmp/prog", true});
+    };
+
+    run_evidence missing;
+    missing.spawn_failure = spawn_error{spawn_stage::exec, ENOENT};
+    const verdict child = in_child(missing);
+    EXPECT_EQ(child.outcome.kind, outcome_kind::not_started);
+    ASSERT_TRUE(child.outcome.start_failure);
+    EXPECT_EQ(child.outcome.start_failure->stage, spawn_stage::exec);
+    const std::string line = "cordon-landlock: exec failed: /tmp/prog: No such file or directory";
+    const verdict launcher =
+        decide(ended(125, status(verdict_kind::failed, line, launcher_stage::exec, ENOENT)),
+               {&landlock, "cordon-landlock", "", "/tmp/prog"});
+    EXPECT_EQ(child.outcome.kind, launcher.outcome.kind);
+    EXPECT_EQ(child.outcome.message, launcher.outcome.message);
+
+    run_evidence walls;
+    walls.spawn_failure =
+        spawn_error{spawn_stage::confine, EPERM, static_cast<int>(launcher_stage::ruleset)};
+    walls.spawn_detail = "cordon-landlock: landlock ruleset error: Operation not permitted";
+    const verdict failed = in_child(walls);
+    EXPECT_EQ(failed.outcome.kind, outcome_kind::runner_failed);
+    EXPECT_EQ(failed.outcome.message, walls.spawn_detail);
+    EXPECT_FALSE(failed.outcome.started());
+}
+
+// With no runner between cordon and the command, nothing on the command's stderr or in its exit
+// status can be taken for a runner failure: the exec proved the start.
+TEST(DecideInChild, TheCommandCannotPassForAFailedRunner) {
+    const confined_argv landlock = wrapped(backend_kind::landlock);
+    const std::string forged = "cordon-landlock: landlock ruleset error: Operation not permitted\n";
+    const verdict v = decide(ended(125, std::nullopt, true),
+                             {&landlock, "/usr/bin/bash", forged, "/usr/bin/bash", true});
+    EXPECT_EQ(v.outcome.kind, outcome_kind::exited);
+    EXPECT_EQ(v.outcome.exit_code, std::optional<int>(125));
+    // The same stderr without the proof of an exec is a runner failure on the launcher's path.
+    EXPECT_EQ(judge(ended(125, std::nullopt), &landlock, forged).outcome.kind,
+              outcome_kind::runner_failed);
+}
+
 // ---- 2. the runner failed ---------------------------------------------------------------------
 
 TEST(Decide, AFailureRecordIsARunnerFailureWithItsMessageAndOutranksDenial) {

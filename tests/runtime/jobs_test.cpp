@@ -546,7 +546,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, ConfinedJobs,
                          });
 
 // A launcher that exits 0 without running the command: the job settles as a runner failure,
-// never as a completed job, and denied is false.
+// never as a completed job, and denied is false. (Through the launcher, which the Landlock rung
+// in the child never execs.)
 TEST_F(JobsTest, ARunnerFailureSettlesWithRunnerFailed) {
     test::temp_dir dir("/var/tmp");
     const fs::path launcher = dir.path() / "cordon-fake-launcher";
@@ -556,7 +557,9 @@ TEST_F(JobsTest, ARunnerFailureSettlesWithRunnerFailed) {
     provider_options.launcher_path = launcher;
     auto provider = make_local_provider(provider_options);
     ASSERT_TRUE(provider->selected());
-    supervisor jobs(provider, options());
+    supervisor_options through_the_launcher = options();
+    through_the_launcher.executor.landlock_in_child = false;
+    supervisor jobs(provider, through_the_launcher);
     auto each = started(jobs.start(request({"/bin/sh", "-c", "exit 0"}, sandbox_mode::read_only)));
     ASSERT_TRUE(each);
     const job_snapshot done = settled(*each);

@@ -144,7 +144,8 @@ TEST(HiddenProgram, AProgramBwrapHidesIsNotStartedNotASandboxFailure) {
 
 // A launcher that answers its probe and runs `true` for the profile probes, then exits 0 for the
 // real command without running it. No `started` record, no proof: the command did not run, and
-// the run is the sandbox's failure, never a success.
+// the run is the sandbox's failure, never a success. (The launcher's protocol: the run takes the
+// launcher's path, which the Landlock rung in the child never execs.)
 TEST(LyingLauncher, ExitingZeroWithoutRunningTheCommandIsARunnerFailure) {
     test::temp_dir dir("/var/tmp");
     const fs::path launcher = dir.path() / "cordon-fake-launcher";
@@ -162,8 +163,10 @@ TEST(LyingLauncher, ExitingZeroWithoutRunningTheCommandIsARunnerFailure) {
     request.argv = {"/bin/sh", "-c", "touch " + marker.string()};
     request.mode = sandbox_mode::workspace_write;
     request.workspace_root = workspace.path();
+    executor_options through_the_launcher;
+    through_the_launcher.landlock_in_child = false;
     try {
-        const run_record record = run(provider, std::move(request));
+        const run_record record = run(provider, std::move(request), through_the_launcher);
         ADD_FAILURE() << "a silent exit 0 was taken for a run: " << to_json(record).dump();
     } catch (const sandbox::sandbox_unavailable_error& error) {
         ASSERT_TRUE(error.detail());

@@ -1,0 +1,106 @@
+#include "sandbox/child_confinement.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "sandbox/backends.hpp"
+#include "sandbox/landlock_ruleset.hpp"
+
+namespace cordon::sandbox {
+
+namespace {
+
+constexpr char notice[] = "cordon-landlock: partial enforcement (older Landlock ABI)\n";
+
+}  // namespace
+
+std::string child_confinement_failure(launcher_stage stage, int error) {
+    const std::string reason = std::strerror(error);
+    switch (stage) {
+        case launcher_stage::capabilities:
+            return "cordon-landlock: cannot drop capabilities: " + reason;
+        case launcher_stage::seccomp:
+            return "cordon-landlock: seccomp filter error: " + reason;
+        default:
+            return "cordon-landlock: landlock ruleset error: " + reason;
+    }
+}
+
+std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_confinement(
+    const landlock_in_child& plan) {
+    auto out = std::make_shared<child_confinement>();
+    landlock::failure failure{};
+    const auto failed = [&failure]() -> std::string {
+        if (failure.stage == launcher_stage::open_rule_path) {
+            return std::string("cordon-landlock: cannot open rule path: ") +
+                   (failure.path != nullptr ? failure.path : "(descriptor)") + ": " +
+                   std::strerror(failure.error);
+        }
+        return child_confinement_failure(launcher_stage::ruleset, failure.error);
+    };
+    if (plan.abi <= 0) return std::string("cordon-landlock: Landlock is unavailable");
+    out->ruleset.reset(landlock::create_ruleset(plan.abi, &failure));
+    if (!out->ruleset) return failed();
+    if (landlock::add_root_read_rules(out->ruleset.get(), plan.abi, &failure) != 0) return failed();
+    // The launcher adds the read grants, then the write grants; the kernel unions them.
+    for (const bool write : {false, true}) {
+        for (const landlock_grant& grant : landlock_grants(plan.mode, false)) {
+            if (grant.write != write) continue;
+            const landlock::access rights =
+                write ? landlock::access::write : landlock::access::read;
+            int result = 0;
+            if (grant.path != nullptr) {
+                result = landlock::add_path_rule(out->ruleset.get(), plan.abi, grant.path, rights,
+                                                 grant.optional, &failure);
+            } else if (plan.workspace && *plan.workspace) {
+                result = landlock::add_fd_rule(out->ruleset.get(), plan.abi, plan.workspace->get(),
+                                               rights, &failure);
+            } else {
+                return std::string("cordon-landlock: no workspace descriptor to grant");
+            }
+            if (result != 0) return failed();
+        }
+    }
+    extras::filter_options filter;
+    filter.deny_metadata = plan.mode == sandbox_mode::read_only;
+    if (const int error = extras::build_filter(filter, out->own_ipc); error != 0) {
+        return child_confinement_failure(launcher_stage::seccomp, error);
+    }
+    filter.deny_sysv_ipc = true;
+    if (const int error = extras::build_filter(filter, out->shared_ipc); error != 0) {
+        return child_confinement_failure(launcher_stage::seccomp, error);
+    }
+    out->partial_notice = plan.abi < landlock::full_filesystem_abi;
+    return std::shared_ptr<const child_confinement>(std::move(out));
+}
+
+int apply_child_confinement(const child_confinement& confinement, launcher_stage* failed) noexcept {
+    // The launcher's order: the IPC namespace while the capability to make it is held, then
+    // the capabilities, then Landlock (with no_new_privs), then the filter.
+    const bool own_ipc = extras::private_ipc_namespace() == 0;
+    if (const int error = extras::drop_capabilities(); error != 0) {
+        *failed = launcher_stage::capabilities;
+        return error;
+    }
+    if (const int error = landlock::restrict_self(confinement.ruleset.get()); error != 0) {
+        *failed = launcher_stage::ruleset;
+        return error;
+    }
+    const extras::filter_program& filter = own_ipc ? confinement.own_ipc : confinement.shared_ipc;
+    if (const int error = extras::install_program(filter); error != 0) {
+        *failed = launcher_stage::seccomp;
+        return error;
+    }
+    if (confinement.partial_notice) {
+        // Best effort, as in the launcher: the notice is for people.
+        ssize_t written;
+        do {
+            written = ::write(STDERR_FILENO, notice, sizeof notice - 1);
+        } while (written < 0 && errno == EINTR);
+    }
+    return 0;
+}
+
+}  // namespace cordon::sandbox

@@ -1,0 +1,45 @@
+// The Landlock rung applied in the forked child of an in-process spawn, instead of exec'ing
+// cordon-landlock: the parent builds the ruleset and the seccomp filter once per run, and the
+// child, between fork and exec, only applies them. One exec fewer per run, the same walls in the
+// same order as the launcher (sandbox/launcher/main.cpp): a private IPC namespace (SysV IPC
+// refused where none can be made), every capability dropped, no_new_privs and
+// landlock_restrict_self, the seccomp filter, the partial-enforcement notice.
+//
+// The record says the same on both paths: the rung, its enforcement and gaps come from
+// confine(); a failure to confine is a runner failure with the launcher's own line; the
+// command's exec failure is the command's (not started), as when the launcher reports it.
+// confine() still returns the launcher's argv for consumers that spawn an argv themselves.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "sandbox/confined_argv.hpp"
+#include "sandbox/confinement_extras.hpp"
+#include "sandbox/launcher_status.hpp"
+#include "sandbox/unique_fd.hpp"
+
+namespace cordon::sandbox {
+
+struct child_confinement {
+    unique_fd ruleset;  // CLOEXEC: the child uses it before exec, the command never holds it
+    bool partial_notice = false;        // the ABI is older than full_filesystem_abi
+    extras::filter_program own_ipc;     // the child made its own IPC namespace
+    extras::filter_program shared_ipc;  // it could not: SysV IPC and message queues refused
+};
+
+// Builds the confinement for `plan` in the parent; the launcher's failure line when it cannot
+// (the caller then runs the launcher, which fails the same way and reports it).
+[[nodiscard]] std::variant<std::shared_ptr<const child_confinement>, std::string>
+build_child_confinement(const landlock_in_child& plan);
+
+// Child side: async-signal-safe, no allocation, writes nothing but the calling process's own
+// state (safe under CLONE_VM). Returns 0, or an errno with `*failed` set to the step.
+[[nodiscard]] int apply_child_confinement(const child_confinement& confinement,
+                                          launcher_stage* failed) noexcept;
+
+// The launcher's line for a failure at `stage` with `error`, word for word.
+[[nodiscard]] std::string child_confinement_failure(launcher_stage stage, int error);
+
+}  // namespace cordon::sandbox
