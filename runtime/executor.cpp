@@ -1,5 +1,7 @@
 #include "runtime/executor.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -28,39 +31,70 @@ bool default_landlock_in_child() noexcept {
     return value == nullptr || std::string_view(value) != "1";
 }
 
-// The Landlock rung for the child under read-only, built once and reused while the entries of
-// the root directory stay the same (adding or removing one moves its mtime): its rules name the
-// entries of / as they were when it was built. A workspace-write one names the workspace the
-// run's confine() opened, so it is built for each run.
+// The Landlock rung for the child under read-only, built once and reused while what its rules
+// name stays in place: the entries of / and the /dev nodes it grants (their directories' mtimes
+// move when one is added or removed), and the mounts (the mount table, watched through
+// /proc/self/mountinfo, which signals a change with POLLPRI). A workspace-write one names the
+// workspace the run's confine() opened, so it is built for each run. Nothing is built under the
+// lock: a build that is slow (a mount that stopped answering) delays its own run only.
 class child_confinement_cache {
 public:
     using result = std::variant<std::shared_ptr<const sandbox::child_confinement>, std::string>;
 
     result get(const sandbox::landlock_in_child& plan) {
-        struct stat root {};
-        if (plan.mode != sandbox::sandbox_mode::read_only || ::stat("/", &root) != 0) {
+        if (plan.mode != sandbox::sandbox_mode::read_only) {
             return sandbox::build_child_confinement(plan);
         }
-        std::lock_guard lock(mutex_);
-        if (read_only_ && abi_ == plan.abi && root.st_mtim.tv_sec == root_.st_mtim.tv_sec &&
-            root.st_mtim.tv_nsec == root_.st_mtim.tv_nsec && root.st_ino == root_.st_ino &&
-            root.st_dev == root_.st_dev) {
-            return read_only_;
+        {
+            std::lock_guard lock(mutex_);
+            if (read_only_ && abi_ == plan.abi && unchanged_locked()) return read_only_;
         }
+        // Watched from before the build, so that a change during it is seen at the next run.
+        unique_fd mounts(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
+        const std::optional<stamps> before = stamp();
         result built = sandbox::build_child_confinement(plan);
-        if (auto* ready = std::get_if<std::shared_ptr<const sandbox::child_confinement>>(&built)) {
+        auto* ready = std::get_if<std::shared_ptr<const sandbox::child_confinement>>(&built);
+        if (ready != nullptr && mounts && before) {
+            std::lock_guard lock(mutex_);
             read_only_ = *ready;
             abi_ = plan.abi;
-            root_ = root;
+            mounts_ = std::move(mounts);
+            stamps_ = *before;
         }
         return built;
     }
 
 private:
+    struct stamps {
+        timespec root{};
+        timespec dev{};
+        bool operator==(const stamps& other) const noexcept {
+            const auto same = [](const timespec& a, const timespec& b) {
+                return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+            };
+            return same(root, other.root) && same(dev, other.dev);
+        }
+    };
+
+    static std::optional<stamps> stamp() {
+        struct stat root {};
+        struct stat dev {};
+        if (::stat("/", &root) != 0 || ::stat("/dev", &dev) != 0) return std::nullopt;
+        return stamps{root.st_mtim, dev.st_mtim};
+    }
+
+    bool unchanged_locked() {
+        pollfd watch{mounts_.get(), POLLPRI, 0};
+        if (::poll(&watch, 1, 0) != 0) return false;  // the mount table changed (or poll failed)
+        const std::optional<stamps> now = stamp();
+        return now && *now == stamps_;
+    }
+
     std::mutex mutex_;
     std::shared_ptr<const sandbox::child_confinement> read_only_;
     int abi_ = 0;
-    struct stat root_ {};
+    unique_fd mounts_;
+    stamps stamps_;
 };
 
 namespace {

@@ -9,6 +9,8 @@
 
 #include "runtime/spawn_child_linux.hpp"
 
+#include "sandbox/exec_search.hpp"
+
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sys/prctl.h>
@@ -155,6 +157,9 @@ void run_child(const child_plan& plan) noexcept {
         // The fd is CLOEXEC: the kernel holds the file open while it loads it, which works for
         // ELF images (not for #! scripts, which the runner never is).
         ::syscall(SYS_execveat, exec_fd, "", plan.argv, plan.envp, AT_EMPTY_PATH);
+    } else if (plan.confinement != nullptr) {
+        // Found as the launcher finds it: on PATH, under confinement, past entries it closes.
+        errno = sandbox::exec_searching(plan.argv, plan.envp);
     } else {
         ::execve(plan.path, plan.argv, plan.envp);
     }

@@ -40,10 +40,16 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
         }
         return child_confinement_failure(launcher_stage::ruleset, failure.error);
     };
-    if (plan.abi <= 0) return std::string("cordon-landlock: Landlock is unavailable");
-    out->ruleset.reset(landlock::create_ruleset(plan.abi, &failure));
+    // The kernel's own ABI, asked here as the launcher asks on every run: an ABI handed in by
+    // the caller (a library host's own probe runner, say) can neither drop a wall nor claim one.
+    const int kernel_abi = landlock::query_abi();
+    if (plan.abi <= 0 || kernel_abi <= 0) {
+        return std::string("cordon-landlock: Landlock is unavailable");
+    }
+    const int abi = kernel_abi;
+    out->ruleset.reset(landlock::create_ruleset(abi, &failure));
     if (!out->ruleset) return failed();
-    if (landlock::add_root_read_rules(out->ruleset.get(), plan.abi, &failure) != 0) return failed();
+    if (landlock::add_root_read_rules(out->ruleset.get(), abi, &failure) != 0) return failed();
     // The launcher adds the read grants, then the write grants; the kernel unions them.
     for (const bool write : {false, true}) {
         for (const landlock_grant& grant : landlock_grants(plan.mode, false)) {
@@ -52,10 +58,10 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
                 write ? landlock::access::write : landlock::access::read;
             int result = 0;
             if (grant.path != nullptr) {
-                result = landlock::add_path_rule(out->ruleset.get(), plan.abi, grant.path, rights,
+                result = landlock::add_path_rule(out->ruleset.get(), abi, grant.path, rights,
                                                  grant.optional, &failure);
             } else if (plan.workspace && *plan.workspace) {
-                result = landlock::add_fd_rule(out->ruleset.get(), plan.abi, plan.workspace->get(),
+                result = landlock::add_fd_rule(out->ruleset.get(), abi, plan.workspace->get(),
                                                rights, &failure);
             } else {
                 return std::string("cordon-landlock: no workspace descriptor to grant");
@@ -72,7 +78,7 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
     if (const int error = extras::build_filter(filter, out->shared_ipc); error != 0) {
         return child_confinement_failure(launcher_stage::seccomp, error);
     }
-    out->partial_notice = plan.abi < landlock::full_filesystem_abi;
+    out->partial_notice = abi < landlock::full_filesystem_abi;
     return std::shared_ptr<const child_confinement>(std::move(out));
 }
 

@@ -39,6 +39,18 @@ namespace cordon::sandbox::landlock {
 
 namespace {
 
+// The type of what `fd` refers to, from the attributes the kernel already holds
+// (AT_STATX_DONT_SYNC): a FUSE or NFS mount that stopped answering must not hang the caller,
+// which may be cordon itself building the ruleset for a run's child. 0 or an errno.
+int file_type(int fd, mode_t* type) noexcept {
+    struct statx attributes {};
+    if (::statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &attributes) != 0) {
+        return errno;
+    }
+    *type = attributes.stx_mode & S_IFMT;
+    return 0;
+}
+
 // struct landlock_ruleset_attr as of ABI 6. The kernel accepts a larger struct than it knows as
 // long as the fields it does not know are zero, and a smaller one as if the missing fields were
 // zero (copy_struct_from_user), so one layout serves every ABI: `scoped` is only set from ABI 6.
@@ -163,10 +175,12 @@ int create_scope_ruleset(int abi, failure* out) noexcept {
 }
 
 int add_fd_rule(int ruleset_fd, int abi, int target, access rights, failure* out) noexcept {
-    struct stat st {};
-    if (::fstat(target, &st) != 0) return fail(out, launcher_stage::open_rule_path, errno, nullptr);
+    mode_t type = 0;
+    if (const int error = file_type(target, &type); error != 0) {
+        return fail(out, launcher_stage::open_rule_path, error, nullptr);
+    }
     std::uint64_t allowed = rights == access::write ? handled_access(abi) : read_only_access(abi);
-    if (!S_ISDIR(st.st_mode)) allowed &= file_rights;
+    if (!S_ISDIR(type)) allowed &= file_rights;
     landlock_path_beneath_attr beneath{};
     beneath.allowed_access = allowed;
     beneath.parent_fd = target;
@@ -231,8 +245,8 @@ int add_root_read_rules(int ruleset_fd, int abi, failure* out) noexcept {
                 ::close(root);
                 return fail(out, launcher_stage::open_rule_path, error, "/");
             }
-            struct stat st {};
-            if (::fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+            mode_t type = 0;
+            if (file_type(fd, &type) != 0 || S_ISLNK(type)) {
                 // A top-level symlink (/bin -> usr/bin) leads to another entry, which has its
                 // own rule; one that leads into /dev must not open it.
                 ::close(fd);

@@ -42,6 +42,7 @@
 #include <cstring>
 
 #include "sandbox/confinement_extras.hpp"
+#include "sandbox/exec_search.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/launcher_status.hpp"
 
@@ -440,64 +441,6 @@ int probe(const reporter& report, int abi_cap) noexcept {
     return 0;
 }
 
-// execvp(3) in the command's own environment, without execvp's retry of a file the kernel cannot
-// run (ENOEXEC) through /bin/sh: cordon's spawner never retries either, so a file that is not a
-// program fails alike with and without a sandbox. Searches the PATH of `envp` (the spawner's
-// default when unset; an empty entry is the working directory) and, as execvp, goes on past a
-// directory where the file is missing or not executable, remembering EACCES. Returns errno.
-int exec_searching(char** argv, char** envp) noexcept {
-    const char* file = argv[0];
-    if (*file == '\0') return ENOENT;
-    if (std::strchr(file, '/') != nullptr) {
-        ::execve(file, argv, envp);
-        return errno;
-    }
-    const std::size_t file_size = std::strlen(file);
-    if (file_size > NAME_MAX) return ENAMETOOLONG;
-    const char* search = "/usr/local/bin:/usr/bin:/bin";
-    for (char** entry = envp; *entry != nullptr; ++entry) {
-        if (std::strncmp(*entry, "PATH=", 5) == 0) {
-            search = *entry + 5;
-            break;
-        }
-    }
-    int result = ENOENT;
-    for (const char* dir = search;; ++dir) {
-        const char* end = ::strchrnul(dir, ':');
-        const auto dir_size = static_cast<std::size_t>(end - dir);
-        char candidate[PATH_MAX];
-        // The directory ("." for an empty entry), '/', the name and its NUL must fit; a longer
-        // candidate is passed over, as execvp does.
-        if ((dir_size == 0 ? 1 : dir_size) + 1 + file_size + 1 <= sizeof(candidate)) {
-            std::size_t at = 0;
-            if (dir_size == 0) {
-                candidate[at++] = '.';
-            } else {
-                std::memcpy(candidate, dir, dir_size);
-                at = dir_size;
-            }
-            candidate[at++] = '/';
-            std::memcpy(candidate + at, file, file_size + 1);
-            ::execve(candidate, argv, envp);
-            switch (errno) {
-                case EACCES:
-                    result = EACCES;
-                    break;
-                case ENOENT:
-                case ENOTDIR:
-                case ESTALE:
-                case ENODEV:
-                case ETIMEDOUT:
-                    break;
-                default:
-                    return errno;
-            }
-        }
-        if (*end == '\0') return result;
-        dir = end;
-    }
-}
-
 // --report-ending: the command runs as this process's child, in the same confinement, and this
 // process reports how it ended (under bwrap the runner's exit status cannot: bwrap exits 128+N
 // both for a command that exited 128+N and for one killed by signal N). The child writes the
@@ -552,7 +495,7 @@ int exec_searching(char** argv, char** envp) noexcept {
         }
         ::sigprocmask(SIG_SETMASK, &previous, nullptr);
         report.started();
-        const int error = exec_searching(command, envp);
+        const int error = cordon::sandbox::exec_searching(command, envp);
         (void)write_all(exec_check[1], reinterpret_cast<const char*>(&error), sizeof error);
         report.fail(launcher_stage::exec, error, "exec failed: %s: %s", command[0],
                     std::strerror(error));
@@ -642,7 +585,7 @@ int main(int argc, char** argv) {
         run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp);
     }
     report.started();
-    const int error = exec_searching(line.command, envp);
+    const int error = cordon::sandbox::exec_searching(line.command, envp);
     report.fail(launcher_stage::exec, error, "exec failed: %s: %s", line.command[0],
                 std::strerror(error));
 }

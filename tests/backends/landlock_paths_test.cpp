@@ -4,10 +4,18 @@
 // walls up in the child is the same runner failure the launcher reports.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -141,6 +149,85 @@ TEST(ChildConfinement, TheRealRungOffersTheChildPathInBothModes) {
             << "the filter without an IPC namespace refuses SysV IPC on top";
         // confine() still gives the launcher's argv to consumers that spawn it themselves.
         EXPECT_EQ(confined.argv.front(), provider->selected()->runner);
+    }
+}
+
+// A PATH entry the sandbox closes (a directory only root may enter, when the run drops root's
+// capabilities) is passed over on both paths, as execvp passes over a missing one: the program
+// is searched for under confinement, not resolved by the unconfined parent.
+TEST(LandlockPathsAlike, APathEntryTheSandboxClosesIsPassedOver) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a directory only root may enter";
+    std::string why;
+    auto provider = test::provider_for(backend_choice::landlock, why);
+    if (!provider) CORDON_SKIP_OR_FAIL(why);
+    test::temp_dir base{"/var/tmp", "cordon-paths-test-"};
+    const fs::path closed = base / "closed";
+    fs::create_directory(closed);
+    test::write_file(closed / "cordon-path-probe", "#!/bin/sh\necho closed\n",
+                     fs::perms::owner_all);
+    const fs::path open = base / "open";
+    fs::create_directory(open);
+    test::write_file(open / "cordon-path-probe", "#!/bin/sh\necho open\n",
+                     fs::perms::owner_all | fs::perms::group_all | fs::perms::others_read |
+                         fs::perms::others_exec);
+    ASSERT_EQ(::chown(closed.c_str(), 65534, 65534), 0);
+    fs::permissions(closed, fs::perms::owner_all);
+    for (const bool in_child : {true, false}) {
+        SCOPED_TRACE(in_child ? "in the child" : "through the launcher");
+        runtime::run_request request;
+        request.argv = {"cordon-path-probe"};
+        request.mode = sandbox_mode::read_only;
+        request.workspace_root = base.path();
+        request.env = {{"PATH", closed.string() + ":" + open.string() + ":/usr/bin:/bin"}};
+        request.timeout = std::chrono::seconds(60);
+        runtime::executor_options options;
+        options.landlock_in_child = in_child;
+        const runtime::run_record record = runtime::run(provider, std::move(request), options);
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0))
+            << record.outcome.message << record.stderr_output.text;
+        EXPECT_EQ(record.stdout_output.text, "open\n");
+    }
+}
+
+// The read-only rung built once for the child is reused only while the mounts it names are the
+// ones in place: a mount replaced under a top-level directory is read as it is now, as through
+// the launcher, which builds its rules on every run.
+TEST(LandlockPathsAlike, AReplacedMountIsSeenByTheNextRun) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount";
+    if (!fs::is_directory("/mnt")) GTEST_SKIP() << "no /mnt to mount over";
+    std::string why;
+    auto provider = test::provider_for(backend_choice::landlock, why);
+    if (!provider) CORDON_SKIP_OR_FAIL(why);
+    // This test process's own mount namespace, private: nothing here reaches the host's mounts.
+    ASSERT_EQ(::unshare(CLONE_NEWNS), 0) << std::strerror(errno);
+    ASSERT_EQ(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0);
+    test::temp_dir workspace{"/var/tmp", "cordon-paths-test-"};
+    boost::asio::io_context io;
+    runtime::executor_options options;
+    options.landlock_in_child = true;
+    runtime::executor exec(io.get_executor(), provider, options);
+    const auto cat = [&] {
+        runtime::run_request request;
+        request.argv = {"cat", "/mnt/cordon-mount-probe"};
+        request.mode = sandbox_mode::read_only;
+        request.workspace_root = workspace.path();
+        request.timeout = std::chrono::seconds(60);
+        std::optional<runtime::run_result> result;
+        exec.async_run(std::move(request), [&](runtime::run_result r) { result = std::move(r); });
+        io.restart();
+        io.run();
+        EXPECT_TRUE(result && std::holds_alternative<runtime::run_record>(*result));
+        return std::get<runtime::run_record>(*result);
+    };
+    for (const std::string text : {"one", "two"}) {
+        SCOPED_TRACE(text);
+        ASSERT_EQ(::mount("tmpfs", "/mnt", "tmpfs", 0, "size=64k"), 0) << std::strerror(errno);
+        std::ofstream("/mnt/cordon-mount-probe") << text << '\n';
+        const runtime::run_record record = cat();
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << record.stderr_output.text;
+        EXPECT_EQ(record.stdout_output.text, text + "\n");
+        EXPECT_FALSE(record.sandbox.denied);
+        ASSERT_EQ(::umount("/mnt"), 0) << std::strerror(errno);
     }
 }
 
