@@ -326,8 +326,8 @@ namespace {
 
 // A verdict that passed over a rung or found none usable may rest on a passing condition (a
 // probe that timed out on a loaded host, user namespaces used up for a while): it is reused for
-// this long only. One whose first rung
-// is usable is reused until its key changes or a run proves a runner broken.
+// this long only. One whose first rung is usable is reused until its key changes or a run proves
+// a runner broken.
 constexpr std::chrono::seconds degraded_verdict_lifetime{60};
 
 std::chrono::seconds since_boot() {
