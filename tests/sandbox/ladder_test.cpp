@@ -364,7 +364,7 @@ TEST_F(VerdictCacheTest, EveryFactOfTheKeyInvalidatesTheVerdict) {
         EXPECT_GT(runner.count(), 0u) << "a verdict for other facts was adopted";
         EXPECT_EQ(provider.verdict_origin(), "probed (" + fact + " changed)");
     }
-    // The facts are read, not placeholders.
+    // Each fact holds the value read from this host.
     EXPECT_THAT(current, HasSubstr("landlock " + std::to_string(kernel_abi()) + "\n"));
     EXPECT_THAT(current, HasSubstr("euid " + std::to_string(::geteuid()) + "\n"));
     EXPECT_THAT(current, HasSubstr("CapEff: "));
