@@ -1,0 +1,288 @@
+#include "policy/approval.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <random>
+
+#include "policy/command_prefix.hpp"
+
+namespace cordon::policy {
+
+using nlohmann::json;
+
+namespace {
+
+bool in_vocabulary(approval_outcome outcome) {
+    return to_string(outcome) != "invalid";
+}
+
+}  // namespace
+
+std::string new_approval_id() {
+    std::random_device random;
+    const std::uint64_t value = (static_cast<std::uint64_t>(random()) << 32) ^ random();
+    char text[24];
+    std::snprintf(text, sizeof text, "ap-%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+// One question out to the responders, on a thread of its own: the asking thread waits for it
+// only as long as it is willing to, and a late answer lands here, unread.
+struct approval_service::question {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool answered = false;  // guarded by mutex
+    approval_outcome outcome = approval_outcome::unavailable;
+    std::string by;
+    std::string detail;
+    std::stop_source stop;
+    std::thread thread;
+    std::atomic<bool> finished{false};
+};
+
+approval_service::approval_service(approval_options options, std::shared_ptr<const session_log> log)
+    : options_(options), log_(std::move(log)) {}
+
+approval_service::~approval_service() {
+    std::list<std::shared_ptr<question>> left;
+    {
+        std::lock_guard lock(mutex_);
+        left.swap(out_);
+    }
+    for (auto& each : left) {
+        each->stop.request_stop();
+        if (each->thread.joinable()) each->thread.join();
+    }
+}
+
+void approval_service::add_responder(std::shared_ptr<approval_responder> responder) {
+    std::lock_guard lock(mutex_);
+    chain_.push_back(std::move(responder));
+}
+
+void approval_service::prepend_responder(std::shared_ptr<approval_responder> responder) {
+    std::lock_guard lock(mutex_);
+    chain_.insert(chain_.begin(), std::move(responder));
+}
+
+bool approval_service::has_responders() const {
+    std::lock_guard lock(mutex_);
+    return !chain_.empty();
+}
+
+approval_policy approval_service::effective_policy() const {
+    if (!log_) return options_.policy;
+    auto state = log_->state();
+    if (std::holds_alternative<log_error>(state)) return approval_policy::never;
+    return std::get<session_state>(state).approval.value_or(options_.policy);
+}
+
+std::vector<session_grant> approval_service::grants() const {
+    if (!log_) {
+        std::lock_guard lock(mutex_);
+        return own_grants_;
+    }
+    auto state = log_->state();
+    if (std::holds_alternative<log_error>(state)) return {};
+    return std::get<session_state>(state).grants;
+}
+
+std::optional<log_error> approval_service::revoke(const std::string& id) {
+    const auto live = grants();
+    if (std::none_of(live.begin(), live.end(),
+                     [&id](const session_grant& grant) { return grant.id == id; })) {
+        return log_error{"no standing grant has the id \"" + id + "\""};
+    }
+    if (log_) return log_->append({{"type", event_type::approval_revoked}, {"grant", id}});
+    std::lock_guard lock(mutex_);
+    std::erase_if(own_grants_, [&id](const session_grant& grant) { return grant.id == id; });
+    return std::nullopt;
+}
+
+void approval_service::reap_finished() {
+    std::list<std::shared_ptr<question>> done;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto it = out_.begin(); it != out_.end();) {
+            auto next = std::next(it);
+            if ((*it)->finished) done.splice(done.end(), out_, it);
+            it = next;
+        }
+    }
+    for (auto& each : done) {
+        if (each->thread.joinable()) each->thread.join();
+    }
+}
+
+approval_decision approval_service::request(const approval_request& request,
+                                            std::stop_token cancel) {
+    reap_finished();
+    approval_decision decision;
+
+    std::vector<session_grant> standing;
+    std::optional<approval_policy> session_policy;
+    if (log_) {
+        auto state = log_->state();
+        if (auto* error = std::get_if<log_error>(&state)) {
+            decision.by = "none";
+            decision.detail =
+                "the session log " + log_->path().string() + " cannot be read" +
+                (error->line != 0 ? " (line " + std::to_string(error->line) + ")" : std::string()) +
+                ": " + error->message;
+            return decision;
+        }
+        standing = std::get<session_state>(state).grants;
+        session_policy = std::get<session_state>(state).approval;
+    } else {
+        std::lock_guard lock(mutex_);
+        standing = own_grants_;
+    }
+
+    decision.id = new_approval_id();
+    if (log_) {
+        json asked{{"type", event_type::approval_asked},
+                   {"id", decision.id},
+                   {"tool", request.tool},
+                   {"command", request.command},
+                   {"mode", sandbox::to_string(request.requested_mode)},
+                   {"from", sandbox::to_string(request.effective_mode)}};
+        if (!request.workdir.empty()) asked["workdir"] = request.workdir.string();
+        if (!request.reason.empty()) asked["reason"] = request.reason;
+        if (!request.justification.empty()) asked["justification"] = request.justification;
+        if (auto error = log_->append(std::move(asked))) {
+            decision.id.clear();
+            decision.by = "none";
+            decision.detail = "the question could not be recorded: " + error->message;
+            return decision;
+        }
+    }
+
+    const auto covering =
+        std::find_if(standing.begin(), standing.end(), [&request](const session_grant& grant) {
+            return covers(grant, request.command, request.requested_mode);
+        });
+    if (cancel.stop_requested()) {
+        decision.outcome = approval_outcome::cancelled;
+        decision.by = "cancel";
+        decision.detail = "withdrawn before it was asked";
+    } else if (session_policy.value_or(options_.policy) == approval_policy::never) {
+        decision.outcome = approval_outcome::rejected;
+        decision.by = "policy";
+        decision.detail = "the approval policy is never";
+    } else if (covering != standing.end()) {
+        decision.outcome = approval_outcome::allowed_for_session;
+        decision.by = "grant";
+        decision.grant = *covering;
+    } else {
+        std::vector<std::shared_ptr<approval_responder>> chain;
+        {
+            std::lock_guard lock(mutex_);
+            chain = chain_;
+        }
+        if (chain.empty()) {
+            decision.outcome = approval_outcome::unavailable;
+            decision.by = "none";
+            decision.detail = "no responder can ask anyone";
+        } else {
+            auto asked = std::make_shared<question>();
+            asked->thread = std::thread([asked, chain = std::move(chain), request] {
+                std::string by = "none";
+                std::string detail;
+                approval_outcome outcome = approval_outcome::unavailable;
+                bool answered = false;
+                for (const auto& responder : chain) {
+                    if (asked->stop.stop_requested()) break;
+                    by = responder->name();
+                    try {
+                        auto answer = responder->answer(request, asked->stop.get_token());
+                        if (!answer) continue;
+                        answered = true;
+                        if (in_vocabulary(*answer)) {
+                            outcome = *answer;
+                        } else {
+                            detail = "the answer was not an approval outcome";
+                        }
+                    } catch (const std::exception& error) {
+                        answered = true;
+                        detail = std::string("the responder failed: ") + error.what();
+                    } catch (...) {
+                        answered = true;
+                        detail = "the responder failed";
+                    }
+                    break;
+                }
+                if (!answered) {
+                    by = "none";
+                    detail = "no responder answered";
+                }
+                {
+                    std::lock_guard lock(asked->mutex);
+                    asked->answered = true;
+                    asked->outcome = outcome;
+                    asked->by = std::move(by);
+                    asked->detail = std::move(detail);
+                }
+                asked->changed.notify_all();
+                asked->finished = true;
+            });
+            {
+                std::lock_guard lock(mutex_);
+                out_.push_back(asked);
+            }
+            const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
+            std::unique_lock lock(asked->mutex);
+            std::stop_callback wake(cancel, [&asked] {
+                std::lock_guard inner(asked->mutex);
+                asked->changed.notify_all();
+            });
+            const bool answered = asked->changed.wait_until(
+                lock, deadline, [&] { return asked->answered || cancel.stop_requested(); });
+            if (asked->answered) {
+                decision.outcome = asked->outcome;
+                decision.by = asked->by;
+                decision.detail = asked->detail;
+            } else {
+                decision.outcome = approval_outcome::cancelled;
+                decision.by = answered ? "cancel" : "timeout";
+                decision.detail = answered ? "the question was withdrawn"
+                                           : "no answer within " +
+                                                 std::to_string(options_.timeout.count()) + " ms";
+                asked->stop.request_stop();
+            }
+        }
+    }
+
+    if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant) {
+        session_grant grant = grant_for(request.command, request.requested_mode);
+        grant.id = decision.id;
+        decision.grant = grant;
+        if (!log_) {
+            std::lock_guard lock(mutex_);
+            own_grants_.push_back(std::move(grant));
+        }
+    }
+    if (log_) {
+        json decided{{"type", event_type::approval_decided},
+                     {"id", decision.id},
+                     {"outcome", to_string(decision.outcome)},
+                     {"by", decision.by}};
+        if (!decision.detail.empty()) decided["detail"] = decision.detail;
+        if (decision.grant) {
+            decided["grant"] = {{"id", decision.grant->id},
+                                {"prefix", decision.grant->prefix},
+                                {"exact", decision.grant->exact},
+                                {"mode", sandbox::to_string(decision.grant->mode)}};
+        }
+        if (auto error = log_->append(std::move(decided))) {
+            // An allowance that is not on record is not given.
+            decision.outcome = approval_outcome::unavailable;
+            decision.grant.reset();
+            decision.detail = "the decision could not be recorded: " + error->message;
+        }
+    }
+    reap_finished();
+    return decision;
+}
+
+}  // namespace cordon::policy

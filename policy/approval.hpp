@@ -1,0 +1,149 @@
+// The approval service: whether one specific operation that needs approval may proceed.
+//
+// The sandbox governs the boundary a command runs within; approval governs whether a wider
+// boundary may be used for one operation. Both fail closed: every path that is not a clear "yes"
+// from someone who was asked ends in "not allowed".
+//
+// request() decides, in this order:
+//   1. writes `approval/asked` to the session log (when there is one; a failed write means the
+//      question is not asked: `unavailable`, with the reason);
+//   2. already cancelled: `cancelled`;
+//   3. the effective policy (the session's approval/policy event, else the configured one) is
+//      `never`: `rejected`, decided here, before any responder runs, so no responder can
+//      bypass it;
+//   4. a standing allowed-for-session grant covers the command under the requested mode:
+//      `allowed-for-session`, without asking;
+//   5. the responders, in chain order, on a thread of the service's: each answers or passes to
+//      the next; the end of the chain, a throwing responder, or an answer outside the vocabulary
+//      is `unavailable`. Cancellation, or no answer within the timeout, is `cancelled` at once;
+//      an answer that comes later is discarded;
+//   6. writes `approval/decided` (with the grant, for allowed-for-session) and returns.
+//
+// Events: {"type":"approval/asked","id","tool","command","workdir","mode","from","reason",
+// "justification"} and {"type":"approval/decided","id","outcome","by"(,"grant":{"prefix",
+// "exact","mode"})(,"detail")}. `by` names who decided: "policy", "grant", a responder's name,
+// "timeout", "cancel", "none".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "policy/session_log.hpp"
+#include "sandbox/mode.hpp"
+
+namespace cordon::policy {
+
+struct approval_request {
+    std::string tool = "bash";  // what asks: "bash" (MCP), "cordon run", ...
+    std::string command;        // as the person answering will see it
+    std::filesystem::path workdir;
+    sandbox::sandbox_mode effective_mode = sandbox::sandbox_mode::read_only;  // standing mode
+    sandbox::sandbox_mode requested_mode = sandbox::sandbox_mode::read_only;
+    std::string justification;  // the agent's one sentence
+    std::string reason;         // "escalate sandbox to <mode>: <justification>"
+};
+
+class approval_responder {
+public:
+    virtual ~approval_responder() = default;
+    // Shown in the log's "by" field.
+    [[nodiscard]] virtual std::string name() const = 0;
+    // Answers, or returns nullopt to let the next responder answer. Runs on a thread of the
+    // service's; `stop` is requested when the question is cancelled or times out, and what is
+    // returned after that is discarded, so return soon. May throw (the answer is then
+    // `unavailable`).
+    virtual std::optional<approval_outcome> answer(const approval_request& request,
+                                                   std::stop_token stop) = 0;
+};
+
+// A responder made of a function, for hosts and tests.
+class function_responder final : public approval_responder {
+public:
+    using function =
+        std::function<std::optional<approval_outcome>(const approval_request&, std::stop_token)>;
+    function_responder(std::string name, function answer)
+        : name_(std::move(name)), answer_(std::move(answer)) {}
+    [[nodiscard]] std::string name() const override { return name_; }
+    std::optional<approval_outcome> answer(const approval_request& request,
+                                           std::stop_token stop) override {
+        return answer_(request, std::move(stop));
+    }
+
+private:
+    std::string name_;
+    function answer_;
+};
+
+struct approval_options {
+    approval_policy policy = approval_policy::ask;  // a session's approval/policy event wins
+    std::chrono::milliseconds timeout{300'000};     // an unanswered question is cancelled
+};
+
+struct approval_decision {
+    approval_outcome outcome = approval_outcome::unavailable;
+    std::string id;                      // the audit pair's id (empty when nothing was logged)
+    std::string by;                      // as in the log
+    std::optional<session_grant> grant;  // the grant recorded, or the one that covered it
+    std::string detail;                  // why, for unavailable and cancelled
+};
+
+class approval_service {
+public:
+    // `log` may be null: nothing is audited and session grants live as long as the service.
+    explicit approval_service(approval_options options = {},
+                              std::shared_ptr<const session_log> log = nullptr);
+    // Withdraws questions still out and waits for their responders to return.
+    ~approval_service();
+    approval_service(const approval_service&) = delete;
+    approval_service& operator=(const approval_service&) = delete;
+
+    // The chain: add_responder() appends (asked after those added before), prepend_responder()
+    // puts one first.
+    void add_responder(std::shared_ptr<approval_responder> responder);
+    void prepend_responder(std::shared_ptr<approval_responder> responder);
+
+    // The session's approval/policy event, else the configured policy. A log that cannot be
+    // read gives `never`: fail closed.
+    [[nodiscard]] approval_policy effective_policy() const;
+    [[nodiscard]] bool has_responders() const;
+
+    // Decides (see the top of this file). Blocks the calling thread until decided; safe to call
+    // from several threads at once. `cancel` withdraws the question.
+    [[nodiscard]] approval_decision request(const approval_request& request,
+                                            std::stop_token cancel = {});
+
+    // The standing grants: the log's, or this service's own when there is no log.
+    [[nodiscard]] std::vector<session_grant> grants() const;
+    // Ends grant `id` (an approval/revoked event). An error when there is no such live grant.
+    [[nodiscard]] std::optional<log_error> revoke(const std::string& id);
+
+    [[nodiscard]] const std::shared_ptr<const session_log>& log() const noexcept { return log_; }
+
+private:
+    struct question;
+    std::optional<approval_outcome> ask_chain(const approval_request& request, std::stop_token stop,
+                                              std::string& by);
+    void reap_finished();
+
+    approval_options options_;
+    std::shared_ptr<const session_log> log_;
+    mutable std::mutex mutex_;
+    std::vector<std::shared_ptr<approval_responder>> chain_;  // guarded by mutex_
+    std::vector<session_grant> own_grants_;                   // guarded by mutex_ (no log)
+    std::list<std::shared_ptr<question>> out_;                // guarded by mutex_
+};
+
+// A fresh random id ("ap-" and 16 hex digits).
+[[nodiscard]] std::string new_approval_id();
+
+}  // namespace cordon::policy

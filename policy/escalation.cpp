@@ -1,0 +1,121 @@
+#include "policy/escalation.hpp"
+
+namespace cordon::policy {
+
+using sandbox::sandbox_mode;
+
+namespace {
+
+int width(sandbox_mode mode) {
+    switch (mode) {
+        case sandbox_mode::read_only:
+            return 0;
+        case sandbox_mode::workspace_write:
+            return 1;
+        case sandbox_mode::danger_full_access:
+            return 2;
+    }
+    return 0;
+}
+
+std::string quoted(sandbox_mode mode) {
+    return "\"" + std::string(sandbox::to_string(mode)) + "\"";
+}
+
+}  // namespace
+
+bool is_strictly_wider(sandbox_mode requested, sandbox_mode effective) noexcept {
+    return width(requested) > width(effective);
+}
+
+std::vector<sandbox_mode> wider_modes(sandbox_mode mode) {
+    std::vector<sandbox_mode> out;
+    for (auto each : {sandbox_mode::workspace_write, sandbox_mode::danger_full_access}) {
+        if (is_strictly_wider(each, mode)) out.push_back(each);
+    }
+    return out;
+}
+
+std::optional<std::string> check_escalation_fields(bool requested,
+                                                   const std::optional<std::string>& justification,
+                                                   std::string_view field) {
+    const std::string name(field);
+    if (requested && !justification) {
+        return "invalid escalation: " + name + " requires a justification";
+    }
+    if (!requested && justification) {
+        return "invalid escalation: justification is only valid together with " + name;
+    }
+    if (justification && justification->find_first_not_of(" \t\r\n") == std::string::npos) {
+        return std::string("invalid justification: expected a non-empty sentence");
+    }
+    return std::nullopt;
+}
+
+escalation_result approve_escalation(const escalation_request& request, approval_service* service,
+                                     std::stop_token cancel) {
+    escalation_result result;
+    const sandbox_mode mode = request.requested_mode;
+    if (!is_strictly_wider(mode, request.effective_mode)) {
+        result.error = "sandbox escalation to " + quoted(mode) +
+                       " is not strictly wider than this call's current " +
+                       quoted(request.effective_mode) + " mode";
+        return result;
+    }
+    if (service == nullptr) {
+        result.error = "sandbox escalation to " + quoted(mode) +
+                       " requires approval, but no approval service is composed";
+        return result;
+    }
+    approval_request asked;
+    asked.tool = request.tool;
+    asked.command = request.command;
+    asked.workdir = request.workdir;
+    asked.effective_mode = request.effective_mode;
+    asked.requested_mode = mode;
+    asked.justification = request.justification;
+    asked.reason = "escalate sandbox to " + std::string(sandbox::to_string(mode)) + ": " +
+                   request.justification;
+    result.decision = service->request(asked, std::move(cancel));
+    switch (result.decision->outcome) {
+        case approval_outcome::allowed_once:
+        case approval_outcome::allowed_for_session:
+            result.granted = mode;
+            break;
+        case approval_outcome::rejected:
+            result.error =
+                "the user rejected escalating this " + request.subject + " to " + quoted(mode);
+            break;
+        case approval_outcome::cancelled:
+            result.error = "approval for escalating to " + quoted(mode) + " was cancelled";
+            break;
+        case approval_outcome::unavailable:
+            result.error = "sandbox escalation to " + quoted(mode) +
+                           " requires approval, but no approval channel is available";
+            break;
+    }
+    return result;
+}
+
+std::string denial_marker(sandbox_mode mode) {
+    return "[sandbox: file access denied under " + std::string(sandbox::to_string(mode)) +
+           " mode]\n";
+}
+
+std::string escalation_hint(std::string_view subject) {
+    return "[sandbox: escalation available \u2014 retry this exact " + std::string(subject) +
+           " once with sandbox_permissions (the narrowest wider mode that suffices) + "
+           "justification; the approval prompt asks the user]\n";
+}
+
+std::string cli_escalation_hint() {
+    return "[sandbox: escalation available \u2014 retry this exact command once with --escalate "
+           "MODE (the narrowest wider mode that suffices) --justification TEXT; cordon asks on "
+           "this terminal]\n";
+}
+
+bool escalation_possible(sandbox_mode mode, approval_policy policy, bool can_ask) noexcept {
+    return mode != sandbox_mode::danger_full_access && policy == approval_policy::ask && can_ask;
+}
+
+}  // namespace cordon::policy

@@ -1,0 +1,80 @@
+// Escalation: one call asks to run under a wider mode than the standing one, with a reason.
+// Checked and decided before anything runs; the grant applies to that call only (or, for
+// allowed-for-session, to that command prefix under that mode). The texts are the ones agents
+// already know (reference: the escalation vocabulary of the system cordon re-implements).
+#pragma once
+
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/approval.hpp"
+#include "sandbox/mode.hpp"
+
+namespace cordon::policy {
+
+// read-only < workspace-write < danger-full-access.
+[[nodiscard]] bool is_strictly_wider(sandbox::sandbox_mode requested,
+                                     sandbox::sandbox_mode effective) noexcept;
+// The modes strictly wider than `mode`, narrowest first.
+[[nodiscard]] std::vector<sandbox::sandbox_mode> wider_modes(sandbox::sandbox_mode mode);
+
+// The pairing rules of the two fields: both or neither, and a justification that is a
+// non-empty sentence. `requested` is the escalation field as given (nullopt: absent). The exact
+// errors:
+//   invalid escalation: sandbox_permissions requires a justification
+//   invalid escalation: justification is only valid together with sandbox_permissions
+//   invalid justification: expected a non-empty sentence
+// `field` names the escalation field in the first two ("sandbox_permissions"; the CLI says
+// "--escalate").
+[[nodiscard]] std::optional<std::string> check_escalation_fields(
+    bool requested, const std::optional<std::string>& justification,
+    std::string_view field = "sandbox_permissions");
+
+struct escalation_request {
+    sandbox::sandbox_mode requested_mode = sandbox::sandbox_mode::danger_full_access;
+    sandbox::sandbox_mode effective_mode = sandbox::sandbox_mode::read_only;
+    std::string justification;
+    std::string subject = "command";  // as in "the user rejected escalating this command"
+    std::string tool = "bash";
+    std::string command;
+    std::filesystem::path workdir;
+};
+
+struct escalation_result {
+    std::optional<sandbox::sandbox_mode> granted;  // the mode to run this one call under
+    std::optional<approval_decision> decision;     // absent when nobody was asked
+    std::string error;                             // the exact refusal text when not granted
+};
+
+// The ordered, fail-closed sequence: not strictly wider (never asks):
+//   sandbox escalation to "<mode>" is not strictly wider than this call's current "<effective>"
+//   mode
+// no service:
+//   sandbox escalation to "<mode>" requires approval, but no approval service is composed
+// then asks with reason "escalate sandbox to <mode>: <justification>" and maps the outcome:
+//   rejected:    the user rejected escalating this <subject> to "<mode>"
+//   cancelled:   approval for escalating to "<mode>" was cancelled
+//   unavailable: sandbox escalation to "<mode>" requires approval, but no approval channel is
+//   available
+[[nodiscard]] escalation_result approve_escalation(const escalation_request& request,
+                                                   approval_service* service,
+                                                   std::stop_token cancel = {});
+
+// The model-facing markers, each one line with its newline.
+//   [sandbox: file access denied under <mode> mode]
+[[nodiscard]] std::string denial_marker(sandbox::sandbox_mode mode);
+//   [sandbox: escalation available — retry this exact <subject> once with sandbox_permissions
+//   (the narrowest wider mode that suffices) + justification; the approval prompt asks the user]
+[[nodiscard]] std::string escalation_hint(std::string_view subject = "command");
+// The same for a person at a terminal, naming cordon run's flags.
+[[nodiscard]] std::string cli_escalation_hint();
+
+// Whether a denied call may be retried escalated: a wider mode exists, the effective policy is
+// `ask`, and someone can be asked.
+[[nodiscard]] bool escalation_possible(sandbox::sandbox_mode mode, approval_policy policy,
+                                       bool can_ask) noexcept;
+
+}  // namespace cordon::policy

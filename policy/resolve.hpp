@@ -1,0 +1,38 @@
+// Which policy a call runs under.
+//
+//   mode: an approved explicit mode (an escalation granted for this call)
+//         > the session's last sandbox/mode event
+//         > the deployment's default mode
+//   root: the session's working directory (recorded when the session was created)
+//         > the deployment's workspace root
+// The root is resolved by the filesystem before it is normalised lexically (sandbox::
+// canonical_path): `link/..` lands where chdir(2) would, the physical parent of the link's
+// target, not the lexical parent.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "policy/session_log.hpp"
+#include "sandbox/mode.hpp"
+
+namespace cordon::policy {
+
+struct deployment {
+    sandbox::sandbox_mode default_mode = sandbox::sandbox_mode::read_only;
+    std::filesystem::path workspace_root;  // the fallback root
+};
+
+struct resolve_request {
+    const session_state* session = nullptr;     // none: the deployment's policy
+    std::optional<sandbox::sandbox_mode> mode;  // approved explicit mode
+};
+
+struct resolved_policy {
+    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    std::filesystem::path workspace_root;  // absolute, canonical as above
+};
+
+[[nodiscard]] resolved_policy resolve(const deployment& where, const resolve_request& request);
+
+}  // namespace cordon::policy

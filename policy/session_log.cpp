@@ -1,0 +1,394 @@
+#include "policy/session_log.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <random>
+
+#include "sandbox/unique_fd.hpp"
+
+namespace cordon::policy {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string_view to_string(approval_policy policy) noexcept {
+    switch (policy) {
+        case approval_policy::ask:
+            return "ask";
+        case approval_policy::never:
+            return "never";
+    }
+    return "invalid";
+}
+
+std::string_view to_string(approval_outcome outcome) noexcept {
+    switch (outcome) {
+        case approval_outcome::allowed_once:
+            return "allowed-once";
+        case approval_outcome::allowed_for_session:
+            return "allowed-for-session";
+        case approval_outcome::rejected:
+            return "rejected";
+        case approval_outcome::cancelled:
+            return "cancelled";
+        case approval_outcome::unavailable:
+            return "unavailable";
+    }
+    return "invalid";
+}
+
+std::optional<approval_policy> parse_approval_policy(std::string_view text) noexcept {
+    for (auto policy : {approval_policy::ask, approval_policy::never}) {
+        if (text == to_string(policy)) return policy;
+    }
+    return std::nullopt;
+}
+
+std::optional<approval_outcome> parse_approval_outcome(std::string_view text) noexcept {
+    for (auto outcome :
+         {approval_outcome::allowed_once, approval_outcome::allowed_for_session,
+          approval_outcome::rejected, approval_outcome::cancelled, approval_outcome::unavailable}) {
+        if (text == to_string(outcome)) return outcome;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+std::string errno_text(std::string_view what, const fs::path& path) {
+    return std::string(what) + " " + path.string() + ": " + std::strerror(errno);
+}
+
+std::string now_iso8601() {
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+    const auto millis =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
+        1000;
+    std::tm utc{};
+    ::gmtime_r(&seconds, &utc);
+    char text[40];
+    const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+    std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(millis));
+    return text;
+}
+
+// Whoever can write the log can widen every later run: only a regular file of our own that
+// nobody else may write is trusted.
+std::optional<log_error> untrusted(int fd, const fs::path& path) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return log_error{errno_text("cannot inspect", path)};
+    if (!S_ISREG(st.st_mode)) {
+        return log_error{"session log " + path.string() + " is not a regular file"};
+    }
+    if (st.st_uid != ::geteuid()) {
+        return log_error{"session log " + path.string() + " is owned by uid " +
+                         std::to_string(st.st_uid) + ", not by this user"};
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return log_error{"session log " + path.string() +
+                         " is writable by group or others; chmod 600 it"};
+    }
+    return std::nullopt;
+}
+
+std::variant<unique_fd, log_error> open_log(const fs::path& path, int flags) {
+    unique_fd fd(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+    if (!fd) {
+        if (errno == ELOOP) {
+            return log_error{"session log " + path.string() +
+                             " is a symbolic link; give the file itself"};
+        }
+        return log_error{errno_text("cannot open session log", path)};
+    }
+    if (auto refused = untrusted(fd.get(), path)) return *refused;
+    return fd;
+}
+
+bool write_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+        const ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+bool is_string(const json& event, const char* field, bool required = true) {
+    const auto found = event.find(field);
+    if (found == event.end()) return !required;
+    return found->is_string();
+}
+
+std::optional<std::string> bad_mode(const json& event, const char* field, bool required = true) {
+    const auto found = event.find(field);
+    if (found == event.end()) {
+        if (!required) return std::nullopt;
+        return std::string("no \"") + field + "\"";
+    }
+    if (!found->is_string() || !sandbox::parse_sandbox_mode(found->get<std::string>())) {
+        return std::string("\"") + field + "\" " + found->dump() + " is not a sandbox mode";
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> bad_grant(const json& grant) {
+    if (!grant.is_object()) return "\"grant\" is not an object";
+    const auto prefix = grant.find("prefix");
+    if (prefix == grant.end() || !prefix->is_array() || prefix->empty()) {
+        return "the grant has no \"prefix\"";
+    }
+    for (const auto& word : *prefix) {
+        if (!word.is_string() || word.get<std::string>().empty()) {
+            return "the grant's prefix holds something that is not a word";
+        }
+    }
+    if (const auto id = grant.find("id"); id != grant.end() && !id->is_string()) {
+        return "the grant's \"id\" is not a string";
+    }
+    if (const auto exact = grant.find("exact"); exact != grant.end() && !exact->is_boolean()) {
+        return "the grant's \"exact\" is not a boolean";
+    }
+    return bad_mode(grant, "mode");
+}
+
+}  // namespace
+
+std::optional<std::string> invalid_event(const json& event) {
+    if (!event.is_object()) return "not a JSON object";
+    const auto type = event.find("type");
+    if (type == event.end() || !type->is_string()) return "no \"type\"";
+    if (!is_string(event, "at", false)) return "\"at\" is not a string";
+    const std::string kind = type->get<std::string>();
+    if (kind == event_type::session_start) {
+        if (!is_string(event, "cwd") || !fs::path(event["cwd"].get<std::string>()).is_absolute()) {
+            return "session/start has no absolute \"cwd\"";
+        }
+        return std::nullopt;
+    }
+    if (kind == event_type::sandbox_mode) return bad_mode(event, "mode");
+    if (kind == event_type::approval_policy) {
+        if (!is_string(event, "policy") ||
+            !parse_approval_policy(event["policy"].get<std::string>())) {
+            return "\"policy\" " + event.value("policy", json()).dump() +
+                   " is not an approval policy";
+        }
+        return std::nullopt;
+    }
+    if (kind == event_type::permission_preset) {
+        if (!is_string(event, "preset") || event["preset"].get<std::string>().empty()) {
+            return "permission/preset has no \"preset\"";
+        }
+        return std::nullopt;
+    }
+    if (kind == event_type::approval_asked) {
+        if (!is_string(event, "id") || event["id"].get<std::string>().empty()) {
+            return "approval/asked has no \"id\"";
+        }
+        if (auto bad = bad_mode(event, "mode")) return bad;
+        if (auto bad = bad_mode(event, "from", false)) return bad;
+        return std::nullopt;
+    }
+    if (kind == event_type::approval_decided) {
+        if (!is_string(event, "id") || event["id"].get<std::string>().empty()) {
+            return "approval/decided has no \"id\"";
+        }
+        if (!is_string(event, "outcome")) return "approval/decided has no \"outcome\"";
+        const auto outcome = parse_approval_outcome(event["outcome"].get<std::string>());
+        if (!outcome) return "\"outcome\" " + event["outcome"].dump() + " is not an outcome";
+        if (*outcome == approval_outcome::allowed_for_session) {
+            const auto grant = event.find("grant");
+            if (grant == event.end()) return "allowed-for-session without a \"grant\"";
+            return bad_grant(*grant);
+        }
+        return std::nullopt;
+    }
+    if (kind == event_type::approval_revoked) {
+        if (!is_string(event, "grant") || event["grant"].get<std::string>().empty()) {
+            return "approval/revoked has no \"grant\"";
+        }
+        return std::nullopt;
+    }
+    return "unknown event type \"" + kind + "\"";
+}
+
+session_state fold(std::vector<session_event> events) {
+    session_state state;
+    for (const auto& event : events) {
+        const json& body = event.body;
+        if (event.type == event_type::session_start) {
+            state.cwd = fs::path(body["cwd"].get<std::string>());
+        } else if (event.type == event_type::sandbox_mode) {
+            state.mode = sandbox::parse_sandbox_mode(body["mode"].get<std::string>());
+        } else if (event.type == event_type::approval_policy) {
+            state.approval = parse_approval_policy(body["policy"].get<std::string>());
+        } else if (event.type == event_type::permission_preset) {
+            state.preset = body["preset"].get<std::string>();
+        } else if (event.type == event_type::approval_decided) {
+            if (parse_approval_outcome(body["outcome"].get<std::string>()) !=
+                approval_outcome::allowed_for_session) {
+                continue;
+            }
+            const json& grant = body["grant"];
+            session_grant granted;
+            granted.id = body["id"].get<std::string>();
+            // A decision that an earlier grant covered names that grant: a use, not a new one
+            // (and never one that brings back a grant revoked meanwhile).
+            if (grant.value("id", granted.id) != granted.id) continue;
+            for (const auto& word : grant["prefix"])
+                granted.prefix.push_back(word.get<std::string>());
+            granted.exact = grant.value("exact", false);
+            granted.mode = *sandbox::parse_sandbox_mode(grant["mode"].get<std::string>());
+            state.grants.push_back(std::move(granted));
+        } else if (event.type == event_type::approval_revoked) {
+            const std::string id = body["grant"].get<std::string>();
+            std::erase_if(state.grants,
+                          [&id](const session_grant& grant) { return grant.id == id; });
+        }
+    }
+    state.events = std::move(events);
+    return state;
+}
+
+std::variant<session_log, log_error> session_log::open_or_create(const fs::path& path,
+                                                                 const fs::path& cwd) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    if (ec) return log_error{"cannot use session log " + path.string() + ": " + ec.message()};
+    if (!cwd.is_absolute()) return log_error{"a session's working directory must be absolute"};
+    // Created whole or not at all: the first event is written to a private file that is then
+    // linked into place, so that no reader ever sees a session without its working directory,
+    // and of two processes creating the same session, one wins and the other opens it.
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        {
+            unique_fd there(::open(absolute.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+            if (there || errno != ENOENT) return open_existing(absolute);
+        }
+        std::random_device random;
+        const fs::path temporary =
+            absolute.parent_path() / ("." + absolute.filename().string() + ".new-" +
+                                      std::to_string(::getpid()) + "-" + std::to_string(random()));
+        unique_fd fd(
+            ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+        if (!fd) return log_error{errno_text("cannot create session log", absolute)};
+        json start{
+            {"type", event_type::session_start}, {"at", now_iso8601()}, {"cwd", cwd.string()}};
+        const std::string line = start.dump() + "\n";
+        const bool written = write_all(fd.get(), line) && ::fsync(fd.get()) == 0;
+        const int linked = written ? ::link(temporary.c_str(), absolute.c_str()) : -1;
+        const int error = errno;
+        ::unlink(temporary.c_str());
+        if (!written) {
+            errno = error;
+            return log_error{errno_text("cannot write session log", absolute)};
+        }
+        if (linked != 0 && error != EEXIST) {
+            errno = error;
+            return log_error{errno_text("cannot create session log", absolute)};
+        }
+        if (linked == 0) {
+            unique_fd dir(
+                ::open(absolute.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+            if (dir) ::fsync(dir.get());
+        }
+        // Ours, or another process's that won the race: open it as any existing log.
+    }
+    return log_error{"cannot create session log " + absolute.string() +
+                     ": it keeps appearing and disappearing"};
+}
+
+std::variant<session_log, log_error> session_log::open_existing(const fs::path& path) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    if (ec) return log_error{"cannot use session log " + path.string() + ": " + ec.message()};
+    auto fd = open_log(absolute, O_RDONLY);
+    if (auto* error = std::get_if<log_error>(&fd)) return *error;
+    return session_log(absolute);
+}
+
+std::optional<log_error> session_log::append(json event) const {
+    if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) {
+        return log_error{"an event needs a string \"type\""};
+    }
+    event["at"] = now_iso8601();
+    if (auto bad = invalid_event(event)) return log_error{"refusing to log an event: " + *bad};
+    auto opened = open_log(path_, O_RDWR | O_APPEND);
+    if (auto* error = std::get_if<log_error>(&opened)) return *error;
+    const unique_fd& fd = std::get<unique_fd>(opened);
+    // One writer at a time: with O_APPEND every write lands at the end, and the lock keeps the
+    // line whole even if write() returns short.
+    while (::flock(fd.get(), LOCK_EX) != 0) {
+        if (errno != EINTR) return log_error{errno_text("cannot lock session log", path_)};
+    }
+    std::string line = event.dump() + "\n";
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return log_error{errno_text("cannot inspect", path_)};
+    if (st.st_size > 0) {
+        char last = '\n';
+        if (::pread(fd.get(), &last, 1, st.st_size - 1) != 1) {
+            return log_error{errno_text("cannot read session log", path_)};
+        }
+        // A line torn by a crash stays torn (read() reports it) and is never glued to ours.
+        if (last != '\n') line.insert(0, "\n");
+    }
+    if (!write_all(fd.get(), line)) return log_error{errno_text("cannot write session log", path_)};
+    if (::fsync(fd.get()) != 0) return log_error{errno_text("cannot sync session log", path_)};
+    return std::nullopt;
+}
+
+std::variant<std::vector<session_event>, log_error> session_log::read() const {
+    auto opened = open_log(path_, O_RDONLY);
+    if (auto* error = std::get_if<log_error>(&opened)) return *error;
+    const unique_fd& fd = std::get<unique_fd>(opened);
+    while (::flock(fd.get(), LOCK_SH) != 0) {
+        if (errno != EINTR) return log_error{errno_text("cannot lock session log", path_)};
+    }
+    std::string text;
+    char buffer[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return log_error{errno_text("cannot read session log", path_)};
+        if (n == 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    std::vector<session_event> events;
+    std::size_t line_number = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        ++line_number;
+        const std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) {
+            return log_error{"the last line is torn (it has no newline: an append was cut short)",
+                             line_number};
+        }
+        const std::string_view line(text.data() + start, end - start);
+        start = end + 1;
+        if (line.empty()) return log_error{"an empty line", line_number};
+        json body = json::parse(line, nullptr, false);
+        if (body.is_discarded()) return log_error{"not valid JSON", line_number};
+        if (auto bad = invalid_event(body)) return log_error{*bad, line_number};
+        std::string type = body["type"].get<std::string>();
+        events.push_back(session_event{std::move(type), std::move(body), line_number});
+    }
+    return events;
+}
+
+std::variant<session_state, log_error> session_log::state() const {
+    auto events = read();
+    if (auto* error = std::get_if<log_error>(&events)) return *error;
+    return fold(std::move(std::get<std::vector<session_event>>(events)));
+}
+
+}  // namespace cordon::policy

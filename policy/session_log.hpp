@@ -1,0 +1,132 @@
+// A session's durable log: one JSON object per line, appended and never rewritten. It holds the
+// session's standing choices (`sandbox/mode`, `approval/policy`, `permission/preset`) and the
+// audit trail of every approval (`approval/asked`, `approval/decided`, `approval/revoked`); the
+// folds below read the effective value of each (the last event wins).
+//
+// Durability and concurrency: each event is one write(2) of one whole line under an exclusive
+// flock(2) of the file, then fsync(2), so two cordon processes appending at once never
+// interleave a line, and an append that returned has reached the disk. A line torn by a crash is
+// never glued to the next event (the next append starts on a line of its own) and is reported by
+// read() with its line number, as is any line that is not a valid event: nothing is skipped
+// silently.
+//
+// Trust: the file is created 0600. A log that is not a regular file, is owned by another user or
+// is writable by group or others is refused, since whoever can write it can widen the mode of
+// every later run. Callers keep it where no confined command can write (runtime: add it to
+// executor_options::protected_paths).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "sandbox/mode.hpp"
+
+namespace cordon::policy {
+
+enum class approval_policy {
+    ask,    // operations that need approval ask the responders (the default)
+    never,  // they are rejected without asking anyone
+};
+
+enum class approval_outcome {
+    allowed_once,         // this one operation may proceed
+    allowed_for_session,  // and the same command prefix under the same mode, until revoked
+    rejected,
+    cancelled,    // the question was withdrawn, or not answered in time
+    unavailable,  // nobody could be asked, or the answer was not an answer
+};
+
+[[nodiscard]] std::string_view to_string(approval_policy policy) noexcept;
+[[nodiscard]] std::string_view to_string(approval_outcome outcome) noexcept;
+// Exact spellings: "ask", "never"; "allowed-once", "allowed-for-session", "rejected",
+// "cancelled", "unavailable".
+[[nodiscard]] std::optional<approval_policy> parse_approval_policy(std::string_view text) noexcept;
+[[nodiscard]] std::optional<approval_outcome> parse_approval_outcome(
+    std::string_view text) noexcept;
+// True for the two outcomes that let the operation proceed.
+[[nodiscard]] constexpr bool is_allowed(approval_outcome outcome) noexcept {
+    return outcome == approval_outcome::allowed_once ||
+           outcome == approval_outcome::allowed_for_session;
+}
+
+// The event types, as spelled in the log's "type" field.
+namespace event_type {
+inline constexpr std::string_view session_start = "session/start";          // {cwd}
+inline constexpr std::string_view sandbox_mode = "sandbox/mode";            // {mode}
+inline constexpr std::string_view approval_policy = "approval/policy";      // {policy}
+inline constexpr std::string_view permission_preset = "permission/preset";  // {preset}
+inline constexpr std::string_view approval_asked = "approval/asked";        // see approval.hpp
+inline constexpr std::string_view approval_decided = "approval/decided";    // see approval.hpp
+inline constexpr std::string_view approval_revoked = "approval/revoked";    // {grant}
+}  // namespace event_type
+
+struct session_event {
+    std::string type;
+    nlohmann::json body;   // the whole line, "type" and "at" (ISO 8601, UTC) included
+    std::size_t line = 0;  // 1-based
+};
+
+// What went wrong, in one line. `line` is the 1-based line of a corrupt event, 0 otherwise.
+struct log_error {
+    std::string message;
+    std::size_t line = 0;
+};
+
+// A standing grant: the same command prefix under the same mode is allowed without asking.
+struct session_grant {
+    std::string id;                   // the approval/decided event's id
+    std::vector<std::string> prefix;  // words (command_prefix.hpp); the whole text when exact
+    bool exact = false;               // a command with shell syntax: only that very text
+    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+};
+
+// The folds: what the events say, the last event of each kind winning.
+struct session_state {
+    std::optional<std::filesystem::path> cwd;  // from session/start
+    std::optional<sandbox::sandbox_mode> mode;
+    std::optional<approval_policy> approval;
+    std::optional<std::string> preset;
+    std::vector<session_grant> grants;  // allowed-for-session decisions not yet revoked
+    std::vector<session_event> events;  // every event, in order: the audit trail
+};
+
+[[nodiscard]] session_state fold(std::vector<session_event> events);
+
+class session_log {
+public:
+    // Opens the log at `path`, creating it (0600, with a session/start event recording `cwd`)
+    // when it does not exist. `path` is made absolute; its directory must exist.
+    [[nodiscard]] static std::variant<session_log, log_error> open_or_create(
+        const std::filesystem::path& path, const std::filesystem::path& cwd);
+    // Opens an existing log; never creates one.
+    [[nodiscard]] static std::variant<session_log, log_error> open_existing(
+        const std::filesystem::path& path);
+
+    // Appends one event: `event` must be an object with a string "type"; "at" is added. The
+    // event is on disk when this returns nullopt.
+    [[nodiscard]] std::optional<log_error> append(nlohmann::json event) const;
+    // Every event, or the first line that is not one.
+    [[nodiscard]] std::variant<std::vector<session_event>, log_error> read() const;
+    // read() folded.
+    [[nodiscard]] std::variant<session_state, log_error> state() const;
+
+    [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+
+private:
+    explicit session_log(std::filesystem::path path) : path_(std::move(path)) {}
+    std::filesystem::path path_;
+};
+
+// Checks one parsed line: a known "type" with the fields that type needs, each in its
+// vocabulary (a sandbox/mode of "host-root" is corrupt, not ignored). Unknown types are corrupt
+// too: a log is written by cordon alone. Returns the complaint, or nullopt.
+[[nodiscard]] std::optional<std::string> invalid_event(const nlohmann::json& event);
+
+}  // namespace cordon::policy
