@@ -1,0 +1,142 @@
+// Escalation: strictly wider or refused without asking, the pairing rules, and each outcome's
+// exact text.
+#include <gtest/gtest.h>
+
+#include "policy/escalation.hpp"
+
+namespace cordon::policy {
+namespace {
+
+using sandbox::sandbox_mode;
+
+TEST(Escalation, OnlyStrictlyWiderModesAreWider) {
+    EXPECT_EQ(wider_modes(sandbox_mode::read_only),
+              (std::vector{sandbox_mode::workspace_write, sandbox_mode::danger_full_access}));
+    EXPECT_EQ(wider_modes(sandbox_mode::workspace_write),
+              (std::vector{sandbox_mode::danger_full_access}));
+    EXPECT_TRUE(wider_modes(sandbox_mode::danger_full_access).empty());
+    EXPECT_FALSE(is_strictly_wider(sandbox_mode::read_only, sandbox_mode::read_only));
+    EXPECT_FALSE(is_strictly_wider(sandbox_mode::read_only, sandbox_mode::workspace_write));
+}
+
+TEST(Escalation, PairingRules) {
+    EXPECT_EQ(check_escalation_fields(false, std::nullopt), std::nullopt);
+    EXPECT_EQ(check_escalation_fields(true, "needs to write the build"), std::nullopt);
+    EXPECT_EQ(check_escalation_fields(true, std::nullopt),
+              "invalid escalation: sandbox_permissions requires a justification");
+    EXPECT_EQ(check_escalation_fields(false, "why"),
+              "invalid escalation: justification is only valid together with "
+              "sandbox_permissions");
+    EXPECT_EQ(check_escalation_fields(true, "  \t\n"),
+              "invalid justification: expected a non-empty sentence");
+    EXPECT_EQ(check_escalation_fields(true, "", "--escalate"),
+              "invalid justification: expected a non-empty sentence");
+    EXPECT_EQ(check_escalation_fields(false, "why", "--escalate"),
+              "invalid escalation: justification is only valid together with --escalate");
+}
+
+escalation_request widen(sandbox_mode to, sandbox_mode from = sandbox_mode::read_only) {
+    escalation_request request;
+    request.requested_mode = to;
+    request.effective_mode = from;
+    request.justification = "write the build output";
+    request.command = "make";
+    return request;
+}
+
+TEST(Escalation, NotWiderIsRefusedWithoutAsking) {
+    approval_service service;
+    int asked = 0;
+    service.add_responder(std::make_shared<function_responder>(
+        "count", [&asked](const approval_request&, std::stop_token) {
+            ++asked;
+            return std::optional(approval_outcome::allowed_once);
+        }));
+    for (auto [to, from] : {std::pair{sandbox_mode::read_only, sandbox_mode::read_only},
+                            std::pair{sandbox_mode::workspace_write, sandbox_mode::workspace_write},
+                            std::pair{sandbox_mode::read_only, sandbox_mode::danger_full_access}}) {
+        const auto result = approve_escalation(widen(to, from), &service);
+        EXPECT_FALSE(result.granted);
+        EXPECT_FALSE(result.decision);
+        EXPECT_EQ(result.error, "sandbox escalation to \"" + std::string(sandbox::to_string(to)) +
+                                    "\" is not strictly wider than this call's current \"" +
+                                    std::string(sandbox::to_string(from)) + "\" mode");
+    }
+    EXPECT_EQ(asked, 0);
+}
+
+TEST(Escalation, NoServiceIsItsOwnRefusal) {
+    const auto result = approve_escalation(widen(sandbox_mode::workspace_write), nullptr);
+    EXPECT_FALSE(result.granted);
+    EXPECT_EQ(result.error,
+              "sandbox escalation to \"workspace-write\" requires approval, but no approval "
+              "service is composed");
+}
+
+TEST(Escalation, EachOutcomeMapsToItsText) {
+    const std::vector<std::pair<approval_outcome, std::string>> cases = {
+        {approval_outcome::allowed_once, ""},
+        {approval_outcome::allowed_for_session, ""},
+        {approval_outcome::rejected,
+         "the user rejected escalating this command to \"danger-full-access\""},
+        {approval_outcome::cancelled,
+         "approval for escalating to \"danger-full-access\" was cancelled"},
+        {approval_outcome::unavailable,
+         "sandbox escalation to \"danger-full-access\" requires approval, but no approval "
+         "channel is available"},
+    };
+    for (const auto& [outcome, text] : cases) {
+        approval_service service;
+        approval_request seen;
+        service.add_responder(std::make_shared<function_responder>(
+            "fixed", [&seen, outcome](const approval_request& request, std::stop_token) {
+                seen = request;
+                return std::optional(outcome);
+            }));
+        const auto result = approve_escalation(widen(sandbox_mode::danger_full_access), &service);
+        ASSERT_TRUE(result.decision);
+        EXPECT_EQ(result.decision->outcome, outcome);
+        EXPECT_EQ(result.error, text);
+        EXPECT_EQ(result.granted.has_value(), text.empty());
+        if (result.granted) {
+            EXPECT_EQ(*result.granted, sandbox_mode::danger_full_access);
+        }
+        EXPECT_EQ(seen.reason, "escalate sandbox to danger-full-access: write the build output");
+        EXPECT_EQ(seen.effective_mode, sandbox_mode::read_only);
+        EXPECT_EQ(seen.requested_mode, sandbox_mode::danger_full_access);
+    }
+}
+
+TEST(Escalation, TheSubjectNamesWhatWasRejected) {
+    approval_service service;
+    service.add_responder(
+        std::make_shared<function_responder>("no", [](const approval_request&, std::stop_token) {
+            return std::optional(approval_outcome::rejected);
+        }));
+    auto request = widen(sandbox_mode::workspace_write);
+    request.subject = "operation";
+    EXPECT_EQ(approve_escalation(request, &service).error,
+              "the user rejected escalating this operation to \"workspace-write\"");
+}
+
+TEST(Escalation, Markers) {
+    EXPECT_EQ(denial_marker(sandbox_mode::read_only),
+              "[sandbox: file access denied under read-only mode]\n");
+    EXPECT_EQ(escalation_hint(),
+              "[sandbox: escalation available \u2014 retry this exact command once with "
+              "sandbox_permissions (the narrowest wider mode that suffices) + justification; the "
+              "approval prompt asks the user]\n");
+    EXPECT_NE(escalation_hint("operation").find("this exact operation once"), std::string::npos);
+    EXPECT_NE(cli_escalation_hint().find("--escalate"), std::string::npos);
+}
+
+TEST(Escalation, PossibleOnlyWithAWiderModeAPolicyThatAsksAndSomeoneToAsk) {
+    EXPECT_TRUE(escalation_possible(sandbox_mode::read_only, approval_policy::ask, true));
+    EXPECT_TRUE(escalation_possible(sandbox_mode::workspace_write, approval_policy::ask, true));
+    EXPECT_FALSE(escalation_possible(sandbox_mode::danger_full_access, approval_policy::ask, true));
+    EXPECT_FALSE(escalation_possible(sandbox_mode::read_only, approval_policy::never, true));
+    EXPECT_FALSE(escalation_possible(sandbox_mode::read_only, approval_policy::ask, false));
+}
+
+}  // namespace
+}  // namespace cordon::policy

@@ -1,0 +1,260 @@
+// The session log: created whole and private, appended atomically by several processes at once,
+// and read back with every bad line reported by its number.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "policy/session_log.hpp"
+#include "support.hpp"
+
+namespace cordon::policy {
+namespace {
+
+using nlohmann::json;
+using test::temp_dir;
+
+session_log open_log(const std::filesystem::path& path, const std::filesystem::path& cwd = "/") {
+    auto opened = session_log::open_or_create(path, cwd);
+    if (auto* error = std::get_if<log_error>(&opened)) {
+        ADD_FAILURE() << error->message;
+        std::abort();
+    }
+    return std::get<session_log>(std::move(opened));
+}
+
+std::vector<session_event> events_of(const session_log& log) {
+    auto read = log.read();
+    if (auto* error = std::get_if<log_error>(&read)) {
+        ADD_FAILURE() << "line " << error->line << ": " << error->message;
+        return {};
+    }
+    return std::get<std::vector<session_event>>(read);
+}
+
+void append_raw(const std::filesystem::path& path, std::string_view text) {
+    std::ofstream out(path, std::ios::app | std::ios::binary);
+    out << text;
+}
+
+TEST(SessionLog, IsCreatedPrivateWithTheSessionsWorkingDirectory) {
+    temp_dir dir;
+    const auto log = open_log(dir / "session.jsonl", dir.path());
+    struct stat st {};
+    ASSERT_EQ(::stat((dir / "session.jsonl").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    const auto events = events_of(log);
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].type, "session/start");
+    EXPECT_EQ(events[0].body["cwd"], dir.path().string());
+    EXPECT_EQ(events[0].line, 1u);
+    // Opening it again creates nothing new.
+    const auto again = open_log(dir / "session.jsonl", "/elsewhere");
+    EXPECT_EQ(events_of(again).size(), 1u);
+}
+
+TEST(SessionLog, TheLastEventOfEachKindWins) {
+    temp_dir dir;
+    const auto log = open_log(dir / "s.jsonl", dir.path());
+    ASSERT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "workspace-write"}}));
+    ASSERT_FALSE(log.append({{"type", "approval/policy"}, {"policy", "never"}}));
+    ASSERT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "danger-full-access"}}));
+    ASSERT_FALSE(log.append({{"type", "permission/preset"}, {"preset", "danger-full-access"}}));
+    auto state = log.state();
+    ASSERT_TRUE(std::holds_alternative<session_state>(state));
+    const auto& now = std::get<session_state>(state);
+    EXPECT_EQ(now.mode, sandbox::sandbox_mode::danger_full_access);
+    EXPECT_EQ(now.approval, approval_policy::never);
+    EXPECT_EQ(now.preset, "danger-full-access");
+    EXPECT_EQ(now.cwd, dir.path());
+    EXPECT_EQ(now.events.size(), 5u);
+    for (const auto& event : now.events)
+        EXPECT_TRUE(event.body["at"].is_string());
+}
+
+TEST(SessionLog, RefusesToWriteAnEventOutsideTheVocabulary) {
+    temp_dir dir;
+    const auto log = open_log(dir / "s.jsonl");
+    EXPECT_TRUE(log.append({{"type", "sandbox/mode"}, {"mode", "host-root"}}));
+    EXPECT_TRUE(log.append({{"type", "approval/policy"}, {"policy", "sometimes"}}));
+    EXPECT_TRUE(log.append({{"type", "made/up"}}));
+    EXPECT_TRUE(log.append({{"mode", "read-only"}}));
+    EXPECT_EQ(events_of(log).size(), 1u);
+}
+
+TEST(SessionLog, ACorruptLineIsReportedWithItsNumber) {
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"{not json\n", "not valid JSON"},
+        {"\n", "an empty line"},
+        {"[1,2]\n", "not a JSON object"},
+        {R"({"type":"sandbox/mode","mode":"host-root"})"
+         "\n",
+         "is not a sandbox mode"},
+        {R"({"type":"approval/decided","id":"x","outcome":"allowed-always"})"
+         "\n",
+         "is not an outcome"},
+        {R"({"type":"approval/decided","id":"x","outcome":"allowed-for-session"})"
+         "\n",
+         "without a \"grant\""},
+        {R"({"type":"surprise"})"
+         "\n",
+         "unknown event type"},
+    };
+    for (const auto& [line, complaint] : bad) {
+        temp_dir dir;
+        const auto log = open_log(dir / "s.jsonl");
+        ASSERT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "read-only"}}));
+        append_raw(dir / "s.jsonl", line);
+        ASSERT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "read-only"}}));
+        auto read = log.read();
+        ASSERT_TRUE(std::holds_alternative<log_error>(read)) << line;
+        EXPECT_EQ(std::get<log_error>(read).line, 3u) << line;
+        EXPECT_NE(std::get<log_error>(read).message.find(complaint), std::string::npos)
+            << std::get<log_error>(read).message;
+        EXPECT_TRUE(std::holds_alternative<log_error>(log.state()));
+    }
+}
+
+TEST(SessionLog, ATornLineIsNeverGluedToTheNextEvent) {
+    temp_dir dir;
+    const auto log = open_log(dir / "s.jsonl");
+    append_raw(dir / "s.jsonl", R"({"type":"sandbox/mode","mo)");
+    auto torn = log.read();
+    ASSERT_TRUE(std::holds_alternative<log_error>(torn));
+    EXPECT_EQ(std::get<log_error>(torn).line, 2u);
+    EXPECT_NE(std::get<log_error>(torn).message.find("torn"), std::string::npos);
+
+    ASSERT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "danger-full-access"}}));
+    const std::string text = test::read_file(dir / "s.jsonl");
+    EXPECT_NE(text.find("\"mo\n{"), std::string::npos) << text;
+    auto read = log.read();
+    ASSERT_TRUE(std::holds_alternative<log_error>(read));
+    EXPECT_EQ(std::get<log_error>(read).line, 2u);
+}
+
+TEST(SessionLog, RefusesALogSomeoneElseCouldWrite) {
+    temp_dir dir;
+    { (void)open_log(dir / "s.jsonl"); }
+    ASSERT_EQ(::chmod((dir / "s.jsonl").c_str(), 0620), 0);
+    auto opened = session_log::open_existing(dir / "s.jsonl");
+    ASSERT_TRUE(std::holds_alternative<log_error>(opened));
+    EXPECT_NE(std::get<log_error>(opened).message.find("writable by group or others"),
+              std::string::npos);
+
+    ASSERT_EQ(::chmod((dir / "s.jsonl").c_str(), 0600), 0);
+    std::filesystem::create_symlink(dir / "s.jsonl", dir / "link.jsonl");
+    opened = session_log::open_or_create(dir / "link.jsonl", "/");
+    ASSERT_TRUE(std::holds_alternative<log_error>(opened));
+    EXPECT_NE(std::get<log_error>(opened).message.find("symbolic link"), std::string::npos);
+
+    std::filesystem::create_directory(dir / "d.jsonl");
+    opened = session_log::open_existing(dir / "d.jsonl");
+    ASSERT_TRUE(std::holds_alternative<log_error>(opened));
+
+    opened = session_log::open_existing(dir / "missing.jsonl");
+    ASSERT_TRUE(std::holds_alternative<log_error>(opened));
+    EXPECT_FALSE(std::filesystem::exists(dir / "missing.jsonl"));
+}
+
+// Several processes append at once, each many events: every line is whole, none is lost.
+TEST(SessionLog, ConcurrentProcessesNeverInterleaveALine) {
+    temp_dir dir;
+    const auto path = dir / "s.jsonl";
+    const auto log = open_log(path);
+    constexpr int writers = 4;
+    constexpr int each = 200;
+    // Long enough that a line spans several pages of the page cache.
+    const std::string padding(10'000, 'x');
+    std::vector<pid_t> children;
+    for (int w = 0; w < writers; ++w) {
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            auto mine = session_log::open_existing(path);
+            if (!std::holds_alternative<session_log>(mine)) ::_exit(2);
+            for (int i = 0; i < each; ++i) {
+                json event{{"type", "permission/preset"},
+                           {"preset", std::to_string(w) + ":" + std::to_string(i) + ":" + padding}};
+                if (std::get<session_log>(mine).append(std::move(event))) ::_exit(3);
+            }
+            ::_exit(0);
+        }
+        children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    }
+    const auto events = events_of(log);
+    ASSERT_EQ(events.size(), 1u + writers * each);
+    std::set<std::string> seen;
+    for (const auto& event : events) {
+        if (event.type != "permission/preset") continue;
+        seen.insert(event.body["preset"].get<std::string>());
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(writers * each));
+}
+
+// Two processes that create the same session at once end with one session/start.
+TEST(SessionLog, ConcurrentCreationMakesOneSession) {
+    for (int round = 0; round < 20; ++round) {
+        temp_dir dir;
+        const auto path = dir / "s.jsonl";
+        std::vector<pid_t> children;
+        for (int w = 0; w < 3; ++w) {
+            const pid_t pid = ::fork();
+            ASSERT_GE(pid, 0);
+            if (pid == 0) {
+                auto made = session_log::open_or_create(path, "/w" + std::to_string(w));
+                ::_exit(std::holds_alternative<session_log>(made) ? 0 : 1);
+            }
+            children.push_back(pid);
+        }
+        for (pid_t pid : children) {
+            int status = 0;
+            ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+            EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        const auto log = open_log(path);
+        const auto events = events_of(log);
+        ASSERT_EQ(events.size(), 1u);
+        EXPECT_EQ(events[0].type, "session/start");
+        // No temporary file is left behind.
+        EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
+                                std::filesystem::directory_iterator()),
+                  1);
+    }
+}
+
+TEST(SessionLog, GrantsFoldAndRevoke) {
+    temp_dir dir;
+    const auto log = open_log(dir / "s.jsonl");
+    ASSERT_FALSE(
+        log.append({{"type", "approval/decided"},
+                    {"id", "ap-1"},
+                    {"outcome", "allowed-for-session"},
+                    {"grant", {{"prefix", {"git", "push"}}, {"mode", "danger-full-access"}}}}));
+    ASSERT_FALSE(log.append(
+        {{"type", "approval/decided"},
+         {"id", "ap-2"},
+         {"outcome", "allowed-for-session"},
+         {"grant",
+          {{"id", "ap-1"}, {"prefix", {"git", "push"}}, {"mode", "danger-full-access"}}}}));
+    ASSERT_FALSE(
+        log.append({{"type", "approval/decided"}, {"id", "ap-3"}, {"outcome", "rejected"}}));
+    auto state = std::get<session_state>(log.state());
+    ASSERT_EQ(state.grants.size(), 1u);  // ap-2 used ap-1's grant
+    EXPECT_EQ(state.grants[0].id, "ap-1");
+    EXPECT_EQ(state.grants[0].prefix, (std::vector<std::string>{"git", "push"}));
+    ASSERT_FALSE(log.append({{"type", "approval/revoked"}, {"grant", "ap-1"}}));
+    EXPECT_TRUE(std::get<session_state>(log.state()).grants.empty());
+}
+
+}  // namespace
+}  // namespace cordon::policy
