@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "policy/display.hpp"
+
 namespace cordon::policy {
 
 namespace {
@@ -32,7 +34,7 @@ bool subcommand_like(std::string_view word) {
 
 std::string shown(const std::string& word) {
     const bool bare = !word.empty() && std::all_of(word.begin(), word.end(), plain);
-    return bare ? word : "'" + word + "'";
+    return bare ? word : "'" + shown_safely(word) + "'";
 }
 
 }  // namespace
@@ -103,7 +105,8 @@ bool covers(const session_grant& grant, std::string_view command, sandbox::sandb
 
 std::string describe(const session_grant& grant) {
     if (grant.exact) {
-        return "exactly `" + (grant.prefix.empty() ? std::string() : grant.prefix.front()) + "`";
+        return "exactly `" +
+               (grant.prefix.empty() ? std::string() : shown_safely(grant.prefix.front())) + "`";
     }
     std::string text = "`";
     for (const auto& word : grant.prefix) {

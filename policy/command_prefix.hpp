@@ -28,7 +28,8 @@ namespace cordon::policy {
 [[nodiscard]] bool covers(const session_grant& grant, std::string_view command,
                           sandbox::sandbox_mode mode);
 
-// The grant as a person reads it: "`git push …`" or "exactly `make && make install`".
+// The grant as a person reads it: "`git push …`" or "exactly `make && make install`", with
+// whatever would not print as itself escaped (display.hpp).
 [[nodiscard]] std::string describe(const session_grant& grant);
 
 }  // namespace cordon::policy

@@ -90,6 +90,10 @@ TEST(CommandPrefix, DescribedAsAPersonReadsIt) {
     EXPECT_EQ(describe(grant_for("echo 'a b'", sandbox_mode::danger_full_access)),
               "`echo 'a b' \u2026`");
     EXPECT_EQ(describe(grant_for("a | b", sandbox_mode::danger_full_access)), "exactly `a | b`");
+    EXPECT_EQ(describe(grant_for("true\r\x1b[2Kls", sandbox_mode::danger_full_access)),
+              "exactly `true\\r\\x1b[2Kls`");
+    EXPECT_EQ(describe(grant_for("echo '\x1b[2K'", sandbox_mode::danger_full_access)),
+              "`echo '\\x1b[2K' \u2026`");
 }
 
 }  // namespace
