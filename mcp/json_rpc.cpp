@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 
 #include "runtime/record_json.hpp"
 #include "runtime/sigpipe.hpp"
@@ -47,6 +48,26 @@ std::size_t nesting_depth(std::string_view line) {
     return deepest;
 }
 
+// A reply's outcome. An error that is not {code: integer, message: string} is still an error:
+// the request failed, whatever the client meant.
+response read_response(json id, const json& parsed) {
+    const auto error = parsed.find("error");
+    if (error == parsed.end()) return response{std::move(id), parsed.at("result")};
+    rpc_error failed{error_code::internal_error, "a malformed error: " + error->dump()};
+    if (error->is_object()) {
+        const auto code = error->find("code");
+        const auto message = error->find("message");
+        if (code != error->end() && code->is_number_integer() &&
+            code->get<std::int64_t>() >= INT_MIN && code->get<std::int64_t>() <= INT_MAX) {
+            failed.code = code->get<int>();
+        }
+        if (message != error->end() && message->is_string()) {
+            failed.message = message->get<std::string>();
+        }
+    }
+    return response{std::move(id), std::move(failed)};
+}
+
 }  // namespace
 
 incoming parse_message(std::string_view line) {
@@ -78,7 +99,9 @@ incoming parse_message(std::string_view line) {
     }
     const auto method = parsed.find("method");
     if (method == parsed.end()) {
-        if (has_id && (parsed.contains("result") || parsed.contains("error"))) return response{};
+        if (has_id && (parsed.contains("result") || parsed.contains("error"))) {
+            return read_response(std::move(reply_id), parsed);
+        }
         return malformed{reply_id, error_code::invalid_request, "Invalid Request: no \"method\""};
     }
     if (!method->is_string()) {

@@ -41,8 +41,16 @@ struct notification {
     std::string method;
     json params;
 };
-// A reply to a request of the server's own (none are sent yet); read and dropped.
-struct response {};
+// An error a reply carries: the client's, for a request of the server's own.
+struct rpc_error {
+    int code = 0;
+    std::string message;
+};
+// A reply to a request of the server's own (client_requests.hpp matches it to the request).
+struct response {
+    json id;                                // as sent back: a string or an integer, else null
+    std::variant<json, rpc_error> outcome;  // the result, or the error
+};
 // A line that is not a message the server can act on: answered with this error.
 struct malformed {
     json id;  // null unless the line carried a usable id

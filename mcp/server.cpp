@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mcp/arguments.hpp"
+#include "mcp/client_requests.hpp"
 #include "mcp/job_view.hpp"
 #include "mcp/json_rpc.hpp"
 #include "sandbox/policy.hpp"
@@ -152,6 +153,7 @@ struct server::impl {
     // with what became of them (a client that is still reading learns it), and are joined. What
     // is still queued for the client gets a short while to go out.
     void shut_down() {
+        asks->close();
         jobs.shutdown(runtime::kill_plan::standard(options.shutdown_grace));
         std::list<worker> left;
         {
@@ -171,12 +173,22 @@ struct server::impl {
             on_notification(*note);
         } else if (auto* asked = std::get_if<request>(&parsed)) {
             on_request(std::move(*asked));
+        } else if (auto* reply = std::get_if<response>(&parsed)) {
+            const std::string id = reply->id.dump();
+            if (!asks->deliver(std::move(*reply))) {
+                spdlog::debug("mcp: a reply to {} answers no request of the server's; dropped", id);
+            }
         }
         reap_workers();
     }
 
     void on_notification(const notification& note) {
         spdlog::debug("mcp: notification {}", note.method);
+        if (note.method == "notifications/initialized") {
+            std::lock_guard lock(mutex);
+            client.ready = true;
+            return;
+        }
         if (note.method != "notifications/cancelled" || !note.params.is_object()) return;
         const auto id = note.params.find("requestId");
         if (id == note.params.end() || !(id->is_string() || id->is_number_integer())) return;
@@ -239,6 +251,16 @@ struct server::impl {
             }
         }
         initialized = true;
+        {
+            std::lock_guard lock(mutex);
+            client.protocol = version;
+            if (asked.params.is_object()) {
+                const auto declared = asked.params.find("capabilities");
+                if (declared != asked.params.end() && declared->is_object()) {
+                    client.capabilities = *declared;
+                }
+            }
+        }
         return result_reply(asked.id,
                             json{{"protocolVersion", version},
                                  {"capabilities", {{"tools", {{"listChanged", false}}}}},
@@ -711,8 +733,16 @@ struct server::impl {
     runtime::supervisor jobs;
     std::unique_ptr<line_writer> output;
     bool initialized = false;  // the reader thread's own
+    // Requests of the server's own; their replies come through dispatch().
+    const std::shared_ptr<client_requests> asks = std::make_shared<client_requests>(
+        [this](const json& sent) { return output && output->write(sent); });
 
     std::mutex mutex;
+    struct {
+        std::string protocol;                                     // as negotiated by initialize
+        json capabilities = json::object();                       // as the client declared them
+        bool ready = false;                                       // notifications/initialized came
+    } client;                                                     // guarded by mutex
     std::map<std::string, std::shared_ptr<call>> calls;           // by the id's JSON text
     std::map<std::string, std::array<std::uint64_t, 3>> cursors;  // per job, per stream
     std::list<worker> workers;
