@@ -1,6 +1,6 @@
 // `cordon mcp`: the MCP server of mcp/server.hpp on cordon's stdin and stdout (docs/mcp.md).
-// Its options mirror `cordon run`'s; every call runs under the one mode the server was started
-// with.
+// Its options mirror `cordon run`'s; every call runs under the standing mode (the --session's
+// sandbox/mode, else --mode), or, escalated and approved, under a wider one for that call only.
 //
 // Exit codes: 0 when the input ended; 128+N when signal N (INT, TERM, HUP) stopped it; 2 for a
 // bad invocation. Either way, every job's tree has ended before cordon exits.
@@ -16,8 +16,12 @@
 #include "cli/duration.hpp"
 #include "cli/workspace.hpp"
 #include "mcp/server.hpp"
+#include "policy/approval.hpp"
+#include "policy/session_log.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/unique_fd.hpp"
+#include "sandbox/policy.hpp"
+#include "sandbox/protected_paths.hpp"
 #include "sandbox/runner_path.hpp"
 
 namespace cordon::cli {
@@ -33,7 +37,40 @@ struct mcp_options {
     std::string timeout;
     std::string job_timeout;
     std::size_t max_jobs = 10;
+    std::string session;
+    std::string approval = "ask";
+    std::string approval_timeout;
 };
+
+// Opens the session log (creating it, recorded as started in `workspace`) where no run of this
+// server may write it: refused at start-up when it lies where a workspace-write deployment's
+// runs could write, and protected for every run (a run under which it would be writable is
+// refused), since whoever can write the log can widen every later run.
+std::variant<std::shared_ptr<const policy::session_log>, std::string> open_session(
+    const std::string& raw, const std::filesystem::path& workspace, sandbox::sandbox_mode mode,
+    std::vector<std::filesystem::path>& protected_paths) {
+    // Where the log is, as a run would reach it (its directory's symlinks resolved), checked
+    // before anything is created there.
+    const std::filesystem::path given = std::filesystem::absolute(raw);
+    const std::filesystem::path where =
+        sandbox::canonical_path(given.parent_path()) / given.filename();
+    if (mode == sandbox::sandbox_mode::workspace_write) {
+        for (const auto& root : sandbox::writable_roots({mode, workspace})) {
+            if (sandbox::is_within(where, root)) {
+                return "--session " + where.string() + " lies in " + root.string() +
+                       ", which workspace-write commands may write; keep the log elsewhere";
+            }
+        }
+    }
+    auto opened = policy::session_log::open_or_create(where, workspace);
+    if (auto* error = std::get_if<policy::log_error>(&opened)) {
+        return "cannot use --session " + raw + ": " + error->message;
+    }
+    auto log = std::make_shared<const policy::session_log>(
+        std::get<policy::session_log>(std::move(opened)));
+    protected_paths.push_back(where);
+    return log;
+}
 
 int run_mcp_command(const mcp_options& given) {
     mcp::server_options options;
@@ -73,6 +110,28 @@ int run_mcp_command(const mcp_options& given) {
         return usage_error(command_name, "invalid --max-jobs (1 to 1000)");
     }
     options.limits.max_jobs = given.max_jobs;
+    const auto approval_policy = policy::parse_approval_policy(given.approval);
+    if (!approval_policy) {
+        return usage_error(command_name,
+                           "invalid --approval \"" + given.approval + "\" (ask or never)");
+    }
+    options.approval.policy = *approval_policy;
+    if (!given.approval_timeout.empty()) {
+        auto timeout = parse_duration(given.approval_timeout);
+        if (!timeout) {
+            return usage_error(command_name, "invalid --approval-timeout \"" +
+                                                 given.approval_timeout + "\" (e.g. 30s, 5m)");
+        }
+        options.approval.timeout = *timeout;
+    }
+    if (!given.session.empty()) {
+        auto session = open_session(given.session, options.workspace, mode,
+                                    options.jobs.executor.protected_paths);
+        if (auto* message = std::get_if<std::string>(&session)) {
+            return usage_error(command_name, *message);
+        }
+        options.session = std::get<std::shared_ptr<const policy::session_log>>(std::move(session));
+    }
     options.bash = sandbox::find_trusted_executable("bash");
     if (options.bash.empty()) {
         return usage_error(command_name,
@@ -92,13 +151,15 @@ int run_mcp_command(const mcp_options& given) {
         return usage_error(command_name, "cannot watch for signals (signalfd failed)");
     }
 
+    // A session may narrow the standing mode, and an escalation from a confined mode still runs
+    // confined: a provider whenever a confined run can happen.
     std::shared_ptr<sandbox::provider> provider;
-    if (sandbox::is_confined(mode)) {
+    if (sandbox::is_confined(mode) || options.session) {
         sandbox::local_provider_options provider_options;
         provider_options.choice = std::get<sandbox::backend_choice>(backend);
         provider_options.verdict_directory = sandbox::default_verdict_cache();
         auto local = runtime::make_local_provider(std::move(provider_options));
-        if (!local->selected()) {
+        if (!local->selected() && sandbox::is_confined(mode)) {
             spdlog::warn(
                 "no sandbox backend can enforce {} here: every bash call will fail "
                 "and nothing will run (cordon probe says why)",
@@ -123,7 +184,8 @@ std::function<int()> add_mcp_command(CLI::App& app) {
     auto* sub = app.add_subcommand("mcp", "Serve MCP (Model Context Protocol) on stdin/stdout");
     sub->footer(
         "Tools: bash, job_output, job_write, job_kill, job_list (docs/mcp.md). Every command "
-        "runs under --mode.");
+        "runs under --mode (or the session's mode); a bash call may ask for a wider mode, which "
+        "the client's user approves through MCP elicitation.");
     sub->add_option("--mode", options->mode,
                     "read-only (default), workspace-write or danger-full-access");
     sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
@@ -133,6 +195,13 @@ std::function<int()> add_mcp_command(CLI::App& app) {
     sub->add_option("--job-timeout", options->job_timeout,
                     "Default lifetime of a background job, e.g. 30m (default 30m)");
     sub->add_option("--max-jobs", options->max_jobs, "Jobs that may run at once (default 10)");
+    sub->add_option("--session", options->session,
+                    "Session log (created if missing): standing mode, approval policy, grants "
+                    "and the audit trail of every approval");
+    sub->add_option("--approval", options->approval,
+                    "ask (default: escalations ask the client's user) or never (rejected)");
+    sub->add_option("--approval-timeout", options->approval_timeout,
+                    "How long a question may stay unanswered, e.g. 2m (default 5m)");
     return [options] { return run_mcp_command(*options); };
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "policy/escalation.hpp"
 #include "runtime/render.hpp"
 
 namespace cordon::mcp {
@@ -144,7 +145,8 @@ json sandbox_json(const runtime::job_snapshot& snapshot) {
         {"runnerFailed", snapshot.runner_failed}};
 }
 
-job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, const window& shown) {
+job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, const window& shown,
+              std::string_view denial_hint) {
     const bool settled = snapshot.status != runtime::job_status::running;
     const std::optional<runtime::run_record> record = settled ? job.record() : std::nullopt;
 
@@ -169,7 +171,13 @@ job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, co
     // The markers belong to the end of the output: shown once the window reaches it.
     if (settled && shown.complete) {
         if (record) {
-            text += runtime::render_markers(*record);
+            std::string markers = runtime::render_markers(*record);
+            const std::string denial = policy::denial_marker(record->sandbox.mode);
+            if (const auto at = markers.find(denial);
+                !denial_hint.empty() && at != std::string::npos) {
+                markers.insert(at + denial.size(), denial_hint);
+            }
+            text += markers;
         } else if (snapshot.runner_failed) {
             text += runtime::runner_failed_marker(snapshot.sandbox.mode);
         } else {

@@ -52,9 +52,10 @@ struct job_view {
 };
 
 // `snapshot` is taken by the caller before the read, so that a job seen settled has all of its
-// output in the window's stream.
+// output in the window's stream. `denial_hint`, when not empty, follows the denial marker
+// (policy::escalation_hint, when a retry could be allowed).
 [[nodiscard]] job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot,
-                            const window& shown);
+                            const window& shown, std::string_view denial_hint = {});
 
 // The job's sandbox facts and its status, for lists.
 [[nodiscard]] nlohmann::json sandbox_json(const runtime::job_snapshot& snapshot);

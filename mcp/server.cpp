@@ -8,20 +8,26 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <ctime>
 #include <list>
 #include <map>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "mcp/arguments.hpp"
 #include "mcp/client_requests.hpp"
+#include "mcp/elicitation.hpp"
 #include "mcp/job_view.hpp"
 #include "mcp/json_rpc.hpp"
+#include "policy/command_prefix.hpp"
+#include "policy/escalation.hpp"
+#include "policy/resolve.hpp"
 #include "sandbox/policy.hpp"
 
 namespace cordon::mcp {
@@ -90,7 +96,11 @@ struct server::impl {
     struct call {
         json id;
         json progress_token;  // null: the caller asked for no progress
+        // Progress counts the milliseconds since the call came, so that it grows through the
+        // approval and the wait for the command alike.
+        steady_clock::time_point started = steady_clock::now();
         std::atomic<bool> cancelled{false};
+        std::stop_source withdraw;  // takes back a question the call is waiting on
         std::mutex mutex;
         std::shared_ptr<runtime::job> job;  // a bash call's job while the call waits for it
     };
@@ -153,6 +163,7 @@ struct server::impl {
     // with what became of them (a client that is still reading learns it), and are joined. What
     // is still queued for the client gets a short while to go out.
     void shut_down() {
+        // A question still out is answered `unavailable` at once: nothing waits on the client.
         asks->close();
         jobs.shutdown(runtime::kill_plan::standard(options.shutdown_grace));
         std::list<worker> left;
@@ -200,6 +211,7 @@ struct server::impl {
         // An unknown or finished call: the reply crossed the cancellation, which is fine.
         if (!target) return;
         target->cancelled = true;
+        target->withdraw.request_stop();
         std::shared_ptr<runtime::job> job;
         {
             std::lock_guard lock(target->mutex);
@@ -260,6 +272,14 @@ struct server::impl {
                     client.capabilities = *declared;
                 }
             }
+        }
+        // The client can be asked for approval only if it can show a form; otherwise the chain
+        // stays empty and every question is `unavailable`.
+        if (offers_form_elicitation(client.capabilities)) {
+            approvals.add_responder(std::make_shared<elicitation_responder>(asks, version, [this] {
+                std::lock_guard lock(mutex);
+                return client.ready;
+            }));
         }
         return result_reply(asked.id,
                             json{{"protocolVersion", version},
@@ -381,8 +401,7 @@ struct server::impl {
     bool wait_for(call& running, steady_clock::time_point deadline,
                   const std::function<bool(steady_clock::time_point)>& ready,
                   const std::function<std::string()>& progress) {
-        const auto started = steady_clock::now();
-        auto next_progress = started + options.progress_interval;
+        auto next_progress = steady_clock::now() + options.progress_interval;
         for (;;) {
             const auto now = steady_clock::now();
             const auto slice = std::min({deadline, next_progress, now + wait_slice});
@@ -391,18 +410,113 @@ struct server::impl {
             if (after >= deadline || running.cancelled) return false;
             if (after >= next_progress) {
                 next_progress += options.progress_interval;
-                if (!running.progress_token.is_null()) {
-                    const auto elapsed =
-                        std::chrono::duration_cast<milliseconds>(after - started).count();
-                    send(json{{"jsonrpc", "2.0"},
-                              {"method", "notifications/progress"},
-                              {"params",
-                               {{"progressToken", running.progress_token},
-                                {"progress", elapsed},
-                                {"message", progress()}}}});
-                }
+                send_progress(running, progress());
             }
         }
+    }
+
+    void send_progress(const call& running, const std::string& message) {
+        if (running.progress_token.is_null()) return;
+        const auto elapsed =
+            std::chrono::duration_cast<milliseconds>(steady_clock::now() - running.started);
+        send(json{{"jsonrpc", "2.0"},
+                  {"method", "notifications/progress"},
+                  {"params",
+                   {{"progressToken", running.progress_token},
+                    {"progress", elapsed.count()},
+                    {"message", message}}}});
+    }
+
+    // ---- approval ---------------------------------------------------------------------------
+
+    // Asks whether this one call may run under a wider mode. Blocks until decided; meanwhile a
+    // call with a progress token hears that it waits for the user. The command's clock has not
+    // started: its job starts only once this returns a grant.
+    policy::escalation_result escalate(call& running, const policy::escalation_request& asked) {
+        std::jthread ticker;
+        if (!running.progress_token.is_null()) {
+            ticker =
+                std::jthread([this, &running, mode = asked.requested_mode](std::stop_token stop) {
+                    std::mutex idle;
+                    std::condition_variable_any woken;
+                    std::unique_lock lock(idle);
+                    const auto since = steady_clock::now();
+                    for (auto next = since + options.progress_interval;;
+                         next += options.progress_interval) {
+                        (void)woken.wait_until(lock, stop, next, [] { return false; });
+                        if (stop.stop_requested()) return;
+                        send_progress(running,
+                                      "waiting for user approval to run under " +
+                                          std::string(sandbox::to_string(mode)) + " (" +
+                                          duration_text(std::chrono::duration_cast<milliseconds>(
+                                              steady_clock::now() - since)) +
+                                          ")");
+                    }
+                });
+        }
+        return policy::approve_escalation(asked, &approvals, running.withdraw.get_token());
+    }
+
+    // What the result says of the question: whether the client was asked, what it answered (or
+    // what decided instead), the outcome and the audit id.
+    json approval_json(const policy::escalation_result& result) const {
+        if (!result.decision) {
+            return json{
+                {"asked", false}, {"action", "not-wider"}, {"outcome", nullptr}, {"id", nullptr}};
+        }
+        const policy::approval_decision& decision = *result.decision;
+        bool asked = false;
+        std::string action;
+        if (decision.by == elicitation_responder_name) {
+            asked = true;
+            switch (decision.outcome) {
+                case policy::approval_outcome::allowed_once:
+                case policy::approval_outcome::allowed_for_session:
+                    action = "accept";
+                    break;
+                case policy::approval_outcome::rejected:
+                    action = "decline";
+                    break;
+                case policy::approval_outcome::cancelled:
+                    action = "cancel";
+                    break;
+                case policy::approval_outcome::unavailable:
+                    action = "error";  // an error reply, or an answer outside the vocabulary
+                    break;
+            }
+        } else if (decision.by == "timeout") {
+            asked = true;
+            action = "timeout";
+        } else if (decision.by == "cancel") {
+            asked = approvals.has_responders();
+            action = "cancel";
+        } else if (decision.by == "policy") {
+            action = "rejected-by-policy";
+        } else if (decision.by == "grant") {
+            action = "session-grant";
+        } else {
+            action = "unavailable";  // nobody could be asked, or the question was not recorded
+        }
+        json shown{{"asked", asked},
+                   {"action", action},
+                   {"outcome", policy::to_string(decision.outcome)},
+                   {"id", decision.id.empty() ? json() : json(decision.id)}};
+        if (!decision.detail.empty()) shown["detail"] = decision.detail;
+        if (decision.grant) shown["grant"] = policy::describe(*decision.grant);
+        return shown;
+    }
+
+    // A job as a tool shows it, with the escalation hint after a denial when a retry could be
+    // allowed (the hint is read only then: it looks at the session's approval policy).
+    job_view show(const runtime::job& job, const runtime::job_snapshot& snapshot,
+                  const window& shown) const {
+        std::string hint;
+        if (snapshot.sandbox.denied &&
+            policy::escalation_possible(snapshot.sandbox.mode, approvals.effective_policy(),
+                                        approvals.has_responders())) {
+            hint = policy::escalation_hint("command");
+        }
+        return view(job, snapshot, shown, hint);
     }
 
     static std::string progress_of(const runtime::job& job) {
@@ -448,7 +562,8 @@ struct server::impl {
     json bash(call& running, const json& given) {
         arguments args("bash", given,
                        {"command", "description", "workdir", "timeout_ms", "run_in_background",
-                        "yield_ms", "stdin", "keep_stdin_open", "max_output_bytes", "env"});
+                        "yield_ms", "stdin", "keep_stdin_open", "max_output_bytes", "env",
+                        "sandbox_permissions", "justification"});
         const auto command = args.text("command", true);
         const auto description = args.text("description");
         const auto workdir = args.text("workdir");
@@ -462,6 +577,11 @@ struct server::impl {
         const auto budget =
             args.integer("max_output_bytes", least_output_bytes, most_output_bytes, true);
         auto env = args.environment("env");
+        const std::string permissions =
+            args.choice("sandbox_permissions", {"use_default", "require_escalated",
+                                                "workspace-write", "danger-full-access"})
+                .value_or("use_default");
+        const auto justification = args.text("justification");
         if (!args.ok()) return tool_error(args.error());
         if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
             return tool_error("invalid arguments for bash: command is empty");
@@ -474,13 +594,40 @@ struct server::impl {
             }
         }
 
+        // The standing policy: the session's mode and root, else the server's.
+        std::optional<policy::session_state> session;
+        if (options.session) {
+            auto state = options.session->state();
+            if (auto* error = std::get_if<policy::log_error>(&state)) {
+                return tool_error("the session log " + options.session->path().string() +
+                                  " cannot be read" +
+                                  (error->line != 0 ? " (line " + std::to_string(error->line) + ")"
+                                                    : std::string()) +
+                                  ": " + error->message + "; nothing ran");
+            }
+            session = std::get<policy::session_state>(std::move(state));
+        }
+        const policy::resolved_policy standing =
+            policy::resolve(policy::deployment{limits.mode, options.workspace},
+                            policy::resolve_request{session ? &*session : nullptr, std::nullopt});
+        // require_escalated is the widest mode, as in Codex; use_default asks for nothing.
+        std::optional<sandbox::sandbox_mode> requested;
+        if (permissions == "require_escalated" || permissions == "danger-full-access") {
+            requested = sandbox::sandbox_mode::danger_full_access;
+        } else if (permissions == "workspace-write") {
+            requested = sandbox::sandbox_mode::workspace_write;
+        }
+        if (auto wrong = policy::check_escalation_fields(requested.has_value(), justification)) {
+            return tool_error(*wrong);
+        }
+
         runtime::job_request request;
         request.run.argv = {options.bash.string(), "-c", *command};
-        request.run.mode = limits.mode;
-        request.run.workspace_root = options.workspace;
+        request.run.mode = standing.mode;
+        request.run.workspace_root = standing.workspace_root;
         if (workdir) {
             std::filesystem::path dir = *workdir;
-            if (dir.is_relative()) dir = options.workspace / dir;
+            if (dir.is_relative()) dir = standing.workspace_root / dir;
             dir = sandbox::canonical_path(dir);
             std::error_code ec;
             if (!std::filesystem::is_directory(dir, ec)) {
@@ -496,6 +643,30 @@ struct server::impl {
         request.keep_stdin_open = keep_stdin_open;
         request.owner = owner;
         request.label = description && !description->empty() ? *description : *command;
+
+        // An escalation is decided before anything runs, and widens this one call only.
+        json approval;
+        if (requested) {
+            policy::escalation_request asked;
+            asked.requested_mode = *requested;
+            asked.effective_mode = standing.mode;
+            asked.justification = *justification;
+            asked.subject = "command";
+            asked.tool = "bash";
+            asked.command = *command;
+            asked.workdir = request.run.workdir.value_or(standing.workspace_root);
+            const policy::escalation_result decided = escalate(running, asked);
+            if (running.cancelled) return nullptr;
+            approval = approval_json(decided);
+            if (!decided.granted) {
+                return text_result(decided.error,
+                                   json{{"status", "not_run"},
+                                        {"message", decided.error},
+                                        {"approval", std::move(approval)}},
+                                   true);
+            }
+            request.run.mode = *decided.granted;
+        }
 
         auto started = jobs.start(std::move(request));
         if (auto* refused = std::get_if<runtime::job_refused>(&started)) {
@@ -526,7 +697,9 @@ struct server::impl {
             read_head_and_tail(*job, runtime::job_output::merged,
                                static_cast<std::size_t>(budget.value_or(default_output_bytes)));
         remember(job->id(), runtime::job_output::merged, shown.next_offset);
-        return tool_result(view(*job, now, shown));
+        job_view shown_job = show(*job, now, shown);
+        if (!approval.is_null()) shown_job.structured["approval"] = std::move(approval);
+        return tool_result(shown_job);
     }
 
     json job_output(call& running, const json& given) {
@@ -594,7 +767,7 @@ struct server::impl {
             }
         }
         remember(*id, which, shown.next_offset);
-        return tool_result(view(*job, now, shown));
+        return tool_result(show(*job, now, shown));
     }
 
     json job_write(call& running, const json& given) {
@@ -636,7 +809,7 @@ struct server::impl {
         const window shown =
             read_window(*job, runtime::job_output::merged, before, default_output_bytes);
         remember(*id, runtime::job_output::merged, shown.next_offset);
-        job_view shown_job = view(*job, now, shown);
+        job_view shown_job = show(*job, now, shown);
         shown_job.structured["written"] = written.written;
         return tool_result(shown_job);
     }
@@ -672,7 +845,7 @@ struct server::impl {
         const window shown =
             read_window(*job, runtime::job_output::merged,
                         size - std::min<std::uint64_t>(size, kill_tail_bytes), kill_tail_bytes);
-        job_view shown_job = view(*job, now, shown);
+        job_view shown_job = show(*job, now, shown);
         shown_job.structured["killed"] = killed;
         shown_job.text = (killed ? "killed " + *id + " with SIG" + name + "\n"
                                  : *id + " had already ended; nothing was killed\n") +
@@ -739,10 +912,12 @@ struct server::impl {
 
     std::mutex mutex;
     struct {
-        std::string protocol;                                     // as negotiated by initialize
-        json capabilities = json::object();                       // as the client declared them
-        bool ready = false;                                       // notifications/initialized came
-    } client;                                                     // guarded by mutex
+        std::string protocol;                // as negotiated by initialize
+        json capabilities = json::object();  // as the client declared them
+        bool ready = false;                  // notifications/initialized came
+    } client;                                // guarded by mutex
+    // After `asks` and `output`, which its responders use: it is destroyed before them.
+    policy::approval_service approvals{options.approval, options.session};
     std::map<std::string, std::shared_ptr<call>> calls;           // by the id's JSON text
     std::map<std::string, std::array<std::uint64_t, 3>> cursors;  // per job, per stream
     std::list<worker> workers;

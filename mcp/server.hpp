@@ -1,8 +1,12 @@
 // `cordon mcp`: a Model Context Protocol server over stdio (docs/mcp.md). It offers cordon as a
-// shell tool to agents in any language: `bash` runs a command under the server's sandbox mode
-// and returns within a bounded time, turning a long command into a background job; job_output,
-// job_write, job_kill and job_list work on those jobs. Jobs belong to the server's supervisor
-// (runtime/jobs.hpp), so that none outlives the server.
+// shell tool to agents in any language: `bash` runs a command under the standing sandbox mode
+// (the session's, else the server's) and returns within a bounded time, turning a long command
+// into a background job; job_output, job_write, job_kill and job_list work on those jobs. Jobs
+// belong to the server's supervisor (runtime/jobs.hpp), so that none outlives the server.
+//
+// Escalation: a bash call may ask to run under a wider mode with a justification. The server's
+// approval service (policy/approval.hpp) decides before anything runs; when the client declared
+// form elicitation, its chain asks the person behind the client (mcp/elicitation.hpp).
 //
 // Concurrency: one thread reads the input and answers what is quick (initialize, ping,
 // tools/list, cancellations) at once; every tools/call runs on a thread of its own, so that a
@@ -17,6 +21,8 @@
 #include <string>
 
 #include "mcp/tools.hpp"
+#include "policy/approval.hpp"
+#include "policy/session_log.hpp"
 #include "runtime/jobs.hpp"
 #include "sandbox/provider.hpp"
 
@@ -26,6 +32,13 @@ struct server_options {
     tool_limits limits;
     std::filesystem::path workspace;  // absolute and canonical
     std::filesystem::path bash;       // the shell `bash` calls run with -c
+    // The session the server serves, or null. Its sandbox/mode and working directory are the
+    // standing policy of every call (else limits.mode and `workspace`); its approval/policy
+    // wins over approval.policy; it records every question and its answer, and the grants.
+    // Keep it where no confined command can write (jobs.executor.protected_paths).
+    std::shared_ptr<const policy::session_log> session;
+    // The configured approval policy, and how long a question may stay unanswered.
+    policy::approval_options approval;
     // How jobs run (kill plan, output limits, spill root, ...). Its cap and lifetime come from
     // `limits`.
     runtime::supervisor_options jobs;

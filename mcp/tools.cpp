@@ -17,14 +17,15 @@ json nullable(std::string_view type) {
 }
 
 // One schema for every result that describes a job; permissive (optional fields, nullable
-// types), since a client rejects a whole result that does not validate.
-json job_schema() {
-    return json{{"type", "object"},
+// types), since a client rejects a whole result that does not validate. bash's results may also
+// be a refused escalation (status "not_run", no job) and say what became of the question.
+json job_schema(bool bash = false) {
+    json statuses = {"running", "completed", "killed", "timed_out", "failed_to_start"};
+    if (bash) statuses.push_back("not_run");
+    json schema{{"type", "object"},
                 {"properties",
                  {{"job_id", {{"type", "string"}}},
-                  {"status",
-                   {{"type", "string"},
-                    {"enum", {"running", "completed", "killed", "timed_out", "failed_to_start"}}}},
+                  {"status", {{"type", "string"}, {"enum", std::move(statuses)}}},
                   {"exitCode", nullable("integer")},
                   {"signal", nullable("string")},
                   {"timedOut", {{"type", "boolean"}}},
@@ -44,6 +45,18 @@ json job_schema() {
                   {"killed", {{"type", "boolean"}}},
                   {"written", {{"type", "integer"}}}}},
                 {"required", {"job_id", "status"}}};
+    if (bash) {
+        schema["properties"]["approval"] = {{"type", "object"},
+                                            {"properties",
+                                             {{"asked", {{"type", "boolean"}}},
+                                              {"action", {{"type", "string"}}},
+                                              {"outcome", nullable("string")},
+                                              {"id", nullable("string")},
+                                              {"detail", {{"type", "string"}}},
+                                              {"grant", {{"type", "string"}}}}}};
+        schema["required"] = {"status"};
+    }
+    return schema;
 }
 
 json integer(std::string description) {
@@ -90,8 +103,12 @@ json tool_list(const tool_limits& limits) {
              "[exit code: N] and is not a tool error; a sandbox denial is reported as "
              "[sandbox: file access denied under " +
              mode +
-             " mode] and is a policy decision: do not retry another way. Long output keeps its "
-             "first fifth and last four fifths; job_output reads the rest by offset."},
+             " mode] and is a policy decision: do not retry another way, unless the result also "
+             "says escalation is available: then retry that exact command once with "
+             "sandbox_permissions (the narrowest wider mode that suffices) and a one-sentence "
+             "justification. The user is asked; nothing runs unless they accept, the grant "
+             "covers that one call, and a refusal is a tool error that says why. Long output "
+             "keeps its first fifth and last four fifths; job_output reads the rest by offset."},
         {"inputSchema",
          input({{"command", text("The command line, run with bash -c")},
                 {"description", text("What the command does, in a few words (shown in job_list)")},
@@ -113,9 +130,21 @@ json tool_list(const tool_limits& limits) {
                 {"env",
                  {{"type", "object"},
                   {"description", "Environment variables to set (a null value unsets one)"},
-                  {"additionalProperties", nullable("string")}}}},
+                  {"additionalProperties", nullable("string")}}},
+                {"sandbox_permissions",
+                 {{"type", "string"},
+                  {"enum",
+                   {"use_default", "require_escalated", "workspace-write", "danger-full-access"}},
+                  {"description",
+                   "Run this one call under a wider sandbox mode, after the user approves: a "
+                   "mode name, or require_escalated (= danger-full-access). Needs "
+                   "justification. Default use_default (the standing " +
+                       mode + " mode)"}}},
+                {"justification",
+                 text("One sentence saying why the command needs the wider mode (shown to the "
+                      "user; only with sandbox_permissions)")}},
                {"command"})},
-        {"outputSchema", job_schema()},
+        {"outputSchema", job_schema(true)},
         {"annotations", annotations("Run shell command (sandboxed)", false, true, false, true)}};
 
     json job_output{
