@@ -101,13 +101,46 @@ public:
         return reply.contains("result") ? reply["result"] : reply;
     }
 
-    void initialize(const std::string& version = "2025-11-25") {
+    void initialize(const std::string& version = "2025-11-25", json capabilities = json::object()) {
         json reply = request(0, "initialize",
                              {{"protocolVersion", version},
-                              {"capabilities", json::object()},
+                              {"capabilities", std::move(capabilities)},
                               {"clientInfo", {{"name", "cordon-test"}, {"version", "0"}}}});
         if (!reply.contains("result")) throw std::runtime_error("initialize: " + reply.dump());
         send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    }
+
+    // Sends tools/call without waiting for its reply; `meta` becomes params._meta.
+    void start_call(const json& id, const std::string& tool, json args, json meta = nullptr) {
+        json params{{"name", tool}, {"arguments", std::move(args)}};
+        if (!meta.is_null()) params["_meta"] = std::move(meta);
+        send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", params}});
+    }
+
+    // The next request the server sends the client (e.g. elicitation/create), or null.
+    json server_request(std::chrono::milliseconds within = std::chrono::seconds(60)) {
+        const auto until = std::chrono::steady_clock::now() + within;
+        for (;;) {
+            for (auto it = replies_.begin(); it != replies_.end(); ++it) {
+                if (it->contains("method")) {
+                    json found = std::move(*it);
+                    replies_.erase(it);
+                    return found;
+                }
+            }
+            auto next = receive(until);
+            if (!next) return nullptr;
+            if (next->contains("id")) {
+                replies_.push_back(std::move(*next));
+            } else {
+                notifications_.push_back(std::move(*next));
+            }
+        }
+    }
+
+    // Answers a request of the server's.
+    void answer(const json& asked, json result) {
+        send({{"jsonrpc", "2.0"}, {"id", asked.at("id")}, {"result", std::move(result)}});
     }
 
     // The reply to `id`; notifications read on the way are kept in notifications().
@@ -115,7 +148,7 @@ public:
         const auto until = std::chrono::steady_clock::now() + within;
         for (;;) {
             for (auto it = replies_.begin(); it != replies_.end(); ++it) {
-                if ((*it)["id"] == id) {
+                if ((*it)["id"] == id && !it->contains("method")) {
                     json found = std::move(*it);
                     replies_.erase(it);
                     return found;

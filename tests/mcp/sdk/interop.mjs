@@ -1,7 +1,9 @@
 // Drives `cordon mcp` with the official MCP TypeScript SDK client, as an agent would: list the
 // tools, run a foreground command, let one go to the background past yield_ms, start a background
 // job and read it to the end by cursor, write to a job's stdin, kill a job, ping while a slow call
-// runs, cancel a pending call, and close the client. Then no process any command started may be
+// runs, cancel a pending call, ask for an escalation (a second client, which declares elicitation,
+// answers accept, decline and cancel; this one, which does not, is never asked), and close the
+// client. Then no process any command started may be
 // left. Every command names itself with a marker (exec -a) that is looked for in /proc; the marker
 // comes in through the environment ($M), so that it is not in any runner's command line.
 //
@@ -10,7 +12,7 @@
 // Exits 0 when every check passed; otherwise prints the failed check and exits 1.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -215,6 +217,87 @@ try {
     abort.abort("changed my mind");
     await assert.rejects(pending);
     await eventually(() => processesWith(`${marker}-cancel`).length === 0, "the tree ended");
+  });
+
+  await step("escalation without the elicitation capability", async () => {
+    const result = await bash({
+      command: "echo x > /etc/cordon-interop-escalated",
+      sandbox_permissions: "require_escalated",
+      justification: "the test checks that nothing runs",
+    });
+    assert.equal(result.isError, true);
+    assert.equal(result.structuredContent.status, "not_run");
+    assert.equal(result.structuredContent.approval.asked, false);
+    assert.equal(result.structuredContent.approval.action, "unavailable");
+    assert.match(text(result), /no approval channel is available/);
+    assert.ok(!fs.existsSync("/etc/cordon-interop-escalated"));
+  });
+
+  await step("elicitation answered accept, decline and cancel", async () => {
+    const asking = new Client(
+      { name: "cordon-interop-asking", version: "0.0.1" },
+      { capabilities: { elicitation: {} } },
+    );
+    const questions = [];
+    let answer = { action: "accept", content: { scope: "once" } };
+    asking.setRequestHandler(ElicitRequestSchema, async (request) => {
+      questions.push(request.params);
+      return answer;
+    });
+    await asking.connect(
+      new StdioClientTransport({
+        command: cordon,
+        args: ["mcp", "--mode", "read-only", "--workspace", workspace],
+        env: { ...process.env },
+        stderr: "inherit",
+      }),
+    );
+    try {
+      await asking.listTools();
+      const run = (args) =>
+        asking.callTool({ name: "bash", arguments: args }, CallToolResultSchema);
+      const denied = await run({ command: "touch escalated" });
+      assert.equal(denied.structuredContent.sandbox.denied, true, text(denied));
+      assert.match(text(denied), /escalation available/);
+      const escalation = {
+        command: "touch escalated",
+        sandbox_permissions: "workspace-write",
+        justification: "the test writes one file",
+      };
+
+      const accepted = await run(escalation);
+      assert.equal(accepted.isError, false, text(accepted));
+      assert.equal(accepted.structuredContent.sandbox.mode, "workspace-write");
+      assert.equal(accepted.structuredContent.approval.action, "accept");
+      assert.equal(accepted.structuredContent.approval.outcome, "allowed-once");
+      assert.ok(fs.existsSync(path.join(workspace, "escalated")));
+      assert.equal(questions.length, 1);
+      assert.equal(questions[0].mode, "form");
+      assert.match(questions[0].message, /touch escalated/);
+      assert.match(questions[0].message, /read-only → workspace-write/);
+      assert.match(questions[0].message, /the test writes one file/);
+      fs.rmSync(path.join(workspace, "escalated"));
+
+      answer = { action: "decline" };
+      const declined = await run(escalation);
+      assert.equal(declined.isError, true);
+      assert.equal(declined.structuredContent.approval.action, "decline");
+      assert.equal(text(declined), 'the user rejected escalating this command to "workspace-write"');
+
+      answer = { action: "cancel" };
+      const cancelled = await run(escalation);
+      assert.equal(cancelled.isError, true);
+      assert.equal(cancelled.structuredContent.approval.action, "cancel");
+      assert.equal(text(cancelled), 'approval for escalating to "workspace-write" was cancelled');
+      assert.equal(questions.length, 3);
+      assert.ok(!fs.existsSync(path.join(workspace, "escalated")), "nothing ran when refused");
+
+      const plain = await run({ command: "touch escalated" });
+      assert.equal(plain.structuredContent.sandbox.mode, "read-only", "back to the standing mode");
+      assert.equal(plain.structuredContent.sandbox.denied, true);
+    } finally {
+      await asking.close();
+    }
   });
 
   await step("close leaves no process behind", async () => {
