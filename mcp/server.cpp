@@ -49,7 +49,9 @@ constexpr std::string_view instructions =
     "command keeps running as a job (job_id). Wait for a job and read its output by offset "
     "with job_output, feed its stdin with job_write, end it and everything it started with "
     "job_kill, and find every job with job_list. Check the [exit code: N] marker on every "
-    "result; a [sandbox: ...] marker is a policy decision, not a command failure.";
+    "result; a [sandbox: ...] marker is a policy decision, not a command failure. When a "
+    "denial says escalation is available, bash can retry that command once with "
+    "sandbox_permissions and a justification: the user is asked first.";
 
 json text_result(std::string text, json structured, bool is_error) {
     json result{{"content", json::array({{{"type", "text"}, {"text", std::move(text)}}})},
@@ -265,7 +267,6 @@ struct server::impl {
         initialized = true;
         {
             std::lock_guard lock(mutex);
-            client.protocol = version;
             if (asked.params.is_object()) {
                 const auto declared = asked.params.find("capabilities");
                 if (declared != asked.params.end() && declared->is_object()) {
@@ -912,7 +913,6 @@ struct server::impl {
 
     std::mutex mutex;
     struct {
-        std::string protocol;                // as negotiated by initialize
         json capabilities = json::object();  // as the client declared them
         bool ready = false;                  // notifications/initialized came
     } client;                                // guarded by mutex

@@ -95,8 +95,9 @@ json tool_list(const tool_limits& limits) {
         {"name", "bash"},
         {"title", "Run a shell command (sandboxed)"},
         {"description",
-         "Runs a command with bash -c under the " + mode +
-             " sandbox, in a fresh shell each time (use workdir, not cd). Returns within "
+         "Runs a command with bash -c under the standing sandbox mode (" + mode +
+             " unless the session sets another), in a fresh shell each time (use workdir, not cd). "
+             "Returns within "
              "yield_ms (default 30 s): a command still running then keeps running as a job, "
              "and the result carries its job_id; wait for it and read the rest with job_output. "
              "run_in_background returns the job at once. A non-zero exit is reported as "
