@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "policy/command_prefix.hpp"
+#include "policy/display.hpp"
 #include "sandbox/mode.hpp"
 
 namespace cordon::mcp {
@@ -22,11 +23,15 @@ std::string mode_name(sandbox::sandbox_mode mode) {
 
 std::string question(const policy::approval_request& request) {
     const bool unconfined = request.requested_mode == sandbox::sandbox_mode::danger_full_access;
-    std::string text =
-        "Allow the agent to run `" + request.command + "` in " + request.workdir.string() +
-        (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
-        mode_name(request.effective_mode) + " \u2192 " + mode_name(request.requested_mode) + ")?";
-    if (!request.justification.empty()) text += " Reason given: " + request.justification;
+    // The agent's text is shown as it would run: no control sequence may redraw the question.
+    std::string text = "Allow the agent to run `" + policy::shown_safely(request.command) +
+                       "` in " + policy::shown_safely(request.workdir.string()) +
+                       (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
+                       mode_name(request.effective_mode) + " \u2192 " +
+                       mode_name(request.requested_mode) + ")?";
+    if (!request.justification.empty()) {
+        text += " Reason given: " + policy::shown_safely(request.justification);
+    }
     return text;
 }
 

@@ -138,10 +138,15 @@ TEST_F(McpApproval, AnAcceptedEscalationRunsThatOneCallUnderTheWiderMode) {
 TEST_F(McpApproval, RequireEscalatedAsksForFullAccessInTheClientsProtocol) {
     mcp_peer peer(server_args());
     peer.initialize("2025-06-18", asks_by_form);
-    peer.start_call(1, "bash", escalated("echo outside", "require_escalated"));
+    // The command carries a sequence that would erase the line it is shown on: it is shown
+    // escaped, as it would run.
+    peer.start_call(1, "bash", escalated("echo outside #\r\x1b[2K", "require_escalated"));
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
     EXPECT_FALSE(asked["params"].contains("mode"));
+    EXPECT_TRUE(contains(asked["params"]["message"], "`echo outside #\\r\\x1b[2K`"))
+        << asked["params"]["message"];
+    EXPECT_FALSE(contains(asked["params"]["message"], "\x1b"));
     const json& scope = asked["params"]["requestedSchema"]["properties"]["scope"];
     EXPECT_EQ(scope["enum"], json::array({"once", "session"})) << scope.dump();
     EXPECT_FALSE(scope.contains("oneOf"));
