@@ -466,38 +466,44 @@ struct server::impl {
                 {"asked", false}, {"action", "not-wider"}, {"outcome", nullptr}, {"id", nullptr}};
         }
         const policy::approval_decision& decision = *result.decision;
-        bool asked = false;
         std::string action;
-        if (decision.by == elicitation_responder_name) {
-            asked = true;
-            switch (decision.outcome) {
-                case policy::approval_outcome::allowed_once:
-                case policy::approval_outcome::allowed_for_session:
-                    action = "accept";
-                    break;
-                case policy::approval_outcome::rejected:
-                    action = "decline";
-                    break;
-                case policy::approval_outcome::cancelled:
-                    action = "cancel";
-                    break;
-                case policy::approval_outcome::unavailable:
-                    action = "error";  // an error reply, or an answer outside the vocabulary
-                    break;
-            }
-        } else if (decision.by == "timeout") {
-            asked = true;
-            action = "timeout";
-        } else if (decision.by == "cancel") {
-            asked = approvals.has_responders();
-            action = "cancel";
-        } else if (decision.by == "policy") {
-            action = "rejected-by-policy";
-        } else if (decision.by == "grant") {
-            action = "session-grant";
-        } else {
-            action = "unavailable";  // nobody could be asked, or the question was not recorded
+        switch (decision.source) {
+            case policy::decided_by::responder:
+                // The only responder is the client's elicitation.
+                switch (decision.outcome) {
+                    case policy::approval_outcome::allowed_once:
+                    case policy::approval_outcome::allowed_for_session:
+                        action = "accept";
+                        break;
+                    case policy::approval_outcome::rejected:
+                        action = "decline";
+                        break;
+                    case policy::approval_outcome::cancelled:
+                        action = "cancel";
+                        break;
+                    case policy::approval_outcome::unavailable:
+                        action = "error";  // an error reply, or an answer outside the vocabulary
+                        break;
+                }
+                break;
+            case policy::decided_by::timeout:
+                action = "timeout";
+                break;
+            case policy::decided_by::cancel:
+                action = "cancel";
+                break;
+            case policy::decided_by::policy:
+                action = "rejected-by-policy";
+                break;
+            case policy::decided_by::grant:
+                action = "session-grant";
+                break;
+            case policy::decided_by::none:
+            case policy::decided_by::unrecorded:
+                action = "unavailable";  // nobody could be asked, or the question was not recorded
+                break;
         }
+        const bool asked = decision.asked;
         json shown{{"asked", asked},
                    {"action", action},
                    {"outcome", policy::to_string(decision.outcome)},

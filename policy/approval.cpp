@@ -19,6 +19,26 @@ bool in_vocabulary(approval_outcome outcome) {
 
 }  // namespace
 
+std::string_view to_string(decided_by source) noexcept {
+    switch (source) {
+        case decided_by::unrecorded:
+            return "unrecorded";
+        case decided_by::cancel:
+            return "cancel";
+        case decided_by::policy:
+            return "policy";
+        case decided_by::grant:
+            return "grant";
+        case decided_by::responder:
+            return "responder";
+        case decided_by::timeout:
+            return "timeout";
+        case decided_by::none:
+            return "none";
+    }
+    return "invalid";
+}
+
 std::string new_approval_id() {
     std::random_device random;
     const std::uint64_t value = (static_cast<std::uint64_t>(random()) << 32) ^ random();
@@ -34,6 +54,7 @@ struct approval_service::question {
     std::condition_variable changed;
     bool answered = false;  // guarded by mutex
     approval_outcome outcome = approval_outcome::unavailable;
+    bool by_responder = false;  // false: no responder answered
     std::string by;
     std::string detail;
     std::stop_source stop;
@@ -164,14 +185,17 @@ approval_decision approval_service::request(const approval_request& request,
         });
     if (cancel.stop_requested()) {
         decision.outcome = approval_outcome::cancelled;
+        decision.source = decided_by::cancel;
         decision.by = "cancel";
         decision.detail = "withdrawn before it was asked";
     } else if (session_policy.value_or(options_.policy) == approval_policy::never) {
         decision.outcome = approval_outcome::rejected;
+        decision.source = decided_by::policy;
         decision.by = "policy";
         decision.detail = "the approval policy is never";
     } else if (covering != standing.end()) {
         decision.outcome = approval_outcome::allowed_for_session;
+        decision.source = decided_by::grant;
         decision.by = "grant";
         decision.grant = *covering;
     } else {
@@ -182,6 +206,7 @@ approval_decision approval_service::request(const approval_request& request,
         }
         if (chain.empty()) {
             decision.outcome = approval_outcome::unavailable;
+            decision.source = decided_by::none;
             decision.by = "none";
             decision.detail = "no responder can ask anyone";
         } else {
@@ -220,6 +245,7 @@ approval_decision approval_service::request(const approval_request& request,
                     std::lock_guard lock(asked->mutex);
                     asked->answered = true;
                     asked->outcome = outcome;
+                    asked->by_responder = answered;
                     asked->by = std::move(by);
                     asked->detail = std::move(detail);
                 }
@@ -238,12 +264,15 @@ approval_decision approval_service::request(const approval_request& request,
             });
             const bool answered = asked->changed.wait_until(
                 lock, deadline, [&] { return asked->answered || cancel.stop_requested(); });
+            decision.asked = true;
             if (asked->answered) {
                 decision.outcome = asked->outcome;
+                decision.source = asked->by_responder ? decided_by::responder : decided_by::none;
                 decision.by = asked->by;
                 decision.detail = asked->detail;
             } else {
                 decision.outcome = approval_outcome::cancelled;
+                decision.source = answered ? decided_by::cancel : decided_by::timeout;
                 decision.by = answered ? "cancel" : "timeout";
                 decision.detail = answered ? "the question was withdrawn"
                                            : "no answer within " +
@@ -277,6 +306,7 @@ approval_decision approval_service::request(const approval_request& request,
         if (auto error = log_->append(std::move(decided))) {
             // An allowance that is not on record is not given.
             decision.outcome = approval_outcome::unavailable;
+            decision.source = decided_by::unrecorded;
             decision.grant.reset();
             decision.detail = "the decision could not be recorded: " + error->message;
         }

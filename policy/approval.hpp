@@ -22,7 +22,7 @@
 // Events: {"type":"approval/asked","id","tool","command","workdir","mode","from","reason",
 // "justification"} and {"type":"approval/decided","id","outcome","by"(,"grant":{"prefix",
 // "exact","mode"})(,"detail")}. `by` names who decided: "policy", "grant", a responder's name,
-// "timeout", "cancel", "none".
+// "timeout", "cancel", "none" (decided_by below).
 #pragma once
 
 #include <chrono>
@@ -89,10 +89,25 @@ struct approval_options {
     std::chrono::milliseconds timeout{300'000};     // an unanswered question is cancelled
 };
 
+// What decided a request, in the order request() tries them.
+enum class decided_by {
+    unrecorded,  // the question could not be recorded (or the log read): nobody was asked
+    cancel,      // withdrawn, before or while a responder was asked
+    policy,      // the approval policy is `never`
+    grant,       // a standing allowed-for-session grant covered it
+    responder,   // a responder's answer (or its failure, or an answer outside the vocabulary)
+    timeout,     // no answer in time
+    none,        // no responder answered
+};
+
+[[nodiscard]] std::string_view to_string(decided_by source) noexcept;
+
 struct approval_decision {
     approval_outcome outcome = approval_outcome::unavailable;
+    decided_by source = decided_by::unrecorded;
+    bool asked = false;                  // a responder was consulted
     std::string id;                      // the audit pair's id (empty when nothing was logged)
-    std::string by;                      // as in the log
+    std::string by;                      // as in the log: to_string(source), or the responder
     std::optional<session_grant> grant;  // the grant recorded, or the one that covered it
     std::string detail;                  // why, for unavailable and cancelled
 };

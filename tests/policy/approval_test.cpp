@@ -83,6 +83,8 @@ TEST(Approval, EachOutcomeOfAResponderIsReturnedAndAudited) {
         const auto decision = service.request(ask());
         EXPECT_EQ(decision.outcome, outcome);
         EXPECT_EQ(decision.by, "tester");
+        EXPECT_EQ(decision.source, decided_by::responder);
+        EXPECT_TRUE(decision.asked);
         EXPECT_EQ(decision.id.rfind("ap-", 0), 0u);
         expect_pair(*log, decision, to_string(outcome));
     }
@@ -106,6 +108,8 @@ TEST(Approval, NeverRejectsBeforeAnyResponderRuns) {
     const auto decision = service.request(ask());
     EXPECT_EQ(decision.outcome, approval_outcome::rejected);
     EXPECT_EQ(decision.by, "policy");
+    EXPECT_EQ(decision.source, decided_by::policy);
+    EXPECT_FALSE(decision.asked);
     EXPECT_TRUE(calls.empty());
     expect_pair(*log, decision, "rejected");
 }
@@ -146,6 +150,8 @@ TEST(Approval, AllDelegatingIsUnavailable) {
     const auto decision = service.request(ask());
     EXPECT_EQ(decision.outcome, approval_outcome::unavailable);
     EXPECT_EQ(decision.by, "none");
+    EXPECT_EQ(decision.source, decided_by::none);
+    EXPECT_TRUE(decision.asked);
 }
 
 TEST(Approval, AThrowingOrRogueResponderIsUnavailable) {
@@ -181,6 +187,8 @@ TEST(Approval, CancelledBeforeAskingAsksNobody) {
     cancel.request_stop();
     const auto decision = service.request(ask(), cancel.get_token());
     EXPECT_EQ(decision.outcome, approval_outcome::cancelled);
+    EXPECT_EQ(decision.source, decided_by::cancel);
+    EXPECT_FALSE(decision.asked);
     EXPECT_TRUE(calls.empty());
     expect_pair(*log, decision, "cancelled");
 }
@@ -230,6 +238,8 @@ TEST(Approval, CancellingDuringTheQuestionAnswersAtOnceAndDiscardsTheLateAnswer)
         const auto decision = decided.get();  // returns while the responder still waits
         EXPECT_EQ(decision.outcome, approval_outcome::cancelled);
         EXPECT_EQ(decision.by, "cancel");
+        EXPECT_EQ(decision.source, decided_by::cancel);
+        EXPECT_TRUE(decision.asked);
         late.let_go();
         expect_pair(*log, decision, "cancelled");
     }  // the service joins the responder's thread
@@ -247,6 +257,7 @@ TEST(Approval, AnUnansweredQuestionIsCancelledAtTheTimeout) {
     const auto decision = service.request(ask());
     EXPECT_EQ(decision.outcome, approval_outcome::cancelled);
     EXPECT_EQ(decision.by, "timeout");
+    EXPECT_EQ(decision.source, decided_by::timeout);
     late.let_go();
     expect_pair(*log, decision, "cancelled");
 }
@@ -267,6 +278,8 @@ TEST(Approval, ASessionGrantCoversThePrefixUnderTheSameModeAndNothingElse) {
     const auto again = service.request(ask("git push --tags"));
     EXPECT_EQ(again.outcome, approval_outcome::allowed_for_session);
     EXPECT_EQ(again.by, "grant");
+    EXPECT_EQ(again.source, decided_by::grant);
+    EXPECT_FALSE(again.asked);
     EXPECT_EQ(again.grant->id, first.id);
     EXPECT_EQ(calls.size(), 1u);
 
@@ -310,6 +323,7 @@ TEST(Approval, AnUnreadableLogAllowsNothing) {
     service.add_responder(answering("yes", approval_outcome::allowed_once));
     const auto decision = service.request(ask());
     EXPECT_EQ(decision.outcome, approval_outcome::unavailable);
+    EXPECT_EQ(decision.source, decided_by::unrecorded);
     EXPECT_NE(decision.detail.find("line 2"), std::string::npos) << decision.detail;
     EXPECT_EQ(service.effective_policy(), approval_policy::never);
 }
