@@ -18,18 +18,31 @@
 //   128+N    signaled                                   signal N ended the command
 //   128+N    aborted                                    cordon got signal N (INT, TERM, HUP) and
 //                                                       ended the command first
+//   3        (no record: ESCALATION_NOT_APPROVED)       --escalate was not granted: refused,
+//                                                       cancelled, nobody to ask, or not wider
+//                                                       than the standing mode; nothing ran
+//
+// `cordon session` exits 0, 2 for a usage error, and 1 when the session log cannot be read or
+// written (a corrupt line: "cordon session: FILE:LINE: <reason>") or names no such grant.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+namespace cordon::policy {
+struct log_error;
+}  // namespace cordon::policy
+
 namespace cordon::cli {
 
 inline constexpr int exit_usage = 2;
+inline constexpr int exit_not_approved = 3;
+inline constexpr int exit_session_failed = 1;  // `cordon session`
 inline constexpr int exit_timeout = 124;
 inline constexpr int exit_sandbox_unavailable = 125;
 inline constexpr int exit_cannot_execute = 126;
@@ -41,11 +54,16 @@ inline constexpr int exit_status_lost = 1;
 // Prints "cordon <command>: <message>" on one line and returns exit_usage.
 int usage_error(std::string_view command, std::string_view message);
 
+// "FILE:LINE: <reason>" for a session log's corrupt line, "FILE: <reason>" otherwise.
+[[nodiscard]] std::string session_error_text(const std::filesystem::path& file,
+                                             const policy::log_error& error);
+
 // Each returns the action to run after parsing.
 std::function<int()> add_probe_command(CLI::App& app);
 // `command` is everything after the first "--" on the command line, split off before parsing.
 std::function<int()> add_confine_command(CLI::App& app, std::vector<std::string> command);
 std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> command);
 std::function<int()> add_mcp_command(CLI::App& app);
+std::function<int()> add_session_command(CLI::App& app);
 
 }  // namespace cordon::cli

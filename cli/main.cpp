@@ -4,6 +4,7 @@
 //   cordon confine --mode M [--workspace DIR] [--backend B] [--json] -- ARGV...
 //   cordon run     [options] (-c 'COMMAND' | -- PROGRAM ARGS...)
 //   cordon mcp     [options]                  (an MCP server on stdin/stdout)
+//   cordon session show|set|revoke FILE ...   (a session log: policy, grants, audit trail)
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     auto confine = add_confine_command(app, command);
     auto run = add_run_command(app, command);
     auto mcp = add_mcp_command(app);
+    auto session = add_session_command(app);
 
     try {
         app.parse(static_cast<int>(kept.size()), kept.data());
@@ -82,5 +84,6 @@ int main(int argc, char** argv) {
     if (name == "probe") return probe();
     if (name == "confine") return confine();
     if (name == "mcp") return mcp();
+    if (name == "session") return session();
     return run();
 }

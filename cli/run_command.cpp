@@ -1,8 +1,13 @@
 // `cordon run`: run one command confined, stream or collect its output, and exit with its status
 // (the table in commands.hpp and docs/contract.md, one code per outcome).
+//
+// With --session the standing policy comes from a session log (policy/resolve.hpp), and with
+// --escalate one run may go under a wider mode once someone said yes (policy/escalation.hpp):
+// everything is checked, and the question asked and answered, before anything runs.
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,17 +15,28 @@
 #include <boost/asio/signal_set.hpp>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <stop_token>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/duration.hpp"
 #include "cli/live_writer.hpp"
+#include "cli/shell_quote.hpp"
 #include "cli/stdin_pump.hpp"
+#include "cli/terminal_prompt.hpp"
 #include "cli/workspace.hpp"
+#include "policy/approval.hpp"
+#include "policy/command_prefix.hpp"
+#include "policy/escalation.hpp"
+#include "policy/resolve.hpp"
+#include "policy/session_log.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
@@ -34,9 +50,20 @@ namespace {
 
 constexpr std::string_view command_name = "cordon run";
 
+// How long a question at the terminal stays open: then it is withdrawn (`cancelled`).
+constexpr std::chrono::minutes approval_timeout{5};
+
 struct run_options {
     std::string mode = "read-only";
+    bool has_mode = false;  // given on the command line, not the default
     std::string workspace;
+    bool has_workspace = false;
+    std::string session;
+    std::string approval;  // "" when not given
+    std::string escalate;
+    bool has_escalate = false;
+    std::string justification;
+    bool has_justification = false;
     std::string workdir;
     std::string timeout;
     std::string max_output;
@@ -161,9 +188,15 @@ std::variant<unique_fd, std::string> open_stdin_file(const std::string& path) {
 }
 
 // Everything that can be wrong with the invocation is found here, before anything runs.
+// The request's mode and workspace root are the deployment's here; the session and an approved
+// escalation may change them (resolve_standing, then the escalation).
 struct validated {
     runtime::run_request request;
     sandbox::backend_choice backend = sandbox::backend_choice::automatic;
+    std::optional<policy::approval_policy> approval;  // --approval
+    std::optional<sandbox::sandbox_mode> escalate;    // --escalate
+    std::string justification;
+    std::string command_text;  // the command as the person asked sees it
 };
 
 std::variant<validated, std::string> validate(run_options& options) {
@@ -174,6 +207,25 @@ std::variant<validated, std::string> validate(run_options& options) {
     auto backend = parse_backend_option(options.backend);
     if (auto* message = std::get_if<std::string>(&backend)) return *message;
     out.backend = std::get<sandbox::backend_choice>(backend);
+    if (!options.approval.empty()) {
+        out.approval = policy::parse_approval_policy(options.approval);
+        if (!out.approval) {
+            return "unknown approval policy \"" + options.approval + "\" (expected ask or never)";
+        }
+    }
+    if (options.has_escalate) {
+        auto wider = parse_mode_option(options.escalate);
+        if (auto* message = std::get_if<std::string>(&wider)) return "--escalate: " + *message;
+        out.escalate = std::get<sandbox::sandbox_mode>(wider);
+    }
+    if (auto wrong = policy::check_escalation_fields(
+            options.has_escalate,
+            options.has_justification ? std::optional<std::string>(options.justification)
+                                      : std::nullopt,
+            "--escalate")) {
+        return *wrong;
+    }
+    out.justification = options.justification;
 
     if (options.has_shell_command && !options.argv.empty()) {
         return "give either -c 'COMMAND' or -- PROGRAM ARGS..., not both";
@@ -190,14 +242,22 @@ std::variant<validated, std::string> validate(run_options& options) {
                    "none is there: give -- PROGRAM ARGS... instead";
         }
         out.request.argv = {bash.string(), "-c", options.shell_command};
+        out.command_text = options.shell_command;
     } else {
         if (options.argv.empty() || options.argv.front().empty()) {
             return "missing command: give -c 'COMMAND' or -- PROGRAM ARGS...";
         }
         out.request.argv = options.argv;
+        out.command_text = shell_join(options.argv);
     }
 
-    auto workspace = resolve_workspace(options.workspace, out.request.mode);
+    // A workspace that may become writable (by the mode asked for, or by an escalation) is
+    // checked as a workspace-write one.
+    const sandbox::sandbox_mode widest =
+        out.escalate && policy::is_strictly_wider(*out.escalate, out.request.mode)
+            ? *out.escalate
+            : out.request.mode;
+    auto workspace = resolve_workspace(options.workspace, widest);
     if (auto* message = std::get_if<std::string>(&workspace)) return *message;
     out.request.workspace_root = std::get<std::filesystem::path>(workspace);
     std::error_code ec;
@@ -264,12 +324,238 @@ std::variant<validated, std::string> validate(run_options& options) {
     return out;
 }
 
+// The policy a run stands under before any escalation: the session's, else the deployment's
+// (--mode, --workspace).
+struct standing {
+    policy::deployment where;
+    std::shared_ptr<const policy::session_log> log;  // null without --session
+    policy::session_state state;
+    policy::resolved_policy policy;
+    policy::approval_policy approval = policy::approval_policy::ask;  // the effective one
+
+    [[nodiscard]] policy::resolved_policy with(
+        std::optional<sandbox::sandbox_mode> approved) const {
+        return policy::resolve(where, {log ? &state : nullptr, approved});
+    }
+};
+
+// An option given on the command line never silently overrides what the session records: a
+// difference is a usage error that says how to change the session instead.
+std::variant<standing, std::string> resolve_standing(const run_options& options,
+                                                     const validated& checked) {
+    standing out;
+    out.where = {checked.request.mode, checked.request.workspace_root};
+    out.approval = checked.approval.value_or(policy::approval_policy::ask);
+    if (options.session.empty()) {
+        out.policy = out.with(std::nullopt);
+        return out;
+    }
+    auto opened = policy::session_log::open_or_create(options.session, out.where.workspace_root);
+    if (auto* error = std::get_if<policy::log_error>(&opened)) {
+        return session_error_text(options.session, *error);
+    }
+    out.log = std::make_shared<const policy::session_log>(
+        std::get<policy::session_log>(std::move(opened)));
+    auto state = out.log->state();
+    if (auto* error = std::get_if<policy::log_error>(&state)) {
+        return session_error_text(out.log->path(), *error);
+    }
+    out.state = std::get<policy::session_state>(std::move(state));
+    out.policy = out.with(std::nullopt);
+
+    const std::string file = out.log->path().string();
+    const std::string change = "; to change it: cordon session set " + shell_quote(file);
+    if (options.has_mode && out.state.mode && *out.state.mode != out.where.default_mode) {
+        const std::string asked(sandbox::to_string(out.where.default_mode));
+        return "--mode " + asked + " conflicts with the mode the session " + file + " records, " +
+               std::string(sandbox::to_string(*out.state.mode)) + change + " --mode " + asked;
+    }
+    if (options.has_workspace && out.policy.workspace_root != out.where.workspace_root) {
+        return "--workspace " + out.where.workspace_root.string() +
+               " conflicts with the root of the session " + file + ", " +
+               out.policy.workspace_root.string() +
+               "; leave --workspace out, or use another session";
+    }
+    if (checked.approval && out.state.approval && *out.state.approval != *checked.approval) {
+        const std::string asked(policy::to_string(*checked.approval));
+        return "--approval " + asked + " conflicts with the approval policy the session " + file +
+               " records, " + std::string(policy::to_string(*out.state.approval)) + change +
+               " --approval " + asked;
+    }
+    if (out.state.approval) out.approval = *out.state.approval;
+    return out;
+}
+
+// SIGINT, SIGTERM or SIGHUP while someone is being asked withdraws the question (`cancelled`, and
+// the audit pair is still written) instead of killing cordon between the two events. The handler
+// only stores the signal; a watcher thread turns it into a stop request.
+std::atomic<int> interrupted_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+void note_interrupt(int signal) {
+    interrupted_signal.store(signal);
+}
+
+class interrupt_watch {
+public:
+    interrupt_watch() {
+        struct sigaction action {};
+        action.sa_handler = note_interrupt;
+        ::sigemptyset(&action.sa_mask);
+        for (std::size_t i = 0; i < signals_.size(); ++i) {
+            ::sigaction(signals_[i], &action, &previous_[i]);
+        }
+        watcher_ = std::jthread([this](std::stop_token own) {
+            while (!own.stop_requested()) {
+                if (interrupted_signal.load() != 0) {
+                    source_.request_stop();
+                    return;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        });
+    }
+    ~interrupt_watch() {
+        watcher_.request_stop();
+        watcher_.join();
+        for (std::size_t i = 0; i < signals_.size(); ++i) {
+            ::sigaction(signals_[i], &previous_[i], nullptr);
+        }
+    }
+    interrupt_watch(const interrupt_watch&) = delete;
+    interrupt_watch& operator=(const interrupt_watch&) = delete;
+
+    [[nodiscard]] std::stop_token token() const { return source_.get_token(); }
+    // The signal that came, or 0.
+    [[nodiscard]] static int signal() { return interrupted_signal.load(); }
+
+private:
+    static constexpr std::array<int, 3> signals_{SIGINT, SIGTERM, SIGHUP};
+    std::array<struct sigaction, 3> previous_{};
+    std::stop_source source_;
+    std::jthread watcher_;
+};
+
+// The record's "approval" object.
+nlohmann::json approval_json(const policy::escalation_result& result,
+                             sandbox::sandbox_mode requested) {
+    nlohmann::json out = {{"asked", result.decision.has_value()},
+                          {"outcome", nullptr},
+                          {"id", nullptr},
+                          {"mode", std::string(sandbox::to_string(requested))},
+                          {"by", nullptr}};
+    if (const auto& decision = result.decision) {
+        out["outcome"] = std::string(policy::to_string(decision->outcome));
+        if (!decision->id.empty()) out["id"] = decision->id;
+        if (!decision->by.empty()) out["by"] = decision->by;
+        if (decision->grant) {
+            out["grant"] = {{"id", decision->grant->id},
+                            {"covers", policy::describe(*decision->grant)},
+                            {"mode", std::string(sandbox::to_string(decision->grant->mode))}};
+        }
+        if (!decision->detail.empty()) out["detail"] = decision->detail;
+    }
+    return out;
+}
+
+struct escalation_answer {
+    std::optional<sandbox::sandbox_mode> granted;
+    std::string error;  // the exact refusal text when not granted
+    nlohmann::json approval;
+    int interrupted_by = 0;
+};
+
+escalation_answer ask_to_escalate(const validated& checked, const standing& stand) {
+    policy::approval_service service(policy::approval_options{stand.approval, approval_timeout},
+                                     stand.log);
+    service.add_responder(std::make_shared<terminal_prompt>(stand.log != nullptr));
+    policy::escalation_request question;
+    question.requested_mode = *checked.escalate;
+    question.effective_mode = stand.policy.mode;
+    question.justification = checked.justification;
+    question.subject = "command";
+    question.tool = std::string(command_name);
+    question.command = checked.command_text;
+    question.workdir = checked.request.workdir.value_or(stand.policy.workspace_root);
+    escalation_answer out;
+    policy::escalation_result result;
+    {
+        interrupt_watch watch;
+        result = policy::approve_escalation(question, &service, watch.token());
+        out.interrupted_by = interrupt_watch::signal();
+    }
+    out.granted = result.granted;
+    out.error = result.error;
+    out.approval = approval_json(result, *checked.escalate);
+    return out;
+}
+
 int run_run_command(run_options& options) {
     auto checked = validate(options);
     if (auto* message = std::get_if<std::string>(&checked)) {
         return usage_error(command_name, *message);
     }
-    auto& [request, backend] = std::get<validated>(checked);
+    auto resolved = resolve_standing(options, std::get<validated>(checked));
+    if (auto* message = std::get_if<std::string>(&resolved)) {
+        return usage_error(command_name, *message);
+    }
+    const standing& stand = std::get<standing>(resolved);
+    validated& valid = std::get<validated>(checked);
+    runtime::run_request& request = valid.request;
+    const sandbox::backend_choice backend = valid.backend;
+    const std::optional<sandbox::sandbox_mode> escalate = valid.escalate;
+    request.mode = stand.policy.mode;
+    request.workspace_root = stand.policy.workspace_root;
+
+    // No run may be able to write the session log: whoever can write it widens every later run.
+    runtime::executor_options executor_options;
+    if (stand.log) {
+        executor_options.protected_paths.push_back(sandbox::canonical_path(stand.log->path()));
+    }
+    std::shared_ptr<sandbox::provider> provider;
+    const auto provider_for = [&](sandbox::sandbox_mode mode) {
+        if (provider || !sandbox::is_confined(mode)) return;
+        sandbox::local_provider_options provider_options;
+        provider_options.choice = backend;
+        provider_options.verdict_directory = sandbox::default_verdict_cache();
+        provider = runtime::make_local_provider(std::move(provider_options));
+    };
+
+    std::optional<nlohmann::json> approval_record;
+    if (escalate) {
+        // A run the escalated mode would refuse (the log inside what it could write, ...) is
+        // refused before anyone is asked.
+        if (policy::is_strictly_wider(*escalate, stand.policy.mode) &&
+            sandbox::is_confined(*escalate)) {
+            provider_for(*escalate);
+            const sandbox::sandbox_policy wider{*escalate, stand.policy.workspace_root};
+            if (auto refused = provider->refusal(wider, executor_options.protected_paths)) {
+                return usage_error(command_name, *refused);
+            }
+        }
+        escalation_answer answer = ask_to_escalate(valid, stand);
+        if (answer.interrupted_by != 0 && answer.granted) {
+            // Allowed, but cordon was told to stop while it was asking: nothing runs.
+            return exit_signal_base + answer.interrupted_by;
+        }
+        if (!answer.granted) {
+            if (options.json) {
+                nlohmann::json refused = {{"error",
+                                           {{"name", "EscalationNotApproved"},
+                                            {"code", "ESCALATION_NOT_APPROVED"},
+                                            {"message", answer.error}}},
+                                          {"approval", answer.approval}};
+                std::cout << runtime::dump(refused) << '\n';
+            } else {
+                std::cerr << command_name << ": " << answer.error << '\n';
+            }
+            return exit_not_approved;
+        }
+        const policy::resolved_policy escalated = stand.with(answer.granted);
+        request.mode = escalated.mode;
+        request.workspace_root = escalated.workspace_root;
+        approval_record = std::move(answer.approval);
+    }
 
     // Live: the command's streams go to ours through writer threads, so that a stalled reader
     // of cordon's output cannot stall the event loop and with it the timeout.
@@ -283,14 +569,9 @@ int run_run_command(run_options& options) {
     }
 
     boost::asio::io_context io;
-    std::shared_ptr<sandbox::provider> provider;
-    if (sandbox::is_confined(request.mode)) {
-        sandbox::local_provider_options provider_options;
-        provider_options.choice = backend;
-        provider_options.verdict_directory = sandbox::default_verdict_cache();
-        provider = runtime::make_local_provider(std::move(provider_options));
-    }
-    runtime::executor exec(io.get_executor(), provider);
+    provider_for(request.mode);
+    const sandbox::sandbox_mode run_mode = request.mode;
+    runtime::executor exec(io.get_executor(), provider, std::move(executor_options));
 
     std::optional<runtime::run_result> result;
     boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
@@ -325,9 +606,13 @@ int run_run_command(run_options& options) {
                             std::chrono::steady_clock::now() + std::chrono::seconds(5));
     };
 
+    const auto with_approval = [&approval_record](nlohmann::json json) {
+        if (approval_record) json["approval"] = *approval_record;
+        return json;
+    };
     if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) {
         if (options.json) {
-            std::cout << runtime::dump(runtime::to_json(*error)) << '\n';
+            std::cout << runtime::dump(with_approval(runtime::to_json(*error))) << '\n';
         } else {
             own_lines(std::string(error->what()) + "\n");
         }
@@ -335,7 +620,7 @@ int run_run_command(run_options& options) {
     }
     const auto& record = std::get<runtime::run_record>(*result);
     if (options.json) {
-        std::cout << runtime::dump(runtime::to_json(record)) << '\n';
+        std::cout << runtime::dump(with_approval(runtime::to_json(record))) << '\n';
     } else {
         std::string markers;
         if (record.outcome.kind == runtime::outcome_kind::not_started) {
@@ -351,7 +636,16 @@ int run_run_command(run_options& options) {
         note_dropped("stdout", dropped_out, record.stdout_output);
         note_dropped("stderr", dropped_err, record.stderr_output);
         if (record.outcome.kind != runtime::outcome_kind::not_started) {
-            markers += runtime::render_markers(record);
+            std::string rendered = runtime::render_markers(record);
+            // After a denial, say how to retry wider, when that could work: a wider mode exists,
+            // the policy asks, and there is a terminal to ask on.
+            const std::string denial = policy::denial_marker(run_mode);
+            if (const auto at = rendered.find(denial);
+                at != std::string::npos &&
+                policy::escalation_possible(run_mode, stand.approval, terminal_can_ask())) {
+                rendered.insert(at + denial.size(), policy::cli_escalation_hint());
+            }
+            markers += rendered;
         }
         own_lines(std::move(markers));
     }
@@ -366,8 +660,20 @@ std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> com
     auto* sub = app.add_subcommand("run", "Run a command under a sandbox policy");
     sub->footer("cordon run [OPTIONS] (-c 'COMMAND' | -- PROGRAM ARGS...)");
     sub->add_option("--mode", options->mode,
-                    "read-only (default), workspace-write or danger-full-access");
-    sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
+                    "read-only (default), workspace-write or danger-full-access")
+        ->each([options](const std::string&) { options->has_mode = true; });
+    sub->add_option("--workspace", options->workspace, "Workspace root (default: .)")
+        ->each([options](const std::string&) { options->has_workspace = true; });
+    sub->add_option("--session", options->session,
+                    "Session log: its mode, approval policy, root and grants apply");
+    sub->add_option("--approval", options->approval,
+                    "ask (default) or never: whether an escalation asks at the terminal");
+    sub->add_option("--escalate", options->escalate,
+                    "Ask (on the terminal) to run this once under a wider MODE")
+        ->each([options](const std::string&) { options->has_escalate = true; });
+    sub->add_option("--justification", options->justification,
+                    "Why the wider mode is needed: one sentence, shown to the person asked")
+        ->each([options](const std::string&) { options->has_justification = true; });
     sub->add_option("--workdir", options->workdir, "Working directory (default: the workspace)");
     sub->add_option("--timeout", options->timeout, "e.g. 500ms, 30s, 2m (default 120s, max 600s)");
     sub->add_option("--max-output", options->max_output, "Bytes of stdout kept in memory");

@@ -1,0 +1,200 @@
+#include "cli/terminal_prompt.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "policy/command_prefix.hpp"
+#include "sandbox/mode.hpp"
+#include "sandbox/unique_fd.hpp"
+
+namespace cordon::cli {
+
+namespace {
+
+// How often a wait for the answer looks at the stop token: short enough that a cancelled or
+// timed-out question is withdrawn at once, as the service expects of its responders.
+constexpr int poll_slice_ms = 100;
+// A line longer than this is not an answer.
+constexpr std::size_t longest_answer = 1024;
+
+unique_fd open_terminal() {
+    return unique_fd(::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC));
+}
+
+// A process outside the terminal's foreground process group is stopped (SIGTTIN, SIGTTOU) when it
+// reads, flushes or, with TOSTOP, writes: such a cordon cannot ask.
+bool in_foreground(int tty) {
+    const pid_t foreground = ::tcgetpgrp(tty);
+    return foreground >= 0 && foreground == ::getpgrp();
+}
+
+bool write_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+        const ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+// The length of the UTF-8 sequence at the start of `text` when it is a valid one, encoding
+// neither a C1 control (U+0080..U+009F) nor a surrogate; 0 otherwise.
+std::size_t printable_sequence(std::string_view text) {
+    const auto byte = [&text](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(0);
+    std::size_t length = 0;
+    char32_t point = 0;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+        point = lead & 0x1Fu;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        point = lead & 0x0Fu;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        point = lead & 0x07u;
+    } else {
+        return 0;
+    }
+    if (text.size() < length) return 0;
+    for (std::size_t i = 1; i < length; ++i) {
+        if ((byte(i) & 0xC0u) != 0x80u) return 0;
+        point = (point << 6) | (byte(i) & 0x3Fu);
+    }
+    const char32_t least = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
+    if (point < least || point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF)) return 0;
+    if (point <= 0x9F) return 0;  // C1: CSI and friends
+    return length;
+}
+
+std::string question(const policy::approval_request& request, bool offer_session) {
+    const std::string from(sandbox::to_string(request.effective_mode));
+    const std::string to(sandbox::to_string(request.requested_mode));
+    std::string text = "\ncordon run: the command asks to run under a wider sandbox mode\n";
+    text += "  command:  " + printable(request.command) + "\n";
+    text += "  workdir:  " + printable(request.workdir.string()) + "\n";
+    text += "  mode:     " + from + " \u2192 " + to + "\n";
+    text += "  reason:   " + printable(request.justification) + "\n";
+    text += "  y = allow this run once, N = refuse (the default)";
+    if (offer_session) {
+        const policy::session_grant grant =
+            policy::grant_for(request.command, request.requested_mode);
+        text += ",\n  s = allow " + printable(policy::describe(grant)) + " under " + to +
+                " without asking again in this session";
+    }
+    text += "\n";
+    text += offer_session ? "Allow? [y/N/s] " : "Allow? [y/N] ";
+    return text;
+}
+
+policy::approval_outcome outcome_of(std::string line, bool offer_session) {
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ' ||
+                             line.back() == '\t')) {
+        line.pop_back();
+    }
+    const std::size_t start = line.find_first_not_of(" \t");
+    line.erase(0, start == std::string::npos ? line.size() : start);
+    for (char& c : line) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    if (line == "y" || line == "yes") return policy::approval_outcome::allowed_once;
+    if (offer_session && (line == "s" || line == "session")) {
+        return policy::approval_outcome::allowed_for_session;
+    }
+    return policy::approval_outcome::rejected;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    while (!text.empty()) {
+        const auto byte = static_cast<unsigned char>(text.front());
+        if (byte >= 0x20 && byte < 0x7F) {
+            out += static_cast<char>(byte);
+            text.remove_prefix(1);
+            continue;
+        }
+        if (byte >= 0x80) {
+            if (const std::size_t length = printable_sequence(text); length != 0) {
+                out.append(text.substr(0, length));
+                text.remove_prefix(length);
+                continue;
+            }
+        }
+        switch (byte) {
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case 0x1B:
+                out += "\\e";
+                break;
+            default: {
+                char escaped[5];
+                std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
+                out += escaped;
+            }
+        }
+        text.remove_prefix(1);
+    }
+    return out;
+}
+
+bool terminal_can_ask() {
+    const unique_fd tty = open_terminal();
+    return tty && in_foreground(tty.get());
+}
+
+std::optional<policy::approval_outcome> terminal_prompt::answer(
+    const policy::approval_request& request, std::stop_token stop) {
+    const unique_fd tty = open_terminal();
+    if (!tty || !in_foreground(tty.get())) return std::nullopt;
+    // Whatever was typed before the question was seen is not an answer to it.
+    if (::tcflush(tty.get(), TCIFLUSH) != 0) return std::nullopt;
+    if (!write_all(tty.get(), question(request, offer_session_))) return std::nullopt;
+
+    std::string line;
+    for (;;) {
+        if (stop.stop_requested()) {
+            (void)write_all(tty.get(), "\n(withdrawn: nothing runs)\n");
+            return policy::approval_outcome::cancelled;
+        }
+        pollfd readable{tty.get(), POLLIN, 0};
+        const int ready = ::poll(&readable, 1, poll_slice_ms);
+        if (ready < 0) {
+            if (errno == EINTR) continue;
+            return policy::approval_outcome::cancelled;
+        }
+        if (ready == 0) continue;
+        char block[256];
+        const ssize_t n = ::read(tty.get(), block, sizeof block);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return policy::approval_outcome::cancelled;  // EIO: the terminal hung up
+        }
+        if (n == 0) return policy::approval_outcome::cancelled;  // end of input (^D)
+        line.append(block, static_cast<std::size_t>(n));
+        if (line.find_first_of("\n\r") != std::string::npos) break;
+        if (line.size() > longest_answer) return policy::approval_outcome::rejected;
+    }
+    // Only the first line is the answer; in raw mode Enter may arrive as "\r".
+    line.erase(line.find_first_of("\n\r"));
+    return outcome_of(std::move(line), offer_session_);
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,48 @@
+// The terminal responder: `cordon run --escalate` asks the person at the controlling terminal.
+//
+// The question goes to /dev/tty and the answer comes from /dev/tty, never from cordon's stdin:
+// stdin belongs to the command (and to whoever feeds it), and an answer read from there would
+// let the input of a pipeline approve its own escalation. Without a controlling terminal, or
+// when cordon is not in the terminal's foreground process group (a background job would be
+// stopped by SIGTTIN/SIGTTOU), the responder does not answer and the next one in the chain is
+// asked; at the end of the chain that is `unavailable`.
+//
+// What the person sees: the command, the working directory, the standing mode and the requested
+// one, the agent's justification, and `Allow? [y/N/s] `, with what `s` would allow. Control
+// characters in any of them are shown escaped, so that a command cannot rewrite the question on
+// the screen. Keystrokes typed before the question are discarded (tcflush). The answer is one
+// line: y or yes allows once; s or session allows the command's prefix for the session (only
+// offered with a session log); anything else, an empty line included, is a rejection; the end
+// of input is a cancellation.
+#pragma once
+
+#include <stop_token>
+#include <string>
+
+#include "policy/approval.hpp"
+
+namespace cordon::cli {
+
+class terminal_prompt final : public policy::approval_responder {
+public:
+    // `offer_session`: whether `s` (allowed-for-session) is offered; without a session log a
+    // session grant would end with this process, so it is not.
+    explicit terminal_prompt(bool offer_session) : offer_session_(offer_session) {}
+
+    [[nodiscard]] std::string name() const override { return "terminal"; }
+    std::optional<policy::approval_outcome> answer(const policy::approval_request& request,
+                                                   std::stop_token stop) override;
+
+private:
+    bool offer_session_;
+};
+
+// Whether a controlling terminal can be opened and cordon is in its foreground process group:
+// whether the terminal responder could ask.
+[[nodiscard]] bool terminal_can_ask();
+
+// `text` with bytes that a terminal would act on (C0 and C1 controls, DEL) written as \n, \t,
+// \e or \xNN, so that it shows as text and cannot move the cursor or rewrite what is shown.
+[[nodiscard]] std::string printable(std::string_view text);
+
+}  // namespace cordon::cli
