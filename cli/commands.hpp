@@ -54,7 +54,8 @@ inline constexpr int exit_status_lost = 1;
 // Prints "cordon <command>: <message>" on one line and returns exit_usage.
 int usage_error(std::string_view command, std::string_view message);
 
-// "FILE:LINE: <reason>" for a session log's corrupt line, "FILE: <reason>" otherwise.
+// "FILE:LINE: <reason>" for a session log's corrupt line; otherwise the library's message, which
+// names the file.
 [[nodiscard]] std::string session_error_text(const std::filesystem::path& file,
                                              const policy::log_error& error);
 

@@ -55,6 +55,20 @@ std::string text_of(const nlohmann::json& body, const char* key) {
     return found->get<std::string>();
 }
 
+// A logged grant ({"id","prefix","exact","mode"}), read as far as it goes: for showing only.
+policy::session_grant grant_of(const nlohmann::json& body) {
+    policy::session_grant grant;
+    grant.id = text_of(body, "id");
+    if (const auto prefix = body.find("prefix"); prefix != body.end() && prefix->is_array()) {
+        for (const auto& word : *prefix) {
+            if (word.is_string()) grant.prefix.push_back(word.get<std::string>());
+        }
+    }
+    const auto exact = body.find("exact");
+    grant.exact = exact != body.end() && exact->is_boolean() && exact->get<bool>();
+    return grant;
+}
+
 // One line of the audit trail, as a person reads it. Everything taken from the log is shown
 // through printable(): a logged command cannot rewrite the screen.
 std::string describe_event(const policy::session_event& event) {
@@ -74,7 +88,9 @@ std::string describe_event(const policy::session_event& event) {
     if (event.type == type::approval_decided) {
         std::string line = field("id") + " decided: " + field("outcome") + " by " + field("by");
         if (const auto grant = body.find("grant"); grant != body.end() && grant->is_object()) {
-            line += "; grant for " + printable(grant->dump());
+            line += "; grant " + printable(text_of(*grant, "id")) + " for " +
+                    printable(policy::describe(grant_of(*grant))) + " under " +
+                    printable(text_of(*grant, "mode"));
         }
         if (const std::string detail = field("detail"); !detail.empty()) {
             line += " (" + detail + ")";
@@ -133,7 +149,7 @@ int show(const session_options& options) {
 
     const auto from = [](bool recorded) { return recorded ? "" : " (default: none recorded)"; };
     std::string text;
-    text += "session   " + printable(log.path().string()) + "\n";
+    text += "session   " + printable(sandbox::canonical_path(log.path()).string()) + "\n";
     text += "root      " + (state.cwd ? printable(root) : std::string("(none recorded)")) + "\n";
     text += "mode      " + mode + from(state.mode.has_value()) + "\n";
     text += "approval  " + approval + from(state.approval.has_value()) + "\n";
@@ -283,9 +299,9 @@ int revoke(const session_options& options) {
 }  // namespace
 
 std::string session_error_text(const std::filesystem::path& file, const policy::log_error& error) {
-    std::string text = file.string();
-    if (error.line != 0) text += ":" + std::to_string(error.line);
-    return text + ": " + error.message;
+    // The library's messages about the file as a whole name it already.
+    if (error.line == 0) return error.message;
+    return file.string() + ":" + std::to_string(error.line) + ": " + error.message;
 }
 
 std::function<int()> add_session_command(CLI::App& app) {

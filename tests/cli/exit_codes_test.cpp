@@ -66,6 +66,25 @@ TEST_F(ExitCode, Usage2ForAnInvocationCordonRefusesAndNothingRuns) {
     }
 }
 
+// An escalation that was not granted: here nobody can be asked (the test's cordon has no
+// controlling terminal). The command never runs; --json says why.
+TEST_F(ExitCode, NotApproved3WhenAnEscalationIsNotGrantedAndNothingRuns) {
+    const fs::path marker = workspace_ / "ran";
+    const std::vector<std::string> escalate{
+        "--escalate", "workspace-write",         "--justification", "the test writes a marker",
+        "-c",         "touch " + marker.string()};
+    const cli_result result = run(escalate);
+    EXPECT_EQ(result.exit_code, cli::exit_not_approved) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_FALSE(fs::exists(marker));
+    std::vector<std::string> json{"run", "--json"};
+    json.insert(json.end(), escalate.begin(), escalate.end());
+    const cli_result record = run_cordon(json, workspace_.path());
+    EXPECT_EQ(record.exit_code, cli::exit_not_approved);
+    EXPECT_EQ(nlohmann::json::parse(record.out)["error"]["code"], "ESCALATION_NOT_APPROVED");
+    EXPECT_FALSE(fs::exists(marker));
+}
+
 TEST_F(ExitCode, Timeout124WhenCordonsDeadlineEndedTheCommand) {
     const std::vector<std::string> args{"--timeout", "300ms", "--", test_child_path().string(),
                                         "sleep",     "60000"};

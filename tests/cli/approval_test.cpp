@@ -1,0 +1,619 @@
+// `cordon run --escalate` and `cordon session`, as a person at a terminal meets them: the real
+// cordon asks on a pseudo-terminal that is its controlling terminal, the test answers on the
+// master side, and the real sandbox runs (or does not run) the command. Session logs live under
+// /var/tmp outside the workspace, where no workspace-write run can write them, except in the test
+// that proves a log inside the workspace is refused.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli_support.hpp"
+#include "runtime/runtime_test_util.hpp"
+#include "support.hpp"
+
+namespace cordon::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view prompt_end = "Allow? [y/N/s] ";
+constexpr std::string_view justification = "the test needs to write one file";
+
+struct tty_result {
+    int exit_code = -1;  // -1: killed by a signal, or not reaped in time
+    std::string out;
+    std::string err;
+    std::string terminal;  // everything cordon wrote on the terminal
+    bool prompted = false;
+};
+
+struct tty_options {
+    std::optional<std::string> answer;   // written once the question is on the terminal
+    std::optional<std::string> typed;    // written before cordon starts (type-ahead)
+    std::optional<fs::path> stdin_file;  // cordon's stdin; /dev/null without one
+};
+
+// Runs `cordon ARGS...` from `cwd` as a session leader whose controlling terminal is a fresh
+// pseudo-terminal, answers the question when it appears, and collects stdout, stderr (to files in
+// `scratch`) and the terminal's transcript.
+tty_result run_on_terminal(const std::vector<std::string>& args, const fs::path& cwd,
+                           const fs::path& scratch, const tty_options& options = {}) {
+    int master = -1;
+    int slave = -1;
+    if (::openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) {
+        ADD_FAILURE() << "openpty failed";
+        return {};
+    }
+    if (options.typed) {
+        EXPECT_EQ(::write(master, options.typed->data(), options.typed->size()),
+                  static_cast<ssize_t>(options.typed->size()));
+    }
+    const fs::path out_file = scratch / "tty-stdout";
+    const fs::path err_file = scratch / "tty-stderr";
+    const std::string in_file = options.stdin_file ? options.stdin_file->string() : "/dev/null";
+
+    // Everything the child needs is built before the fork: it only calls async-signal-safe
+    // functions between fork and exec.
+    std::vector<std::string> argv_text{cordon_path().string()};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& word : argv_text)
+        argv.push_back(word.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_text = child_env();
+    std::vector<char*> envp;
+    for (auto& entry : env_text)
+        envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    const std::string cwd_text = cwd.string();
+    const std::string out_text = out_file.string();
+    const std::string err_text = err_file.string();
+
+    const pid_t child = ::fork();
+    if (child == 0) {
+        // --- child: async-signal-safe calls only ---
+        if (::setsid() < 0 || ::ioctl(slave, TIOCSCTTY, 0) != 0) ::_exit(120);
+        const int in = ::open(in_file.c_str(), O_RDONLY);
+        const int out = ::open(out_text.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int err = ::open(err_text.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || out < 0 || err < 0) ::_exit(121);
+        if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(122);
+        ::close(master);
+        ::close(slave);
+        if (::chdir(cwd_text.c_str()) != 0) ::_exit(123);
+        ::execve(argv[0], argv.data(), envp.data());
+        ::_exit(127);
+    }
+    // The parent keeps the slave open until the end, so that reading the master never sees a
+    // hang-up while cordon has not opened /dev/tty yet.
+    tty_result result;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    bool answered = false;
+    bool exited = false;
+    int status = 0;
+    while (std::chrono::steady_clock::now() < deadline) {
+        pollfd readable{master, POLLIN, 0};
+        if (::poll(&readable, 1, 50) > 0) {
+            char block[4096];
+            const ssize_t n = ::read(master, block, sizeof block);
+            if (n > 0) result.terminal.append(block, static_cast<std::size_t>(n));
+        }
+        if (!result.prompted && result.terminal.find("Allow? [") != std::string::npos) {
+            result.prompted = true;
+        }
+        if (result.prompted && !answered && options.answer) {
+            answered = true;
+            EXPECT_EQ(::write(master, options.answer->data(), options.answer->size()),
+                      static_cast<ssize_t>(options.answer->size()));
+        }
+        if (exited) break;  // one more read after the exit: the tail of the transcript
+        exited = ::waitpid(child, &status, WNOHANG) == child;
+    }
+    if (!exited) {
+        ADD_FAILURE() << "cordon did not end; terminal:\n" << result.terminal;
+        ::kill(child, SIGKILL);
+        ::waitpid(child, &status, 0);
+    } else if (WIFEXITED(status)) {
+        result.exit_code = WEXITSTATUS(status);
+    }
+    ::close(master);
+    ::close(slave);
+    result.out = read_file(out_file);
+    result.err = read_file(err_file);
+    return result;
+}
+
+tty_options answering(std::string answer) {
+    tty_options options;
+    options.answer = std::move(answer);
+    return options;
+}
+
+tty_options answering_with_stdin(std::string answer, fs::path input) {
+    tty_options options = answering(std::move(answer));
+    options.stdin_file = std::move(input);
+    return options;
+}
+
+tty_options typed_ahead(std::string typed, std::string answer) {
+    tty_options options = answering(std::move(answer));
+    options.typed = std::move(typed);
+    return options;
+}
+
+cli_stdin stdin_bytes(std::string data) {
+    cli_stdin input;
+    input.data = std::move(data);
+    return input;
+}
+
+// The log's events of `type`, in order.
+std::vector<nlohmann::json> events_of(const fs::path& log, std::string_view type) {
+    std::vector<nlohmann::json> out;
+    for (const auto& line : split_lines(read_file(log))) {
+        if (line.empty()) continue;
+        auto event = nlohmann::json::parse(line);
+        if (event.value("type", "") == type) out.push_back(std::move(event));
+    }
+    return out;
+}
+
+class Approval : public ::testing::Test {
+protected:
+    void SetUp() override { fs::create_directory(workspace_); }
+
+    // `cordon run --session LOG [extra...] --escalate workspace-write --justification ... -c C`
+    std::vector<std::string> escalate(const std::string& command,
+                                      std::vector<std::string> extra = {}) const {
+        std::vector<std::string> args{"run", "--session", log_.string()};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.insert(args.end(), {"--escalate", "workspace-write", "--justification",
+                                 std::string(justification), "-c", command});
+        return args;
+    }
+    tty_result on_terminal(const std::vector<std::string>& args, tty_options options = {}) {
+        return run_on_terminal(args, workspace_, scratch_.path(), options);
+    }
+    cli_result without_terminal(const std::vector<std::string>& args, cli_stdin input = {}) {
+        return run_cordon(args, workspace_, std::move(input));
+    }
+    // Skips (or fails under CI) when no backend can run a workspace-write command here.
+    bool backend_usable(int exit_code, const std::string& err) {
+        if (exit_code != cli::exit_sandbox_unavailable) return true;
+        std::string why = "no sandbox backend usable: " + err;
+        if (real_backends_required()) {
+            ADD_FAILURE() << why;
+        } else {
+            std::cerr << why << '\n';
+        }
+        return false;
+    }
+
+    temp_dir scratch_{"/var/tmp", "cordon-approval-test-"};
+    fs::path workspace_ = scratch_.path() / "ws";
+    fs::path log_ = scratch_.path() / "session.log";
+};
+
+TEST_F(Approval, YesAtThePromptRunsTheCommandOnceUnderTheWiderMode) {
+    const fs::path made = workspace_ / "f";
+    const tty_result r = on_terminal(escalate("touch " + made.string()), answering("y\n"));
+    if (!backend_usable(r.exit_code, r.err)) return;
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.terminal;
+    EXPECT_TRUE(fs::exists(made));
+    // What the person was shown.
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_NE(r.terminal.find("touch " + made.string()), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find(workspace_.string()), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find("read-only \u2192 workspace-write"), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find(std::string(justification)), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find(prompt_end), std::string::npos) << r.terminal;
+
+    // The audit pair, with one id.
+    const auto asked = events_of(log_, "approval/asked");
+    const auto decided = events_of(log_, "approval/decided");
+    ASSERT_EQ(asked.size(), 1u);
+    ASSERT_EQ(decided.size(), 1u);
+    EXPECT_EQ(asked[0]["id"], decided[0]["id"]);
+    EXPECT_EQ(asked[0]["command"], "touch " + made.string());
+    EXPECT_EQ(asked[0]["mode"], "workspace-write");
+    EXPECT_EQ(asked[0]["from"], "read-only");
+    EXPECT_EQ(decided[0]["outcome"], "allowed-once");
+    EXPECT_EQ(decided[0]["by"], "terminal");
+
+    // The grant was for that one run: the next one stands under the session's mode again.
+    const fs::path again = workspace_ / "g";
+    const cli_result next =
+        without_terminal({"run", "--session", log_.string(), "-c", "touch " + again.string()});
+    EXPECT_EQ(next.exit_code, 1) << next.err;
+    EXPECT_FALSE(fs::exists(again));
+    EXPECT_NE(next.err.find("[sandbox: file access denied under read-only mode]"),
+              std::string::npos)
+        << next.err;
+}
+
+TEST_F(Approval, NoAtThePromptRunsNothingAndExits3) {
+    const fs::path made = workspace_ / "f";
+    const tty_result r = on_terminal(escalate("touch " + made.string()), answering("n\n"));
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_EQ(r.err,
+              "cordon run: the user rejected escalating this command to \"workspace-write\"\n");
+    EXPECT_FALSE(fs::exists(made));
+    const auto decided = events_of(log_, "approval/decided");
+    ASSERT_EQ(decided.size(), 1u);
+    EXPECT_EQ(decided[0]["outcome"], "rejected");
+    EXPECT_EQ(events_of(log_, "approval/asked").at(0)["id"], decided[0]["id"]);
+}
+
+TEST_F(Approval, AnythingButYesIsARejectionAndTheEndOfInputOrCtrlCACancellation) {
+    const fs::path made = workspace_ / "f";
+    for (const char* answer : {"\n", "maybe\n", "yess\n"}) {
+        const tty_result r = on_terminal(escalate("touch " + made.string()), answering(answer));
+        EXPECT_EQ(r.exit_code, cli::exit_not_approved) << answer << r.err;
+        EXPECT_NE(r.err.find("the user rejected"), std::string::npos) << r.err;
+    }
+    // ^D at the start of a line: the end of input.
+    const tty_result eof = on_terminal(escalate("touch " + made.string()), answering("\x04"));
+    EXPECT_EQ(eof.exit_code, cli::exit_not_approved) << eof.err;
+    EXPECT_EQ(eof.err,
+              "cordon run: approval for escalating to \"workspace-write\" was cancelled\n");
+    // ^C at the question: SIGINT withdraws it, and the audit pair is still complete.
+    const tty_result interrupted =
+        on_terminal(escalate("touch " + made.string()), answering("\x03"));
+    EXPECT_EQ(interrupted.exit_code, cli::exit_not_approved) << interrupted.err;
+    EXPECT_EQ(interrupted.err,
+              "cordon run: approval for escalating to \"workspace-write\" was cancelled\n");
+    const auto decided = events_of(log_, "approval/decided");
+    EXPECT_EQ(decided.size(), events_of(log_, "approval/asked").size());
+    ASSERT_FALSE(decided.empty());
+    EXPECT_EQ(decided.back()["outcome"], "cancelled");
+    EXPECT_FALSE(fs::exists(made));
+}
+
+TEST_F(Approval, SessionAnswerCoversThePrefixWithoutATerminalAndNothingElse) {
+    // `touch f1`: the program and a subcommand-like word make the prefix.
+    const tty_result r = on_terminal(escalate("touch f1"), answering("s\n"));
+    if (!backend_usable(r.exit_code, r.err)) return;
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.terminal;
+    EXPECT_TRUE(fs::exists(workspace_ / "f1"));
+    EXPECT_NE(r.terminal.find("s = allow `touch f1 \u2026`"), std::string::npos) << r.terminal;
+    const auto decided = events_of(log_, "approval/decided");
+    ASSERT_EQ(decided.size(), 1u);
+    EXPECT_EQ(decided[0]["outcome"], "allowed-for-session");
+    EXPECT_EQ(decided[0]["grant"]["prefix"], nlohmann::json::array({"touch", "f1"}));
+    const std::string grant_id = decided[0]["id"];
+
+    // The same prefix, with no terminal at all: allowed by the grant.
+    const cli_result covered =
+        without_terminal(escalate("touch f1 f2", {"--json"}), stdin_bytes("n\n"));
+    EXPECT_EQ(covered.exit_code, 0) << covered.err << covered.out;
+    EXPECT_TRUE(fs::exists(workspace_ / "f2"));
+    const auto record = nlohmann::json::parse(covered.out);
+    EXPECT_EQ(record["sandbox"]["mode"], "workspace-write");
+    EXPECT_EQ(record["approval"]["asked"], true);
+    EXPECT_EQ(record["approval"]["outcome"], "allowed-for-session");
+    EXPECT_EQ(record["approval"]["by"], "grant");
+    EXPECT_EQ(record["approval"]["mode"], "workspace-write");
+
+    // Another prefix is not covered, and with no terminal nobody can be asked.
+    const cli_result other = without_terminal(escalate("touch f3"));
+    EXPECT_EQ(other.exit_code, cli::exit_not_approved) << other.err;
+    EXPECT_EQ(other.err,
+              "cordon run: sandbox escalation to \"workspace-write\" requires approval, but no "
+              "approval channel is available\n");
+    EXPECT_FALSE(fs::exists(workspace_ / "f3"));
+
+    // Revoked, the grant covers nothing any more.
+    const cli_result revoked = without_terminal({"session", "revoke", log_.string(), grant_id});
+    EXPECT_EQ(revoked.exit_code, 0) << revoked.err;
+    EXPECT_NE(revoked.out.find("revoked " + grant_id), std::string::npos) << revoked.out;
+    const cli_result after = without_terminal(escalate("touch f1 f4"));
+    EXPECT_EQ(after.exit_code, cli::exit_not_approved) << after.err;
+    EXPECT_FALSE(fs::exists(workspace_ / "f4"));
+    const cli_result twice = without_terminal({"session", "revoke", log_.string(), grant_id});
+    EXPECT_EQ(twice.exit_code, cli::exit_session_failed) << twice.err;
+}
+
+TEST_F(Approval, NeverRejectsWithoutAskingEvenWithATerminal) {
+    const fs::path made = workspace_ / "f";
+    const tty_result r =
+        on_terminal(escalate("touch " + made.string(), {"--approval", "never"}), answering("y\n"));
+    EXPECT_FALSE(r.prompted) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_EQ(r.err,
+              "cordon run: the user rejected escalating this command to \"workspace-write\"\n");
+    EXPECT_FALSE(fs::exists(made));
+    const auto decided = events_of(log_, "approval/decided");
+    ASSERT_EQ(decided.size(), 1u);
+    EXPECT_EQ(decided[0]["by"], "policy");
+}
+
+TEST_F(Approval, WithoutAControllingTerminalNobodyCanBeAskedAndStdinIsNeverTheAnswer) {
+    const fs::path made = workspace_ / "f";
+    const cli_result r = without_terminal(escalate("touch " + made.string()), stdin_bytes("y\n"));
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_EQ(r.err,
+              "cordon run: sandbox escalation to \"workspace-write\" requires approval, but no "
+              "approval channel is available\n");
+    EXPECT_FALSE(fs::exists(made));
+    const auto decided = events_of(log_, "approval/decided");
+    ASSERT_EQ(decided.size(), 1u);
+    EXPECT_EQ(decided[0]["outcome"], "unavailable");
+
+    // The same as a record.
+    const cli_result json =
+        without_terminal(escalate("touch " + made.string(), {"--json"}), stdin_bytes("y\n"));
+    EXPECT_EQ(json.exit_code, cli::exit_not_approved);
+    const auto record = nlohmann::json::parse(json.out);
+    EXPECT_EQ(record["error"]["name"], "EscalationNotApproved");
+    EXPECT_EQ(record["error"]["code"], "ESCALATION_NOT_APPROVED");
+    EXPECT_EQ(record["error"]["message"],
+              "sandbox escalation to \"workspace-write\" requires approval, but no approval "
+              "channel is available");
+    EXPECT_EQ(record["approval"]["asked"], true);
+    EXPECT_EQ(record["approval"]["outcome"], "unavailable");
+    EXPECT_EQ(record["approval"]["mode"], "workspace-write");
+    EXPECT_TRUE(record["approval"]["id"].is_string());
+    EXPECT_FALSE(fs::exists(made));
+}
+
+TEST_F(Approval, WithATerminalTheAnswerStillComesFromTheTerminalNotFromStdin) {
+    const fs::path made = workspace_ / "f";
+    const fs::path input = scratch_.path() / "yes";
+    write_file(input, "y\nyes\ns\n", fs::perms::owner_read | fs::perms::owner_write);
+    const tty_result r =
+        on_terminal(escalate("touch " + made.string()), answering_with_stdin("n\n", input));
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_FALSE(fs::exists(made));
+}
+
+TEST_F(Approval, KeystrokesTypedBeforeTheQuestionAreNotTheAnswer) {
+    const fs::path made = workspace_ / "f";
+    const tty_result r = on_terminal(escalate("touch " + made.string()), typed_ahead("y\n", "n\n"));
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_FALSE(fs::exists(made));
+    EXPECT_EQ(events_of(log_, "approval/decided").at(0)["outcome"], "rejected");
+}
+
+// The "done when": a read-only run that is denied says how to retry, and the retry with
+// --escalate workspace-write runs after a `y`.
+TEST_F(Approval, ADeniedRunIsRetriedEscalatedAfterAYes) {
+    const fs::path made = workspace_ / "f";
+    const tty_result denied =
+        on_terminal({"run", "--session", log_.string(), "-c", "touch " + made.string()});
+    if (!backend_usable(denied.exit_code, denied.err)) return;
+    EXPECT_EQ(denied.exit_code, 1) << denied.err;
+    EXPECT_FALSE(denied.prompted);
+    const std::string marker = "[sandbox: file access denied under read-only mode]\n";
+    const auto at = denied.err.find(marker);
+    ASSERT_NE(at, std::string::npos) << denied.err;
+    EXPECT_EQ(denied.err.substr(at + marker.size()).rfind("[sandbox: escalation available", 0), 0u)
+        << denied.err;
+    EXPECT_NE(denied.err.find("--escalate MODE"), std::string::npos) << denied.err;
+
+    const tty_result retried = on_terminal(escalate("touch " + made.string()), answering("y\n"));
+    EXPECT_EQ(retried.exit_code, 0) << retried.err << retried.terminal;
+    EXPECT_TRUE(fs::exists(made));
+
+    // Without a terminal, or under `never`, nobody could say yes: no hint.
+    const cli_result quiet =
+        without_terminal({"run", "--session", log_.string(), "-c", "touch " + made.string() + "x"});
+    EXPECT_EQ(quiet.exit_code, 1);
+    EXPECT_EQ(quiet.err.find("escalation available"), std::string::npos) << quiet.err;
+}
+
+TEST_F(Approval, EscalationFieldsArePairedAndMustWiden) {
+    const fs::path made = workspace_ / "f";
+    const std::string touch = "touch " + made.string();
+    const cli_result alone =
+        without_terminal({"run", "--escalate", "workspace-write", "-c", touch});
+    EXPECT_EQ(alone.exit_code, cli::exit_usage);
+    EXPECT_EQ(alone.err, "cordon run: invalid escalation: --escalate requires a justification\n");
+    const cli_result reason = without_terminal({"run", "--justification", "why", "-c", touch});
+    EXPECT_EQ(reason.exit_code, cli::exit_usage);
+    EXPECT_EQ(reason.err,
+              "cordon run: invalid escalation: justification is only valid together with "
+              "--escalate\n");
+    const cli_result blank = without_terminal(
+        {"run", "--escalate", "workspace-write", "--justification", "  ", "-c", touch});
+    EXPECT_EQ(blank.exit_code, cli::exit_usage);
+    EXPECT_EQ(blank.err, "cordon run: invalid justification: expected a non-empty sentence\n");
+    const cli_result unknown =
+        without_terminal({"run", "--escalate", "host-root", "--justification", "why", "-c", touch});
+    EXPECT_EQ(unknown.exit_code, cli::exit_usage);
+
+    // Not wider than the standing mode: refused without asking.
+    const tty_result same = on_terminal({"run", "--mode", "workspace-write", "--escalate",
+                                         "workspace-write", "--justification", "why", "-c", touch},
+                                        answering("y\n"));
+    EXPECT_FALSE(same.prompted) << same.terminal;
+    EXPECT_EQ(same.exit_code, cli::exit_not_approved);
+    EXPECT_EQ(same.err,
+              "cordon run: sandbox escalation to \"workspace-write\" is not strictly wider than "
+              "this call's current \"workspace-write\" mode\n");
+    EXPECT_FALSE(fs::exists(made));
+}
+
+TEST_F(Approval, ALogTheRunCouldWriteIsRefusedBeforeAnyoneIsAsked) {
+    const fs::path inside = workspace_ / "session.log";
+    const fs::path made = workspace_ / "f";
+    const tty_result r =
+        on_terminal({"run", "--session", inside.string(), "--escalate", "workspace-write",
+                     "--justification", "why", "-c", "touch " + made.string()},
+                    answering("y\n"));
+    if (!backend_usable(r.exit_code, r.err)) return;
+    EXPECT_FALSE(r.prompted) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_usage) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(inside.string()), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(made));
+    EXPECT_TRUE(events_of(inside, "approval/asked").empty());
+
+    // A session standing at workspace-write is refused the same way, by the run itself.
+    ASSERT_EQ(without_terminal({"session", "set", inside.string(), "--mode", "workspace-write"})
+                  .exit_code,
+              0);
+    const cli_result standing =
+        without_terminal({"run", "--session", inside.string(), "-c", "touch " + made.string()});
+    EXPECT_EQ(standing.exit_code, cli::exit_usage) << standing.err;
+    EXPECT_FALSE(fs::exists(made));
+}
+
+TEST_F(Approval, OptionsThatContradictTheSessionAreUsageErrors) {
+    const fs::path made = workspace_ / "f";
+    const std::string touch = "touch " + made.string();
+    ASSERT_EQ(
+        without_terminal({"session", "set", log_.string(), "--mode", "workspace-write"}).exit_code,
+        0);
+    const cli_result mode =
+        without_terminal({"run", "--session", log_.string(), "--mode", "read-only", "-c", touch});
+    EXPECT_EQ(mode.exit_code, cli::exit_usage);
+    EXPECT_NE(mode.err.find("cordon session set " + log_.string() + " --mode read-only"),
+              std::string::npos)
+        << mode.err;
+    EXPECT_EQ(std::count(mode.err.begin(), mode.err.end(), '\n'), 1) << mode.err;
+
+    ASSERT_EQ(without_terminal({"session", "set", log_.string(), "--approval", "never"}).exit_code,
+              0);
+    const cli_result approval =
+        without_terminal({"run", "--session", log_.string(), "--approval", "ask", "-c", touch});
+    EXPECT_EQ(approval.exit_code, cli::exit_usage);
+    EXPECT_NE(approval.err.find("--approval ask"), std::string::npos) << approval.err;
+
+    const fs::path elsewhere = scratch_.path() / "elsewhere";
+    fs::create_directory(elsewhere);
+    const cli_result root = without_terminal(
+        {"run", "--session", log_.string(), "--workspace", elsewhere.string(), "-c", touch});
+    EXPECT_EQ(root.exit_code, cli::exit_usage);
+    EXPECT_NE(root.err.find(workspace_.string()), std::string::npos) << root.err;
+    EXPECT_FALSE(fs::exists(made));
+
+    // The same values as the session's are no contradiction, and the session's root wins over
+    // the current directory.
+    const cli_result agreed = run_cordon(
+        {"run", "--session", log_.string(), "--mode", "workspace-write", "-c", "touch f"},
+        elsewhere);
+    if (!backend_usable(agreed.exit_code, agreed.err)) return;
+    EXPECT_EQ(agreed.exit_code, 0) << agreed.err;
+}
+
+TEST_F(Approval, SessionShowSetAndACorruptLine) {
+    const cli_result created =
+        without_terminal({"session", "set", log_.string(), "--preset", "workspace-write"});
+    EXPECT_EQ(created.exit_code, 0) << created.err;
+    EXPECT_NE(created.out.find("mode: read-only \u2192 workspace-write"), std::string::npos)
+        << created.out;
+    EXPECT_EQ((fs::status(log_).permissions() & fs::perms::all),
+              fs::perms::owner_read | fs::perms::owner_write);
+
+    const cli_result shown = without_terminal({"session", "show", log_.string()});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_NE(shown.out.find("mode      workspace-write\n"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("approval  ask"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("preset    workspace-write\n"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("root      " + workspace_.string() + "\n"), std::string::npos)
+        << shown.out;
+
+    const cli_result json = without_terminal({"session", "show", log_.string(), "--json"});
+    EXPECT_EQ(json.exit_code, 0) << json.err;
+    const auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc["mode"], "workspace-write");
+    EXPECT_EQ(doc["approval"], "ask");
+    EXPECT_EQ(doc["preset"], "workspace-write");
+    EXPECT_EQ(doc["root"], workspace_.string());
+    EXPECT_TRUE(doc["grants"].empty());
+    ASSERT_FALSE(doc["events"].empty());
+    EXPECT_EQ(doc["events"][0]["type"], "session/start");
+
+    // Nothing changes: nothing is written.
+    const std::string before = read_file(log_);
+    const cli_result same =
+        without_terminal({"session", "set", log_.string(), "--preset", "workspace-write"});
+    EXPECT_EQ(same.exit_code, 0) << same.err;
+    EXPECT_EQ(same.out, "unchanged: nothing written\n");
+    const cli_result same_mode =
+        without_terminal({"session", "set", log_.string(), "--mode", "workspace-write"});
+    EXPECT_EQ(same_mode.out, "unchanged: nothing written\n");
+    EXPECT_EQ(read_file(log_), before);
+
+    const cli_result unknown =
+        without_terminal({"session", "set", log_.string(), "--preset", "everything"});
+    EXPECT_EQ(unknown.exit_code, cli::exit_usage);
+    EXPECT_EQ(unknown.err,
+              "cordon session set: unknown preset \"everything\" (available: workspace-write, "
+              "danger-full-access)\n");
+    const cli_result two = without_terminal(
+        {"session", "set", log_.string(), "--mode", "read-only", "--approval", "never"});
+    EXPECT_EQ(two.exit_code, cli::exit_usage);
+    const cli_result none = without_terminal({"session", "set", log_.string()});
+    EXPECT_EQ(none.exit_code, cli::exit_usage);
+    EXPECT_EQ(read_file(log_), before);
+
+    // A custom combination, shown as such.
+    EXPECT_EQ(without_terminal({"session", "set", log_.string(), "--approval", "never"}).out,
+              "approval: ask \u2192 never\npreset: workspace-write \u2192 custom\n");
+
+    // A corrupt line is reported with its number, by show and by run, and nothing runs.
+    const std::size_t lines = split_lines(read_file(log_)).size();
+    {
+        const int fd = ::open(log_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        ASSERT_GE(fd, 0);
+        const std::string garbage = "{\"type\":\"sandbox/mode\",\"mode\":\"host-root\"}\n";
+        ASSERT_EQ(::write(fd, garbage.data(), garbage.size()),
+                  static_cast<ssize_t>(garbage.size()));
+        ::close(fd);
+    }
+    const std::string where = log_.string() + ":" + std::to_string(lines + 1) + ": ";
+    const cli_result corrupt = without_terminal({"session", "show", log_.string()});
+    EXPECT_EQ(corrupt.exit_code, cli::exit_session_failed);
+    EXPECT_EQ(corrupt.err.rfind("cordon session: " + where, 0), 0u) << corrupt.err;
+    EXPECT_EQ(std::count(corrupt.err.begin(), corrupt.err.end(), '\n'), 1) << corrupt.err;
+    const fs::path made = workspace_ / "f";
+    const cli_result run = without_terminal({"run", "--session", log_.string(), "--mode",
+                                             "danger-full-access", "-c", "touch " + made.string()});
+    EXPECT_EQ(run.exit_code, cli::exit_usage);
+    EXPECT_EQ(run.err.rfind("cordon run: " + where, 0), 0u) << run.err;
+    EXPECT_FALSE(fs::exists(made));
+
+    const cli_result missing =
+        without_terminal({"session", "show", (scratch_.path() / "no-such.log").string()});
+    EXPECT_EQ(missing.exit_code, cli::exit_session_failed);
+    EXPECT_FALSE(fs::exists(scratch_.path() / "no-such.log"));
+}
+
+TEST_F(Approval, TheTrailShowsEachQuestionAndItsAnswer) {
+    const tty_result r = on_terminal(escalate("touch f1"), answering("s\n"));
+    if (!backend_usable(r.exit_code, r.err)) return;
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string id = events_of(log_, "approval/decided").at(0)["id"];
+    const cli_result shown = without_terminal({"session", "show", log_.string()});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_NE(shown.out.find(id + "  `touch f1 \u2026` under workspace-write"), std::string::npos)
+        << shown.out;
+    EXPECT_NE(shown.out.find(id + " asked by cordon run: escalate sandbox to workspace-write: " +
+                             std::string(justification)),
+              std::string::npos)
+        << shown.out;
+    EXPECT_NE(shown.out.find(id + " decided: allowed-for-session by terminal"), std::string::npos)
+        << shown.out;
+}
+
+}  // namespace
+}  // namespace cordon::test
