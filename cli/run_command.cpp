@@ -13,6 +13,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -363,7 +364,7 @@ std::variant<standing, std::string> resolve_standing(const run_options& options,
     out.state = std::get<policy::session_state>(std::move(state));
     out.policy = out.with(std::nullopt);
 
-    const std::string file = out.log->path().string();
+    const std::string file = sandbox::canonical_path(out.log->path()).string();
     const std::string change = "; to change it: cordon session set " + shell_quote(file);
     if (options.has_mode && out.state.mode && *out.state.mode != out.where.default_mode) {
         const std::string asked(sandbox::to_string(out.where.default_mode));

@@ -16,10 +16,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/shell_quote.hpp"
-#include "cli/terminal_prompt.hpp"
 #include "cli/workspace.hpp"
 #include "policy/approval.hpp"
 #include "policy/command_prefix.hpp"
+#include "policy/display.hpp"
 #include "policy/presets.hpp"
 #include "policy/resolve.hpp"
 #include "policy/session_log.hpp"
@@ -70,10 +70,12 @@ policy::session_grant grant_of(const nlohmann::json& body) {
 }
 
 // One line of the audit trail, as a person reads it. Everything taken from the log is shown
-// through printable(): a logged command cannot rewrite the screen.
+// through policy::shown_safely(): a logged command cannot rewrite the screen.
 std::string describe_event(const policy::session_event& event) {
     const nlohmann::json& body = event.body;
-    const auto field = [&body](const char* key) { return printable(text_of(body, key)); };
+    const auto field = [&body](const char* key) {
+        return policy::shown_safely(text_of(body, key));
+    };
     namespace type = policy::event_type;
     if (event.type == type::session_start) return "session started in " + field("cwd");
     if (event.type == type::sandbox_mode) return "mode set to " + field("mode");
@@ -88,16 +90,16 @@ std::string describe_event(const policy::session_event& event) {
     if (event.type == type::approval_decided) {
         std::string line = field("id") + " decided: " + field("outcome") + " by " + field("by");
         if (const auto grant = body.find("grant"); grant != body.end() && grant->is_object()) {
-            line += "; grant " + printable(text_of(*grant, "id")) + " for " +
-                    printable(policy::describe(grant_of(*grant))) + " under " +
-                    printable(text_of(*grant, "mode"));
+            line += "; grant " + policy::shown_safely(text_of(*grant, "id")) + " for " +
+                    policy::describe(grant_of(*grant)) + " under " +
+                    policy::shown_safely(text_of(*grant, "mode"));
         }
         if (const std::string detail = field("detail"); !detail.empty()) {
             line += " (" + detail + ")";
         }
         return line;
     }
-    return printable(body.dump());
+    return policy::shown_safely(body.dump());
 }
 
 nlohmann::json grant_json(const policy::session_grant& grant) {
@@ -127,7 +129,7 @@ int show(const session_options& options) {
     const std::string root = state.cwd ? sandbox::canonical_path(*state.cwd).string() : "";
 
     if (options.json) {
-        nlohmann::json out = {{"path", log.path().string()},
+        nlohmann::json out = {{"path", sandbox::canonical_path(log.path()).string()},
                               {"root", state.cwd ? nlohmann::json(root) : nlohmann::json(nullptr)},
                               {"mode", mode},
                               {"modeFrom", state.mode ? "session" : "default"},
@@ -149,8 +151,10 @@ int show(const session_options& options) {
 
     const auto from = [](bool recorded) { return recorded ? "" : " (default: none recorded)"; };
     std::string text;
-    text += "session   " + printable(sandbox::canonical_path(log.path()).string()) + "\n";
-    text += "root      " + (state.cwd ? printable(root) : std::string("(none recorded)")) + "\n";
+    text +=
+        "session   " + policy::shown_safely(sandbox::canonical_path(log.path()).string()) + "\n";
+    text += "root      " +
+            (state.cwd ? policy::shown_safely(root) : std::string("(none recorded)")) + "\n";
     text += "mode      " + mode + from(state.mode.has_value()) + "\n";
     text += "approval  " + approval + from(state.approval.has_value()) + "\n";
     text += "preset    " + preset + "\n";
@@ -158,12 +162,13 @@ int show(const session_options& options) {
     if (state.grants.empty()) text += "    (none)";
     text += "\n";
     for (const auto& grant : state.grants) {
-        text += "  " + printable(grant.id) + "  " + printable(policy::describe(grant)) + " under " +
+        text += "  " + policy::shown_safely(grant.id) + "  " + policy::describe(grant) + " under " +
                 std::string(sandbox::to_string(grant.mode)) + "\n";
     }
     text += "trail\n";
     for (const auto& event : state.events) {
-        text += "  " + printable(text_of(event.body, "at")) + "  " + describe_event(event) + "\n";
+        text += "  " + policy::shown_safely(text_of(event.body, "at")) + "  " +
+                describe_event(event) + "\n";
     }
     std::cout << text;
     return 0;
@@ -264,8 +269,9 @@ int set(const session_options& options) {
     const std::string changed =
         changes(std::get<policy::session_state>(before), std::get<policy::session_state>(after));
     if (!existed) {
-        std::cout << "created " << printable(log.path().string()) << " (root "
-                  << printable(sandbox::canonical_path(".").string()) << ")\n";
+        std::cout << "created "
+                  << policy::shown_safely(sandbox::canonical_path(log.path()).string()) << " (root "
+                  << policy::shown_safely(sandbox::canonical_path(".").string()) << ")\n";
     }
     std::cout << (changed.empty() ? "unchanged: nothing written\n" : changed);
     return 0;
@@ -281,7 +287,7 @@ int revoke(const session_options& options) {
     auto read = log->state();
     if (auto* error = std::get_if<policy::log_error>(&read))
         return session_failed(log->path(), *error);
-    std::string covered;
+    std::string covered;  // already shown safely by describe()
     for (const auto& grant : std::get<policy::session_state>(read).grants) {
         if (grant.id == options.grant) {
             covered =
@@ -290,8 +296,8 @@ int revoke(const session_options& options) {
     }
     policy::approval_service service({}, log);
     if (auto error = service.revoke(options.grant)) return session_failed(log->path(), *error);
-    std::cout << "revoked " << printable(options.grant);
-    if (!covered.empty()) std::cout << ": " << printable(covered);
+    std::cout << "revoked " << policy::shown_safely(options.grant);
+    if (!covered.empty()) std::cout << ": " << covered;
     std::cout << '\n';
     return 0;
 }

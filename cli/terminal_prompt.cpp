@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 
 #include "policy/command_prefix.hpp"
+#include "policy/display.hpp"
 #include "sandbox/mode.hpp"
 #include "sandbox/unique_fd.hpp"
 
@@ -45,49 +45,19 @@ bool write_all(int fd, std::string_view data) {
     return true;
 }
 
-// The length of the UTF-8 sequence at the start of `text` when it is a valid one, encoding
-// neither a C1 control (U+0080..U+009F) nor a surrogate; 0 otherwise.
-std::size_t printable_sequence(std::string_view text) {
-    const auto byte = [&text](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(0);
-    std::size_t length = 0;
-    char32_t point = 0;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-        point = lead & 0x1Fu;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        point = lead & 0x0Fu;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        point = lead & 0x07u;
-    } else {
-        return 0;
-    }
-    if (text.size() < length) return 0;
-    for (std::size_t i = 1; i < length; ++i) {
-        if ((byte(i) & 0xC0u) != 0x80u) return 0;
-        point = (point << 6) | (byte(i) & 0x3Fu);
-    }
-    const char32_t least = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
-    if (point < least || point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF)) return 0;
-    if (point <= 0x9F) return 0;  // C1: CSI and friends
-    return length;
-}
-
 std::string question(const policy::approval_request& request, bool offer_session) {
     const std::string from(sandbox::to_string(request.effective_mode));
     const std::string to(sandbox::to_string(request.requested_mode));
     std::string text = "\ncordon run: the command asks to run under a wider sandbox mode\n";
-    text += "  command:  " + printable(request.command) + "\n";
-    text += "  workdir:  " + printable(request.workdir.string()) + "\n";
+    text += "  command:  " + policy::shown_safely(request.command) + "\n";
+    text += "  workdir:  " + policy::shown_safely(request.workdir.string()) + "\n";
     text += "  mode:     " + from + " \u2192 " + to + "\n";
-    text += "  reason:   " + printable(request.justification) + "\n";
+    text += "  reason:   " + policy::shown_safely(request.justification) + "\n";
     text += "  y = allow this run once, N = refuse (the default)";
     if (offer_session) {
         const policy::session_grant grant =
             policy::grant_for(request.command, request.requested_mode);
-        text += ",\n  s = allow " + printable(policy::describe(grant)) + " under " + to +
+        text += ",\n  s = allow " + policy::describe(grant) + " under " + to +
                 " without asking again in this session";
     }
     text += "\n";
@@ -113,47 +83,6 @@ policy::approval_outcome outcome_of(std::string line, bool offer_session) {
 }
 
 }  // namespace
-
-std::string printable(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    while (!text.empty()) {
-        const auto byte = static_cast<unsigned char>(text.front());
-        if (byte >= 0x20 && byte < 0x7F) {
-            out += static_cast<char>(byte);
-            text.remove_prefix(1);
-            continue;
-        }
-        if (byte >= 0x80) {
-            if (const std::size_t length = printable_sequence(text); length != 0) {
-                out.append(text.substr(0, length));
-                text.remove_prefix(length);
-                continue;
-            }
-        }
-        switch (byte) {
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case 0x1B:
-                out += "\\e";
-                break;
-            default: {
-                char escaped[5];
-                std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
-                out += escaped;
-            }
-        }
-        text.remove_prefix(1);
-    }
-    return out;
-}
 
 bool terminal_can_ask() {
     const unique_fd tty = open_terminal();

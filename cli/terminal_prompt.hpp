@@ -8,14 +8,15 @@
 // asked; at the end of the chain that is `unavailable`.
 //
 // What the person sees: the command, the working directory, the standing mode and the requested
-// one, the agent's justification, and `Allow? [y/N/s] `, with what `s` would allow. Control
-// characters in any of them are shown escaped, so that a command cannot rewrite the question on
-// the screen. Keystrokes typed before the question are discarded (tcflush). The answer is one
-// line: y or yes allows once; s or session allows the command's prefix for the session (only
-// offered with a session log); anything else, an empty line included, is a rejection; the end
-// of input is a cancellation.
+// one, the agent's justification, and `Allow? [y/N/s] `, with what `s` would allow. Each is
+// shown through policy::shown_safely(), so that a command cannot make the question read
+// differently from what would run. Keystrokes typed before the question are discarded (tcflush).
+// The answer is one line: y or yes allows once; s or session allows the command's prefix for the
+// session (only offered with a session log); anything else, an empty line included, is a rejection;
+// the end of input is a cancellation.
 #pragma once
 
+#include <optional>
 #include <stop_token>
 #include <string>
 
@@ -40,9 +41,5 @@ private:
 // Whether a controlling terminal can be opened and cordon is in its foreground process group:
 // whether the terminal responder could ask.
 [[nodiscard]] bool terminal_can_ask();
-
-// `text` with bytes that a terminal would act on (C0 and C1 controls, DEL) written as \n, \t,
-// \e or \xNN, so that it shows as text and cannot move the cursor or rewrite what is shown.
-[[nodiscard]] std::string printable(std::string_view text);
 
 }  // namespace cordon::cli

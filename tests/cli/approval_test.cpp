@@ -260,6 +260,18 @@ TEST_F(Approval, NoAtThePromptRunsNothingAndExits3) {
     EXPECT_EQ(events_of(log_, "approval/asked").at(0)["id"], decided[0]["id"]);
 }
 
+// What the person reads is what would run: a command cannot erase or redraw the question.
+TEST_F(Approval, ControlCharactersInTheQuestionAreShownEscaped) {
+    const std::string command = "touch f1 #\r\x1b[2Kls";
+    const tty_result r = on_terminal(escalate(command), answering("n\n"));
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_EQ(r.terminal.find('\x1b'), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find("touch f1 #\\r"), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find("[2Kls"), std::string::npos) << r.terminal;
+    EXPECT_FALSE(fs::exists(workspace_ / "f1"));
+}
+
 TEST_F(Approval, AnythingButYesIsARejectionAndTheEndOfInputOrCtrlCACancellation) {
     const fs::path made = workspace_ / "f";
     for (const char* answer : {"\n", "maybe\n", "yess\n"}) {
