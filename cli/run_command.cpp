@@ -51,8 +51,9 @@ namespace {
 
 constexpr std::string_view command_name = "cordon run";
 
-// How long a question at the terminal stays open: then it is withdrawn (`cancelled`).
-constexpr std::chrono::minutes approval_timeout{5};
+// How long a question at the terminal stays open by default: then it is withdrawn
+// (`cancelled`).
+constexpr std::chrono::minutes default_approval_timeout{5};
 
 struct run_options {
     std::string mode = "read-only";
@@ -61,6 +62,7 @@ struct run_options {
     bool has_workspace = false;
     std::string session;
     std::string approval;  // "" when not given
+    std::string approval_timeout;
     std::string escalate;
     bool has_escalate = false;
     std::string justification;
@@ -195,7 +197,8 @@ struct validated {
     runtime::run_request request;
     sandbox::backend_choice backend = sandbox::backend_choice::automatic;
     std::optional<policy::approval_policy> approval;  // --approval
-    std::optional<sandbox::sandbox_mode> escalate;    // --escalate
+    std::chrono::milliseconds approval_timeout = default_approval_timeout;
+    std::optional<sandbox::sandbox_mode> escalate;  // --escalate
     std::string justification;
     std::string command_text;  // the command as the person asked sees it
 };
@@ -213,6 +216,13 @@ std::variant<validated, std::string> validate(run_options& options) {
         if (!out.approval) {
             return "unknown approval policy \"" + options.approval + "\" (expected ask or never)";
         }
+    }
+    if (!options.approval_timeout.empty()) {
+        auto timeout = parse_duration(options.approval_timeout);
+        if (!timeout) {
+            return "invalid --approval-timeout \"" + options.approval_timeout + "\" (e.g. 30s, 5m)";
+        }
+        out.approval_timeout = *timeout;
     }
     if (options.has_escalate) {
         auto wider = parse_mode_option(options.escalate);
@@ -467,8 +477,8 @@ struct escalation_answer {
 };
 
 escalation_answer ask_to_escalate(const validated& checked, const standing& stand) {
-    policy::approval_service service(policy::approval_options{stand.approval, approval_timeout},
-                                     stand.log);
+    policy::approval_service service(
+        policy::approval_options{stand.approval, checked.approval_timeout}, stand.log);
     service.add_responder(std::make_shared<terminal_prompt>(stand.log != nullptr));
     policy::escalation_request question;
     question.requested_mode = *checked.escalate;
@@ -669,6 +679,8 @@ std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> com
                     "Session log: its mode, approval policy, root and grants apply");
     sub->add_option("--approval", options->approval,
                     "ask (default) or never: whether an escalation asks at the terminal");
+    sub->add_option("--approval-timeout", options->approval_timeout,
+                    "How long the question waits for an answer, e.g. 30s (default 5m)");
     sub->add_option("--escalate", options->escalate,
                     "Ask (on the terminal) to run this once under a wider MODE")
         ->each([options](const std::string&) { options->has_escalate = true; });

@@ -223,15 +223,8 @@ int set(const session_options& options) {
     if (!options.preset.empty()) {
         // Checked before anything is opened or created; the text is presets.hpp's.
         const auto table = policy::default_presets();
-        bool known = false;
-        std::string available;
-        for (const auto& entry : table) {
-            known = known || entry.name == options.preset;
-            available += (available.empty() ? "" : ", ") + entry.name;
-        }
-        if (!known) {
-            return usage_error("cordon session set", "unknown preset \"" + options.preset +
-                                                         "\" (available: " + available + ")");
+        if (policy::find_preset(table, options.preset) == nullptr) {
+            return usage_error("cordon session set", policy::unknown_preset(table, options.preset));
         }
     }
 

@@ -52,6 +52,16 @@ std::string available(const std::vector<preset>& table) {
 
 }  // namespace
 
+const preset* find_preset(const std::vector<preset>& table, std::string_view name) {
+    const auto found = std::find_if(table.begin(), table.end(),
+                                    [&](const preset& entry) { return entry.name == name; });
+    return found == table.end() ? nullptr : &*found;
+}
+
+std::string unknown_preset(const std::vector<preset>& table, std::string_view name) {
+    return "unknown preset \"" + std::string(name) + "\" (available: " + available(table) + ")";
+}
+
 std::string current_preset(const std::vector<preset>& table, const session_state& state,
                            const knobs& defaults) {
     const knobs now = effective_knobs(state, defaults);
@@ -70,12 +80,8 @@ std::variant<std::vector<nlohmann::json>, log_error> set_preset(const session_lo
                                                                 const std::vector<preset>& table,
                                                                 std::string_view name,
                                                                 const knobs& defaults) {
-    const auto chosen = std::find_if(table.begin(), table.end(),
-                                     [&](const preset& entry) { return entry.name == name; });
-    if (chosen == table.end()) {
-        return log_error{"unknown preset \"" + std::string(name) +
-                         "\" (available: " + available(table) + ")"};
-    }
+    const preset* chosen = find_preset(table, name);
+    if (chosen == nullptr) return log_error{unknown_preset(table, name)};
     auto state = log.state();
     if (auto* error = std::get_if<log_error>(&state)) return *error;
     const session_state& now = std::get<session_state>(state);

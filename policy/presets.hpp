@@ -50,8 +50,12 @@ struct knobs {
 [[nodiscard]] std::string current_preset(const std::vector<preset>& table,
                                          const session_state& state, const knobs& defaults);
 
-// Selects preset `name` for the session. Unknown names:
+// The preset named `name`, or null.
+[[nodiscard]] const preset* find_preset(const std::vector<preset>& table, std::string_view name);
 //   unknown preset "<name>" (available: workspace-write, danger-full-access)
+[[nodiscard]] std::string unknown_preset(const std::vector<preset>& table, std::string_view name);
+
+// Selects preset `name` for the session (an unknown name is unknown_preset()'s error).
 // Returns the events written (none when nothing changes).
 [[nodiscard]] std::variant<std::vector<nlohmann::json>, log_error> set_preset(
     const session_log& log, const std::vector<preset>& table, std::string_view name,

@@ -260,6 +260,25 @@ TEST_F(Approval, NoAtThePromptRunsNothingAndExits3) {
     EXPECT_EQ(events_of(log_, "approval/asked").at(0)["id"], decided[0]["id"]);
 }
 
+// A question nobody answers is withdrawn at --approval-timeout: cancelled, and nothing runs.
+TEST_F(Approval, AnUnansweredQuestionIsCancelledAtTheTimeout) {
+    const fs::path made = workspace_ / "f";
+    const tty_result r =
+        on_terminal(escalate("touch " + made.string(), {"--approval-timeout", "1s"}));
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_EQ(r.err, "cordon run: approval for escalating to \"workspace-write\" was cancelled\n");
+    EXPECT_FALSE(fs::exists(made));
+    const auto decided = events_of(log_, "approval/decided");
+    ASSERT_EQ(decided.size(), 1u);
+    EXPECT_EQ(decided[0]["outcome"], "cancelled");
+    EXPECT_EQ(decided[0]["by"], "timeout");
+
+    const cli_result bad = without_terminal(escalate("true", {"--approval-timeout", "soon"}));
+    EXPECT_EQ(bad.exit_code, cli::exit_usage);
+    EXPECT_NE(bad.err.find("invalid --approval-timeout \"soon\""), std::string::npos) << bad.err;
+}
+
 // What the person reads is what would run: a command cannot erase or redraw the question.
 TEST_F(Approval, ControlCharactersInTheQuestionAreShownEscaped) {
     const std::string command = "touch f1 #\r\x1b[2Kls";

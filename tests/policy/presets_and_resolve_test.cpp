@@ -34,6 +34,15 @@ TEST(Presets, TheDefaultTable) {
     EXPECT_EQ(check_presets(table), std::nullopt);
 }
 
+TEST(Presets, FoundByName) {
+    const auto table = default_presets();
+    ASSERT_NE(find_preset(table, "danger-full-access"), nullptr);
+    EXPECT_EQ(find_preset(table, "danger-full-access")->approval, approval_policy::never);
+    EXPECT_EQ(find_preset(table, "custom"), nullptr);
+    EXPECT_EQ(unknown_preset(table, "yolo"),
+              "unknown preset \"yolo\" (available: workspace-write, danger-full-access)");
+}
+
 TEST(Presets, ATableIsChecked) {
     EXPECT_TRUE(check_presets({}));
     EXPECT_TRUE(check_presets({{"custom", sandbox_mode::read_only, approval_policy::ask, ""}}));
