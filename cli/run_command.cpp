@@ -344,7 +344,7 @@ struct standing {
     policy::resolved_policy policy;
     policy::approval_policy approval = policy::approval_policy::ask;  // the effective one
 
-    [[nodiscard]] policy::resolved_policy with(
+    [[nodiscard]] std::variant<policy::resolved_policy, std::string> with(
         std::optional<sandbox::sandbox_mode> approved) const {
         return policy::resolve(where, {log ? &state : nullptr, approved});
     }
@@ -358,7 +358,9 @@ std::variant<standing, std::string> resolve_standing(const run_options& options,
     out.where = {checked.request.mode, checked.request.workspace_root};
     out.approval = checked.approval.value_or(policy::approval_policy::ask);
     if (options.session.empty()) {
-        out.policy = out.with(std::nullopt);
+        auto resolved = out.with(std::nullopt);
+        if (auto* refused = std::get_if<std::string>(&resolved)) return *refused;
+        out.policy = std::get<policy::resolved_policy>(std::move(resolved));
         return out;
     }
     auto opened = policy::session_log::open_or_create(options.session, out.where.workspace_root);
@@ -372,7 +374,9 @@ std::variant<standing, std::string> resolve_standing(const run_options& options,
         return session_error_text(out.log->path(), *error);
     }
     out.state = std::get<policy::session_state>(std::move(state));
-    out.policy = out.with(std::nullopt);
+    auto resolved = out.with(std::nullopt);
+    if (auto* refused = std::get_if<std::string>(&resolved)) return *refused;
+    out.policy = std::get<policy::resolved_policy>(std::move(resolved));
 
     const std::string file = sandbox::canonical_path(out.log->path()).string();
     const std::string change = "; to change it: cordon session set " + shell_quote(file);
@@ -562,9 +566,12 @@ int run_run_command(run_options& options) {
             }
             return exit_not_approved;
         }
-        const policy::resolved_policy escalated = stand.with(answer.granted);
-        request.mode = escalated.mode;
-        request.workspace_root = escalated.workspace_root;
+        auto escalated = stand.with(answer.granted);
+        if (auto* refused = std::get_if<std::string>(&escalated)) {
+            return usage_error(command_name, *refused);  // the root moved while cordon asked
+        }
+        request.mode = std::get<policy::resolved_policy>(escalated).mode;
+        request.workspace_root = std::get<policy::resolved_policy>(escalated).workspace_root;
         approval_record = std::move(answer.approval);
     }
 

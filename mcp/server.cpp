@@ -112,7 +112,10 @@ struct server::impl {
     };
 
     impl(std::shared_ptr<sandbox::provider> provider, server_options opts)
-        : options(std::move(opts)), tools(tool_list(options.limits)), jobs([&] {
+        : options(std::move(opts)),
+          sandbox_provider(provider),
+          tools(tool_list(options.limits)),
+          jobs([&] {
               runtime::supervisor_options jobs_options = options.jobs;
               jobs_options.max_running_per_owner = options.limits.max_jobs;
               jobs_options.max_lifetime =
@@ -614,9 +617,11 @@ struct server::impl {
             }
             session = std::get<policy::session_state>(std::move(state));
         }
-        const policy::resolved_policy standing =
+        auto resolved =
             policy::resolve(policy::deployment{limits.mode, options.workspace},
                             policy::resolve_request{session ? &*session : nullptr, std::nullopt});
+        if (auto* refused = std::get_if<std::string>(&resolved)) return tool_error(*refused);
+        const policy::resolved_policy standing = std::get<policy::resolved_policy>(resolved);
         // require_escalated is the widest mode, as in Codex; use_default asks for nothing.
         std::optional<sandbox::sandbox_mode> requested;
         if (permissions == "require_escalated" || permissions == "danger-full-access") {
@@ -654,6 +659,18 @@ struct server::impl {
         // An escalation is decided before anything runs, and widens this one call only.
         json approval;
         if (requested) {
+            // A run the wider mode would refuse (the session log where it could write, ...) is
+            // refused before anyone is asked.
+            if (sandbox::is_confined(*requested) && sandbox_provider &&
+                policy::is_strictly_wider(*requested, standing.mode)) {
+                const sandbox::sandbox_policy wider{*requested, standing.workspace_root};
+                if (auto refused =
+                        sandbox_provider->refusal(wider, options.jobs.executor.protected_paths)) {
+                    return tool_error("refusing to ask for " +
+                                      std::string(sandbox::to_string(*requested)) + ": " +
+                                      *refused + "; nothing ran");
+                }
+            }
             policy::escalation_request asked;
             asked.requested_mode = *requested;
             asked.effective_mode = standing.mode;
@@ -909,6 +926,8 @@ struct server::impl {
     }
 
     server_options options;
+    // The jobs' provider, also asked before an escalation whether the wider run would be refused.
+    const std::shared_ptr<sandbox::provider> sandbox_provider;
     const json tools;
     runtime::supervisor jobs;
     std::unique_ptr<line_writer> output;

@@ -4,7 +4,8 @@
 
 namespace cordon::policy {
 
-resolved_policy resolve(const deployment& where, const resolve_request& request) {
+std::variant<resolved_policy, std::string> resolve(const deployment& where,
+                                                   const resolve_request& request) {
     resolved_policy out;
     const session_state* session = request.session;
     if (request.mode) {
@@ -14,9 +15,16 @@ resolved_policy resolve(const deployment& where, const resolve_request& request)
     } else {
         out.mode = where.default_mode;
     }
-    const std::filesystem::path& root =
-        session != nullptr && session->cwd ? *session->cwd : where.workspace_root;
+    const bool from_session = session != nullptr && session->cwd;
+    const std::filesystem::path& root = from_session ? *session->cwd : where.workspace_root;
     out.workspace_root = sandbox::canonical_path(root);
+    if (root.is_absolute() && root == root.lexically_normal() && out.workspace_root != root) {
+        return "the workspace root " + root.string() + " now resolves to " +
+               out.workspace_root.string() + ": a symlink stands where it was; nothing runs (" +
+               (from_session ? "put the directory back, or start a new session"
+                             : "give the real path") +
+               ")";
+    }
     return out;
 }
 

@@ -8,10 +8,17 @@
 // The root is resolved by the filesystem before it is normalised lexically (sandbox::
 // canonical_path): `link/..` lands where chdir(2) would, the physical parent of the link's
 // target, not the lexical parent.
+//
+// A root spelled without `.` or `..` (as a session records it: canonical when it was created) must
+// still resolve to itself. If it does not, a symlink now stands where the root was (a run that
+// could write the root's parent, /tmp under the Landlock rung, can put one there), and following
+// it would hand the session's standing mode and grants to a directory nobody chose: refused.
 #pragma once
 
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <variant>
 
 #include "policy/session_log.hpp"
 #include "sandbox/mode.hpp"
@@ -33,6 +40,8 @@ struct resolved_policy {
     std::filesystem::path workspace_root;  // absolute, canonical as above
 };
 
-[[nodiscard]] resolved_policy resolve(const deployment& where, const resolve_request& request);
+// The policy, or why the root cannot be used (one line).
+[[nodiscard]] std::variant<resolved_policy, std::string> resolve(const deployment& where,
+                                                                 const resolve_request& request);
 
 }  // namespace cordon::policy

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <random>
 
+#include "sandbox/policy.hpp"
 #include "sandbox/unique_fd.hpp"
 
 namespace cordon::policy {
@@ -282,8 +283,9 @@ std::variant<session_log, log_error> session_log::open_or_create(const fs::path&
         unique_fd fd(
             ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
         if (!fd) return log_error{errno_text("cannot create session log", absolute)};
-        json start{
-            {"type", event_type::session_start}, {"at", now_iso8601()}, {"cwd", cwd.string()}};
+        json start{{"type", event_type::session_start},
+                   {"at", now_iso8601()},
+                   {"cwd", sandbox::canonical_path(cwd).string()}};
         const std::string line = start.dump() + "\n";
         const bool written = write_all(fd.get(), line) && ::fsync(fd.get()) == 0;
         const int linked = written ? ::link(temporary.c_str(), absolute.c_str()) : -1;

@@ -101,8 +101,9 @@ struct session_state {
 
 class session_log {
 public:
-    // Opens the log at `path`, creating it (0600, with a session/start event recording `cwd`)
-    // when it does not exist. `path` is made absolute; its directory must exist.
+    // Opens the log at `path`, creating it (0600, with a session/start event recording `cwd`,
+    // resolved as chdir(2) would: sandbox::canonical_path) when it does not exist. `path` is made
+    // absolute; its directory must exist.
     [[nodiscard]] static std::variant<session_log, log_error> open_or_create(
         const std::filesystem::path& path, const std::filesystem::path& cwd);
     // Opens an existing log; never creates one.

@@ -260,6 +260,37 @@ TEST_F(Approval, NoAtThePromptRunsNothingAndExits3) {
     EXPECT_EQ(events_of(log_, "approval/asked").at(0)["id"], decided[0]["id"]);
 }
 
+// The session's root is recorded once. A run that could write the root's parent (/tmp under the
+// Landlock rung; any directory that contains another session's root) could put a symlink where the
+// root was: the session's standing mode and grants must not follow it to another directory.
+TEST_F(Approval, ASessionRootReplacedByASymlinkRunsNothing) {
+    const fs::path victim = scratch_.path() / "victim";
+    fs::create_directory(victim);
+    const cli_result set =
+        without_terminal({"session", "set", log_.string(), "--mode", "workspace-write"});
+    ASSERT_EQ(set.exit_code, 0) << set.err;
+    const cli_result first = without_terminal({"run", "--session", log_.string(), "-c", "touch a"});
+    if (!backend_usable(first.exit_code, first.err)) return;
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_TRUE(fs::exists(workspace_ / "a"));
+
+    fs::rename(workspace_, scratch_.path() / "ws.old");
+    fs::create_directory_symlink(victim, workspace_);
+    for (const std::string& where : {std::string("/"), victim.string()}) {
+        const cli_result moved = run_cordon(
+            {"run", "--session", log_.string(), "-c", "touch " + (victim / "b").string()}, where);
+        EXPECT_EQ(moved.exit_code, cli::exit_usage) << moved.err;
+        EXPECT_NE(moved.err.find("now resolves to " + victim.string()), std::string::npos)
+            << moved.err;
+    }
+    const cli_result escalated =
+        run_cordon({"run", "--session", log_.string(), "--escalate", "danger-full-access",
+                    "--justification", "x", "-c", "touch " + (victim / "c").string()},
+                   "/");
+    EXPECT_EQ(escalated.exit_code, cli::exit_usage) << escalated.err;
+    EXPECT_TRUE(fs::is_empty(victim));
+}
+
 // A question nobody answers is withdrawn at --approval-timeout: cancelled, and nothing runs.
 TEST_F(Approval, AnUnansweredQuestionIsCancelledAtTheTimeout) {
     const fs::path made = workspace_ / "f";

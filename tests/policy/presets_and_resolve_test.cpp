@@ -22,6 +22,15 @@ session_state state_of(const session_log& log) {
     return std::get<session_state>(log.state());
 }
 
+resolved_policy resolved(const deployment& where, const resolve_request& request) {
+    auto got = resolve(where, request);
+    if (auto* refused = std::get_if<std::string>(&got)) {
+        ADD_FAILURE() << *refused;
+        return {};
+    }
+    return std::get<resolved_policy>(got);
+}
+
 TEST(Presets, TheDefaultTable) {
     const auto table = default_presets();
     ASSERT_EQ(table.size(), 2u);
@@ -135,7 +144,7 @@ TEST(Resolve, ModePrecedenceInEveryCombination) {
             for (bool with_session : {false, true}) {
                 session_state session;
                 session.mode = logged;
-                const auto got = resolve(where, {with_session ? &session : nullptr, approved});
+                const auto got = resolved(where, {with_session ? &session : nullptr, approved});
                 sandbox_mode expected = sandbox_mode::read_only;
                 if (approved) {
                     expected = *approved;
@@ -155,12 +164,12 @@ TEST(Resolve, TheSessionsWorkingDirectoryIsTheRoot) {
     session_state session;
     session.cwd = session_dir.path();
     const deployment where{sandbox_mode::read_only, fallback.path()};
-    EXPECT_EQ(resolve(where, {&session, std::nullopt}).workspace_root, session_dir.path());
+    EXPECT_EQ(resolved(where, {&session, std::nullopt}).workspace_root, session_dir.path());
     // An approved mode keeps the root.
-    EXPECT_EQ(resolve(where, {&session, sandbox_mode::workspace_write}).workspace_root,
+    EXPECT_EQ(resolved(where, {&session, sandbox_mode::workspace_write}).workspace_root,
               session_dir.path());
     session_state without_cwd;
-    EXPECT_EQ(resolve(where, {&without_cwd, std::nullopt}).workspace_root, fallback.path());
+    EXPECT_EQ(resolved(where, {&without_cwd, std::nullopt}).workspace_root, fallback.path());
 }
 
 TEST(Resolve, LinkDotDotLandsWhereChdirLands) {
@@ -170,14 +179,53 @@ TEST(Resolve, LinkDotDotLandsWhereChdirLands) {
     std::filesystem::create_directory_symlink(dir / "physical/child", dir / "elsewhere/link");
     session_state session;
     session.cwd = dir / "elsewhere/link/..";
-    const auto got = resolve({sandbox_mode::read_only, "/"}, {&session, std::nullopt});
+    const auto got = resolved({sandbox_mode::read_only, "/"}, {&session, std::nullopt});
     EXPECT_EQ(got.workspace_root, dir / "physical");
     // The same for the deployment's root.
-    EXPECT_EQ(resolve({sandbox_mode::read_only, dir / "elsewhere/link/.."}, {}).workspace_root,
+    EXPECT_EQ(resolved({sandbox_mode::read_only, dir / "elsewhere/link/.."}, {}).workspace_root,
               dir / "physical");
     // A root that does not exist keeps its spelling, normalised.
-    EXPECT_EQ(resolve({sandbox_mode::read_only, dir / "gone/../gone2"}, {}).workspace_root,
+    EXPECT_EQ(resolved({sandbox_mode::read_only, dir / "gone/../gone2"}, {}).workspace_root,
               dir / "gone2");
+}
+
+// A session's root is recorded canonical. A symlink put where it was (a run that can write the
+// root's parent: /tmp under the Landlock rung) must not carry the session's mode and grants to
+// another directory.
+TEST(Resolve, ARootReplacedByASymlinkIsRefused) {
+    temp_dir dir;
+    std::filesystem::create_directories(dir / "project");
+    std::filesystem::create_directories(dir / "victim");
+    session_state session;
+    session.cwd = dir / "project";
+    session.mode = sandbox_mode::workspace_write;
+    const deployment where{sandbox_mode::read_only, dir / "project"};
+    EXPECT_EQ(resolved(where, {&session, std::nullopt}).workspace_root, dir / "project");
+
+    std::filesystem::rename(dir / "project", dir / "project.old");
+    std::filesystem::create_directory_symlink(dir / "victim", dir / "project");
+    for (const resolve_request& request :
+         {resolve_request{&session, std::nullopt},
+          resolve_request{&session, sandbox_mode::danger_full_access},
+          resolve_request{nullptr, std::nullopt}}) {
+        auto got = resolve(where, request);
+        ASSERT_TRUE(std::holds_alternative<std::string>(got));
+        EXPECT_NE(std::get<std::string>(got).find("now resolves to " + (dir / "victim").string()),
+                  std::string::npos)
+            << std::get<std::string>(got);
+    }
+}
+
+TEST(Resolve, ASessionRecordsItsRootAsChdirWouldResolveIt) {
+    temp_dir dir;
+    std::filesystem::create_directories(dir / "physical/child");
+    std::filesystem::create_directory_symlink(dir / "physical/child", dir / "link");
+    const auto log =
+        std::get<session_log>(session_log::open_or_create(dir / "s.jsonl", dir / "link/.."));
+    const auto state = state_of(log);
+    EXPECT_EQ(state.cwd, dir / "physical");
+    EXPECT_EQ(resolved({sandbox_mode::read_only, "/"}, {&state, std::nullopt}).workspace_root,
+              dir / "physical");
 }
 
 }  // namespace
