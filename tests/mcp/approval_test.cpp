@@ -422,13 +422,15 @@ TEST_F(McpApproval, TheSessionLogIsOutOfReachOfEveryRun) {
     }
     mcp_peer peer({"--workspace", workspace_.path().string(), "--session", inside.string()});
     peer.initialize("2025-11-25", asks_by_form);
+    // Refused before anyone is asked: the wider run could write the log.
     peer.start_call(1, "bash", escalated("echo tampered >> session.jsonl", "workspace-write"));
-    const json asked = peer.server_request();
-    ASSERT_EQ(asked["method"], "elicitation/create");
-    peer.answer(asked, {{"action", "accept"}});
     const json result = peer.reply_to(1)["result"];
     EXPECT_EQ(result["isError"], true) << result.dump();
-    EXPECT_EQ(result["structuredContent"]["status"], "failed_to_start") << result.dump();
+    EXPECT_TRUE(contains(result["content"][0]["text"].get<std::string>(),
+                         "refusing to ask for workspace-write"))
+        << result.dump();
+    for (const json& event : log_events(inside))
+        EXPECT_NE(event["type"], "approval/asked") << event.dump();
     // (The command's text is in the log, in its approval/asked event; no line is the command's.)
     EXPECT_FALSE(contains(read_file(inside), "\ntampered\n"));
     for (const json& event : log_events(inside))
