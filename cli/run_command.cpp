@@ -492,6 +492,7 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
     question.tool = std::string(command_name);
     question.command = checked.command_text;
     question.workdir = checked.request.workdir.value_or(stand.policy.workspace_root);
+    question.env = policy::env_overrides(checked.request.env);
     escalation_answer out;
     policy::escalation_result result;
     {

@@ -51,6 +51,9 @@ std::string question(const policy::approval_request& request, bool offer_session
     std::string text = "\ncordon run: the command asks to run under a wider sandbox mode\n";
     text += "  command:  " + policy::shown_safely(request.command) + "\n";
     text += "  workdir:  " + policy::shown_safely(request.workdir.string()) + "\n";
+    for (const auto& each : request.env) {
+        text += "  env:      " + policy::shown_safely(each) + "\n";
+    }
     text += "  mode:     " + from + " \u2192 " + to + "\n";
     text += "  reason:   " + policy::shown_safely(request.justification) + "\n";
     text += "  y = allow this run once, N = refuse (the default)";

@@ -25,10 +25,14 @@ std::string question(const policy::approval_request& request) {
     const bool unconfined = request.requested_mode == sandbox::sandbox_mode::danger_full_access;
     // The agent's text is shown as it would run: no control sequence may redraw the question.
     std::string text = "Allow the agent to run `" + policy::shown_safely(request.command) +
-                       "` in " + policy::shown_safely(request.workdir.string()) +
-                       (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
-                       mode_name(request.effective_mode) + " \u2192 " +
-                       mode_name(request.requested_mode) + ")?";
+                       "` in " + policy::shown_safely(request.workdir.string());
+    // What the call does to the environment changes what runs as much as the text does.
+    for (std::size_t i = 0; i < request.env.size(); ++i) {
+        text += (i == 0 ? " with the environment " : ", ") + policy::shown_safely(request.env[i]);
+    }
+    text += (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
+            mode_name(request.effective_mode) + " \u2192 " + mode_name(request.requested_mode) +
+            ")?";
     if (!request.justification.empty()) {
         text += " Reason given: " + policy::shown_safely(request.justification);
     }

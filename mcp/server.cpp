@@ -679,6 +679,7 @@ struct server::impl {
             asked.tool = "bash";
             asked.command = *command;
             asked.workdir = request.run.workdir.value_or(standing.workspace_root);
+            asked.env = policy::env_overrides(request.run.env);
             const policy::escalation_result decided = escalate(running, asked);
             if (running.cancelled) return nullptr;
             approval = approval_json(decided);

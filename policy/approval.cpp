@@ -39,6 +39,14 @@ std::string_view to_string(decided_by source) noexcept {
     return "invalid";
 }
 
+std::vector<std::string> env_overrides(
+    const std::map<std::string, std::optional<std::string>>& env) {
+    std::vector<std::string> out;
+    for (const auto& [name, value] : env)
+        out.push_back(value ? name + "=" + *value : "-" + name);
+    return out;
+}
+
 std::string new_approval_id() {
     std::random_device random;
     const std::uint64_t value = (static_cast<std::uint64_t>(random()) << 32) ^ random();
@@ -171,6 +179,7 @@ approval_decision approval_service::request(const approval_request& request,
         if (!request.workdir.empty()) asked["workdir"] = request.workdir.string();
         if (!request.reason.empty()) asked["reason"] = request.reason;
         if (!request.justification.empty()) asked["justification"] = request.justification;
+        if (!request.env.empty()) asked["env"] = request.env;
         if (auto error = log_->append(std::move(asked))) {
             decision.id.clear();
             decision.by = "none";
@@ -181,7 +190,7 @@ approval_decision approval_service::request(const approval_request& request,
 
     const auto covering =
         std::find_if(standing.begin(), standing.end(), [&request](const session_grant& grant) {
-            return covers(grant, request.command, request.requested_mode);
+            return request.env.empty() && covers(grant, request.command, request.requested_mode);
         });
     if (cancel.stop_requested()) {
         decision.outcome = approval_outcome::cancelled;

@@ -11,8 +11,9 @@
 //   3. the effective policy (the session's approval/policy event, else the configured one) is
 //      `never`: `rejected`, decided here, before any responder runs, so no responder can
 //      bypass it;
-//   4. a standing allowed-for-session grant covers the command under the requested mode:
-//      `allowed-for-session`, without asking;
+//   4. a standing allowed-for-session grant covers the command under the requested mode, and
+//      the call changes nothing in the command's environment: `allowed-for-session`, without
+//      asking;
 //   5. the responders, in chain order, on a thread of the service's: each answers or passes to
 //      the next; the end of the chain, a throwing responder, or an answer outside the vocabulary
 //      is `unavailable`. Cancellation, or no answer within the timeout, is `cancelled` at once;
@@ -20,7 +21,7 @@
 //   6. writes `approval/decided` (with the grant, for allowed-for-session) and returns.
 //
 // Events: {"type":"approval/asked","id","tool","command","workdir","mode","from","reason",
-// "justification"} and {"type":"approval/decided","id","outcome","by"(,"grant":{"prefix",
+// "justification"(,"env")} and {"type":"approval/decided","id","outcome","by"(,"grant":{"prefix",
 // "exact","mode"})(,"detail")}. `by` names who decided: "policy", "grant", a responder's name,
 // "timeout", "cancel", "none" (decided_by below).
 #pragma once
@@ -30,6 +31,7 @@
 #include <filesystem>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -51,6 +53,11 @@ struct approval_request {
     sandbox::sandbox_mode requested_mode = sandbox::sandbox_mode::read_only;
     std::string justification;  // the agent's one sentence
     std::string reason;         // "escalate sandbox to <mode>: <justification>"
+    // What the call does to the command's environment, "NAME=value" or "-NAME" (unset). Shown to
+    // the person asked and logged: BASH_ENV, PATH or an exported BASH_FUNC_* change what a command
+    // runs as much as its text does. For that reason a standing grant never covers a call that
+    // sets any.
+    std::vector<std::string> env;
 };
 
 class approval_responder {
@@ -157,6 +164,11 @@ private:
     std::vector<session_grant> own_grants_;                   // guarded by mutex_ (no log)
     std::list<std::shared_ptr<question>> out_;                // guarded by mutex_
 };
+
+// approval_request::env for the overrides a run request carries (runtime::run_request::env:
+// a value sets, nullopt unsets), in name order.
+[[nodiscard]] std::vector<std::string> env_overrides(
+    const std::map<std::string, std::optional<std::string>>& env);
 
 // A fresh random id ("ap-" and 16 hex digits).
 [[nodiscard]] std::string new_approval_id();

@@ -71,6 +71,7 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.tool = request.tool;
     asked.command = request.command;
     asked.workdir = request.workdir;
+    asked.env = request.env;
     asked.effective_mode = request.effective_mode;
     asked.requested_mode = mode;
     asked.justification = request.justification;

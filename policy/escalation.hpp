@@ -41,6 +41,7 @@ struct escalation_request {
     std::string tool = "bash";
     std::string command;
     std::filesystem::path workdir;
+    std::vector<std::string> env;  // as approval_request::env
 };
 
 struct escalation_result {

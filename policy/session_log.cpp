@@ -199,6 +199,12 @@ std::optional<std::string> invalid_event(const json& event) {
         }
         if (auto bad = bad_mode(event, "mode")) return bad;
         if (auto bad = bad_mode(event, "from", false)) return bad;
+        if (const auto env = event.find("env"); env != event.end()) {
+            if (!env->is_array() || !std::all_of(env->begin(), env->end(),
+                                                 [](const json& e) { return e.is_string(); })) {
+                return std::string("approval/asked has an \"env\" that is not a list of strings");
+            }
+        }
         return std::nullopt;
     }
     if (kind == event_type::approval_decided) {

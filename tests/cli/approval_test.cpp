@@ -5,12 +5,14 @@
 // that proves a log inside the workspace is refused.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
 #include <poll.h>
 #include <pty.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -389,6 +391,40 @@ TEST_F(Approval, SessionAnswerCoversThePrefixWithoutATerminalAndNothingElse) {
     EXPECT_FALSE(fs::exists(workspace_ / "f4"));
     const cli_result twice = without_terminal({"session", "revoke", log_.string(), grant_id});
     EXPECT_EQ(twice.exit_code, cli::exit_session_failed) << twice.err;
+}
+
+// What a call does to the environment changes what runs as much as its text (BASH_ENV runs a
+// file before the command; an exported BASH_FUNC_* replaces a program): the question shows it,
+// and a session grant never covers a call that sets any.
+TEST_F(Approval, EnvironmentOverridesAreShownAndNeverCoveredByAGrant) {
+    const fs::path payload = scratch_.path() / "payload";
+    const fs::path script = scratch_.path() / "evil.sh";
+    {
+        std::ofstream out(script);
+        out << "touch " << payload.string() << "\n";
+    }
+    const tty_result shown = on_terminal(
+        escalate("touch f1", {"--env", "BASH_ENV=" + script.string()}), answering("n\n"));
+    EXPECT_TRUE(shown.prompted) << shown.terminal;
+    EXPECT_NE(shown.terminal.find("env:      BASH_ENV=" + script.string()), std::string::npos)
+        << shown.terminal;
+    EXPECT_EQ(shown.exit_code, cli::exit_not_approved);
+    EXPECT_EQ(events_of(log_, "approval/asked").at(0)["env"],
+              nlohmann::json::array({"BASH_ENV=" + script.string()}));
+
+    const tty_result granted = on_terminal(escalate("touch f1"), answering("s\n"));
+    if (!backend_usable(granted.exit_code, granted.err)) return;
+    ASSERT_EQ(granted.exit_code, 0) << granted.err << granted.terminal;
+    for (const std::string& env :
+         {"BASH_ENV=" + script.string(), std::string("BASH_FUNC_touch%%=() { id; }"),
+          std::string("PATH=") + scratch_.path().string()}) {
+        const cli_result bent = without_terminal(escalate("touch f1 f2", {"--env", env}));
+        EXPECT_EQ(bent.exit_code, cli::exit_not_approved) << env << ": " << bent.err;
+    }
+    EXPECT_FALSE(fs::exists(payload));
+    EXPECT_FALSE(fs::exists(workspace_ / "f2"));
+    // Without the override the grant still covers the prefix.
+    EXPECT_EQ(without_terminal(escalate("touch f1 f2")).exit_code, 0);
 }
 
 TEST_F(Approval, NeverRejectsWithoutAskingEvenWithATerminal) {

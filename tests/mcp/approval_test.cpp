@@ -286,17 +286,28 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
     EXPECT_EQ(covered["structuredContent"]["approval"]["outcome"], "allowed-for-session");
     EXPECT_TRUE(std::filesystem::exists(workspace_ / "two"));
 
-    // Another prefix, or another mode, is asked again (and declined here).
+    // Another prefix, another mode, or the same command with the environment changed
+    // (BASH_ENV runs a file first) is asked again, and declined here; the question shows the
+    // environment.
+    json bent = escalated("touch made six", "workspace-write");
+    bent["env"] = {{"BASH_ENV", (workspace_ / "evil.sh").string()}};
     for (const json& args : {escalated("touch other three", "workspace-write"),
-                             escalated("touch made four", "danger-full-access")}) {
+                             escalated("touch made four", "danger-full-access"), bent}) {
         peer.start_call(3, "bash", args);
         asked = peer.server_request();
         ASSERT_EQ(asked["method"], "elicitation/create") << args.dump();
+        if (args.contains("env")) {
+            EXPECT_TRUE(
+                contains(asked["params"]["message"].get<std::string>(),
+                         "with the environment BASH_ENV=" + (workspace_ / "evil.sh").string()))
+                << asked.dump();
+        }
         peer.answer(asked, {{"action", "decline"}});
         EXPECT_EQ(peer.reply_to(3)["result"]["isError"], true);
     }
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "three"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "four"));
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / "six"));
     // And the grant does not widen a call that did not ask for it.
     const json plain = peer.call(4, "bash", {{"command", "touch made five"}});
     EXPECT_EQ(plain["structuredContent"]["sandbox"]["denied"], true);

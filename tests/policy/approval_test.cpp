@@ -299,6 +299,39 @@ TEST(Approval, ASessionGrantCoversThePrefixUnderTheSameModeAndNothingElse) {
     EXPECT_TRUE(service.revoke("ap-unknown"));
 }
 
+// BASH_ENV, PATH or an exported function change what runs as much as the command's text: the
+// person sees them, the log records them, and no standing grant covers a call that sets any.
+TEST(Approval, ACallThatChangesTheEnvironmentIsNeverCoveredByAGrant) {
+    temp_dir dir;
+    auto log = make_log(dir);
+    approval_service service({}, log);
+    std::vector<approval_request> seen;
+    service.add_responder(std::make_shared<function_responder>(
+        "person", [&seen](const approval_request& request, std::stop_token) {
+            seen.push_back(request);
+            return std::optional(approval_outcome::allowed_for_session);
+        }));
+    ASSERT_EQ(service.request(ask("git status")).outcome, approval_outcome::allowed_for_session);
+    for (const auto& env :
+         {std::map<std::string, std::optional<std::string>>{{"BASH_ENV", "/ws/evil.sh"}},
+          std::map<std::string, std::optional<std::string>>{{"BASH_FUNC_git%%", "() { id; }"},
+                                                            {"PATH", std::nullopt}}}) {
+        approval_request request = ask("git status");
+        request.env = env_overrides(env);
+        const auto decision = service.request(request);
+        EXPECT_EQ(decision.source, decided_by::responder);  // asked, not covered
+    }
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[1].env, (std::vector<std::string>{"BASH_ENV=/ws/evil.sh"}));
+    EXPECT_EQ(seen[2].env, (std::vector<std::string>{"BASH_FUNC_git%%=() { id; }", "-PATH"}));
+    const auto events = audit(*log);
+    ASSERT_EQ(events.size(), 6u);
+    EXPECT_FALSE(events[0].contains("env"));
+    EXPECT_EQ(events[2]["env"], nlohmann::json({"BASH_ENV=/ws/evil.sh"}));
+    // The plain command is still covered.
+    EXPECT_EQ(service.request(ask("git status")).source, decided_by::grant);
+}
+
 TEST(Approval, GrantsWithoutALogLastAsLongAsTheService) {
     approval_service service;
     std::vector<std::string> calls;
