@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -45,17 +46,29 @@ bool write_all(int fd, std::string_view data) {
     return true;
 }
 
+// A command longer than this is shown whole, and its start shown again next to the question.
+constexpr std::size_t long_command = 600;
+
 std::string question(const policy::approval_request& request, bool offer_session) {
     const std::string from(sandbox::to_string(request.effective_mode));
     const std::string to(sandbox::to_string(request.requested_mode));
-    std::string text = "\ncordon run: the command asks to run under a wider sandbox mode\n";
-    text += "  command:  " + policy::shown_safely(request.command) + "\n";
-    text += "  workdir:  " + policy::shown_safely(request.workdir.string()) + "\n";
+    const std::string command = policy::shown_compactly(request.command);
+    std::string text(terminal_reset);
+    text += "\ncordon run: the command asks to run under a wider sandbox mode\n";
+    text += "  command:  " + command + "\n";
+    text += "  workdir:  " + policy::shown_compactly(request.workdir.string()) + "\n";
     for (const auto& each : request.env) {
-        text += "  env:      " + policy::shown_safely(each) + "\n";
+        text += "  env:      " + policy::shown_compactly(each) + "\n";
     }
     text += "  mode:     " + from + " \u2192 " + to + "\n";
-    text += "  reason:   " + policy::shown_safely(request.justification) + "\n";
+    text += "  reason:   " + policy::shown_compactly(request.justification) + "\n";
+    if (command.size() > long_command) {
+        std::size_t cut = 120;
+        while (cut > 0 && (static_cast<unsigned char>(command[cut]) & 0xC0u) == 0x80u)
+            --cut;  // not inside a UTF-8 sequence
+        text += "  (the command is " + std::to_string(request.command.size()) +
+                " bytes long; it begins: " + command.substr(0, cut) + " \u2026)\n";
+    }
     text += "  y = allow this run once, N = refuse (the default)";
     if (offer_session) {
         const policy::session_grant grant =
@@ -85,6 +98,33 @@ policy::approval_outcome outcome_of(std::string line, bool offer_session) {
     return policy::approval_outcome::rejected;
 }
 
+// One question at a time on a terminal: two cordons asking at once would share one line of
+// input, and the "y" typed under one question could approve the other command. The lock is an
+// flock(2) of the terminal device itself (/dev/pts/N, what ttyname names: every process asking
+// on that terminal locks the same inode), held until the answer is read. Waiting for it honours
+// `stop`. Null when the wait was stopped or the terminal cannot be locked.
+unique_fd lock_terminal(int tty, const std::stop_token& stop) {
+    char name[256];
+    unique_fd device;
+    if (::ttyname_r(tty, name, sizeof name) == 0) {
+        device.reset(::open(name, O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK));
+    }
+    if (!device) return device;
+    bool told = false;
+    for (;;) {
+        if (::flock(device.get(), LOCK_EX | LOCK_NB) == 0) return device;
+        if (errno != EWOULDBLOCK && errno != EINTR) return unique_fd();
+        if (!told) {
+            told = true;
+            (void)write_all(tty,
+                            "\ncordon run: another question is open on this terminal; this "
+                            "one waits for it to be answered\n");
+        }
+        if (stop.stop_requested()) return unique_fd();
+        ::poll(nullptr, 0, poll_slice_ms);
+    }
+}
+
 }  // namespace
 
 bool terminal_can_ask() {
@@ -96,6 +136,11 @@ std::optional<policy::approval_outcome> terminal_prompt::answer(
     const policy::approval_request& request, std::stop_token stop) {
     const unique_fd tty = open_terminal();
     if (!tty || !in_foreground(tty.get())) return std::nullopt;
+    const unique_fd turn = lock_terminal(tty.get(), stop);
+    if (!turn) {
+        if (stop.stop_requested()) return policy::approval_outcome::cancelled;
+        return std::nullopt;  // a terminal that cannot be locked is not one to ask on
+    }
     // Whatever was typed before the question was seen is not an answer to it.
     if (::tcflush(tty.get(), TCIFLUSH) != 0) return std::nullopt;
     if (!write_all(tty.get(), question(request, offer_session_))) return std::nullopt;

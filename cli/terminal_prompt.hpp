@@ -19,10 +19,22 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 
 #include "policy/approval.hpp"
 
 namespace cordon::cli {
+
+// Written before every question: what earlier output may have left switched on must not hide or
+// disguise it. Colours and concealed text (SGR), a line-drawing character set (G0/G1, shift-out),
+// a hidden cursor, a scroll region that keeps the question's first lines out of sight (reset with
+// the cursor saved around it: DECSTBM moves the cursor home), insert mode and wrapping off.
+inline constexpr std::string_view terminal_reset =
+    "\x1b[0m"           // SGR: no colour, no concealed text
+    "\x1b(B\x1b)B\x0f"  // ASCII in G0 and G1, G0 shifted in
+    "\x1b[?25h"         // cursor shown
+    "\0337\x1b[r\0338"  // no scroll region, the cursor kept where it was
+    "\x1b[4l\x1b[?7h";  // replace mode, wrapping on
 
 class terminal_prompt final : public policy::approval_responder {
 public:

@@ -24,7 +24,7 @@ std::string mode_name(sandbox::sandbox_mode mode) {
 std::string question(const policy::approval_request& request) {
     const bool unconfined = request.requested_mode == sandbox::sandbox_mode::danger_full_access;
     // The agent's text is shown as it would run: no control sequence may redraw the question.
-    std::string text = "Allow the agent to run `" + policy::shown_safely(request.command) +
+    std::string text = "Allow the agent to run `" + policy::shown_compactly(request.command) +
                        "` in " + policy::shown_safely(request.workdir.string());
     // What the call does to the environment changes what runs as much as the text does.
     for (std::size_t i = 0; i < request.env.size(); ++i) {

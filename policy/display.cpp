@@ -19,11 +19,18 @@ std::string code_point(std::uint32_t value) {
     return text;
 }
 
+// Characters that do not show as themselves: controls, bidirectional controls, and the
+// invisible, blank or joining ones (soft hyphen, Hangul fillers, variation selectors, tags, the
+// line and paragraph separators, ...).
 bool hidden(std::uint32_t value) {
-    return (value >= 0x80 && value <= 0x9F) || value == 0x061C || value == 0x200E ||
-           value == 0x200F || (value >= 0x202A && value <= 0x202E) ||
-           (value >= 0x2066 && value <= 0x2069) || (value >= 0x200B && value <= 0x200D) ||
-           value == 0x2060 || value == 0xFEFF;
+    const auto in = [value](std::uint32_t first, std::uint32_t last) {
+        return value >= first && value <= last;
+    };
+    return in(0x80, 0x9F) || value == 0xAD || value == 0x34F || value == 0x61C ||
+           in(0x115F, 0x1160) || in(0x17B4, 0x17B5) || value == 0x180E || in(0x200B, 0x200F) ||
+           in(0x2028, 0x202E) || in(0x2060, 0x206F) || value == 0x3164 || in(0xFE00, 0xFE0F) ||
+           value == 0xFEFF || value == 0xFFA0 || in(0xFFF9, 0xFFFB) || in(0xE0000, 0xE007F) ||
+           in(0xE0100, 0xE01EF);
 }
 
 // The length of the valid UTF-8 sequence at the start of `text` and its code point, or 0.
@@ -93,6 +100,24 @@ std::string shown_safely(std::string_view text) {
             }
             text.remove_prefix(length);
         }
+    }
+    return out;
+}
+
+std::string shown_compactly(std::string_view text) {
+    constexpr std::size_t longest_run = 8;
+    std::string out;
+    while (!text.empty()) {
+        const std::size_t run = text.find(std::string(longest_run + 1, ' '));
+        if (run == std::string_view::npos) {
+            out += shown_safely(text);
+            break;
+        }
+        out += shown_safely(text.substr(0, run));
+        std::size_t end = text.find_first_not_of(' ', run);
+        if (end == std::string_view::npos) end = text.size();
+        out += "\\x20{" + std::to_string(end - run) + "}";
+        text.remove_prefix(end);
     }
     return out;
 }

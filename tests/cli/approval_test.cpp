@@ -12,18 +12,19 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/terminal_prompt.hpp"
 #include "cli_support.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
@@ -45,9 +46,12 @@ struct tty_result {
 };
 
 struct tty_options {
-    std::optional<std::string> answer;   // written once the question is on the terminal
-    std::optional<std::string> typed;    // written before cordon starts (type-ahead)
-    std::optional<fs::path> stdin_file;  // cordon's stdin; /dev/null without one
+    std::optional<std::string> answer;          // written once the question is on the terminal
+    std::vector<std::string> answers;           // or: one for each question, as each appears
+    std::chrono::milliseconds answer_after{0};  // how long each of `answers` waits
+    std::vector<std::string> argv;              // what runs instead of `cordon ARGS...`
+    std::optional<std::string> typed;           // written before cordon starts (type-ahead)
+    std::optional<fs::path> stdin_file;         // cordon's stdin; /dev/null without one
 };
 
 // Runs `cordon ARGS...` from `cwd` as a session leader whose controlling terminal is a fresh
@@ -73,6 +77,7 @@ tty_result run_on_terminal(const std::vector<std::string>& args, const fs::path&
     // functions between fork and exec.
     std::vector<std::string> argv_text{cordon_path().string()};
     argv_text.insert(argv_text.end(), args.begin(), args.end());
+    if (!options.argv.empty()) argv_text = options.argv;
     std::vector<char*> argv;
     for (auto& word : argv_text)
         argv.push_back(word.data());
@@ -106,6 +111,9 @@ tty_result run_on_terminal(const std::vector<std::string>& args, const fs::path&
     tty_result result;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     bool answered = false;
+    std::size_t answers_given = 0;
+    bool waiting = false;  // a question of `answers` is on the terminal, not yet answered
+    auto question_seen = std::chrono::steady_clock::now();
     bool exited = false;
     int status = 0;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -122,6 +130,21 @@ tty_result run_on_terminal(const std::vector<std::string>& args, const fs::path&
             answered = true;
             EXPECT_EQ(::write(master, options.answer->data(), options.answer->size()),
                       static_cast<ssize_t>(options.answer->size()));
+        }
+        std::size_t questions = 0;
+        for (auto at = result.terminal.find("Allow? ["); at != std::string::npos;
+             at = result.terminal.find("Allow? [", at + 1)) {
+            ++questions;
+        }
+        if (answers_given < questions && !waiting) {
+            waiting = true;
+            question_seen = std::chrono::steady_clock::now();
+        }
+        if (answers_given < std::min(questions, options.answers.size()) &&
+            std::chrono::steady_clock::now() - question_seen >= options.answer_after) {
+            waiting = false;
+            const std::string& next = options.answers[answers_given++];
+            EXPECT_EQ(::write(master, next.data(), next.size()), static_cast<ssize_t>(next.size()));
         }
         if (exited) break;  // one more read after the exit: the tail of the transcript
         exited = ::waitpid(child, &status, WNOHANG) == child;
@@ -293,6 +316,54 @@ TEST_F(Approval, ASessionRootReplacedByASymlinkRunsNothing) {
     EXPECT_TRUE(fs::is_empty(victim));
 }
 
+// Two cordons asking on one terminal share its input: the "y" typed under the question on the
+// screen must approve that command and no other. Questions take turns; the second is not shown
+// until the first is answered.
+TEST_F(Approval, QuestionsOnOneTerminalTakeTurns) {
+    const std::string cordon = cordon_path().string();
+    const auto one = [&](const std::string& name) {
+        return cordon + " run --escalate workspace-write --justification 'make " + name +
+               "' -c 'touch " + name + "' >/dev/null 2>&1; echo " + name + "=$?";
+    };
+    tty_options options;
+    // Both start in the terminal's foreground process group (a shell without job control).
+    options.argv = {"/bin/sh", "-c", "(" + one("A") + ") & (" + one("B") + ") & wait"};
+    options.answers = {"y\n", "n\n"};
+    // Time enough for the other cordon to show its question too, were it not made to wait.
+    options.answer_after = std::chrono::milliseconds(2'000);
+    const tty_result r = on_terminal({}, options);
+    EXPECT_EQ(r.exit_code, 0) << r.terminal;
+    const auto first = r.terminal.find("command:  touch ");
+    ASSERT_NE(first, std::string::npos) << r.terminal;
+    const std::string asked_first = r.terminal.substr(first + 16, 1);
+    const std::string asked_second = asked_first == "A" ? "B" : "A";
+    // The first question was answered before the second was shown.
+    // (the terminal echoes the answer: "y", then the newline as "\r\n")
+    const auto answer = r.terminal.find("y\r\n", first);
+    ASSERT_NE(answer, std::string::npos) << r.terminal;
+    const auto second = r.terminal.find("command:  touch " + asked_second);
+    ASSERT_NE(second, std::string::npos) << r.terminal;
+    EXPECT_LT(answer, second) << r.terminal;
+    EXPECT_TRUE(fs::exists(workspace_ / asked_first)) << r.terminal;
+    EXPECT_FALSE(fs::exists(workspace_ / asked_second)) << r.terminal;
+    EXPECT_NE(r.out.find(asked_first + "=0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(asked_second + "=3"), std::string::npos) << r.out;
+}
+
+// Padding cannot push the start of a command off the screen above the question, and a long
+// command's start is shown again next to it.
+TEST_F(Approval, ALongOrPaddedCommandIsShownWithItsStart) {
+    const std::string padded = "touch f1;" + std::string(4000, ' ') + "ls";
+    const tty_result r = on_terminal(escalate(padded), answering("n\n"));
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_NE(r.terminal.find("command:  touch f1;\\x20{4000}ls"), std::string::npos) << r.terminal;
+    const std::string long_one = "touch f1; echo " + std::string(1000, 'x');
+    const tty_result l = on_terminal(escalate(long_one), answering("n\n"));
+    EXPECT_NE(l.terminal.find("bytes long; it begins: touch f1; echo xxx"), std::string::npos)
+        << l.terminal;
+    EXPECT_FALSE(fs::exists(workspace_ / "f1"));
+}
+
 // A question nobody answers is withdrawn at --approval-timeout: cancelled, and nothing runs.
 TEST_F(Approval, AnUnansweredQuestionIsCancelledAtTheTimeout) {
     const fs::path made = workspace_ / "f";
@@ -318,7 +389,12 @@ TEST_F(Approval, ControlCharactersInTheQuestionAreShownEscaped) {
     const tty_result r = on_terminal(escalate(command), answering("n\n"));
     EXPECT_TRUE(r.prompted) << r.terminal;
     EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
-    EXPECT_EQ(r.terminal.find('\x1b'), std::string::npos) << r.terminal;
+    // The only escape sequence on the terminal is the reset cordon writes before asking.
+    std::string transcript = r.terminal;
+    const auto reset = transcript.find(cli::terminal_reset);
+    ASSERT_NE(reset, std::string::npos) << transcript;
+    transcript.erase(reset, cli::terminal_reset.size());
+    EXPECT_EQ(transcript.find('\x1b'), std::string::npos) << transcript;
     EXPECT_NE(r.terminal.find("touch f1 #\\r"), std::string::npos) << r.terminal;
     EXPECT_NE(r.terminal.find("[2Kls"), std::string::npos) << r.terminal;
     EXPECT_FALSE(fs::exists(workspace_ / "f1"));
@@ -434,7 +510,8 @@ TEST_F(Approval, NeverRejectsWithoutAskingEvenWithATerminal) {
     EXPECT_FALSE(r.prompted) << r.terminal;
     EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
     EXPECT_EQ(r.err,
-              "cordon run: the user rejected escalating this command to \"workspace-write\"\n");
+              "cordon run: the user rejected escalating this command to \"workspace-write\" (the "
+              "approval policy is \"never\": nobody was asked)\n");
     EXPECT_FALSE(fs::exists(made));
     const auto decided = events_of(log_, "approval/decided");
     ASSERT_EQ(decided.size(), 1u);

@@ -29,6 +29,22 @@ TEST(ShownSafely, BidirectionalAndInvisibleCharactersAreEscaped) {
     EXPECT_EQ(shown_safely("\uFEFFx"), "\\u{FEFF}x");
 }
 
+TEST(ShownSafely, BlankAndJoiningCharactersAreEscaped) {
+    EXPECT_EQ(shown_safely("r\u00ADm"), "r\\u{00AD}m");
+    EXPECT_EQ(shown_safely("a\u3164b"), "a\\u{3164}b");
+    EXPECT_EQ(shown_safely("a\u2028b"), "a\\u{2028}b");
+    EXPECT_EQ(shown_safely("a\uFE0Fb"), "a\\u{FE0F}b");
+    EXPECT_EQ(shown_safely("a\U000E0041b"), "a\\u{E0041}b");
+}
+
+TEST(ShownCompactly, LongRunsOfSpacesAreCounted) {
+    EXPECT_EQ(shown_compactly("a        b"), "a        b");  // eight: kept
+    EXPECT_EQ(shown_compactly("touch /x;" + std::string(4000, ' ') + "ls"),
+              "touch /x;\\x20{4000}ls");
+    EXPECT_EQ(shown_compactly(std::string(9, ' ') + "\x1b"), "\\x20{9}\\x1b");
+    EXPECT_EQ(shown_compactly("\\x20{9}"), "\\\\x20{9}");  // cannot be forged
+}
+
 TEST(ShownSafely, InvalidUtf8IsShownByteByByte) {
     EXPECT_EQ(shown_safely("a\xff"
                            "b"),
