@@ -86,6 +86,10 @@ escalation_result approve_escalation(const escalation_request& request, approval
         case approval_outcome::rejected:
             result.error =
                 "the user rejected escalating this " + request.subject + " to " + quoted(mode);
+            // Nobody was asked: say so rather than blame the user.
+            if (result.decision->source == decided_by::policy) {
+                result.error += " (the approval policy is \"never\": nobody was asked)";
+            }
             break;
         case approval_outcome::cancelled:
             result.error = "approval for escalating to " + quoted(mode) + " was cancelled";

@@ -57,6 +57,7 @@ struct escalation_result {
 //   sandbox escalation to "<mode>" requires approval, but no approval service is composed
 // then asks with reason "escalate sandbox to <mode>: <justification>" and maps the outcome:
 //   rejected:    the user rejected escalating this <subject> to "<mode>"
+//                (+ ` (the approval policy is "never": nobody was asked)` when the policy decided)
 //   cancelled:   approval for escalating to "<mode>" was cancelled
 //   unavailable: sandbox escalation to "<mode>" requires approval, but no approval channel is
 //   available

@@ -102,7 +102,8 @@ std::optional<log_error> untrusted(int fd, const fs::path& path) {
 }
 
 std::variant<unique_fd, log_error> open_log(const fs::path& path, int flags) {
-    unique_fd fd(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+    // O_NONBLOCK: a FIFO in the log's place is refused below, not waited on for a writer.
+    unique_fd fd(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
     if (!fd) {
         if (errno == ELOOP) {
             return log_error{"session log " + path.string() +
@@ -279,7 +280,8 @@ std::variant<session_log, log_error> session_log::open_or_create(const fs::path&
     // and of two processes creating the same session, one wins and the other opens it.
     for (int attempt = 0; attempt < 8; ++attempt) {
         {
-            unique_fd there(::open(absolute.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+            unique_fd there(::open(absolute.c_str(),
+                                   O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
             if (there || errno != ENOENT) return open_existing(absolute);
         }
         std::random_device random;

@@ -256,7 +256,9 @@ TEST_F(McpApproval, ApprovalNeverRejectsWithoutAsking) {
     EXPECT_FALSE(contains(text_of(denied), "escalation available")) << text_of(denied);
     const json result = peer.call(2, "bash", escalated("touch nope", "workspace-write"));
     EXPECT_EQ(result["isError"], true);
-    EXPECT_EQ(text_of(result), "the user rejected escalating this command to \"workspace-write\"");
+    EXPECT_EQ(text_of(result),
+              "the user rejected escalating this command to \"workspace-write\" (the approval "
+              "policy is \"never\": nobody was asked)");
     EXPECT_EQ(result["structuredContent"]["approval"]["action"], "rejected-by-policy");
     EXPECT_EQ(result["structuredContent"]["approval"]["asked"], false);
     for (const auto& reply : peer.replies_until(std::chrono::steady_clock::now() + 300ms))

@@ -107,6 +107,13 @@ TEST(Escalation, EachOutcomeMapsToItsText) {
     }
 }
 
+TEST(Escalation, ARejectionByThePolicySaysNobodyWasAsked) {
+    approval_service service({approval_policy::never});
+    EXPECT_EQ(approve_escalation(widen(sandbox_mode::workspace_write), &service).error,
+              "the user rejected escalating this command to \"workspace-write\" (the approval "
+              "policy is \"never\": nobody was asked)");
+}
+
 TEST(Escalation, TheSubjectNamesWhatWasRejected) {
     approval_service service;
     service.add_responder(

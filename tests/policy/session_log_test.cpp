@@ -152,6 +152,17 @@ TEST(SessionLog, RefusesALogSomeoneElseCouldWrite) {
     ASSERT_TRUE(std::holds_alternative<log_error>(opened));
     EXPECT_NE(std::get<log_error>(opened).message.find("symbolic link"), std::string::npos);
 
+    // A FIFO is refused at once, not waited on for a writer.
+    ASSERT_EQ(::mkfifo((dir / "fifo.jsonl").c_str(), 0600), 0);
+    for (auto open :
+         {+[](const std::filesystem::path& p) { return session_log::open_existing(p); },
+          +[](const std::filesystem::path& p) { return session_log::open_or_create(p, "/"); }}) {
+        opened = open(dir / "fifo.jsonl");
+        ASSERT_TRUE(std::holds_alternative<log_error>(opened));
+        EXPECT_NE(std::get<log_error>(opened).message.find("not a regular file"),
+                  std::string::npos);
+    }
+
     std::filesystem::create_directory(dir / "d.jsonl");
     opened = session_log::open_existing(dir / "d.jsonl");
     ASSERT_TRUE(std::holds_alternative<log_error>(opened));
