@@ -7,7 +7,10 @@
 
 #include <array>
 #include <cerrno>
+#include <string_view>
 #include <thread>
+
+#include "sandbox/write_all.hpp"
 
 namespace cordon::cli {
 
@@ -27,19 +30,6 @@ ssize_t read_when_ready(int fd, char* buffer, std::size_t size) {
     }
 }
 
-bool write_all(int fd, const char* data, std::size_t size) {
-    while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;  // EPIPE: the command closed its stdin
-        }
-        data += n;
-        size -= static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
 void pump(unique_fd source, unique_fd sink) {
     // The cordon program ignores SIGPIPE; block it here as well, so that a host embedding this
     // never dies of the command closing its stdin.
@@ -51,7 +41,9 @@ void pump(unique_fd source, unique_fd sink) {
     for (;;) {
         const ssize_t n = read_when_ready(source.get(), buffer.data(), buffer.size());
         if (n <= 0) return;  // end of the source (or it failed): the command sees end-of-file
-        if (!write_all(sink.get(), buffer.data(), static_cast<std::size_t>(n))) return;
+        if (!write_all(sink.get(), std::string_view(buffer.data(), static_cast<std::size_t>(n)))) {
+            return;  // EPIPE: the command closed its stdin
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 #include "policy/display.hpp"
 #include "sandbox/mode.hpp"
 #include "sandbox/unique_fd.hpp"
+#include "sandbox/write_all.hpp"
 
 namespace cordon::cli {
 
@@ -32,18 +33,6 @@ unique_fd open_terminal() {
 bool in_foreground(int tty) {
     const pid_t foreground = ::tcgetpgrp(tty);
     return foreground >= 0 && foreground == ::getpgrp();
-}
-
-bool write_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
 }
 
 // A command longer than this is shown whole, and its start shown again next to the question.

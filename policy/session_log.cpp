@@ -14,6 +14,7 @@
 
 #include "sandbox/policy.hpp"
 #include "sandbox/unique_fd.hpp"
+#include "sandbox/write_all.hpp"
 
 namespace cordon::policy {
 
@@ -113,18 +114,6 @@ std::variant<unique_fd, log_error> open_log(const fs::path& path, int flags) {
     }
     if (auto refused = untrusted(fd.get(), path)) return *refused;
     return fd;
-}
-
-bool write_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
 }
 
 bool is_string(const json& event, const char* field, bool required = true) {
