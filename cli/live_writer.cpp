@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <system_error>
 
 namespace cordon::cli {
 
 live_writer::live_writer(int fd, std::size_t max_queued) : state_(std::make_shared<state>()) {
     state_->fd = fd;
     state_->max_queued = max_queued;
-    thread_ = std::thread([shared = state_] { run(shared); });
 }
 
 live_writer::~live_writer() {
@@ -21,12 +21,28 @@ void live_writer::push(std::string_view chunk) {
     {
         std::lock_guard lock(state_->mutex);
         if (state_->closing) return;
-        if (state_->queued + chunk.size() > state_->max_queued) {
+        if (state_->no_thread || state_->queued + chunk.size() > state_->max_queued) {
             state_->dropped += chunk.size();
             return;
         }
         state_->queued += chunk.size();
         state_->queue.emplace_back(chunk);
+        // The thread starts with the first chunk: most commands an agent runs print little or
+        // nothing, and a thread per stream is a visible part of a short run's cost. It finds
+        // the chunk already queued.
+        if (!thread_.joinable()) {
+            try {
+                thread_ = std::thread([shared = state_] { run(shared); });
+            } catch (const std::system_error&) {
+                // No thread: nothing can be shown without blocking the event loop. What was
+                // queued, and all that follows, is counted as not shown.
+                state_->no_thread = true;
+                state_->dropped += state_->queued;
+                state_->queue.clear();
+                state_->queued = 0;
+            }
+            return;
+        }
     }
     state_->wake.notify_one();
 }
@@ -36,6 +52,10 @@ std::uint64_t live_writer::finish(std::chrono::milliseconds patience) {
     if (finished_) return state_->dropped;
     finished_ = true;
     state_->closing = true;
+    if (!thread_.joinable()) {  // nothing was ever pushed, or no thread could be started
+        state_->drained = true;
+        return state_->dropped;
+    }
     state_->wake.notify_all();
     if (state_->wake.wait_for(lock, patience, [this] { return state_->drained; })) {
         lock.unlock();

@@ -2,6 +2,7 @@
 // a writer thread, so that a reader who stops reading our stdout can never block the event loop
 // (and with it the command's timeout and kill). The queue is bounded; bytes that do not fit are
 // counted and dropped, never buffered without limit. The record and the spill file keep them.
+// The thread is started by the first chunk, so a command that prints nothing costs no thread.
 #pragma once
 
 #include <atomic>
@@ -46,6 +47,7 @@ private:
         std::size_t queued = 0;
         std::uint64_t dropped = 0;
         bool closing = false;
+        bool no_thread = false;              // the writer thread could not be started
         bool drained = false;                // the thread has written (or given up on) everything
         std::atomic<bool> line_start{true};  // the last byte written was '\n', or none was
     };
@@ -53,7 +55,7 @@ private:
 
     std::shared_ptr<state> state_;
     bool finished_ = false;
-    std::thread thread_;
+    std::thread thread_;  // started by the first push(); guarded by state_->mutex
 };
 
 }  // namespace cordon::cli

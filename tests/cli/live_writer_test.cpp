@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -97,6 +98,33 @@ std::size_t drain(int fd, std::size_t want) {
     const ssize_t more = ::read(fd, extra, sizeof extra);
     if (more > 0) got += static_cast<std::size_t>(more);
     return got;
+}
+
+std::size_t own_threads() {
+    std::size_t count = 0;
+    for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task"))
+        ++count;
+    return count;
+}
+
+// Most commands print nothing: their writers cost no thread. The first chunk starts one.
+TEST(LiveWriter, ANeverUsedWriterStartsNoThread) {
+    pipe_ends pipe;
+    ASSERT_GE(pipe.read, 0);
+    const std::size_t before = own_threads();
+    {
+        live_writer idle(pipe.write);
+        EXPECT_EQ(own_threads(), before);
+        EXPECT_EQ(idle.finish(), 0u);
+        EXPECT_TRUE(idle.at_line_start()) << "nothing shown counts as ending a line";
+    }
+    live_writer used(pipe.write);
+    used.push("one line\n");
+    EXPECT_EQ(own_threads(), before + 1);
+    EXPECT_EQ(used.finish(), 0u);
+    EXPECT_TRUE(used.at_line_start());
+    char buffer[64];
+    EXPECT_EQ(::read(pipe.read, buffer, sizeof buffer), 9);
 }
 
 TEST(LiveWriter, AFullQueueDropsAndCountsInsteadOfGrowing) {
