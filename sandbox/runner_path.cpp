@@ -48,17 +48,66 @@ std::string untrusted_because(const fs::path& path) {
     return {};
 }
 
-const std::vector<fs::path>& trusted_directories() {
-    static const std::vector<fs::path> directories = [] {
-        std::vector<fs::path> out;
+namespace {
+
+// A trusted directory, canonical, and the inode it names: a PATH entry is matched by what it
+// names (one stat) rather than by spelling it out again (a readlink per component).
+struct trusted_directory {
+    fs::path path;
+    dev_t device = 0;
+    ino_t inode = 0;
+};
+
+const std::vector<trusted_directory>& trusted_identities() {
+    static const std::vector<trusted_directory> directories = [] {
+        std::vector<trusted_directory> out;
         for (const char* dir :
              {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}) {
             std::error_code ec;
             fs::path canonical = fs::canonical(dir, ec);
-            if (!ec && std::find(out.begin(), out.end(), canonical) == out.end()) {
-                out.push_back(std::move(canonical));
-            }
+            struct stat st {};
+            if (ec || ::stat(canonical.c_str(), &st) != 0) continue;
+            const bool seen = std::any_of(
+                out.begin(), out.end(), [&](const auto& known) { return known.path == canonical; });
+            if (!seen) out.push_back({std::move(canonical), st.st_dev, st.st_ino});
         }
+        return out;
+    }();
+    return directories;
+}
+
+// The trusted directory a PATH entry names, or nullptr.
+const fs::path* trusted_directory_of(const std::string& entry) {
+    struct stat st {};
+    if (::stat(entry.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return nullptr;
+    for (const auto& dir : trusted_identities()) {
+        if (dir.device == st.st_dev && dir.inode == st.st_ino) return &dir.path;
+    }
+    return nullptr;
+}
+
+// `name` in the canonical directory `dir`, canonical itself; empty when there is no such file.
+// Only a symlink needs resolving: `dir` already is.
+fs::path canonical_entry(const fs::path& dir, std::string_view name) {
+    const fs::path candidate = dir / name;
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) != 0) return {};
+    if (!S_ISLNK(st.st_mode) && name.find('/') == std::string_view::npos && name != "." &&
+        name != "..") {
+        return candidate;
+    }
+    std::error_code ec;
+    fs::path canonical = fs::canonical(candidate, ec);
+    return ec ? fs::path() : canonical;
+}
+
+}  // namespace
+
+const std::vector<fs::path>& trusted_directories() {
+    static const std::vector<fs::path> directories = [] {
+        std::vector<fs::path> out;
+        for (const auto& dir : trusted_identities())
+            out.push_back(dir.path);
         return out;
     }();
     return directories;
@@ -66,17 +115,15 @@ const std::vector<fs::path>& trusted_directories() {
 
 fs::path find_trusted_executable(std::string_view name, std::string* skipped) {
     // PATH only orders the trusted directories; an entry outside them is never searched.
-    std::vector<fs::path> order;
+    std::vector<const fs::path*> order;
     if (const char* env = std::getenv("PATH"); env != nullptr) {
         std::stringstream list(env);
         std::string entry;
         while (std::getline(list, entry, ':')) {
             if (entry.empty() || entry.front() != '/') continue;
-            std::error_code ec;
-            fs::path canonical = fs::canonical(entry, ec);
-            if (ec) continue;
-            const auto& trusted = trusted_directories();
-            if (std::find(trusted.begin(), trusted.end(), canonical) == trusted.end()) {
+            const fs::path* trusted = trusted_directory_of(entry);
+            if (trusted == nullptr) {
+                std::error_code ec;
                 if (skipped != nullptr && skipped->empty() &&
                     fs::exists(fs::path(entry) / name, ec)) {
                     *skipped = (fs::path(entry) / name).string() +
@@ -84,22 +131,23 @@ fs::path find_trusted_executable(std::string_view name, std::string* skipped) {
                 }
                 continue;
             }
-            if (std::find(order.begin(), order.end(), canonical) == order.end()) {
-                order.push_back(std::move(canonical));
+            if (std::find(order.begin(), order.end(), trusted) == order.end()) {
+                order.push_back(trusted);
             }
         }
     }
-    for (const fs::path& dir : trusted_directories()) {
-        if (std::find(order.begin(), order.end(), dir) == order.end()) order.push_back(dir);
+    for (const auto& dir : trusted_identities()) {
+        if (std::find(order.begin(), order.end(), &dir.path) == order.end()) {
+            order.push_back(&dir.path);
+        }
     }
-    for (const fs::path& dir : order) {
-        std::error_code ec;
-        const fs::path candidate = fs::canonical(dir / name, ec);
-        if (ec) continue;
+    for (const fs::path* dir : order) {
+        const fs::path candidate = canonical_entry(*dir, name);
+        if (candidate.empty()) continue;
         std::string why = untrusted_because(candidate);
         if (why.empty()) return candidate;
         if (skipped != nullptr && skipped->empty()) {
-            *skipped = (dir / name).string() + " was skipped: " + why;
+            *skipped = (*dir / name).string() + " was skipped: " + why;
         }
     }
     return {};

@@ -1147,6 +1147,24 @@ TEST(TrustedExecutable, SkipsACandidateInADirectorySomeoneElseCanWrite) {
     EXPECT_FALSE(find_trusted_executable("sh").empty());
 }
 
+// A PATH entry is matched by the directory it names, so a symlink to a trusted directory puts
+// that directory first, and what is found is spelled canonically, never through the link.
+TEST(TrustedExecutable, AnEntryLinkingToATrustedDirectoryOrdersThatDirectory) {
+    scratch_dir dir;
+    fs::create_directory_symlink("/usr/bin", dir.path() / "bin-link");
+    scoped_env path("PATH", (dir.path() / "bin-link").string());
+    const fs::path sh = find_trusted_executable("sh");
+    EXPECT_EQ(sh, fs::canonical("/usr/bin/sh"));
+    // The same for a link to a directory nobody trusts: it is passed over, whatever it holds.
+    fs::create_directories(dir.path() / "other");
+    make_executable(dir.path() / "other" / "cordon-runner-only-there");
+    fs::create_directory_symlink(dir.path() / "other", dir.path() / "other-link");
+    scoped_env other("PATH", (dir.path() / "other-link").string() + ":/usr/bin");
+    std::string skipped;
+    EXPECT_TRUE(find_trusted_executable("cordon-runner-only-there", &skipped).empty());
+    EXPECT_THAT(skipped, HasSubstr("not in a directory runners are taken from"));
+}
+
 TEST(TrustedExecutable, SkipsRelativeAndEmptyEntries) {
     scratch_dir dir;
     fs::create_directories(dir.path() / "rel");
