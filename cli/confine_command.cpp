@@ -59,6 +59,8 @@ int run_confine_command(const confine_options& options) {
             std::cout << shell_join(confined.argv) << '\n';
         }
         return 0;
+    } catch (const sandbox::request_refused_error& error) {
+        return usage_error(command, error.reason());
     } catch (const sandbox::sandbox_unavailable_error& error) {
         if (options.json) {
             std::cout << runtime::dump(runtime::to_json(error)) << '\n';

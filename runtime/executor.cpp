@@ -235,6 +235,9 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
         }
         try {
             confined = provider_->confine(request.argv, policy, workdir);
+        } catch (const sandbox::request_refused_error& error) {
+            // The workspace changed since refusal() passed it: still the request's fault.
+            return not_started({spawn_stage::policy, EPERM}, error.reason());
         } catch (const sandbox::sandbox_unavailable_error& error) {
             boost::asio::post(io_, [done = std::move(done), error]() mutable { done(error); });
             return {};

@@ -54,6 +54,23 @@ private:
     std::optional<std::string> failed_backend_;
 };
 
+// confine() found the request itself at fault although refusal() had passed it a moment before:
+// the workspace changed in between (a symlink now stands on its path, it was moved, it can no
+// longer be opened), as a concurrent rename can make it. Nothing ran. It is a
+// sandbox_unavailable_error so that a caller who knows only that one still fails closed; the
+// executor reports it as the request's fault (REQUEST_REFUSED, exit 2), never as an unusable
+// sandbox, and no cached verdict is dropped for it.
+class request_refused_error : public sandbox_unavailable_error {
+public:
+    request_refused_error(sandbox_mode mode, std::string reason)
+        : sandbox_unavailable_error(mode, reason), reason_(std::move(reason)) {}
+    // Why, in one line (what refusal() would have said).
+    [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+private:
+    std::string reason_;
+};
+
 // The exact message, exposed for callers that report the error without throwing it: the
 // contract's sentence, then " Runner failure: <detail>", then " Unusable backends: bwrap:
 // <reason>; landlock: <reason>." for whichever are known.

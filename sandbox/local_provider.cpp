@@ -286,7 +286,7 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(why));
     }
 
-    if (auto refused = refusal(policy, {})) throw sandbox_unavailable_error(policy.mode, *refused);
+    if (auto refused = refusal(policy, {})) throw request_refused_error(policy.mode, *refused);
 
     // The workspace is opened once, here, without following a symlink, and the runners are
     // handed this descriptor: a directory renamed into its place afterwards is not the one they
@@ -296,16 +296,16 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         unique_fd fd(landlock::open_no_symlinks(policy.workspace_root.c_str(), O_DIRECTORY));
         if (!fd) {
             const int error = errno;
-            throw sandbox_unavailable_error(policy.mode, "cannot open the workspace " +
-                                                             policy.workspace_root.string() + ": " +
-                                                             std::strerror(error));
+            throw request_refused_error(policy.mode, "cannot open the workspace " +
+                                                         policy.workspace_root.string() + ": " +
+                                                         std::strerror(error));
         }
         std::error_code ec;
         const fs::path opened = fs::read_symlink("/proc/self/fd/" + std::to_string(fd.get()), ec);
         if (ec || opened != policy.workspace_root) {
-            throw sandbox_unavailable_error(policy.mode,
-                                            "the workspace " + policy.workspace_root.string() +
-                                                " was moved while it was being opened");
+            throw request_refused_error(policy.mode, "the workspace " +
+                                                         policy.workspace_root.string() +
+                                                         " was moved while it was being opened");
         }
         workspace = std::make_shared<const unique_fd>(std::move(fd));
     }

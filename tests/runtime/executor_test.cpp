@@ -329,6 +329,52 @@ TEST(ExecutorProvider, RefusedWorkspaceIsNotStartedAndNeverReachesConfine) {
     }
 }
 
+// The workspace can change between refusal() and confine() (a concurrent rename puts a symlink on
+// its path): confine() refuses it then, and that is still the request's fault, reported as the
+// refusal it is and never as an unusable sandbox.
+class racing_provider : public sandbox::provider {
+public:
+    sandbox::confined_argv confine(std::span<const std::string>,
+                                   const sandbox::sandbox_policy& policy,
+                                   const std::filesystem::path&) override {
+        throw sandbox::request_refused_error(
+            policy.mode, "refusing a workspace-write workspace: " + policy.workspace_root.string() +
+                             " is not the directory's own path (it resolves to /elsewhere)");
+    }
+};
+
+TEST(ExecutorProvider, AWorkspaceThatChangedBeforeConfineIsRefusedNotUnavailable) {
+    test::temp_dir workspace;
+    auto provider = std::make_shared<racing_provider>();
+    auto record =
+        run(provider, request_for({"/bin/true"}, sandbox_mode::workspace_write, workspace.path()));
+    ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started);
+    EXPECT_EQ(record.outcome.start_failure->stage, spawn_stage::policy);
+    EXPECT_NE(record.outcome.message.find("is not the directory's own path"), std::string::npos)
+        << record.outcome.message;
+    EXPECT_EQ(to_json(record)["error"]["code"], "REQUEST_REFUSED");
+}
+
+// confine() itself: a workspace that is not its own path any more is refused with the request's
+// error, which a caller who knows only sandbox_unavailable_error still catches (nothing runs).
+TEST(ExecutorProvider, ConfineRefusesAWorkspaceBehindASymlinkAsTheRequests) {
+    auto provider = make_local_provider();
+    test::temp_dir scratch;
+    fs::create_directory(scratch / "real");
+    fs::create_directory_symlink(scratch / "real", scratch / "link");
+    const std::vector<std::string> argv{"/bin/true"};
+    const sandbox::sandbox_policy policy{sandbox_mode::workspace_write, scratch / "link"};
+    try {
+        (void)provider->confine(argv, policy, scratch / "link");
+        ADD_FAILURE() << "confine() accepted a workspace behind a symlink";
+    } catch (const sandbox::request_refused_error& error) {
+        EXPECT_NE(error.reason().find("is not the directory's own path"), std::string::npos)
+            << error.reason();
+        const sandbox::sandbox_unavailable_error& general = error;
+        EXPECT_EQ(general.code(), "SANDBOX_UNAVAILABLE");
+    }
+}
+
 // A limit that was asked for is never dropped: without a cgroup to carry it the run is not
 // started (cordon run: 125); a default limit degrades, and the record says none held.
 TEST(ExecutorLimits, ARequestedLimitWithoutACgroupIsNotStarted) {
