@@ -306,7 +306,10 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
     p.refuse_flags_when(SYS_open, 1, creating, 2, setid_bits, eperm);
 #endif
     p.refuse_flags_when(SYS_openat, 2, creating, 3, setid_bits, eperm);
-    p.refuse_flags(SYS_clone, 0, CLONE_NEWUSER, eperm);
+    // CLONE_PARENT would make the child cordon's own (under the Landlock rung, the command is
+    // cordon's child): cordon reaps only the command, so every such child would stay a zombie
+    // of a long-lived host until it exits, and enough of them use up the host's pids.
+    p.refuse_flags(SYS_clone, 0, CLONE_NEWUSER | CLONE_PARENT, eperm);
     p.refuse_flags(SYS_unshare, 0, CLONE_NEWUSER, eperm);
     for (long call : refused_calls)
         p.refuse(call, eperm);

@@ -12,6 +12,9 @@
 //         child outside the run's cgroup, out of reach of its kill and its limits;
 //       * a new user namespace (clone/unshare with CLONE_NEWUSER): inside one a command holds
 //         every capability again over what its uid owns;
+//       * clone with CLONE_PARENT: the child would be a sibling of the command, so a child of
+//         cordon itself under the Landlock rung, which cordon never reaps (zombies that use up
+//         a long-lived host's pids);
 //       * keyrings (add_key, request_key, keyctl): the user keyring of a uid is shared with
 //         every process of that uid on the host and outlives the run;
 //       * process attributes of other processes: prlimit64, setpriority, ioprio_set and the

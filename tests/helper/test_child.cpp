@@ -69,6 +69,7 @@
 //                           request the file does not support fails otherwise: ALLOWED)
 //   clone3 [CGROUP_DIR]     raw clone3, and clone3(CLONE_INTO_CGROUP) into CGROUP_DIR
 //   userns                  clone(CLONE_NEWUSER), then unshare(CLONE_NEWUSER)
+//   clone-parent            clone(CLONE_PARENT): a child handed to the command's parent
 //   daemonize-exec MARKER MS
 //                           double-fork + setsid; the daemon execs `sleep MS MARKER` and the
 //                           command returns once it has (print DAEMON <pid>)
@@ -888,6 +889,16 @@ int main(int argc, char** argv) {
             if (child > 0) ::waitpid(static_cast<pid_t>(child), nullptr, 0);
             if (dir >= 0) ::close(dir);
         }
+        return 0;
+    }
+    if (cmd == "clone-parent") {
+        // The child exits at once: were it allowed, it would be a zombie of the command's
+        // parent, which reaps only the command.
+        attempt("clone-parent", [] {
+            const long child = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0L, 0L, 0L, 0L);
+            if (child == 0) _exit(0);
+            return child > 0;
+        });
         return 0;
     }
     if (cmd == "userns") {

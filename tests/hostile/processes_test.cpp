@@ -54,6 +54,26 @@ fs::path cgroup2_root() {
     return {};
 }
 
+// The pids of this process's children that are zombies.
+std::vector<pid_t> zombie_children() {
+    std::vector<pid_t> out;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line)) continue;
+        const auto close = line.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(line.substr(close + 2));
+        char state = 0;
+        pid_t parent = 0;
+        fields >> state >> parent;
+        if (state == 'Z' && parent == ::getpid()) out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
 // Whether runs get a cgroup of their own here (root, or a delegated subtree).
 bool cgroups_available(std::string* why) {
     auto host = runtime::cgroup_host::create({.reap_stale = false, .lock_directory = {}});
@@ -188,6 +208,16 @@ TEST_P(LeavingTheRun, NoNewUserNamespace) {
     EXPECT_THAT(seen.allowed, IsEmpty()) << describe(record_);
     EXPECT_TRUE(denial_of(seen, "unshare-newuser").has_value()) << describe(record_);
     EXPECT_TRUE(denial_of(seen, "clone-newuser").has_value()) << describe(record_);
+}
+
+// This process is the command's parent under the Landlock rung; it reaps only the command, so a
+// child handed to it with CLONE_PARENT would stay a zombie for as long as this process lives.
+TEST_P(LeavingTheRun, NoChildCanBeHandedToCordon) {
+    const attempts seen = attack({"clone-parent"});
+    EXPECT_THAT(seen.allowed, IsEmpty()) << describe(record_);
+    EXPECT_EQ(denial_of(seen, "clone-parent"), std::optional<std::string>("EPERM"))
+        << describe(record_);
+    EXPECT_THAT(zombie_children(), IsEmpty());
 }
 
 TEST_P(LeavingTheRun, ADaemonDoesNotOutliveTheRun) {
