@@ -152,42 +152,35 @@ int exit_code_for(const runtime::run_outcome& outcome, int interrupted_by) {
     return exit_cannot_execute;
 }
 
-// The command's stdin for --stdin-file. A regular file is opened here (a description of our
-// own, read-only) and handed over as the command's fd 0: nothing is read into cordon's memory.
-// A FIFO, and "-" (cordon's own stdin, which may be a terminal or a description the caller
-// shares read-write), are copied through a pipe instead (stdin_pump.hpp), so that the command
-// gets bytes and nothing else. A path is opened without blocking (open(2) of a FIFO would wait
-// for a writer); anything but a regular file or a FIFO is refused.
+// The command's stdin for --stdin-file: a regular file, a FIFO, or "-" (cordon's own stdin,
+// which may be a terminal or a description the caller shares read-write), copied through a pipe
+// (stdin_pump.hpp), so that the command gets bytes and nothing else. A regular file's own
+// description is never handed over: through it (fchmod, futimens, fsetxattr, flock) the command
+// could change the host file's metadata even where no wall lets it reach the file by its path.
+// Nothing is read into cordon's memory. A path is opened without blocking (open(2) of a FIFO
+// would wait for a writer); anything but a regular file or a FIFO is refused.
 std::variant<unique_fd, std::string> open_stdin_file(const std::string& path) {
     const auto failed = [&path](std::string_view what) {
         return std::string(what) + " --stdin-file " + path + ": " + std::strerror(errno);
     };
+    unique_fd source;
     if (path == "-") {
-        unique_fd own(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3));
-        if (!own) return failed("cannot use cordon's stdin for");
-        unique_fd pipe = start_stdin_pump(std::move(own));
-        if (!pipe) return failed("cannot copy");
-        return pipe;
+        source = unique_fd(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3));
+        if (!source) return failed("cannot use cordon's stdin for");
+    } else {
+        source = unique_fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+        if (!source) return failed("cannot open");
+        struct stat st {};
+        if (::fstat(source.get(), &st) != 0) return failed("cannot open");
+        if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+            return "--stdin-file " + path + " is " +
+                   (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file or a pipe") +
+                   " (give a file, a pipe, or - for cordon's own stdin)";
+        }
     }
-    unique_fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    if (!fd) return failed("cannot open");
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return failed("cannot open");
-    if (S_ISFIFO(st.st_mode)) {
-        unique_fd pipe = start_stdin_pump(std::move(fd));
-        if (!pipe) return failed("cannot copy");
-        return pipe;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        return "--stdin-file " + path + " is " +
-               (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file or a pipe") +
-               " (give a file, a pipe, or - for cordon's own stdin)";
-    }
-    const int flags = ::fcntl(fd.get(), F_GETFL);
-    if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        return failed("cannot use");
-    }
-    return fd;
+    unique_fd pipe = start_stdin_pump(std::move(source));
+    if (!pipe) return failed("cannot copy");
+    return pipe;
 }
 
 // Everything that can be wrong with the invocation is found here, before anything runs.

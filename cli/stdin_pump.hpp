@@ -1,6 +1,7 @@
-// The command's stdin for `cordon run --stdin-file` when it must not be handed over as is: a
-// FIFO (whose writer may come late) or cordon's own stdin ("-", which may be a terminal or a
-// description the caller shares read-write). A thread copies the source into a pipe whose read
+// The command's stdin for `cordon run --stdin-file`, which is never handed over as is: a regular
+// file (whose description would let the command change the file's metadata), a FIFO (whose
+// writer may come late) or cordon's own stdin ("-", which may be a terminal or a description the
+// caller shares read-write). A thread copies the source into a pipe whose read
 // end is the command's fd 0, so the command gets read-only bytes and nothing else: no terminal
 // to write to or reconfigure, no file status flags shared with the caller.
 //

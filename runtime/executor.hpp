@@ -52,7 +52,9 @@ struct run_request {
     std::optional<std::uint64_t> max_processes;
     std::optional<std::uint64_t> max_memory;
     // The command's stdin: these bytes through a pipe, or this descriptor handed over as is (an
-    // open file or pipe: nothing is read into memory). Neither: /dev/null. Not both.
+    // open file or pipe: nothing is read into memory). Neither: /dev/null. Not both. A host
+    // file's own description lets the command change that file's metadata (fchmod, futimens)
+    // whatever the mode; hand over a pipe to give it bytes only (cordon run does).
     std::optional<std::string> stdin_data;
     std::shared_ptr<const unique_fd> stdin_fd;
     // Live output, called on the run's strand as chunks arrive.

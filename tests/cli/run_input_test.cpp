@@ -1,6 +1,6 @@
-// What `cordon run` takes in and what it adds to the command's streams: --stdin-file handed over
-// as the command's stdin (never read into cordon's memory), the --max-output bound, and cordon's
-// own lines, which always start a line of their own.
+// What `cordon run` takes in and what it adds to the command's streams: --stdin-file streamed to
+// the command's stdin through a pipe (never read into cordon's memory, never the file itself), the
+// --max-output bound, and cordon's own lines, which always start a line of their own.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -43,6 +43,33 @@ TEST_F(RunInput, AStdinFileIsTheCommandsStdinUnderEveryMode) {
                                        test_child_path().string(), "cat"});
         EXPECT_EQ(result.exit_code, 0) << mode << " " << result.err;
         EXPECT_EQ(result.out, "line one\nline two\n") << mode;
+    }
+}
+
+// A regular file reaches the command as bytes through a pipe, never as the file itself: through
+// the host file's own description a command could change its mode and times (fchmod, futimens)
+// even where no wall lets it reach the file by its path (bwrap workspace-write, whose record
+// says full).
+TEST_F(RunInput, AStdinFileGivesTheCommandBytesNotTheFile) {
+    temp_dir outside{"/var/tmp"};
+    const fs::path input = outside / "input";
+    write_file(input, "secret data\n", fs::perms::owner_read | fs::perms::owner_write);
+    struct stat before {};
+    ASSERT_EQ(::stat(input.c_str(), &before), 0);
+    for (const char* backend : {"bwrap", "landlock"}) {
+        for (const char* mode : {"read-only", "workspace-write"}) {
+            SCOPED_TRACE(std::string(backend) + " " + mode);
+            const cli_result result =
+                run({"--backend", backend, "--mode", mode, "--stdin-file", input.string(), "-c",
+                     "test -p /dev/stdin && echo pipe; chmod 666 /proc/self/fd/0; "
+                     "touch -d 2001-01-01 /proc/self/fd/0; cat"});
+            EXPECT_EQ(result.out, "pipe\nsecret data\n") << result.err;
+            struct stat after {};
+            ASSERT_EQ(::stat(input.c_str(), &after), 0);
+            EXPECT_EQ(after.st_mode, before.st_mode);
+            EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+            EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+        }
     }
 }
 
