@@ -326,21 +326,17 @@ TEST_P(RealRunnersTest, MissingWorkspaceIsRefusedAndTheCommandNeverRuns) {
     const fs::path tmp_marker = "/tmp/cordon-sbx-marker-" + unique_suffix();
     const std::string script =
         "echo ran > '" + marker.string() + "'; echo ran > '" + tmp_marker.string() + "'; echo ran";
-    try {
-        auto record =
-            run({"bash", "-c", script}, sandbox_mode::workspace_write, missing, tree_.base.path());
-        ADD_FAILURE() << "expected SANDBOX_UNAVAILABLE, got a record: " << describe(record);
-    } catch (const sandbox_unavailable_error& error) {
-        EXPECT_EQ(error.mode(), sandbox_mode::workspace_write);
-        EXPECT_EQ(error.code(), "SANDBOX_UNAVAILABLE");
-        const std::string message = error.what();
-        EXPECT_THAT(message, StartsWith(sandbox_unavailable_message(sandbox_mode::workspace_write,
-                                                                    std::nullopt)));
-        ASSERT_TRUE(error.detail().has_value());
-        EXPECT_THAT(*error.detail(), StartsWith("cannot open the workspace " + missing.string()));
-        EXPECT_THAT(*error.detail(), HasSubstr("No such file or directory"));
-        EXPECT_EQ(message.find('\n'), std::string::npos) << "the detail is one line";
-    }
+    // The workspace is the request's: one that cannot be opened is refused as such (stage
+    // policy, REQUEST_REFUSED), never reported as an unusable sandbox.
+    const auto record =
+        run({"bash", "-c", script}, sandbox_mode::workspace_write, missing, tree_.base.path());
+    ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+    ASSERT_TRUE(record.outcome.start_failure.has_value());
+    EXPECT_EQ(record.outcome.start_failure->stage, classify::spawn_stage::policy);
+    EXPECT_THAT(record.outcome.message,
+                StartsWith("cannot open the workspace " + missing.string()));
+    EXPECT_THAT(record.outcome.message, HasSubstr("No such file or directory"));
+    EXPECT_EQ(record.outcome.message.find('\n'), std::string::npos) << "the message is one line";
     EXPECT_FALSE(exists_then_remove(marker)) << "the command ran";
     EXPECT_FALSE(exists_then_remove(tmp_marker)) << "the command ran";
     EXPECT_FALSE(fs::exists(missing)) << "the runner created the missing workspace";
