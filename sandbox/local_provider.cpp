@@ -163,6 +163,8 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
     }
     auto exposed = exposed_by(protected_set(), roots);
     if (!exposed) exposed = exposed_by(extra, roots);
+    if (!exposed) exposed = exposed_through_mounts(protected_set(), roots);
+    if (!exposed) exposed = exposed_through_mounts(extra, roots);
     if (exposed) return "refusing a workspace-write workspace: " + *exposed;
     return std::nullopt;
 }

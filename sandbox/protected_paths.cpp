@@ -106,6 +106,34 @@ std::string unescape(std::string_view text) {
     return out;
 }
 
+// One line of /proc/self/mountinfo: which filesystem (device), which of its directories (root)
+// appears where (point), and its type.
+struct mount_entry {
+    std::string device;  // "major:minor"
+    fs::path root;
+    fs::path point;
+    std::string type;
+    bool read_only = false;  // the mount's own options; a read-only mount is written by nobody
+};
+
+std::vector<mount_entry> read_mounts() {
+    std::vector<mount_entry> out;
+    std::ifstream mountinfo("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(mountinfo, line)) {
+        const auto separator = line.find(" - ");
+        if (separator == std::string::npos) continue;
+        std::istringstream head(line.substr(0, separator));
+        std::istringstream tail(line.substr(separator + 3));
+        std::string id, parent, device, root, point, options, type;
+        head >> id >> parent >> device >> root >> point >> options;
+        tail >> type;
+        const bool read_only = options == "ro" || options.rfind("ro,", 0) == 0;
+        out.push_back({device, unescape(root), unescape(point), type, read_only});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<fs::path> loader_configuration_directories(const fs::path& conf) {
@@ -209,25 +237,91 @@ std::optional<std::string> pseudo_filesystem_at(const fs::path& root) {
                    ", where writes reach the kernel, devices or other processes";
         }
     }
-    std::ifstream mountinfo("/proc/self/mountinfo");
-    std::string line;
-    while (std::getline(mountinfo, line)) {
-        const auto separator = line.find(" - ");
-        if (separator == std::string::npos) continue;
-        std::istringstream tail(line.substr(separator + 3));
-        std::string type;
-        tail >> type;
-        if (std::find(pseudo_types.begin(), pseudo_types.end(), type) == pseudo_types.end()) {
+    for (const mount_entry& mount : read_mounts()) {
+        if (std::find(pseudo_types.begin(), pseudo_types.end(), mount.type) == pseudo_types.end()) {
             continue;
         }
-        std::istringstream head(line.substr(0, separator));
-        std::string id, parent, device, mount_root, point;
-        head >> id >> parent >> device >> mount_root >> point;
-        const fs::path mount_point = unescape(point);
-        if (is_within(root, mount_point) || is_within(mount_point, root)) {
-            return root.string() + (is_within(root, mount_point) ? " lies in" : " holds") +
-                   " the " + type + " filesystem at " + mount_point.string() +
+        if (is_within(root, mount.point) || is_within(mount.point, root)) {
+            return root.string() + (is_within(root, mount.point) ? " lies in" : " holds") +
+                   " the " + mount.type + " filesystem at " + mount.point.string() +
                    ", where writes reach the kernel rather than files";
+        }
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+// Where `path` (canonical) lives: the filesystem and the directory within it, as the mount that
+// shows it says (the last of the longest mount points above it: later mounts cover earlier ones).
+struct location {
+    std::string device;
+    fs::path within;
+    bool read_only = false;  // the mount that shows it is read-only
+};
+
+std::optional<location> locate(const fs::path& path, const std::vector<mount_entry>& mounts) {
+    const mount_entry* best = nullptr;
+    std::size_t best_depth = 0;
+    for (const mount_entry& mount : mounts) {
+        if (!is_within(path, mount.point)) continue;
+        const auto depth =
+            static_cast<std::size_t>(std::distance(mount.point.begin(), mount.point.end()));
+        if (best == nullptr || depth >= best_depth) {
+            best = &mount;
+            best_depth = depth;
+        }
+    }
+    if (best == nullptr) return std::nullopt;
+    fs::path within = best->root;
+    for (auto part = std::next(path.begin(), static_cast<std::ptrdiff_t>(best_depth));
+         part != path.end(); ++part) {
+        if (!part->empty()) within /= *part;
+    }
+    return location{best->device, within.lexically_normal(), best->read_only};
+}
+
+}  // namespace
+
+std::optional<std::string> exposed_through_mounts(std::span<const protected_path> paths,
+                                                  std::span<const fs::path> writable_roots) {
+    const std::vector<mount_entry> mounts = read_mounts();
+    // What each root makes writable, as filesystem regions: the directory it names, and every
+    // mount at or beneath it (a bind mount shows another directory of some filesystem there).
+    struct region {
+        location where;
+        fs::path shown_at;
+        fs::path root;
+    };
+    std::vector<region> regions;
+    for (const fs::path& root : writable_roots) {
+        if (auto where = locate(root, mounts); where && !where->read_only) {
+            regions.push_back({*where, root, root});
+        }
+        for (const mount_entry& mount : mounts) {
+            if (is_within(mount.point, root) && mount.point != root && !mount.read_only) {
+                regions.push_back({{mount.device, mount.root, false}, mount.point, root});
+            }
+        }
+    }
+    for (const protected_path& p : paths) {
+        const std::string last = p.path.filename().string();
+        const bool pattern = !last.empty() && last.back() == '*';
+        const auto where = locate(pattern ? p.path.parent_path() : p.path, mounts);
+        if (!where) continue;
+        const fs::path within = pattern ? where->within / last : where->within;
+        for (const region& r : regions) {
+            if (r.where.device != where->device) continue;
+            const bool exposed = pattern ? is_within(where->within, r.where.within) ||
+                                               inside_pattern(r.where.within, within)
+                                         : is_within(within, r.where.within);
+            if (exposed) {
+                return p.path.string() + " is reachable through " + r.shown_at.string() +
+                       " inside " + r.root.string() +
+                       " (the same directory, mounted there), which the command could write, "
+                       "and " +
+                       p.why;
+            }
         }
     }
     return std::nullopt;

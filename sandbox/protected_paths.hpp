@@ -40,6 +40,13 @@ using protected_paths = std::vector<protected_path>;
 [[nodiscard]] std::optional<std::string> exposed_by(
     std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
 
+// The same question asked of filesystems rather than of spellings: the first protected path that
+// one of `writable_roots` reaches because a mount shows it there (a bind mount of a runner's
+// directory inside the workspace, or a workspace that is itself such a bind), per
+// /proc/self/mountinfo; nullopt when none is. exposed_by() cannot see these: the paths differ.
+[[nodiscard]] std::optional<std::string> exposed_through_mounts(
+    std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
+
 // Why `root` (canonical) must not be writable at all: it is, lies in or contains /dev, /proc,
 // /sys or a mount of a pseudo filesystem (per /proc/self/mountinfo). nullopt when it is an
 // ordinary directory.

@@ -5,9 +5,11 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 
 #include <atomic>
+#include <cstring>
 #include <set>
 
 #include "hostile_support.hpp"
@@ -133,6 +135,77 @@ TEST_P(RunnerIntegrity, NothingProtectedCanBeHardLinkedIntoAWritableRoot) {
     }
     std::error_code ec;
     fs::remove_all(tmp, ec);
+}
+
+// A mount shows a directory somewhere else: a bind of a runner's directory inside a writable
+// root (a development container that binds a build tree into the project) exposes the runner
+// under another spelling, and so does a workspace that is itself such a bind. Refused like the
+// runner's own directory; a read-only bind exposes nothing and is not refused.
+class bind_mount {
+public:
+    bind_mount(const fs::path& source, const fs::path& target, bool read_only) : target_(target) {
+        mounted_ = ::mount(source.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) == 0;
+        if (mounted_ && read_only) {
+            remounted_ = ::mount(nullptr, target.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY,
+                                 nullptr) == 0;
+        }
+    }
+    ~bind_mount() {
+        if (mounted_) ::umount2(target_.c_str(), MNT_DETACH);
+    }
+    bind_mount(const bind_mount&) = delete;
+    bind_mount& operator=(const bind_mount&) = delete;
+    [[nodiscard]] bool ready(bool read_only) const {
+        return mounted_ && (!read_only || remounted_);
+    }
+
+private:
+    fs::path target_;
+    bool mounted_ = false;
+    bool remounted_ = false;
+};
+
+TEST_P(RunnerIntegrity, AMountShowingARunnerInsideAWritableRootIsRefused) {
+    if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";
+    const std::string token = "ran-" + unique_suffix();
+    const auto run_in = [&](const fs::path& workspace) {
+        runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
+        req.workspace_root = workspace;
+        return run(std::move(req));
+    };
+    const fs::path inside = tree_.workspace() / "bound";
+    fs::create_directories(inside);
+    {
+        bind_mount bound(test::runner_dir(), inside, false);
+        ASSERT_TRUE(bound.ready(false)) << std::strerror(errno);
+        const runtime::run_record record = run_in(tree_.workspace());
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+        EXPECT_THAT(record.outcome.message, HasSubstr("is reachable through " + inside.string()));
+        EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token)));
+        // The workspace is the bind itself.
+        const runtime::run_record itself = run_in(inside);
+        EXPECT_EQ(itself.outcome.kind, classify::outcome_kind::not_started) << describe(itself);
+        EXPECT_THAT(itself.stdout_output.text, Not(HasSubstr(token)));
+    }
+    if (kind_ == backend_kind::landlock) {
+        // The Landlock rung also writes the host's /tmp: a bind there exposes as much.
+        const fs::path in_tmp = "/tmp/cordon-hostile-bind-" + unique_suffix();
+        fs::create_directories(in_tmp);
+        {
+            bind_mount bound(test::runner_dir(), in_tmp, false);
+            ASSERT_TRUE(bound.ready(false)) << std::strerror(errno);
+            const runtime::run_record record = run_in(tree_.workspace());
+            EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+        }
+        fs::remove(in_tmp);
+    }
+    {
+        bind_mount bound(test::runner_dir(), inside, true);
+        ASSERT_TRUE(bound.ready(true)) << std::strerror(errno);
+        const runtime::run_record record = run_in(tree_.workspace());
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_THAT(record.stdout_output.text, HasSubstr(token));
+    }
 }
 
 CORDON_HOSTILE_BACKENDS(RunnerIntegrity);
