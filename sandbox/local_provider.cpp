@@ -157,14 +157,13 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
     // Nothing that runs unconfined later may lie where this command can write: not the runner of
     // this run, not the other rung's, not cordon itself, not what they load.
     const std::vector<fs::path> roots = writable_for(rung->kind, policy);
-    std::vector<protected_path> extra;
+    protected_paths all = protected_set();
     for (const fs::path& path : also_protected) {
-        extra.push_back({path, "holds the records of cordon's runs"});
+        all.push_back({path, "holds the records of cordon's runs"});
     }
-    auto exposed = exposed_by(protected_set(), roots);
-    if (!exposed) exposed = exposed_by(extra, roots);
-    if (!exposed) exposed = exposed_through_mounts(protected_set(), roots);
-    if (!exposed) exposed = exposed_through_mounts(extra, roots);
+    // By spelling first (no system call), then by what the mounts show (one read of mountinfo).
+    auto exposed = exposed_by(all, roots);
+    if (!exposed) exposed = exposed_through_mounts(all, roots);
     if (exposed) return "refusing a workspace-write workspace: " + *exposed;
     return std::nullopt;
 }

@@ -262,17 +262,30 @@ inline std::vector<pid_t> all_pids() {
     return out;
 }
 
-// The parent pid from /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold anything).
-inline std::optional<pid_t> parent_of(pid_t pid) {
+// The state letter and the parent pid from /proc/PID/stat ("pid (comm) state ppid ..."; comm
+// may hold anything).
+struct process_state {
+    char state = 0;
+    pid_t parent = 0;
+};
+
+inline std::optional<process_state> state_of(pid_t pid) {
     auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
     if (!stat) return std::nullopt;
     const auto close = stat->rfind(')');
     if (close == std::string::npos) return std::nullopt;
     std::istringstream rest(stat->substr(close + 1));
-    std::string state;
+    process_state out;
     long ppid = 0;
-    if (!(rest >> state >> ppid)) return std::nullopt;
-    return static_cast<pid_t>(ppid);
+    if (!(rest >> out.state >> ppid)) return std::nullopt;
+    out.parent = static_cast<pid_t>(ppid);
+    return out;
+}
+
+inline std::optional<pid_t> parent_of(pid_t pid) {
+    auto state = state_of(pid);
+    if (!state) return std::nullopt;
+    return state->parent;
 }
 
 // Every descendant of `root` (children, grandchildren, ...).

@@ -57,19 +57,9 @@ fs::path cgroup2_root() {
 // The pids of this process's children that are zombies.
 std::vector<pid_t> zombie_children() {
     std::vector<pid_t> out;
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-        const std::string name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream stat(entry.path() / "stat");
-        std::string line;
-        if (!std::getline(stat, line)) continue;
-        const auto close = line.rfind(')');
-        if (close == std::string::npos) continue;
-        std::istringstream fields(line.substr(close + 2));
-        char state = 0;
-        pid_t parent = 0;
-        fields >> state >> parent;
-        if (state == 'Z' && parent == ::getpid()) out.push_back(std::stoi(name));
+    for (pid_t pid : all_pids()) {
+        const auto state = state_of(pid);
+        if (state && state->state == 'Z' && state->parent == ::getpid()) out.push_back(pid);
     }
     return out;
 }
