@@ -255,6 +255,9 @@ class MountDuringTheRun : public BackendAndModeTest {};
 // Landlock must still refuse the write.
 TEST_P(MountDuringTheRun, WriteIntoAMountThatAppearsMidRunFails) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root: mounts a tmpfs and makes it shared";
+    // The shared tmpfs stands for the host's shared propagation; made here, inside a namespace of
+    // the test's own, it propagates into the run as a host mount would.
+    ASSERT_TRUE(in_private_mount_namespace());
     const fs::path shared = tree_.outside() / "shared";
     fs::create_directories(shared);
     mount_guard mounts;

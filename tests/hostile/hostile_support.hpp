@@ -11,7 +11,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +73,22 @@ constexpr long child_wait_ms = 30'000;  // how long a child waits for the test's
 inline std::string unique_suffix() {
     static std::atomic<int> counter{0};
     return std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+// Moves this test process into a mount namespace of its own whose mounts propagate nowhere. A
+// test that mounts does so in there: the host's mount table, which every other test's runs read
+// and which bwrap walks to remount, never changes (ctest runs the suites in parallel), and what
+// the test mounted goes away with its process, however it ends. The runs the test starts inherit
+// the namespace, so they see what it mounts. Call it before the test starts a thread:
+// unshare(CLONE_NEWNS) refuses a process whose filesystem context is shared.
+inline ::testing::AssertionResult in_private_mount_namespace() {
+    if (::unshare(CLONE_NEWNS) != 0) {
+        return ::testing::AssertionFailure() << "unshare(CLONE_NEWNS): " << std::strerror(errno);
+    }
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+        return ::testing::AssertionFailure() << "making / private: " << std::strerror(errno);
+    }
+    return ::testing::AssertionSuccess();
 }
 
 inline std::optional<std::string> read_file(const fs::path& path) {

@@ -167,6 +167,7 @@ private:
 
 TEST_P(RunnerIntegrity, AMountShowingARunnerInsideAWritableRootIsRefused) {
     if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";
+    ASSERT_TRUE(in_private_mount_namespace());
     const std::string token = "ran-" + unique_suffix();
     const auto run_in = [&](const fs::path& workspace) {
         runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
