@@ -35,6 +35,7 @@
 #include "cli/workspace.hpp"
 #include "policy/approval.hpp"
 #include "policy/command_prefix.hpp"
+#include "policy/display.hpp"
 #include "policy/escalation.hpp"
 #include "policy/resolve.hpp"
 #include "policy/session_log.hpp"
@@ -194,6 +195,7 @@ struct validated {
     std::optional<sandbox::sandbox_mode> escalate;  // --escalate
     std::string justification;
     std::string command_text;  // the command as the person asked sees it
+    std::string input_text;    // what --stdin-file feeds it, as the person asked sees it
 };
 
 std::variant<validated, std::string> validate(run_options& options) {
@@ -324,6 +326,9 @@ std::variant<validated, std::string> validate(run_options& options) {
         if (auto* message = std::get_if<std::string>(&input)) return *message;
         out.request.stdin_fd =
             std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(input)));
+        out.input_text = options.stdin_file == "-"
+                             ? "stdin: what cordon itself reads on its stdin"
+                             : "stdin: the file " + policy::shown_compactly(options.stdin_file);
     }
     return out;
 }
@@ -486,6 +491,7 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
     question.command = checked.command_text;
     question.workdir = checked.request.workdir.value_or(stand.policy.workspace_root);
     question.env = policy::env_overrides(checked.request.env);
+    question.input = checked.input_text;
     escalation_answer out;
     policy::escalation_result result;
     {

@@ -49,6 +49,7 @@ std::string question(const policy::approval_request& request, bool offer_session
     for (const auto& each : request.env) {
         text += "  env:      " + policy::shown_compactly(each) + "\n";
     }
+    if (!request.input.empty()) text += "  " + request.input + "\n";
     text += "  mode:     " + from + " \u2192 " + to + "\n";
     text += "  reason:   " + policy::shown_compactly(request.justification) + "\n";
     if (command.size() > long_command) {

@@ -30,6 +30,8 @@ std::string question(const policy::approval_request& request) {
     for (std::size_t i = 0; i < request.env.size(); ++i) {
         text += (i == 0 ? " with the environment " : ", ") + policy::shown_safely(request.env[i]);
     }
+    // So does what it is fed: `python3 -` runs whatever arrives on stdin.
+    if (!request.input.empty()) text += " (" + request.input + ")";
     text += (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
             mode_name(request.effective_mode) + " \u2192 " + mode_name(request.requested_mode) +
             ")?";

@@ -680,6 +680,7 @@ struct server::impl {
             asked.command = *command;
             asked.workdir = request.run.workdir.value_or(standing.workspace_root);
             asked.env = policy::env_overrides(request.run.env);
+            asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
             const policy::escalation_result decided = escalate(running, asked);
             if (running.cancelled) return nullptr;
             approval = approval_json(decided);

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "policy/command_prefix.hpp"
+#include "policy/display.hpp"
 
 namespace cordon::policy {
 
@@ -37,6 +38,27 @@ std::string_view to_string(decided_by source) noexcept {
             return "none";
     }
     return "invalid";
+}
+
+std::string describe_input(const std::optional<std::string>& data, bool kept_open) {
+    // Enough to read a short script whole; a longer one is shown by its start and its size.
+    constexpr std::size_t shown_bytes = 400;
+    std::string out;
+    if (data && !data->empty()) {
+        std::size_t cut = std::min(data->size(), shown_bytes);
+        while (cut < data->size() && cut > 0 &&
+               (static_cast<unsigned char>((*data)[cut]) & 0xC0u) == 0x80u)
+            --cut;  // not inside a UTF-8 sequence
+        out = "stdin: " + std::to_string(data->size()) +
+              (data->size() == 1 ? " byte: " : " bytes: ") +
+              shown_compactly(std::string_view(*data).substr(0, cut)) +
+              (cut < data->size() ? " \u2026" : "");
+    }
+    if (kept_open) {
+        out += out.empty() ? "stdin: " : "; then ";
+        out += "kept open: the agent can write to it while the command runs";
+    }
+    return out;
 }
 
 std::vector<std::string> env_overrides(
@@ -180,6 +202,7 @@ approval_decision approval_service::request(const approval_request& request,
         if (!request.reason.empty()) asked["reason"] = request.reason;
         if (!request.justification.empty()) asked["justification"] = request.justification;
         if (!request.env.empty()) asked["env"] = request.env;
+        if (!request.input.empty()) asked["input"] = request.input;
         if (auto error = log_->append(std::move(asked))) {
             decision.id.clear();
             decision.by = "none";
@@ -190,7 +213,8 @@ approval_decision approval_service::request(const approval_request& request,
 
     const auto covering =
         std::find_if(standing.begin(), standing.end(), [&request](const session_grant& grant) {
-            return request.env.empty() && covers(grant, request.command, request.requested_mode);
+            return request.env.empty() && request.input.empty() &&
+                   covers(grant, request.command, request.requested_mode);
         });
     if (cancel.stop_requested()) {
         decision.outcome = approval_outcome::cancelled;

@@ -58,6 +58,10 @@ struct approval_request {
     // runs as much as its text does. For that reason a standing grant never covers a call that
     // sets any.
     std::vector<std::string> env;
+    // What the call feeds the command's stdin, as describe_input() words it; empty when it feeds
+    // nothing. `python3 -` or `bash` run what they read: a yes to the text alone would be a yes to
+    // any program. Shown, logged, and, like env, never covered by a standing grant.
+    std::string input;
 };
 
 class approval_responder {
@@ -169,6 +173,11 @@ private:
 // a value sets, nullopt unsets), in name order.
 [[nodiscard]] std::vector<std::string> env_overrides(
     const std::map<std::string, std::optional<std::string>>& env);
+
+// approval_request::input for a call that hands the command `data` on stdin and, when `kept_open`,
+// leaves stdin open for the caller to write more while it runs: "stdin: 12 bytes: print(1)\n",
+// with a long text cut; empty when the call hands it nothing.
+[[nodiscard]] std::string describe_input(const std::optional<std::string>& data, bool kept_open);
 
 // A fresh random id ("ap-" and 16 hex digits).
 [[nodiscard]] std::string new_approval_id();

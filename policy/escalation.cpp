@@ -72,6 +72,7 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.command = request.command;
     asked.workdir = request.workdir;
     asked.env = request.env;
+    asked.input = request.input;
     asked.effective_mode = request.effective_mode;
     asked.requested_mode = mode;
     asked.justification = request.justification;

@@ -42,6 +42,7 @@ struct escalation_request {
     std::string command;
     std::filesystem::path workdir;
     std::vector<std::string> env;  // as approval_request::env
+    std::string input;             // as approval_request::input
 };
 
 struct escalation_result {

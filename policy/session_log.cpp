@@ -195,6 +195,9 @@ std::optional<std::string> invalid_event(const json& event) {
                 return std::string("approval/asked has an \"env\" that is not a list of strings");
             }
         }
+        if (event.contains("input") && !is_string(event, "input")) {
+            return std::string("approval/asked has an \"input\" that is not a string");
+        }
         return std::nullopt;
     }
     if (kind == event_type::approval_decided) {

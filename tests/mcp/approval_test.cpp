@@ -289,12 +289,14 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
     EXPECT_TRUE(std::filesystem::exists(workspace_ / "two"));
 
     // Another prefix, another mode, or the same command with the environment changed
-    // (BASH_ENV runs a file first) is asked again, and declined here; the question shows the
-    // environment.
+    // (BASH_ENV runs a file first) or fed on stdin (which a `python3 -` would run) is asked again,
+    // and declined here; the question shows the environment and the input.
     json bent = escalated("touch made six", "workspace-write");
     bent["env"] = {{"BASH_ENV", (workspace_ / "evil.sh").string()}};
+    json fed = escalated("touch made seven", "workspace-write");
+    fed["stdin"] = "touch eight\n";
     for (const json& args : {escalated("touch other three", "workspace-write"),
-                             escalated("touch made four", "danger-full-access"), bent}) {
+                             escalated("touch made four", "danger-full-access"), bent, fed}) {
         peer.start_call(3, "bash", args);
         asked = peer.server_request();
         ASSERT_EQ(asked["method"], "elicitation/create") << args.dump();
@@ -304,12 +306,18 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
                          "with the environment BASH_ENV=" + (workspace_ / "evil.sh").string()))
                 << asked.dump();
         }
+        if (args.contains("stdin")) {
+            EXPECT_TRUE(contains(asked["params"]["message"].get<std::string>(),
+                                 "(stdin: 12 bytes: touch eight\\n)"))
+                << asked.dump();
+        }
         peer.answer(asked, {{"action", "decline"}});
         EXPECT_EQ(peer.reply_to(3)["result"]["isError"], true);
     }
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "three"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "four"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "six"));
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / "seven"));
     // And the grant does not widen a call that did not ask for it.
     const json plain = peer.call(4, "bash", {{"command", "touch made five"}});
     EXPECT_EQ(plain["structuredContent"]["sandbox"]["denied"], true);

@@ -332,6 +332,52 @@ TEST(Approval, ACallThatChangesTheEnvironmentIsNeverCoveredByAGrant) {
     EXPECT_EQ(service.request(ask("git status")).source, decided_by::grant);
 }
 
+// `python3 -` or `bash` run what they read: a call that feeds stdin, or keeps it open for the
+// agent to write later, is shown with its input and never covered by a grant of its text.
+TEST(Approval, ACallThatFeedsStdinIsShownItsInputAndNeverCoveredByAGrant) {
+    temp_dir dir;
+    auto log = make_log(dir);
+    approval_service service({}, log);
+    std::vector<approval_request> seen;
+    service.add_responder(std::make_shared<function_responder>(
+        "person", [&seen](const approval_request& request, std::stop_token) {
+            seen.push_back(request);
+            return std::optional(approval_outcome::allowed_for_session);
+        }));
+    ASSERT_EQ(service.request(ask("python3 -")).outcome, approval_outcome::allowed_for_session);
+    for (const auto& input : {describe_input(std::string("import os; os.system('id')\n"), false),
+                              describe_input(std::nullopt, true)}) {
+        approval_request request = ask("python3 -");
+        request.input = input;
+        EXPECT_EQ(service.request(request).source, decided_by::responder);  // asked, not covered
+    }
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[1].input, "stdin: 27 bytes: import os; os.system('id')\\n");
+    EXPECT_EQ(seen[2].input, "stdin: kept open: the agent can write to it while the command runs");
+    const auto events = audit(*log);
+    ASSERT_EQ(events.size(), 6u);
+    EXPECT_FALSE(events[0].contains("input"));
+    EXPECT_EQ(events[2]["input"], seen[1].input);
+    EXPECT_EQ(service.request(ask("python3 -")).source, decided_by::grant);
+}
+
+TEST(Approval, DescribeInputShowsWhatTheCommandWillReadEscapedAndCut) {
+    EXPECT_EQ(describe_input(std::nullopt, false), "");
+    EXPECT_EQ(describe_input(std::string(), false), "");
+    // No byte can redraw the question.
+    EXPECT_EQ(describe_input(std::string("a\x1b[2Jb"), false), "stdin: 6 bytes: a\\x1b[2Jb");
+    EXPECT_EQ(describe_input(std::string("ls\n"), true),
+              "stdin: 3 bytes: ls\\n; then kept open: the agent can write to it while the "
+              "command runs");
+    const std::string shown = describe_input(std::string(5000, 'x'), false);
+    EXPECT_EQ(shown.rfind("stdin: 5000 bytes: xxx", 0), 0u) << shown;
+    EXPECT_LT(shown.size(), 600u);
+    EXPECT_EQ(shown.substr(shown.size() - 3), "\u2026");
+    // A cut never splits a UTF-8 sequence.
+    const std::string wide = describe_input(std::string(399, 'x') + "\u00e9" + "tail", false);
+    EXPECT_NE(wide.find(std::string(399, 'x') + " \u2026"), std::string::npos) << wide;
+}
+
 TEST(Approval, GrantsWithoutALogLastAsLongAsTheService) {
     approval_service service;
     std::vector<std::string> calls;
