@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <algorithm>
@@ -68,6 +69,18 @@ std::string_view to_string(rung_state state) noexcept {
 }
 
 namespace {
+
+// True when `path` still names the directory open as `fd`: by the kernel's name for the
+// descriptor, and by identity through the path.
+bool still_names(const fs::path& path, int fd) {
+    std::error_code ec;
+    const fs::path opened = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+    if (ec || opened != path) return false;
+    struct stat by_fd {};
+    struct stat by_path {};
+    return ::fstat(fd, &by_fd) == 0 && ::lstat(path.c_str(), &by_path) == 0 &&
+           by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
+}
 
 // Where a command confined by `kind` under `policy` can write on the host, canonical.
 std::vector<fs::path> writable_for(backend_kind kind, const sandbox_policy& policy) {
@@ -157,6 +170,15 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
     // Nothing that runs unconfined later may lie where this command can write: not the runner of
     // this run, not the other rung's, not cordon itself, not what they load.
     const std::vector<fs::path> roots = writable_for(rung->kind, policy);
+    // The rung's other writable roots (the Landlock rung's /tmp) no more than the workspace: a
+    // cgroup hierarchy mounted under /tmp would let the command leave its run's cgroup.
+    for (const fs::path& root : roots) {
+        if (root == policy.workspace_root) continue;
+        if (auto pseudo = pseudo_filesystem_at(root)) {
+            return "refusing a workspace-write run: the " + std::string(to_string(rung->kind)) +
+                   " rung also lets the command write " + root.string() + ", and " + *pseudo;
+        }
+    }
     protected_paths all = protected_set();
     for (const fs::path& path : also_protected) {
         all.push_back({path, "holds the records of cordon's runs"});
@@ -287,28 +309,29 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(why));
     }
 
-    if (auto refused = refusal(policy, {})) throw request_refused_error(policy.mode, *refused);
-
     // The workspace is opened once, here, without following a symlink, and the runners are
     // handed this descriptor: a directory renamed into its place afterwards is not the one they
-    // make writable. What the descriptor names is what gets checked below.
+    // make writable. It is opened before the checks, which read paths, and the path must still
+    // name it after them: a directory swapped in and out while they ran is refused.
     std::shared_ptr<const unique_fd> workspace;
     if (policy.mode == sandbox_mode::workspace_write && rung->kind != backend_kind::seatbelt) {
         unique_fd fd(landlock::open_no_symlinks(policy.workspace_root.c_str(), O_DIRECTORY));
         if (!fd) {
             const int error = errno;
+            // A path the checks refuse (through a symlink, say) is refused with their reason.
+            if (auto refused = refusal(policy, {})) {
+                throw request_refused_error(policy.mode, *refused);
+            }
             throw request_refused_error(policy.mode, "cannot open the workspace " +
                                                          policy.workspace_root.string() + ": " +
                                                          std::strerror(error));
         }
-        std::error_code ec;
-        const fs::path opened = fs::read_symlink("/proc/self/fd/" + std::to_string(fd.get()), ec);
-        if (ec || opened != policy.workspace_root) {
-            throw request_refused_error(policy.mode, "the workspace " +
-                                                         policy.workspace_root.string() +
-                                                         " was moved while it was being opened");
-        }
         workspace = std::make_shared<const unique_fd>(std::move(fd));
+    }
+    if (auto refused = refusal(policy, {})) throw request_refused_error(policy.mode, *refused);
+    if (workspace && !still_names(policy.workspace_root, workspace->get())) {
+        throw request_refused_error(policy.mode, "the workspace " + policy.workspace_root.string() +
+                                                     " was moved while it was being checked");
     }
 
     return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,

@@ -47,11 +47,12 @@ std::vector<fs::path> mapped_files() {
 }
 
 // Filesystems whose "files" are kernel or host state rather than data (statfs(2) types).
-constexpr std::array<std::string_view, 24> pseudo_types{
+constexpr std::array<std::string_view, 29> pseudo_types{
     "proc",      "sysfs",    "cgroup",     "cgroup2",     "devtmpfs",   "devpts",
     "mqueue",    "bpf",      "debugfs",    "tracefs",     "securityfs", "pstore",
     "efivarfs",  "configfs", "fusectl",    "binfmt_misc", "hugetlbfs",  "autofs",
-    "selinuxfs", "nsfs",     "rpc_pipefs", "functionfs",  "gadgetfs",   "smackfs"};
+    "selinuxfs", "nsfs",     "rpc_pipefs", "functionfs",  "gadgetfs",   "smackfs",
+    "nfsd",      "resctrl",  "cpuset",     "xenfs",       "apparmorfs"};
 
 // Collects the directories of `file` and of the files it includes, at most 8 deep.
 void loader_directories(const fs::path& file, std::vector<fs::path>& out, int depth) {
@@ -113,7 +114,8 @@ struct mount_entry {
     fs::path root;
     fs::path point;
     std::string type;
-    bool read_only = false;  // the mount's own options; a read-only mount is written by nobody
+    bool read_only = false;     // the mount's own options; a read-only mount is written by nobody
+    std::string super_options;  // the filesystem's, still escaped ("rw,lowerdir=...,upperdir=...")
 };
 
 std::vector<mount_entry> read_mounts() {
@@ -125,11 +127,12 @@ std::vector<mount_entry> read_mounts() {
         if (separator == std::string::npos) continue;
         std::istringstream head(line.substr(0, separator));
         std::istringstream tail(line.substr(separator + 3));
-        std::string id, parent, device, root, point, options, type;
+        std::string id, parent, device, root, point, options, type, source, super_options;
         head >> id >> parent >> device >> root >> point >> options;
-        tail >> type;
+        tail >> type >> source >> super_options;
         const bool read_only = options == "ro" || options.rfind("ro,", 0) == 0;
-        out.push_back({device, unescape(root), unescape(point), type, read_only});
+        out.push_back(
+            {device, unescape(root), unescape(point), type, read_only, std::move(super_options)});
     }
     return out;
 }
@@ -283,24 +286,144 @@ std::optional<location> locate(const fs::path& path, const std::vector<mount_ent
 
 }  // namespace
 
+namespace {
+
+// A FUSE filesystem writes wherever its daemon puts the data: bindfs shows any directory, so
+// nothing about it tells cordon that writes stay away from what runs unconfined.
+bool is_fuse(std::string_view type) {
+    return type == "fuse" || type == "fuseblk" || type.rfind("fuse.", 0) == 0;
+}
+
+// The value of `key` among a mount's filesystem options, unescaped (mountinfo escapes a comma in
+// a value, so splitting at commas is exact).
+std::optional<std::string> super_option(const mount_entry& mount, std::string_view key) {
+    std::string_view rest = mount.super_options;
+    while (!rest.empty()) {
+        const std::string_view option = rest.substr(0, rest.find(','));
+        rest.remove_prefix(std::min(rest.size(), option.size() + 1));
+        if (option.size() > key.size() && option.substr(0, key.size()) == key &&
+            option[key.size()] == '=') {
+            return unescape(option.substr(key.size() + 1));
+        }
+    }
+    return std::nullopt;
+}
+
+fs::path canonical_or_normal(const fs::path& path) {
+    std::error_code ec;
+    fs::path out = fs::weakly_canonical(path, ec);
+    return ec ? path.lexically_normal() : out;
+}
+
+// `path` below `mount.point`, as the directory of the mounted filesystem it is.
+fs::path relative_to_mount(const fs::path& path, const mount_entry& mount) {
+    const fs::path rest = path.lexically_relative(mount.point);
+    return rest.empty() || rest == "." ? fs::path() : rest;
+}
+
+}  // namespace
+
 std::optional<std::string> exposed_through_mounts(std::span<const protected_path> paths,
                                                   std::span<const fs::path> writable_roots) {
     const std::vector<mount_entry> mounts = read_mounts();
-    // What each root makes writable, as filesystem regions: the directory it names, and every
-    // mount at or beneath it (a bind mount shows another directory of some filesystem there).
+    // Where the command's writes land. A root writes itself and every mount at or beneath it (a
+    // bind mount shows another directory of some filesystem there); an overlay among those
+    // mounts, or the overlay that shows the root, also writes its upper layer and its work
+    // directory, which may lie anywhere: those are followed as roots of their own.
+    struct writable {
+        fs::path path;
+        fs::path root;    // the root it was reached from
+        std::string via;  // how: empty for a root itself
+    };
+    std::vector<writable> reached;
+    for (const fs::path& root : writable_roots)
+        reached.push_back({root, root, {}});
+    constexpr std::size_t most_reached = 64;  // overlays of overlays: bounded, and refused beyond
+    for (std::size_t i = 0; i < reached.size(); ++i) {
+        if (reached.size() > most_reached) {
+            return reached[i].root.string() + " reaches more than " + std::to_string(most_reached) +
+                   " overlay layers, which the command could write; cordon cannot follow them all";
+        }
+        const writable current = reached[i];
+        const mount_entry* showing = nullptr;
+        std::size_t showing_depth = 0;
+        std::vector<const mount_entry*> relevant;
+        for (const mount_entry& mount : mounts) {
+            if (is_within(current.path, mount.point)) {
+                // The last of the longest mount points above it: later mounts cover earlier ones.
+                const auto depth =
+                    static_cast<std::size_t>(std::distance(mount.point.begin(), mount.point.end()));
+                if (showing == nullptr || depth >= showing_depth) {
+                    showing = &mount;
+                    showing_depth = depth;
+                }
+            } else if (is_within(mount.point, current.path) && !mount.read_only) {
+                relevant.push_back(&mount);
+            }
+        }
+        if (showing != nullptr && !showing->read_only) relevant.push_back(showing);
+        for (const mount_entry* mount : relevant) {
+            if (is_fuse(mount->type)) {
+                return current.path.string() + (mount == showing ? " lies in" : " holds") +
+                       " the " + mount->type + " filesystem at " + mount->point.string() +
+                       ", which the command could write; its writes land wherever its daemon "
+                       "puts them, and cordon cannot tell that they stay away from what runs "
+                       "unconfined later";
+            }
+            if (mount->type != "overlay") continue;
+            const auto upper = super_option(*mount, "upperdir");
+            if (!upper) continue;  // no upper layer: nothing is written
+            const fs::path below =
+                mount == showing ? relative_to_mount(current.path, *mount) : fs::path();
+            const std::string via = "the upper layer of the overlay at " + mount->point.string();
+            const auto add = [&](const fs::path& path, const std::string& how) {
+                const fs::path normal = canonical_or_normal(path);
+                const bool seen = std::any_of(reached.begin(), reached.end(),
+                                              [&](const auto& w) { return w.path == normal; });
+                if (!seen) reached.push_back({normal, current.root, how});
+            };
+            add(fs::path(*upper) / below, via);
+            if (const auto work = super_option(*mount, "workdir")) {
+                add(*work, "the work directory of the overlay at " + mount->point.string());
+            }
+        }
+    }
+
+    // A protected path inside a directory an overlay writes, by spelling.
+    for (const writable& w : reached) {
+        if (w.via.empty()) continue;  // the roots themselves: exposed_by() asks that
+        const protected_path* hit = nullptr;
+        for (const protected_path& p : paths) {
+            if (is_within(p.path, w.path) || inside_pattern(w.path, p.path)) {
+                hit = &p;
+                break;
+            }
+        }
+        if (hit != nullptr) {
+            return hit->path.string() + " is written through " + w.via + " (" + w.path.string() +
+                   ") inside " + w.root.string() + ", which the command could write, and " +
+                   hit->why;
+        }
+    }
+
+    // And by filesystem: what each reached directory makes writable, as filesystem regions.
     struct region {
         location where;
-        fs::path shown_at;
+        std::string shown_at;
         fs::path root;
     };
     std::vector<region> regions;
-    for (const fs::path& root : writable_roots) {
-        if (auto where = locate(root, mounts); where && !where->read_only) {
-            regions.push_back({*where, root, root});
+    for (const writable& w : reached) {
+        const std::string named =
+            w.via.empty() ? w.path.string() : w.via + " (" + w.path.string() + ")";
+        if (auto where = locate(w.path, mounts); where && !where->read_only) {
+            regions.push_back({*where, named, w.root});
         }
         for (const mount_entry& mount : mounts) {
-            if (is_within(mount.point, root) && mount.point != root && !mount.read_only) {
-                regions.push_back({{mount.device, mount.root, false}, mount.point, root});
+            if (is_within(mount.point, w.path) && mount.point != w.path && !mount.read_only) {
+                regions.push_back({{mount.device, mount.root, false},
+                                   mount.point.string() + (w.via.empty() ? "" : " in " + named),
+                                   w.root});
             }
         }
     }
@@ -316,8 +439,8 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
                                                inside_pattern(r.where.within, within)
                                          : is_within(within, r.where.within);
             if (exposed) {
-                return p.path.string() + " is reachable through " + r.shown_at.string() +
-                       " inside " + r.root.string() +
+                return p.path.string() + " is reachable through " + r.shown_at + " inside " +
+                       r.root.string() +
                        " (the same directory, mounted there), which the command could write, "
                        "and " +
                        p.why;

@@ -42,8 +42,11 @@ using protected_paths = std::vector<protected_path>;
 
 // The same question asked of filesystems rather than of spellings: the first protected path that
 // one of `writable_roots` reaches because a mount shows it there (a bind mount of a runner's
-// directory inside the workspace, or a workspace that is itself such a bind), per
-// /proc/self/mountinfo; nullopt when none is. exposed_by() cannot see these: the paths differ.
+// directory inside the workspace, or a workspace that is itself such a bind), or because an
+// overlay at, beneath or showing a root writes its upper layer or work directory there, per
+// /proc/self/mountinfo; nullopt when none is. A FUSE filesystem at, beneath or showing a root is
+// refused too: where its writes land is its daemon's choice. exposed_by() cannot see these: the
+// paths differ.
 [[nodiscard]] std::optional<std::string> exposed_through_mounts(
     std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
 

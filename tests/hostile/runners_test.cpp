@@ -209,6 +209,107 @@ TEST_P(RunnerIntegrity, AMountShowingARunnerInsideAWritableRootIsRefused) {
     }
 }
 
+// The same class through mounts that write somewhere other than what they show: an overlay
+// writes its upper layer, wherever that lies, and a FUSE filesystem wherever its daemon puts the
+// data (bindfs shows any directory). Refused whether the workspace holds one or is one; an
+// overlay whose upper layer stays inside the workspace, or that has none, is not.
+class mount_point {
+public:
+    mount_point(const fs::path& target, const char* type, const std::string& options)
+        : target_(target) {
+        mounted_ = ::mount(type, target.c_str(), type, 0, options.c_str()) == 0;
+        error_ = errno;
+    }
+    ~mount_point() {
+        if (mounted_) ::umount2(target_.c_str(), MNT_DETACH);
+    }
+    mount_point(const mount_point&) = delete;
+    mount_point& operator=(const mount_point&) = delete;
+    [[nodiscard]] bool ready() const { return mounted_; }
+    [[nodiscard]] std::string error() const { return std::strerror(error_); }
+
+private:
+    fs::path target_;
+    bool mounted_ = false;
+    int error_ = 0;
+};
+
+TEST_P(RunnerIntegrity, AMountWritingARunnersDirectoryFromInsideAWritableRootIsRefused) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
+    ASSERT_TRUE(in_private_mount_namespace());
+    const std::string token = "ran-" + unique_suffix();
+    const auto run_in = [&](const fs::path& workspace) {
+        runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
+        req.workspace_root = workspace;
+        return run(std::move(req));
+    };
+    const auto refused = [&](const runtime::run_record& record, const std::string& why) {
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+        EXPECT_THAT(record.outcome.message, HasSubstr(why)) << describe(record);
+        EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token)));
+    };
+    const fs::path lower = tree_.outside() / "lower";
+    fs::create_directories(lower);
+    // The work directory must share the upper layer's filesystem: beside the runners.
+    const fs::path work =
+        test::runner_dir().parent_path() / ("cordon-hostile-work-" + unique_suffix());
+    fs::create_directories(work);
+    const std::string onto_runners = "lowerdir=" + lower.string() +
+                                     ",upperdir=" + test::runner_dir().string() +
+                                     ",workdir=" + work.string();
+    {
+        SCOPED_TRACE("an overlay inside the workspace whose upper layer is the runners' directory");
+        const fs::path inside = tree_.workspace() / "layered";
+        fs::create_directories(inside);
+        mount_point overlay(inside, "overlay", onto_runners);
+        ASSERT_TRUE(overlay.ready()) << overlay.error();
+        refused(run_in(tree_.workspace()), "the upper layer of the overlay at " + inside.string());
+    }
+    {
+        SCOPED_TRACE("a workspace that is such an overlay");
+        const fs::path itself = tree_.outside() / "layered-workspace";
+        fs::create_directories(itself);
+        mount_point overlay(itself, "overlay", onto_runners);
+        ASSERT_TRUE(overlay.ready()) << overlay.error();
+        refused(run_in(itself), "the upper layer of the overlay at " + itself.string());
+    }
+    {
+        SCOPED_TRACE("a FUSE filesystem inside the workspace");
+        const fs::path inside = tree_.workspace() / "fused";
+        fs::create_directories(inside);
+        // No daemon: the connection is closed at once, so nothing that touches the mount waits.
+        const int device = ::open("/dev/fuse", O_RDWR | O_CLOEXEC);
+        ASSERT_GE(device, 0) << "/dev/fuse: " << std::strerror(errno);
+        mount_point fuse(inside, "fuse",
+                         "fd=" + std::to_string(device) + ",rootmode=40000,user_id=0,group_id=0");
+        ::close(device);
+        ASSERT_TRUE(fuse.ready()) << fuse.error();
+        refused(run_in(tree_.workspace()), "holds the fuse filesystem at " + inside.string());
+    }
+    {
+        SCOPED_TRACE("overlays that write nothing outside the workspace run");
+        const fs::path upper = tree_.workspace() / "upper";
+        const fs::path own_work = tree_.workspace() / "work";
+        const fs::path layered = tree_.workspace() / "own-layers";
+        const fs::path lower2 = tree_.outside() / "lower2";
+        const fs::path read_only = tree_.workspace() / "read-only-layers";
+        for (const fs::path& dir : {upper, own_work, layered, lower2, read_only})
+            fs::create_directories(dir);
+        mount_point own(layered, "overlay",
+                        "lowerdir=" + lower.string() + ",upperdir=" + upper.string() +
+                            ",workdir=" + own_work.string());
+        ASSERT_TRUE(own.ready()) << own.error();
+        mount_point lowers_only(read_only, "overlay",
+                                "lowerdir=" + lower.string() + ":" + lower2.string());
+        ASSERT_TRUE(lowers_only.ready()) << lowers_only.error();
+        const runtime::run_record record = run_in(tree_.workspace());
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_THAT(record.stdout_output.text, HasSubstr(token));
+    }
+    std::error_code ec;
+    fs::remove_all(work, ec);
+}
+
 CORDON_HOSTILE_BACKENDS(RunnerIntegrity);
 
 // A `bwrap` first on PATH, in a directory any confined command could write (a virtualenv's bin
