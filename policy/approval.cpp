@@ -290,11 +290,15 @@ approval_decision approval_service::request(const approval_request& request,
                 out_.push_back(asked);
             }
             const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
-            std::unique_lock lock(asked->mutex);
+            // Registered before the lock is taken, and so ended after it is released: a cancel
+            // that came already (the responder may have caused it) runs the callback right here,
+            // and one running on the cancelling thread at the end is waited for; either way the
+            // callback takes the mutex.
             std::stop_callback wake(cancel, [&asked] {
                 std::lock_guard inner(asked->mutex);
                 asked->changed.notify_all();
             });
+            std::unique_lock lock(asked->mutex);
             const bool answered = asked->changed.wait_until(
                 lock, deadline, [&] { return asked->answered || cancel.stop_requested(); });
             decision.asked = true;

@@ -248,6 +248,29 @@ TEST(Approval, CancellingDuringTheQuestionAnswersAtOnceAndDiscardsTheLateAnswer)
     EXPECT_TRUE(std::get<session_state>(log->state()).grants.empty());
 }
 
+// A cancel can come before the asking thread starts to wait: here the responder itself
+// withdraws the question (as a client does that gives up the moment it is asked). The asking
+// thread must answer "cancelled" whichever of them gets there first, many times over.
+TEST(Approval, ACancelThatComesBeforeTheAskerWaitsIsAnsweredNotHung) {
+    approval_service service({}, nullptr);
+    std::stop_source* current = nullptr;
+    service.add_responder(std::make_shared<function_responder>(
+        "withdrawing", [&current](const approval_request&, std::stop_token stop) {
+            current->request_stop();
+            const auto give_up = std::chrono::steady_clock::now() + 10s;
+            while (!stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
+                std::this_thread::sleep_for(100us);
+            return std::optional(approval_outcome::allowed_once);  // too late, and discarded
+        }));
+    for (int round = 0; round < 200; ++round) {
+        std::stop_source cancel;
+        current = &cancel;
+        const auto decision = service.request(ask(), cancel.get_token());
+        ASSERT_EQ(decision.outcome, approval_outcome::cancelled) << "round " << round;
+        ASSERT_EQ(decision.source, decided_by::cancel) << "round " << round;
+    }
+}
+
 TEST(Approval, AnUnansweredQuestionIsCancelledAtTheTimeout) {
     temp_dir dir;
     auto log = make_log(dir);
