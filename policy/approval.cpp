@@ -314,6 +314,8 @@ approval_decision approval_service::request(const approval_request& request,
                 decision.detail = answered ? "the question was withdrawn"
                                            : "no answer within " +
                                                  std::to_string(options_.timeout.count()) + " ms";
+                // Outside the lock: the responders' own stop callbacks run here.
+                lock.unlock();
                 asked->stop.request_stop();
             }
         }

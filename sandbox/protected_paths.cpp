@@ -126,10 +126,16 @@ std::vector<mount_entry> read_mounts() {
         const auto separator = line.find(" - ");
         if (separator == std::string::npos) continue;
         std::istringstream head(line.substr(0, separator));
-        std::istringstream tail(line.substr(separator + 3));
-        std::string id, parent, device, root, point, options, type, source, super_options;
+        std::string id, parent, device, root, point, options;
         head >> id >> parent >> device >> root >> point >> options;
-        tail >> type >> source >> super_options;
+        // "type source super-options", one space apart: an empty source leaves two spaces in a
+        // row, which reading words would skip, taking the options for the source.
+        const std::string_view tail = std::string_view(line).substr(separator + 3);
+        const auto first = tail.find(' ');
+        const auto second = first == std::string_view::npos ? first : tail.find(' ', first + 1);
+        const std::string type(tail.substr(0, first));
+        std::string super_options(second == std::string_view::npos ? std::string_view()
+                                                                   : tail.substr(second + 1));
         const bool read_only = options == "ro" || options.rfind("ro,", 0) == 0;
         out.push_back(
             {device, unescape(root), unescape(point), type, read_only, std::move(super_options)});
@@ -263,7 +269,9 @@ struct location {
     bool read_only = false;  // the mount that shows it is read-only
 };
 
-std::optional<location> locate(const fs::path& path, const std::vector<mount_entry>& mounts) {
+// The mount that shows `path`: the last of the longest mount points above it (later mounts
+// cover earlier ones).
+const mount_entry* showing(const fs::path& path, const std::vector<mount_entry>& mounts) {
     const mount_entry* best = nullptr;
     std::size_t best_depth = 0;
     for (const mount_entry& mount : mounts) {
@@ -275,18 +283,24 @@ std::optional<location> locate(const fs::path& path, const std::vector<mount_ent
             best_depth = depth;
         }
     }
-    if (best == nullptr) return std::nullopt;
-    fs::path within = best->root;
-    for (auto part = std::next(path.begin(), static_cast<std::ptrdiff_t>(best_depth));
-         part != path.end(); ++part) {
-        if (!part->empty()) within /= *part;
-    }
-    return location{best->device, within.lexically_normal(), best->read_only};
+    return best;
 }
 
-}  // namespace
+// `path` below `mount.point`, as the directory of the mounted filesystem it is: the mount's own
+// root (a bind of a subdirectory) and the rest of the path.
+fs::path within_mount(const fs::path& path, const mount_entry& mount) {
+    fs::path out = mount.root.relative_path();
+    const fs::path rest = path.lexically_relative(mount.point);
+    if (!rest.empty() && rest != ".") out /= rest;
+    return out;
+}
 
-namespace {
+std::optional<location> locate(const fs::path& path, const std::vector<mount_entry>& mounts) {
+    const mount_entry* shown_by = showing(path, mounts);
+    if (shown_by == nullptr) return std::nullopt;
+    return location{shown_by->device, ("/" / within_mount(path, *shown_by)).lexically_normal(),
+                    shown_by->read_only};
+}
 
 // A FUSE filesystem writes wherever its daemon puts the data: bindfs shows any directory, so
 // nothing about it tells cordon that writes stay away from what runs unconfined.
@@ -294,19 +308,20 @@ bool is_fuse(std::string_view type) {
     return type == "fuse" || type == "fuseblk" || type.rfind("fuse.", 0) == 0;
 }
 
-// The value of `key` among a mount's filesystem options, unescaped (mountinfo escapes a comma in
-// a value, so splitting at commas is exact).
-std::optional<std::string> super_option(const mount_entry& mount, std::string_view key) {
+// Every value of `key` among a mount's filesystem options, still escaped (mountinfo escapes a
+// comma in a value, so splitting at commas is exact).
+std::vector<std::string_view> super_option_values(const mount_entry& mount, std::string_view key) {
+    std::vector<std::string_view> out;
     std::string_view rest = mount.super_options;
     while (!rest.empty()) {
         const std::string_view option = rest.substr(0, rest.find(','));
         rest.remove_prefix(std::min(rest.size(), option.size() + 1));
         if (option.size() > key.size() && option.substr(0, key.size()) == key &&
             option[key.size()] == '=') {
-            return unescape(option.substr(key.size() + 1));
+            out.push_back(option.substr(key.size() + 1));
         }
     }
-    return std::nullopt;
+    return out;
 }
 
 fs::path canonical_or_normal(const fs::path& path) {
@@ -315,17 +330,90 @@ fs::path canonical_or_normal(const fs::path& path) {
     return ec ? path.lexically_normal() : out;
 }
 
-// `path` below `mount.point`, as the directory of the mounted filesystem it is.
-fs::path relative_to_mount(const fs::path& path, const mount_entry& mount) {
-    const fs::path rest = path.lexically_relative(mount.point);
-    return rest.empty() || rest == "." ? fs::path() : rest;
+// One directory an overlay's options name, and what it is to the overlay.
+struct layer {
+    enum class kind { upper, work, lower };
+    fs::path path;
+    kind is;
+
+    [[nodiscard]] std::string_view name() const {
+        switch (is) {
+            case kind::upper:
+                return "upper layer";
+            case kind::work:
+                return "work directory";
+            case kind::lower:
+                return "lower layer";
+        }
+        return "layer";
+    }
+};
+
+// The directories the overlay `mount` writes (its upper layer and work directory) and, with
+// `lowers`, those it shows (its lower and data-only layers too), each as the directory that
+// holds what the mount shows at `below` (the work directory whole). The kernel shows a name as
+// the mounter gave it, so one that is relative (to the mounter's directory), holds overlay's own
+// backslash escapes, or has "." or ".." in it (resolved through the symlinks of that moment) is
+// not a place cordon can check: the error names it.
+std::optional<std::string> overlay_layers(const mount_entry& mount, const fs::path& below,
+                                          bool lowers, std::vector<layer>& out) {
+    const auto add = [&](std::string_view escaped, layer::kind is) -> std::optional<std::string> {
+        const std::string name = unescape(escaped);
+        bool placed = !name.empty() && name.front() == '/' && name.find('\\') == std::string::npos;
+        for (const fs::path& part : fs::path(name)) {
+            placed = placed && part != "." && part != "..";
+        }
+        layer found{fs::path(name), is};
+        if (!placed) {
+            return "names its " + std::string(found.name()) + " \"" + name +
+                   "\", which cordon cannot place in the host's directories";
+        }
+        if (is != layer::kind::work) found.path /= below;
+        found.path = canonical_or_normal(found.path);
+        out.push_back(std::move(found));
+        return std::nullopt;
+    };
+    for (std::string_view upper : super_option_values(mount, "upperdir")) {
+        if (auto error = add(upper, layer::kind::upper)) return error;
+    }
+    for (std::string_view work : super_option_values(mount, "workdir")) {
+        if (auto error = add(work, layer::kind::work)) return error;
+    }
+    if (!lowers) return std::nullopt;
+    // "a:b::c": lower layers a and b, data-only layer c. A ':' inside a name is escaped with a
+    // backslash, which makes that name one cordon does not place.
+    for (std::string_view key : {"lowerdir", "lowerdir+", "datadir+"}) {
+        for (std::string_view list : super_option_values(mount, key)) {
+            while (!list.empty()) {
+                const std::string_view name = list.substr(0, list.find(':'));
+                list.remove_prefix(std::min(list.size(), name.size() + 1));
+                if (name.empty()) continue;
+                if (auto error = add(name, layer::kind::lower)) return error;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+bool has_upper_layer(const mount_entry& mount) {
+    return !super_option_values(mount, "upperdir").empty();
+}
+
+// A filesystem that is mounted read-only as a whole: an overlay without an upper layer is.
+bool read_only_filesystem(const mount_entry& mount) {
+    return mount.super_options == "ro" || mount.super_options.rfind("ro,", 0) == 0;
 }
 
 }  // namespace
 
 std::optional<std::string> exposed_through_mounts(std::span<const protected_path> paths,
                                                   std::span<const fs::path> writable_roots) {
+    if (writable_roots.empty()) return std::nullopt;
     const std::vector<mount_entry> mounts = read_mounts();
+    // At most this many directories are followed through overlays (of overlays) from each side;
+    // beyond it, the run is refused rather than half checked.
+    constexpr std::size_t most_followed = 64;
+
     // Where the command's writes land. A root writes itself and every mount at or beneath it (a
     // bind mount shows another directory of some filesystem there); an overlay among those
     // mounts, or the overlay that shows the root, also writes its upper layer and its work
@@ -336,55 +424,57 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
         std::string via;  // how: empty for a root itself
     };
     std::vector<writable> reached;
-    for (const fs::path& root : writable_roots)
+    for (const fs::path& root : writable_roots) {
         reached.push_back({root, root, {}});
-    constexpr std::size_t most_reached = 64;  // overlays of overlays: bounded, and refused beyond
+    }
     for (std::size_t i = 0; i < reached.size(); ++i) {
-        if (reached.size() > most_reached) {
-            return reached[i].root.string() + " reaches more than " + std::to_string(most_reached) +
-                   " overlay layers, which the command could write; cordon cannot follow them all";
+        if (reached.size() > most_followed) {
+            return reached[i].root.string() + " reaches more than " +
+                   std::to_string(most_followed) +
+                   " directories through overlays, which the command could write; cordon does "
+                   "not follow them all";
         }
         const writable current = reached[i];
-        const mount_entry* showing = nullptr;
-        std::size_t showing_depth = 0;
+        const mount_entry* shown_by = showing(current.path, mounts);
         std::vector<const mount_entry*> relevant;
         for (const mount_entry& mount : mounts) {
-            if (is_within(current.path, mount.point)) {
-                // The last of the longest mount points above it: later mounts cover earlier ones.
-                const auto depth =
-                    static_cast<std::size_t>(std::distance(mount.point.begin(), mount.point.end()));
-                if (showing == nullptr || depth >= showing_depth) {
-                    showing = &mount;
-                    showing_depth = depth;
-                }
-            } else if (is_within(mount.point, current.path) && !mount.read_only) {
+            if (&mount != shown_by && is_within(mount.point, current.path) && !mount.read_only) {
                 relevant.push_back(&mount);
             }
         }
-        if (showing != nullptr && !showing->read_only) relevant.push_back(showing);
+        if (shown_by != nullptr && !shown_by->read_only) relevant.push_back(shown_by);
         for (const mount_entry* mount : relevant) {
+            const std::string relation = mount == shown_by ? " lies in" : " holds";
             if (is_fuse(mount->type)) {
-                return current.path.string() + (mount == showing ? " lies in" : " holds") +
-                       " the " + mount->type + " filesystem at " + mount->point.string() +
+                return current.path.string() + relation + " the " + mount->type +
+                       " filesystem at " + mount->point.string() +
                        ", which the command could write; its writes land wherever its daemon "
                        "puts them, and cordon cannot tell that they stay away from what runs "
                        "unconfined later";
             }
             if (mount->type != "overlay") continue;
-            const auto upper = super_option(*mount, "upperdir");
-            if (!upper) continue;  // no upper layer: nothing is written
-            const fs::path below =
-                mount == showing ? relative_to_mount(current.path, *mount) : fs::path();
-            const std::string via = "the upper layer of the overlay at " + mount->point.string();
-            const auto add = [&](const fs::path& path, const std::string& how) {
-                const fs::path normal = canonical_or_normal(path);
+            if (!has_upper_layer(*mount) && !read_only_filesystem(*mount)) {
+                return current.path.string() + relation + " the overlay at " +
+                       mount->point.string() +
+                       ", which is writable but names no upper layer; cordon cannot tell where "
+                       "its writes land";
+            }
+            const fs::path below = mount == shown_by ? within_mount(current.path, *mount)
+                                                     : mount->root.relative_path();
+            std::vector<layer> layers;
+            if (auto unplaced = overlay_layers(*mount, below, false, layers)) {
+                return current.path.string() + relation + " the overlay at " +
+                       mount->point.string() + ", which the command could write and which " +
+                       *unplaced;
+            }
+            for (layer& each : layers) {
                 const bool seen = std::any_of(reached.begin(), reached.end(),
-                                              [&](const auto& w) { return w.path == normal; });
-                if (!seen) reached.push_back({normal, current.root, how});
-            };
-            add(fs::path(*upper) / below, via);
-            if (const auto work = super_option(*mount, "workdir")) {
-                add(*work, "the work directory of the overlay at " + mount->point.string());
+                                              [&](const auto& w) { return w.path == each.path; });
+                if (!seen) {
+                    reached.push_back({std::move(each.path), current.root,
+                                       "the " + std::string(each.name()) + " of the overlay at " +
+                                           mount->point.string()});
+                }
             }
         }
     }
@@ -392,17 +482,12 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
     // A protected path inside a directory an overlay writes, by spelling.
     for (const writable& w : reached) {
         if (w.via.empty()) continue;  // the roots themselves: exposed_by() asks that
-        const protected_path* hit = nullptr;
         for (const protected_path& p : paths) {
             if (is_within(p.path, w.path) || inside_pattern(w.path, p.path)) {
-                hit = &p;
-                break;
+                return p.path.string() + " is written through " + w.via + " (" + w.path.string() +
+                       ") inside " + w.root.string() + ", which the command could write, and " +
+                       p.why;
             }
-        }
-        if (hit != nullptr) {
-            return hit->path.string() + " is written through " + w.via + " (" + w.path.string() +
-                   ") inside " + w.root.string() + ", which the command could write, and " +
-                   hit->why;
         }
     }
 
@@ -427,10 +512,29 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
             }
         }
     }
+    // What a protected path shows: the path itself and, where an overlay shows it, the matching
+    // directory of each of its layers (a lower layer's files show through until copied up), and
+    // of theirs in turn.
+    struct shown {
+        fs::path path;
+        const protected_path* what;
+        std::string via;  // empty for the protected path itself
+    };
+    std::vector<shown> shows;
     for (const protected_path& p : paths) {
-        const std::string last = p.path.filename().string();
+        shows.push_back({p.path, &p, {}});
+    }
+    for (std::size_t i = 0; i < shows.size(); ++i) {
+        if (shows.size() > paths.size() + most_followed) {
+            return shows[i].what->path.string() + " shows more than " +
+                   std::to_string(most_followed) +
+                   " directories through overlays; cordon does not follow them all";
+        }
+        const shown current = shows[i];
+        const protected_path& p = *current.what;
+        const std::string last = current.path.filename().string();
         const bool pattern = !last.empty() && last.back() == '*';
-        const auto where = locate(pattern ? p.path.parent_path() : p.path, mounts);
+        const auto where = locate(pattern ? current.path.parent_path() : current.path, mounts);
         if (!where) continue;
         const fs::path within = pattern ? where->within / last : where->within;
         for (const region& r : regions) {
@@ -438,12 +542,43 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
             const bool exposed = pattern ? is_within(where->within, r.where.within) ||
                                                inside_pattern(r.where.within, within)
                                          : is_within(within, r.where.within);
-            if (exposed) {
+            if (!exposed) continue;
+            if (current.via.empty()) {
                 return p.path.string() + " is reachable through " + r.shown_at + " inside " +
                        r.root.string() +
                        " (the same directory, mounted there), which the command could write, "
                        "and " +
                        p.why;
+            }
+            return p.path.string() + " shows " + current.via + " (" + current.path.string() +
+                   "), which the command could write through " + r.shown_at + " inside " +
+                   r.root.string() + ", and " + p.why;
+        }
+        if (pattern) continue;
+        const mount_entry* shown_by = showing(current.path, mounts);
+        if (shown_by == nullptr) continue;
+        if (is_fuse(shown_by->type)) {
+            return p.path.string() + " lies on the " + shown_by->type + " filesystem at " +
+                   shown_by->point.string() +
+                   ", whose daemon decides what it shows; cordon cannot tell that the command "
+                   "cannot write it";
+        }
+        if (shown_by->type != "overlay") continue;
+        std::vector<layer> layers;
+        if (auto unplaced =
+                overlay_layers(*shown_by, within_mount(current.path, *shown_by), true, layers)) {
+            return p.path.string() + " is shown by the overlay at " + shown_by->point.string() +
+                   ", which " + *unplaced;
+        }
+        for (layer& each : layers) {
+            if (each.is == layer::kind::work) continue;  // shows nothing
+            const bool seen = std::any_of(shows.begin(), shows.end(), [&](const shown& s) {
+                return s.path == each.path && s.what == &p;
+            });
+            if (!seen) {
+                shows.push_back({std::move(each.path), &p,
+                                 "the " + std::string(each.name()) + " of the overlay at " +
+                                     shown_by->point.string()});
             }
         }
     }

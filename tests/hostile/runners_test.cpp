@@ -215,9 +215,11 @@ TEST_P(RunnerIntegrity, AMountShowingARunnerInsideAWritableRootIsRefused) {
 // overlay whose upper layer stays inside the workspace, or that has none, is not.
 class mount_point {
 public:
-    mount_point(const fs::path& target, const char* type, const std::string& options)
+    mount_point(const fs::path& target, const char* type, const std::string& options,
+                const char* source = nullptr)
         : target_(target) {
-        mounted_ = ::mount(type, target.c_str(), type, 0, options.c_str()) == 0;
+        mounted_ = ::mount(source != nullptr ? source : type, target.c_str(), type, 0,
+                           options.c_str()) == 0;
         error_ = errno;
     }
     ~mount_point() {
@@ -274,6 +276,56 @@ TEST_P(RunnerIntegrity, AMountWritingARunnersDirectoryFromInsideAWritableRootIsR
         refused(run_in(itself), "the upper layer of the overlay at " + itself.string());
     }
     {
+        SCOPED_TRACE("such an overlay mounted with an empty source (two spaces in mountinfo)");
+        const fs::path inside = tree_.workspace() / "sourceless";
+        fs::create_directories(inside);
+        mount_point overlay(inside, "overlay", onto_runners, "");
+        ASSERT_TRUE(overlay.ready()) << overlay.error();
+        refused(run_in(tree_.workspace()), "the upper layer of the overlay at " + inside.string());
+    }
+    {
+        // Upper layer U = the runners' grandparent, the overlay's subdirectory R = their parent's
+        // name bound elsewhere, and the workspace B = the runners' own name below that bind:
+        // writes land in U/R/B, the runners' directory, which U/B alone does not name.
+        SCOPED_TRACE("a bind of a subdirectory of an overlay over the runners' grandparent");
+        const fs::path runners = test::runner_dir();
+        const fs::path grandparent = runners.parent_path().parent_path();
+        const fs::path outer_work =
+            grandparent.parent_path() / ("cordon-hostile-work-" + unique_suffix());
+        fs::create_directories(outer_work);
+        const fs::path layered = tree_.outside() / "layered-grandparent";
+        const fs::path bound = tree_.outside() / "bound-subdirectory";
+        fs::create_directories(layered);
+        fs::create_directories(bound);
+        {
+            mount_point overlay(layered, "overlay",
+                                "lowerdir=" + lower.string() + ",upperdir=" + grandparent.string() +
+                                    ",workdir=" + outer_work.string());
+            ASSERT_TRUE(overlay.ready()) << overlay.error();
+            bind_mount subdirectory(layered / runners.parent_path().filename(), bound, false);
+            ASSERT_TRUE(subdirectory.ready(false)) << std::strerror(errno);
+            ASSERT_TRUE(fs::is_directory(bound / runners.filename()));
+            refused(run_in(bound / runners.filename()),
+                    "the upper layer of the overlay at " + bound.string());
+        }
+        std::error_code ec;
+        fs::remove_all(outer_work, ec);
+    }
+    {
+        SCOPED_TRACE("an overlay whose upper layer is named relative to the mounter's directory");
+        const fs::path inside = tree_.workspace() / "relative";
+        fs::create_directories(inside);
+        const fs::path before = fs::current_path();
+        fs::current_path(test::runner_dir().parent_path());
+        mount_point overlay(inside, "overlay",
+                            "lowerdir=" + lower.string() +
+                                ",upperdir=" + test::runner_dir().filename().string() +
+                                ",workdir=" + work.filename().string());
+        fs::current_path(before);
+        ASSERT_TRUE(overlay.ready()) << overlay.error();
+        refused(run_in(tree_.workspace()), "which cordon cannot place");
+    }
+    {
         SCOPED_TRACE("a FUSE filesystem inside the workspace");
         const fs::path inside = tree_.workspace() / "fused";
         fs::create_directories(inside);
@@ -308,6 +360,58 @@ TEST_P(RunnerIntegrity, AMountWritingARunnersDirectoryFromInsideAWritableRootIsR
     }
     std::error_code ec;
     fs::remove_all(work, ec);
+}
+
+// And the other way round: an overlay that shows a runner from a layer the command can write,
+// or a FUSE filesystem in the runner's place, exposes the runner as much as a bind does.
+TEST_P(RunnerIntegrity, ARunnerShownFromALayerTheCommandCanWriteIsRefused) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
+    ASSERT_TRUE(in_private_mount_namespace());
+    const std::string token = "ran-" + unique_suffix();
+    runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
+    const fs::path runners = test::runner_dir();
+    {
+        SCOPED_TRACE(
+            "the runners' directory as an overlay whose top lower layer is in the workspace");
+        const fs::path planted = tree_.workspace() / "planted";
+        fs::create_directories(planted);
+        // The runners' own directory stays the bottom layer: everything is still there.
+        mount_point overlay(runners, "overlay",
+                            "lowerdir=" + planted.string() + ":" + runners.string());
+        ASSERT_TRUE(overlay.ready()) << overlay.error();
+        ASSERT_TRUE(fs::exists(test::launcher_path()));
+        const runtime::run_record record = run(req);
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+        EXPECT_THAT(record.outcome.message,
+                    HasSubstr("the lower layer of the overlay at " + runners.string()))
+            << describe(record);
+        EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token)));
+    }
+    {
+        SCOPED_TRACE("the same overlay with its layers outside every writable root runs");
+        const fs::path elsewhere = tree_.outside() / "elsewhere";
+        fs::create_directories(elsewhere);
+        mount_point overlay(runners, "overlay",
+                            "lowerdir=" + elsewhere.string() + ":" + runners.string());
+        ASSERT_TRUE(overlay.ready()) << overlay.error();
+        const runtime::run_record record = run(req);
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_THAT(record.stdout_output.text, HasSubstr(token));
+    }
+    {
+        SCOPED_TRACE("a FUSE filesystem in the runners' place");
+        const int device = ::open("/dev/fuse", O_RDWR | O_CLOEXEC);
+        ASSERT_GE(device, 0) << "/dev/fuse: " << std::strerror(errno);
+        mount_point fuse(runners, "fuse",
+                         "fd=" + std::to_string(device) + ",rootmode=40000,user_id=0,group_id=0");
+        ::close(device);
+        ASSERT_TRUE(fuse.ready()) << fuse.error();
+        const runtime::run_record record = run(req);
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+        EXPECT_THAT(record.outcome.message, HasSubstr("lies on the fuse filesystem at"))
+            << describe(record);
+        EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token)));
+    }
 }
 
 CORDON_HOSTILE_BACKENDS(RunnerIntegrity);

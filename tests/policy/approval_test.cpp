@@ -256,7 +256,8 @@ TEST(Approval, ACancelThatComesBeforeTheAskerWaitsIsAnsweredNotHung) {
     std::stop_source* current = nullptr;
     service.add_responder(std::make_shared<function_responder>(
         "withdrawing", [&current](const approval_request&, std::stop_token stop) {
-            current->request_stop();
+            std::stop_source withdraw = *current;  // the round's own may end before this returns
+            withdraw.request_stop();
             const auto give_up = std::chrono::steady_clock::now() + 10s;
             while (!stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
                 std::this_thread::sleep_for(100us);
