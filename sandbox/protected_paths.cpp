@@ -116,6 +116,8 @@ struct mount_entry {
     std::string type;
     bool read_only = false;     // the mount's own options; a read-only mount is written by nobody
     std::string super_options;  // the filesystem's, still escaped ("rw,lowerdir=...,upperdir=...")
+    std::string id;
+    std::string parent;  // the mount it sits on: at the same point, the one it covers
 };
 
 std::vector<mount_entry> read_mounts() {
@@ -137,8 +139,8 @@ std::vector<mount_entry> read_mounts() {
         std::string super_options(second == std::string_view::npos ? std::string_view()
                                                                    : tail.substr(second + 1));
         const bool read_only = options == "ro" || options.rfind("ro,", 0) == 0;
-        out.push_back(
-            {device, unescape(root), unescape(point), type, read_only, std::move(super_options)});
+        out.push_back({device, unescape(root), unescape(point), type, read_only,
+                       std::move(super_options), id, parent});
     }
     return out;
 }
@@ -269,21 +271,31 @@ struct location {
     bool read_only = false;  // the mount that shows it is read-only
 };
 
-// The mount that shows `path`: the last of the longest mount points above it (later mounts
-// cover earlier ones).
+// The mount that shows `path`: the top one of those at the longest mount point above it. A mount
+// on top of another at the same point has that one as its parent; mountinfo's order alone does
+// not say which is on top (`mount --move` puts an older mount over a newer one).
 const mount_entry* showing(const fs::path& path, const std::vector<mount_entry>& mounts) {
-    const mount_entry* best = nullptr;
+    std::vector<const mount_entry*> deepest;
     std::size_t best_depth = 0;
     for (const mount_entry& mount : mounts) {
         if (!is_within(path, mount.point)) continue;
         const auto depth =
             static_cast<std::size_t>(std::distance(mount.point.begin(), mount.point.end()));
-        if (best == nullptr || depth >= best_depth) {
-            best = &mount;
+        if (deepest.empty() || depth > best_depth) {
+            deepest.clear();
             best_depth = depth;
         }
+        if (depth == best_depth) deepest.push_back(&mount);
     }
-    return best;
+    const auto covered = [&](const mount_entry* below) {
+        return std::any_of(deepest.begin(), deepest.end(), [&](const mount_entry* other) {
+            return other != below && other->parent == below->id;
+        });
+    };
+    for (auto it = deepest.rbegin(); it != deepest.rend(); ++it) {
+        if (!covered(*it)) return *it;
+    }
+    return deepest.empty() ? nullptr : deepest.back();
 }
 
 // `path` below `mount.point`, as the directory of the mounted filesystem it is: the mount's own
@@ -391,6 +403,17 @@ std::optional<std::string> overlay_layers(const mount_entry& mount, const fs::pa
                 if (auto error = add(name, layer::kind::lower)) return error;
             }
         }
+    }
+    return std::nullopt;
+}
+
+// The image file behind the loop device `device` ("major:minor") holding a filesystem, or
+// behind the loop device one of whose partitions it is; nullopt for any other device.
+std::optional<fs::path> loop_backing_file(const std::string& device) {
+    for (const char* up : {"", "/.."}) {
+        std::ifstream in("/sys/dev/block/" + device + up + "/loop/backing_file");
+        std::string name;
+        if (std::getline(in, name) && !name.empty() && name.front() == '/') return fs::path(name);
     }
     return std::nullopt;
 }
@@ -512,9 +535,10 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
             }
         }
     }
-    // What a protected path shows: the path itself and, where an overlay shows it, the matching
-    // directory of each of its layers (a lower layer's files show through until copied up), and
-    // of theirs in turn.
+    // What a protected path shows: the path itself, every mount beneath it (a file bound onto a
+    // library), the image file behind a loop device it lies on, and, where an overlay shows it,
+    // the matching directory of each of the overlay's layers (a lower layer's files show through
+    // until copied up); and what those show in turn.
     struct shown {
         fs::path path;
         const protected_path* what;
@@ -524,11 +548,17 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
     for (const protected_path& p : paths) {
         shows.push_back({p.path, &p, {}});
     }
+    const auto follow = [&shows](fs::path path, const protected_path& p, std::string via) {
+        const bool seen = std::any_of(shows.begin(), shows.end(), [&](const shown& s) {
+            return s.path == path && s.what == &p;
+        });
+        if (!seen) shows.push_back({std::move(path), &p, std::move(via)});
+    };
     for (std::size_t i = 0; i < shows.size(); ++i) {
         if (shows.size() > paths.size() + most_followed) {
             return shows[i].what->path.string() + " shows more than " +
                    std::to_string(most_followed) +
-                   " directories through overlays; cordon does not follow them all";
+                   " other places through mounts; cordon does not follow them all";
         }
         const shown current = shows[i];
         const protected_path& p = *current.what;
@@ -555,8 +585,17 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
                    r.root.string() + ", and " + p.why;
         }
         if (pattern) continue;
+        for (const mount_entry& mount : mounts) {
+            if (mount.point != current.path && is_within(mount.point, current.path)) {
+                follow(mount.point, p, "the mount at " + mount.point.string());
+            }
+        }
         const mount_entry* shown_by = showing(current.path, mounts);
         if (shown_by == nullptr) continue;
+        if (auto image = loop_backing_file(shown_by->device)) {
+            follow(*image, p,
+                   "the image behind the loop device of the mount at " + shown_by->point.string());
+        }
         if (is_fuse(shown_by->type)) {
             return p.path.string() + " lies on the " + shown_by->type + " filesystem at " +
                    shown_by->point.string() +
@@ -572,14 +611,9 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
         }
         for (layer& each : layers) {
             if (each.is == layer::kind::work) continue;  // shows nothing
-            const bool seen = std::any_of(shows.begin(), shows.end(), [&](const shown& s) {
-                return s.path == each.path && s.what == &p;
-            });
-            if (!seen) {
-                shows.push_back({std::move(each.path), &p,
-                                 "the " + std::string(each.name()) + " of the overlay at " +
-                                     shown_by->point.string()});
-            }
+            follow(std::move(each.path), p,
+                   "the " + std::string(each.name()) + " of the overlay at " +
+                       shown_by->point.string());
         }
     }
     return std::nullopt;

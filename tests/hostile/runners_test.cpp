@@ -414,6 +414,82 @@ TEST_P(RunnerIntegrity, ARunnerShownFromALayerTheCommandCanWriteIsRefused) {
     }
 }
 
+// What a protected directory shows is followed through every kind of mount, not only its own:
+// a workspace file bound onto one of its files, the image file behind a loop device mounted
+// there, and the mount really on top where several share a mount point.
+TEST_P(RunnerIntegrity, WhatAProtectedDirectoryShowsIsFollowedThroughEveryMount) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
+    ASSERT_TRUE(in_private_mount_namespace());
+    const std::string token = "ran-" + unique_suffix();
+    const auto refused_in = [&](const fs::path& workspace, const std::string& why) {
+        runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
+        req.workspace_root = workspace;
+        const runtime::run_record record = run(std::move(req));
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+        EXPECT_THAT(record.outcome.message, HasSubstr(why)) << describe(record);
+        EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token)));
+    };
+    {
+        SCOPED_TRACE("a workspace file bound onto a file of the loader's directories");
+        // A file of libc's directory that this process has not mapped, so that it is protected
+        // only as part of its directory.
+        const auto maps = read_file("/proc/self/maps");
+        ASSERT_TRUE(maps);
+        const auto at = maps->find("/libc.so.6");
+        ASSERT_NE(at, std::string::npos);
+        const fs::path libraries =
+            fs::path(maps->substr(maps->rfind(' ', at) + 1, at - maps->rfind(' ', at) - 1));
+        fs::path victim;
+        for (const auto& entry : fs::directory_iterator(libraries)) {
+            if (entry.is_regular_file() && !entry.is_symlink() &&
+                maps->find(entry.path().string()) == std::string::npos) {
+                victim = entry.path();
+                break;
+            }
+        }
+        ASSERT_FALSE(victim.empty()) << "no unmapped file in " << libraries;
+        const fs::path planted = tree_.workspace() / "planted.so";
+        std::ofstream(planted) << "not a library";
+        bind_mount bound(planted, victim, false);
+        ASSERT_TRUE(bound.ready(false)) << std::strerror(errno);
+        refused_in(tree_.workspace(), "the mount at " + victim.string());
+    }
+    {
+        SCOPED_TRACE("an older bind of the runners' directory moved over a newer mount");
+        const fs::path stage = tree_.outside() / "stage";
+        const fs::path point = tree_.outside() / "stacked";
+        fs::create_directories(stage);
+        fs::create_directories(point);
+        bind_mount bound(test::runner_dir(), stage, false);
+        ASSERT_TRUE(bound.ready(false)) << std::strerror(errno);
+        mount_point decoy(point, "tmpfs", "size=1m");
+        ASSERT_TRUE(decoy.ready()) << decoy.error();
+        ASSERT_EQ(::mount(stage.c_str(), point.c_str(), nullptr, MS_MOVE, nullptr), 0)
+            << std::strerror(errno);
+        ASSERT_TRUE(fs::exists(point / test::launcher_path().filename()));
+        refused_in(point, "is reachable through " + point.string());
+        ::umount2(point.c_str(), MNT_DETACH);
+    }
+    {
+        SCOPED_TRACE("a loop device over the loader's configuration, its image in the workspace");
+        const fs::path content = tree_.outside() / "image-content";
+        fs::create_directories(content);
+        std::ofstream(content / "note.conf") << "# nothing\n";
+        const fs::path image = tree_.workspace() / "conf.img";
+        const std::string make = "mkfs.ext4 -q -d '" + content.string() + "' '" + image.string() +
+                                 "' 4M >/dev/null 2>&1";
+        ASSERT_EQ(std::system(make.c_str()), 0) << make;
+        const std::string attach =
+            "mount -o loop '" + image.string() + "' /etc/ld.so.conf.d >/dev/null 2>&1";
+        ASSERT_EQ(std::system(attach.c_str()), 0) << attach;
+        ASSERT_TRUE(fs::exists("/etc/ld.so.conf.d/note.conf"));
+        refused_in(tree_.workspace(),
+                   "the image behind the loop device of the mount at /etc/ld.so.conf.d");
+        // The loop device is set to clear itself when this last mount of it goes.
+        ::umount2("/etc/ld.so.conf.d", 0);
+    }
+}
+
 CORDON_HOSTILE_BACKENDS(RunnerIntegrity);
 
 // A `bwrap` first on PATH, in a directory any confined command could write (a virtualenv's bin
