@@ -1,7 +1,6 @@
 // Google Benchmark micro-benchmarks for the pure parts of a run: confine() with the verdict
-// cached, building the Landlock rung for the child, the denial scan over a 64 MiB stderr, and the
-// output collector's tail
-// (docs/BENCHMARKS.md).
+// cached, the workspace-write checks, building the Landlock rung for the child, the denial scan
+// over a 64 MiB stderr, and the output collector's tail (docs/BENCHMARKS.md).
 #include <benchmark/benchmark.h>
 
 #include <spdlog/spdlog.h>
@@ -40,6 +39,31 @@ void confine_cached(benchmark::State& state, sandbox::backend_choice choice) {
 BENCHMARK_CAPTURE(confine_cached, bwrap, sandbox::backend_choice::bwrap)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(confine_cached, landlock, sandbox::backend_choice::landlock)
+    ->Unit(benchmark::kMicrosecond);
+
+// What every workspace-write run pays before it starts: the checks that nothing which runs
+// unconfined later is writable, by spelling and through the mounts (mountinfo read once).
+void refusal_workspace_write(benchmark::State& state, sandbox::backend_choice choice) {
+    spdlog::set_level(spdlog::level::warn);
+    sandbox::local_provider_options options;
+    options.choice = choice;
+    auto provider = runtime::make_local_provider(std::move(options));
+    if (!provider->selected()) {
+        state.SkipWithError("the backend is not usable here");
+        return;
+    }
+    const sandbox::sandbox_policy policy{sandbox::sandbox_mode::workspace_write,
+                                         fs::temp_directory_path()};
+    if (auto refused = provider->refusal(policy, {})) {
+        state.SkipWithError(refused->c_str());
+        return;
+    }
+    for (auto _ : state)
+        benchmark::DoNotOptimize(provider->refusal(policy, {}));
+}
+BENCHMARK_CAPTURE(refusal_workspace_write, bwrap, sandbox::backend_choice::bwrap)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(refusal_workspace_write, landlock, sandbox::backend_choice::landlock)
     ->Unit(benchmark::kMicrosecond);
 
 // What the parent builds for the Landlock rung in the child: the ruleset (every entry of /, the

@@ -162,7 +162,9 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
                " is not the directory's own path (it resolves to " + resolved.string() +
                "); give the real path";
     }
-    if (auto pseudo = pseudo_filesystem_at(policy.workspace_root)) {
+    // Every mount check below reads this one table.
+    const std::vector<mount_entry> mounts = read_mounts();
+    if (auto pseudo = pseudo_filesystem_at(policy.workspace_root, mounts)) {
         return "refusing a workspace-write workspace: " + *pseudo;
     }
     std::optional<rung_report> rung = selected();
@@ -174,7 +176,7 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
     // cgroup hierarchy mounted under /tmp would let the command leave its run's cgroup.
     for (const fs::path& root : roots) {
         if (root == policy.workspace_root) continue;
-        if (auto pseudo = pseudo_filesystem_at(root)) {
+        if (auto pseudo = pseudo_filesystem_at(root, mounts)) {
             return "refusing a workspace-write run: the " + std::string(to_string(rung->kind)) +
                    " rung also lets the command write " + root.string() + ", and " + *pseudo;
         }
@@ -183,9 +185,9 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
     for (const fs::path& path : also_protected) {
         all.push_back({path, "holds the records of cordon's runs"});
     }
-    // By spelling first (no system call), then by what the mounts show (one read of mountinfo).
+    // By spelling first, then by what the mounts show.
     auto exposed = exposed_by(all, roots);
-    if (!exposed) exposed = exposed_through_mounts(all, roots);
+    if (!exposed) exposed = exposed_through_mounts(all, roots, mounts);
     if (exposed) return "refusing a workspace-write workspace: " + *exposed;
     return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string_view>
 #include <system_error>
@@ -107,18 +108,7 @@ std::string unescape(std::string_view text) {
     return out;
 }
 
-// One line of /proc/self/mountinfo: which filesystem (device), which of its directories (root)
-// appears where (point), and its type.
-struct mount_entry {
-    std::string device;  // "major:minor"
-    fs::path root;
-    fs::path point;
-    std::string type;
-    bool read_only = false;     // the mount's own options; a read-only mount is written by nobody
-    std::string super_options;  // the filesystem's, still escaped ("rw,lowerdir=...,upperdir=...")
-    std::string id;
-    std::string parent;  // the mount it sits on: at the same point, the one it covers
-};
+}  // namespace
 
 std::vector<mount_entry> read_mounts() {
     std::vector<mount_entry> out;
@@ -144,8 +134,6 @@ std::vector<mount_entry> read_mounts() {
     }
     return out;
 }
-
-}  // namespace
 
 std::vector<fs::path> loader_configuration_directories(const fs::path& conf) {
     std::vector<fs::path> out;
@@ -237,7 +225,8 @@ std::optional<std::string> exposed_by(std::span<const protected_path> paths,
     return std::nullopt;
 }
 
-std::optional<std::string> pseudo_filesystem_at(const fs::path& root) {
+std::optional<std::string> pseudo_filesystem_at(const fs::path& root,
+                                                const std::vector<mount_entry>& mounts) {
     for (const char* special : {"/dev", "/proc", "/sys"}) {
         if (is_within(root, special)) {
             return root.string() + " lies in " + special +
@@ -248,7 +237,7 @@ std::optional<std::string> pseudo_filesystem_at(const fs::path& root) {
                    ", where writes reach the kernel, devices or other processes";
         }
     }
-    for (const mount_entry& mount : read_mounts()) {
+    for (const mount_entry& mount : mounts) {
         if (std::find(pseudo_types.begin(), pseudo_types.end(), mount.type) == pseudo_types.end()) {
             continue;
         }
@@ -430,9 +419,9 @@ bool read_only_filesystem(const mount_entry& mount) {
 }  // namespace
 
 std::optional<std::string> exposed_through_mounts(std::span<const protected_path> paths,
-                                                  std::span<const fs::path> writable_roots) {
+                                                  std::span<const fs::path> writable_roots,
+                                                  const std::vector<mount_entry>& mounts) {
     if (writable_roots.empty()) return std::nullopt;
-    const std::vector<mount_entry> mounts = read_mounts();
     // At most this many directories are followed through overlays (of overlays) from each side;
     // beyond it, the run is refused rather than half checked.
     constexpr std::size_t most_followed = 64;
@@ -554,6 +543,7 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
         });
         if (!seen) shows.push_back({std::move(path), &p, std::move(via)});
     };
+    std::map<std::string, std::optional<fs::path>> loop_images;  // by device, read once
     for (std::size_t i = 0; i < shows.size(); ++i) {
         if (shows.size() > paths.size() + most_followed) {
             return shows[i].what->path.string() + " shows more than " +
@@ -592,8 +582,13 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
         }
         const mount_entry* shown_by = showing(current.path, mounts);
         if (shown_by == nullptr) continue;
-        if (auto image = loop_backing_file(shown_by->device)) {
-            follow(*image, p,
+        auto image = loop_images.find(shown_by->device);
+        if (image == loop_images.end()) {
+            image =
+                loop_images.emplace(shown_by->device, loop_backing_file(shown_by->device)).first;
+        }
+        if (image->second) {
+            follow(*image->second, p,
                    "the image behind the loop device of the mount at " + shown_by->point.string());
         }
         if (is_fuse(shown_by->type)) {

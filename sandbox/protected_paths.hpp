@@ -35,25 +35,43 @@ using protected_paths = std::vector<protected_path>;
     std::span<const std::filesystem::path> runners,
     std::span<const std::filesystem::path> runner_directories);
 
+// One line of /proc/self/mountinfo: which filesystem (device), which of its directories (root)
+// appears where (point), and how.
+struct mount_entry {
+    std::string device;  // "major:minor"
+    std::filesystem::path root;
+    std::filesystem::path point;
+    std::string type;
+    bool read_only = false;     // the mount's own options; a read-only mount is written by nobody
+    std::string super_options;  // the filesystem's, still escaped ("rw,lowerdir=...,upperdir=...")
+    std::string id;
+    std::string parent;  // the mount it sits on: at the same point, the one it covers
+};
+
+// This process's mounts, read once for all the checks of a run.
+[[nodiscard]] std::vector<mount_entry> read_mounts();
+
 // The first protected path that lies inside one of `writable_roots` (canonical), as a one-line
 // explanation; nullopt when none does.
 [[nodiscard]] std::optional<std::string> exposed_by(
     std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
 
-// The same question asked of filesystems rather than of spellings: the first protected path that
-// one of `writable_roots` reaches because a mount shows it there (a bind mount of a runner's
-// directory inside the workspace, or a workspace that is itself such a bind), or because an
-// overlay at, beneath or showing a root writes its upper layer or work directory there, per
-// /proc/self/mountinfo; nullopt when none is. A FUSE filesystem at, beneath or showing a root is
-// refused too: where its writes land is its daemon's choice. exposed_by() cannot see these: the
-// paths differ.
+// The same question asked of filesystems rather than of spellings, per `mounts`: the first
+// protected path that one of `writable_roots` reaches because a mount shows it there (a bind
+// mount of a runner's directory inside the workspace, a workspace that is itself such a bind, a
+// workspace file bound onto a library, a loop device whose image lies in the workspace), or
+// because an overlay writes or shows it from a layer a root holds; nullopt when none is. A FUSE
+// filesystem on either side, and an overlay whose layers cannot be placed, are refused too.
+// exposed_by() cannot see these: the paths differ.
 [[nodiscard]] std::optional<std::string> exposed_through_mounts(
-    std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
+    std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots,
+    const std::vector<mount_entry>& mounts);
 
 // Why `root` (canonical) must not be writable at all: it is, lies in or contains /dev, /proc,
-// /sys or a mount of a pseudo filesystem (per /proc/self/mountinfo). nullopt when it is an
-// ordinary directory.
-[[nodiscard]] std::optional<std::string> pseudo_filesystem_at(const std::filesystem::path& root);
+// /sys or, per `mounts`, a mount of a pseudo filesystem. nullopt when it is an ordinary
+// directory.
+[[nodiscard]] std::optional<std::string> pseudo_filesystem_at(
+    const std::filesystem::path& root, const std::vector<mount_entry>& mounts);
 
 // The directories the loader's configuration `conf` (/etc/ld.so.conf) names, following its
 // `include` globs (at most 8 deep) and understanding comments and old-style "dir=type" entries:
