@@ -1,5 +1,7 @@
 #include "cli/live_writer.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -80,6 +82,12 @@ bool live_writer::at_line_start() const {
 }
 
 void live_writer::run(const std::shared_ptr<state>& shared) {
+    // A reader that goes away is an EPIPE here, never a SIGPIPE for the process (the cordon
+    // program ignores it anyway; a host embedding this may not).
+    sigset_t pipe_only;
+    ::sigemptyset(&pipe_only);
+    ::sigaddset(&pipe_only, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, nullptr);
     state& s = *shared;
     bool broken = false;  // the destination failed (EPIPE, EBADF): discard from now on
     for (;;) {
@@ -106,6 +114,10 @@ void live_writer::run(const std::shared_ptr<state>& shared) {
             }
             s.line_start = rest[static_cast<std::size_t>(n) - 1] == '\n';
             rest.remove_prefix(static_cast<std::size_t>(n));
+        }
+        if (!rest.empty()) {  // never shown: counted like a chunk the full queue dropped
+            std::lock_guard lock(s.mutex);
+            s.dropped += rest.size();
         }
     }
 }

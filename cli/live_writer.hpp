@@ -29,9 +29,9 @@ public:
     void push(std::string_view chunk);
     // Waits until everything queued is written, the destination failed, or `patience` ran out
     // (a reader that never reads again must not keep cordon from exiting); returns the number of
-    // bytes not shown: dropped because the queue was full, or still queued at the deadline. A
-    // writer still blocked at the deadline is detached; it owns what it uses (the shared state),
-    // so it never touches this object again.
+    // bytes not shown: dropped because the queue was full, left when the destination failed, or
+    // still queued at the deadline. A writer still blocked at the deadline is detached; it owns
+    // what it uses (the shared state), so it never touches this object again.
     std::uint64_t finish(std::chrono::milliseconds patience = std::chrono::seconds(5));
     // After finish(): whether what was shown ends a line (nothing shown counts as ending one).
     // False when the writer was left blocked: where its output stopped is unknown.

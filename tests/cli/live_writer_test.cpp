@@ -149,6 +149,19 @@ TEST(LiveWriter, AFullQueueDropsAndCountsInsteadOfGrowing) {
         << "every byte is shown or counted, never both";
 }
 
+// A reader that goes away (EPIPE) is shown nothing more: what the writer then holds is counted
+// as not shown, whether or not the queue ever overflowed, and the process lives on.
+TEST(LiveWriter, WhatAReaderThatWentAwayNeverGotIsCountedAsNotShown) {
+    pipe_ends pipe;
+    ASSERT_GE(pipe.read, 0);
+    ::close(pipe.read);
+    pipe.read = -1;
+    live_writer writer(pipe.write);
+    for (int i = 0; i < 10; ++i)
+        writer.push(std::string(1000, 'z'));
+    EXPECT_EQ(writer.finish(), 10000U);
+}
+
 // The writer is blocked in write(2) when finish() gives up and the object is destroyed; the
 // reader then resumes and the writer thread finishes its chunk with its own state. Under ASan
 // this is where a use-after-free would show.
