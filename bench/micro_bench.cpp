@@ -20,15 +20,21 @@ namespace {
 namespace fs = std::filesystem;
 using namespace cordon;
 
-void confine_cached(benchmark::State& state, sandbox::backend_choice choice) {
+// The provider of `choice`, probed; null, with the benchmark skipped, where it is not usable.
+std::shared_ptr<sandbox::local_provider> usable_provider(benchmark::State& state,
+                                                         sandbox::backend_choice choice) {
     spdlog::set_level(spdlog::level::warn);
     sandbox::local_provider_options options;
     options.choice = choice;
     auto provider = runtime::make_local_provider(std::move(options));
-    if (!provider->selected()) {
-        state.SkipWithError("the backend is not usable here");
-        return;
-    }
+    if (provider->selected()) return provider;
+    state.SkipWithError("the backend is not usable here");
+    return nullptr;
+}
+
+void confine_cached(benchmark::State& state, sandbox::backend_choice choice) {
+    const auto provider = usable_provider(state, choice);
+    if (!provider) return;
     sandbox::sandbox_policy policy;
     policy.mode = sandbox::sandbox_mode::read_only;
     policy.workspace_root = fs::temp_directory_path();
@@ -44,14 +50,8 @@ BENCHMARK_CAPTURE(confine_cached, landlock, sandbox::backend_choice::landlock)
 // What every workspace-write run pays before it starts: the checks that nothing which runs
 // unconfined later is writable, by spelling and through the mounts (mountinfo read once).
 void refusal_workspace_write(benchmark::State& state, sandbox::backend_choice choice) {
-    spdlog::set_level(spdlog::level::warn);
-    sandbox::local_provider_options options;
-    options.choice = choice;
-    auto provider = runtime::make_local_provider(std::move(options));
-    if (!provider->selected()) {
-        state.SkipWithError("the backend is not usable here");
-        return;
-    }
+    const auto provider = usable_provider(state, choice);
+    if (!provider) return;
     const sandbox::sandbox_policy policy{sandbox::sandbox_mode::workspace_write,
                                          fs::temp_directory_path()};
     if (auto refused = provider->refusal(policy, {})) {

@@ -59,7 +59,18 @@ strings protected_workspaces(const sandbox::rung_report& rung) {
 
 // ---- 9. runner integrity ------------------------------------------------------------------------
 
-class RunnerIntegrity : public BackendTest {};
+class RunnerIntegrity : public BackendTest {
+protected:
+    // Runs `echo token` under workspace-write in the workspace it is given: the token in stdout
+    // proves that the run went ahead.
+    [[nodiscard]] auto echo_in(std::string token) {
+        return [this, token = std::move(token)](const fs::path& workspace) {
+            runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
+            req.workspace_root = workspace;
+            return run(std::move(req));
+        };
+    }
+};
 
 // Refused means the command never ran: runtime::run throws sandbox_unavailable_error (the sandbox
 // cannot confine this run) or returns a record of a run that was not started (the request itself
@@ -169,11 +180,7 @@ TEST_P(RunnerIntegrity, AMountShowingARunnerInsideAWritableRootIsRefused) {
     if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";
     ASSERT_TRUE(in_private_mount_namespace());
     const std::string token = "ran-" + unique_suffix();
-    const auto run_in = [&](const fs::path& workspace) {
-        runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
-        req.workspace_root = workspace;
-        return run(std::move(req));
-    };
+    const auto run_in = echo_in(token);
     const fs::path inside = tree_.workspace() / "bound";
     fs::create_directories(inside);
     {
@@ -240,11 +247,7 @@ TEST_P(RunnerIntegrity, AMountWritingARunnersDirectoryFromInsideAWritableRootIsR
     if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
     ASSERT_TRUE(in_private_mount_namespace());
     const std::string token = "ran-" + unique_suffix();
-    const auto run_in = [&](const fs::path& workspace) {
-        runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
-        req.workspace_root = workspace;
-        return run(std::move(req));
-    };
+    const auto run_in = echo_in(token);
     const auto refused = [&](const runtime::run_record& record, const std::string& why) {
         EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
         EXPECT_THAT(record.outcome.message, HasSubstr(why)) << describe(record);
@@ -421,10 +424,9 @@ TEST_P(RunnerIntegrity, WhatAProtectedDirectoryShowsIsFollowedThroughEveryMount)
     if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
     ASSERT_TRUE(in_private_mount_namespace());
     const std::string token = "ran-" + unique_suffix();
+    const auto run_in = echo_in(token);
     const auto refused_in = [&](const fs::path& workspace, const std::string& why) {
-        runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
-        req.workspace_root = workspace;
-        const runtime::run_record record = run(std::move(req));
+        const runtime::run_record record = run_in(workspace);
         EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
         EXPECT_THAT(record.outcome.message, HasSubstr(why)) << describe(record);
         EXPECT_THAT(record.stdout_output.text, Not(HasSubstr(token)));
