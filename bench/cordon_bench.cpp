@@ -249,6 +249,7 @@ struct settings {
     bool quick = false;
     fs::path workspace;
     fs::path cordon;
+    fs::path noop;  // cordon-bench-noop
     fs::path bash;
     int rounds(int full) const { return quick ? std::max(5, full / 10) : full; }
 };
@@ -313,35 +314,54 @@ void spawn_section(const settings& given, report& out) {
               interleaved(bash_variants, given.rounds(200)));
 }
 
+// `cordon run -c true` is two execs where `bash -c true` is one: cordon's, then bash's. The first
+// three rows are the floor that sets: an empty program linked as cordon is, cordon itself doing
+// nothing but start (--version), and bash with one empty exec before it, the least any
+// supervisor that is a program of its own could add.
 void cli_section(const settings& given, report& out) {
     const std::string cordon = given.cordon.string();
     const std::string ws = given.workspace.string();
+    const std::string noop = given.noop.string();
+    // A call that failed fast would pass for a fast call: every one must exit 0.
+    const auto call = [](std::vector<std::string> argv) {
+        const std::string shown = argv.size() > 1 ? argv[0] + " " + argv[1] : argv[0];
+        const int status = posix_spawn_wait(std::move(argv));
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            throw std::runtime_error(shown + ": did not exit 0");
+    };
     std::vector<std::pair<std::string, std::function<void()>>> variants{
         {"bash -c true",
          [&] {
-             posix_spawn_wait({given.bash.string(), "-c", "true"});
+             call({given.bash.string(), "-c", "true"});
+         }},
+        {"an empty static program (cordon-bench-noop)", [&] { call({noop}); }},
+        {"cordon --version (start-up alone)",
+         [&] {
+             call({cordon, "--version"});
+         }},
+        {"floor: the empty program, then bash -c true",
+         [&] {
+             call({noop});
+             call({given.bash.string(), "-c", "true"});
          }},
         {"cordon run --mode danger-full-access -c true",
          [&] {
-             posix_spawn_wait(
-                 {cordon, "run", "--mode", "danger-full-access", "--workspace", ws, "-c", "true"});
+             call({cordon, "run", "--mode", "danger-full-access", "--workspace", ws, "-c", "true"});
          }},
         {"cordon run --backend landlock -c true",
          [&] {
-             posix_spawn_wait(
-                 {cordon, "run", "--backend", "landlock", "--workspace", ws, "-c", "true"});
+             call({cordon, "run", "--backend", "landlock", "--workspace", ws, "-c", "true"});
          }},
         {"cordon run --backend bwrap -c true",
          [&] {
-             posix_spawn_wait(
-                 {cordon, "run", "--backend", "bwrap", "--workspace", ws, "-c", "true"});
+             call({cordon, "run", "--backend", "bwrap", "--workspace", ws, "-c", "true"});
          }},
     };
     if (auto bwrap = provider_for(sandbox::backend_choice::bwrap)) {
         const auto direct =
             bwrap_direct(*bwrap, given.workspace, {given.bash.string(), "-c", "true"});
         variants.emplace_back("bwrap direct, same profile, bash -c true",
-                              [direct] { posix_spawn_wait(direct); });
+                              [direct, call] { call(direct); });
     }
     out.table("command line per call", "ms per call", "bash -c true",
               interleaved(variants, given.rounds(100)));
@@ -533,6 +553,7 @@ int main(int argc, char** argv) {
         }
     }
     given.cordon = fs::canonical("/proc/self/exe").parent_path() / "cordon";
+    given.noop = given.cordon.parent_path() / "cordon-bench-noop";
     given.bash = sandbox::find_trusted_executable("bash");
     char pattern[] = "/var/tmp/cordon-bench-XXXXXX";
     char scratch[] = "/var/tmp/cordon-bench-spill-XXXXXX";

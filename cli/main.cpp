@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     bool verbose = false;
     app.add_flag("-v,--verbose", verbose, "Log what cordon does (to stderr)");
+    app.set_version_flag("--version", std::string("cordon ") + CORDON_VERSION,
+                         "Print cordon's version and exit");
 
     // Everything after the first "--" is the command, verbatim. It is cut off before CLI11 sees
     // the arguments: CLI11 lets a multi-value option consume "--", after which the command's own
@@ -65,6 +67,9 @@ int main(int argc, char** argv) {
         return 0;
     } catch (const CLI::CallForAllHelp&) {
         std::cout << app.help("", CLI::AppFormatMode::All);
+        return 0;
+    } catch (const CLI::CallForVersion& version) {
+        std::cout << version.what() << '\n';
         return 0;
     } catch (const CLI::ParseError& error) {
         // One line: which command and what is wrong. CLI11's messages are single lines.

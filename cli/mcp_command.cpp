@@ -74,6 +74,7 @@ std::variant<std::shared_ptr<const policy::session_log>, std::string> open_sessi
 
 int run_mcp_command(const mcp_options& given) {
     mcp::server_options options;
+    options.version = CORDON_VERSION;
     auto parsed_mode = parse_mode_option(given.mode);
     if (auto* message = std::get_if<std::string>(&parsed_mode)) {
         return usage_error(command_name, *message);

@@ -50,7 +50,7 @@ struct server_options {
     std::chrono::milliseconds shutdown_grace{500};
     std::size_t max_line_bytes = 8 << 20;  // a longer message is refused, and the server goes on
     std::size_t max_calls_in_flight = 64;
-    std::string version = "0.1.0";
+    std::string version = "0.1.0";  // serverInfo.version; `cordon mcp` gives the project's
 };
 
 class server {

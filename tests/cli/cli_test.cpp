@@ -200,6 +200,22 @@ TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
     }
 }
 
+// `cordon --version` prints the project's version and exits 0, before any subcommand is looked at:
+// with one, nothing runs.
+TEST_F(CliTest, VersionIsPrintedAndNothingRuns) {
+    const fs::path marker = root_ / "marker";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--version"},
+          std::vector<std::string>{"--version", "run", "-c", "touch " + marker.string()},
+          std::vector<std::string>{"--verbose", "--version"}}) {
+        const auto r = cordon(args, workspace_);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(r.out, std::string("cordon ") + CORDON_VERSION + "\n");
+        EXPECT_EQ(r.err, "");
+    }
+    EXPECT_FALSE(fs::exists(marker));
+}
+
 // Everything after "--" belongs to the command, even after an option that takes many values:
 // the command's own "--mode danger-full-access" must never widen cordon's policy.
 TEST_F(CliTest, WordsAfterDashesNeverBecomeCordonOptions) {

@@ -46,6 +46,7 @@ TEST_F(McpServer, TheHandshakeNegotiatesTheProtocolVersion) {
                                          {"clientInfo", {{"name", "t"}, {"version", "0"}}}});
         EXPECT_EQ(reply["result"]["protocolVersion"], version);
         EXPECT_EQ(reply["result"]["serverInfo"]["name"], "cordon");
+        EXPECT_EQ(reply["result"]["serverInfo"]["version"], CORDON_VERSION);  // as --version
         EXPECT_TRUE(reply["result"]["capabilities"].contains("tools"));
         EXPECT_FALSE(reply["result"]["instructions"].get<std::string>().empty());
     }

@@ -1,0 +1,5 @@
+// cordon-bench-noop: a program that does nothing, linked as cordon is. `cordon run` is one exec
+// more than the command alone; cordon-bench times this one to show what any second exec costs.
+int main() {
+    return 0;
+}
