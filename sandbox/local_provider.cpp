@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <sstream>
 #include <stdexcept>
 
 #include "sandbox/backends.hpp"
@@ -369,12 +368,25 @@ std::string one_line(std::string text) {
     return text;
 }
 
-// The rest of a line after the fields read so far, without the separating space.
-std::string rest_of(std::istringstream& fields) {
-    std::string text;
-    std::getline(fields, text);
-    if (!text.empty() && text.front() == ' ') text.erase(0, 1);
-    return text;
+// The next field of a verdict line, consumed with the one space after it; nullopt at the end.
+// Lines are written with single spaces, and a line read any other way is no verdict.
+std::optional<std::string_view> next_field(std::string_view& line) {
+    if (line.empty()) return std::nullopt;
+    const std::size_t space = std::min(line.find(' '), line.size());
+    const std::string_view field = line.substr(0, space);
+    line.remove_prefix(std::min(space + 1, line.size()));
+    if (field.empty()) return std::nullopt;
+    return field;
+}
+
+// The whole of `field` as a number.
+template <class Number>
+std::optional<Number> number(std::optional<std::string_view> field) {
+    Number value{};
+    if (!field) return std::nullopt;
+    const auto [end, error] = std::from_chars(field->data(), field->data() + field->size(), value);
+    if (error != std::errc() || end != field->data() + field->size()) return std::nullopt;
+    return value;
 }
 
 }  // namespace
@@ -411,52 +423,52 @@ std::optional<parsed_verdict> parse_verdict(const std::string& body,
                                             const std::vector<rung_report>& ladder) {
     parsed_verdict out;
     out.rungs = ladder;
-    std::istringstream in(body);
-    std::string line;
     std::size_t next = 0;
     bool probed_seen = false;
     bool launcher_seen = false;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string tag;
-        fields >> tag;
+    // No stream here: this runs on every confined run, and a stream's first use brings in its
+    // number-parsing code page by page (docs/BENCHMARKS.md).
+    std::string_view text = body;
+    while (!text.empty()) {
+        const std::size_t end = std::min(text.find('\n'), text.size());
+        std::string_view fields = text.substr(0, end);
+        text.remove_prefix(std::min(end + 1, text.size()));
+        const auto tag = next_field(fields);
         if (tag == "probed") {
-            long long seconds = -1;
-            fields >> seconds;
-            if (!fields || seconds < 0 || probed_seen || !rest_of(fields).empty()) {
-                return std::nullopt;
-            }
-            out.probed = std::chrono::seconds(seconds);
+            const auto seconds = number<long long>(next_field(fields));
+            if (!seconds || *seconds < 0 || probed_seen || !fields.empty()) return std::nullopt;
+            out.probed = std::chrono::seconds(*seconds);
             probed_seen = true;
         } else if (tag == "launcher") {
-            int probed = -1;
-            fields >> probed >> out.launcher_abi;
-            if (!fields || (probed != 0 && probed != 1) || launcher_seen) return std::nullopt;
-            out.launcher_probed = probed == 1;
-            out.launcher_reason = rest_of(fields);
+            const auto probed = number<int>(next_field(fields));
+            const auto abi = number<int>(next_field(fields));
+            if (!probed || !abi || (*probed != 0 && *probed != 1) || launcher_seen) {
+                return std::nullopt;
+            }
+            out.launcher_probed = *probed == 1;
+            out.launcher_abi = *abi;
+            out.launcher_reason = std::string(fields);
             launcher_seen = true;
         } else if (tag == "rung") {
-            std::string kind;
-            std::string abi;
-            int state = -1;
-            int bind_fd = -1;
-            fields >> kind >> state >> abi >> bind_fd;
-            if (!fields || next >= out.rungs.size() || kind != to_string(out.rungs[next].kind) ||
-                state < 0 || state > 2 || (bind_fd != 0 && bind_fd != 1)) {
+            const auto kind = next_field(fields);
+            const auto state = number<int>(next_field(fields));
+            const auto abi = next_field(fields);
+            const auto bind_fd = number<int>(next_field(fields));
+            if (!kind || !state || !abi || !bind_fd || next >= out.rungs.size() ||
+                *kind != to_string(out.rungs[next].kind) || *state < 0 || *state > 2 ||
+                (*bind_fd != 0 && *bind_fd != 1)) {
                 return std::nullopt;
             }
             rung_report& rung = out.rungs[next++];
-            rung.state = static_cast<rung_state>(state);
+            rung.state = static_cast<rung_state>(*state);
             rung.landlock_abi.reset();
-            if (abi != "-") {
-                int value = 0;
-                const auto [end, error] =
-                    std::from_chars(abi.data(), abi.data() + abi.size(), value);
-                if (error != std::errc() || end != abi.data() + abi.size()) return std::nullopt;
-                rung.landlock_abi = value;
+            if (*abi != "-") {
+                const auto value = number<int>(abi);
+                if (!value) return std::nullopt;
+                rung.landlock_abi = *value;
             }
-            rung.bind_fd = bind_fd == 1;
-            rung.reason = rest_of(fields);
+            rung.bind_fd = *bind_fd == 1;
+            rung.reason = std::string(fields);
             rung.level =
                 rung.state == rung_state::usable
                     ? assess(rung.kind, sandbox_mode::read_only, rung.landlock_abi.value_or(0))

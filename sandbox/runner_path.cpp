@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <system_error>
 #include <vector>
 
@@ -117,9 +116,11 @@ fs::path find_trusted_executable(std::string_view name, std::string* skipped) {
     // PATH only orders the trusted directories; an entry outside them is never searched.
     std::vector<const fs::path*> order;
     if (const char* env = std::getenv("PATH"); env != nullptr) {
-        std::stringstream list(env);
-        std::string entry;
-        while (std::getline(list, entry, ':')) {
+        const std::string_view list = env;
+        for (std::size_t start = 0; start <= list.size();) {
+            const std::size_t end = std::min(list.find(':', start), list.size());
+            const std::string entry(list.substr(start, end - start));
+            start = end + 1;
             if (entry.empty() || entry.front() != '/') continue;
             const fs::path* trusted = trusted_directory_of(entry);
             if (trusted == nullptr) {
