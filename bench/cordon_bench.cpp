@@ -315,7 +315,7 @@ void spawn_section(const settings& given, report& out) {
 }
 
 // `cordon run -c true` is two execs where `bash -c true` is one: cordon's, then bash's. The first
-// three rows are the floor that sets: an empty program linked as cordon is, cordon itself doing
+// three rows are the floor that sets: an empty program, a static PIE as cordon is; cordon doing
 // nothing but start (--version), and bash with one empty exec before it, the least any
 // supervisor that is a program of its own could add.
 void cli_section(const settings& given, report& out) {

@@ -1,5 +1,6 @@
-// cordon-bench-noop: a program that does nothing, linked as cordon is. `cordon run` is one exec
-// more than the command alone; cordon-bench times this one to show what any second exec costs.
+// cordon-bench-noop: a program that does nothing, a static PIE as cordon is. `cordon run` is one
+// exec more than the command alone; cordon-bench times this one to show what any second exec
+// costs.
 int main() {
     return 0;
 }
