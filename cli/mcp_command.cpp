@@ -40,6 +40,7 @@ struct mcp_options {
     std::string session;
     std::string approval = "ask";
     std::string approval_timeout;
+    std::string progress_interval;
 };
 
 // Opens the session log (creating it, recorded as started in `workspace`) where no run of this
@@ -125,6 +126,14 @@ int run_mcp_command(const mcp_options& given) {
         }
         options.approval.timeout = *timeout;
     }
+    if (!given.progress_interval.empty()) {
+        auto interval = parse_duration(given.progress_interval);
+        if (!interval) {
+            return usage_error(command_name, "invalid --progress-interval \"" +
+                                                 given.progress_interval + "\" (e.g. 5s, 200ms)");
+        }
+        options.progress_interval = *interval;
+    }
     if (!given.session.empty()) {
         auto session = open_session(given.session, options.workspace, mode,
                                     options.jobs.executor.protected_paths);
@@ -203,6 +212,9 @@ std::function<int()> add_mcp_command(CLI::App& app) {
                     "ask (default: escalations ask the client's user) or never (rejected)");
     sub->add_option("--approval-timeout", options->approval_timeout,
                     "How long a question may stay unanswered, e.g. 2m (default 5m)");
+    // How often a waiting call with a progress token hears from the server (default 5s). Hidden:
+    // the tests shorten it so that they wait on a tick in milliseconds, not seconds.
+    sub->add_option("--progress-interval", options->progress_interval)->group("");
     return [options] { return run_mcp_command(*options); };
 }
 

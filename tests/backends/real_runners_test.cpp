@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "classify/signature_scanner.hpp"
+#include "real_backend.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/process.hpp"
@@ -84,11 +85,11 @@ struct host_tree {
     }
 };
 
-class RealRunnersTest : public ::testing::TestWithParam<backend_choice> {
+class RealRunnersTest : public ::testing::TestWithParam<test::real_backend> {
 protected:
     void SetUp() override {
         std::string why;
-        provider_ = test::provider_for(GetParam(), why);
+        provider_ = test::provider_for(test::choice_of(GetParam()), why);
         if (!provider_) CORDON_SKIP_OR_FAIL(why);
         rung_ = *provider_->selected();
         kind_ = rung_.kind;
@@ -103,7 +104,9 @@ protected:
         request.workspace_root = workspace.value_or(tree_.workspace);
         request.workdir = std::move(workdir);
         request.timeout = generous;
-        return runtime::run(provider_, std::move(request));
+        runtime::executor_options options;
+        options.landlock_in_child = test::landlock_in_child(GetParam());
+        return runtime::run(provider_, std::move(request), std::move(options));
     }
 
     [[nodiscard]] std::string test_child() const { return test::test_child_in(tree_.workspace); }
@@ -356,11 +359,8 @@ TEST_P(RealRunnersTest, ProbeReportIsConsistentWithTheSelection) {
               *reports[0].landlock_abi >= 6 ? enforcement::full : enforcement::partial);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, RealRunnersTest,
-                         ::testing::Values(backend_choice::bwrap, backend_choice::landlock),
-                         [](const ::testing::TestParamInfo<backend_choice>& param_info) {
-                             return std::string(to_string(param_info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Backends, RealRunnersTest, test::all_real_backends(),
+                         test::real_backend_name);
 
 // ---- the launcher's status record -----------------------------------------------------------
 
@@ -410,15 +410,20 @@ TEST(LauncherImage, ReplacingTheLauncherOnDiskDoesNotUnconfineLaterRuns) {
     if (!provider->selected()) CORDON_SKIP_OR_FAIL("the Landlock launcher is unusable here");
 
     const fs::path target = tree.base.path() / "escaped.txt";
-    auto attempt = [&] {
+    // On both of the rung's paths: the sealed copy is what the launcher path execs.
+    auto attempt = [&](test::real_backend path) {
         runtime::run_request request;
         request.argv = {"bash", "-c", "echo x > '" + target.string() + "'"};
         request.mode = sandbox_mode::read_only;
         request.workspace_root = tree.workspace;
-        return runtime::run(provider, std::move(request));
+        runtime::executor_options executor;
+        executor.landlock_in_child = test::landlock_in_child(path);
+        return runtime::run(provider, std::move(request), std::move(executor));
     };
-    EXPECT_TRUE(attempt().sandbox.denied);
-    EXPECT_FALSE(fs::exists(target));
+    for (auto path : {test::real_backend::landlock, test::real_backend::landlock_via_launcher}) {
+        EXPECT_TRUE(attempt(path).sandbox.denied) << test::to_string(path);
+        EXPECT_FALSE(fs::exists(target)) << test::to_string(path);
+    }
 
     // A shim that skips to "--" and runs the command unconfined.
     fs::remove(launcher);
@@ -429,9 +434,12 @@ TEST(LauncherImage, ReplacingTheLauncherOnDiskDoesNotUnconfineLaterRuns) {
                                       tree.workspace);
     ASSERT_TRUE(confined.runner);
     EXPECT_GE(confined.runner->get(), 0);
-    auto record = attempt();
-    EXPECT_TRUE(record.sandbox.denied) << record.stderr_output.text;
-    EXPECT_FALSE(fs::exists(target)) << "the replaced launcher ran the command unconfined";
+    for (auto path : {test::real_backend::landlock, test::real_backend::landlock_via_launcher}) {
+        auto record = attempt(path);
+        EXPECT_TRUE(record.sandbox.denied) << test::to_string(path) << record.stderr_output.text;
+        EXPECT_FALSE(fs::exists(target))
+            << test::to_string(path) << ": the replaced launcher ran the command unconfined";
+    }
 }
 
 TEST(BwrapAsRoot, RemountUnmountAndNestedNamespacesCannotReachAWrite) {

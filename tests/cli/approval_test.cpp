@@ -46,12 +46,12 @@ struct tty_result {
 };
 
 struct tty_options {
-    std::optional<std::string> answer;          // written once the question is on the terminal
-    std::vector<std::string> answers;           // or: one for each question, as each appears
-    std::chrono::milliseconds answer_after{0};  // how long each of `answers` waits
-    std::vector<std::string> argv;              // what runs instead of `cordon ARGS...`
-    std::optional<std::string> typed;           // written before cordon starts (type-ahead)
-    std::optional<fs::path> stdin_file;         // cordon's stdin; /dev/null without one
+    std::optional<std::string> answer;         // written once the question is on the terminal
+    std::vector<std::string> answers;          // or: one for each question, as each appears
+    std::optional<std::string> answers_await;  // each of `answers` waits for this text too
+    std::vector<std::string> argv;             // what runs instead of `cordon ARGS...`
+    std::optional<std::string> typed;          // written before cordon starts (type-ahead)
+    std::optional<fs::path> stdin_file;        // cordon's stdin; /dev/null without one
 };
 
 // Runs `cordon ARGS...` from `cwd` as a session leader whose controlling terminal is a fresh
@@ -112,8 +112,6 @@ tty_result run_on_terminal(const std::vector<std::string>& args, const fs::path&
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     bool answered = false;
     std::size_t answers_given = 0;
-    bool waiting = false;  // a question of `answers` is on the terminal, not yet answered
-    auto question_seen = std::chrono::steady_clock::now();
     bool exited = false;
     int status = 0;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -136,13 +134,9 @@ tty_result run_on_terminal(const std::vector<std::string>& args, const fs::path&
              at = result.terminal.find("Allow? [", at + 1)) {
             ++questions;
         }
-        if (answers_given < questions && !waiting) {
-            waiting = true;
-            question_seen = std::chrono::steady_clock::now();
-        }
         if (answers_given < std::min(questions, options.answers.size()) &&
-            std::chrono::steady_clock::now() - question_seen >= options.answer_after) {
-            waiting = false;
+            (!options.answers_await ||
+             result.terminal.find(*options.answers_await) != std::string::npos)) {
             const std::string& next = options.answers[answers_given++];
             EXPECT_EQ(::write(master, next.data(), next.size()), static_cast<ssize_t>(next.size()));
         }
@@ -329,8 +323,9 @@ TEST_F(Approval, QuestionsOnOneTerminalTakeTurns) {
     // Both start in the terminal's foreground process group (a shell without job control).
     options.argv = {"/bin/sh", "-c", "(" + one("A") + ") & (" + one("B") + ") & wait"};
     options.answers = {"y\n", "n\n"};
-    // Time enough for the other cordon to show its question too, were it not made to wait.
-    options.answer_after = std::chrono::milliseconds(2'000);
+    // The first answer waits until the other cordon has tried to ask and been told to wait: were
+    // it not made to wait, its question would be on the terminal by then.
+    options.answers_await = "another question is open on this terminal; this one waits";
     const tty_result r = on_terminal({}, options);
     EXPECT_EQ(r.exit_code, 0) << r.terminal;
     const auto first = r.terminal.find("command:  touch ");

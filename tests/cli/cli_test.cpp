@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "real_backend.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/process.hpp"
@@ -136,10 +137,12 @@ TEST_F(CliTest, ExitCodesFollowTheCommand) {
         cordon({"run", "--mode", "danger-full-access", "--", "no-such-program-xyz"}, workspace_);
     EXPECT_EQ(missing.exit_code, 127);
     // A missing program is the same "not found" under a sandbox, never a sandbox failure.
-    for (std::string backend : {"bwrap", "landlock"}) {
+    for (const auto path : test::every_real_backend) {
+        test::scoped_backend_path on(path);
         auto relative =
-            cordon({"run", "--backend", backend, "--", "./no-such-program"}, workspace_);
-        EXPECT_EQ(relative.exit_code, 127) << backend << relative.err;
+            cordon({"run", "--backend", std::string(backend_flag(path)), "--", "./no-such-program"},
+                   workspace_);
+        EXPECT_EQ(relative.exit_code, 127) << to_string(path) << relative.err;
     }
     std::ofstream(workspace_ / "not-executable") << "#!/bin/sh\n";
     auto denied = cordon({"run", "--", "./not-executable"}, workspace_);
@@ -150,9 +153,14 @@ TEST_F(CliTest, ExitCodesFollowTheCommand) {
 // through a bounded queue, and what does not fit is reported instead of blocking the loop.
 TEST_F(CliTest, StalledReaderCannotHoldOffTheTimeout) {
     runtime::process_spec spec;
+    // cordon writes into a FIFO that the shell holds open on fd 3 and reads only once the
+    // command is gone: the timeout had to fire while the reader stalled.
     spec.argv = {"bash", "-c",
-                 "\"$0\" run --mode danger-full-access --timeout 500ms -- yes | sleep 3; "
-                 "echo \"cordon=${PIPESTATUS[0]}\"",
+                 "mkfifo stalled && { \"$0\" run --mode danger-full-access --timeout 500ms -- "
+                 "sh -c 'echo $$ > command.pid; exec yes' > stalled & } && exec 3< stalled && "
+                 "cordon=$! && until [ -s command.pid ]; do sleep 0.01; done && "
+                 "while kill -0 \"$(cat command.pid)\" 2>/dev/null; do sleep 0.01; done && "
+                 "{ cat <&3 > /dev/null & } ; wait $cordon; echo \"cordon=$?\"",
                  cordon_path().string()};
     spec.env = runtime::build_environment(environ, {});
     spec.cwd = workspace_;
@@ -312,9 +320,12 @@ TEST_F(CliTest, UnsafeWorkspacesAreRefusedAsUsageErrors) {
 }
 
 TEST_F(CliTest, ConfinedRunShowsARefusedAndAPermittedWrite) {
-    for (std::string backend : {"bwrap", "landlock"}) {
-        fs::path inside = workspace_ / ("inside-" + backend);
-        fs::path beside = root_ / ("beside-" + backend);
+    for (const auto path : test::every_real_backend) {
+        test::scoped_backend_path on(path);
+        const std::string backend(backend_flag(path));
+        SCOPED_TRACE(to_string(path));
+        fs::path inside = workspace_ / ("inside-" + std::string(to_string(path)));
+        fs::path beside = root_ / ("beside-" + std::string(to_string(path)));
         auto r = cordon({"run", "--backend", backend, "--mode", "workspace-write", "-c",
                          "echo ok > " + inside.string() + " && echo x > " + beside.string()},
                         workspace_);

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli_support.hpp"
+#include "real_backend.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 
@@ -140,11 +141,14 @@ TEST_F(ExitCode, CannotExecute126ForAFileThatIsNotAProgramOrAWorkdirThatCannotBe
 }
 
 TEST_F(ExitCode, NotFound127ForAMissingProgramUnderEveryBackend) {
-    for (const char* backend : {"bwrap", "landlock"}) {
+    for (const auto path : test::every_real_backend) {
+        test::scoped_backend_path on(path);
+        const std::string backend(test::backend_flag(path));
         for (const char* mode : {"read-only", "workspace-write"}) {
             const cli_result result = run(
                 {"--mode", mode, "--backend", backend, "--", "cordon-no-such-program-anywhere"});
-            EXPECT_EQ(result.exit_code, cli::exit_not_found) << backend << " " << mode;
+            EXPECT_EQ(result.exit_code, cli::exit_not_found)
+                << test::to_string(path) << " " << mode;
             EXPECT_EQ(result.err,
                       "cordon run: cordon-no-such-program-anywhere: No such file or directory\n");
         }

@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "cli_support.hpp"
+#include "real_backend.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 
@@ -56,9 +57,11 @@ TEST_F(RunInput, AStdinFileGivesTheCommandBytesNotTheFile) {
     write_file(input, "secret data\n", fs::perms::owner_read | fs::perms::owner_write);
     struct stat before {};
     ASSERT_EQ(::stat(input.c_str(), &before), 0);
-    for (const char* backend : {"bwrap", "landlock"}) {
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        const std::string backend(backend_flag(path));
         for (const char* mode : {"read-only", "workspace-write"}) {
-            SCOPED_TRACE(std::string(backend) + " " + mode);
+            SCOPED_TRACE(std::string(to_string(path)) + " " + mode);
             const cli_result result =
                 run({"--backend", backend, "--mode", mode, "--stdin-file", input.string(), "-c",
                      "test -p /dev/stdin && echo pipe; chmod 666 /proc/self/fd/0; "

@@ -1,6 +1,6 @@
 // cordon-test-job-host: a process that hosts a job supervisor, for the test that SIGKILLs it.
 //
-//   cordon-test-job-host none|bwrap|landlock LAUNCHER CHILD WORKSPACE MARKER
+//   cordon-test-job-host none|bwrap|landlock|landlock_via_launcher LAUNCHER CHILD WORKSPACE MARKER
 //
 // Starts two jobs under the backend, each a shell that runs two `CHILD sleep 60000 MARKER`
 // processes (one in the background), prints READY once every job is running, and waits to be
@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
     using namespace cordon;
     if (argc != 6) {
         std::fprintf(stderr,
-                     "usage: cordon-test-job-host none|bwrap|landlock LAUNCHER CHILD "
-                     "WORKSPACE MARKER\n");
+                     "usage: cordon-test-job-host none|bwrap|landlock|landlock_via_launcher "
+                     "LAUNCHER CHILD WORKSPACE MARKER\n");
         return 2;
     }
     const std::string backend = argv[1];
@@ -33,7 +33,9 @@ int main(int argc, char** argv) {
         provider = runtime::make_local_provider(options);
         mode = sandbox::sandbox_mode::workspace_write;
     }
-    runtime::supervisor jobs(provider);
+    runtime::supervisor_options supervisor_options;
+    supervisor_options.executor.landlock_in_child = backend != "landlock_via_launcher";
+    runtime::supervisor jobs(provider, supervisor_options);
     const std::string child = argv[3];
     const std::string marker = argv[5];
     for (int i = 0; i < 2; ++i) {

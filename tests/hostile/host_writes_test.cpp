@@ -36,7 +36,7 @@ protected:
         fs::create_directories(target);
 
         boost::asio::io_context io;
-        runtime::executor_options options;
+        runtime::executor_options options = path_options();
         options.spill_root = configured;
         runtime::executor exec(io.get_executor(), selection_->provider, options);
 

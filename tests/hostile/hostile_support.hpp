@@ -38,6 +38,7 @@
 #include <tuple>
 #include <vector>
 
+#include "real_backend.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/backends.hpp"
@@ -550,38 +551,37 @@ inline cli_outcome run_cli(const strings& args,
 
 // ---- the parametrized fixture -------------------------------------------------------------------
 
-using backend_and_mode = std::tuple<backend_choice, sandbox_mode>;
+using test::real_backend;
+using backend_and_mode = std::tuple<real_backend, sandbox_mode>;
 
 inline std::string param_name(const ::testing::TestParamInfo<backend_and_mode>& info) {
-    return std::string(sandbox::to_string(std::get<0>(info.param))) + "_" +
+    return std::string(test::to_string(std::get<0>(info.param))) + "_" +
            mode_name(std::get<1>(info.param));
 }
 
-inline std::string backend_name(const ::testing::TestParamInfo<backend_choice>& info) {
-    return std::string(sandbox::to_string(info.param));
+inline std::string backend_name(const ::testing::TestParamInfo<real_backend>& info) {
+    return std::string(test::to_string(info.param));
 }
 
 #define CORDON_HOSTILE_BOTH_MODES(fixture)                                                       \
     INSTANTIATE_TEST_SUITE_P(                                                                    \
         Real, fixture,                                                                           \
-        ::testing::Combine(::testing::Values(::cordon::sandbox::backend_choice::bwrap,           \
-                                             ::cordon::sandbox::backend_choice::landlock),       \
+        ::testing::Combine(::cordon::test::all_real_backends(),                                  \
                            ::testing::Values(::cordon::sandbox::sandbox_mode::read_only,         \
                                              ::cordon::sandbox::sandbox_mode::workspace_write)), \
         ::cordon::hostile::param_name)
 
-#define CORDON_HOSTILE_BACKENDS(fixture)                                                     \
-    INSTANTIATE_TEST_SUITE_P(Real, fixture,                                                  \
-                             ::testing::Values(::cordon::sandbox::backend_choice::bwrap,     \
-                                               ::cordon::sandbox::backend_choice::landlock), \
+#define CORDON_HOSTILE_BACKENDS(fixture)                                         \
+    INSTANTIATE_TEST_SUITE_P(Real, fixture, ::cordon::test::all_real_backends(), \
                              ::cordon::hostile::backend_name)
 
 // Common state of a test against one backend: the selection, a host tree, request helpers.
 class backend_fixture {
 protected:
     // Picks the (cached) provider for `choice`; check usable() before using it.
-    void select(backend_choice choice) {
-        selection_ = &selected(choice);
+    void select(real_backend backend) {
+        backend_ = backend;
+        selection_ = &selected(test::choice_of(backend));
         if (selection_->rung) kind_ = selection_->rung->kind;
     }
     [[nodiscard]] bool usable() const { return selection_ != nullptr && selection_->rung; }
@@ -597,13 +597,21 @@ protected:
     }
 
     [[nodiscard]] runtime::run_record run(runtime::run_request request) const {
-        return runtime::run(selection_->provider, std::move(request));
+        return runtime::run(selection_->provider, std::move(request), path_options());
+    }
+
+    // The executor options that take this test's path through its backend.
+    [[nodiscard]] runtime::executor_options path_options() const {
+        runtime::executor_options options;
+        options.landlock_in_child = test::landlock_in_child(backend_);
+        return options;
     }
 
     [[nodiscard]] int landlock_abi() const { return selection_->rung->landlock_abi.value_or(0); }
 
     host_tree tree_;
     const selection* selection_ = nullptr;
+    real_backend backend_ = real_backend::bwrap;
     backend_kind kind_ = backend_kind::bwrap;
 };
 
@@ -640,7 +648,7 @@ protected:
     runtime::run_record record_;
 };
 
-class BackendTest : public ::testing::TestWithParam<backend_choice>, protected backend_fixture {
+class BackendTest : public ::testing::TestWithParam<real_backend>, protected backend_fixture {
 protected:
     void SetUp() override {
         select(GetParam());

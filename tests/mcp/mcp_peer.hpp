@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +178,41 @@ public:
     }
 
     [[nodiscard]] const std::vector<json>& notifications() const { return notifications_; }
+
+    // True once `count` notifications have arrived (within `within`); replies read on the way are
+    // kept for reply_to().
+    bool wait_for_notifications(std::size_t count,
+                                std::chrono::milliseconds within = std::chrono::seconds(60)) {
+        const auto until = std::chrono::steady_clock::now() + within;
+        while (notifications_.size() < count) {
+            auto next = receive(until);
+            if (!next) return false;
+            if (next->contains("id")) {
+                replies_.push_back(std::move(*next));
+            } else {
+                notifications_.push_back(std::move(*next));
+            }
+        }
+        return true;
+    }
+
+    // True once the server's unread output fills at least half of the pipe it writes to, read
+    // from the kernel (FIONREAD against F_GETPIPE_SZ) without reading any of it: the server is
+    // about to block on a client that does not read.
+    bool wait_until_unread_output_backs_up(
+        std::chrono::milliseconds within = std::chrono::seconds(60)) {
+        const int capacity = ::fcntl(from_server_, F_GETPIPE_SZ);
+        const auto until = std::chrono::steady_clock::now() + within;
+        for (;;) {
+            int unread = 0;
+            if (capacity > 0 && ::ioctl(from_server_, FIONREAD, &unread) == 0 &&
+                unread >= capacity / 2) {
+                return true;
+            }
+            if (std::chrono::steady_clock::now() > until) return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
 
     void close_input() {
         ::close(to_server_);

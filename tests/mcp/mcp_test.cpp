@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <thread>
@@ -167,7 +169,7 @@ TEST_F(McpServer, AClientThatStopsReadingDoesNotHoldTheServer) {
     }
     for (int i = 0; i < 2000; ++i)
         peer.send({{"jsonrpc", "2.0"}, {"id", 100 + i}, {"method", "ping"}});
-    std::this_thread::sleep_for(1s);
+    ASSERT_TRUE(peer.wait_until_unread_output_backs_up()) << "the server never wrote its replies";
     ::kill(peer.pid(), SIGTERM);
     const auto status = peer.wait_exit(20s, /*drain=*/false);
     ASSERT_TRUE(status) << "the server waited for its client to read";
@@ -274,11 +276,15 @@ TEST_F(McpServer, AForegroundCallReturnsTheRecordAndTheMarkers) {
 TEST_F(McpServer, ALongCallBecomesAJobReadByCursor) {
     mcp_peer peer({"--workspace", workspace_.path().string()});
     peer.initialize();
-    const auto started = std::chrono::steady_clock::now();
-    const json yielded =
-        peer.call(1, "bash", {{"command", "echo first; sleep 3; echo second"}, {"yield_ms", 200}});
-    EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms) << "the call waited it out";
+    // The command cannot end before the test releases it: the call can only return by yielding.
+    const std::filesystem::path release = workspace_ / "release";
+    const json yielded = peer.call(
+        1, "bash",
+        {{"command", "echo first; while [ ! -e \"$R\" ]; do sleep 0.01; done; echo second"},
+         {"env", {{"R", release.string()}}},
+         {"yield_ms", 200}});
     ASSERT_EQ(yielded["structuredContent"]["status"], "running") << yielded.dump();
+    std::ofstream{release}.flush();
     const std::string id = yielded["structuredContent"]["job_id"];
     EXPECT_NE(text_of(yielded).find(id + ": running"), std::string::npos) << text_of(yielded);
 
@@ -443,18 +449,23 @@ TEST_F(McpServer, ACancelledCallEndsItsTreeAndIsNotAnswered) {
 }
 
 TEST_F(McpServer, AWaitingCallSendsProgressWithItsToken) {
-    mcp_peer peer({"--workspace", workspace_.path().string()});
+    // A tick every 50 ms; the command waits until the test has heard three.
+    mcp_peer peer({"--workspace", workspace_.path().string(), "--progress-interval", "50ms"});
     peer.initialize();
+    const std::filesystem::path release = workspace_ / "release";
     peer.send({{"jsonrpc", "2.0"},
                {"id", 1},
                {"method", "tools/call"},
                {"params",
                 {{"name", "bash"},
-                 {"arguments", {{"command", "sleep 6; echo done"}}},
+                 {"arguments",
+                  {{"command", "while [ ! -e \"$R\" ]; do sleep 0.01; done; echo done"},
+                   {"env", {{"R", release.string()}}}}},
                  {"_meta", {{"progressToken", "tok-1"}}}}}});
+    ASSERT_TRUE(peer.wait_for_notifications(3)) << "no progress while the call waited";
+    std::ofstream{release}.flush();
     const json reply = peer.reply_to(1);
     EXPECT_EQ(reply["result"]["structuredContent"]["output"], "done\n");
-    ASSERT_FALSE(peer.notifications().empty()) << "no progress in 6 s";
     double last = -1;
     for (const auto& note : peer.notifications()) {
         EXPECT_EQ(note["method"], "notifications/progress");

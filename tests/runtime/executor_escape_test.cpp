@@ -37,7 +37,7 @@ using test::elapsed_ms;
 
 // --- trees that try to outlive the run, under every backend --------------------------------------
 
-enum class backend { none, bwrap, landlock };
+enum class backend { none, bwrap, landlock, landlock_via_launcher };
 enum class escape { setsid_child, daemonize, daemonize_then_timeout };
 
 std::string backend_name(backend value) {
@@ -48,6 +48,8 @@ std::string backend_name(backend value) {
             return "bwrap";
         case backend::landlock:
             return "landlock";
+        case backend::landlock_via_launcher:
+            return "landlock_via_launcher";
     }
     return "invalid";
 }
@@ -73,6 +75,7 @@ std::shared_ptr<sandbox::local_provider> provider_for(backend which, std::string
         case backend::bwrap:
             return test::provider_for(sandbox::backend_choice::bwrap, why);
         case backend::landlock:
+        case backend::landlock_via_launcher:
             return test::provider_for(sandbox::backend_choice::landlock, why);
     }
     return nullptr;
@@ -82,7 +85,8 @@ class ExecutorEscapeTest : public ::testing::TestWithParam<std::tuple<backend, e
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, ExecutorEscapeTest,
-    ::testing::Combine(::testing::Values(backend::none, backend::bwrap, backend::landlock),
+    ::testing::Combine(::testing::Values(backend::none, backend::bwrap, backend::landlock,
+                                         backend::landlock_via_launcher),
                        ::testing::Values(escape::setsid_child, escape::daemonize,
                                          escape::daemonize_then_timeout)),
     [](const auto& param_info) {
@@ -124,6 +128,7 @@ TEST_P(ExecutorEscapeTest, NothingTheCommandStartedSurvivesTheRun) {
     executor_options options;
     options.plan = kill_plan::standard(300ms);
     options.spill = false;
+    options.landlock_in_child = which != backend::landlock_via_launcher;
 
     const auto start = steady_clock::now();
     run_record record = run(provider, request, options);
@@ -149,6 +154,7 @@ TEST_P(ExecutorEscapeTest, NothingTheCommandStartedSurvivesTheRun) {
             EXPECT_EQ(record.sandbox.backend, sandbox::backend_kind::bwrap);
             break;
         case backend::landlock:
+        case backend::landlock_via_launcher:
             EXPECT_EQ(record.sandbox.backend, sandbox::backend_kind::landlock);
             break;
     }

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "real_backend.hpp"
 #include "runtime/child_and_clock.hpp"
 #include "runtime/job_stream.hpp"
 #include "runtime/jobs.hpp"
@@ -486,14 +487,21 @@ TEST_F(JobsTest, AWorkspaceHoldingTheStreamFilesIsRefused) {
 
 // ---- confined jobs ------------------------------------------------------------------------------
 
-class ConfinedJobs : public JobsTest,
-                     public ::testing::WithParamInterface<sandbox::backend_choice> {};
+class ConfinedJobs : public JobsTest, public ::testing::WithParamInterface<test::real_backend> {
+protected:
+    // The supervisor options that take this test's path through its backend.
+    [[nodiscard]] supervisor_options path_options(std::chrono::milliseconds grace = 3000ms) const {
+        supervisor_options out = options(grace);
+        out.executor.landlock_in_child = test::landlock_in_child(GetParam());
+        return out;
+    }
+};
 
 TEST_P(ConfinedJobs, OverlappingJobsKeepTheirOwnSandboxFacts) {
     std::string why;
-    auto provider = test::provider_for(GetParam(), why);
+    auto provider = test::provider_for(test::choice_of(GetParam()), why);
     if (!provider) CORDON_SKIP_OR_FAIL(why);
-    supervisor jobs(provider, options());
+    supervisor jobs(provider, path_options());
     const fs::path target = workspace_ / "written";
     // A read-only job is refused the write, a workspace-write job beside it makes it.
     auto refused = started(
@@ -521,11 +529,11 @@ TEST_P(ConfinedJobs, OverlappingJobsKeepTheirOwnSandboxFacts) {
 
 TEST_P(ConfinedJobs, ShutdownLeavesNoProcessOfAConfinedJob) {
     std::string why;
-    auto provider = test::provider_for(GetParam(), why);
+    auto provider = test::provider_for(test::choice_of(GetParam()), why);
     if (!provider) CORDON_SKIP_OR_FAIL(why);
     const std::string marker = "cordon-jobs-confined-" + std::to_string(::getpid());
     {
-        supervisor jobs(provider, options(300ms));
+        supervisor jobs(provider, path_options(300ms));
         ASSERT_TRUE(started(jobs.start(
             request({"/bin/sh", "-c",
                      "\"$0\" sleep 60000 " + marker + " & \"$0\" sleep 60000 " + marker + "; wait",
@@ -536,14 +544,8 @@ TEST_P(ConfinedJobs, ShutdownLeavesNoProcessOfAConfinedJob) {
     EXPECT_TRUE(test::wait_no_process_with_cmdline(marker, 10s));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ConfinedJobs,
-                         ::testing::Values(sandbox::backend_choice::bwrap,
-                                           sandbox::backend_choice::landlock),
-                         [](const auto& param_info) {
-                             return std::string(param_info.param == sandbox::backend_choice::bwrap
-                                                    ? "bwrap"
-                                                    : "landlock");
-                         });
+INSTANTIATE_TEST_SUITE_P(Backends, ConfinedJobs, test::all_real_backends(),
+                         test::real_backend_name);
 
 // A launcher that exits 0 without running the command: the job settles as a runner failure,
 // never as a completed job, and denied is false. (Through the launcher, which the Landlock rung
@@ -657,7 +659,8 @@ TEST_P(HostKilled, NoJobTreeOutlivesASigkilledHost) {
     EXPECT_TRUE(swept) << "the next start did not sweep a dead host's jobs";
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, HostKilled, ::testing::Values("none", "bwrap", "landlock"),
+INSTANTIATE_TEST_SUITE_P(Backends, HostKilled,
+                         ::testing::Values("none", "bwrap", "landlock", "landlock_via_launcher"),
                          [](const auto& param_info) { return param_info.param; });
 
 }  // namespace

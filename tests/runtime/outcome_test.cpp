@@ -39,6 +39,7 @@ struct setting {
     std::string name;
     sandbox_mode mode;
     backend_choice backend;
+    bool landlock_in_child = true;  // false: the Landlock rung execs cordon-landlock
 };
 
 const std::vector<setting>& every_setting() {
@@ -48,6 +49,10 @@ const std::vector<setting>& every_setting() {
         {"bwrap workspace-write", sandbox_mode::workspace_write, backend_choice::bwrap},
         {"landlock read-only", sandbox_mode::read_only, backend_choice::landlock},
         {"landlock workspace-write", sandbox_mode::workspace_write, backend_choice::landlock},
+        {"landlock read-only via the launcher", sandbox_mode::read_only, backend_choice::landlock,
+         false},
+        {"landlock workspace-write via the launcher", sandbox_mode::workspace_write,
+         backend_choice::landlock, false},
     };
     return all;
 }
@@ -64,8 +69,10 @@ run_result run_under(const setting& where, std::vector<std::string> argv, const 
     request.mode = where.mode;
     request.workspace_root = workspace;
     request.timeout = std::chrono::seconds(60);
+    executor_options options;
+    options.landlock_in_child = where.landlock_in_child;
     try {
-        return run(provider, std::move(request));
+        return run(provider, std::move(request), std::move(options));
     } catch (const sandbox::sandbox_unavailable_error& error) {
         return error;
     }

@@ -24,6 +24,15 @@ const marker = `cordon-interop-${process.pid}`;
 const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "cordon-interop-")));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// A command that waits until the test releases it, then prints `word`: nothing in a step waits on
+// a clock. release(name) lets it go.
+function waitingCommand(name, word) {
+  return `until [ -e '${path.join(workspace, name)}' ]; do sleep 0.01; done; echo ${word}`;
+}
+function release(name) {
+  fs.writeFileSync(path.join(workspace, name), "");
+}
+
 // The pids whose command line holds `text`.
 function processesWith(text) {
   const found = [];
@@ -57,7 +66,8 @@ async function step(name, body) {
 
 const transport = new StdioClientTransport({
   command: cordon,
-  args: ["mcp", "--mode", "workspace-write", "--workspace", workspace],
+  // A progress tick every 100 ms (5 s by default), so that the progress step waits on ticks.
+  args: ["mcp", "--mode", "workspace-write", "--workspace", workspace, "--progress-interval", "100ms"],
   env: { ...process.env },
   stderr: "inherit",
 });
@@ -106,11 +116,11 @@ try {
   });
 
   await step("auto-background past yield_ms", async () => {
-    const started = Date.now();
-    const result = await bash({ command: "sleep 3; echo late", yield_ms: 300 });
-    assert.ok(Date.now() - started < 2500, "the call returned before the command ended");
+    // The command cannot end before the release: the call can only return by yielding.
+    const result = await bash({ command: waitingCommand("release-late", "late"), yield_ms: 300 });
     assert.equal(result.structuredContent.status, "running");
     const id = result.structuredContent.job_id;
+    release("release-late");
     const done = await tool("job_output", { job_id: id, wait: "exit", timeout_ms: 20000 });
     assert.equal(done.structuredContent.status, "completed");
     assert.equal(done.structuredContent.output, "late\n");
@@ -182,29 +192,40 @@ try {
 
   await step("ping while a slow call runs", async () => {
     let slowDone = false;
-    const slow = bash({ command: "sleep 5; echo slow", yield_ms: 20000 }).then((result) => {
+    const slow = bash({
+      command: `exec -a "$M-slow" sh -c "${waitingCommand("release-slow", "slow")}"`,
+      yield_ms: 20000,
+      env: { M: marker },
+    }).then((result) => {
       slowDone = true;
       return result;
     });
-    await sleep(200);
-    const started = Date.now();
+    await eventually(() => processesWith(`${marker}-slow`).length === 1, "the slow call started");
     await client.ping();
     const listed = await tool("job_list", { status: "running" });
     assert.equal(slowDone, false, "ping and job_list answered while the slow call ran");
-    assert.ok(Date.now() - started < 4000);
     assert.ok(listed.structuredContent.jobs.length >= 1);
+    release("release-slow");
     const result = await slow;
     assert.equal(result.structuredContent.output, "slow\n");
   });
 
   await step("progress while a call waits", async () => {
+    // The command ends once the client has heard three ticks.
     const seen = [];
     const result = await bash(
-      { command: "sleep 6; echo patient", yield_ms: 20000 },
-      { onprogress: (progress) => seen.push(progress), resetTimeoutOnProgress: true },
+      { command: waitingCommand("release-patient", "patient"), yield_ms: 20000 },
+      {
+        onprogress: (progress) => {
+          seen.push(progress);
+          if (seen.length === 3) release("release-patient");
+        },
+        resetTimeoutOnProgress: true,
+      },
     );
     assert.equal(result.structuredContent.output, "patient\n");
-    assert.ok(seen.length >= 1, "at least one progress notification");
+    assert.ok(seen.length >= 3, "three progress notifications");
+    for (let i = 1; i < seen.length; ++i) assert.ok(seen[i].progress > seen[i - 1].progress);
   });
 
   await step("cancelling a pending call ends its tree", async () => {
