@@ -179,9 +179,11 @@ std::variant<unique_fd, std::string> open_stdin_file(const std::string& path) {
                    " (give a file, a pipe, or - for cordon's own stdin)";
         }
     }
-    unique_fd pipe = start_stdin_pump(std::move(source));
-    if (!pipe) return failed("cannot copy");
-    return pipe;
+    auto pipe = start_stdin_pump(std::move(source));
+    if (auto* error = std::get_if<std::error_code>(&pipe)) {
+        return "cannot copy --stdin-file " + path + ": " + error->message();
+    }
+    return std::get<unique_fd>(std::move(pipe));
 }
 
 // Everything that can be wrong with the invocation is found here, before anything runs.
