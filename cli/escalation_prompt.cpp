@@ -2,9 +2,10 @@
 
 #include <signal.h>
 
-#include <array>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
 #include <atomic>
-#include <chrono>
 #include <memory>
 #include <stop_token>
 #include <thread>
@@ -19,54 +20,36 @@ namespace cordon::cli {
 
 namespace {
 
-// SIGINT, SIGTERM or SIGHUP while someone is being asked withdraws the question (`cancelled`, and
-// the audit pair is still written) instead of killing cordon between the two events. The handler
-// only stores the signal; a watcher thread turns it into a stop request.
-std::atomic<int> interrupted_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free);
-
-void note_interrupt(int signal) {
-    interrupted_signal.store(signal);
-}
-
+// While it lives, SIGINT, SIGTERM and SIGHUP are caught (boost::asio::signal_set, on a loop of
+// its own thread) and the first turns into a stop request on token(). When it ends, their default
+// action is restored: nothing is left to withdraw.
 class interrupt_watch {
 public:
-    interrupt_watch() {
-        struct sigaction action {};
-        action.sa_handler = note_interrupt;
-        ::sigemptyset(&action.sa_mask);
-        for (std::size_t i = 0; i < signals_.size(); ++i) {
-            ::sigaction(signals_[i], &action, &previous_[i]);
-        }
-        watcher_ = std::jthread([this](std::stop_token own) {
-            while (!own.stop_requested()) {
-                if (interrupted_signal.load() != 0) {
-                    source_.request_stop();
-                    return;
-                }
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            }
+    interrupt_watch() : signals_(io_, SIGINT, SIGTERM, SIGHUP) {
+        signals_.async_wait([this](const boost::system::error_code& error, int signal) {
+            if (error) return;
+            signal_.store(signal);
+            source_.request_stop();
         });
+        loop_ = std::thread([this] { io_.run(); });
     }
     ~interrupt_watch() {
-        watcher_.request_stop();
-        watcher_.join();
-        for (std::size_t i = 0; i < signals_.size(); ++i) {
-            ::sigaction(signals_[i], &previous_[i], nullptr);
-        }
+        io_.stop();
+        loop_.join();
     }
     interrupt_watch(const interrupt_watch&) = delete;
     interrupt_watch& operator=(const interrupt_watch&) = delete;
 
     [[nodiscard]] std::stop_token token() const { return source_.get_token(); }
     // The signal that came, or 0.
-    [[nodiscard]] static int signal() { return interrupted_signal.load(); }
+    [[nodiscard]] int signal() const { return signal_.load(); }
 
 private:
-    static constexpr std::array<int, 3> signals_{SIGINT, SIGTERM, SIGHUP};
-    std::array<struct sigaction, 3> previous_{};
+    boost::asio::io_context io_;
+    boost::asio::signal_set signals_;
     std::stop_source source_;
-    std::jthread watcher_;
+    std::atomic<int> signal_{0};
+    std::thread loop_;
 };
 
 // The record's "approval" object.
@@ -112,7 +95,7 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
     {
         interrupt_watch watch;
         result = policy::approve_escalation(question, &service, watch.token());
-        out.interrupted_by = interrupt_watch::signal();
+        out.interrupted_by = watch.signal();
     }
     out.granted = result.granted;
     out.error = result.error;
