@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 
 namespace cordon::cli {
 
@@ -71,6 +72,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& version) {
         std::cout << version.what() << '\n';
         return 0;
+    } catch (const bad_option_value& error) {
+        // A bad value of one of cordon's options: its own message (cli/options.hpp).
+        return usage_error(error.command(), error.what());
     } catch (const CLI::ParseError& error) {
         // One line: which command and what is wrong. CLI11's messages are single lines.
         std::string context = "cordon";

@@ -9,14 +9,15 @@
 // The knobs fall back to `cordon run`'s defaults (read-only, ask) when the session records none.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
-#include "cli/workspace.hpp"
 #include "policy/approval.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
@@ -38,8 +39,8 @@ constexpr policy::knobs run_defaults{sandbox::sandbox_mode::read_only,
 struct session_options {
     std::string file;
     bool json = false;
-    std::string mode;
-    std::string approval;
+    std::optional<sandbox::sandbox_mode> mode;        // "" is not given
+    std::optional<policy::approval_policy> approval;  // "" is not given
     std::string preset;
     std::string grant;
 };
@@ -195,30 +196,15 @@ std::string changes(const policy::session_state& before, const policy::session_s
 }
 
 int set(const session_options& options) {
-    const int given = static_cast<int>(!options.mode.empty()) +
-                      static_cast<int>(!options.approval.empty()) +
+    const int given = static_cast<int>(options.mode.has_value()) +
+                      static_cast<int>(options.approval.has_value()) +
                       static_cast<int>(!options.preset.empty());
     if (given != 1) {
         return usage_error("cordon session set",
                            "give exactly one of --mode, --approval, --preset");
     }
-    std::optional<sandbox::sandbox_mode> mode;
-    if (!options.mode.empty()) {
-        auto parsed = parse_mode_option(options.mode);
-        if (auto* message = std::get_if<std::string>(&parsed)) {
-            return usage_error("cordon session set", *message);
-        }
-        mode = std::get<sandbox::sandbox_mode>(parsed);
-    }
-    std::optional<policy::approval_policy> approval;
-    if (!options.approval.empty()) {
-        approval = policy::parse_approval_policy(options.approval);
-        if (!approval) {
-            return usage_error(
-                "cordon session set",
-                "unknown approval policy \"" + options.approval + "\" (expected ask or never)");
-        }
-    }
+    const std::optional<sandbox::sandbox_mode>& mode = options.mode;
+    const std::optional<policy::approval_policy>& approval = options.approval;
 
     if (!options.preset.empty()) {
         // Checked before anything is opened or created; the text is presets.hpp's.
@@ -314,9 +300,13 @@ std::function<int()> add_session_command(CLI::App& app) {
 
     auto* set_sub = sub->add_subcommand("set", "Change the session's mode, approval or preset");
     set_sub->add_option("FILE", options->file, "The session log (created if missing)")->required();
-    set_sub->add_option("--mode", options->mode,
-                        "read-only, workspace-write or danger-full-access");
-    set_sub->add_option("--approval", options->approval, "ask or never");
+    // An empty value is no value, as before the values were checked while parsing.
+    set_sub->add_option("--mode", options->mode, "read-only, workspace-write or danger-full-access")
+        ->transform(mode_value({"cordon session set", unknown_mode, true}))
+        ->type_name("TEXT");
+    set_sub->add_option("--approval", options->approval, "ask or never")
+        ->transform(approval_value({"cordon session set", unknown_approval, true}))
+        ->type_name("TEXT");
     set_sub->add_option("--preset", options->preset, "workspace-write or danger-full-access");
 
     auto* revoke_sub = sub->add_subcommand("revoke", "End an allowed-for-session grant");

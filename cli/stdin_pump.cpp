@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 #include "sandbox/write_all.hpp"
@@ -49,12 +50,18 @@ void pump(unique_fd source, unique_fd sink) {
 
 }  // namespace
 
-unique_fd start_stdin_pump(unique_fd source) {
+std::variant<unique_fd, std::error_code> start_stdin_pump(unique_fd source) {
     int ends[2];
-    if (::pipe2(ends, O_CLOEXEC) != 0) return unique_fd();
+    if (::pipe2(ends, O_CLOEXEC) != 0) return std::error_code(errno, std::generic_category());
     unique_fd read_end(ends[0]);
     unique_fd write_end(ends[1]);
-    std::thread(pump, std::move(source), std::move(write_end)).detach();
+    try {
+        std::thread(pump, std::move(source), std::move(write_end)).detach();
+    } catch (const std::system_error& error) {
+        // No thread was created: the arguments, moved into the thread's state, are closed with
+        // it, and the read end here.
+        return error.code();
+    }
     return read_end;
 }
 

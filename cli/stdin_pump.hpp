@@ -13,14 +13,17 @@
 // thread is left blocked on the source and ends with the process.
 #pragma once
 
-#include <memory>
+#include <system_error>
+#include <variant>
 
 #include "sandbox/unique_fd.hpp"
 
 namespace cordon::cli {
 
 // Starts copying `source` into a new pipe; returns the pipe's read end (CLOEXEC) for the
-// command, or an invalid fd with errno set.
-[[nodiscard]] unique_fd start_stdin_pump(unique_fd source);
+// command, or why the copy could not start: no pipe (EMFILE, ENFILE), or no thread (EAGAIN: a
+// thread or process limit, RLIMIT_NPROC or a cgroup's pids.max). On failure nothing is left
+// running and every descriptor, `source` among them, is closed.
+[[nodiscard]] std::variant<unique_fd, std::error_code> start_stdin_pump(unique_fd source);
 
 }  // namespace cordon::cli

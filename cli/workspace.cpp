@@ -4,17 +4,6 @@
 
 namespace cordon::cli {
 
-std::variant<sandbox::sandbox_mode, std::string> parse_mode_option(const std::string& text) {
-    if (auto mode = sandbox::parse_sandbox_mode(text)) return *mode;
-    return "unknown mode \"" + text +
-           "\" (expected read-only, workspace-write or danger-full-access)";
-}
-
-std::variant<sandbox::backend_choice, std::string> parse_backend_option(const std::string& text) {
-    if (auto backend = sandbox::parse_backend_choice(text)) return *backend;
-    return "unknown backend \"" + text + "\" (expected auto, bwrap, landlock or seatbelt)";
-}
-
 std::variant<std::filesystem::path, std::string> resolve_workspace(const std::string& raw,
                                                                    sandbox::sandbox_mode mode) {
     std::error_code ec;

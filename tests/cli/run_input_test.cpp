@@ -155,6 +155,26 @@ TEST_F(RunInput, DashStreamsCordonsOwnStdinWhole) {
     EXPECT_EQ(record["stdout"]["text"], std::to_string(size) + "\n");
 }
 
+// The thread that copies --stdin-file cannot be started: a usage error that says why, on one
+// line, and nothing runs (it used to end cordon with std::terminate). Here the inner cordon runs
+// in a cgroup whose pids.max leaves it no task beyond its main thread. (A sanitizer's leak check
+// would need a second task at exit: it is turned off for the inner cordon.)
+TEST_F(RunInput, AStdinCopyThatCannotStartIsAUsageErrorAndNothingRuns) {
+    std::string why;
+    if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
+    const fs::path marker = workspace_ / "ran";
+    const cli_result result =
+        run({"--json", "--mode", "danger-full-access", "--max-processes", "1", "--env",
+             "ASAN_OPTIONS=detect_leaks=0", "--", cordon_path().string(), "run", "--mode",
+             "danger-full-access", "--stdin-file", "-", "--", "touch", marker.string()});
+    ASSERT_EQ(result.exit_code, cli::exit_usage) << result.err;
+    const auto record = nlohmann::json::parse(result.out);
+    EXPECT_EQ(record["exitCode"], cli::exit_usage);
+    EXPECT_EQ(record["stderr"]["text"],
+              "cordon run: cannot copy --stdin-file -: Resource temporarily unavailable\n");
+    EXPECT_FALSE(fs::exists(marker));
+}
+
 TEST_F(RunInput, MaxOutputIsBoundedAndSaysSo) {
     const cli_result too_much = run({"--max-output", "17M", "-c", "true"});
     EXPECT_EQ(too_much.exit_code, cli::exit_usage);

@@ -1,0 +1,222 @@
+#include "cli/run_options.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+
+#include "cli/options.hpp"
+#include "cli/shell_quote.hpp"
+#include "cli/stdin_pump.hpp"
+#include "policy/display.hpp"
+#include "policy/escalation.hpp"
+#include "sandbox/policy.hpp"
+#include "sandbox/runner_path.hpp"
+#include "sandbox/unique_fd.hpp"
+
+namespace cordon::cli {
+
+namespace {
+
+// What is kept in memory (and printed in a --json record); the full stream still goes to the
+// spill file.
+constexpr std::uint64_t most_output = 16ULL << 20;
+// The kernel's PID_MAX_LIMIT bounds any pids.max worth asking for.
+constexpr std::uint64_t most_processes = 4'194'304;
+// Below a few MiB not even the runner starts; a limit there only hides what happened.
+constexpr std::uint64_t least_memory = 4ULL << 20;
+
+// The message for a bad value of an option whose text is quoted in it: `before` "TEXT" `after`.
+std::function<std::string(const std::string&)> quoting(std::string before, std::string after) {
+    return [before = std::move(before), after = std::move(after)](const std::string& text) {
+        return before + " \"" + text + "\" " + after;
+    };
+}
+
+// The command's stdin for --stdin-file: a regular file, a FIFO, or "-" (cordon's own stdin,
+// which may be a terminal or a description the caller shares read-write), copied through a pipe
+// (stdin_pump.hpp), so that the command gets bytes and nothing else. A regular file's own
+// description is never handed over: through it (fchmod, futimens, fsetxattr, flock) the command
+// could change the host file's metadata even where no wall lets it reach the file by its path.
+// Nothing is read into cordon's memory. A path is opened without blocking (open(2) of a FIFO
+// would wait for a writer); anything but a regular file or a FIFO is refused.
+std::variant<unique_fd, std::string> open_stdin_file(const std::string& path) {
+    const auto failed = [&path](std::string_view what) {
+        return std::string(what) + " --stdin-file " + path + ": " + std::strerror(errno);
+    };
+    unique_fd source;
+    if (path == "-") {
+        source = unique_fd(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3));
+        if (!source) return failed("cannot use cordon's stdin for");
+    } else {
+        source = unique_fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+        if (!source) return failed("cannot open");
+        struct stat st {};
+        if (::fstat(source.get(), &st) != 0) return failed("cannot open");
+        if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+            return "--stdin-file " + path + " is " +
+                   (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file or a pipe") +
+                   " (give a file, a pipe, or - for cordon's own stdin)";
+        }
+    }
+    auto pipe = start_stdin_pump(std::move(source));
+    if (auto* error = std::get_if<std::error_code>(&pipe)) {
+        return "cannot copy --stdin-file " + path + ": " + error->message();
+    }
+    return std::get<unique_fd>(std::move(pipe));
+}
+
+}  // namespace
+
+void add_run_options(CLI::App& sub, run_options& options) {
+    const auto rule = [](std::function<std::string(const std::string&)> message,
+                         bool empty_is_unset) {
+        return value_rule{std::string(run_command_name), std::move(message), empty_is_unset};
+    };
+    const bool given = false;  // an empty value is a bad one
+    const bool unset = true;   // an empty value means the option was not given
+    policy_flags& flags = options.policy;
+    sub.add_option("--mode", flags.mode,
+                   "read-only (default), workspace-write or danger-full-access")
+        ->transform(mode_value(rule(unknown_mode, given)))
+        ->type_name("TEXT");
+    sub.add_option("--workspace", flags.workspace, "Workspace root (default: .)")
+        ->each([&flags](const std::string&) { flags.has_workspace = true; });
+    sub.add_option("--session", flags.session,
+                   "Session log: its mode, approval policy, root and grants apply");
+    sub.add_option("--approval", flags.approval,
+                   "ask (default) or never: whether an escalation asks at the terminal")
+        ->transform(approval_value(rule(unknown_approval, unset)))
+        ->type_name("TEXT");
+    add_duration_option(sub, "--approval-timeout", flags.approval_timeout,
+                        "How long the question waits for an answer, e.g. 30s (default 5m)",
+                        rule(quoting("invalid --approval-timeout", "(e.g. 30s, 5m)"), unset));
+    sub.add_option("--escalate", options.escalate,
+                   "Ask (on the terminal) to run this once under a wider MODE")
+        ->transform(mode_value(rule(
+            [](const std::string& text) { return "--escalate: " + unknown_mode(text); }, given)))
+        ->type_name("TEXT");
+    sub.add_option("--justification", options.justification,
+                   "Why the wider mode is needed: one sentence, shown to the person asked")
+        ->each([&options](const std::string&) { options.has_justification = true; });
+    sub.add_option("--workdir", options.workdir, "Working directory (default: the workspace)");
+    add_duration_option(sub, "--timeout", options.timeout,
+                        "e.g. 500ms, 30s, 2m (default 120s, max 600s)",
+                        rule(quoting("invalid timeout", "(e.g. 500ms, 30s, 2m)"), unset));
+    sub.add_option("--max-output", options.max_output, "Bytes of stdout kept in memory")
+        ->transform(
+            size_value(rule(quoting("invalid --max-output",
+                                    "(1 to 16M bytes kept in memory, e.g. 64000, 512K, 16M)"),
+                            unset),
+                       1, most_output, false))
+        ->type_name("TEXT");
+    sub.add_option("--max-processes", options.max_processes,
+                   "Processes and threads the run may hold at once (default 4096; unlimited)")
+        ->transform(count_value(
+            rule(quoting("invalid --max-processes", "(1 to 4194304, or unlimited)"), unset),
+            most_processes, true))
+        ->type_name("TEXT");
+    sub.add_option("--max-memory", options.max_memory,
+                   "Memory the run may use, e.g. 512M, 2G (default unlimited)")
+        ->transform(size_value(
+            rule(quoting("invalid --max-memory", "(at least 4M, e.g. 512M, 2G, or unlimited)"),
+                 unset),
+            least_memory, std::numeric_limits<std::uint64_t>::max(), true))
+        ->type_name("TEXT");
+    sub.add_option("--env", options.env, "NAME=VALUE, repeatable; wins over the scrub")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(assignment_value(rule(quoting("invalid --env", "(expected NAME=VALUE)"), given)));
+    sub.add_option("--stdin-file", options.stdin_file, "Feed this file (or - for stdin)");
+    sub.add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
+        ->transform(backend_value(rule(unknown_backend, given)))
+        ->type_name("TEXT");
+    sub.add_flag("--json", options.json, "Print the record as JSON instead of streaming");
+    sub.add_option("-c", options.shell_command, "Run COMMAND with bash -c")
+        ->each([&options](const std::string&) { options.has_shell_command = true; });
+}
+
+std::variant<validated, std::string> validate(run_options& options) {
+    validated out;
+    out.backend = options.policy.backend.value_or(sandbox::backend_choice::automatic);
+    out.approval_timeout = options.policy.approval_timeout.value_or(default_approval_timeout);
+    out.escalate = options.escalate;
+    if (auto wrong = policy::check_escalation_fields(
+            options.escalate.has_value(),
+            options.has_justification ? std::optional<std::string>(options.justification)
+                                      : std::nullopt,
+            "--escalate")) {
+        return *wrong;
+    }
+    out.justification = options.justification;
+
+    if (options.has_shell_command && !options.argv.empty()) {
+        return "give either -c 'COMMAND' or -- PROGRAM ARGS..., not both";
+    }
+    if (options.has_shell_command) {
+        if (options.shell_command.find_first_not_of(" \t\r\n") == std::string::npos) {
+            return "empty command";
+        }
+        // bash from a directory no command can write: one planted on PATH by an earlier run
+        // would otherwise stand in for every later -c command.
+        const std::filesystem::path bash = sandbox::find_trusted_executable("bash");
+        if (bash.empty()) {
+            return "-c needs bash in a system directory (/usr/local/bin, /usr/bin, /bin, ...); "
+                   "none is there: give -- PROGRAM ARGS... instead";
+        }
+        out.request.argv = {bash.string(), "-c", options.shell_command};
+        out.command_text = options.shell_command;
+    } else {
+        if (options.argv.empty() || options.argv.front().empty()) {
+            return "missing command: give -c 'COMMAND' or -- PROGRAM ARGS...";
+        }
+        out.request.argv = options.argv;
+        out.command_text = shell_join(options.argv);
+    }
+
+    // A workspace that may become writable (by the mode asked for, or by an escalation) is
+    // checked as a workspace-write one.
+    const sandbox::sandbox_mode mode = options.policy.mode_or_default();
+    const sandbox::sandbox_mode widest =
+        out.escalate && policy::is_strictly_wider(*out.escalate, mode) ? *out.escalate : mode;
+    auto where = deployment_of(options.policy, widest);
+    if (auto* message = std::get_if<std::string>(&where)) return *message;
+    out.where = std::get<policy::deployment>(std::move(where));
+    out.request.mode = out.where.default_mode;
+    out.request.workspace_root = out.where.workspace_root;
+    std::error_code ec;
+    if (!options.workdir.empty()) {
+        std::filesystem::path workdir = sandbox::canonical_path(options.workdir);
+        if (!std::filesystem::is_directory(workdir, ec)) {
+            return "workdir is not a directory: " + options.workdir;
+        }
+        out.request.workdir = workdir;
+    }
+    out.request.timeout = options.timeout;
+    if (options.max_output)
+        out.request.stdout_max_bytes = static_cast<std::size_t>(*options.max_output);
+    out.request.max_processes = options.max_processes;
+    out.request.max_memory = options.max_memory;
+    for (const auto& entry : options.env) {
+        const auto equals = entry.find('=');  // there is one, not first (assignment_value)
+        out.request.env[entry.substr(0, equals)] = entry.substr(equals + 1);
+    }
+    if (!options.stdin_file.empty()) {
+        auto input = open_stdin_file(options.stdin_file);
+        if (auto* message = std::get_if<std::string>(&input)) return *message;
+        out.request.stdin_fd =
+            std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(input)));
+        out.input_text = options.stdin_file == "-"
+                             ? "stdin: what cordon itself reads on its stdin"
+                             : "stdin: the file " + policy::shown_compactly(options.stdin_file);
+    }
+    return out;
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,168 @@
+#include "cli/run_output.hpp"
+
+#include <limits.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "cli/commands.hpp"
+#include "cli/terminal_prompt.hpp"
+#include "policy/escalation.hpp"
+#include "runtime/record_json.hpp"
+#include "runtime/render.hpp"
+
+namespace cordon::cli {
+
+namespace {
+
+// Writes cordon's own lines without letting a reader that stopped reading hold cordon forever:
+// each piece waits at most until `deadline` for room (poll), and is at most PIPE_BUF bytes, so
+// that a pipe with room takes it without blocking. What does not fit in time is dropped.
+void write_with_patience(int fd, std::string_view data,
+                         std::chrono::steady_clock::time_point deadline) {
+    while (!data.empty()) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd room{fd, POLLOUT, 0};
+        const int ready =
+            ::poll(&room, 1, static_cast<int>(std::max<std::int64_t>(0, left.count())));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0 || (room.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return;
+        const ssize_t n = ::write(fd, data.data(), std::min<std::size_t>(data.size(), PIPE_BUF));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return;  // our own stream went away; the run was still classified
+        }
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+bool same_file(int a, int b) {
+    struct stat first {};
+    struct stat second {};
+    return ::fstat(a, &first) == 0 && ::fstat(b, &second) == 0 && first.st_dev == second.st_dev &&
+           first.st_ino == second.st_ino;
+}
+
+int exit_code_for(const runtime::run_outcome& outcome, int interrupted_by) {
+    switch (outcome.kind) {
+        case runtime::outcome_kind::exited:
+            return outcome.exit_code.value_or(exit_status_lost);
+        case runtime::outcome_kind::signaled:
+            return exit_signal_base + outcome.signal.value_or(0);
+        case runtime::outcome_kind::timed_out:
+            return exit_timeout;
+        case runtime::outcome_kind::aborted:
+            // Only cordon's own SIGINT/SIGTERM/SIGHUP cancels a `cordon run`: exit as it would
+            // have, had it not stayed to end the command's tree first.
+            if (interrupted_by != 0) return exit_signal_base + interrupted_by;
+            if (outcome.signal) return exit_signal_base + *outcome.signal;
+            return outcome.exit_code.value_or(exit_status_lost);
+        case runtime::outcome_kind::runner_failed:
+            return exit_sandbox_unavailable;
+        case runtime::outcome_kind::not_started:
+            break;
+    }
+    const classify::spawn_error error =
+        outcome.start_failure.value_or(classify::spawn_error{classify::spawn_stage::exec, 0});
+    switch (error.stage) {
+        case classify::spawn_stage::policy:
+            return exit_usage;  // the invocation asked for something cordon refuses to do
+        case classify::spawn_stage::cgroup:
+            // A limit that was asked for could not be enforced, or stopped the runner: the
+            // command never ran, as when the sandbox is unavailable.
+        case classify::spawn_stage::confine:  // (a runner failure; never reaches here)
+            return exit_sandbox_unavailable;
+        case classify::spawn_stage::resolve:
+        case classify::spawn_stage::exec:
+            return error.error == ENOENT ? exit_not_found : exit_cannot_execute;
+        case classify::spawn_stage::resources:
+        case classify::spawn_stage::signals:
+        case classify::spawn_stage::session:
+        case classify::spawn_stage::fds:
+        case classify::spawn_stage::chdir:
+            return exit_cannot_execute;
+    }
+    return exit_cannot_execute;
+}
+
+}  // namespace
+
+int report_run(const runtime::run_result& result, const run_report& report) {
+    const run_options& options = report.options;
+    const standing& stand = report.stand;
+    const sandbox::sandbox_mode run_mode = report.run_mode;
+    const std::optional<nlohmann::json>& approval_record = report.approval_record;
+    const live_writer* live_out = report.live_out;
+    const live_writer* live_err = report.live_err;
+    const std::uint64_t dropped_out = report.dropped_out;
+    const std::uint64_t dropped_err = report.dropped_err;
+    const int interrupted_by = report.interrupted_by;
+
+    // cordon's own lines start lines of their own: a command that ends its output without a
+    // newline must not be able to glue a forged marker to the start of a real one.
+    const auto own_lines = [&](std::string text) {
+        if (text.empty()) return;
+        const bool shared_terminal = same_file(STDOUT_FILENO, STDERR_FILENO);
+        if ((live_err && !live_err->at_line_start()) ||
+            (shared_terminal && live_out && !live_out->at_line_start())) {
+            text.insert(0, "\n");
+        }
+        write_with_patience(STDERR_FILENO, text,
+                            std::chrono::steady_clock::now() + std::chrono::seconds(5));
+    };
+
+    const auto with_approval = [&approval_record](nlohmann::json json) {
+        if (approval_record) json["approval"] = *approval_record;
+        return json;
+    };
+    if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&result)) {
+        if (options.json) {
+            std::cout << runtime::dump(with_approval(runtime::to_json(*error))) << '\n';
+        } else {
+            own_lines(std::string(error->what()) + "\n");
+        }
+        return exit_sandbox_unavailable;
+    }
+    const auto& record = std::get<runtime::run_record>(result);
+    if (options.json) {
+        std::cout << runtime::dump(with_approval(runtime::to_json(record))) << '\n';
+    } else {
+        std::string markers;
+        if (record.outcome.kind == runtime::outcome_kind::not_started) {
+            markers += "cordon run: " + record.outcome.message + "\n";
+        }
+        auto note_dropped = [&markers](std::string_view stream, std::uint64_t dropped,
+                                       const runtime::collected_output& output) {
+            if (dropped == 0) return;
+            markers += "[" + std::to_string(dropped) + " bytes of live " + std::string(stream) +
+                       " not shown: the reader fell behind; full output: " +
+                       (output.spill_path ? output.spill_path->string() : "(unavailable)") + "]\n";
+        };
+        note_dropped("stdout", dropped_out, record.stdout_output);
+        note_dropped("stderr", dropped_err, record.stderr_output);
+        if (record.outcome.kind != runtime::outcome_kind::not_started) {
+            std::string rendered = runtime::render_markers(record);
+            // After a denial, say how to retry wider, when that could work: a wider mode exists,
+            // the policy asks, and there is a terminal to ask on.
+            const std::string denial = policy::denial_marker(run_mode);
+            if (const auto at = rendered.find(denial);
+                at != std::string::npos &&
+                policy::escalation_possible(run_mode, stand.approval, terminal_can_ask())) {
+                rendered.insert(at + denial.size(), policy::cli_escalation_hint());
+            }
+            markers += rendered;
+        }
+        own_lines(std::move(markers));
+    }
+    return exit_code_for(record.outcome, interrupted_by);
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,82 @@
+// The standing policy a command line asks for, shared by `cordon run` and `cordon mcp`: the
+// options both take (--mode, --workspace, --backend, --approval, --session), the deployment they
+// name, and the session log a --session opens.
+//
+// `cordon run` resolves its standing policy once, before anything runs (resolve_standing): the
+// session's mode, approval policy and root, else the deployment's, and an option that disagrees
+// with what the session records is a usage error. `cordon mcp` opens the session where no run can
+// write it (open_protected_session) and its server resolves the standing policy per call, since the
+// session can change while it serves.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "policy/resolve.hpp"
+#include "policy/session_log.hpp"
+#include "sandbox/local_provider.hpp"
+#include "sandbox/mode.hpp"
+
+namespace cordon::cli {
+
+// The policy options as given on the command line (cli/options.hpp parses them).
+struct policy_flags {
+    std::optional<sandbox::sandbox_mode> mode;  // --mode; read-only when not given
+    std::string workspace;                      // --workspace; "" is the current directory
+    bool has_workspace = false;                 // given, even as ""
+    // --backend; auto when not given. (Targets are std::optional: CLI11 would print a plain
+    // enumerator through our to_string(), which returns a string_view.)
+    std::optional<sandbox::backend_choice> backend;
+    std::optional<policy::approval_policy> approval;  // --approval; ask when not given
+    std::optional<std::chrono::milliseconds> approval_timeout;
+    std::string session;  // --session; "" without one
+
+    [[nodiscard]] sandbox::sandbox_mode mode_or_default() const {
+        return mode.value_or(sandbox::sandbox_mode::read_only);
+    }
+};
+
+// The deployment the flags name: their mode and workspace root. The workspace is checked as one
+// the `widest` mode a run may get (the mode itself, or an escalation) could write.
+[[nodiscard]] std::variant<policy::deployment, std::string> deployment_of(
+    const policy_flags& flags, sandbox::sandbox_mode widest);
+
+// Opens the session log at `path`, creating it, recorded as started in `root`, when missing.
+[[nodiscard]] std::variant<std::shared_ptr<const policy::session_log>, policy::log_error>
+open_session_log(const std::filesystem::path& path, const std::filesystem::path& root);
+
+// The policy a run stands under before any escalation: the session's, else the deployment's
+// (--mode, --workspace).
+struct standing {
+    policy::deployment where;
+    std::shared_ptr<const policy::session_log> log;  // null without --session
+    policy::session_state state;
+    policy::resolved_policy policy;
+    policy::approval_policy approval = policy::approval_policy::ask;  // the effective one
+
+    [[nodiscard]] std::variant<policy::resolved_policy, std::string> with(
+        std::optional<sandbox::sandbox_mode> approved) const {
+        return policy::resolve(where, {log ? &state : nullptr, approved});
+    }
+};
+
+// An option given on the command line never silently overrides what the session records: a
+// difference is a usage error that says how to change the session instead.
+[[nodiscard]] std::variant<standing, std::string> resolve_standing(const policy_flags& flags,
+                                                                   policy::deployment where);
+
+// Opens the session log (creating it, recorded as started in `workspace`) where no run of this
+// server may write it: refused at start-up when it lies where a workspace-write deployment's
+// runs could write, and protected for every run (a run under which it would be writable is
+// refused), since whoever can write the log can widen every later run.
+[[nodiscard]] std::variant<std::shared_ptr<const policy::session_log>, std::string>
+open_protected_session(const std::string& raw, const std::filesystem::path& workspace,
+                       sandbox::sandbox_mode mode,
+                       std::vector<std::filesystem::path>& protected_paths);
+
+}  // namespace cordon::cli
