@@ -25,8 +25,8 @@
 #include "mcp/elicitation.hpp"
 #include "mcp/job_view.hpp"
 #include "mcp/json_rpc.hpp"
-#include "policy/command_prefix.hpp"
 #include "policy/escalation.hpp"
+#include "policy/escalation_json.hpp"
 #include "policy/resolve.hpp"
 #include "sandbox/policy.hpp"
 
@@ -461,61 +461,6 @@ struct server::impl {
         return policy::approve_escalation(asked, &approvals, running.withdraw.get_token());
     }
 
-    // What the result says of the question: whether the client was asked, what it answered (or
-    // what decided instead), the outcome and the audit id.
-    json approval_json(const policy::escalation_result& result) const {
-        if (!result.decision) {
-            return json{
-                {"asked", false}, {"action", "not-wider"}, {"outcome", nullptr}, {"id", nullptr}};
-        }
-        const policy::approval_decision& decision = *result.decision;
-        std::string action;
-        switch (decision.source) {
-            case policy::decided_by::responder:
-                // The only responder is the client's elicitation.
-                switch (decision.outcome) {
-                    case policy::approval_outcome::allowed_once:
-                    case policy::approval_outcome::allowed_for_session:
-                        action = "accept";
-                        break;
-                    case policy::approval_outcome::rejected:
-                        action = "decline";
-                        break;
-                    case policy::approval_outcome::cancelled:
-                        action = "cancel";
-                        break;
-                    case policy::approval_outcome::unavailable:
-                        action = "error";  // an error reply, or an answer outside the vocabulary
-                        break;
-                }
-                break;
-            case policy::decided_by::timeout:
-                action = "timeout";
-                break;
-            case policy::decided_by::cancel:
-                action = "cancel";
-                break;
-            case policy::decided_by::policy:
-                action = "rejected-by-policy";
-                break;
-            case policy::decided_by::grant:
-                action = "session-grant";
-                break;
-            case policy::decided_by::none:
-            case policy::decided_by::unrecorded:
-                action = "unavailable";  // nobody could be asked, or the question was not recorded
-                break;
-        }
-        const bool asked = decision.asked;
-        json shown{{"asked", asked},
-                   {"action", action},
-                   {"outcome", policy::to_string(decision.outcome)},
-                   {"id", decision.id.empty() ? json() : json(decision.id)}};
-        if (!decision.detail.empty()) shown["detail"] = decision.detail;
-        if (decision.grant) shown["grant"] = policy::describe(*decision.grant);
-        return shown;
-    }
-
     // A job as a tool shows it, with the escalation hint after a denial when a retry could be
     // allowed (the hint is read only then: it looks at the session's approval policy).
     job_view show(const runtime::job& job, const runtime::job_snapshot& snapshot,
@@ -683,7 +628,7 @@ struct server::impl {
             asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
             const policy::escalation_result decided = escalate(running, asked);
             if (running.cancelled) return nullptr;
-            approval = approval_json(decided);
+            approval = policy::to_json(decided);
             if (!decided.granted) {
                 return text_result(decided.error,
                                    json{{"status", "not_run"},

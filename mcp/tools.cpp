@@ -52,8 +52,10 @@ json job_schema(bool bash = false) {
                                               {"action", {{"type", "string"}}},
                                               {"outcome", nullable("string")},
                                               {"id", nullable("string")},
+                                              {"mode", {{"type", "string"}}},
+                                              {"by", nullable("string")},
                                               {"detail", {{"type", "string"}}},
-                                              {"grant", {{"type", "string"}}}}}};
+                                              {"grant", {{"type", "object"}}}}}};
         schema["required"] = {"status"};
     }
     return schema;
