@@ -178,10 +178,10 @@ public:
     in_process(std::shared_ptr<sandbox::provider> provider, runtime::executor_options options = {})
         : executor_(io_.get_executor(), std::move(provider), with_spill_root(std::move(options))) {}
 
-    runtime::run_result run(runtime::run_request request) {
-        std::optional<runtime::run_result> result;
+    runtime::run_record run(runtime::run_request request) {
+        std::optional<runtime::run_record> result;
         executor_.async_run(std::move(request),
-                            [&result](runtime::run_result r) { result = std::move(r); });
+                            [&result](runtime::run_record r) { result = std::move(r); });
         io_.restart();
         io_.run();
         return std::move(*result);
@@ -209,10 +209,8 @@ runtime::run_request request(std::vector<std::string> argv, sandbox::sandbox_mod
     return out;
 }
 
-void expect_exit_zero(const runtime::run_result& result, const std::string& what) {
-    const auto* record = std::get_if<runtime::run_record>(&result);
-    if (!record || record->outcome.exit_code != 0)
-        throw std::runtime_error(what + ": the run failed");
+void expect_exit_zero(const runtime::run_record& record, const std::string& what) {
+    if (record.outcome.exit_code != 0) throw std::runtime_error(what + ": the run failed");
 }
 
 std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_choice choice,
@@ -431,7 +429,7 @@ void throughput_section(const settings& given, report& out) {
             ++started;
             exec.async_run(
                 request(bash_true, sandbox::sandbox_mode::danger_full_access, given.workspace),
-                [&](runtime::run_result) { next(); });
+                [&](runtime::run_record) { next(); });
         };
         start = clock_type::now();
         for (int i = 0; i < parallel; ++i)

@@ -184,7 +184,9 @@ bool matches_denial(std::optional<int> exit_code, std::string_view stderr_text,
     return scanner.matched();
 }
 
-verdict decide(const run_evidence& evidence, const run_context& context) {
+namespace {
+
+verdict decided(const run_evidence& evidence, const run_context& context) {
     verdict out;
     run_outcome& outcome = out.outcome;
 
@@ -243,6 +245,19 @@ verdict decide(const run_evidence& evidence, const run_context& context) {
     // The command's own exit code: under bwrap a death by signal N is not an exit of 128+N.
     out.denied =
         context.confined != nullptr && outcome.exit_code.value_or(0) != 0 && evidence.denial_seen;
+    return out;
+}
+
+}  // namespace
+
+verdict decide(const run_evidence& evidence, const run_context& context) {
+    verdict out = decided(evidence, context);
+    if (out.outcome.kind == outcome_kind::runner_failed) {
+        runner_failure failure;
+        failure.detail = out.outcome.message;
+        if (context.confined) failure.backend = context.confined->backend;
+        out.outcome.runner = std::move(failure);
+    }
     return out;
 }
 

@@ -9,6 +9,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "sandbox/confined_argv.hpp"
+#include "sandbox/errors.hpp"
 
 namespace cordon::classify {
 
@@ -48,10 +52,19 @@ enum class outcome_kind {
     timed_out,      // cordon's deadline ended it: `exit_code` or `signal` says how it went
     aborted,        // the caller cancelled it: `exit_code` or `signal` says how it went
     not_started,    // the command never ran, for a reason of the request's: `start_failure`
-    runner_failed,  // the command never ran because the sandbox runner failed: `message`
+    runner_failed,  // the command never ran: the sandbox could not run it (`runner`, `message`)
 };
 // "exited", "signaled", "timed-out", "aborted", "not-started", "runner-failed".
 [[nodiscard]] std::string_view to_string(outcome_kind kind) noexcept;
+
+// runner_failed: why the sandbox could not run the command, as the SANDBOX_UNAVAILABLE error says
+// it (sandbox/errors.hpp). Either no backend could enforce the mode (`detail` absent) or the
+// selected backend's runner failed before the command started.
+struct runner_failure {
+    std::optional<std::string> detail;                // the runner's own line
+    std::optional<sandbox::backend_kind> backend;     // the backend whose runner failed
+    std::vector<sandbox::unusable_backend> unusable;  // why each backend considered was unusable
+};
 
 struct run_outcome {
     outcome_kind kind = outcome_kind::exited;
@@ -62,8 +75,11 @@ struct run_outcome {
     std::optional<int> signal;
     // not_started: where and why (a missing program, an unusable working directory, a limit).
     std::optional<spawn_error> start_failure;
-    // not_started and runner_failed: one line saying why, for people; exited without an exit
-    // code: why the status is unknown.
+    // runner_failed: what failed, and where.
+    std::optional<runner_failure> runner;
+    // not_started: one line saying why, for people; runner_failed: the SANDBOX_UNAVAILABLE
+    // message in full (sandbox_unavailable_message; decide() gives the runner's line, the
+    // executor the whole message); exited without an exit code: why the status is unknown.
     std::string message;
 
     [[nodiscard]] bool started() const noexcept {

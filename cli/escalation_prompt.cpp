@@ -12,9 +12,9 @@
 
 #include "cli/terminal_prompt.hpp"
 #include "policy/approval.hpp"
-#include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
 #include "policy/escalation.hpp"
+#include "policy/escalation_json.hpp"
 
 namespace cordon::cli {
 
@@ -52,28 +52,6 @@ private:
     std::thread loop_;
 };
 
-// The record's "approval" object.
-nlohmann::json approval_json(const policy::escalation_result& result,
-                             sandbox::sandbox_mode requested) {
-    nlohmann::json out = {{"asked", result.decision.has_value()},
-                          {"outcome", nullptr},
-                          {"id", nullptr},
-                          {"mode", std::string(sandbox::to_string(requested))},
-                          {"by", nullptr}};
-    if (const auto& decision = result.decision) {
-        out["outcome"] = std::string(policy::to_string(decision->outcome));
-        if (!decision->id.empty()) out["id"] = decision->id;
-        if (!decision->by.empty()) out["by"] = decision->by;
-        if (decision->grant) {
-            out["grant"] = {{"id", decision->grant->id},
-                            {"covers", policy::describe(*decision->grant)},
-                            {"mode", std::string(sandbox::to_string(decision->grant->mode))}};
-        }
-        if (!decision->detail.empty()) out["detail"] = decision->detail;
-    }
-    return out;
-}
-
 }  // namespace
 
 escalation_answer ask_to_escalate(const validated& checked, const standing& stand) {
@@ -99,7 +77,7 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
     }
     out.granted = result.granted;
     out.error = result.error;
-    out.approval = approval_json(result, *checked.escalate);
+    out.approval = policy::to_json(result);
     return out;
 }
 

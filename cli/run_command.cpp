@@ -121,10 +121,10 @@ int run_run_command(run_options& options) {
     const sandbox::sandbox_mode run_mode = request.mode;
     runtime::executor exec(io.get_executor(), provider, std::move(executor_options));
 
-    std::optional<runtime::run_result> result;
+    std::optional<runtime::run_record> result;
     boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
     int interrupted_by = 0;
-    runtime::run_handle handle = exec.async_run(std::move(request), [&](runtime::run_result r) {
+    runtime::run_handle handle = exec.async_run(std::move(request), [&](runtime::run_record r) {
         result = std::move(r);
         interrupts.cancel();
     });

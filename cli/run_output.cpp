@@ -95,7 +95,7 @@ int exit_code_for(const runtime::run_outcome& outcome, int interrupted_by) {
 
 }  // namespace
 
-int report_run(const runtime::run_result& result, const run_report& report) {
+int report_run(const runtime::run_record& record, const run_report& report) {
     const run_options& options = report.options;
     const standing& stand = report.stand;
     const sandbox::sandbox_mode run_mode = report.run_mode;
@@ -123,17 +123,10 @@ int report_run(const runtime::run_result& result, const run_report& report) {
         if (approval_record) json["approval"] = *approval_record;
         return json;
     };
-    if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&result)) {
-        if (options.json) {
-            std::cout << runtime::dump(with_approval(runtime::to_json(*error))) << '\n';
-        } else {
-            own_lines(std::string(error->what()) + "\n");
-        }
-        return exit_sandbox_unavailable;
-    }
-    const auto& record = std::get<runtime::run_record>(result);
     if (options.json) {
         std::cout << runtime::dump(with_approval(runtime::to_json(record))) << '\n';
+    } else if (record.outcome.kind == runtime::outcome_kind::runner_failed) {
+        own_lines(record.outcome.message + "\n");  // SANDBOX_UNAVAILABLE: the error's message
     } else {
         std::string markers;
         if (record.outcome.kind == runtime::outcome_kind::not_started) {
@@ -149,16 +142,12 @@ int report_run(const runtime::run_result& result, const run_report& report) {
         note_dropped("stdout", dropped_out, record.stdout_output);
         note_dropped("stderr", dropped_err, record.stderr_output);
         if (record.outcome.kind != runtime::outcome_kind::not_started) {
-            std::string rendered = runtime::render_markers(record);
             // After a denial, say how to retry wider, when that could work: a wider mode exists,
             // the policy asks, and there is a terminal to ask on.
-            const std::string denial = policy::denial_marker(run_mode);
-            if (const auto at = rendered.find(denial);
-                at != std::string::npos &&
-                policy::escalation_possible(run_mode, stand.approval, terminal_can_ask())) {
-                rendered.insert(at + denial.size(), policy::cli_escalation_hint());
-            }
-            markers += rendered;
+            const bool hint =
+                record.sandbox.denied &&
+                policy::escalation_possible(run_mode, stand.approval, terminal_can_ask());
+            markers += runtime::render_markers(record, hint ? policy::cli_escalation_hint() : "");
         }
         own_lines(std::move(markers));
     }

@@ -32,6 +32,6 @@ struct run_report {
 };
 
 // Prints what `result` says and returns cordon's exit code for it.
-[[nodiscard]] int report_run(const runtime::run_result& result, const run_report& report);
+[[nodiscard]] int report_run(const runtime::run_record& record, const run_report& report);
 
 }  // namespace cordon::cli

@@ -22,9 +22,11 @@ std::string type_name(const json& value) {
 
 }  // namespace
 
-arguments::arguments(std::string_view tool, const json& given,
-                     std::initializer_list<std::string_view> known)
-    : tool_(tool), given_(given) {
+arguments::arguments(const json& declared, const json& given)
+    : tool_(declared.at("name").get<std::string>()), given_(given) {
+    std::vector<std::string> known;
+    for (const auto& property : declared.at("inputSchema").at("properties").items())
+        known.push_back(property.key());
     if (!given_.is_object()) {
         fail("arguments must be an object");
         return;

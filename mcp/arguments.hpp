@@ -17,9 +17,9 @@ namespace cordon::mcp {
 
 class arguments {
 public:
-    // `known`: every argument name the tool takes; any other name is an error.
-    arguments(std::string_view tool, const nlohmann::json& given,
-              std::initializer_list<std::string_view> known);
+    // `declared`: the tool's entry of tools/list. Its name names the tool in errors, and its
+    // inputSchema's properties are every argument it takes; any other name is an error.
+    arguments(const nlohmann::json& declared, const nlohmann::json& given);
 
     // Each returns nullopt when the argument is absent or wrong (and then records the error).
     std::optional<std::string> text(std::string_view name, bool required = false);

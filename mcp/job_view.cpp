@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "policy/escalation.hpp"
+#include "runtime/record_json.hpp"
 #include "runtime/render.hpp"
 
 namespace cordon::mcp {
@@ -36,8 +36,9 @@ std::size_t whole_characters(std::string_view text) {
 }
 
 std::string status_line(const runtime::job_snapshot& snapshot, const window& shown) {
-    std::string line = "[" + snapshot.id + ": " + std::string(runtime::to_string(snapshot.status));
-    if (snapshot.status == runtime::job_status::running) {
+    std::string line =
+        "[" + snapshot.id + ": " + std::string(runtime::to_string(snapshot.status()));
+    if (snapshot.status() == runtime::job_status::running) {
         line += " for " + duration_text(running_for(snapshot));
         line += "; wait for it with job_output, end it with job_kill";
     }
@@ -135,23 +136,24 @@ window keep_lines(window read, const std::function<bool(std::string_view)>& keep
     return read;
 }
 
-json sandbox_json(const runtime::job_snapshot& snapshot) {
-    const auto& facts = snapshot.sandbox;
-    return json{
-        {"mode", sandbox::to_string(facts.mode)},
-        {"enforcement", facts.enforcement ? json(sandbox::to_string(*facts.enforcement)) : json()},
-        {"denied", facts.denied},
-        {"backend", facts.backend ? json(sandbox::to_string(*facts.backend)) : json()},
-        {"runnerFailed", snapshot.runner_failed}};
+json ending_json(const runtime::job_snapshot& snapshot) {
+    json out =
+        runtime::ending_json(snapshot.outcome ? &*snapshot.outcome : nullptr, snapshot.sandbox);
+    // Said of every job, not only of one whose runner failed.
+    out["sandbox"]["runnerFailed"] = out["sandbox"].value("runnerFailed", false);
+    out["job_id"] = snapshot.id;
+    out["status"] = runtime::to_string(snapshot.status());
+    out["runningForMs"] = running_for(snapshot).count();
+    return out;
 }
 
 job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, const window& shown,
               std::string_view denial_hint) {
-    const bool settled = snapshot.status != runtime::job_status::running;
+    const bool settled = snapshot.status() != runtime::job_status::running;
     const std::optional<runtime::run_record> record = settled ? job.record() : std::nullopt;
 
     job_view out;
-    out.is_error = snapshot.status == runtime::job_status::failed_to_start;
+    out.is_error = snapshot.status() == runtime::job_status::failed_to_start;
 
     std::string text = shown.text;
     if (text.empty()) {
@@ -170,19 +172,7 @@ job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, co
     }
     // The markers belong to the end of the output: shown once the window reaches it.
     if (settled && shown.complete) {
-        if (record) {
-            std::string markers = runtime::render_markers(*record);
-            const std::string denial = policy::denial_marker(record->sandbox.mode);
-            if (const auto at = markers.find(denial);
-                !denial_hint.empty() && at != std::string::npos) {
-                markers.insert(at + denial.size(), denial_hint);
-            }
-            text += markers;
-        } else if (snapshot.runner_failed) {
-            text += runtime::runner_failed_marker(snapshot.sandbox.mode);
-        } else {
-            text += "[sandbox unavailable: " + snapshot.message + "]\n";
-        }
+        if (record) text += runtime::render_markers(*record, denial_hint);
     }
     text += status_line(snapshot, shown);
     out.text = std::move(text);
@@ -191,31 +181,25 @@ job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, co
         const auto path = job.spill_path(which);
         return path ? json(path->string()) : json();
     };
-    out.structured =
-        json{{"job_id", snapshot.id},
-             {"status", runtime::to_string(snapshot.status)},
-             {"exitCode", snapshot.exit_code ? json(*snapshot.exit_code) : json()},
-             {"signal", snapshot.signal ? json(runtime::signal_name(*snapshot.signal)) : json()},
-             {"timedOut", snapshot.status == runtime::job_status::timed_out},
-             {"outcome", record ? json(classify::to_string(record->outcome.kind)) : json()},
-             {"output", shown.text},
-             {"offset", shown.offset},
-             {"nextOffset", shown.next_offset},
-             {"omittedBytes", shown.omitted},
-             {"lossy", shown.lossy},
-             {"complete", shown.complete},
-             {"runningForMs", running_for(snapshot).count()},
-             {"bytes",
-              {{"output", snapshot.output_bytes},
-               {"stdout", snapshot.stdout_bytes},
-               {"stderr", snapshot.stderr_bytes}}},
-             {"spill",
-              {{"output", spill(runtime::job_output::merged)},
-               {"stdout", spill(runtime::job_output::stdout_only)},
-               {"stderr", spill(runtime::job_output::stderr_only)}}},
-             {"sandbox", sandbox_json(snapshot)},
-             {"message", snapshot.message.empty() ? json() : json(snapshot.message)},
-             {"label", snapshot.label}};
+    out.structured = ending_json(snapshot);
+    out.structured.update(json{{"output", shown.text},
+                               {"offset", shown.offset},
+                               {"nextOffset", shown.next_offset},
+                               {"omittedBytes", shown.omitted},
+                               {"lossy", shown.lossy},
+                               {"complete", shown.complete},
+                               {"bytes",
+                                {{"output", snapshot.output_bytes},
+                                 {"stdout", snapshot.stdout_bytes},
+                                 {"stderr", snapshot.stderr_bytes}}},
+                               {"spill",
+                                {{"output", spill(runtime::job_output::merged)},
+                                 {"stdout", spill(runtime::job_output::stdout_only)},
+                                 {"stderr", spill(runtime::job_output::stderr_only)}}},
+                               {"message", snapshot.outcome && !snapshot.outcome->message.empty()
+                                               ? json(snapshot.outcome->message)
+                                               : json()},
+                               {"label", snapshot.label}});
     return out;
 }
 

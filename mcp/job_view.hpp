@@ -57,8 +57,10 @@ struct job_view {
 [[nodiscard]] job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot,
                             const window& shown, std::string_view denial_hint = {});
 
-// The job's sandbox facts and its status, for lists.
-[[nodiscard]] nlohmann::json sandbox_json(const runtime::job_snapshot& snapshot);
+// What every result that names a job says of it: how its run ended (runtime::ending_json: outcome,
+// exitCode, signal, timedOut, aborted, sandbox with runnerFailed, error) plus job_id, status and
+// runningForMs. view() and job_list add their own fields to it.
+[[nodiscard]] nlohmann::json ending_json(const runtime::job_snapshot& snapshot);
 [[nodiscard]] std::string duration_text(std::chrono::milliseconds elapsed);
 [[nodiscard]] std::chrono::milliseconds running_for(const runtime::job_snapshot& snapshot);
 

@@ -1,34 +1,33 @@
+// The dispatcher of `cordon mcp`: the stdio loop, the protocol's own requests (initialize, ping,
+// tools/list), the calls in flight (a thread each, their cancellation and progress) and the
+// approval bridge. The tools themselves are in the registry (mcp/tools.hpp) and their own files;
+// they see the server through tool_context (mcp/tool_context.hpp), which this implements.
 #include "mcp/server.hpp"
 
 #include <poll.h>
 #include <unistd.h>
 
-#include <boost/regex.hpp>
-
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
-#include <csignal>
 #include <cstring>
-#include <ctime>
 #include <list>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <stop_token>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
-#include "mcp/arguments.hpp"
 #include "mcp/client_requests.hpp"
 #include "mcp/elicitation.hpp"
 #include "mcp/job_view.hpp"
 #include "mcp/json_rpc.hpp"
-#include "policy/command_prefix.hpp"
+#include "mcp/tool_context.hpp"
+#include "mcp/tools.hpp"
 #include "policy/escalation.hpp"
-#include "policy/resolve.hpp"
-#include "sandbox/policy.hpp"
 
 namespace cordon::mcp {
 
@@ -37,12 +36,9 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-constexpr std::string_view owner = "mcp";
 constexpr std::array<std::string_view, 2> protocol_versions{"2025-11-25", "2025-06-18"};
 // How often a waiting call looks at its cancellation.
 constexpr milliseconds wait_slice{100};
-// How much output job_kill returns: the end of it.
-constexpr std::size_t kill_tail_bytes = 4'000;
 
 constexpr std::string_view instructions =
     "cordon: a sandboxed shell. bash runs a command and returns within yield_ms; a longer "
@@ -53,73 +49,23 @@ constexpr std::string_view instructions =
     "denial says escalation is available, bash can retry that command once with "
     "sandbox_permissions and a justification: the user is asked first.";
 
-json text_result(std::string text, json structured, bool is_error) {
-    json result{{"content", json::array({{{"type", "text"}, {"text", std::move(text)}}})},
-                {"isError", is_error}};
-    if (!structured.is_null()) result["structuredContent"] = std::move(structured);
-    return result;
-}
-
-// A call the caller got wrong, or that cannot be done: the model reads it and corrects itself.
-json tool_error(std::string message) {
-    return text_result(std::move(message), nullptr, true);
-}
-
-json tool_result(const job_view& shown) {
-    return text_result(shown.text, shown.structured, shown.is_error);
-}
-
-std::string iso8601(std::chrono::system_clock::time_point when) {
-    const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
-    std::tm utc{};
-    ::gmtime_r(&seconds, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
-
-std::size_t stream_index(runtime::job_output which) {
-    return static_cast<std::size_t>(which);
-}
-
-std::uint64_t stream_size(const runtime::job& job, runtime::job_output which) {
-    return job.read(which, UINT64_MAX, 0).next_offset;
-}
-
-std::string shortened(const std::string& text, std::size_t most) {
-    if (text.size() <= most) return text;
-    return text.substr(0, most) + "\u2026";
-}
-
 }  // namespace
 
-struct server::impl {
-    // One tools/call in flight.
-    struct call {
-        json id;
-        json progress_token;  // null: the caller asked for no progress
-        // Progress counts the milliseconds since the call came, so that it grows through the
-        // approval and the wait for the command alike.
-        steady_clock::time_point started = steady_clock::now();
-        std::atomic<bool> cancelled{false};
-        std::stop_source withdraw;  // takes back a question the call is waiting on
-        std::mutex mutex;
-        std::shared_ptr<runtime::job> job;  // a bash call's job while the call waits for it
-    };
+struct server::impl final : tool_context {
     struct worker {
         std::thread thread;
         std::shared_ptr<std::atomic<bool>> done;
     };
 
     impl(std::shared_ptr<sandbox::provider> provider, server_options opts)
-        : options(std::move(opts)),
+        : options_(std::move(opts)),
           sandbox_provider(provider),
-          tools(tool_list(options.limits)),
-          jobs([&] {
-              runtime::supervisor_options jobs_options = options.jobs;
-              jobs_options.max_running_per_owner = options.limits.max_jobs;
+          tools(tool_list(options_.limits)),
+          jobs_([&] {
+              runtime::supervisor_options jobs_options = options_.jobs;
+              jobs_options.max_running_per_owner = options_.limits.max_jobs;
               jobs_options.max_lifetime =
-                  std::max(options.limits.max_timeout, options.limits.max_job_timeout);
+                  std::max(options_.limits.max_timeout, options_.limits.max_job_timeout);
               return runtime::supervisor(std::move(provider), std::move(jobs_options));
           }()) {}
 
@@ -127,13 +73,27 @@ struct server::impl {
 
     void serve(int in, int out_fd, int interrupt) {
         output = std::make_unique<line_writer>(out_fd);
+        // However the loop ends, an exception included, every job's tree ends and every call is
+        // joined (a joinable worker destroyed would end the process without ending its jobs).
+        struct shutdown_guard {
+            impl& self;
+            ~shutdown_guard() {
+                try {
+                    self.shut_down();
+                } catch (const std::exception& error) {
+                    spdlog::error("mcp: shutting down failed: {}", error.what());
+                } catch (...) {
+                    spdlog::error("mcp: shutting down failed");
+                }
+            }
+        } guard{*this};
         line_splitter lines(
-            options.max_line_bytes, [this](std::string_view line) { dispatch(line); },
+            options_.max_line_bytes, [this](std::string_view line) { dispatch(line); },
             [this](std::size_t bytes) {
                 send(error_reply(nullptr, error_code::invalid_request,
                                  "Invalid Request: a message of " + std::to_string(bytes) +
                                      " bytes is over the limit of " +
-                                     std::to_string(options.max_line_bytes)));
+                                     std::to_string(options_.max_line_bytes)));
             });
         std::string buffer(64 * 1024, '\0');
         for (;;) {
@@ -161,7 +121,6 @@ struct server::impl {
             }
             lines.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
         }
-        shut_down();
     }
 
     // Every job's tree ends; the calls still in flight then see their jobs settle and answer
@@ -170,7 +129,7 @@ struct server::impl {
     void shut_down() {
         // A question still out is answered `unavailable` at once: nothing waits on the client.
         asks->close();
-        jobs.shutdown(runtime::kill_plan::standard(options.shutdown_grace));
+        jobs_.shutdown(runtime::kill_plan::standard(options_.shutdown_grace));
         std::list<worker> left;
         {
             std::lock_guard lock(mutex);
@@ -181,21 +140,42 @@ struct server::impl {
         output->close(std::chrono::milliseconds(1'000));
     }
 
+    // One message. Whatever goes wrong in answering it (an allocation that fails, a throwing
+    // handler) is answered as an internal error, and the server goes on with the next one.
     void dispatch(std::string_view line) {
-        incoming parsed = parse_message(line);
-        if (auto* bad = std::get_if<malformed>(&parsed)) {
-            send(error_reply(bad->id, bad->code, bad->message));
-        } else if (auto* note = std::get_if<notification>(&parsed)) {
-            on_notification(*note);
-        } else if (auto* asked = std::get_if<request>(&parsed)) {
-            on_request(std::move(*asked));
-        } else if (auto* reply = std::get_if<response>(&parsed)) {
-            const std::string id = reply->id.dump();
-            if (!asks->deliver(std::move(*reply))) {
-                spdlog::debug("mcp: a reply to {} answers no request of the server's; dropped", id);
+        json id;  // the request's, once known
+        try {
+            incoming parsed = parse_message(line);
+            if (auto* bad = std::get_if<malformed>(&parsed)) {
+                send(error_reply(bad->id, bad->code, bad->message));
+            } else if (auto* note = std::get_if<notification>(&parsed)) {
+                on_notification(*note);
+            } else if (auto* asked = std::get_if<request>(&parsed)) {
+                id = asked->id;
+                on_request(std::move(*asked));
+            } else if (auto* reply = std::get_if<response>(&parsed)) {
+                const std::string replied = reply->id.dump();
+                if (!asks->deliver(std::move(*reply))) {
+                    spdlog::debug("mcp: a reply to {} answers no request of the server's; dropped",
+                                  replied);
+                }
             }
+        } catch (const std::exception& error) {
+            internal_error(id, error.what());
+        } catch (...) {
+            internal_error(id, "unknown exception");
         }
         reap_workers();
+    }
+
+    void internal_error(const json& id, std::string_view what) noexcept {
+        try {
+            spdlog::error("mcp: a message could not be answered: {}", what);
+            send(error_reply(id, error_code::internal_error,
+                             "Internal error: " + std::string(what)));
+        } catch (...) {
+            spdlog::error("mcp: an internal error could not be reported");
+        }
     }
 
     void on_notification(const notification& note) {
@@ -285,11 +265,11 @@ struct server::impl {
                 return client.ready;
             }));
         }
-        return result_reply(asked.id,
-                            json{{"protocolVersion", version},
-                                 {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                                 {"serverInfo", {{"name", "cordon"}, {"version", options.version}}},
-                                 {"instructions", instructions}});
+        return result_reply(
+            asked.id, json{{"protocolVersion", version},
+                           {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                           {"serverInfo", {{"name", "cordon"}, {"version", options_.version}}},
+                           {"instructions", instructions}});
     }
 
     void start_call(request asked) {
@@ -300,11 +280,10 @@ struct server::impl {
                              "Invalid params: tools/call needs a tool \"name\""));
             return;
         }
-        const std::string tool = name->get<std::string>();
-        static constexpr std::array<std::string_view, 5> known{"bash", "job_output", "job_write",
-                                                               "job_kill", "job_list"};
-        if (std::find(known.begin(), known.end(), tool) == known.end()) {
-            send(error_reply(asked.id, error_code::invalid_params, "Unknown tool: " + tool));
+        const tool* const found = find_tool(name->get<std::string>());
+        if (found == nullptr) {
+            send(error_reply(asked.id, error_code::invalid_params,
+                             "Unknown tool: " + name->get<std::string>()));
             return;
         }
         json args = params.value("arguments", json::object());
@@ -331,7 +310,7 @@ struct server::impl {
                                  "Invalid Request: request id " + key + " is still in use"));
                 return;
             }
-            if (calls.size() >= options.max_calls_in_flight) {
+            if (calls.size() >= options_.max_calls_in_flight) {
                 send(error_reply(asked.id, error_code::server_busy,
                                  "Server busy: " + std::to_string(calls.size()) +
                                      " calls are in flight; wait for one to finish"));
@@ -340,8 +319,8 @@ struct server::impl {
             calls.emplace(key, running);
             try {
                 workers.push_back(
-                    worker{std::thread([this, running, tool, args = std::move(args), key, done] {
-                               run_call(*running, tool, args, key);
+                    worker{std::thread([this, running, found, args = std::move(args), key, done] {
+                               run_call(*running, *found, args, key);
                                *done = true;
                            }),
                            done});
@@ -356,11 +335,11 @@ struct server::impl {
 
     // A worker's whole life: the tool, then its reply (none for a cancelled call, as MCP asks).
     // Nothing escapes: an exception would end the server without ending its jobs.
-    void run_call(call& running, const std::string& tool, const json& args,
+    void run_call(call& running, const tool& called, const json& args,
                   const std::string& key) noexcept {
         json reply;
         try {
-            json result = run_tool(running, tool, args);
+            json result = called.run(*this, running, args);
             if (!result.is_null()) reply = result_reply(running.id, std::move(result));
         } catch (const std::exception& error) {
             reply = error_reply(running.id, error_code::internal_error,
@@ -404,8 +383,8 @@ struct server::impl {
     // job, so a server that shuts down ends it by ending the job.
     bool wait_for(call& running, steady_clock::time_point deadline,
                   const std::function<bool(steady_clock::time_point)>& ready,
-                  const std::function<std::string()>& progress) {
-        auto next_progress = steady_clock::now() + options.progress_interval;
+                  const std::function<std::string()>& progress) override {
+        auto next_progress = steady_clock::now() + options_.progress_interval;
         for (;;) {
             const auto now = steady_clock::now();
             const auto slice = std::min({deadline, next_progress, now + wait_slice});
@@ -413,7 +392,7 @@ struct server::impl {
             const auto after = steady_clock::now();
             if (after >= deadline || running.cancelled) return false;
             if (after >= next_progress) {
-                next_progress += options.progress_interval;
+                next_progress += options_.progress_interval;
                 send_progress(running, progress());
             }
         }
@@ -436,7 +415,8 @@ struct server::impl {
     // Asks whether this one call may run under a wider mode. Blocks until decided; meanwhile a
     // call with a progress token hears that it waits for the user. The command's clock has not
     // started: its job starts only once this returns a grant.
-    policy::escalation_result escalate(call& running, const policy::escalation_request& asked) {
+    policy::escalation_result escalate(call& running,
+                                       const policy::escalation_request& asked) override {
         std::jthread ticker;
         if (!running.progress_token.is_null()) {
             ticker =
@@ -445,8 +425,8 @@ struct server::impl {
                     std::condition_variable_any woken;
                     std::unique_lock lock(idle);
                     const auto since = steady_clock::now();
-                    for (auto next = since + options.progress_interval;;
-                         next += options.progress_interval) {
+                    for (auto next = since + options_.progress_interval;;
+                         next += options_.progress_interval) {
                         (void)woken.wait_until(lock, stop, next, [] { return false; });
                         if (stop.stop_requested()) return;
                         send_progress(running,
@@ -461,65 +441,10 @@ struct server::impl {
         return policy::approve_escalation(asked, &approvals, running.withdraw.get_token());
     }
 
-    // What the result says of the question: whether the client was asked, what it answered (or
-    // what decided instead), the outcome and the audit id.
-    json approval_json(const policy::escalation_result& result) const {
-        if (!result.decision) {
-            return json{
-                {"asked", false}, {"action", "not-wider"}, {"outcome", nullptr}, {"id", nullptr}};
-        }
-        const policy::approval_decision& decision = *result.decision;
-        std::string action;
-        switch (decision.source) {
-            case policy::decided_by::responder:
-                // The only responder is the client's elicitation.
-                switch (decision.outcome) {
-                    case policy::approval_outcome::allowed_once:
-                    case policy::approval_outcome::allowed_for_session:
-                        action = "accept";
-                        break;
-                    case policy::approval_outcome::rejected:
-                        action = "decline";
-                        break;
-                    case policy::approval_outcome::cancelled:
-                        action = "cancel";
-                        break;
-                    case policy::approval_outcome::unavailable:
-                        action = "error";  // an error reply, or an answer outside the vocabulary
-                        break;
-                }
-                break;
-            case policy::decided_by::timeout:
-                action = "timeout";
-                break;
-            case policy::decided_by::cancel:
-                action = "cancel";
-                break;
-            case policy::decided_by::policy:
-                action = "rejected-by-policy";
-                break;
-            case policy::decided_by::grant:
-                action = "session-grant";
-                break;
-            case policy::decided_by::none:
-            case policy::decided_by::unrecorded:
-                action = "unavailable";  // nobody could be asked, or the question was not recorded
-                break;
-        }
-        const bool asked = decision.asked;
-        json shown{{"asked", asked},
-                   {"action", action},
-                   {"outcome", policy::to_string(decision.outcome)},
-                   {"id", decision.id.empty() ? json() : json(decision.id)}};
-        if (!decision.detail.empty()) shown["detail"] = decision.detail;
-        if (decision.grant) shown["grant"] = policy::describe(*decision.grant);
-        return shown;
-    }
-
     // A job as a tool shows it, with the escalation hint after a denial when a retry could be
     // allowed (the hint is read only then: it looks at the session's approval policy).
     job_view show(const runtime::job& job, const runtime::job_snapshot& snapshot,
-                  const window& shown) const {
+                  const window& shown) const override {
         std::string hint;
         if (snapshot.sandbox.denied &&
             policy::escalation_possible(snapshot.sandbox.mode, approvals.effective_policy(),
@@ -529,409 +454,25 @@ struct server::impl {
         return view(job, snapshot, shown, hint);
     }
 
-    static std::string progress_of(const runtime::job& job) {
-        const runtime::job_snapshot now = job.snapshot();
-        return now.id + " running for " + duration_text(running_for(now)) + ", " +
-               std::to_string(now.output_bytes) + " bytes of output";
+    // ---- tool_context -------------------------------------------------------------------
+
+    const server_options& options() const noexcept override { return options_; }
+    runtime::supervisor& jobs() noexcept override { return jobs_; }
+    const std::shared_ptr<sandbox::provider>& provider() const noexcept override {
+        return sandbox_provider;
+    }
+    const json& declared(std::string_view tool) const override {
+        for (const auto& each : tools.at("tools")) {
+            if (each.at("name") == tool) return each;
+        }
+        throw std::logic_error("no tool is named " + std::string(tool));
     }
 
-    // ---- the tools --------------------------------------------------------------------------
-
-    json run_tool(call& running, const std::string& tool, const json& args) {
-        if (tool == "bash") return bash(running, args);
-        if (tool == "job_output") return job_output(running, args);
-        if (tool == "job_write") return job_write(running, args);
-        if (tool == "job_kill") return job_kill(running, args);
-        return job_list(args);
-    }
-
-    std::variant<std::shared_ptr<runtime::job>, json> find_job(const std::string& id) const {
-        if (auto found = jobs.find(id)) return found;
-        std::string text = "job_id \"" + id + "\" is unknown.";
-        std::string running;
-        for (const auto& each : jobs.list()) {
-            if (each.status != runtime::job_status::running) continue;
-            running += (running.empty() ? " Running jobs: " : ", ") + each.id + " (" +
-                       shortened(each.label, 60) + ")";
-        }
-        text += running.empty() ? " No job is running." : running + ".";
-        return tool_error(text + " job_list lists every job.");
-    }
-
-    void remember(const std::string& id, runtime::job_output which, std::uint64_t next) {
-        std::lock_guard lock(mutex);
-        cursors[id][stream_index(which)] = next;
-    }
-
-    std::uint64_t cursor(const std::string& id, runtime::job_output which) {
-        std::lock_guard lock(mutex);
-        const auto found = cursors.find(id);
-        return found == cursors.end() ? 0 : found->second[stream_index(which)];
-    }
-
-    json bash(call& running, const json& given) {
-        arguments args("bash", given,
-                       {"command", "description", "workdir", "timeout_ms", "run_in_background",
-                        "yield_ms", "stdin", "keep_stdin_open", "max_output_bytes", "env",
-                        "sandbox_permissions", "justification"});
-        const auto command = args.text("command", true);
-        const auto description = args.text("description");
-        const auto workdir = args.text("workdir");
-        const bool background = args.flag("run_in_background").value_or(false);
-        const auto& limits = options.limits;
-        const milliseconds most = background ? limits.max_job_timeout : limits.max_timeout;
-        const auto timeout = args.integer("timeout_ms", 1, most.count());
-        const auto yield = args.integer("yield_ms", 0, most_yield_ms, true);
-        auto input = args.text("stdin");
-        const bool keep_stdin_open = args.flag("keep_stdin_open").value_or(false);
-        const auto budget =
-            args.integer("max_output_bytes", least_output_bytes, most_output_bytes, true);
-        auto env = args.environment("env");
-        const std::string permissions =
-            args.choice("sandbox_permissions", {"use_default", "require_escalated",
-                                                "workspace-write", "danger-full-access"})
-                .value_or("use_default");
-        const auto justification = args.text("justification");
-        if (!args.ok()) return tool_error(args.error());
-        if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
-            return tool_error("invalid arguments for bash: command is empty");
-        }
-        // argv and paths end at a NUL: what follows one would be dropped without a word.
-        for (const auto* each : {&command, &workdir}) {
-            if (*each && (*each)->find('\0') != std::string::npos) {
-                return tool_error("invalid arguments for bash: a NUL byte in " +
-                                  std::string(each == &command ? "command" : "workdir"));
-            }
-        }
-
-        // The standing policy: the session's mode and root, else the server's.
-        std::optional<policy::session_state> session;
-        if (options.session) {
-            auto state = options.session->state();
-            if (auto* error = std::get_if<policy::log_error>(&state)) {
-                return tool_error("the session log " + options.session->path().string() +
-                                  " cannot be read" +
-                                  (error->line != 0 ? " (line " + std::to_string(error->line) + ")"
-                                                    : std::string()) +
-                                  ": " + error->message + "; nothing ran");
-            }
-            session = std::get<policy::session_state>(std::move(state));
-        }
-        auto resolved =
-            policy::resolve(policy::deployment{limits.mode, options.workspace},
-                            policy::resolve_request{session ? &*session : nullptr, std::nullopt});
-        if (auto* refused = std::get_if<std::string>(&resolved)) return tool_error(*refused);
-        const policy::resolved_policy standing = std::get<policy::resolved_policy>(resolved);
-        // require_escalated is the widest mode, as in Codex; use_default asks for nothing.
-        std::optional<sandbox::sandbox_mode> requested;
-        if (permissions == "require_escalated" || permissions == "danger-full-access") {
-            requested = sandbox::sandbox_mode::danger_full_access;
-        } else if (permissions == "workspace-write") {
-            requested = sandbox::sandbox_mode::workspace_write;
-        }
-        if (auto wrong = policy::check_escalation_fields(requested.has_value(), justification)) {
-            return tool_error(*wrong);
-        }
-
-        runtime::job_request request;
-        request.run.argv = {options.bash.string(), "-c", *command};
-        request.run.mode = standing.mode;
-        request.run.workspace_root = standing.workspace_root;
-        if (workdir) {
-            std::filesystem::path dir = *workdir;
-            if (dir.is_relative()) dir = standing.workspace_root / dir;
-            dir = sandbox::canonical_path(dir);
-            std::error_code ec;
-            if (!std::filesystem::is_directory(dir, ec)) {
-                return tool_error("invalid arguments for bash: workdir is not a directory: " +
-                                  *workdir);
-            }
-            request.run.workdir = dir;
-        }
-        request.run.timeout = milliseconds(timeout.value_or(
-            background ? limits.job_timeout.count() : limits.default_timeout.count()));
-        if (env) request.run.env = std::move(*env);
-        request.run.stdin_data = std::move(input);
-        request.keep_stdin_open = keep_stdin_open;
-        request.owner = owner;
-        request.label = description && !description->empty() ? *description : *command;
-
-        // An escalation is decided before anything runs, and widens this one call only.
-        json approval;
-        if (requested) {
-            // A run the wider mode would refuse (the session log where it could write, ...) is
-            // refused before anyone is asked.
-            if (sandbox::is_confined(*requested) && sandbox_provider &&
-                policy::is_strictly_wider(*requested, standing.mode)) {
-                const sandbox::sandbox_policy wider{*requested, standing.workspace_root};
-                if (auto refused =
-                        sandbox_provider->refusal(wider, options.jobs.executor.protected_paths)) {
-                    return tool_error("refusing to ask for " +
-                                      std::string(sandbox::to_string(*requested)) + ": " +
-                                      *refused + "; nothing ran");
-                }
-            }
-            policy::escalation_request asked;
-            asked.requested_mode = *requested;
-            asked.effective_mode = standing.mode;
-            asked.justification = *justification;
-            asked.subject = "command";
-            asked.tool = "bash";
-            asked.command = *command;
-            asked.workdir = request.run.workdir.value_or(standing.workspace_root);
-            asked.env = policy::env_overrides(request.run.env);
-            asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
-            const policy::escalation_result decided = escalate(running, asked);
-            if (running.cancelled) return nullptr;
-            approval = approval_json(decided);
-            if (!decided.granted) {
-                return text_result(decided.error,
-                                   json{{"status", "not_run"},
-                                        {"message", decided.error},
-                                        {"approval", std::move(approval)}},
-                                   true);
-            }
-            request.run.mode = *decided.granted;
-        }
-
-        auto started = jobs.start(std::move(request));
-        if (auto* refused = std::get_if<runtime::job_refused>(&started)) {
-            return tool_error(refused->message);
-        }
-        auto job = std::get<std::shared_ptr<runtime::job>>(std::move(started));
-        {
-            std::lock_guard lock(running.mutex);
-            running.job = job;
-        }
-        const milliseconds patience(background ? 0 : yield.value_or(default_yield_ms));
-        if (patience.count() > 0) {
-            (void)wait_for(
-                running, steady_clock::now() + patience,
-                [&job](steady_clock::time_point until) { return job->wait_settled(until); },
-                [&job] { return progress_of(*job); });
-        }
-        {
-            std::lock_guard lock(running.mutex);
-            running.job.reset();
-        }
-        if (running.cancelled) {
-            job->kill();
-            return nullptr;
-        }
-        const runtime::job_snapshot now = job->snapshot();
-        const window shown =
-            read_head_and_tail(*job, runtime::job_output::merged,
-                               static_cast<std::size_t>(budget.value_or(default_output_bytes)));
-        remember(job->id(), runtime::job_output::merged, shown.next_offset);
-        job_view shown_job = show(*job, now, shown);
-        if (!approval.is_null()) shown_job.structured["approval"] = std::move(approval);
-        return tool_result(shown_job);
-    }
-
-    json job_output(call& running, const json& given) {
-        arguments args("job_output", given,
-                       {"job_id", "offset", "wait", "timeout_ms", "max_bytes", "filter", "stream"});
-        const auto id = args.text("job_id", true);
-        const auto offset = args.integer("offset", -INT64_MAX, INT64_MAX, true);
-        const std::string wait = args.choice("wait", {"output", "exit", "none"}).value_or("output");
-        const auto timeout = args.integer("timeout_ms", 0, most_wait_ms, true);
-        const auto max_bytes = args.integer("max_bytes", 1, most_output_bytes, true);
-        const auto filter = args.text("filter");
-        const std::string stream =
-            args.choice("stream", {"both", "stdout", "stderr"}).value_or("both");
-        if (!args.ok()) return tool_error(args.error());
-        auto found = find_job(*id);
-        if (auto* error = std::get_if<json>(&found)) return *error;
-        const auto& job = std::get<std::shared_ptr<runtime::job>>(found);
-
-        const runtime::job_output which = stream == "stdout"   ? runtime::job_output::stdout_only
-                                          : stream == "stderr" ? runtime::job_output::stderr_only
-                                                               : runtime::job_output::merged;
-        std::optional<boost::regex> pattern;
-        if (filter) {
-            try {
-                pattern.emplace(*filter, boost::regex::ECMAScript);
-            } catch (const std::exception& error) {
-                return tool_error(
-                    "invalid arguments for job_output: filter is not a regular "
-                    "expression: " +
-                    std::string(error.what()));
-            }
-        }
-        std::uint64_t from = cursor(*id, which);
-        if (offset) {
-            const std::uint64_t size = stream_size(*job, which);
-            from = *offset >= 0 ? static_cast<std::uint64_t>(*offset)
-                                : size - std::min(size, static_cast<std::uint64_t>(-*offset));
-        }
-        const auto deadline = steady_clock::now() + milliseconds(timeout.value_or(default_wait_ms));
-        if (wait == "output") {
-            (void)wait_for(
-                running, deadline,
-                [&](steady_clock::time_point until) {
-                    return job->wait_output(which, from, until);
-                },
-                [&job] { return progress_of(*job); });
-        } else if (wait == "exit") {
-            (void)wait_for(
-                running, deadline,
-                [&job](steady_clock::time_point until) { return job->wait_settled(until); },
-                [&job] { return progress_of(*job); });
-        }
-        if (running.cancelled) return nullptr;
-        const runtime::job_snapshot now = job->snapshot();
-        window shown = read_window(
-            *job, which, from, static_cast<std::size_t>(max_bytes.value_or(default_output_bytes)));
-        if (pattern) {
-            try {
-                shown = keep_lines(std::move(shown), [&pattern](std::string_view line) {
-                    return boost::regex_search(line.begin(), line.end(), *pattern);
-                });
-            } catch (const std::exception& error) {
-                return tool_error("job_output: the filter could not be applied: " +
-                                  std::string(error.what()));
-            }
-        }
-        remember(*id, which, shown.next_offset);
-        return tool_result(show(*job, now, shown));
-    }
-
-    json job_write(call& running, const json& given) {
-        arguments args("job_write", given, {"job_id", "data", "eof", "wait_ms"});
-        const auto id = args.text("job_id", true);
-        const auto data = args.text("data");
-        const bool eof = args.flag("eof").value_or(false);
-        const auto wait = args.integer("wait_ms", 0, most_wait_ms, true);
-        if (!args.ok()) return tool_error(args.error());
-        if (!data && !eof)
-            return tool_error("invalid arguments for job_write: give data, eof, or both");
-        auto found = find_job(*id);
-        if (auto* error = std::get_if<json>(&found)) return *error;
-        const auto& job = std::get<std::shared_ptr<runtime::job>>(found);
-
-        const std::uint64_t before = stream_size(*job, runtime::job_output::merged);
-        const runtime::job_write_result written = job->write(data.value_or(""), eof);
-        if (written.error) {
-            std::string text = *id + ": " + *written.error;
-            if (written.written > 0) {
-                text += " (" + std::to_string(written.written) + " of " +
-                        std::to_string(data->size()) + " bytes were written)";
-            }
-            if (written.error->find("not open") != std::string::npos) {
-                text += ". Only a job started with keep_stdin_open: true takes input.";
-            } else if (written.error->find("ended") != std::string::npos) {
-                text += ". Start the command again to give it input.";
-            }
-            return tool_error(text);
-        }
-        (void)wait_for(
-            running, steady_clock::now() + milliseconds(wait.value_or(250)),
-            [&](steady_clock::time_point until) {
-                return job->wait_output(runtime::job_output::merged, before, until);
-            },
-            [&job] { return progress_of(*job); });
-        if (running.cancelled) return nullptr;
-        const runtime::job_snapshot now = job->snapshot();
-        const window shown =
-            read_window(*job, runtime::job_output::merged, before, default_output_bytes);
-        remember(*id, runtime::job_output::merged, shown.next_offset);
-        job_view shown_job = show(*job, now, shown);
-        shown_job.structured["written"] = written.written;
-        return tool_result(shown_job);
-    }
-
-    json job_kill(call& running, const json& given) {
-        arguments args("job_kill", given, {"job_id", "signal", "grace_ms"});
-        const auto id = args.text("job_id", true);
-        const std::string name =
-            args.choice("signal", {"TERM", "INT", "HUP", "KILL"}).value_or("TERM");
-        const auto grace = args.integer("grace_ms", 0, 60'000, true);
-        if (!args.ok()) return tool_error(args.error());
-        auto found = find_job(*id);
-        if (auto* error = std::get_if<json>(&found)) return *error;
-        const auto& job = std::get<std::shared_ptr<runtime::job>>(found);
-
-        const milliseconds wait(grace.value_or(3'000));
-        runtime::kill_plan plan;
-        if (name == "KILL") {
-            plan.steps = {{SIGKILL, milliseconds(0)}};
-        } else {
-            const int signal = name == "INT" ? SIGINT : name == "HUP" ? SIGHUP : SIGTERM;
-            plan.steps = {{signal, wait}, {SIGKILL, milliseconds(0)}};
-        }
-        const bool killed = job->kill(plan);
-        // The plan ends in SIGKILL and a sweep: the job settles soon after the grace.
-        (void)wait_for(
-            running, steady_clock::now() + wait + std::chrono::seconds(30),
-            [&job](steady_clock::time_point until) { return job->wait_settled(until); },
-            [&job] { return progress_of(*job); });
-        if (running.cancelled) return nullptr;
-        const runtime::job_snapshot now = job->snapshot();
-        const std::uint64_t size = stream_size(*job, runtime::job_output::merged);
-        const window shown =
-            read_window(*job, runtime::job_output::merged,
-                        size - std::min<std::uint64_t>(size, kill_tail_bytes), kill_tail_bytes);
-        job_view shown_job = show(*job, now, shown);
-        shown_job.structured["killed"] = killed;
-        shown_job.text = (killed ? "killed " + *id + " with SIG" + name + "\n"
-                                 : *id + " had already ended; nothing was killed\n") +
-                         shown_job.text;
-        return tool_result(shown_job);
-    }
-
-    json job_list(const json& given) {
-        arguments args("job_list", given, {"status"});
-        const std::string which = args.choice("status", {"running", "all"}).value_or("all");
-        if (!args.ok()) return tool_error(args.error());
-        json listed = json::array();
-        std::string text;
-        std::size_t running = 0;
-        for (const auto& each : jobs.list()) {
-            const bool live = each.status == runtime::job_status::running;
-            running += live ? 1 : 0;
-            if (which == "running" && !live) continue;
-            const std::uint64_t read = cursor(each.id, runtime::job_output::merged);
-            const std::uint64_t unread = each.output_bytes - std::min(each.output_bytes, read);
-            listed.push_back(
-                {{"job_id", each.id},
-                 {"description", shortened(each.label, 200)},
-                 {"status", runtime::to_string(each.status)},
-                 {"exitCode", each.exit_code ? json(*each.exit_code) : json()},
-                 {"signal", each.signal ? json(runtime::signal_name(*each.signal)) : json()},
-                 {"startedAt", iso8601(each.started_at)},
-                 {"runningForMs", running_for(each).count()},
-                 {"bytes",
-                  {{"output", each.output_bytes},
-                   {"stdout", each.stdout_bytes},
-                   {"stderr", each.stderr_bytes}}},
-                 {"unreadBytes", unread},
-                 {"sandbox", sandbox_json(each)}});
-            text += each.id + "  " + std::string(runtime::to_string(each.status));
-            if (each.exit_code && !live)
-                text += " (exit code " + std::to_string(*each.exit_code) + ")";
-            if (each.signal) text += " (" + runtime::signal_name(*each.signal) + ")";
-            text += "  " + duration_text(running_for(each)) + "  " + shortened(each.label, 80) +
-                    "  [" + std::to_string(each.output_bytes) + " bytes, " +
-                    std::to_string(unread) + " unread]\n";
-        }
-        if (listed.empty()) text = which == "running" ? "(no running jobs)\n" : "(no jobs)\n";
-        const std::size_t most = options.limits.max_jobs;
-        text += "[" + std::to_string(running) + " of at most " + std::to_string(most) +
-                " jobs running]\n";
-        if (running * 5 >= most * 4) {
-            text += "[close to the limit: end jobs you no longer need with job_kill]\n";
-        }
-        return text_result(text,
-                           json{{"jobs", std::move(listed)},
-                                {"limits", {{"maxRunning", most}, {"running", running}}}},
-                           false);
-    }
-
-    server_options options;
+    server_options options_;
     // The jobs' provider, also asked before an escalation whether the wider run would be refused.
     const std::shared_ptr<sandbox::provider> sandbox_provider;
     const json tools;
-    runtime::supervisor jobs;
+    runtime::supervisor jobs_;
     std::unique_ptr<line_writer> output;
     bool initialized = false;  // the reader thread's own
     // Requests of the server's own; their replies come through dispatch().
@@ -944,9 +485,8 @@ struct server::impl {
         bool ready = false;                  // notifications/initialized came
     } client;                                // guarded by mutex
     // After `asks` and `output`, which its responders use: it is destroyed before them.
-    policy::approval_service approvals{options.approval, options.session};
-    std::map<std::string, std::shared_ptr<call>> calls;           // by the id's JSON text
-    std::map<std::string, std::array<std::uint64_t, 3>> cursors;  // per job, per stream
+    policy::approval_service approvals{options_.approval, options_.session};
+    std::map<std::string, std::shared_ptr<call>> calls;  // by the id's JSON text
     std::list<worker> workers;
 };
 

@@ -1,6 +1,9 @@
 #include "mcp/tools.hpp"
 
+#include <array>
 #include <string>
+
+#include "mcp/tool_context.hpp"
 
 namespace cordon::mcp {
 
@@ -20,7 +23,12 @@ json nullable(std::string_view type) {
 // types), since a client rejects a whole result that does not validate. bash's results may also
 // be a refused escalation (status "not_run", no job) and say what became of the question.
 json job_schema(bool bash = false) {
-    json statuses = {"running", "completed", "killed", "timed_out", "failed_to_start"};
+    json statuses = json::array();
+    for (const auto status :
+         {runtime::job_status::running, runtime::job_status::completed, runtime::job_status::killed,
+          runtime::job_status::timed_out, runtime::job_status::failed_to_start}) {
+        statuses.push_back(runtime::to_string(status));
+    }
     if (bash) statuses.push_back("not_run");
     json schema{{"type", "object"},
                 {"properties",
@@ -29,7 +37,9 @@ json job_schema(bool bash = false) {
                   {"exitCode", nullable("integer")},
                   {"signal", nullable("string")},
                   {"timedOut", {{"type", "boolean"}}},
+                  {"aborted", {{"type", "boolean"}}},
                   {"outcome", nullable("string")},
+                  {"error", {{"type", "object"}}},
                   {"output", {{"type", "string"}}},
                   {"offset", {{"type", "integer"}}},
                   {"nextOffset", {{"type", "integer"}}},
@@ -52,8 +62,10 @@ json job_schema(bool bash = false) {
                                               {"action", {{"type", "string"}}},
                                               {"outcome", nullable("string")},
                                               {"id", nullable("string")},
+                                              {"mode", {{"type", "string"}}},
+                                              {"by", nullable("string")},
                                               {"detail", {{"type", "string"}}},
-                                              {"grant", {{"type", "string"}}}}}};
+                                              {"grant", {{"type", "object"}}}}}};
         schema["required"] = {"status"};
     }
     return schema;
@@ -87,12 +99,9 @@ json annotations(std::string title, bool read_only, bool destructive, bool idemp
                 {"openWorldHint", open_world}};
 }
 
-}  // namespace
-
-json tool_list(const tool_limits& limits) {
+json describe_bash(const tool_limits& limits) {
     const std::string mode(sandbox::to_string(limits.mode));
-    json bash{
-        {"name", "bash"},
+    return json{
         {"title", "Run a shell command (sandboxed)"},
         {"description",
          "Runs a command with bash -c under the standing sandbox mode (" + mode +
@@ -147,9 +156,10 @@ json tool_list(const tool_limits& limits) {
                {"command"})},
         {"outputSchema", job_schema(true)},
         {"annotations", annotations("Run shell command (sandboxed)", false, true, false, true)}};
+}
 
-    json job_output{
-        {"name", "job_output"},
+json describe_job_output(const tool_limits& /*limits*/) {
+    return json{
         {"title", "Wait for and read a job's output"},
         {"description",
          "Reads a job's output from a byte offset and returns nextOffset to continue from; "
@@ -175,9 +185,10 @@ json tool_list(const tool_limits& limits) {
                {"job_id"})},
         {"outputSchema", job_schema()},
         {"annotations", annotations("Read job output", true, false, true, false)}};
+}
 
-    json job_write{
-        {"name", "job_write"},
+json describe_job_write(const tool_limits& /*limits*/) {
+    return json{
         {"title", "Write to a job's stdin"},
         {"description",
          "Writes data to the stdin of a job started with keep_stdin_open, and closes it with "
@@ -190,9 +201,10 @@ json tool_list(const tool_limits& limits) {
                               {"job_id"})},
         {"outputSchema", job_schema()},
         {"annotations", annotations("Write to job stdin", false, true, false, true)}};
+}
 
-    json job_kill{
-        {"name", "job_kill"},
+json describe_job_kill(const tool_limits& /*limits*/) {
+    return json{
         {"title", "End a job and everything it started"},
         {"description",
          "Ends a job's whole process tree: the signal (default TERM) to every process, then "
@@ -208,9 +220,10 @@ json tool_list(const tool_limits& limits) {
                {"job_id"})},
         {"outputSchema", job_schema()},
         {"annotations", annotations("Kill job", false, true, true, false)}};
+}
 
-    json job_list{
-        {"name", "job_list"},
+json describe_job_list(const tool_limits& limits) {
+    return json{
         {"title", "List jobs"},
         {"description",
          "Lists this session's jobs: the running ones first, then the finished ones still kept "
@@ -228,8 +241,37 @@ json tool_list(const tool_limits& limits) {
             {"limits", {{"type", "object"}}}}},
           {"required", {"jobs"}}}},
         {"annotations", annotations("List jobs", true, false, true, false)}};
+}
 
-    return json{{"tools", {bash, job_output, job_write, job_kill, job_list}}};
+}  // namespace
+
+std::span<const tool> tools() {
+    // One table: tools/list, the known-name check and the dispatch all come from it.
+    static constexpr std::array<tool, 5> table{{
+        {"bash", describe_bash, run_bash},
+        {"job_output", describe_job_output, run_job_output},
+        {"job_write", describe_job_write, run_job_write},
+        {"job_kill", describe_job_kill, run_job_kill},
+        {"job_list", describe_job_list, run_job_list},
+    }};
+    return table;
+}
+
+const tool* find_tool(std::string_view name) {
+    for (const tool& each : tools()) {
+        if (each.name == name) return &each;
+    }
+    return nullptr;
+}
+
+json tool_list(const tool_limits& limits) {
+    json listed = json::array();
+    for (const tool& each : tools()) {
+        json entry = each.describe(limits);
+        entry["name"] = each.name;
+        listed.push_back(std::move(entry));
+    }
+    return json{{"tools", std::move(listed)}};
 }
 
 }  // namespace cordon::mcp

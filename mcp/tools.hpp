@@ -1,11 +1,15 @@
-// The tools `cordon mcp` offers, as tools/list describes them: names, input and output schemas,
-// annotations. The limits they quote come from the server's options.
+// The tools `cordon mcp` offers: one table (tools()) of each tool's name, its tools/list entry
+// (input and output schemas, annotations; the limits they quote come from the server's options)
+// and its handler. tools/list, the known-name check and the dispatch all come from it; a tool's
+// arguments are read against its own inputSchema (mcp/arguments.hpp).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstddef>
+#include <span>
+#include <string_view>
 
 #include "sandbox/mode.hpp"
 
@@ -28,6 +32,23 @@ inline constexpr std::int64_t default_yield_ms = 30'000;
 inline constexpr std::int64_t most_yield_ms = 50'000;
 inline constexpr std::int64_t default_wait_ms = 10'000;
 inline constexpr std::int64_t most_wait_ms = 30'000;
+
+struct call;
+class tool_context;
+
+struct tool {
+    std::string_view name;
+    // Its tools/list entry but the name: title, description, inputSchema, outputSchema,
+    // annotations.
+    nlohmann::json (*describe)(const tool_limits& limits);
+    // The tools/call result, or null for a cancelled call (mcp/tool_context.hpp).
+    nlohmann::json (*run)(tool_context& context, call& running, const nlohmann::json& arguments);
+};
+
+// Every tool, in the order tools/list gives them.
+[[nodiscard]] std::span<const tool> tools();
+// The tool named `name`, or null.
+[[nodiscard]] const tool* find_tool(std::string_view name);
 
 // {"tools": [...]}, the tools/list result.
 [[nodiscard]] nlohmann::json tool_list(const tool_limits& limits);

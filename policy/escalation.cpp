@@ -56,6 +56,7 @@ escalation_result approve_escalation(const escalation_request& request, approval
                                      std::stop_token cancel) {
     escalation_result result;
     const sandbox_mode mode = request.requested_mode;
+    result.requested = mode;
     if (!is_strictly_wider(mode, request.effective_mode)) {
         result.error = "sandbox escalation to " + quoted(mode) +
                        " is not strictly wider than this call's current " +

@@ -46,6 +46,7 @@ struct escalation_request {
 };
 
 struct escalation_result {
+    sandbox::sandbox_mode requested = sandbox::sandbox_mode::danger_full_access;  // as asked
     std::optional<sandbox::sandbox_mode> granted;  // the mode to run this one call under
     std::optional<approval_decision> decision;     // absent when nobody was asked
     std::string error;                             // the exact refusal text when not granted

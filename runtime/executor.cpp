@@ -110,6 +110,25 @@ std::optional<std::uint64_t> effective_limit(std::optional<std::uint64_t> asked,
 
 }  // namespace
 
+run_record sandbox_unavailable_record(sandbox::sandbox_mode mode, runner_failure failure) {
+    run_record record;
+    record.sandbox.mode = mode;
+    record.sandbox.backend = failure.backend;
+    record.outcome.kind = outcome_kind::runner_failed;
+    record.outcome.message =
+        sandbox::sandbox_unavailable_message(mode, failure.detail, failure.unusable);
+    record.outcome.runner = std::move(failure);
+    return record;
+}
+
+sandbox::sandbox_unavailable_error sandbox_unavailable(const run_record& record) {
+    const runner_failure failure = record.outcome.runner.value_or(runner_failure{});
+    sandbox::sandbox_unavailable_error error(record.sandbox.mode, failure.detail, failure.unusable);
+    if (failure.backend)
+        error.with_failed_backend(std::string(sandbox::to_string(*failure.backend)));
+    return error;
+}
+
 executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
                    executor_options options)
     : io_(std::move(io)),
@@ -145,7 +164,7 @@ void check_request(const run_request& request) {
     }
 }
 
-run_handle executor::async_run(run_request request, std::function<void(run_result)> done) {
+run_handle executor::async_run(run_request request, std::function<void(run_record)> done) {
     check_request(request);
     const auto timeout =
         std::min(request.timeout.value_or(options_.default_timeout), options_.max_timeout);
@@ -176,17 +195,20 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     spec.on_stderr = std::move(request.on_stderr);
 
     // A run that cannot start is reported from the event loop like any other.
-    auto not_started = [&](spawn_error error, std::string message) {
-        run_record record;
+    auto never_ran = [&](run_record record) {
         record.timeout = timeout;
-        record.sandbox.mode = mode;
-        record.outcome.kind = outcome_kind::not_started;
-        record.outcome.start_failure = error;
-        record.outcome.message = std::move(message);
         boost::asio::post(io_, [done = std::move(done), record = std::move(record)]() mutable {
             done(std::move(record));
         });
         return run_handle{};
+    };
+    auto not_started = [&](spawn_error error, std::string message) {
+        run_record record;
+        record.sandbox.mode = mode;
+        record.outcome.kind = outcome_kind::not_started;
+        record.outcome.start_failure = error;
+        record.outcome.message = std::move(message);
+        return never_ran(std::move(record));
     };
 
     // A limit that was asked for and cannot be enforced is never dropped silently.
@@ -210,10 +232,7 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
     if (sandbox::is_confined(mode)) {
         if (!provider_) {
             // No provider was composed: nothing can enforce the mode, so nothing runs.
-            boost::asio::post(io_, [done = std::move(done), mode]() mutable {
-                done(sandbox::sandbox_unavailable_error(mode));
-            });
-            return {};
+            return never_ran(sandbox_unavailable_record(mode, {}));
         }
         const sandbox::sandbox_policy policy{mode, request.workspace_root};
         // A workspace the command must not be able to write is the request's fault, not the
@@ -239,8 +258,10 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             // The workspace changed since refusal() passed it: still the request's fault.
             return not_started({spawn_stage::policy, EPERM}, error.reason());
         } catch (const sandbox::sandbox_unavailable_error& error) {
-            boost::asio::post(io_, [done = std::move(done), error]() mutable { done(error); });
-            return {};
+            // No backend can enforce the mode (confine() picks none: the failed backend is
+            // known only once a runner ran).
+            return never_ran(
+                sandbox_unavailable_record(mode, {error.detail(), std::nullopt, error.backends()}));
         }
         if (sandbox::profile_hides(confined->backend, policy, workdir)) {
             return not_started({spawn_stage::chdir, ENOENT},
@@ -285,15 +306,17 @@ run_handle executor::async_run(run_request request, std::function<void(run_resul
             classify::decide(outcome, {confined ? &*confined : nullptr, spawned,
                                        outcome.stderr_output.text, command, in_child});
         if (verdict.outcome.kind == outcome_kind::runner_failed) {
-            // The command never ran: the fail-closed contract's error, not a record.
+            // The command never ran: the record says what the fail-closed contract's error says.
             spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
                           verdict.outcome.message);
-            sandbox::sandbox_unavailable_error error(mode, verdict.outcome.message);
-            if (confined) {
-                error.with_failed_backend(std::string(sandbox::to_string(confined->backend)));
-                provider->runner_failed(*confined);
-            }
-            done(std::move(error));
+            if (confined) provider->runner_failed(*confined);
+            run_record record =
+                sandbox_unavailable_record(mode, verdict.outcome.runner.value_or(runner_failure{}));
+            record.timeout = timeout;
+            record.duration_ms = outcome.duration_ms;
+            record.limits = outcome.limits_applied;
+            record.limits_hit = outcome.limits_hit;
+            done(std::move(record));
             return;
         }
         run_record record;
@@ -322,11 +345,11 @@ run_record run(std::shared_ptr<sandbox::provider> provider, run_request request,
                executor_options options) {
     boost::asio::io_context context;
     executor exec(context.get_executor(), std::move(provider), std::move(options));
-    std::optional<run_result> result;
-    exec.async_run(std::move(request), [&result](run_result r) { result = std::move(r); });
+    std::optional<run_record> result;
+    exec.async_run(std::move(request), [&result](run_record r) { result = std::move(r); });
     context.run();
-    if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) throw *error;
-    return std::get<run_record>(std::move(*result));
+    if (result->outcome.kind == outcome_kind::runner_failed) throw sandbox_unavailable(*result);
+    return std::move(*result);
 }
 
 }  // namespace cordon::runtime

@@ -109,13 +109,15 @@ private:
 class executor {
 public:
     // `provider` may be null: then only danger-full-access runs, and every confined request
-    // fails closed with sandbox_unavailable_error.
+    // fails closed (a runner_failed record: SANDBOX_UNAVAILABLE).
     executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
              executor_options options = {});
 
-    // Starts the run; `done` is called exactly once, from the event loop (on the run's strand
-    // when a process was started). A request that breaks the contract (empty argv, relative
-    // workspace, non-positive timeout) throws std::invalid_argument before anything runs.
+    // Starts the run; `done` is called exactly once with its record, from the event loop (on
+    // the run's strand when a process was started). A run the sandbox could not run is a
+    // record too: outcome runner_failed, with what SANDBOX_UNAVAILABLE says (record.hpp). A request
+    // that breaks the contract (empty argv, relative workspace, non-positive timeout) throws
+    // std::invalid_argument before anything runs.
     //
     // Work done on the calling thread:
     //   - the program is looked up on PATH;
@@ -130,7 +132,7 @@ public:
     // run before async_run() returns when the spawn fails at once. Called from another thread:
     // `done` may run concurrently with the return. Either way, do not hold a lock across
     // async_run() that `done` takes.
-    run_handle async_run(run_request request, std::function<void(run_result)> done);
+    run_handle async_run(run_request request, std::function<void(run_record)> done);
 
     [[nodiscard]] const executor_options& options() const noexcept { return options_; }
     // Whether runs are contained in their own cgroup (see cgroup.hpp), and why not.
@@ -149,7 +151,8 @@ private:
 };
 
 // The synchronous form for simple callers: runs on a private event loop. Returns the record, or
-// throws sandbox::sandbox_unavailable_error when the sandbox could not run the command.
+// throws sandbox::sandbox_unavailable_error when the sandbox could not run the command (the
+// contract's one exception: sandbox_unavailable(record)).
 [[nodiscard]] run_record run(std::shared_ptr<sandbox::provider> provider, run_request request,
                              executor_options options = {});
 

@@ -93,6 +93,14 @@ std::optional<std::filesystem::path> job::spill_path(job_output which) const {
     return stream(which).spill_path();
 }
 
+std::uint64_t job::cursor(job_output which) const noexcept {
+    return cursors_[static_cast<std::size_t>(which)].load();
+}
+
+void job::set_cursor(job_output which, std::uint64_t offset) noexcept {
+    cursors_[static_cast<std::size_t>(which)].store(offset);
+}
+
 bool job::wait_output(job_output which, std::uint64_t offset,
                       std::chrono::steady_clock::time_point deadline) const {
     return stream(which).wait_for(offset, deadline);
@@ -152,12 +160,12 @@ job_write_result job::write(std::string_view data, bool eof) {
         std::lock_guard lock(mutex_);
         if (settled_) {
             stdin_.reset();
-            out.error = "the job has ended";
+            out.error = job_write_failure{job_write_error::ended, "the job has ended"};
             return out;
         }
     }
     if (!stdin_) {
-        out.error = "the job's stdin is not open";
+        out.error = job_write_failure{job_write_error::not_open, "the job's stdin is not open"};
         return out;
     }
     const auto deadline = std::chrono::steady_clock::now() + write_patience;
@@ -170,19 +178,23 @@ job_write_result job::write(std::string_view data, bool eof) {
         }
         if (errno == EINTR) continue;
         if (errno == EPIPE) {
-            out.error = "the command closed its stdin";
+            out.error = job_write_failure{job_write_error::closed_by_command,
+                                          "the command closed its stdin"};
             stdin_.reset();
             return out;
         }
         if (errno != EAGAIN) {
-            out.error = std::string("cannot write to the job's stdin: ") + std::strerror(errno);
+            out.error = job_write_failure{
+                job_write_error::io,
+                std::string("cannot write to the job's stdin: ") + std::strerror(errno)};
             return out;
         }
         const auto left =
             std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
-            out.error = "the command did not read its stdin within " +
-                        std::to_string(write_patience.count()) + " ms";
+            out.error = job_write_failure{job_write_error::not_reading,
+                                          "the command did not read its stdin within " +
+                                              std::to_string(write_patience.count()) + " ms"};
             return out;
         }
         pollfd ready{stdin_.get(), POLLOUT, 0};
@@ -192,58 +204,19 @@ job_write_result job::write(std::string_view data, bool eof) {
     return out;
 }
 
-void job::settle(run_result result, const std::function<void()>& retire) {
+void job::settle(run_record record, const std::function<void()>& retire) {
     job_snapshot out;
     out.id = id_;
     out.owner = owner_;
     out.label = label_;
     out.started_at = started_at_;
     out.finished_at = std::chrono::system_clock::now();
-    out.sandbox.mode = mode_;
-    std::optional<run_record> record;
-    if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&result)) {
-        out.status = job_status::failed_to_start;
-        out.runner_failed = error->detail().has_value();
-        if (error->failed_backend()) {
-            for (auto kind : {sandbox::backend_kind::bwrap, sandbox::backend_kind::landlock,
-                              sandbox::backend_kind::seatbelt}) {
-                if (sandbox::to_string(kind) == *error->failed_backend()) {
-                    out.sandbox.backend = kind;
-                }
-            }
-        }
-        out.message = error->what();
-    } else {
-        run_record& run = std::get<run_record>(result);
-        out.exit_code = run.outcome.exit_code;
-        out.signal = run.outcome.signal;
-        out.sandbox = run.sandbox;
-        out.message = run.outcome.message;
-        switch (run.outcome.kind) {
-            case outcome_kind::exited:
-                out.status = job_status::completed;
-                break;
-            case outcome_kind::signaled:
-            case outcome_kind::aborted:
-                out.status = job_status::killed;
-                break;
-            case outcome_kind::timed_out:
-                out.status = job_status::timed_out;
-                break;
-            case outcome_kind::not_started:
-                out.status = job_status::failed_to_start;
-                break;
-            case outcome_kind::runner_failed:
-                out.status = job_status::failed_to_start;
-                out.runner_failed = true;
-                break;
-        }
-        if (out.runner_failed) out.sandbox.denied = false;
-        record = std::move(run);
-    }
-    if (out.status == job_status::failed_to_start && !out.message.empty()) {
+    out.outcome = record.outcome;
+    out.sandbox = record.sandbox;
+    const std::string& message = record.outcome.message;
+    if (!record.outcome.started() && !message.empty()) {
         // A job that never ran says why where its output would be, once.
-        const std::string line = "cordon: " + out.message + "\n";
+        const std::string line = "cordon: " + message + "\n";
         stderr_.append(line);
         merged_.append(line);
     }
@@ -326,7 +299,9 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     unique_fd stdin_read;
     {
         std::lock_guard lock(mutex_);
-        if (shut_down_) return job_refused{"the supervisor has shut down", {}};
+        if (shut_down_) {
+            return job_refused{job_refusal::shut_down, "the supervisor has shut down", {}};
+        }
         std::vector<std::string> owned;
         for (const auto& running : running_) {
             if (running->owner_ == request.owner) owned.push_back(running->id());
@@ -338,13 +313,15 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
                                   "); kill one or wait for one to finish:";
             for (const auto& id : owned)
                 message += " " + id;
-            return job_refused{std::move(message), std::move(owned)};
+            return job_refused{job_refusal::too_many, std::move(message), std::move(owned)};
         }
         if (request.keep_stdin_open) {
             int ends[2];
             if (::pipe2(ends, O_CLOEXEC) != 0) {
                 return job_refused{
-                    std::string("cannot make the job's stdin pipe: ") + std::strerror(errno), {}};
+                    job_refusal::no_stdin,
+                    std::string("cannot make the job's stdin pipe: ") + std::strerror(errno),
+                    {}};
             }
             stdin_read = unique_fd(ends[0]);
             unique_fd write_end(ends[1]);
@@ -389,8 +366,8 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         if (theirs) theirs(chunk);
     };
     boost::asio::post(loop_->io, [this, started, run = std::move(request.run)]() mutable {
-        auto finish = [this, started](run_result result) {
-            started->settle(std::move(result), [this, &started] { retire(started); });
+        auto finish = [this, started](run_record record) {
+            started->settle(std::move(record), [this, &started] { retire(started); });
         };
         run_handle handle;
         try {
@@ -423,7 +400,7 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         const job_write_result written = started->write(*first_input, false);
         if (written.error) {
             spdlog::warn("{}: only {} of {} stdin bytes were written: {}", started->id(),
-                         written.written, first_input->size(), *written.error);
+                         written.written, first_input->size(), written.error->message);
         }
     }
     return started;

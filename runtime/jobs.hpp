@@ -21,6 +21,8 @@
 // and destroying the supervisor is a deadlock; job reads and kill() are fine.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -48,6 +50,23 @@ enum class job_status {
 };
 [[nodiscard]] std::string_view to_string(job_status status) noexcept;
 
+// The status of a job that ended this way: the one mapping from a run's outcome to a job's.
+[[nodiscard]] constexpr job_status status_of(outcome_kind kind) noexcept {
+    switch (kind) {
+        case outcome_kind::exited:
+            return job_status::completed;
+        case outcome_kind::signaled:
+        case outcome_kind::aborted:
+            return job_status::killed;
+        case outcome_kind::timed_out:
+            return job_status::timed_out;
+        case outcome_kind::not_started:
+        case outcome_kind::runner_failed:
+            return job_status::failed_to_start;
+    }
+    return job_status::failed_to_start;
+}
+
 enum class job_output {
     merged,  // stdout and stderr in the order they arrived
     stdout_only,
@@ -71,24 +90,40 @@ struct job_snapshot {
     std::string id;
     std::string owner;
     std::string label;
-    job_status status = job_status::running;
-    std::optional<int> exit_code;
-    std::optional<int> signal;
+    // How the run ended, once the job settled (its record's outcome): the exit code or signal,
+    // and for a job that never ran, why (`message`; `runner` when the sandbox could not run it).
+    std::optional<run_outcome> outcome;
     std::chrono::system_clock::time_point started_at;
     std::optional<std::chrono::system_clock::time_point> finished_at;
-    // Stamped when the job settles. For a confined job whose runner broke, runner_failed is true
-    // and sandbox.denied false.
+    // The mode until the job settles, then the record's facts (sandbox.denied is false for a
+    // runner failure).
     sandbox_facts sandbox;
-    bool runner_failed = false;
-    std::string message;  // why it did not start, or how it ended when that needs words
     std::uint64_t output_bytes = 0;
     std::uint64_t stdout_bytes = 0;
     std::uint64_t stderr_bytes = 0;
+
+    [[nodiscard]] job_status status() const noexcept {
+        return outcome ? status_of(outcome->kind) : job_status::running;
+    }
+};
+
+// Why job::write() could not write everything: a kind for callers, beside the words for people.
+enum class job_write_error {
+    not_open,           // the job was not started with keep_stdin_open, or its stdin was closed
+    ended,              // the job has settled
+    closed_by_command,  // the command closed its end (EPIPE)
+    not_reading,        // the command did not read within the write's patience
+    io,                 // another write error (the message has strerror)
+};
+
+struct job_write_failure {
+    job_write_error kind = job_write_error::io;
+    std::string message;  // "the job's stdin is not open", ...
 };
 
 struct job_write_result {
     std::size_t written = 0;
-    std::optional<std::string> error;  // set when not every byte (or the eof) got through
+    std::optional<job_write_failure> error;  // set when not every byte (or the eof) got through
 };
 
 class supervisor;
@@ -101,8 +136,7 @@ public:
 
     [[nodiscard]] const std::string& id() const noexcept { return id_; }
     [[nodiscard]] job_snapshot snapshot() const;
-    // The run's full record once the job settled (a job that failed to start in the sandbox has
-    // none: see snapshot().message).
+    // The run's full record once the job settled.
     [[nodiscard]] std::optional<run_record> record() const;
 
     // Up to `max_bytes` of `which` from `offset`; see stream_read.
@@ -110,6 +144,10 @@ public:
                                    std::size_t max_bytes) const;
     // The file that holds all of `which` while it does (see job_stream::spill_path).
     [[nodiscard]] std::optional<std::filesystem::path> spill_path(job_output which) const;
+    // Where a reader of `which` last stopped (0 until set_cursor): a consumer that reads the job
+    // from several calls (the MCP job tools) keeps its place here, so that it goes with the job.
+    [[nodiscard]] std::uint64_t cursor(job_output which) const noexcept;
+    void set_cursor(job_output which, std::uint64_t offset) noexcept;
     // Until `which` has a byte at `offset` or is complete, or `deadline`. True if so.
     bool wait_output(job_output which, std::uint64_t offset,
                      std::chrono::steady_clock::time_point deadline) const;
@@ -137,7 +175,7 @@ public:
 private:
     // Stamps the outcome and seals the streams, calls `retire` (the supervisor's bookkeeping),
     // then publishes: whoever sees the job settled also sees it gone from the running jobs.
-    void settle(run_result result, const std::function<void()>& retire);
+    void settle(run_record record, const std::function<void()>& retire);
     [[nodiscard]] const job_stream& stream(job_output which) const;
 
     const std::string id_;
@@ -149,6 +187,7 @@ private:
     job_stream merged_;
     job_stream stdout_;
     job_stream stderr_;
+    std::array<std::atomic<std::uint64_t>, 3> cursors_{};  // by job_output
 
     mutable std::mutex mutex_;
     mutable std::condition_variable settled_changed_;
@@ -179,7 +218,14 @@ struct supervisor_options {
 };
 
 // start() refused the job: nothing was run.
+enum class job_refusal {
+    shut_down,  // the supervisor has shut down
+    too_many,   // the owner's running-job cap: `running` names them
+    no_stdin,   // the stdin pipe could not be made
+};
+
 struct job_refused {
+    job_refusal kind = job_refusal::shut_down;
     std::string message;
     std::vector<std::string> running;  // the owner's running job ids, when the cap was the reason
 };

@@ -1,12 +1,13 @@
 // The record of one run: how it ended (one classify::run_outcome), its output, its limits and
-// the sandbox facts (mode, enforcement, denied, backend). Plain values; converted to JSON in
-// record_json.cpp and to the human rendering in render.cpp, nowhere else.
+// the sandbox facts (mode, enforcement, denied, backend). Every run delivers one, including a run
+// the sandbox could not run (runner_failed, with the SANDBOX_UNAVAILABLE error's facts). Plain
+// values; converted to JSON in record_json.cpp and to the human rendering in render.cpp, nowhere
+// else.
 #pragma once
 
 #include <chrono>
 #include <optional>
 #include <string>
-#include <variant>
 
 #include "classify/outcome.hpp"
 #include "runtime/limits.hpp"
@@ -19,6 +20,7 @@ namespace cordon::runtime {
 
 using classify::outcome_kind;
 using classify::run_outcome;
+using classify::runner_failure;
 using classify::signal_name;
 
 struct sandbox_facts {
@@ -39,8 +41,13 @@ struct run_record {
     limit_events limits_hit;  // whether the run met them
 };
 
-// What an asynchronous run delivers: a record, or the fail-closed sandbox error (the command did
-// not run: no backend could enforce the mode, or its runner failed).
-using run_result = std::variant<run_record, sandbox::sandbox_unavailable_error>;
+// The record of a run the sandbox could not run (outcome runner_failed): no backend could enforce
+// `mode`, or the runner of `failure.backend` failed. Its message is the SANDBOX_UNAVAILABLE
+// error's, in full.
+[[nodiscard]] run_record sandbox_unavailable_record(sandbox::sandbox_mode mode,
+                                                    classify::runner_failure failure);
+
+// The error runtime::run() throws for such a record (the contract's one exception).
+[[nodiscard]] sandbox::sandbox_unavailable_error sandbox_unavailable(const run_record& record);
 
 }  // namespace cordon::runtime

@@ -4,6 +4,27 @@ namespace cordon::runtime {
 
 using nlohmann::json;
 
+namespace {
+
+// SANDBOX_UNAVAILABLE as JSON: the error's name, code and whole message, the mode, the runner's
+// line, the backend whose runner failed, and why each backend considered was unusable.
+json sandbox_error_json(sandbox::sandbox_mode mode, const std::string& message,
+                        const runner_failure& failure) {
+    json backends = json::array();
+    for (const auto& backend : failure.unusable) {
+        backends.push_back({{"backend", backend.backend}, {"reason", backend.reason}});
+    }
+    return json{{"name", sandbox::sandbox_unavailable_name},
+                {"code", sandbox::sandbox_unavailable_code},
+                {"message", message},
+                {"mode", sandbox::to_string(mode)},
+                {"runnerFailure", failure.detail ? json(*failure.detail) : json()},
+                {"backend", failure.backend ? json(sandbox::to_string(*failure.backend)) : json()},
+                {"backends", std::move(backends)}};
+}
+
+}  // namespace
+
 json to_json(const collected_output& output) {
     return json{{"text", output.text},
                 {"truncated", output.truncated},
@@ -11,50 +32,41 @@ json to_json(const collected_output& output) {
                 {"bytes", output.bytes}};
 }
 
-json to_json(const run_record& record) {
-    const run_outcome& outcome = record.outcome;
-    json sandbox{
-        {"mode", sandbox::to_string(record.sandbox.mode)},
-        {"enforcement", record.sandbox.enforcement
-                            ? json(sandbox::to_string(*record.sandbox.enforcement))
-                            : json()},
-        {"denied", record.sandbox.denied},
-        {"backend",
-         record.sandbox.backend ? json(sandbox::to_string(*record.sandbox.backend)) : json()}};
+json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
     json out{
-        {"outcome", classify::to_string(outcome.kind)},
-        {"exitCode", outcome.exit_code ? json(*outcome.exit_code) : json()},
-        {"signal", outcome.signal ? json(signal_name(*outcome.signal)) : json()},
-        {"timedOut", outcome.kind == outcome_kind::timed_out},
-        {"aborted", outcome.kind == outcome_kind::aborted},
-        {"timeoutMs", record.timeout.count()},
-        {"durationMs", record.duration_ms},
-        {"stdout", to_json(record.stdout_output)},
-        {"stderr", to_json(record.stderr_output)},
-        {"sandbox", std::move(sandbox)},
-        {"limits",
-         {{"maxProcesses",
-           record.limits.max_processes ? json(*record.limits.max_processes) : json()},
-          {"maxMemoryBytes", record.limits.max_memory ? json(*record.limits.max_memory) : json()},
-          {"processLimitHit", record.limits_hit.processes},
-          {"memoryLimitHit", record.limits_hit.memory}}}};
-    switch (outcome.kind) {
+        {"mode", sandbox::to_string(facts.mode)},
+        {"enforcement", facts.enforcement ? json(sandbox::to_string(*facts.enforcement)) : json()},
+        {"denied", facts.denied},
+        {"backend", facts.backend ? json(sandbox::to_string(*facts.backend)) : json()}};
+    if (outcome != nullptr && outcome->kind == outcome_kind::runner_failed) {
+        out["runnerFailed"] = true;
+    }
+    return out;
+}
+
+json ending_json(const run_outcome* outcome, const sandbox_facts& sandbox) {
+    json out{{"outcome", outcome ? json(classify::to_string(outcome->kind)) : json()},
+             {"exitCode", outcome && outcome->exit_code ? json(*outcome->exit_code) : json()},
+             {"signal", outcome && outcome->signal ? json(signal_name(*outcome->signal)) : json()},
+             {"timedOut", outcome && outcome->kind == outcome_kind::timed_out},
+             {"aborted", outcome && outcome->kind == outcome_kind::aborted},
+             {"sandbox", to_json(sandbox, outcome)}};
+    if (outcome == nullptr) return out;
+    switch (outcome->kind) {
         case outcome_kind::not_started: {
             // A refused request is not a failed spawn: nothing was attempted.
-            const auto stage =
-                outcome.start_failure ? outcome.start_failure->stage : classify::spawn_stage::exec;
+            const auto stage = outcome->start_failure ? outcome->start_failure->stage
+                                                      : classify::spawn_stage::exec;
             const bool refused = stage == classify::spawn_stage::policy;
             out["error"] = json{{"name", refused ? "RequestRefused" : "SpawnError"},
                                 {"code", refused ? "REQUEST_REFUSED" : "SPAWN_FAILED"},
                                 {"stage", classify::to_string(stage)},
-                                {"message", outcome.message}};
+                                {"message", outcome->message}};
             break;
         }
         case outcome_kind::runner_failed:
-            out["sandbox"]["runnerFailed"] = true;
-            out["error"] = json{{"name", sandbox::sandbox_unavailable_name},
-                                {"code", sandbox::sandbox_unavailable_code},
-                                {"message", outcome.message}};
+            out["error"] = sandbox_error_json(sandbox.mode, outcome->message,
+                                              outcome->runner.value_or(runner_failure{}));
             break;
         case outcome_kind::exited:
         case outcome_kind::signaled:
@@ -65,24 +77,26 @@ json to_json(const run_record& record) {
     return out;
 }
 
-json to_json(const sandbox::sandbox_unavailable_error& error) {
-    json backends = json::array();
-    for (const auto& backend : error.backends()) {
-        backends.push_back({{"backend", backend.backend}, {"reason", backend.reason}});
-    }
-    return json{{"outcome", classify::to_string(outcome_kind::runner_failed)},
-                {"error",
-                 {{"name", error.name()},
-                  {"code", error.code()},
-                  {"message", error.what()},
-                  {"mode", sandbox::to_string(error.mode())},
-                  {"runnerFailure", error.detail() ? json(*error.detail()) : json()},
-                  {"backend", error.failed_backend() ? json(*error.failed_backend()) : json()},
-                  {"backends", std::move(backends)}}}};
+json to_json(const run_record& record) {
+    json out = ending_json(&record.outcome, record.sandbox);
+    out["timeoutMs"] = record.timeout.count();
+    out["durationMs"] = record.duration_ms;
+    out["stdout"] = to_json(record.stdout_output);
+    out["stderr"] = to_json(record.stderr_output);
+    out["limits"] = {
+        {"maxProcesses", record.limits.max_processes ? json(*record.limits.max_processes) : json()},
+        {"maxMemoryBytes", record.limits.max_memory ? json(*record.limits.max_memory) : json()},
+        {"processLimitHit", record.limits_hit.processes},
+        {"memoryLimitHit", record.limits_hit.memory}};
+    return out;
 }
 
-json to_json(const run_result& result) {
-    return std::visit([](const auto& value) { return to_json(value); }, result);
+json to_json(const sandbox::sandbox_unavailable_error& error) {
+    runner_failure failure{error.detail(), std::nullopt, error.backends()};
+    if (error.failed_backend())
+        failure.backend = sandbox::parse_backend_kind(*error.failed_backend());
+    return json{{"outcome", classify::to_string(outcome_kind::runner_failed)},
+                {"error", sandbox_error_json(error.mode(), error.what(), failure)}};
 }
 
 std::string dump(const json& value, int indent) {

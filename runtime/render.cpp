@@ -23,12 +23,16 @@ std::string runner_failed_marker(sandbox::sandbox_mode mode) {
            "failure]\n";
 }
 
-std::string render_markers(const run_record& record) {
+std::string render_markers(const run_record& record, std::string_view denial_hint) {
     const run_outcome& outcome = record.outcome;
     switch (outcome.kind) {
         case outcome_kind::not_started:
             return "[not started: " + outcome.message + "]\n";
         case outcome_kind::runner_failed:
+            // No runner ran when no backend could enforce the mode: the error says why.
+            if (!outcome.runner || !outcome.runner->detail) {
+                return "[sandbox unavailable: " + outcome.message + "]\n";
+            }
             return runner_failed_marker(record.sandbox.mode);
         case outcome_kind::exited:
         case outcome_kind::signaled:
@@ -41,6 +45,7 @@ std::string render_markers(const run_record& record) {
         out += "[sandbox: file access denied under ";
         out += sandbox::to_string(record.sandbox.mode);
         out += " mode]\n";
+        out += denial_hint;
     }
     if (outcome.kind == outcome_kind::timed_out) {
         out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "runtime/record.hpp"
 
@@ -13,7 +14,12 @@ namespace cordon::runtime {
 [[nodiscard]] std::string runner_failed_marker(sandbox::sandbox_mode mode);
 
 // "[sandbox: file access denied under <mode> mode]" and the other markers, each ending in '\n'.
-[[nodiscard]] std::string render_markers(const run_record& record);
+// A runner_failed record whose runner never ran (no backend could enforce the mode) has
+// "[sandbox unavailable: <message>]" instead of the runner-failed marker.
+// `denial_hint`, when not empty, follows the denial marker (one line with its newline: how to
+// retry wider, when that could work; policy::escalation_hint and cli_escalation_hint).
+[[nodiscard]] std::string render_markers(const run_record& record,
+                                         std::string_view denial_hint = {});
 
 // The output section: stdout, then "[stderr]\n" + stderr, truncation notices with the spill path,
 // "(no output)" when both are empty.

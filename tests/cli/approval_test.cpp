@@ -440,9 +440,11 @@ TEST_F(Approval, SessionAnswerCoversThePrefixWithoutATerminalAndNothingElse) {
     EXPECT_TRUE(fs::exists(workspace_ / "f2"));
     const auto record = nlohmann::json::parse(covered.out);
     EXPECT_EQ(record["sandbox"]["mode"], "workspace-write");
-    EXPECT_EQ(record["approval"]["asked"], true);
+    EXPECT_EQ(record["approval"]["asked"], false);  // the grant decided: nobody was asked
+    EXPECT_EQ(record["approval"]["action"], "session-grant");
     EXPECT_EQ(record["approval"]["outcome"], "allowed-for-session");
     EXPECT_EQ(record["approval"]["by"], "grant");
+    EXPECT_EQ(record["approval"]["grant"]["id"], grant_id);
     EXPECT_EQ(record["approval"]["mode"], "workspace-write");
 
     // Another prefix is not covered, and with no terminal nobody can be asked.

@@ -16,13 +16,15 @@ protected:
     // One run on a long-lived executor (an agent keeps one for all its runs).
     runtime::run_record run_on(runtime::executor& exec, boost::asio::io_context& io,
                                runtime::run_request req) {
-        std::optional<runtime::run_result> result;
-        exec.async_run(std::move(req), [&](runtime::run_result r) { result = std::move(r); });
+        std::optional<runtime::run_record> result;
+        exec.async_run(std::move(req), [&](runtime::run_record r) { result = std::move(r); });
         io.restart();
         io.run();
         if (!result) throw std::runtime_error("the run never completed");
-        if (auto* error = std::get_if<sandbox::sandbox_unavailable_error>(&*result)) throw *error;
-        return std::get<runtime::run_record>(std::move(*result));
+        if (result->outcome.kind == runtime::outcome_kind::runner_failed) {
+            throw runtime::sandbox_unavailable(*result);
+        }
+        return std::move(*result);
     }
 
     // `configured` is the executor's spill_root, `real` the directory it leads to inside the

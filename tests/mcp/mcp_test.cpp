@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -234,6 +235,24 @@ TEST_F(McpServer, ToolsAreListedWithSchemasAndAnnotations) {
         EXPECT_TRUE(tool["annotations"].contains("readOnlyHint")) << name;
         EXPECT_FALSE(tool["description"].get<std::string>().empty()) << name;
     }
+
+    // What tools/list declares is what a call is checked against: every listed tool is known,
+    // and an argument its inputSchema does not name is refused with the names it does.
+    int id = 2;
+    for (const auto& tool : tools) {
+        const std::string name = tool["name"];
+        const json refused = peer.call(id++, name, {{"no_such_argument", 1}});
+        EXPECT_EQ(refused["isError"], true) << name << ": " << refused.dump();
+        std::string names;
+        for (const auto& property : tool["inputSchema"]["properties"].items())
+            names += (names.empty() ? "" : ", ") + property.key();
+        EXPECT_EQ(text_of(refused), "invalid arguments for " + name +
+                                        ": unknown argument \"no_such_argument\" (" + name +
+                                        " takes " + names + ")")
+            << refused.dump();
+    }
+    const json unknown = peer.request(id, "tools/call", {{"name", "no_such_tool"}});
+    EXPECT_EQ(unknown["error"]["message"], "Unknown tool: no_such_tool") << unknown.dump();
 }
 
 TEST_F(McpServer, AForegroundCallReturnsTheRecordAndTheMarkers) {
@@ -271,6 +290,51 @@ TEST_F(McpServer, AForegroundCallReturnsTheRecordAndTheMarkers) {
                                 {"workdir", "sub"}});
     EXPECT_EQ(fed["structuredContent"]["output"],
               "from stdin\nhello\n" + (workspace_ / "sub").string() + "\n");
+}
+
+// One runner failure reads the same through `cordon run --json` and through an MCP job: the same
+// outcome and the same error object (no sandbox-exec on Linux: the Seatbelt rung is unusable, and
+// nothing may run unconfined).
+TEST_F(McpServer, ARunnerFailedJobReportsWhatCordonRunReports) {
+    const std::string command = cordon_path().string() +
+                                " run --json --backend seatbelt --workspace '" +
+                                workspace_.path().string() + "' -c true";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string printed;
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+        printed.append(buffer, n);
+    const int status = ::pclose(pipe);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 125);
+    const json ran = json::parse(printed);
+    ASSERT_EQ(ran["outcome"], "runner-failed") << printed;
+    ASSERT_TRUE(ran["error"].is_object()) << printed;
+    EXPECT_EQ(ran["error"]["code"], "SANDBOX_UNAVAILABLE");
+
+    mcp_peer peer({"--backend", "seatbelt", "--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json started = peer.call(1, "bash", {{"command", "true"}, {"run_in_background", true}});
+    ASSERT_TRUE(started["structuredContent"].contains("job_id")) << started.dump();
+    const std::string id = started["structuredContent"]["job_id"];
+    const json read = peer.call(2, "job_output", {{"job_id", id}, {"wait", "exit"}});
+    const json& job = read["structuredContent"];
+    EXPECT_EQ(read["isError"], true);
+    EXPECT_EQ(job["status"], "failed_to_start");
+    EXPECT_EQ(job["outcome"], ran["outcome"]) << job.dump();
+    EXPECT_EQ(job["error"], ran["error"]) << job.dump();
+    EXPECT_EQ(job["sandbox"]["runnerFailed"], true);
+    EXPECT_NE(
+        text_of(read).find("[sandbox unavailable: " + ran["error"]["message"].get<std::string>()),
+        std::string::npos)
+        << text_of(read);
+
+    // job_list says the same of it.
+    const json listed = peer.call(3, "job_list", json::object());
+    ASSERT_EQ(listed["structuredContent"]["jobs"].size(), 1U) << listed.dump();
+    EXPECT_EQ(listed["structuredContent"]["jobs"][0]["outcome"], ran["outcome"]);
+    EXPECT_EQ(listed["structuredContent"]["jobs"][0]["error"], ran["error"]);
 }
 
 TEST_F(McpServer, ALongCallBecomesAJobReadByCursor) {

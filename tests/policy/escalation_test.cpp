@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "policy/escalation.hpp"
+#include "policy/escalation_json.hpp"
 
 namespace cordon::policy {
 namespace {
@@ -143,6 +144,51 @@ TEST(Escalation, PossibleOnlyWithAWiderModeAPolicyThatAsksAndSomeoneToAsk) {
     EXPECT_FALSE(escalation_possible(sandbox_mode::danger_full_access, approval_policy::ask, true));
     EXPECT_FALSE(escalation_possible(sandbox_mode::read_only, approval_policy::never, true));
     EXPECT_FALSE(escalation_possible(sandbox_mode::read_only, approval_policy::ask, false));
+}
+
+// One JSON shape for every consumer (cordon run --json, the MCP bash tool).
+TEST(EscalationJson, NotWiderWasNeverPutToTheService) {
+    approval_service service;
+    const auto result =
+        approve_escalation(widen(sandbox_mode::read_only, sandbox_mode::workspace_write), &service);
+    EXPECT_EQ(to_json(result), nlohmann::json::parse(R"({"asked": false, "action": "not-wider",
+        "outcome": null, "id": null, "mode": "read-only", "by": null})"));
+}
+
+TEST(EscalationJson, AnAnswerSaysWhoGaveItAndWhatItGranted) {
+    approval_service service;
+    service.add_responder(std::make_shared<function_responder>(
+        "terminal", [](const approval_request&, std::stop_token) {
+            return std::optional(approval_outcome::allowed_for_session);
+        }));
+    const auto first = to_json(approve_escalation(widen(sandbox_mode::workspace_write), &service));
+    EXPECT_EQ(first["asked"], true);
+    EXPECT_EQ(first["action"], "accept");
+    EXPECT_EQ(first["outcome"], "allowed-for-session");
+    EXPECT_EQ(first["mode"], "workspace-write");
+    EXPECT_EQ(first["by"], "terminal");
+    ASSERT_TRUE(first.contains("grant")) << first.dump();
+    EXPECT_EQ(first["grant"]["covers"], "`make …`") << first.dump();
+    EXPECT_EQ(first["grant"]["mode"], "workspace-write");
+    EXPECT_EQ(first.contains("detail"), false);
+
+    // The grant now covers the same command: nobody is asked.
+    const auto covered =
+        to_json(approve_escalation(widen(sandbox_mode::workspace_write), &service));
+    EXPECT_EQ(covered["asked"], false);
+    EXPECT_EQ(covered["action"], "session-grant");
+    EXPECT_EQ(covered["by"], "grant");
+    EXPECT_EQ(covered["grant"]["id"], first["grant"]["id"]);
+}
+
+TEST(EscalationJson, APolicyRefusalSaysWhy) {
+    approval_service service({approval_policy::never});
+    const auto shown = to_json(approve_escalation(widen(sandbox_mode::workspace_write), &service));
+    EXPECT_EQ(shown["asked"], false);
+    EXPECT_EQ(shown["action"], "rejected-by-policy");
+    EXPECT_EQ(shown["outcome"], "rejected");
+    EXPECT_EQ(shown["by"], "policy");
+    EXPECT_EQ(shown["detail"], "the approval policy is never");
 }
 
 }  // namespace

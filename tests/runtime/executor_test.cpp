@@ -289,18 +289,23 @@ TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) 
         });
     EXPECT_GT(probes.load(), 0);
 
-    // The asynchronous form delivers the same error as a value instead of throwing.
+    // The asynchronous form delivers the same facts as a runner-failed record instead.
     test::temp_dir workspace;
     const auto marker = workspace / "ran";
     boost::asio::io_context io;
     executor exec(io.get_executor(), provider);
-    std::optional<run_result> result;
+    std::optional<run_record> result;
     exec.async_run(request_for({child(), "write", marker.string(), "x"},
                                sandbox_mode::workspace_write, workspace.path()),
-                   [&](run_result r) { result = std::move(r); });
+                   [&](run_record r) { result = std::move(r); });
     io.run();
     ASSERT_TRUE(result);
-    EXPECT_TRUE(std::holds_alternative<sandbox::sandbox_unavailable_error>(*result));
+    EXPECT_EQ(result->outcome.kind, classify::outcome_kind::runner_failed);
+    ASSERT_TRUE(result->outcome.runner);
+    EXPECT_EQ(result->outcome.runner->backend, sandbox::backend_kind::bwrap);
+    EXPECT_EQ(result->sandbox.backend, sandbox::backend_kind::bwrap);
+    EXPECT_EQ(result->outcome.message, sandbox_unavailable(*result).what());
+    EXPECT_TRUE(result->stdout_output.text.empty());
     EXPECT_FALSE(fs::exists(marker));
     EXPECT_FALSE(fs::exists(verdicts / "cache" / "verdict-bwrap"))
         << "the verdict that chose a broken runner is still shared";
@@ -454,7 +459,7 @@ TEST(ExecutorProvider, BadWorkdirIsNotStartedNotARunnerFailure) {
 TEST(ExecutorProvider, ContractViolationsThrowBeforeAnythingRuns) {
     boost::asio::io_context io;
     executor exec(io.get_executor(), std::make_shared<counting_provider>());
-    auto noop = [](run_result) {};
+    auto noop = [](run_record) {};
     test::temp_dir workspace;
     EXPECT_THROW(
         exec.async_run(request_for({}, sandbox_mode::danger_full_access, workspace.path()), noop),
@@ -536,7 +541,7 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
     auto io = std::make_unique<boost::asio::io_context>();
     auto exec = std::make_unique<executor>(io->get_executor(), bwrap, options);
     EXPECT_EQ(exec->cgroup_containment(), cgroup_parent.has_value());
-    std::vector<std::optional<run_result>> results(total);
+    std::vector<std::optional<run_record>> results(total);
     std::vector<std::string> expected(total);
     std::vector<bool> confined(total);
     std::atomic<std::size_t> completed{0};
@@ -553,7 +558,7 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
                         confined[i] ? sandbox_mode::read_only : sandbox_mode::danger_full_access,
                         workspace.path());
         request.stdin_data = expected[i];
-        exec->async_run(std::move(request), [&results, &completed, i](run_result r) {
+        exec->async_run(std::move(request), [&results, &completed, i](run_record r) {
             results[i] = std::move(r);
             ++completed;
         });
@@ -574,10 +579,9 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
     for (std::size_t i = 0; i < total; ++i) {
         SCOPED_TRACE("run " + std::to_string(i));
         ASSERT_TRUE(results[i]);
-        auto* record = std::get_if<run_record>(&*results[i]);
-        ASSERT_NE(record, nullptr)
-            << "sandbox error: "
-            << std::get<sandbox::sandbox_unavailable_error>(*results[i]).what();
+        const run_record* record = &*results[i];
+        ASSERT_NE(record->outcome.kind, classify::outcome_kind::runner_failed)
+            << "sandbox error: " << record->outcome.message;
         ASSERT_NE(record->outcome.kind, classify::outcome_kind::not_started)
             << record->outcome.message;
         EXPECT_EQ(record->outcome.exit_code, 0) << record->stderr_output.text;
@@ -686,7 +690,7 @@ TEST(RecordJson, RealSignalledRunSerialisesTheSignalName) {
     auto record = run(std::make_shared<counting_provider>(),
                       request_for({child(), "kill-self", "15"}, sandbox_mode::danger_full_access,
                                   workspace.path()));
-    auto json = to_json(run_result(record));
+    auto json = to_json(record);
     EXPECT_EQ(json["outcome"], "signaled");
     EXPECT_EQ(json["signal"], "SIGTERM");
     EXPECT_TRUE(json["exitCode"].is_null());
@@ -714,7 +718,6 @@ TEST(RecordJson, SandboxErrorShape) {
     EXPECT_TRUE(json["error"]["backend"].is_null());
     const std::string message = json["error"]["message"];
     EXPECT_TRUE(message.ends_with(" Runner failure: bwrap: setting up uid map")) << message;
-    EXPECT_EQ(to_json(run_result(error)), json);
 
     // No usable backend: each one's reason, in the message and as data.
     sandbox::sandbox_unavailable_error none(
@@ -734,6 +737,40 @@ TEST(RecordJson, SandboxErrorShape) {
         << none.what();
 }
 
+// A run the sandbox could not run is a record like any other, and its error object is the one
+// the thrown error gives (cordon confine --json): cordon run --json and the MCP job results
+// print it.
+TEST(RecordJson, ARunnerFailedRecordCarriesTheSandboxError) {
+    run_record record = sandbox_unavailable_record(
+        sandbox_mode::workspace_write,
+        {"cordon-landlock: cannot apply the ruleset", sandbox::backend_kind::landlock, {}});
+    record.timeout = 1000ms;
+    const auto json = to_json(record);
+    EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
+                                                    "aborted", "timeoutMs", "durationMs", "stdout",
+                                                    "stderr", "sandbox", "limits", "error"}));
+    EXPECT_EQ(json["outcome"], "runner-failed");
+    EXPECT_EQ(json["sandbox"]["runnerFailed"], true);
+    EXPECT_EQ(json["sandbox"]["backend"], "landlock");
+    EXPECT_EQ(json["sandbox"]["denied"], false);
+    const sandbox::sandbox_unavailable_error error = sandbox_unavailable(record);
+    EXPECT_EQ(error.failed_backend(), "landlock");
+    EXPECT_EQ(json["error"], to_json(error)["error"]);
+    EXPECT_EQ(json["error"]["backend"], "landlock");
+    EXPECT_EQ(json["error"]["runnerFailure"], "cordon-landlock: cannot apply the ruleset");
+    EXPECT_EQ(json["error"]["message"], error.what());
+    EXPECT_EQ(render_markers(record), runner_failed_marker(sandbox_mode::workspace_write));
+
+    // No backend could enforce the mode: no runner ran, and the marker says why instead.
+    const run_record none = sandbox_unavailable_record(
+        sandbox_mode::read_only, {std::nullopt, std::nullopt, {{"seatbelt", "not here"}}});
+    const auto unusable = to_json(none);
+    EXPECT_TRUE(unusable["error"]["runnerFailure"].is_null());
+    EXPECT_TRUE(unusable["error"]["backend"].is_null());
+    EXPECT_EQ(unusable["error"], to_json(sandbox_unavailable(none))["error"]);
+    EXPECT_EQ(render_markers(none), "[sandbox unavailable: " + none.outcome.message + "]\n");
+}
+
 TEST(RecordJson, DumpReplacesInvalidUtf8) {
     run_record record;
     record.stdout_output.text = std::string("ok \xff\xfe end");
@@ -744,6 +781,20 @@ TEST(RecordJson, DumpReplacesInvalidUtf8) {
 }
 
 // --- rendering -----------------------------------------------------------------------------------
+
+TEST(Render, TheDenialHintFollowsTheDenialMarker) {
+    run_record record;
+    record.sandbox.mode = sandbox_mode::workspace_write;
+    record.sandbox.denied = true;
+    record.outcome.exit_code = 1;
+    EXPECT_EQ(render_markers(record, "[hint]\n"),
+              "[sandbox: file access denied under workspace-write mode]\n"
+              "[hint]\n"
+              "[exit code: 1]\n");
+    // No denial, no hint.
+    record.sandbox.denied = false;
+    EXPECT_EQ(render_markers(record, "[hint]\n"), "[exit code: 1]\n");
+}
 
 TEST(Render, MarkersInOrderDenialTimeoutSignal) {
     run_record record;

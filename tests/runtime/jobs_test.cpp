@@ -182,17 +182,17 @@ TEST_F(JobsTest, StartReturnsARunningJobAtOnceWithAnIdOfItsOwn) {
     ASSERT_TRUE(first);
     EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
     EXPECT_EQ(first->id(), "job-1");
-    EXPECT_EQ(first->snapshot().status, job_status::running);
+    EXPECT_EQ(first->snapshot().status(), job_status::running);
     auto second = started(jobs.start(request({child(), "exit", "3"})));
     EXPECT_EQ(second->id(), "job-2");
     EXPECT_EQ(jobs.find("job-1"), first);
     EXPECT_EQ(jobs.find("job-99"), nullptr);
     const job_snapshot done = settled(*second);
-    EXPECT_EQ(done.status, job_status::completed);
-    EXPECT_EQ(done.exit_code, 3);
+    EXPECT_EQ(done.status(), job_status::completed);
+    EXPECT_EQ(done.outcome->exit_code, 3);
     EXPECT_TRUE(done.finished_at);
     EXPECT_TRUE(first->kill());
-    EXPECT_EQ(settled(*first).status, job_status::killed);
+    EXPECT_EQ(settled(*first).status(), job_status::killed);
 }
 
 TEST_F(JobsTest, OutputIsReadByCursorWhileRunningAndAfterExit) {
@@ -206,8 +206,8 @@ TEST_F(JobsTest, OutputIsReadByCursorWhileRunningAndAfterExit) {
     EXPECT_EQ(early.data, "one\n");
     EXPECT_EQ(each->read(job_output::merged, 0, 4).data, "one\n");
     const job_snapshot done = settled(*each);
-    EXPECT_EQ(done.status, job_status::completed);
-    EXPECT_EQ(done.exit_code, 4);
+    EXPECT_EQ(done.status(), job_status::completed);
+    EXPECT_EQ(done.outcome->exit_code, 4);
     EXPECT_EQ(read_all(*each, job_output::merged, 3), "one\ntwo\nthree\n");
     EXPECT_EQ(read_all(*each, job_output::stdout_only), "one\nthree\n");
     EXPECT_EQ(read_all(*each, job_output::stderr_only), "two\n");
@@ -222,7 +222,7 @@ TEST_F(JobsTest, TheWholeStreamIsReadableBeyondTheMemoryWindow) {
     supervisor jobs(nullptr, small);
     auto each = started(jobs.start(request({child(), "bytes", "1000000", "q"})));
     ASSERT_TRUE(each);
-    EXPECT_EQ(settled(*each).status, job_status::completed);
+    EXPECT_EQ(settled(*each).status(), job_status::completed);
     const std::string all = read_all(*each, job_output::stdout_only, 65536);
     EXPECT_EQ(all, std::string(1000000, 'q'));
 }
@@ -248,8 +248,8 @@ TEST_F(JobsTest, KillIsTrueOnceThenFalse) {
     EXPECT_TRUE(each->kill());
     EXPECT_FALSE(each->kill());
     const job_snapshot done = settled(*each);
-    EXPECT_EQ(done.status, job_status::killed);
-    EXPECT_EQ(done.signal, SIGTERM);
+    EXPECT_EQ(done.status(), job_status::killed);
+    EXPECT_EQ(done.outcome->signal, SIGTERM);
     EXPECT_FALSE(each->kill()) << "a settled job cannot be killed";
 }
 
@@ -261,8 +261,8 @@ TEST_F(JobsTest, ATermTrappingJobDiesBySigkillAfterTheGrace) {
     const auto begin = std::chrono::steady_clock::now();
     EXPECT_TRUE(each->kill());
     const job_snapshot done = settled(*each);
-    EXPECT_EQ(done.status, job_status::killed);
-    EXPECT_EQ(done.signal, SIGKILL);
+    EXPECT_EQ(done.status(), job_status::killed);
+    EXPECT_EQ(done.outcome->signal, SIGKILL);
     EXPECT_GE(std::chrono::steady_clock::now() - begin, 250ms) << "the grace was skipped";
 }
 
@@ -276,14 +276,14 @@ TEST_F(JobsTest, KillTakesAPlanOfItsOwn) {
     const auto begin = std::chrono::steady_clock::now();
     EXPECT_TRUE(term_ignoring->kill(kill_plan{{{SIGKILL, 0ms}}, 3000ms}));
     const job_snapshot killed = settled(*term_ignoring);
-    EXPECT_EQ(killed.signal, SIGKILL);
+    EXPECT_EQ(killed.outcome->signal, SIGKILL);
     EXPECT_LT(std::chrono::steady_clock::now() - begin, 20s) << "the 30 s grace was waited out";
 
     auto sleeper = started(jobs.start(request({child(), "sleep", "30000"})));
     ASSERT_TRUE(sleeper);
     EXPECT_TRUE(sleeper->kill(kill_plan{{{SIGINT, 30'000ms}}, 3000ms}));
     EXPECT_FALSE(sleeper->kill(kill_plan{{{SIGKILL, 0ms}}, 3000ms})) << "only the first counts";
-    EXPECT_EQ(settled(*sleeper).signal, SIGINT);
+    EXPECT_EQ(settled(*sleeper).outcome->signal, SIGINT);
 }
 
 // A host that must be gone soon shuts down with a short grace, whatever the supervisor's own
@@ -296,7 +296,7 @@ TEST_F(JobsTest, ShutdownWithAShortPlanDoesNotWaitOutTheLongGrace) {
     const auto begin = std::chrono::steady_clock::now();
     jobs.shutdown(kill_plan::standard(200ms));
     EXPECT_LT(std::chrono::steady_clock::now() - begin, 30s);
-    EXPECT_EQ(term_ignoring->snapshot().signal, SIGKILL);
+    EXPECT_EQ(term_ignoring->snapshot().outcome->signal, SIGKILL);
 }
 
 // SIGUSR1 rather than SIGSEGV: under ASan the test child's own handler would turn a SIGSEGV into
@@ -306,9 +306,9 @@ TEST_F(JobsTest, ASelfSignalledJobIsKilledWithItsSignal) {
     auto each = started(jobs.start(request({child(), "kill-self", std::to_string(SIGUSR1)})));
     ASSERT_TRUE(each);
     const job_snapshot done = settled(*each);
-    EXPECT_EQ(done.status, job_status::killed);
-    EXPECT_EQ(done.signal, SIGUSR1);
-    EXPECT_EQ(done.exit_code, std::nullopt);
+    EXPECT_EQ(done.status(), job_status::killed);
+    EXPECT_EQ(done.outcome->signal, SIGUSR1);
+    EXPECT_EQ(done.outcome->exit_code, std::nullopt);
 }
 
 TEST_F(JobsTest, ALifetimeThatRunsOutIsATimeout) {
@@ -317,7 +317,7 @@ TEST_F(JobsTest, ALifetimeThatRunsOutIsATimeout) {
     short_lived.run.timeout = 200ms;
     auto each = started(jobs.start(std::move(short_lived)));
     ASSERT_TRUE(each);
-    EXPECT_EQ(settled(*each).status, job_status::timed_out);
+    EXPECT_EQ(settled(*each).status(), job_status::timed_out);
 }
 
 TEST_F(JobsTest, AProgramThatIsNotThereFailsToStartAndSaysWhy) {
@@ -325,10 +325,25 @@ TEST_F(JobsTest, AProgramThatIsNotThereFailsToStartAndSaysWhy) {
     auto each = started(jobs.start(request({"/nonexistent/program"})));
     ASSERT_TRUE(each);
     const job_snapshot done = settled(*each);
-    EXPECT_EQ(done.status, job_status::failed_to_start);
-    EXPECT_FALSE(done.runner_failed);
-    EXPECT_THAT(done.message, HasSubstr("No such file or directory"));
+    EXPECT_EQ(done.status(), job_status::failed_to_start);
+    EXPECT_NE(done.outcome->kind, outcome_kind::runner_failed);
+    EXPECT_THAT(done.outcome->message, HasSubstr("No such file or directory"));
     EXPECT_THAT(read_all(*each, job_output::merged), HasSubstr("No such file or directory"));
+}
+
+// A reader's place is kept with the job, per stream, and goes when the job does.
+TEST_F(JobsTest, EachJobKeepsItsReadersPlacePerStream) {
+    supervisor jobs(nullptr, options());
+    auto each = started(jobs.start(request({child(), "exit", "0"})));
+    ASSERT_TRUE(each);
+    for (const auto which : {job_output::merged, job_output::stdout_only, job_output::stderr_only})
+        EXPECT_EQ(each->cursor(which), 0U);
+    each->set_cursor(job_output::merged, 12);
+    each->set_cursor(job_output::stderr_only, 3);
+    EXPECT_EQ(each->cursor(job_output::merged), 12U);
+    EXPECT_EQ(each->cursor(job_output::stdout_only), 0U);
+    EXPECT_EQ(each->cursor(job_output::stderr_only), 3U);
+    settled(*each);
 }
 
 TEST_F(JobsTest, StdinIsWrittenWhileTheJobRunsAndClosedAtEof) {
@@ -344,14 +359,19 @@ TEST_F(JobsTest, StdinIsWrittenWhileTheJobRunsAndClosedAtEof) {
     EXPECT_FALSE(second.error);
     EXPECT_FALSE(each->write("third\n", true).error);
     const job_snapshot done = settled(*each);
-    EXPECT_EQ(done.status, job_status::completed) << "EOF ended cat";
+    EXPECT_EQ(done.status(), job_status::completed) << "EOF ended cat";
     EXPECT_EQ(read_all(*each, job_output::stdout_only), "first\nsecond\nthird\n");
-    EXPECT_TRUE(each->write("late\n", false).error);
+    const job_write_result late = each->write("late\n", false);
+    ASSERT_TRUE(late.error);
+    EXPECT_EQ(late.error->kind, job_write_error::ended);
+    EXPECT_EQ(late.error->message, "the job has ended");
 
     auto closed = started(jobs.start(request({child(), "sleep", "30000"})));
     ASSERT_TRUE(closed);
-    EXPECT_EQ(closed->write("x", false).error,
-              std::optional<std::string>("the job's stdin is not open"));
+    const job_write_result not_open = closed->write("x", false);
+    ASSERT_TRUE(not_open.error);
+    EXPECT_EQ(not_open.error->kind, job_write_error::not_open);
+    EXPECT_EQ(not_open.error->message, "the job's stdin is not open");
     closed->kill();
     settled(*closed);
 }
@@ -366,6 +386,7 @@ TEST_F(JobsTest, TheCapPerOwnerRefusesAndListsTheRunningJobs) {
     auto refused = jobs.start(request({child(), "sleep", "30000"}));
     ASSERT_TRUE(std::holds_alternative<job_refused>(refused));
     const job_refused& why = std::get<job_refused>(refused);
+    EXPECT_EQ(why.kind, job_refusal::too_many);
     EXPECT_THAT(why.running, ::testing::ElementsAre("job-1", "job-2"));
     EXPECT_THAT(why.message, HasSubstr("job-1 job-2"));
     // Another owner has a cap of its own; a finished job frees its place.
@@ -378,7 +399,7 @@ TEST_F(JobsTest, TheCapPerOwnerRefusesAndListsTheRunningJobs) {
     // Nothing was pruned: every job is listed, running ones first.
     const auto listed = jobs.list();
     ASSERT_EQ(listed.size(), 4U);
-    EXPECT_EQ(listed.front().status, job_status::running);
+    EXPECT_EQ(listed.front().status(), job_status::running);
 }
 
 TEST_F(JobsTest, AHundredJobsAtOnceLoseNoByte) {
@@ -409,7 +430,7 @@ TEST_F(JobsTest, AHundredJobsAtOnceLoseNoByte) {
         for (int line = 0; line < 200; ++line)
             expected += std::to_string(i) + "-" + std::to_string(line) + "\n";
         EXPECT_EQ(seen[i], expected) << started_jobs[i]->id();
-        EXPECT_EQ(settled(*started_jobs[i]).status, job_status::completed);
+        EXPECT_EQ(settled(*started_jobs[i]).status(), job_status::completed);
         EXPECT_EQ(
             started_jobs[i]->snapshot().output_bytes,
             started_jobs[i]->snapshot().stdout_bytes + started_jobs[i]->snapshot().stderr_bytes);
@@ -431,9 +452,10 @@ TEST_F(JobsTest, ShutdownEndsEveryTreeAndRefusesNewJobs) {
         ASSERT_TRUE(test::wait_for_processes_with_cmdline(marker, 6, 30s));
         jobs.shutdown();
         for (const auto& each : jobs.list())
-            EXPECT_EQ(each.status, job_status::killed) << each.id;
+            EXPECT_EQ(each.status(), job_status::killed) << each.id;
         auto refused = jobs.start(request({child(), "exit", "0"}));
-        EXPECT_TRUE(std::holds_alternative<job_refused>(refused));
+        ASSERT_TRUE(std::holds_alternative<job_refused>(refused));
+        EXPECT_EQ(std::get<job_refused>(refused).kind, job_refusal::shut_down);
     }
     EXPECT_TRUE(test::wait_no_process_with_cmdline(marker, 10s))
         << "a job's tree outlived shutdown";
@@ -459,7 +481,7 @@ TEST_F(JobsTest, CallsThatWaitAreRefusedOnTheLoopThread) {
     };
     auto each = started(jobs.start(std::move(talkative)));
     ASSERT_TRUE(each);
-    EXPECT_EQ(settled(*each).status, job_status::completed);
+    EXPECT_EQ(settled(*each).status(), job_status::completed);
     EXPECT_EQ(refused.load(), 2);
     EXPECT_EQ(jobs.list().size(), 1U) << "nothing was started from the loop";
 }
@@ -480,9 +502,9 @@ TEST_F(JobsTest, AWorkspaceHoldingTheStreamFilesIsRefused) {
         started(jobs.start(request({child(), "exit", "0"}, sandbox_mode::workspace_write)));
     ASSERT_TRUE(writer);
     const job_snapshot done = settled(*writer);
-    EXPECT_EQ(done.status, job_status::failed_to_start);
-    EXPECT_FALSE(done.runner_failed);
-    EXPECT_THAT(done.message, HasSubstr("cordon-spill")) << done.message;
+    EXPECT_EQ(done.status(), job_status::failed_to_start);
+    EXPECT_NE(done.outcome->kind, outcome_kind::runner_failed);
+    EXPECT_THAT(done.outcome->message, HasSubstr("cordon-spill")) << done.outcome->message;
 }
 
 // ---- confined jobs ------------------------------------------------------------------------------
@@ -517,11 +539,11 @@ TEST_P(ConfinedJobs, OverlappingJobsKeepTheirOwnSandboxFacts) {
     EXPECT_TRUE(denied.sandbox.denied) << read_all(*refused, job_output::merged);
     EXPECT_EQ(wrote.sandbox.mode, sandbox_mode::workspace_write);
     EXPECT_FALSE(wrote.sandbox.denied);
-    EXPECT_EQ(wrote.exit_code, 0);
+    EXPECT_EQ(wrote.outcome->exit_code, 0);
     for (const auto& facts : {denied, wrote}) {
         EXPECT_TRUE(facts.sandbox.enforcement);
         EXPECT_TRUE(facts.sandbox.backend);
-        EXPECT_FALSE(facts.runner_failed);
+        EXPECT_NE(facts.outcome->kind, outcome_kind::runner_failed);
     }
     EXPECT_FALSE(fs::exists(target));
     EXPECT_TRUE(fs::exists(target.string() + ".2"));
@@ -565,11 +587,30 @@ TEST_F(JobsTest, ARunnerFailureSettlesWithRunnerFailed) {
     auto each = started(jobs.start(request({"/bin/sh", "-c", "exit 0"}, sandbox_mode::read_only)));
     ASSERT_TRUE(each);
     const job_snapshot done = settled(*each);
-    EXPECT_EQ(done.status, job_status::failed_to_start);
-    EXPECT_TRUE(done.runner_failed);
+    EXPECT_EQ(done.status(), job_status::failed_to_start);
+    EXPECT_EQ(done.outcome->kind, outcome_kind::runner_failed);
     EXPECT_FALSE(done.sandbox.denied);
     EXPECT_EQ(done.sandbox.backend, sandbox::backend_kind::landlock);
-    EXPECT_THAT(done.message, HasSubstr("without starting the command"));
+    EXPECT_THAT(done.outcome->message, HasSubstr("without starting the command"));
+    // The failed backend is typed, in the record every consumer reads.
+    ASSERT_TRUE(done.outcome->runner);
+    EXPECT_EQ(done.outcome->runner->backend, sandbox::backend_kind::landlock);
+    ASSERT_TRUE(done.outcome->runner->detail);
+    const std::optional<run_record> record = each->record();
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->outcome.kind, outcome_kind::runner_failed);
+    EXPECT_EQ(record->outcome.message, done.outcome->message);
+}
+
+// A job's status is its outcome's, through one mapping.
+TEST(JobStatus, EachOutcomeHasOneStatus) {
+    EXPECT_EQ(job_snapshot{}.status(), job_status::running);
+    EXPECT_EQ(status_of(outcome_kind::exited), job_status::completed);
+    EXPECT_EQ(status_of(outcome_kind::signaled), job_status::killed);
+    EXPECT_EQ(status_of(outcome_kind::aborted), job_status::killed);
+    EXPECT_EQ(status_of(outcome_kind::timed_out), job_status::timed_out);
+    EXPECT_EQ(status_of(outcome_kind::not_started), job_status::failed_to_start);
+    EXPECT_EQ(status_of(outcome_kind::runner_failed), job_status::failed_to_start);
 }
 
 // ---- a SIGKILLed host ---------------------------------------------------------------------------

@@ -1,0 +1,184 @@
+// The `bash` tool: a command under the standing policy (the session's, else the server's), or
+// once under a wider mode when the person behind the client approves; it returns within
+// yield_ms, and a command still running then goes on as a job.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "mcp/arguments.hpp"
+#include "mcp/tool_context.hpp"
+#include "mcp/tools.hpp"
+#include "policy/escalation_json.hpp"
+#include "policy/resolve.hpp"
+#include "sandbox/policy.hpp"
+
+namespace cordon::mcp {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::string_view owner = "mcp";  // the jobs' owner, for the running-job cap
+
+}  // namespace
+
+json run_bash(tool_context& context, call& running, const json& given) {
+    const server_options& options = context.options();
+    runtime::supervisor& jobs = context.jobs();
+    arguments args(context.declared("bash"), given);
+    const auto command = args.text("command", true);
+    const auto description = args.text("description");
+    const auto workdir = args.text("workdir");
+    const bool background = args.flag("run_in_background").value_or(false);
+    const auto& limits = options.limits;
+    const milliseconds most = background ? limits.max_job_timeout : limits.max_timeout;
+    const auto timeout = args.integer("timeout_ms", 1, most.count());
+    const auto yield = args.integer("yield_ms", 0, most_yield_ms, true);
+    auto input = args.text("stdin");
+    const bool keep_stdin_open = args.flag("keep_stdin_open").value_or(false);
+    const auto budget =
+        args.integer("max_output_bytes", least_output_bytes, most_output_bytes, true);
+    auto env = args.environment("env");
+    const std::string permissions =
+        args.choice("sandbox_permissions",
+                    {"use_default", "require_escalated", "workspace-write", "danger-full-access"})
+            .value_or("use_default");
+    const auto justification = args.text("justification");
+    if (!args.ok()) return tool_error(args.error());
+    if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
+        return tool_error("invalid arguments for bash: command is empty");
+    }
+    // argv and paths end at a NUL: what follows one would be dropped without a word.
+    for (const auto* each : {&command, &workdir}) {
+        if (*each && (*each)->find('\0') != std::string::npos) {
+            return tool_error("invalid arguments for bash: a NUL byte in " +
+                              std::string(each == &command ? "command" : "workdir"));
+        }
+    }
+
+    // The standing policy: the session's mode and root, else the server's.
+    std::optional<policy::session_state> session;
+    if (options.session) {
+        auto state = options.session->state();
+        if (auto* error = std::get_if<policy::log_error>(&state)) {
+            return tool_error(
+                "the session log " + options.session->path().string() + " cannot be read" +
+                (error->line != 0 ? " (line " + std::to_string(error->line) + ")" : std::string()) +
+                ": " + error->message + "; nothing ran");
+        }
+        session = std::get<policy::session_state>(std::move(state));
+    }
+    auto resolved =
+        policy::resolve(policy::deployment{limits.mode, options.workspace},
+                        policy::resolve_request{session ? &*session : nullptr, std::nullopt});
+    if (auto* refused = std::get_if<std::string>(&resolved)) return tool_error(*refused);
+    const policy::resolved_policy standing = std::get<policy::resolved_policy>(resolved);
+    // require_escalated is the widest mode, as in Codex; use_default asks for nothing.
+    std::optional<sandbox::sandbox_mode> requested;
+    if (permissions == "require_escalated" || permissions == "danger-full-access") {
+        requested = sandbox::sandbox_mode::danger_full_access;
+    } else if (permissions == "workspace-write") {
+        requested = sandbox::sandbox_mode::workspace_write;
+    }
+    if (auto wrong = policy::check_escalation_fields(requested.has_value(), justification)) {
+        return tool_error(*wrong);
+    }
+
+    runtime::job_request request;
+    request.run.argv = {options.bash.string(), "-c", *command};
+    request.run.mode = standing.mode;
+    request.run.workspace_root = standing.workspace_root;
+    if (workdir) {
+        std::filesystem::path dir = *workdir;
+        if (dir.is_relative()) dir = standing.workspace_root / dir;
+        dir = sandbox::canonical_path(dir);
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec)) {
+            return tool_error("invalid arguments for bash: workdir is not a directory: " +
+                              *workdir);
+        }
+        request.run.workdir = dir;
+    }
+    request.run.timeout = milliseconds(
+        timeout.value_or(background ? limits.job_timeout.count() : limits.default_timeout.count()));
+    if (env) request.run.env = std::move(*env);
+    request.run.stdin_data = std::move(input);
+    request.keep_stdin_open = keep_stdin_open;
+    request.owner = owner;
+    request.label = description && !description->empty() ? *description : *command;
+
+    // An escalation is decided before anything runs, and widens this one call only.
+    json approval;
+    if (requested) {
+        // A run the wider mode would refuse (the session log where it could write, ...) is
+        // refused before anyone is asked.
+        if (sandbox::is_confined(*requested) && context.provider() &&
+            policy::is_strictly_wider(*requested, standing.mode)) {
+            const sandbox::sandbox_policy wider{*requested, standing.workspace_root};
+            if (auto refused =
+                    context.provider()->refusal(wider, options.jobs.executor.protected_paths)) {
+                return tool_error("refusing to ask for " +
+                                  std::string(sandbox::to_string(*requested)) + ": " + *refused +
+                                  "; nothing ran");
+            }
+        }
+        policy::escalation_request asked;
+        asked.requested_mode = *requested;
+        asked.effective_mode = standing.mode;
+        asked.justification = *justification;
+        asked.subject = "command";
+        asked.tool = "bash";
+        asked.command = *command;
+        asked.workdir = request.run.workdir.value_or(standing.workspace_root);
+        asked.env = policy::env_overrides(request.run.env);
+        asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
+        const policy::escalation_result decided = context.escalate(running, asked);
+        if (running.cancelled) return nullptr;
+        approval = policy::to_json(decided);
+        if (!decided.granted) {
+            return text_result(decided.error,
+                               json{{"status", "not_run"},
+                                    {"message", decided.error},
+                                    {"approval", std::move(approval)}},
+                               true);
+        }
+        request.run.mode = *decided.granted;
+    }
+
+    auto started = jobs.start(std::move(request));
+    if (auto* refused = std::get_if<runtime::job_refused>(&started)) {
+        return tool_error(refused->message);
+    }
+    auto job = std::get<std::shared_ptr<runtime::job>>(std::move(started));
+    {
+        std::lock_guard lock(running.mutex);
+        running.job = job;
+    }
+    const milliseconds patience(background ? 0 : yield.value_or(default_yield_ms));
+    if (patience.count() > 0) {
+        (void)context.wait_for(
+            running, steady_clock::now() + patience,
+            [&job](steady_clock::time_point until) { return job->wait_settled(until); },
+            [&job] { return progress_of(*job); });
+    }
+    {
+        std::lock_guard lock(running.mutex);
+        running.job.reset();
+    }
+    if (running.cancelled) {
+        job->kill();
+        return nullptr;
+    }
+    const runtime::job_snapshot now = job->snapshot();
+    const window shown =
+        read_head_and_tail(*job, runtime::job_output::merged,
+                           static_cast<std::size_t>(budget.value_or(default_output_bytes)));
+    job->set_cursor(runtime::job_output::merged, shown.next_offset);
+    job_view shown_job = context.show(*job, now, shown);
+    if (!approval.is_null()) shown_job.structured["approval"] = std::move(approval);
+    return tool_result(shown_job);
+}
+
+}  // namespace cordon::mcp

@@ -1,0 +1,62 @@
+#include "policy/escalation_json.hpp"
+
+#include "policy/command_prefix.hpp"
+
+namespace cordon::policy {
+
+using nlohmann::json;
+
+std::string_view action_of(const escalation_result& result) noexcept {
+    if (!result.decision) return "not-wider";
+    const approval_decision& decision = *result.decision;
+    switch (decision.source) {
+        case decided_by::responder:
+            switch (decision.outcome) {
+                case approval_outcome::allowed_once:
+                case approval_outcome::allowed_for_session:
+                    return "accept";
+                case approval_outcome::rejected:
+                    return "decline";
+                case approval_outcome::cancelled:
+                    return "cancel";
+                case approval_outcome::unavailable:
+                    return "error";  // an error reply, or an answer outside the vocabulary
+            }
+            return "error";
+        case decided_by::timeout:
+            return "timeout";
+        case decided_by::cancel:
+            return "cancel";
+        case decided_by::policy:
+            return "rejected-by-policy";
+        case decided_by::grant:
+            return "session-grant";
+        case decided_by::none:
+        case decided_by::unrecorded:
+            return "unavailable";  // nobody could be asked, or the question was not recorded
+    }
+    return "unavailable";
+}
+
+json to_json(const escalation_result& result) {
+    json out{{"asked", result.decision && result.decision->asked},
+             {"action", action_of(result)},
+             {"outcome", nullptr},
+             {"id", nullptr},
+             {"mode", sandbox::to_string(result.requested)},
+             {"by", nullptr}};
+    if (const auto& decision = result.decision) {
+        out["outcome"] = to_string(decision->outcome);
+        if (!decision->id.empty()) out["id"] = decision->id;
+        if (!decision->by.empty()) out["by"] = decision->by;
+        if (decision->grant) {
+            out["grant"] = {{"id", decision->grant->id},
+                            {"covers", describe(*decision->grant)},
+                            {"mode", sandbox::to_string(decision->grant->mode)}};
+        }
+        if (!decision->detail.empty()) out["detail"] = decision->detail;
+    }
+    return out;
+}
+
+}  // namespace cordon::policy
