@@ -11,12 +11,16 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <set>
 #include <system_error>
+
+#include "base/mountinfo.hpp"
+#include "base/number.hpp"
+#include "base/small_file.hpp"
+#include "base/text.hpp"
 
 namespace cordon::runtime {
 
@@ -34,44 +38,17 @@ std::string failed(std::string_view what, int error) {
 }
 
 // The files read here are small (/proc's mountinfo and cgroup, a cgroup's keyed files) and read
-// on every run: plain read(2) and string_view, no iostreams. A stream's first use in a process
-// brings its buffer and locale code in page by page, and that alone cost cordon about 0.3 ms a
-// run on the benchmark machine (docs/BENCHMARKS.md).
+// on every run: base/small_file.hpp reads them with read(2), no iostreams.
 
-// The whole file, or "" when it cannot be opened.
+// The whole file, or "" when it cannot be read.
 std::string read_file(const fs::path& path) {
-    std::string text;
-    const unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd) return text;
-    char buffer[4096];
-    for (;;) {
-        const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
-        if (got > 0) {
-            text.append(buffer, static_cast<std::size_t>(got));
-        } else if (got == 0 || errno != EINTR) {
-            return text;
-        }
-    }
+    base::read_result text = base::read_small_file(path);
+    if (auto* content = std::get_if<std::string>(&text)) return std::move(*content);
+    return {};
 }
 
-// `text` cut at every `separator`, empty pieces kept: mountinfo separates its fields by single
-// spaces, and a field (an overlay's source) may be empty.
-std::vector<std::string_view> split(std::string_view text, char separator) {
-    std::vector<std::string_view> pieces;
-    for (std::size_t start = 0;;) {
-        const std::size_t end = text.find(separator, start);
-        pieces.push_back(text.substr(start, end - start));
-        if (end == std::string_view::npos) return pieces;
-        start = end + 1;
-    }
-}
-
-// The lines of `text`, without their newlines; a last line without one counts.
-std::vector<std::string_view> lines(std::string_view text) {
-    if (text.ends_with('\n')) text.remove_suffix(1);
-    if (text.empty()) return {};
-    return split(text, '\n');
-}
+using base::lines;
+using base::split;
 
 bool has_piece(std::string_view text, char separator, std::string_view piece) {
     const auto pieces = split(text, separator);
@@ -89,50 +66,15 @@ bool has_word(std::string_view text, std::string_view word) {
     return false;
 }
 
-template <class Number>
-std::optional<Number> number(std::string_view text) {
-    Number value{};
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
-
-// mountinfo escapes space, tab, newline and backslash in paths as \ooo.
-std::string unescape(std::string_view text) {
-    const auto octal = [](char c) { return c >= '0' && c <= '7'; };
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 3 < text.size() && octal(text[i + 1]) && octal(text[i + 2]) &&
-            octal(text[i + 3])) {
-            out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
-                                     (text[i + 3] - '0'));
-            i += 3;
-            continue;
-        }
-        out += text[i];
-    }
-    return out;
-}
-
-struct mount_entry {
-    fs::path root;         // the part of the hierarchy mounted (field 4)
-    fs::path mount_point;  // field 5
-};
-
 // The mount of the cgroup2 filesystem, or of the cgroup v1 hierarchy carrying `controller`.
-// A line: "ID PARENT MAJ:MIN ROOT MOUNT-POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER-OPTIONS".
-std::optional<mount_entry> cgroup_mount(std::string_view mountinfo, std::string_view controller) {
-    for (const std::string_view line : lines(mountinfo)) {
-        const auto separator = line.find(" - ");
-        if (separator == std::string_view::npos) continue;
-        const auto tail = split(line.substr(separator + 3), ' ');
-        const auto head = split(line.substr(0, separator), ' ');
-        if (tail.size() < 3 || head.size() < 5) continue;
-        if (tail[0] != (controller.empty() ? "cgroup2" : "cgroup")) continue;
-        if (!controller.empty() && !has_piece(tail[2], ',', controller)) continue;
-        return mount_entry{unescape(head[3]), unescape(head[4])};
+const base::mount_entry* cgroup_mount(const std::vector<base::mount_entry>& mounts,
+                                      std::string_view controller) {
+    for (const base::mount_entry& mount : mounts) {
+        if (mount.type != (controller.empty() ? "cgroup2" : "cgroup")) continue;
+        if (!controller.empty() && !has_piece(mount.super_options, ',', controller)) continue;
+        return &mount;
     }
-    return std::nullopt;
+    return nullptr;
 }
 
 // This process's cgroup in the v2 tree ("0::/path") or in the v1 hierarchy of `controller`.
@@ -152,8 +94,8 @@ std::optional<fs::path> own_cgroup(std::string_view cgroups, std::string_view co
 
 // What the kernel says about this process's cgroups: read once per host.
 struct cgroup_view {
-    std::string mountinfo;  // /proc/self/mountinfo
-    std::string cgroups;    // /proc/self/cgroup
+    std::vector<base::mount_entry> mounts;  // /proc/self/mountinfo
+    std::string cgroups;                    // /proc/self/cgroup
 };
 
 // The directory of this process's cgroup in the hierarchy of `controller` ("" for v2).
@@ -161,17 +103,17 @@ std::variant<fs::path, std::string> own_directory(const cgroup_view& view,
                                                   std::string_view controller) {
     const std::string what =
         controller.empty() ? "cgroup v2" : "cgroup v1 " + std::string(controller);
-    auto mount = cgroup_mount(view.mountinfo, controller);
-    if (!mount) return "no " + what + " filesystem is mounted";
+    const base::mount_entry* mount = cgroup_mount(view.mounts, controller);
+    if (mount == nullptr) return "no " + what + " filesystem is mounted";
     auto own = own_cgroup(view.cgroups, controller);
     if (!own) return "this process has no " + what + " membership";
     // Under a cgroup namespace or a bind mount, the mount shows only part of the hierarchy.
     const fs::path relative = own->lexically_relative(mount->root);
     if (relative.empty() || *relative.begin() == "..") {
         return "the process's " + what + " cgroup " + own->string() + " is not visible at " +
-               mount->mount_point.string();
+               mount->point.string();
     }
-    fs::path directory = (mount->mount_point / relative).lexically_normal();
+    fs::path directory = (mount->point / relative).lexically_normal();
     std::error_code ec;
     if (!fs::exists(directory / "cgroup.procs", ec)) {
         return "the process's " + what + " cgroup " + directory.string() + " is not visible";
@@ -194,7 +136,7 @@ std::uint64_t keyed_value(const fs::path& path, std::string_view key) {
     for (const std::string_view line : lines(text)) {
         const auto fields = split(line, ' ');
         if (fields.size() == 2 && fields[0] == key)
-            return number<std::uint64_t>(fields[1]).value_or(0);
+            return base::parse_number<std::uint64_t>(fields[1]).value_or(0);
     }
     return 0;
 }
@@ -204,7 +146,7 @@ std::vector<pid_t> members(const fs::path& procs) {
     std::vector<pid_t> pids;
     const std::string text = read_file(procs);
     for (const std::string_view line : lines(text)) {
-        if (const auto pid = number<pid_t>(line); pid && *pid > 0) pids.push_back(*pid);
+        if (const auto pid = base::parse_number<pid_t>(line); pid && *pid > 0) pids.push_back(*pid);
     }
     return pids;
 }
@@ -322,7 +264,11 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     cgroup_host_options options) {
-    const cgroup_view view{read_file("/proc/self/mountinfo"), read_file("/proc/self/cgroup")};
+    auto mounts = base::read_mountinfo();
+    const cgroup_view view{std::get_if<std::vector<base::mount_entry>>(&mounts)
+                               ? std::get<std::vector<base::mount_entry>>(std::move(mounts))
+                               : std::vector<base::mount_entry>{},
+                           read_file("/proc/self/cgroup")};
     auto unified = own_directory(view, "");
     if (auto* reason = std::get_if<std::string>(&unified)) return *reason;
     const fs::path base = std::get<fs::path>(unified);

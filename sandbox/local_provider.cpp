@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
+#include "base/number.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
@@ -382,11 +382,8 @@ std::optional<std::string_view> next_field(std::string_view& line) {
 // The whole of `field` as a number.
 template <class Number>
 std::optional<Number> number(std::optional<std::string_view> field) {
-    Number value{};
     if (!field) return std::nullopt;
-    const auto [end, error] = std::from_chars(field->data(), field->data() + field->size(), value);
-    if (error != std::errc() || end != field->data() + field->size()) return std::nullopt;
-    return value;
+    return base::parse_number<Number>(*field);
 }
 
 }  // namespace

@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string_view>
 #include <system_error>
+
+#include "base/small_file.hpp"
+#include "base/text.hpp"
 
 namespace cordon::sandbox {
 
@@ -32,17 +33,21 @@ void add_unique(protected_paths& out, const fs::path& path, std::string_view why
 // The files mapped into this process: its executable, the loader and every shared object.
 std::vector<fs::path> mapped_files() {
     std::vector<fs::path> out;
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    while (std::getline(maps, line)) {
-        // address perms offset dev inode pathname
-        std::istringstream fields(line);
-        std::string address, perms, offset, device, inode, path;
-        fields >> address >> perms >> offset >> device >> inode;
-        std::getline(fields >> std::ws, path);
-        if (inode == "0" || path.empty() || path.front() != '/') continue;
-        if (path.ends_with(" (deleted)")) continue;  // a memfd or a replaced file
-        out.emplace_back(path);
+    const base::read_result maps = base::read_small_file("/proc/self/maps", base::table_file_limit);
+    const std::string* text = std::get_if<std::string>(&maps);
+    if (text == nullptr) return out;
+    for (std::string_view line : base::lines(*text)) {
+        // address perms offset dev inode pathname: five fields, then spaces up to the path.
+        std::string_view inode;
+        for (int field = 0; field < 5 && !line.empty(); ++field) {
+            const std::size_t end = std::min(line.find(' '), line.size());
+            inode = line.substr(0, end);
+            line.remove_prefix(end);
+            line.remove_prefix(std::min(line.find_first_not_of(' '), line.size()));
+        }
+        if (inode == "0" || line.empty() || line.front() != '/') continue;
+        if (line.ends_with(" (deleted)")) continue;  // a memfd or a replaced file
+        out.emplace_back(line);
     }
     return out;
 }
@@ -58,81 +63,48 @@ constexpr std::array<std::string_view, 29> pseudo_types{
 // Collects the directories of `file` and of the files it includes, at most 8 deep.
 void loader_directories(const fs::path& file, std::vector<fs::path>& out, int depth) {
     if (depth > 8) return;
-    std::ifstream in(file);
-    std::string line;
-    while (std::getline(in, line)) {
-        line = line.substr(0, line.find('#'));
+    const base::read_result text = base::read_small_file(file);
+    const std::string* content = std::get_if<std::string>(&text);
+    if (content == nullptr) return;
+    for (std::string_view entry_line : base::lines(*content)) {
+        std::string line(entry_line.substr(0, entry_line.find('#')));
         // Entries are separated by white space, commas or colons ("dir=type" is one entry).
         std::replace(line.begin(), line.end(), ',', ' ');
         std::replace(line.begin(), line.end(), ':', ' ');
-        std::istringstream words(line);
-        std::string word;
-        if (!(words >> word)) continue;
-        if (word == "include") {
-            std::string pattern;
-            while (words >> pattern) {
-                const fs::path glob_path = fs::path(pattern).is_absolute()
-                                               ? fs::path(pattern)
-                                               : file.parent_path() / pattern;
+        std::replace(line.begin(), line.end(), '\t', ' ');
+        std::vector<std::string_view> words;
+        for (std::string_view word : base::split(line, ' ')) {
+            if (!word.empty()) words.push_back(word);
+        }
+        if (words.empty()) continue;
+        if (words.front() == "include") {
+            for (std::size_t i = 1; i < words.size(); ++i) {
+                const fs::path pattern(words[i]);
+                const fs::path glob_path =
+                    pattern.is_absolute() ? pattern : file.parent_path() / pattern;
                 glob_t matches{};
                 if (::glob(glob_path.c_str(), 0, nullptr, &matches) == 0) {
-                    for (std::size_t i = 0; i < matches.gl_pathc; ++i) {
-                        loader_directories(matches.gl_pathv[i], out, depth + 1);
+                    for (std::size_t m = 0; m < matches.gl_pathc; ++m) {
+                        loader_directories(matches.gl_pathv[m], out, depth + 1);
                     }
                 }
                 ::globfree(&matches);
             }
             continue;
         }
-        do {
+        for (std::string_view word : words) {
             word = word.substr(0, word.find('='));
             if (!word.empty() && word.front() == '/') out.emplace_back(word);
-        } while (words >> word);
-    }
-}
-
-// mountinfo escapes space, tab, newline and backslash in paths as \ooo.
-std::string unescape(std::string_view text) {
-    const auto octal = [](char c) { return c >= '0' && c <= '7'; };
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 3 < text.size() && octal(text[i + 1]) && octal(text[i + 2]) &&
-            octal(text[i + 3])) {
-            out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
-                                     (text[i + 3] - '0'));
-            i += 3;
-            continue;
         }
-        out += text[i];
     }
-    return out;
 }
 
 }  // namespace
 
 std::vector<mount_entry> read_mounts() {
-    std::vector<mount_entry> out;
-    std::ifstream mountinfo("/proc/self/mountinfo");
-    std::string line;
-    while (std::getline(mountinfo, line)) {
-        const auto separator = line.find(" - ");
-        if (separator == std::string::npos) continue;
-        std::istringstream head(line.substr(0, separator));
-        std::string id, parent, device, root, point, options;
-        head >> id >> parent >> device >> root >> point >> options;
-        // "type source super-options", one space apart: an empty source leaves two spaces in a
-        // row, which reading words would skip, taking the options for the source.
-        const std::string_view tail = std::string_view(line).substr(separator + 3);
-        const auto first = tail.find(' ');
-        const auto second = first == std::string_view::npos ? first : tail.find(' ', first + 1);
-        const std::string type(tail.substr(0, first));
-        std::string super_options(second == std::string_view::npos ? std::string_view()
-                                                                   : tail.substr(second + 1));
-        const bool read_only = options == "ro" || options.rfind("ro,", 0) == 0;
-        out.push_back({device, unescape(root), unescape(point), type, read_only,
-                       std::move(super_options), id, parent});
-    }
-    return out;
+    auto mounts = base::read_mountinfo();
+    if (auto* table = std::get_if<std::vector<mount_entry>>(&mounts)) return std::move(*table);
+    return {};
 }
 
 std::vector<fs::path> loader_configuration_directories(const fs::path& conf) {
@@ -359,7 +331,7 @@ struct layer {
 std::optional<std::string> overlay_layers(const mount_entry& mount, const fs::path& below,
                                           bool lowers, std::vector<layer>& out) {
     const auto add = [&](std::string_view escaped, layer::kind is) -> std::optional<std::string> {
-        const std::string name = unescape(escaped);
+        const std::string name = base::unescape_mount_field(escaped);
         bool placed = !name.empty() && name.front() == '/' && name.find('\\') == std::string::npos;
         for (const fs::path& part : fs::path(name)) {
             placed = placed && part != "." && part != "..";
@@ -400,9 +372,12 @@ std::optional<std::string> overlay_layers(const mount_entry& mount, const fs::pa
 // behind the loop device one of whose partitions it is; nullopt for any other device.
 std::optional<fs::path> loop_backing_file(const std::string& device) {
     for (const char* up : {"", "/.."}) {
-        std::ifstream in("/sys/dev/block/" + device + up + "/loop/backing_file");
-        std::string name;
-        if (std::getline(in, name) && !name.empty() && name.front() == '/') return fs::path(name);
+        const base::read_result text =
+            base::read_small_file("/sys/dev/block/" + device + up + "/loop/backing_file");
+        const std::string* name = std::get_if<std::string>(&text);
+        if (name == nullptr) continue;
+        const std::string_view line = name->substr(0, name->find('\n'));
+        if (!line.empty() && line.front() == '/') return fs::path(line);
     }
     return std::nullopt;
 }

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "base/mountinfo.hpp"
+
 namespace cordon::sandbox {
 
 struct protected_path {
@@ -35,18 +37,7 @@ using protected_paths = std::vector<protected_path>;
     std::span<const std::filesystem::path> runners,
     std::span<const std::filesystem::path> runner_directories);
 
-// One line of /proc/self/mountinfo: which filesystem (device), which of its directories (root)
-// appears where (point), and how.
-struct mount_entry {
-    std::string device;  // "major:minor"
-    std::filesystem::path root;
-    std::filesystem::path point;
-    std::string type;
-    bool read_only = false;     // the mount's own options; a read-only mount is written by nobody
-    std::string super_options;  // the filesystem's, still escaped ("rw,lowerdir=...,upperdir=...")
-    std::string id;
-    std::string parent;  // the mount it sits on: at the same point, the one it covers
-};
+using base::mount_entry;
 
 // This process's mounts, read once for all the checks of a run.
 [[nodiscard]] std::vector<mount_entry> read_mounts();

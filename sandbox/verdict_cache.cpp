@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/small_file.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 
 namespace cordon::sandbox {
@@ -21,20 +22,12 @@ constexpr std::size_t max_file_size = 64 * 1024;
 
 // The whole of a small file, or "-" when it cannot be read (an absent sysctl is a fact too).
 std::string small_file(const char* path) {
-    unique_fd fd(::open(path, O_RDONLY | O_CLOEXEC));
-    if (!fd) return "-";
-    char buffer[4096];
-    std::string text;
-    for (;;) {
-        const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        text.append(buffer, static_cast<std::size_t>(got));
-        if (text.size() > max_file_size) break;
-    }
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-        text.pop_back();
-    return text;
+    base::read_result read = base::read_small_file(path, max_file_size);
+    std::string* text = std::get_if<std::string>(&read);
+    if (text == nullptr) return "-";
+    while (!text->empty() && (text->back() == '\n' || text->back() == ' '))
+        text->pop_back();
+    return std::move(*text);
 }
 
 // `name`, and the device, inode, size, mtime and ctime of what `path` opens.
@@ -149,14 +142,9 @@ std::optional<std::string> verdict_cache::load(const std::string& name, const st
         (st.st_mode & 077) != 0 || static_cast<std::size_t>(st.st_size) > max_file_size) {
         return why("the cached file is not this user's own");
     }
-    std::string text(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t got = ::read(fd.get(), text.data() + done, text.size() - done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return why("the cached file could not be read");
-        done += static_cast<std::size_t>(got);
-    }
+    base::read_result read = base::read_small_fd(fd.get(), max_file_size);
+    if (!std::holds_alternative<std::string>(read)) return why("the cached file could not be read");
+    const std::string& text = std::get<std::string>(read);
     // format line, key lines, an empty line, the body.
     if (text.rfind(std::string(format_line) + '\n', 0) != 0) return why("another format");
     const std::size_t key_start = format_line.size() + 1;
