@@ -130,10 +130,13 @@ int write_file(const fs::path& path, std::string_view text) {
     return written == static_cast<ssize_t>(text.size()) ? 0 : EIO;
 }
 
-// The value of `key` in a flat keyed file ("key value" per line), 0 when absent.
-std::uint64_t keyed_value(const fs::path& path, std::string_view key) {
-    const std::string text = read_file(path);
-    for (const std::string_view line : lines(text)) {
+// The value of `key` in a flat keyed file ("key value" per line), 0 when absent; nullopt when
+// the file cannot be read.
+std::optional<std::uint64_t> keyed_value(const fs::path& path, std::string_view key) {
+    const base::read_result read = base::read_small_file(path);
+    const std::string* text = std::get_if<std::string>(&read);
+    if (text == nullptr) return std::nullopt;
+    for (const std::string_view line : lines(*text)) {
         const auto fields = split(line, ' ');
         if (fields.size() == 2 && fields[0] == key)
             return base::parse_number<std::uint64_t>(fields[1]).value_or(0);
@@ -264,11 +267,16 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     cgroup_host_options options) {
+    // Without its mount table or its own cgroups (no /proc), this process cannot tell where its
+    // runs' cgroups would be: no host, and the executor says why (process-group containment).
     auto mounts = base::read_mountinfo();
-    const cgroup_view view{std::get_if<std::vector<base::mount_entry>>(&mounts)
-                               ? std::get<std::vector<base::mount_entry>>(std::move(mounts))
-                               : std::vector<base::mount_entry>{},
-                           read_file("/proc/self/cgroup")};
+    if (auto* reason = std::get_if<std::string>(&mounts)) return *reason;
+    base::read_result cgroups = base::read_small_file("/proc/self/cgroup");
+    if (auto* error = std::get_if<base::read_error>(&cgroups)) {
+        return error->describe("/proc/self/cgroup");
+    }
+    const cgroup_view view{std::get<std::vector<base::mount_entry>>(std::move(mounts)),
+                           std::get<std::string>(std::move(cgroups))};
     auto unified = own_directory(view, "");
     if (auto* reason = std::get_if<std::string>(&unified)) return *reason;
     const fs::path base = std::get<fs::path>(unified);
@@ -472,16 +480,19 @@ void cgroup_scope::kill_all() const {
 }
 
 bool cgroup_scope::populated() const {
-    return keyed_value(paths_.unified / "cgroup.events", "populated") != 0;
+    // A cgroup.events that cannot be read says nothing about the cgroup being empty.
+    return keyed_value(paths_.unified / "cgroup.events", "populated").value_or(1) != 0;
 }
 
 limit_events cgroup_scope::events() const {
     limit_events out;
-    if (paths_.pids) out.processes = keyed_value(*paths_.pids / "pids.events", "max") != 0;
+    if (paths_.pids)
+        out.processes = keyed_value(*paths_.pids / "pids.events", "max").value_or(0) != 0;
     if (paths_.memory) {
         out.memory = keyed_value(*paths_.memory /
                                      (paths_.memory_v1 ? "memory.oom_control" : "memory.events"),
-                                 "oom_kill") != 0;
+                                 "oom_kill")
+                         .value_or(0) != 0;
     }
     return out;
 }

@@ -127,27 +127,36 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
             origin_ = "probed (verdict cache unusable: " + *reason + ")";
             spdlog::debug("verdict cache unusable: {}", *reason);
         } else {
-            cache_.emplace(std::move(std::get<verdict_cache>(cache)));
-            cache_key_ = verdict_key(options_.bwrap_path, options_.launcher_path);
+            auto key = verdict_key(options_.bwrap_path, options_.launcher_path);
+            if (auto* unknown = std::get_if<unknown_facts>(&key)) {
+                origin_ = "probed (verdict cache unusable: " + unknown->reason + ")";
+                spdlog::debug("verdict cache unusable: {}", unknown->reason);
+            } else {
+                cache_.emplace(std::move(std::get<verdict_cache>(cache)));
+                cache_key_ = std::move(std::get<std::string>(key));
+            }
         }
     } else {
         origin_ = "probed (no verdict cache)";
     }
 }
 
-const protected_paths& local_provider::protected_set() {
-    std::call_once(protected_once_, [this] {
-        const std::vector<fs::path> runners{options_.bwrap_path, options_.launcher_path};
-        protected_ = runner_closure(runners, trusted_directories());
-        // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
-        protected_.push_back({canonical_path("/var/tmp") / "cordon-probe-*",
-                              "holds the workspaces cordon probes with"});
-        if (!options_.verdict_directory.empty()) {
-            protected_.push_back(
-                {canonical_path(options_.verdict_directory), "holds cordon's probe verdicts"});
-        }
-    });
-    return protected_;
+std::variant<protected_paths, std::string> local_provider::protected_set() {
+    std::lock_guard lock(protected_mutex_);
+    if (protected_) return *protected_;
+    const std::vector<fs::path> runners{options_.bwrap_path, options_.launcher_path};
+    auto closure = runner_closure(runners, trusted_directories());
+    if (auto* reason = std::get_if<std::string>(&closure)) return *reason;
+    protected_paths set = std::move(std::get<protected_paths>(closure));
+    // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
+    set.push_back(
+        {canonical_path("/var/tmp") / "cordon-probe-*", "holds the workspaces cordon probes with"});
+    if (!options_.verdict_directory.empty()) {
+        set.push_back(
+            {canonical_path(options_.verdict_directory), "holds cordon's probe verdicts"});
+    }
+    protected_ = std::move(set);
+    return *protected_;
 }
 
 std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
@@ -161,8 +170,14 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
                " is not the directory's own path (it resolves to " + resolved.string() +
                "); give the real path";
     }
-    // Every mount check below reads this one table.
-    const std::vector<mount_entry> mounts = read_mounts();
+    // Every mount check below reads this one table. Without it (no /proc) nothing below could
+    // tell what the workspace reaches: refused, never allowed unchecked.
+    const auto table = read_mounts();
+    if (const auto* unreadable = std::get_if<std::string>(&table)) {
+        return "refusing a workspace-write workspace: " + *unreadable +
+               "; cordon cannot tell which filesystems the command could write";
+    }
+    const std::vector<mount_entry>& mounts = std::get<std::vector<mount_entry>>(table);
     if (auto pseudo = pseudo_filesystem_at(policy.workspace_root, mounts)) {
         return "refusing a workspace-write workspace: " + *pseudo;
     }
@@ -180,7 +195,12 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
                    " rung also lets the command write " + root.string() + ", and " + *pseudo;
         }
     }
-    protected_paths all = protected_set();
+    auto closure = protected_set();
+    if (const auto* unknown = std::get_if<std::string>(&closure)) {
+        return "refusing a workspace-write workspace: " + *unknown +
+               "; cordon cannot tell what runs unconfined later";
+    }
+    protected_paths all = std::move(std::get<protected_paths>(closure));
     for (const fs::path& path : also_protected) {
         all.push_back({path, "holds the records of cordon's runs"});
     }

@@ -12,8 +12,9 @@
 // confine() takes the mutex only briefly and never probes again. runtime::make_local_provider()
 // calls selected() before it returns, so that no later confine() waits for a probe. A provider
 // constructed directly probes on first use. probe_all() then probes the remaining rungs under the
-// same mutex, and confine() calls made meanwhile wait for it. protected_set() is computed once
-// (std::call_once), and its first concurrent callers wait for it.
+// same mutex, and confine() calls made meanwhile wait for it. protected_set() is computed once,
+// under a mutex of its own, and its first concurrent callers wait for it; a failure to compute it
+// is not kept, so that the next call tries again.
 //
 // With a verdict directory (options), the first selected() adopts the verdict another process
 // stored there when its key still holds (verdict_cache.hpp), and probes only when it does not;
@@ -28,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sandbox/protected_paths.hpp"
@@ -112,8 +114,9 @@ public:
     [[nodiscard]] std::vector<rung_report> probe_all();
 
     // What a workspace-write run must not be able to write (protected_paths.hpp), computed on
-    // first use: read-only runs never need it.
-    [[nodiscard]] const protected_paths& protected_set();
+    // first use: read-only runs never need it. The reason when it cannot be known (no /proc):
+    // refusal() then refuses every workspace-write run.
+    [[nodiscard]] std::variant<protected_paths, std::string> protected_set();
 
     // Where the verdict came from, in one line: "cached", "probed (<why not from the cache>)",
     // or after a refresh whether the cached verdict was current or stale, and why.
@@ -149,8 +152,8 @@ private:
                                      std::shared_ptr<const unique_fd> workspace) const;
 
     local_provider_options options_;
-    std::once_flag protected_once_;
-    protected_paths protected_;
+    std::mutex protected_mutex_;
+    std::optional<protected_paths> protected_;
     std::mutex mutex_;
     std::vector<rung_report> rungs_;
     struct verdict {

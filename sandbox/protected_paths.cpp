@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <map>
 #include <string_view>
 #include <system_error>
@@ -20,6 +21,12 @@ namespace {
 constexpr std::string_view runs_later = "runs unconfined in later runs";
 constexpr std::string_view loaded_later = "is loaded by programs that run unconfined later";
 
+fs::path canonical_or_normal(const fs::path& path) {
+    std::error_code ec;
+    fs::path out = fs::weakly_canonical(path, ec);
+    return ec ? path.lexically_normal() : out;
+}
+
 void add_unique(protected_paths& out, const fs::path& path, std::string_view why) {
     std::error_code ec;
     fs::path canonical = fs::canonical(path, ec);
@@ -30,12 +37,13 @@ void add_unique(protected_paths& out, const fs::path& path, std::string_view why
     if (!known) out.push_back({std::move(canonical), std::string(why)});
 }
 
-// The files mapped into this process: its executable, the loader and every shared object.
-std::vector<fs::path> mapped_files() {
+// The files mapped into this process: its executable, the loader and every shared object; the
+// reason when `maps` cannot be read.
+std::variant<std::vector<fs::path>, std::string> mapped_files(const fs::path& maps_path) {
     std::vector<fs::path> out;
-    const base::read_result maps = base::read_small_file("/proc/self/maps", base::table_file_limit);
+    const base::read_result maps = base::read_small_file(maps_path, base::table_file_limit);
     const std::string* text = std::get_if<std::string>(&maps);
-    if (text == nullptr) return out;
+    if (text == nullptr) return std::get<base::read_error>(maps).describe(maps_path);
     for (std::string_view line : base::lines(*text)) {
         // address perms offset dev inode pathname: five fields, then spaces up to the path.
         std::string_view inode;
@@ -101,10 +109,8 @@ void loader_directories(const fs::path& file, std::vector<fs::path>& out, int de
 
 }  // namespace
 
-std::vector<mount_entry> read_mounts() {
-    auto mounts = base::read_mountinfo();
-    if (auto* table = std::get_if<std::vector<mount_entry>>(&mounts)) return std::move(*table);
-    return {};
+std::variant<std::vector<mount_entry>, std::string> read_mounts() {
+    return base::read_mountinfo();
 }
 
 std::vector<fs::path> loader_configuration_directories(const fs::path& conf) {
@@ -118,17 +124,32 @@ bool is_within(const fs::path& path, const fs::path& root) {
     return root_end == root.end();
 }
 
-protected_paths runner_closure(std::span<const fs::path> runners,
-                               std::span<const fs::path> runner_directories) {
+std::variant<protected_paths, std::string> runner_closure(
+    std::span<const fs::path> runners, std::span<const fs::path> runner_directories,
+    const process_view& view) {
     protected_paths out;
     for (const fs::path& runner : runners) {
         if (!runner.empty()) add_unique(out, runner, runs_later);
     }
-    add_unique(out, "/proc/self/exe", runs_later);
+    // This executable by the name it was started from: a program replaced since (a package
+    // upgrade) shows as "<path> (deleted)", and what now lies at <path> is what runs next.
+    std::error_code unresolved;
+    fs::path self = fs::read_symlink(view.exe, unresolved);
+    if (unresolved) return "cannot resolve " + view.exe.string() + ": " + unresolved.message();
+    constexpr std::string_view deleted = " (deleted)";
+    if (std::string name = self.string(); name.ends_with(deleted)) {
+        self = name.substr(0, name.size() - deleted.size());
+    }
+    if (!self.is_absolute()) {
+        return "cannot resolve " + view.exe.string() + ": it names \"" + self.string() + "\"";
+    }
+    out.push_back({canonical_or_normal(self), std::string(runs_later)});
     for (const fs::path& directory : runner_directories) {
         add_unique(out, directory, "is where cordon takes its runners from");
     }
-    for (const fs::path& file : mapped_files()) {
+    auto mapped = mapped_files(view.maps);
+    if (auto* reason = std::get_if<std::string>(&mapped)) return *reason;
+    for (const fs::path& file : std::get<std::vector<fs::path>>(mapped)) {
         add_unique(out, file, loaded_later);
         add_unique(out, file.parent_path(), loaded_later);
     }
@@ -297,12 +318,6 @@ std::vector<std::string_view> super_option_values(const mount_entry& mount, std:
     return out;
 }
 
-fs::path canonical_or_normal(const fs::path& path) {
-    std::error_code ec;
-    fs::path out = fs::weakly_canonical(path, ec);
-    return ec ? path.lexically_normal() : out;
-}
-
 // One directory an overlay's options name, and what it is to the overlay.
 struct layer {
     enum class kind { upper, work, lower };
@@ -369,15 +384,31 @@ std::optional<std::string> overlay_layers(const mount_entry& mount, const fs::pa
 }
 
 // The image file behind the loop device `device` ("major:minor") holding a filesystem, or
-// behind the loop device one of whose partitions it is; nullopt for any other device.
-std::optional<fs::path> loop_backing_file(const std::string& device) {
+// behind the loop device one of whose partitions it is; nullopt for any other device. The reason
+// when sysfs cannot tell: a block device it does not list (no /sys), or a file it will not give.
+using loop_image = std::variant<std::optional<fs::path>, std::string>;
+loop_image loop_backing_file(const std::string& device) {
+    // Major 0: an anonymous device (tmpfs, overlay, procfs...), never a block device.
+    if (device.rfind("0:", 0) == 0) return std::nullopt;
+    const fs::path node = "/sys/dev/block/" + device;
+    std::error_code ec;
+    if (!fs::exists(node, ec)) {
+        return "cordon cannot tell whether the block device " + device +
+               " is a loop device whose image the command could write: " + node.string() +
+               (ec ? ": " + ec.message() : std::string(" is missing"));
+    }
     for (const char* up : {"", "/.."}) {
-        const base::read_result text =
-            base::read_small_file("/sys/dev/block/" + device + up + "/loop/backing_file");
-        const std::string* name = std::get_if<std::string>(&text);
-        if (name == nullptr) continue;
-        const std::string_view line = name->substr(0, name->find('\n'));
-        if (!line.empty() && line.front() == '/') return fs::path(line);
+        const fs::path file = node.string() + up + "/loop/backing_file";
+        const base::read_result text = base::read_small_file(file);
+        if (const auto* error = std::get_if<base::read_error>(&text)) {
+            if (error->error == ENOENT) continue;  // not a loop device (or partition of one)
+            return "cordon cannot tell whether the block device " + device +
+                   " is a loop device whose image the command could write: " +
+                   error->describe(file);
+        }
+        const std::string& name = std::get<std::string>(text);
+        const std::string_view line = std::string_view(name).substr(0, name.find('\n'));
+        if (!line.empty() && line.front() == '/') return std::optional<fs::path>(line);
     }
     return std::nullopt;
 }
@@ -518,7 +549,7 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
         });
         if (!seen) shows.push_back({std::move(path), &p, std::move(via)});
     };
-    std::map<std::string, std::optional<fs::path>> loop_images;  // by device, read once
+    std::map<std::string, loop_image> loop_images;  // by device, read once
     for (std::size_t i = 0; i < shows.size(); ++i) {
         if (shows.size() > paths.size() + most_followed) {
             return shows[i].what->path.string() + " shows more than " +
@@ -562,8 +593,12 @@ std::optional<std::string> exposed_through_mounts(std::span<const protected_path
             image =
                 loop_images.emplace(shown_by->device, loop_backing_file(shown_by->device)).first;
         }
-        if (image->second) {
-            follow(*image->second, p,
+        if (const auto* unknown = std::get_if<std::string>(&image->second)) {
+            return p.path.string() + " lies on the mount at " + shown_by->point.string() +
+                   ", and " + *unknown;
+        }
+        if (const auto& backing = std::get<std::optional<fs::path>>(image->second)) {
+            follow(*backing, p,
                    "the image behind the loop device of the mount at " + shown_by->point.string());
         }
         if (is_fuse(shown_by->type)) {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "base/mountinfo.hpp"
@@ -29,18 +30,26 @@ struct protected_path {
 
 using protected_paths = std::vector<protected_path>;
 
+// Where this process learns what it is and what it loads; tests point them elsewhere.
+struct process_view {
+    std::filesystem::path maps = "/proc/self/maps";
+    std::filesystem::path exe = "/proc/self/exe";
+};
+
 // The closure for `runners` (their canonical paths; missing ones are ignored) on this host:
-// the runners, /proc/self/exe, every file mapped into this process, /etc/ld.so.{preload,cache,
-// conf,conf.d}, the system library directories and their glibc-hwcaps subdirectories, and
-// `runner_directories`.
-[[nodiscard]] protected_paths runner_closure(
+// the runners, this executable (`view.exe`), every file mapped into this process (`view.maps`),
+// /etc/ld.so.{preload,cache,conf,conf.d}, the system library directories and their glibc-hwcaps
+// subdirectories, and `runner_directories`. Fails closed: when the maps cannot be read or the
+// executable cannot be named (no /proc), the reason, never a closure with holes in it.
+[[nodiscard]] std::variant<protected_paths, std::string> runner_closure(
     std::span<const std::filesystem::path> runners,
-    std::span<const std::filesystem::path> runner_directories);
+    std::span<const std::filesystem::path> runner_directories, const process_view& view = {});
 
 using base::mount_entry;
 
-// This process's mounts, read once for all the checks of a run.
-[[nodiscard]] std::vector<mount_entry> read_mounts();
+// This process's mounts, read once for all the checks of a run; the reason when
+// /proc/self/mountinfo cannot be read or parsed (a check without the table refuses).
+[[nodiscard]] std::variant<std::vector<mount_entry>, std::string> read_mounts();
 
 // The first protected path that lies inside one of `writable_roots` (canonical), as a one-line
 // explanation; nullopt when none does.
@@ -52,7 +61,8 @@ using base::mount_entry;
 // mount of a runner's directory inside the workspace, a workspace that is itself such a bind, a
 // workspace file bound onto a library, a loop device whose image lies in the workspace), or
 // because an overlay writes or shows it from a layer a root holds; nullopt when none is. A FUSE
-// filesystem on either side, and an overlay whose layers cannot be placed, are refused too.
+// filesystem on either side, an overlay whose layers cannot be placed, and a block device that
+// sysfs cannot say is or is not a loop device are refused too.
 // exposed_by() cannot see these: the paths differ.
 [[nodiscard]] std::optional<std::string> exposed_through_mounts(
     std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots,

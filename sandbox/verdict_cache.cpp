@@ -83,7 +83,20 @@ fs::path default_verdict_cache() {
     return "/dev/shm/cordon-verdicts-" + std::to_string(::geteuid());
 }
 
-std::string verdict_key(const fs::path& bwrap, const fs::path& launcher) {
+std::variant<std::string, unknown_facts> verdict_key(const fs::path& bwrap,
+                                                     const fs::path& launcher) {
+    // Facts every Linux process can read about itself: one missing means /proc is not there.
+    for (const char* needed : {"/proc/sys/kernel/random/boot_id", "/proc/self/status"}) {
+        const base::read_result read = base::read_small_file(needed, max_file_size);
+        if (const auto* error = std::get_if<base::read_error>(&read)) {
+            return unknown_facts{error->describe(needed)};
+        }
+    }
+    for (const char* needed : {"/proc/self/ns/user", "/proc/self/ns/mnt", "/proc/self/exe"}) {
+        std::error_code ec;
+        (void)fs::read_symlink(needed, ec);
+        if (ec) return unknown_facts{"cannot read " + std::string(needed) + ": " + ec.message()};
+    }
     std::string key;
     const auto fact = [&key](std::string_view name, const std::string& value) {
         key += name;

@@ -34,9 +34,16 @@ namespace cordon::sandbox {
 // /dev/shm/cordon-verdicts-<euid>.
 [[nodiscard]] std::filesystem::path default_verdict_cache();
 
+// A key that could not be made: a fact only /proc gives (the boot, the namespaces, the
+// process's privileges, its executable) could not be read. Two processes without /proc would
+// otherwise share one key whatever their facts are; such a process probes for itself.
+struct unknown_facts {
+    std::string reason;
+};
+
 // The facts a verdict depends on, one `name value` line each, for the runners given.
-[[nodiscard]] std::string verdict_key(const std::filesystem::path& bwrap,
-                                      const std::filesystem::path& launcher);
+[[nodiscard]] std::variant<std::string, unknown_facts> verdict_key(
+    const std::filesystem::path& bwrap, const std::filesystem::path& launcher);
 
 class verdict_cache {
 public:
