@@ -34,6 +34,7 @@
 
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/provider.hpp"
+#include "sandbox/rung_report.hpp"
 #include "sandbox/verdict_cache.hpp"
 
 namespace cordon::sandbox {
@@ -58,19 +59,6 @@ struct probe_run_result {
 // within `timeout`.
 using probe_runner = std::function<probe_run_result(const confined_argv& wrapped,
                                                     std::chrono::milliseconds timeout)>;
-
-enum class rung_state { usable, unusable, not_probed };
-[[nodiscard]] std::string_view to_string(rung_state state) noexcept;
-
-struct rung_report {
-    backend_kind kind = backend_kind::bwrap;
-    std::string runner;  // absolute path of the runner, empty when it was not found
-    rung_state state = rung_state::not_probed;
-    enforcement level = enforcement::full;  // under read-only; see assess() for each mode
-    std::optional<int> landlock_abi;        // the kernel's raw ABI, for the Linux rungs
-    bool bind_fd = false;                   // bwrap: the workspace is bound from a descriptor
-    std::string reason;                     // why the rung is unusable: first stderr line, errno
-};
 
 struct local_provider_options {
     backend_choice choice = backend_choice::automatic;
@@ -139,7 +127,7 @@ private:
     const launcher_state& probe_launcher_locked();
     bool load_launcher_image_locked();
     [[nodiscard]] std::string verdict_name() const;
-    [[nodiscard]] std::string serialize_locked() const;
+    [[nodiscard]] cached_verdict verdict_locked() const;
     bool adopt_cached_locked(const std::string& body);
     void store_verdict_locked();
     rung_report probe_bwrap(rung_report report);
