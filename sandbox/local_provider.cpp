@@ -13,6 +13,7 @@
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/mount_exposure.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/runner_image.hpp"
 #include "sandbox/runner_path.hpp"

@@ -7,9 +7,8 @@
 // could replace any of them is refused: a later run, in this process or the next, would execute
 // the replacement before any confinement. Callers add their own (the executor: its spill files).
 //
-// And pseudo filesystems: a workspace that is, lies in or contains procfs, sysfs, a cgroup
-// hierarchy, /dev or the like would make writable what is not a file at all — sysctls, other
-// processes, cgroup membership, devices, cordon's liveness locks under /dev/shm.
+// What the mounts show (a bind, an overlay's layers, a loop image) is asked of the mount table in
+// mount_exposure.hpp.
 #pragma once
 
 #include <filesystem>
@@ -18,8 +17,6 @@
 #include <string>
 #include <variant>
 #include <vector>
-
-#include "base/mountinfo.hpp"
 
 namespace cordon::sandbox {
 
@@ -45,34 +42,10 @@ struct process_view {
     std::span<const std::filesystem::path> runners,
     std::span<const std::filesystem::path> runner_directories, const process_view& view = {});
 
-using base::mount_entry;
-
-// This process's mounts, read once for all the checks of a run; the reason when
-// /proc/self/mountinfo cannot be read or parsed (a check without the table refuses).
-[[nodiscard]] std::variant<std::vector<mount_entry>, std::string> read_mounts();
-
 // The first protected path that lies inside one of `writable_roots` (canonical), as a one-line
 // explanation; nullopt when none does.
 [[nodiscard]] std::optional<std::string> exposed_by(
     std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
-
-// The same question asked of filesystems rather than of spellings, per `mounts`: the first
-// protected path that one of `writable_roots` reaches because a mount shows it there (a bind
-// mount of a runner's directory inside the workspace, a workspace that is itself such a bind, a
-// workspace file bound onto a library, a loop device whose image lies in the workspace), or
-// because an overlay writes or shows it from a layer a root holds; nullopt when none is. A FUSE
-// filesystem on either side, an overlay whose layers cannot be placed, and a block device that
-// sysfs cannot say is or is not a loop device are refused too.
-// exposed_by() cannot see these: the paths differ.
-[[nodiscard]] std::optional<std::string> exposed_through_mounts(
-    std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots,
-    const std::vector<mount_entry>& mounts);
-
-// Why `root` (canonical) must not be writable at all: it is, lies in or contains /dev, /proc,
-// /sys or, per `mounts`, a mount of a pseudo filesystem. nullopt when it is an ordinary
-// directory.
-[[nodiscard]] std::optional<std::string> pseudo_filesystem_at(
-    const std::filesystem::path& root, const std::vector<mount_entry>& mounts);
 
 // The directories the loader's configuration `conf` (/etc/ld.so.conf) names, following its
 // `include` globs (at most 8 deep) and understanding comments and old-style "dir=type" entries:
@@ -80,6 +53,12 @@ using base::mount_entry;
 // unconfined.
 [[nodiscard]] std::vector<std::filesystem::path> loader_configuration_directories(
     const std::filesystem::path& conf);
+
+// A protected path whose last component ends in '*' stands for every entry of its directory with
+// that prefix ("/var/tmp/cordon-spill-*"): true when `root` lies inside one of them, which is as
+// bad as a root holding them.
+[[nodiscard]] bool inside_pattern(const std::filesystem::path& root,
+                                  const std::filesystem::path& pattern);
 
 // True when `path` is `root` or lies beneath it (both canonical).
 [[nodiscard]] bool is_within(const std::filesystem::path& path, const std::filesystem::path& root);
