@@ -1,6 +1,5 @@
 #include "runtime/cgroup.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -11,12 +10,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <set>
 #include <system_error>
+
+#include "base/mountinfo.hpp"
+#include "base/small_file.hpp"
+#include "runtime/cgroup_files.hpp"
+#include "runtime/cgroup_reaper.hpp"
 
 namespace cordon::runtime {
 
@@ -24,190 +26,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// How long a cgroup may take to empty after cgroup.kill before rmdir is given up on.
-constexpr int rmdir_attempts = 200;
-constexpr useconds_t rmdir_pause_us = 1000;
-
-// errno is read by the caller right after the failing call, before a string is built.
-std::string failed(std::string_view what, int error) {
-    return std::string(what) + ": " + std::strerror(error);
-}
-
-// The files read here are small (/proc's mountinfo and cgroup, a cgroup's keyed files) and read
-// on every run: plain read(2) and string_view, no iostreams. A stream's first use in a process
-// brings its buffer and locale code in page by page, and that alone cost cordon about 0.3 ms a
-// run on the benchmark machine (docs/BENCHMARKS.md).
-
-// The whole file, or "" when it cannot be opened.
-std::string read_file(const fs::path& path) {
-    std::string text;
-    const unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd) return text;
-    char buffer[4096];
-    for (;;) {
-        const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
-        if (got > 0) {
-            text.append(buffer, static_cast<std::size_t>(got));
-        } else if (got == 0 || errno != EINTR) {
-            return text;
-        }
-    }
-}
-
-// `text` cut at every `separator`, empty pieces kept: mountinfo separates its fields by single
-// spaces, and a field (an overlay's source) may be empty.
-std::vector<std::string_view> split(std::string_view text, char separator) {
-    std::vector<std::string_view> pieces;
-    for (std::size_t start = 0;;) {
-        const std::size_t end = text.find(separator, start);
-        pieces.push_back(text.substr(start, end - start));
-        if (end == std::string_view::npos) return pieces;
-        start = end + 1;
-    }
-}
-
-// The lines of `text`, without their newlines; a last line without one counts.
-std::vector<std::string_view> lines(std::string_view text) {
-    if (text.ends_with('\n')) text.remove_suffix(1);
-    if (text.empty()) return {};
-    return split(text, '\n');
-}
-
-bool has_piece(std::string_view text, char separator, std::string_view piece) {
-    const auto pieces = split(text, separator);
-    return std::find(pieces.begin(), pieces.end(), piece) != pieces.end();
-}
-
-// Whether `word` is one of the whitespace-separated words of `text` (cgroup.controllers).
-bool has_word(std::string_view text, std::string_view word) {
-    constexpr std::string_view blanks = " \t\n";
-    for (std::size_t start = text.find_first_not_of(blanks); start != std::string_view::npos;) {
-        const std::size_t end = text.find_first_of(blanks, start);
-        if (text.substr(start, end - start) == word) return true;
-        start = text.find_first_not_of(blanks, end);
-    }
-    return false;
-}
-
-template <class Number>
-std::optional<Number> number(std::string_view text) {
-    Number value{};
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
-
-// mountinfo escapes space, tab, newline and backslash in paths as \ooo.
-std::string unescape(std::string_view text) {
-    const auto octal = [](char c) { return c >= '0' && c <= '7'; };
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 3 < text.size() && octal(text[i + 1]) && octal(text[i + 2]) &&
-            octal(text[i + 3])) {
-            out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
-                                     (text[i + 3] - '0'));
-            i += 3;
-            continue;
-        }
-        out += text[i];
-    }
-    return out;
-}
-
-struct mount_entry {
-    fs::path root;         // the part of the hierarchy mounted (field 4)
-    fs::path mount_point;  // field 5
-};
-
-// The mount of the cgroup2 filesystem, or of the cgroup v1 hierarchy carrying `controller`.
-// A line: "ID PARENT MAJ:MIN ROOT MOUNT-POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER-OPTIONS".
-std::optional<mount_entry> cgroup_mount(std::string_view mountinfo, std::string_view controller) {
-    for (const std::string_view line : lines(mountinfo)) {
-        const auto separator = line.find(" - ");
-        if (separator == std::string_view::npos) continue;
-        const auto tail = split(line.substr(separator + 3), ' ');
-        const auto head = split(line.substr(0, separator), ' ');
-        if (tail.size() < 3 || head.size() < 5) continue;
-        if (tail[0] != (controller.empty() ? "cgroup2" : "cgroup")) continue;
-        if (!controller.empty() && !has_piece(tail[2], ',', controller)) continue;
-        return mount_entry{unescape(head[3]), unescape(head[4])};
-    }
-    return std::nullopt;
-}
-
-// This process's cgroup in the v2 tree ("0::/path") or in the v1 hierarchy of `controller`.
-// A line: "HIERARCHY-ID:CONTROLLERS:PATH"; v2's is "0::PATH".
-std::optional<fs::path> own_cgroup(std::string_view cgroups, std::string_view controller) {
-    for (const std::string_view line : lines(cgroups)) {
-        const auto first = line.find(':');
-        const auto second = line.find(':', first + 1);
-        if (first == std::string_view::npos || second == std::string_view::npos) continue;
-        const std::string_view controllers = line.substr(first + 1, second - first - 1);
-        const bool match = controller.empty() ? line.substr(0, first) == "0" && controllers.empty()
-                                              : has_piece(controllers, ',', controller);
-        if (match) return fs::path(line.substr(second + 1));
-    }
-    return std::nullopt;
-}
-
-// What the kernel says about this process's cgroups: read once per host.
-struct cgroup_view {
-    std::string mountinfo;  // /proc/self/mountinfo
-    std::string cgroups;    // /proc/self/cgroup
-};
-
-// The directory of this process's cgroup in the hierarchy of `controller` ("" for v2).
-std::variant<fs::path, std::string> own_directory(const cgroup_view& view,
-                                                  std::string_view controller) {
-    const std::string what =
-        controller.empty() ? "cgroup v2" : "cgroup v1 " + std::string(controller);
-    auto mount = cgroup_mount(view.mountinfo, controller);
-    if (!mount) return "no " + what + " filesystem is mounted";
-    auto own = own_cgroup(view.cgroups, controller);
-    if (!own) return "this process has no " + what + " membership";
-    // Under a cgroup namespace or a bind mount, the mount shows only part of the hierarchy.
-    const fs::path relative = own->lexically_relative(mount->root);
-    if (relative.empty() || *relative.begin() == "..") {
-        return "the process's " + what + " cgroup " + own->string() + " is not visible at " +
-               mount->mount_point.string();
-    }
-    fs::path directory = (mount->mount_point / relative).lexically_normal();
-    std::error_code ec;
-    if (!fs::exists(directory / "cgroup.procs", ec)) {
-        return "the process's " + what + " cgroup " + directory.string() + " is not visible";
-    }
-    return directory;
-}
-
-// 0, or the errno of the failing open or write (read before the fd is closed).
-int write_file(const fs::path& path, std::string_view text) {
-    unique_fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-    if (!fd) return errno;
-    const ssize_t written = ::write(fd.get(), text.data(), text.size());
-    if (written < 0) return errno;
-    return written == static_cast<ssize_t>(text.size()) ? 0 : EIO;
-}
-
-// The value of `key` in a flat keyed file ("key value" per line), 0 when absent.
-std::uint64_t keyed_value(const fs::path& path, std::string_view key) {
-    const std::string text = read_file(path);
-    for (const std::string_view line : lines(text)) {
-        const auto fields = split(line, ' ');
-        if (fields.size() == 2 && fields[0] == key)
-            return number<std::uint64_t>(fields[1]).value_or(0);
-    }
-    return 0;
-}
-
-// The processes of a cgroup.procs file, one per line.
-std::vector<pid_t> members(const fs::path& procs) {
-    std::vector<pid_t> pids;
-    const std::string text = read_file(procs);
-    for (const std::string_view line : lines(text)) {
-        if (const auto pid = number<pid_t>(line); pid && *pid > 0) pids.push_back(*pid);
-    }
-    return pids;
-}
+using cgroup_files::cgroup_view;
+using cgroup_files::failed;
+using cgroup_files::has_word;
+using cgroup_files::keyed_value;
+using cgroup_files::kill_members;
+using cgroup_files::members;
+using cgroup_files::own_directory;
+using cgroup_files::read_file;
+using cgroup_files::write_file;
+using cgroup_reaper::open_lock_directory;
+using cgroup_reaper::reap_stale_hosts;
 
 // Unique among the hosts of this pid (a host left by an earlier process with the same pid may
 // still exist); the lock directory is private, so it need not be unguessable.
@@ -222,107 +51,20 @@ std::string random_suffix() {
     return hex;
 }
 
-void kill_members(const fs::path& cgroup) {
-    if (write_file(cgroup / "cgroup.kill", "1") == 0) return;
-    for (const pid_t pid : members(cgroup / "cgroup.procs"))
-        ::kill(pid, SIGKILL);
-}
-
-bool remove_directory(const fs::path& directory) {
-    for (int attempt = 0; attempt < rmdir_attempts; ++attempt) {
-        if (::rmdir(directory.c_str()) == 0 || errno == ENOENT) return true;
-        if (errno != EBUSY) return false;
-        ::usleep(rmdir_pause_us);
-    }
-    return false;
-}
-
-// The lock directory, trusted only when this user owns it and nobody else can enter it: another
-// user who could delete lock files could make the next cordon end runs that are alive. It lives
-// under /dev/shm, where no confined command can open anything (see cgroup.hpp).
-std::variant<unique_fd, std::string> open_lock_directory(fs::path path) {
-    if (path.empty()) path = "/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid());
-    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-        const int error = errno;
-        return failed("cannot create " + path.string(), error);
-    }
-    unique_fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd) {
-        const int error = errno;
-        return failed("cannot open " + path.string(), error);
-    }
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) {
-        const int error = errno;
-        return failed("cannot stat " + path.string(), error);
-    }
-    if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
-        return path.string() + " is not a private directory of uid " + std::to_string(::geteuid()) +
-               " (owner " + std::to_string(st.st_uid) + ")";
-    }
-    return fd;
-}
-
-// A cordon that was killed (SIGKILL, a crash) left its cgroups behind, possibly with the trees of
-// its last runs still inside. Whoever creates the next host ends them. Only a cgroup whose lock
-// file exists and can be locked is touched: no lock file (another user, a host in another mount
-// namespace) proves nothing, a held lock means its owner is alive, and a host with no cgroup under
-// this process's bases is left to a cordon that shares its bases. The search starts from the lock
-// files, so that the common case (every host alive) costs one small directory listing.
-void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
-    std::set<std::string> names;
-    {
-        unique_fd listing(::openat(lock_directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        DIR* entries = listing ? ::fdopendir(listing.release()) : nullptr;
-        if (entries == nullptr) return;
-        while (const dirent* entry = ::readdir(entries)) {
-            const std::string_view file = entry->d_name;
-            constexpr std::string_view suffix = ".lock";
-            if (file.rfind("cordon-", 0) != 0 || file.size() <= suffix.size() ||
-                file.substr(file.size() - suffix.size()) != suffix) {
-                continue;
-            }
-            names.emplace(file.substr(0, file.size() - suffix.size()));
-        }
-        ::closedir(entries);
-    }
-    for (const std::string& name : names) {
-        const std::string lock_name = name + ".lock";
-        // A host whose cgroups live elsewhere (another service, another terminal's scope) is
-        // for a cordon there to end: its lock file stays, or nobody ever could.
-        std::error_code ec;
-        if (std::none_of(bases.begin(), bases.end(),
-                         [&](const fs::path& base) { return fs::exists(base / name, ec); })) {
-            continue;
-        }
-        unique_fd lock(
-            ::openat(lock_directory, lock_name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
-        if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) continue;
-        bool removed = true;
-        for (const fs::path& base : bases) {
-            const fs::path host = base / name;
-            std::vector<fs::path> runs;
-            for (const auto& run : fs::directory_iterator(host, ec)) {
-                if (run.is_directory(ec)) runs.push_back(run.path());
-            }
-            for (const auto& run : runs)
-                kill_members(run);
-            for (const auto& run : runs)
-                removed = remove_directory(run) && removed;
-            if (fs::exists(host, ec)) removed = remove_directory(host) && removed;
-        }
-        if (removed) {
-            ::unlinkat(lock_directory, lock_name.c_str(), 0);
-            spdlog::info("ended the runs of a cordon that is gone: {}", name);
-        }
-    }
-}
-
 }  // namespace
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     cgroup_host_options options) {
-    const cgroup_view view{read_file("/proc/self/mountinfo"), read_file("/proc/self/cgroup")};
+    // Without its mount table or its own cgroups (no /proc), this process cannot tell where its
+    // runs' cgroups would be: no host, and the executor says why (process-group containment).
+    auto mounts = base::read_mountinfo();
+    if (auto* reason = std::get_if<std::string>(&mounts)) return *reason;
+    base::read_result cgroups = base::read_small_file("/proc/self/cgroup");
+    if (auto* error = std::get_if<base::read_error>(&cgroups)) {
+        return error->describe("/proc/self/cgroup");
+    }
+    const cgroup_view view{std::get<std::vector<base::mount_entry>>(std::move(mounts)),
+                           std::get<std::string>(std::move(cgroups))};
     auto unified = own_directory(view, "");
     if (auto* reason = std::get_if<std::string>(&unified)) return *reason;
     const fs::path base = std::get<fs::path>(unified);
@@ -413,7 +155,30 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     return host;
 }
 
+void cgroup_host::leave(std::vector<fs::path> directories) {
+    std::lock_guard lock(leftovers_mutex_);
+    for (fs::path& directory : directories)
+        leftovers_.push_back(std::move(directory));
+}
+
+void cgroup_host::remove_leftovers() {
+    std::lock_guard lock(leftovers_mutex_);
+    std::erase_if(leftovers_, [](const fs::path& directory) {
+        if (::rmdir(directory.c_str()) == 0 || errno == ENOENT) return true;
+        if (errno == EBUSY) return false;  // its processes are still being freed
+        spdlog::debug("cannot remove {}: {}", directory.string(), std::strerror(errno));
+        return true;  // never will be: left to the next host's reaper
+    });
+}
+
+std::size_t cgroup_host::leftovers() {
+    remove_leftovers();
+    std::lock_guard lock(leftovers_mutex_);
+    return leftovers_.size();
+}
+
 cgroup_host::~cgroup_host() {
+    remove_leftovers();
     bool removed = true;
     for (const auto* directory :
          {&directory_, pids_v1_ ? &*pids_v1_ : nullptr, memory_v1_ ? &*memory_v1_ : nullptr}) {
@@ -431,6 +196,7 @@ cgroup_host::~cgroup_host() {
 
 std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
     const run_limits& limits) {
+    remove_leftovers();
     if (limits.max_processes && !pids_v2_ && !pids_v1_) {
         return "cannot limit processes: " + no_pids_;
     }
@@ -497,15 +263,26 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
 
 cgroup_scope::cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths,
                            std::vector<unique_fd> procs)
-    : host_(std::move(host)), paths_(std::move(paths)), procs_(std::move(procs)) {}
+    : host_(std::move(host)), paths_(std::move(paths)), procs_(std::move(procs)) {
+    // The v2 directory first: it is the one that holds every process of the run.
+    pending_.push_back(paths_.unified);
+    for (const auto* directory :
+         {paths_.pids ? &*paths_.pids : nullptr, paths_.memory ? &*paths_.memory : nullptr}) {
+        if (directory != nullptr && *directory != paths_.unified &&
+            std::find(pending_.begin(), pending_.end(), *directory) == pending_.end()) {
+            pending_.push_back(*directory);
+        }
+    }
+}
 
 cgroup_scope::~cgroup_scope() {
-    if (removed_) return;
+    if (pending_.empty()) return;
     kill_all();
-    // The kill is asynchronous; give the kernel a moment to empty the cgroup.
-    for (int attempt = 0; attempt < rmdir_attempts && !remove(); ++attempt)
-        ::usleep(rmdir_pause_us);
-    if (!removed_) spdlog::warn("cgroup {} could not be removed", paths_.unified.string());
+    if (remove()) return;
+    // The kill is asynchronous: the kernel frees the processes a little later, and only then can
+    // the directories go. That is not waited for here (this runs on a run's event loop): the
+    // host removes them at its next scope or at its end.
+    host_->leave(std::move(pending_));
 }
 
 std::vector<int> cgroup_scope::procs_fds() const {
@@ -526,33 +303,30 @@ void cgroup_scope::kill_all() const {
 }
 
 bool cgroup_scope::populated() const {
-    return keyed_value(paths_.unified / "cgroup.events", "populated") != 0;
+    // A cgroup.events that cannot be read says nothing about the cgroup being empty.
+    return keyed_value(paths_.unified / "cgroup.events", "populated").value_or(1) != 0;
 }
 
 limit_events cgroup_scope::events() const {
     limit_events out;
-    if (paths_.pids) out.processes = keyed_value(*paths_.pids / "pids.events", "max") != 0;
+    if (paths_.pids)
+        out.processes = keyed_value(*paths_.pids / "pids.events", "max").value_or(0) != 0;
     if (paths_.memory) {
         out.memory = keyed_value(*paths_.memory /
                                      (paths_.memory_v1 ? "memory.oom_control" : "memory.events"),
-                                 "oom_kill") != 0;
+                                 "oom_kill")
+                         .value_or(0) != 0;
     }
     return out;
 }
 
 bool cgroup_scope::remove() {
-    if (removed_) return true;
-    if (::rmdir(paths_.unified.c_str()) != 0 && errno != ENOENT) return false;
-    // The v1 directories hold the same processes, so they are empty too by now.
-    for (const auto* directory :
-         {paths_.pids ? &*paths_.pids : nullptr, paths_.memory ? &*paths_.memory : nullptr}) {
-        if (directory == nullptr || *directory == paths_.unified) continue;
-        if (!remove_directory(*directory)) {
-            spdlog::debug("cannot remove {}: {}", directory->string(), std::strerror(errno));
-        }
-    }
-    removed_ = true;
-    return true;
+    // One rmdir each, never a wait. A directory whose rmdir fails otherwise than with EBUSY stays
+    // pending too: the caller's retries end, and the host or the next reaper has the last word.
+    std::erase_if(pending_, [](const fs::path& directory) {
+        return ::rmdir(directory.c_str()) == 0 || errno == ENOENT;
+    });
+    return pending_.empty();
 }
 
 }  // namespace cordon::runtime

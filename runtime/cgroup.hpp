@@ -21,6 +21,11 @@
 // grants /dev node by node; bwrap mounts a private /dev), so a leftover process cannot hold a
 // dead cordon's lock to keep itself alive.
 //
+// Removal never waits: a scope's directories are removed once the kernel has freed the run's
+// processes, by the run's own timer (process.cpp) or, for a scope destroyed before that, by the
+// host at its next new_scope() or at its end. The lock files and the reaping of dead hosts are
+// cgroup_reaper.hpp's; what is read and written in cgroupfs is cgroup_files.hpp's.
+//
 // Thread safety: new_scope() may be called from any thread; a scope belongs to one run.
 #pragma once
 
@@ -30,6 +35,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -74,8 +80,15 @@ public:
 
     [[nodiscard]] const std::filesystem::path& directory() const noexcept { return directory_; }
 
+    // How many directories of ended scopes are still waiting to be removed, after trying once
+    // more. They are tried at every new_scope() and when the host ends.
+    [[nodiscard]] std::size_t leftovers();
+
 private:
+    friend class cgroup_scope;
     cgroup_host() = default;
+    void leave(std::vector<std::filesystem::path> directories);
+    void remove_leftovers();
 
     std::filesystem::path directory_;  // cgroup v2
     std::string name_;
@@ -89,6 +102,8 @@ private:
     std::string no_memory_;
     std::string no_lock_;
     std::atomic<unsigned long> counter_{0};
+    std::mutex leftovers_mutex_;
+    std::vector<std::filesystem::path> leftovers_;
 };
 
 // Where one run's cgroup lives: always in the v2 tree, and in a v1 hierarchy for a limit that
@@ -104,7 +119,9 @@ class cgroup_scope {
 public:
     cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths,
                  std::vector<unique_fd> procs);
-    ~cgroup_scope();  // kills what is left and removes the directories
+    // Kills what is left and removes the directories it can at once; the rest, still busy while
+    // the kernel frees the killed processes, is left to the host (never waited for here).
+    ~cgroup_scope();
     cgroup_scope(const cgroup_scope&) = delete;
     cgroup_scope& operator=(const cgroup_scope&) = delete;
 
@@ -119,14 +136,19 @@ public:
     [[nodiscard]] bool populated() const;
     // Whether the run met its limits.
     [[nodiscard]] limit_events events() const;
-    // rmdir; succeeds only once the cgroup is empty.
+    // One rmdir of each of the run's directories still there, without waiting: true once all
+    // are gone. A cgroup is removable only once the kernel has freed its processes, a little
+    // after they died (longer in a v1 hierarchy): the caller retries on its own clock
+    // (process.cpp: a timer on the run's loop).
     [[nodiscard]] bool remove();
+
+    [[nodiscard]] const scope_paths& paths() const noexcept { return paths_; }
 
 private:
     std::shared_ptr<cgroup_host> host_;
     scope_paths paths_;
     std::vector<unique_fd> procs_;
-    bool removed_ = false;
+    std::vector<std::filesystem::path> pending_;  // directories not removed yet
 };
 
 }  // namespace cordon::runtime

@@ -1,3 +1,10 @@
+// One concern, longer than the ~500 lines a file here stays under: the state machine of one run
+// from its spawn to `done` (process_tree), whose phases (process.hpp) are methods that move the run
+// from one to the next on its strand: spawn, output and status reading, stdin, the leader's exit,
+// the kill plan, the sweep, the cgroup's emptying and removal. Split across files, each
+// transition would be read away from the phases it moves between. What it drives lives in files
+// of its own: the spawn (spawn.cpp), the output (output_collector.cpp), the cgroup (cgroup.cpp),
+// the runner's status channel (sandbox/status_channel.cpp).
 #include "runtime/process.hpp"
 #include "runtime/sigpipe.hpp"
 
@@ -38,6 +45,9 @@ constexpr milliseconds final_drain{1000};
 // How long a swept run's cgroup may take to empty (its processes are already SIGKILLed; the
 // kernel frees them asynchronously) before the run completes anyway.
 constexpr int cgroup_empty_polls = 400;  // x poll_interval = 2 s
+// And how long its directories may stay busy after that (a v1 hierarchy frees a little later than
+// the v2 tree says it is empty) before they are left to the cgroup host to remove.
+constexpr int cgroup_remove_polls = 200;  // x poll_interval = 1 s
 
 constexpr std::size_t read_chunk = 64 * 1024;
 
@@ -495,6 +505,22 @@ private:
             });
             return;
         }
+        // Read before the directories go: the limits the run met are counted there.
+        if (scope_) limits_hit_ = scope_->events();
+        remove_cgroup(0);
+    }
+
+    // rmdir on a timer of the run's loop, never a sleep: one slow cgroup must not stall the
+    // other runs of the loop (the job supervisor runs them all on one thread).
+    void remove_cgroup(int attempt) {
+        if (phase_ != phase::emptying) return;
+        if (scope_ && !scope_->remove() && attempt < cgroup_remove_polls) {
+            poll_.expires_after(poll_interval);
+            poll_.async_wait([self = shared_from_this(), attempt](boost::system::error_code ec) {
+                if (!ec) self->remove_cgroup(attempt + 1);
+            });
+            return;
+        }
         complete();
     }
 
@@ -504,10 +530,8 @@ private:
         poll_.cancel();
         final_drain_.cancel();
         process_outcome outcome;
-        if (scope_) outcome.limits_hit = scope_->events();
-        if (scope_ && !scope_->remove()) {
-            spdlog::debug("run cgroup still populated; removing on destruction");
-        }
+        outcome.limits_hit = limits_hit_;
+        // What could not be removed yet is left to the host (cgroup_scope's destructor).
         scope_.reset();
 
         outcome.exit_code = exit_code_;
@@ -562,6 +586,7 @@ private:
     std::optional<int> exit_code_;
     std::optional<int> signal_;
     run_limits limits_applied_;
+    limit_events limits_hit_;
     std::chrono::steady_clock::time_point started_at_;
     std::chrono::steady_clock::time_point reaped_at_;
 };

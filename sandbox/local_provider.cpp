@@ -4,17 +4,16 @@
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
 #include "sandbox/backends.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/mount_exposure.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/runner_image.hpp"
 #include "sandbox/runner_path.hpp"
@@ -127,27 +126,36 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
             origin_ = "probed (verdict cache unusable: " + *reason + ")";
             spdlog::debug("verdict cache unusable: {}", *reason);
         } else {
-            cache_.emplace(std::move(std::get<verdict_cache>(cache)));
-            cache_key_ = verdict_key(options_.bwrap_path, options_.launcher_path);
+            auto key = verdict_key(options_.bwrap_path, options_.launcher_path);
+            if (auto* unknown = std::get_if<unknown_facts>(&key)) {
+                origin_ = "probed (verdict cache unusable: " + unknown->reason + ")";
+                spdlog::debug("verdict cache unusable: {}", unknown->reason);
+            } else {
+                cache_.emplace(std::move(std::get<verdict_cache>(cache)));
+                cache_key_ = std::move(std::get<std::string>(key));
+            }
         }
     } else {
         origin_ = "probed (no verdict cache)";
     }
 }
 
-const protected_paths& local_provider::protected_set() {
-    std::call_once(protected_once_, [this] {
-        const std::vector<fs::path> runners{options_.bwrap_path, options_.launcher_path};
-        protected_ = runner_closure(runners, trusted_directories());
-        // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
-        protected_.push_back({canonical_path("/var/tmp") / "cordon-probe-*",
-                              "holds the workspaces cordon probes with"});
-        if (!options_.verdict_directory.empty()) {
-            protected_.push_back(
-                {canonical_path(options_.verdict_directory), "holds cordon's probe verdicts"});
-        }
-    });
-    return protected_;
+std::variant<protected_paths, std::string> local_provider::protected_set() {
+    std::lock_guard lock(protected_mutex_);
+    if (protected_) return *protected_;
+    const std::vector<fs::path> runners{options_.bwrap_path, options_.launcher_path};
+    auto closure = runner_closure(runners, trusted_directories());
+    if (auto* reason = std::get_if<std::string>(&closure)) return *reason;
+    protected_paths set = std::move(std::get<protected_paths>(closure));
+    // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
+    set.push_back(
+        {canonical_path("/var/tmp") / "cordon-probe-*", "holds the workspaces cordon probes with"});
+    if (!options_.verdict_directory.empty()) {
+        set.push_back(
+            {canonical_path(options_.verdict_directory), "holds cordon's probe verdicts"});
+    }
+    protected_ = std::move(set);
+    return *protected_;
 }
 
 std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
@@ -161,8 +169,14 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
                " is not the directory's own path (it resolves to " + resolved.string() +
                "); give the real path";
     }
-    // Every mount check below reads this one table.
-    const std::vector<mount_entry> mounts = read_mounts();
+    // Every mount check below reads this one table. Without it (no /proc) nothing below could
+    // tell what the workspace reaches: refused, never allowed unchecked.
+    const auto table = read_mounts();
+    if (const auto* unreadable = std::get_if<std::string>(&table)) {
+        return "refusing a workspace-write workspace: " + *unreadable +
+               "; cordon cannot tell which filesystems the command could write";
+    }
+    const std::vector<mount_entry>& mounts = std::get<std::vector<mount_entry>>(table);
     if (auto pseudo = pseudo_filesystem_at(policy.workspace_root, mounts)) {
         return "refusing a workspace-write workspace: " + *pseudo;
     }
@@ -180,7 +194,12 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
                    " rung also lets the command write " + root.string() + ", and " + *pseudo;
         }
     }
-    protected_paths all = protected_set();
+    auto closure = protected_set();
+    if (const auto* unknown = std::get_if<std::string>(&closure)) {
+        return "refusing a workspace-write workspace: " + *unknown +
+               "; cordon cannot tell what runs unconfined later";
+    }
+    protected_paths all = std::move(std::get<protected_paths>(closure));
     for (const fs::path& path : also_protected) {
         all.push_back({path, "holds the records of cordon's runs"});
     }
@@ -341,187 +360,28 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
 
 }  // namespace cordon::sandbox
 
-// The verdict cache (verdict_cache.hpp). A verdict is stored as text, one line per fact:
-//   probed <seconds since boot>
-//   launcher <probed 0|1> <abi> <reason>
-//   rung <kind> <state 0|1|2> <abi|-> <bind_fd 0|1> <reason>   (one per rung, ladder order)
+// Adopting and storing the verdict (its text and its lifetime are verdict_cache.cpp's).
 namespace cordon::sandbox {
-
-namespace {
-
-// A verdict that passed over a rung or found none usable may rest on a passing condition (a
-// probe that timed out on a loaded host, user namespaces used up for a while): it is reused for
-// this long only. One whose first rung is usable is reused until its key changes or a run proves
-// a runner broken.
-constexpr std::chrono::seconds degraded_verdict_lifetime{60};
-
-std::chrono::seconds since_boot() {
-    timespec now{};
-    ::clock_gettime(CLOCK_BOOTTIME, &now);
-    return std::chrono::seconds(now.tv_sec);
-}
-
-std::string one_line(std::string text) {
-    for (char& c : text) {
-        if (c == '\n' || c == '\r') c = ' ';
-    }
-    return text;
-}
-
-// The next field of a verdict line, consumed with the one space after it; nullopt at the end.
-// Lines are written with single spaces, and a line read any other way is no verdict.
-std::optional<std::string_view> next_field(std::string_view& line) {
-    if (line.empty()) return std::nullopt;
-    const std::size_t space = std::min(line.find(' '), line.size());
-    const std::string_view field = line.substr(0, space);
-    line.remove_prefix(std::min(space + 1, line.size()));
-    if (field.empty()) return std::nullopt;
-    return field;
-}
-
-// The whole of `field` as a number.
-template <class Number>
-std::optional<Number> number(std::optional<std::string_view> field) {
-    Number value{};
-    if (!field) return std::nullopt;
-    const auto [end, error] = std::from_chars(field->data(), field->data() + field->size(), value);
-    if (error != std::errc() || end != field->data() + field->size()) return std::nullopt;
-    return value;
-}
-
-}  // namespace
 
 std::string local_provider::verdict_name() const {
     return "verdict-" + std::string(to_string(options_.choice));
 }
 
-std::string local_provider::serialize_locked() const {
-    std::string body = "probed " + std::to_string(since_boot().count()) + "\n";
-    body += "launcher " + std::string(launcher_.probed ? "1 " : "0 ") +
-            std::to_string(launcher_.abi) + " " + one_line(launcher_.reason) + "\n";
-    for (const rung_report& rung : rungs_) {
-        body += "rung " + std::string(to_string(rung.kind)) + " " +
-                std::to_string(static_cast<int>(rung.state)) + " " +
-                (rung.landlock_abi ? std::to_string(*rung.landlock_abi) : std::string("-")) +
-                (rung.bind_fd ? " 1 " : " 0 ") + one_line(rung.reason) + "\n";
-    }
-    return body;
+cached_verdict local_provider::verdict_locked() const {
+    return {since_boot(), {launcher_.probed, launcher_.abi, launcher_.reason}, rungs_};
 }
-
-namespace {
-
-struct parsed_verdict {
-    std::chrono::seconds probed{0};
-    bool launcher_probed = false;
-    int launcher_abi = 0;
-    std::string launcher_reason;
-    std::vector<rung_report> rungs;
-};
-
-// The verdict in `body` laid over `ladder`; nullopt when it does not describe that ladder.
-std::optional<parsed_verdict> parse_verdict(const std::string& body,
-                                            const std::vector<rung_report>& ladder) {
-    parsed_verdict out;
-    out.rungs = ladder;
-    std::size_t next = 0;
-    bool probed_seen = false;
-    bool launcher_seen = false;
-    // No stream here: this runs on every confined run, and a stream's first use brings in its
-    // number-parsing code page by page (docs/BENCHMARKS.md).
-    std::string_view text = body;
-    while (!text.empty()) {
-        const std::size_t end = std::min(text.find('\n'), text.size());
-        std::string_view fields = text.substr(0, end);
-        text.remove_prefix(std::min(end + 1, text.size()));
-        const auto tag = next_field(fields);
-        if (tag == "probed") {
-            const auto seconds = number<long long>(next_field(fields));
-            if (!seconds || *seconds < 0 || probed_seen || !fields.empty()) return std::nullopt;
-            out.probed = std::chrono::seconds(*seconds);
-            probed_seen = true;
-        } else if (tag == "launcher") {
-            const auto probed = number<int>(next_field(fields));
-            const auto abi = number<int>(next_field(fields));
-            if (!probed || !abi || (*probed != 0 && *probed != 1) || launcher_seen) {
-                return std::nullopt;
-            }
-            out.launcher_probed = *probed == 1;
-            out.launcher_abi = *abi;
-            out.launcher_reason = std::string(fields);
-            launcher_seen = true;
-        } else if (tag == "rung") {
-            const auto kind = next_field(fields);
-            const auto state = number<int>(next_field(fields));
-            const auto abi = next_field(fields);
-            const auto bind_fd = number<int>(next_field(fields));
-            if (!kind || !state || !abi || !bind_fd || next >= out.rungs.size() ||
-                *kind != to_string(out.rungs[next].kind) || *state < 0 || *state > 2 ||
-                (*bind_fd != 0 && *bind_fd != 1)) {
-                return std::nullopt;
-            }
-            rung_report& rung = out.rungs[next++];
-            rung.state = static_cast<rung_state>(*state);
-            rung.landlock_abi.reset();
-            if (*abi != "-") {
-                const auto value = number<int>(abi);
-                if (!value) return std::nullopt;
-                rung.landlock_abi = *value;
-            }
-            rung.bind_fd = *bind_fd == 1;
-            rung.reason = std::string(fields);
-            rung.level =
-                rung.state == rung_state::usable
-                    ? assess(rung.kind, sandbox_mode::read_only, rung.landlock_abi.value_or(0))
-                          .level
-                    : enforcement::full;
-        } else {
-            return std::nullopt;
-        }
-    }
-    if (!probed_seen || !launcher_seen || next != out.rungs.size()) return std::nullopt;
-    return out;
-}
-
-// How two verdicts of one ladder differ where both probed a rung; empty when they agree.
-std::string difference(const std::vector<rung_report>& before,
-                       const std::vector<rung_report>& now) {
-    for (std::size_t i = 0; i < before.size() && i < now.size(); ++i) {
-        const rung_report& a = before[i];
-        const rung_report& b = now[i];
-        if (a.state == rung_state::not_probed || b.state == rung_state::not_probed) continue;
-        if (a.state != b.state || a.landlock_abi != b.landlock_abi || a.bind_fd != b.bind_fd) {
-            return std::string(to_string(a.kind)) + " was " + std::string(to_string(a.state)) +
-                   ", is " + std::string(to_string(b.state)) +
-                   (b.reason.empty() ? "" : " (" + b.reason + ")");
-        }
-    }
-    return {};
-}
-
-}  // namespace
 
 bool local_provider::adopt_cached_locked(const std::string& body) {
-    std::optional<parsed_verdict> cached = parse_verdict(body, rungs_);
-    if (!cached) return false;
-    std::optional<std::size_t> first_usable;
-    for (std::size_t i = 0; i < cached->rungs.size(); ++i) {
-        if (cached->rungs[i].state == rung_state::usable) {
-            first_usable = i;
-            break;
-        }
-    }
-    const std::chrono::seconds now = since_boot();
-    if (cached->probed > now) return false;
-    if (first_usable != std::size_t{0} && now - cached->probed > degraded_verdict_lifetime) {
-        return false;
-    }
+    std::optional<cached_verdict> cached = cached_verdict::parse(body, rungs_);
+    if (!cached || !cached->current(since_boot())) return false;
+    const std::optional<std::size_t> first_usable = cached->first_usable();
     // Both Linux rungs end in the launcher, and the enforcement a rung reports follows from the
     // Landlock ABI its probe found: it must be the kernel's own. A verdict made while the
     // launcher's probe failed on a kernel with Landlock (a timeout on a loaded host) would
     // otherwise run every later command without the Landlock wall; it is never adopted.
-    if (first_usable && !cached->launcher_probed) return false;
+    if (first_usable && !cached->launcher.probed) return false;
     const int kernel_abi = landlock::query_abi();
-    if (kernel_abi > 0 ? cached->launcher_abi != kernel_abi : cached->launcher_abi > 0) {
+    if (kernel_abi > 0 ? cached->launcher.abi != kernel_abi : cached->launcher.abi > 0) {
         return false;
     }
     for (const rung_report& rung : cached->rungs) {
@@ -532,10 +392,10 @@ bool local_provider::adopt_cached_locked(const std::string& body) {
     }
     // This process's own handles on what a usable rung runs: the verdict saves the probe runs,
     // never the checks on the runners themselves.
-    if (cached->launcher_probed) {
+    if (cached->launcher.probed) {
         launcher_.probed = true;
-        launcher_.abi = cached->launcher_abi;
-        launcher_.reason = cached->launcher_reason;
+        launcher_.abi = cached->launcher.abi;
+        launcher_.reason = cached->launcher.reason;
         if (first_usable && !load_launcher_image_locked()) {
             launcher_ = {};
             return false;
@@ -560,15 +420,16 @@ void local_provider::store_verdict_locked() {
     if (options_.refresh_verdict) {
         if (!cached_body_) {
             // origin_ already says why nothing current was cached.
-        } else if (auto before = parse_verdict(*cached_body_, rungs_); !before) {
+        } else if (auto before = cached_verdict::parse(*cached_body_, rungs_); !before) {
             origin_ = "probed (the cached verdict was unreadable)";
-        } else if (std::string changed = difference(before->rungs, rungs_); !changed.empty()) {
+        } else if (std::string changed = verdict_difference(before->rungs, rungs_);
+                   !changed.empty()) {
             origin_ = "probed (the cached verdict was stale: " + changed + ")";
         } else {
             origin_ = "probed (the cached verdict was current)";
         }
     }
-    if (!cache_->store(verdict_name(), cache_key_, serialize_locked())) {
+    if (!cache_->store(verdict_name(), cache_key_, verdict_locked().to_text())) {
         spdlog::debug("could not store the probe verdict in {}",
                       options_.verdict_directory.string());
     }

@@ -12,8 +12,9 @@
 // confine() takes the mutex only briefly and never probes again. runtime::make_local_provider()
 // calls selected() before it returns, so that no later confine() waits for a probe. A provider
 // constructed directly probes on first use. probe_all() then probes the remaining rungs under the
-// same mutex, and confine() calls made meanwhile wait for it. protected_set() is computed once
-// (std::call_once), and its first concurrent callers wait for it.
+// same mutex, and confine() calls made meanwhile wait for it. protected_set() is computed once,
+// under a mutex of its own, and its first concurrent callers wait for it; a failure to compute it
+// is not kept, so that the next call tries again.
 //
 // With a verdict directory (options), the first selected() adopts the verdict another process
 // stored there when its key still holds (verdict_cache.hpp), and probes only when it does not;
@@ -28,10 +29,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/provider.hpp"
+#include "sandbox/rung_report.hpp"
 #include "sandbox/verdict_cache.hpp"
 
 namespace cordon::sandbox {
@@ -56,19 +59,6 @@ struct probe_run_result {
 // within `timeout`.
 using probe_runner = std::function<probe_run_result(const confined_argv& wrapped,
                                                     std::chrono::milliseconds timeout)>;
-
-enum class rung_state { usable, unusable, not_probed };
-[[nodiscard]] std::string_view to_string(rung_state state) noexcept;
-
-struct rung_report {
-    backend_kind kind = backend_kind::bwrap;
-    std::string runner;  // absolute path of the runner, empty when it was not found
-    rung_state state = rung_state::not_probed;
-    enforcement level = enforcement::full;  // under read-only; see assess() for each mode
-    std::optional<int> landlock_abi;        // the kernel's raw ABI, for the Linux rungs
-    bool bind_fd = false;                   // bwrap: the workspace is bound from a descriptor
-    std::string reason;                     // why the rung is unusable: first stderr line, errno
-};
 
 struct local_provider_options {
     backend_choice choice = backend_choice::automatic;
@@ -112,8 +102,9 @@ public:
     [[nodiscard]] std::vector<rung_report> probe_all();
 
     // What a workspace-write run must not be able to write (protected_paths.hpp), computed on
-    // first use: read-only runs never need it.
-    [[nodiscard]] const protected_paths& protected_set();
+    // first use: read-only runs never need it. The reason when it cannot be known (no /proc):
+    // refusal() then refuses every workspace-write run.
+    [[nodiscard]] std::variant<protected_paths, std::string> protected_set();
 
     // Where the verdict came from, in one line: "cached", "probed (<why not from the cache>)",
     // or after a refresh whether the cached verdict was current or stale, and why.
@@ -136,7 +127,7 @@ private:
     const launcher_state& probe_launcher_locked();
     bool load_launcher_image_locked();
     [[nodiscard]] std::string verdict_name() const;
-    [[nodiscard]] std::string serialize_locked() const;
+    [[nodiscard]] cached_verdict verdict_locked() const;
     bool adopt_cached_locked(const std::string& body);
     void store_verdict_locked();
     rung_report probe_bwrap(rung_report report);
@@ -149,8 +140,8 @@ private:
                                      std::shared_ptr<const unique_fd> workspace) const;
 
     local_provider_options options_;
-    std::once_flag protected_once_;
-    protected_paths protected_;
+    std::mutex protected_mutex_;
+    std::optional<protected_paths> protected_;
     std::mutex mutex_;
     std::vector<rung_report> rungs_;
     struct verdict {

@@ -7,15 +7,15 @@
 // could replace any of them is refused: a later run, in this process or the next, would execute
 // the replacement before any confinement. Callers add their own (the executor: its spill files).
 //
-// And pseudo filesystems: a workspace that is, lies in or contains procfs, sysfs, a cgroup
-// hierarchy, /dev or the like would make writable what is not a file at all — sysctls, other
-// processes, cgroup membership, devices, cordon's liveness locks under /dev/shm.
+// What the mounts show (a bind, an overlay's layers, a loop image) is asked of the mount table in
+// mount_exposure.hpp.
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace cordon::sandbox {
@@ -27,51 +27,25 @@ struct protected_path {
 
 using protected_paths = std::vector<protected_path>;
 
-// The closure for `runners` (their canonical paths; missing ones are ignored) on this host:
-// the runners, /proc/self/exe, every file mapped into this process, /etc/ld.so.{preload,cache,
-// conf,conf.d}, the system library directories and their glibc-hwcaps subdirectories, and
-// `runner_directories`.
-[[nodiscard]] protected_paths runner_closure(
-    std::span<const std::filesystem::path> runners,
-    std::span<const std::filesystem::path> runner_directories);
-
-// One line of /proc/self/mountinfo: which filesystem (device), which of its directories (root)
-// appears where (point), and how.
-struct mount_entry {
-    std::string device;  // "major:minor"
-    std::filesystem::path root;
-    std::filesystem::path point;
-    std::string type;
-    bool read_only = false;     // the mount's own options; a read-only mount is written by nobody
-    std::string super_options;  // the filesystem's, still escaped ("rw,lowerdir=...,upperdir=...")
-    std::string id;
-    std::string parent;  // the mount it sits on: at the same point, the one it covers
+// Where this process learns what it is and what it loads; tests point them elsewhere.
+struct process_view {
+    std::filesystem::path maps = "/proc/self/maps";
+    std::filesystem::path exe = "/proc/self/exe";
 };
 
-// This process's mounts, read once for all the checks of a run.
-[[nodiscard]] std::vector<mount_entry> read_mounts();
+// The closure for `runners` (their canonical paths; missing ones are ignored) on this host:
+// the runners, this executable (`view.exe`), every file mapped into this process (`view.maps`),
+// /etc/ld.so.{preload,cache,conf,conf.d}, the system library directories and their glibc-hwcaps
+// subdirectories, and `runner_directories`. Fails closed: when the maps cannot be read or the
+// executable cannot be named (no /proc), the reason, never a closure with holes in it.
+[[nodiscard]] std::variant<protected_paths, std::string> runner_closure(
+    std::span<const std::filesystem::path> runners,
+    std::span<const std::filesystem::path> runner_directories, const process_view& view = {});
 
 // The first protected path that lies inside one of `writable_roots` (canonical), as a one-line
 // explanation; nullopt when none does.
 [[nodiscard]] std::optional<std::string> exposed_by(
     std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots);
-
-// The same question asked of filesystems rather than of spellings, per `mounts`: the first
-// protected path that one of `writable_roots` reaches because a mount shows it there (a bind
-// mount of a runner's directory inside the workspace, a workspace that is itself such a bind, a
-// workspace file bound onto a library, a loop device whose image lies in the workspace), or
-// because an overlay writes or shows it from a layer a root holds; nullopt when none is. A FUSE
-// filesystem on either side, and an overlay whose layers cannot be placed, are refused too.
-// exposed_by() cannot see these: the paths differ.
-[[nodiscard]] std::optional<std::string> exposed_through_mounts(
-    std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots,
-    const std::vector<mount_entry>& mounts);
-
-// Why `root` (canonical) must not be writable at all: it is, lies in or contains /dev, /proc,
-// /sys or, per `mounts`, a mount of a pseudo filesystem. nullopt when it is an ordinary
-// directory.
-[[nodiscard]] std::optional<std::string> pseudo_filesystem_at(
-    const std::filesystem::path& root, const std::vector<mount_entry>& mounts);
 
 // The directories the loader's configuration `conf` (/etc/ld.so.conf) names, following its
 // `include` globs (at most 8 deep) and understanding comments and old-style "dir=type" entries:
@@ -79,6 +53,12 @@ struct mount_entry {
 // unconfined.
 [[nodiscard]] std::vector<std::filesystem::path> loader_configuration_directories(
     const std::filesystem::path& conf);
+
+// A protected path whose last component ends in '*' stands for every entry of its directory with
+// that prefix ("/var/tmp/cordon-spill-*"): true when `root` lies inside one of them, which is as
+// bad as a root holding them.
+[[nodiscard]] bool inside_pattern(const std::filesystem::path& root,
+                                  const std::filesystem::path& pattern);
 
 // True when `path` is `root` or lies beneath it (both canonical).
 [[nodiscard]] bool is_within(const std::filesystem::path& path, const std::filesystem::path& root);

@@ -5,9 +5,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "base/number.hpp"
+#include "base/small_file.hpp"
+#include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 
 namespace cordon::sandbox {
@@ -21,20 +25,12 @@ constexpr std::size_t max_file_size = 64 * 1024;
 
 // The whole of a small file, or "-" when it cannot be read (an absent sysctl is a fact too).
 std::string small_file(const char* path) {
-    unique_fd fd(::open(path, O_RDONLY | O_CLOEXEC));
-    if (!fd) return "-";
-    char buffer[4096];
-    std::string text;
-    for (;;) {
-        const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        text.append(buffer, static_cast<std::size_t>(got));
-        if (text.size() > max_file_size) break;
-    }
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-        text.pop_back();
-    return text;
+    base::read_result read = base::read_small_file(path, max_file_size);
+    std::string* text = std::get_if<std::string>(&read);
+    if (text == nullptr) return "-";
+    while (!text->empty() && (text->back() == '\n' || text->back() == ' '))
+        text->pop_back();
+    return std::move(*text);
 }
 
 // `name`, and the device, inode, size, mtime and ctime of what `path` opens.
@@ -90,7 +86,20 @@ fs::path default_verdict_cache() {
     return "/dev/shm/cordon-verdicts-" + std::to_string(::geteuid());
 }
 
-std::string verdict_key(const fs::path& bwrap, const fs::path& launcher) {
+std::variant<std::string, unknown_facts> verdict_key(const fs::path& bwrap,
+                                                     const fs::path& launcher) {
+    // Facts every Linux process can read about itself: one missing means /proc is not there.
+    for (const char* needed : {"/proc/sys/kernel/random/boot_id", "/proc/self/status"}) {
+        const base::read_result read = base::read_small_file(needed, max_file_size);
+        if (const auto* error = std::get_if<base::read_error>(&read)) {
+            return unknown_facts{error->describe(needed)};
+        }
+    }
+    for (const char* needed : {"/proc/self/ns/user", "/proc/self/ns/mnt", "/proc/self/exe"}) {
+        std::error_code ec;
+        (void)fs::read_symlink(needed, ec);
+        if (ec) return unknown_facts{"cannot read " + std::string(needed) + ": " + ec.message()};
+    }
     std::string key;
     const auto fact = [&key](std::string_view name, const std::string& value) {
         key += name;
@@ -149,14 +158,9 @@ std::optional<std::string> verdict_cache::load(const std::string& name, const st
         (st.st_mode & 077) != 0 || static_cast<std::size_t>(st.st_size) > max_file_size) {
         return why("the cached file is not this user's own");
     }
-    std::string text(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t got = ::read(fd.get(), text.data() + done, text.size() - done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return why("the cached file could not be read");
-        done += static_cast<std::size_t>(got);
-    }
+    base::read_result read = base::read_small_fd(fd.get(), max_file_size);
+    if (!std::holds_alternative<std::string>(read)) return why("the cached file could not be read");
+    const std::string& text = std::get<std::string>(read);
     // format line, key lines, an empty line, the body.
     if (text.rfind(std::string(format_line) + '\n', 0) != 0) return why("another format");
     const std::size_t key_start = format_line.size() + 1;
@@ -211,6 +215,154 @@ bool verdict_cache::store(const std::string& name, const std::string& key,
 
 void verdict_cache::forget(const std::string& name) const {
     (void)::unlinkat(directory_.get(), name.c_str(), 0);
+}
+
+// ---- the verdict's text (cached_verdict) ------------------------------------------------------
+//   probed <seconds since boot>
+//   launcher <probed 0|1> <abi> <reason>
+//   rung <kind> <state 0|1|2> <abi|-> <bind_fd 0|1> <reason>   (one per rung, ladder order)
+
+namespace {
+
+// A verdict that passed over a rung or found none usable may rest on a passing condition (a
+// probe that timed out on a loaded host, user namespaces used up for a while): it is reused for
+// this long only. One whose first rung is usable is reused until its key changes or a run proves
+// a runner broken.
+constexpr std::chrono::seconds degraded_verdict_lifetime{60};
+
+std::string one_line(std::string text) {
+    for (char& c : text) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return text;
+}
+
+// The next field of a verdict line, consumed with the one space after it; nullopt at the end.
+// Lines are written with single spaces, and a line read any other way is no verdict.
+std::optional<std::string_view> next_field(std::string_view& line) {
+    if (line.empty()) return std::nullopt;
+    const std::size_t space = std::min(line.find(' '), line.size());
+    const std::string_view field = line.substr(0, space);
+    line.remove_prefix(std::min(space + 1, line.size()));
+    if (field.empty()) return std::nullopt;
+    return field;
+}
+
+// The whole of `field` as a number.
+template <class Number>
+std::optional<Number> number(std::optional<std::string_view> field) {
+    if (!field) return std::nullopt;
+    return base::parse_number<Number>(*field);
+}
+
+}  // namespace
+
+std::chrono::seconds since_boot() {
+    timespec now{};
+    ::clock_gettime(CLOCK_BOOTTIME, &now);
+    return std::chrono::seconds(now.tv_sec);
+}
+
+std::string cached_verdict::to_text() const {
+    std::string body = "probed " + std::to_string(probed_at.count()) + "\n";
+    body += "launcher " + std::string(launcher.probed ? "1 " : "0 ") +
+            std::to_string(launcher.abi) + " " + one_line(launcher.reason) + "\n";
+    for (const rung_report& rung : rungs) {
+        body += "rung " + std::string(to_string(rung.kind)) + " " +
+                std::to_string(static_cast<int>(rung.state)) + " " +
+                (rung.landlock_abi ? std::to_string(*rung.landlock_abi) : std::string("-")) +
+                (rung.bind_fd ? " 1 " : " 0 ") + one_line(rung.reason) + "\n";
+    }
+    return body;
+}
+
+std::optional<cached_verdict> cached_verdict::parse(std::string_view text,
+                                                    const std::vector<rung_report>& ladder) {
+    cached_verdict out;
+    out.rungs = ladder;
+    std::size_t next = 0;
+    bool probed_seen = false;
+    bool launcher_seen = false;
+    // No stream here: this runs on every confined run, and a stream's first use brings in its
+    // number-parsing code page by page (docs/BENCHMARKS.md).
+    while (!text.empty()) {
+        const std::size_t end = std::min(text.find('\n'), text.size());
+        std::string_view fields = text.substr(0, end);
+        text.remove_prefix(std::min(end + 1, text.size()));
+        const auto tag = next_field(fields);
+        if (tag == "probed") {
+            const auto seconds = number<long long>(next_field(fields));
+            if (!seconds || *seconds < 0 || probed_seen || !fields.empty()) return std::nullopt;
+            out.probed_at = std::chrono::seconds(*seconds);
+            probed_seen = true;
+        } else if (tag == "launcher") {
+            const auto probed = number<int>(next_field(fields));
+            const auto abi = number<int>(next_field(fields));
+            if (!probed || !abi || (*probed != 0 && *probed != 1) || launcher_seen) {
+                return std::nullopt;
+            }
+            out.launcher.probed = *probed == 1;
+            out.launcher.abi = *abi;
+            out.launcher.reason = std::string(fields);
+            launcher_seen = true;
+        } else if (tag == "rung") {
+            const auto kind = next_field(fields);
+            const auto state = number<int>(next_field(fields));
+            const auto abi = next_field(fields);
+            const auto bind_fd = number<int>(next_field(fields));
+            if (!kind || !state || !abi || !bind_fd || next >= out.rungs.size() ||
+                *kind != to_string(out.rungs[next].kind) || *state < 0 || *state > 2 ||
+                (*bind_fd != 0 && *bind_fd != 1)) {
+                return std::nullopt;
+            }
+            rung_report& rung = out.rungs[next++];
+            rung.state = static_cast<rung_state>(*state);
+            rung.landlock_abi.reset();
+            if (*abi != "-") {
+                const auto value = number<int>(abi);
+                if (!value) return std::nullopt;
+                rung.landlock_abi = *value;
+            }
+            rung.bind_fd = *bind_fd == 1;
+            rung.reason = std::string(fields);
+            rung.level =
+                rung.state == rung_state::usable
+                    ? assess(rung.kind, sandbox_mode::read_only, rung.landlock_abi.value_or(0))
+                          .level
+                    : enforcement::full;
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (!probed_seen || !launcher_seen || next != out.rungs.size()) return std::nullopt;
+    return out;
+}
+
+std::optional<std::size_t> cached_verdict::first_usable() const {
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        if (rungs[i].state == rung_state::usable) return i;
+    }
+    return std::nullopt;
+}
+
+bool cached_verdict::current(std::chrono::seconds now) const {
+    if (probed_at > now) return false;  // another boot's, or a clock gone back
+    return first_usable() == std::size_t{0} || now - probed_at <= degraded_verdict_lifetime;
+}
+
+std::string verdict_difference(const std::vector<rung_report>& before,
+                               const std::vector<rung_report>& now) {
+    for (std::size_t i = 0; i < before.size() && i < now.size(); ++i) {
+        const rung_report& a = before[i];
+        const rung_report& b = now[i];
+        if (a.state == rung_state::not_probed || b.state == rung_state::not_probed) continue;
+        if (a.state != b.state || a.landlock_abi != b.landlock_abi || a.bind_fd != b.bind_fd) {
+            return std::string(to_string(a.kind)) + " was " + std::string(to_string(a.state)) +
+                   ", is " + std::string(to_string(b.state)) +
+                   (b.reason.empty() ? "" : " (" + b.reason + ")");
+        }
+    }
+    return {};
 }
 
 }  // namespace cordon::sandbox

@@ -22,21 +22,71 @@
 // old verdict or the new one, never a mix.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
+#include <vector>
 
+#include "sandbox/rung_report.hpp"
 #include "sandbox/unique_fd.hpp"
 
 namespace cordon::sandbox {
 
+// What the launcher's probe found, as a verdict keeps it.
+struct launcher_facts {
+    bool probed = false;
+    int abi = 0;         // > 0: Landlock works at this ABI; <= 0: unavailable
+    std::string reason;  // why the image could not be loaded, or why Landlock is unavailable
+};
+
+// One verdict: what probing a ladder found, and when. Its text, one line per fact:
+//   probed <seconds since boot>
+//   launcher <probed 0|1> <abi> <reason>
+//   rung <kind> <state 0|1|2> <abi|-> <bind_fd 0|1> <reason>   (one per rung, ladder order)
+// The format is that of the files cordon has always written ("cordon-verdict 1"): a verdict
+// stored by an earlier cordon is read, and one that is not of this shape is simply not adopted.
+struct cached_verdict {
+    std::chrono::seconds probed_at{0};  // CLOCK_BOOTTIME, as since_boot() says
+    launcher_facts launcher;
+    std::vector<rung_report> rungs;
+
+    [[nodiscard]] std::string to_text() const;
+    // `text` laid over `ladder` (whose rungs give the kinds, in order, and the runners); nullopt
+    // when it is not a verdict of that ladder. A usable rung's enforcement follows from its ABI.
+    [[nodiscard]] static std::optional<cached_verdict> parse(
+        std::string_view text, const std::vector<rung_report>& ladder);
+
+    [[nodiscard]] std::optional<std::size_t> first_usable() const;
+    // Whether it may be reused at `now` (since_boot()): one whose first rung is usable until its
+    // key changes; one that passed over a rung or found none usable, which may rest on a passing
+    // condition (a probe that timed out on a loaded host), for a minute only.
+    [[nodiscard]] bool current(std::chrono::seconds now) const;
+};
+
+// Seconds since boot (CLOCK_BOOTTIME): a verdict's clock.
+[[nodiscard]] std::chrono::seconds since_boot();
+
+// How two verdicts of one ladder differ where both probed a rung, in one line; empty when they
+// agree.
+[[nodiscard]] std::string verdict_difference(const std::vector<rung_report>& before,
+                                             const std::vector<rung_report>& now);
+
 // /dev/shm/cordon-verdicts-<euid>.
 [[nodiscard]] std::filesystem::path default_verdict_cache();
 
+// A key that could not be made: a fact only /proc gives (the boot, the namespaces, the
+// process's privileges, its executable) could not be read. Two processes without /proc would
+// otherwise share one key whatever their facts are; such a process probes for itself.
+struct unknown_facts {
+    std::string reason;
+};
+
 // The facts a verdict depends on, one `name value` line each, for the runners given.
-[[nodiscard]] std::string verdict_key(const std::filesystem::path& bwrap,
-                                      const std::filesystem::path& launcher);
+[[nodiscard]] std::variant<std::string, unknown_facts> verdict_key(
+    const std::filesystem::path& bwrap, const std::filesystem::path& launcher);
 
 class verdict_cache {
 public:

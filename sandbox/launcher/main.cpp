@@ -41,6 +41,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/number.hpp"
 #include "sandbox/confinement_extras.hpp"
 #include "sandbox/exec_search.hpp"
 #include "sandbox/landlock_ruleset.hpp"
@@ -159,14 +160,9 @@ private:
 
 // A non-negative decimal int, digits only: "-1", "+3", "", "3x" and overflow are rejected.
 bool parse_fd(const char* text, int* out) noexcept {
-    if (*text == '\0') return false;
-    long long value = 0;
-    for (const char* p = text; *p != '\0'; ++p) {
-        if (*p < '0' || *p > '9') return false;
-        value = value * 10 + (*p - '0');
-        if (value > INT_MAX) return false;
-    }
-    *out = static_cast<int>(value);
+    const auto value = cordon::base::parse_number<unsigned>(text);
+    if (!value || *value > static_cast<unsigned>(INT_MAX)) return false;
+    *out = static_cast<int>(*value);
     return true;
 }
 

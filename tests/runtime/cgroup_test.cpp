@@ -7,8 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/cgroup.hpp"
@@ -121,6 +125,64 @@ TEST(CgroupLocks, OnlyDeadHostsUnderTheseBasesAreReaped) {
     EXPECT_TRUE(fs::exists(first->directory())) << "a live host was reaped";
     const fs::path live_lock = locks / (first->directory().filename().string() + ".lock");
     EXPECT_TRUE(fs::exists(live_lock));
+}
+
+// ---- removal never waits ------------------------------------------------------------------------
+
+// A scope destroyed while its directory cannot be removed yet (here: a child cgroup holds it, as a
+// dying process would for a moment) does not wait for it: the host removes it once it can, at
+// its next scope, and never loses track of it.
+TEST(CgroupScope, WhatADestroyedScopeCannotRemoveIsLeftToTheHost) {
+    std::string why;
+    auto host = test::cgroup_host_or(why);
+    if (!host) CORDON_SKIP_OR_FAIL(why);
+    run_limits limits;
+    if (host->processes_unlimitable().empty()) limits.max_processes = 64;  // a v1 directory too
+    auto made = host->new_scope(limits);
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(made))
+        << std::get<std::string>(made);
+    auto scope = std::move(std::get<std::unique_ptr<cgroup_scope>>(made));
+    const scope_paths paths = scope->paths();
+    const fs::path held = paths.unified / "held";
+    ASSERT_EQ(::mkdir(held.c_str(), 0755), 0) << std::strerror(errno);
+    EXPECT_FALSE(scope->remove()) << "a cgroup with a child cgroup cannot be removed";
+    if (paths.pids && *paths.pids != paths.unified) {
+        EXPECT_FALSE(fs::exists(*paths.pids)) << "the v1 directory went at once";
+    }
+    scope.reset();
+    EXPECT_TRUE(fs::exists(paths.unified));
+    EXPECT_EQ(host->leftovers(), 1u);
+
+    ASSERT_EQ(::rmdir(held.c_str()), 0) << std::strerror(errno);
+    auto next = host->new_scope({});
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(next));
+    EXPECT_FALSE(fs::exists(paths.unified)) << "the host's next scope removes what was left";
+    EXPECT_EQ(host->leftovers(), 0u);
+}
+
+// A scope that is removed by its run leaves nothing behind for the host.
+TEST(CgroupScope, AnEmptyScopeIsRemovedAtOnceWithAllItsDirectories) {
+    std::string why;
+    auto host = test::cgroup_host_or(why);
+    if (!host) CORDON_SKIP_OR_FAIL(why);
+    run_limits limits;
+    if (host->processes_unlimitable().empty()) limits.max_processes = 64;
+    if (host->memory_unlimitable().empty()) limits.max_memory = 64 << 20;
+    auto made = host->new_scope(limits);
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(made))
+        << std::get<std::string>(made);
+    auto scope = std::move(std::get<std::unique_ptr<cgroup_scope>>(made));
+    const scope_paths paths = scope->paths();
+    EXPECT_TRUE(scope->remove());
+    EXPECT_TRUE(scope->remove()) << "removing again is a no-op";
+    for (const auto& directory :
+         {std::optional<fs::path>(paths.unified), paths.pids, paths.memory}) {
+        if (directory) {
+            EXPECT_FALSE(fs::exists(*directory)) << *directory;
+        }
+    }
+    scope.reset();
+    EXPECT_EQ(host->leftovers(), 0u);
 }
 
 }  // namespace

@@ -360,6 +360,33 @@ TEST(ProcessTreeCgroup, SetsidChildIsKilledThroughTheCgroup) {
     EXPECT_EQ(scopes, 0U);
 }
 
+// A run with limits has a directory in the v1 hierarchies of a hybrid host too; each is removed on
+// the run's own timer before the run completes, and nothing is left for the host.
+TEST(ProcessTreeCgroup, EveryDirectoryOfARunIsRemovedBeforeItCompletes) {
+    std::string why;
+    auto cgroups = test::cgroup_host_or(why);
+    if (!cgroups) CORDON_SKIP_OR_FAIL(why);
+    test::temp_dir dir;
+    const auto pid_file = dir / "setsid.pid";
+    auto spec = test::child_spec({child(), "setsid-child", pid_file.string(), "30000"});
+    spec.plan = kill_plan::standard(300ms);
+    spec.cgroups = cgroups;
+    if (cgroups->processes_unlimitable().empty()) spec.limits.max_processes = 64;
+    if (cgroups->memory_unlimitable().empty()) spec.limits.max_memory = 256 << 20;
+    auto outcome = run_process(std::move(spec));
+    EXPECT_EQ(outcome.exit_code, 0);
+    auto pid = test::read_pid_file(pid_file);
+    ASSERT_TRUE(pid);
+    EXPECT_TRUE(test::wait_dead(*pid, 2s)) << "setsid child " << *pid << " survived";
+    test::kill_if_alive(*pid);
+    EXPECT_EQ(cgroups->leftovers(), 0u);
+    std::size_t scopes = 0;
+    for (const auto& entry : fs::directory_iterator(cgroups->directory())) {
+        if (entry.is_directory()) ++scopes;
+    }
+    EXPECT_EQ(scopes, 0U);
+}
+
 // --- the denial scanner sees the whole stderr stream ---------------------------------------------
 
 TEST(DenialScanner, DenialEarlyInALongStderrIsSeenThoughTheTailDropsIt) {

@@ -297,7 +297,14 @@ protected:
         ASSERT_TRUE(std::get<verdict_cache>(cache).store("verdict-auto", key, body));
     }
 
-    [[nodiscard]] std::string key() const { return verdict_key(fake_bwrap_, launcher_); }
+    [[nodiscard]] std::string key() const {
+        auto made = verdict_key(fake_bwrap_, launcher_);
+        if (auto* unknown = std::get_if<unknown_facts>(&made)) {
+            ADD_FAILURE() << unknown->reason;
+            return {};
+        }
+        return std::get<std::string>(made);
+    }
 
     // The body of the stored verdict (what follows the key).
     [[nodiscard]] std::string body() const {
@@ -1313,7 +1320,9 @@ TEST_F(LadderTest, AnyRunnerInsideTheWritableWorkspaceFailsClosed) {
 TEST_F(LadderTest, CordonItselfAndWhatTheRunnersLoadAreProtected) {
     scripted_runner runner(all_usable);
     local_provider provider(options(runner, backend_choice::bwrap));
-    const protected_paths& closure = provider.protected_set();
+    auto set = provider.protected_set();
+    ASSERT_TRUE(std::holds_alternative<protected_paths>(set)) << std::get<std::string>(set);
+    const protected_paths& closure = std::get<protected_paths>(set);
     std::vector<fs::path> paths;
     for (const auto& entry : closure)
         paths.push_back(entry.path);
