@@ -4,7 +4,6 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -14,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/child_stack.hpp"
 #include "runtime/spawn_child_linux.hpp"
 
 namespace cordon::runtime {
@@ -83,10 +83,6 @@ std::variant<std::string, int> resolve_program(std::string_view program,
 
 namespace {
 
-// The child's stack under spawn_method::vfork. The parent is suspended until the child execs or
-// exits, so one stack per spawning thread suffices.
-constexpr std::size_t child_stack_size = 64 * 1024;
-
 int child_entry(void* arg) {
     detail::run_child(*static_cast<const detail::child_plan*>(arg));
 }
@@ -104,16 +100,11 @@ struct blocked_signals {
 };
 
 pid_t clone_vfork(detail::child_plan& plan, int& pidfd) {
-    // One stack per thread, allocated on first use and kept (the vfork child is done with it
-    // by the time clone returns).
-    thread_local void* stack = nullptr;
-    if (stack == nullptr) {
-        void* mapped = ::mmap(nullptr, child_stack_size, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-        if (mapped == MAP_FAILED) return -1;
-        stack = mapped;
-    }
-    void* top = static_cast<char*>(stack) + child_stack_size;
+    // The thread's own guarded stack (child_stack.hpp): the vfork child is done with it by the
+    // time clone returns.
+    detail::child_stack* stack = detail::child_stack::for_this_thread();
+    if (stack == nullptr) return -1;
+    void* top = stack->top();
     pid_t pid =
         ::clone(child_entry, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan, &pidfd);
     if (pid < 0 && errno == EINVAL) {

@@ -17,6 +17,7 @@
 
 #include "sandbox/confined_argv.hpp"
 #include "sandbox/policy.hpp"
+#include "sandbox/walls.hpp"
 
 namespace cordon::sandbox {
 
@@ -119,8 +120,9 @@ struct landlock_grant {
     backend_kind kind, sandbox_mode mode = sandbox_mode::workspace_write);
 [[nodiscard]] std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind);
 
-inline constexpr std::string_view launcher_notice_line =
-    "cordon-landlock: partial enforcement (older Landlock ABI)";
+// walls::partial_notice without its newline.
+inline constexpr std::string_view launcher_notice_line{walls::partial_notice,
+                                                       sizeof walls::partial_notice - 2};
 
 // The working directory `workdir` is hidden from the command by `kind`'s profile for `policy`:
 // bwrap's workspace-write mounts a private, empty /tmp over the host's.

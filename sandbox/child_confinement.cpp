@@ -1,31 +1,19 @@
 #include "sandbox/child_confinement.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/walls.hpp"
 
 namespace cordon::sandbox {
 
-namespace {
-
-constexpr char notice[] = "cordon-landlock: partial enforcement (older Landlock ABI)\n";
-
-}  // namespace
-
 std::string child_confinement_failure(launcher_stage stage, int error) {
-    const std::string reason = std::strerror(error);
-    switch (stage) {
-        case launcher_stage::capabilities:
-            return "cordon-landlock: cannot drop capabilities: " + reason;
-        case launcher_stage::seccomp:
-            return "cordon-landlock: seccomp filter error: " + reason;
-        default:
-            return "cordon-landlock: landlock ruleset error: " + reason;
-    }
+    // The in-child path always has a ruleset, so a seccomp-stage failure is the filter's.
+    walls::step step = walls::step::landlock;
+    if (stage == launcher_stage::capabilities) step = walls::step::capabilities;
+    if (stage == launcher_stage::seccomp) step = walls::step::seccomp;
+    return std::string("cordon-landlock: ") + walls::reason_of(step) + ": " + std::strerror(error);
 }
 
 std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_confinement(
@@ -83,30 +71,15 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
 }
 
 int apply_child_confinement(const child_confinement& confinement, launcher_stage* failed) noexcept {
-    // The launcher's order: the IPC namespace while the capability to make it is held, then
-    // the capabilities, then Landlock (with no_new_privs), then the filter.
-    const bool own_ipc = extras::private_ipc_namespace() == 0;
-    if (const int error = extras::drop_capabilities(); error != 0) {
-        *failed = launcher_stage::capabilities;
-        return error;
-    }
-    if (const int error = landlock::restrict_self(confinement.ruleset.get()); error != 0) {
-        *failed = launcher_stage::ruleset;
-        return error;
-    }
-    const extras::filter_program& filter = own_ipc ? confinement.own_ipc : confinement.shared_ipc;
-    if (const int error = extras::install_program(filter); error != 0) {
-        *failed = launcher_stage::seccomp;
-        return error;
-    }
-    if (confinement.partial_notice) {
-        // Best effort, as in the launcher: the notice is for people.
-        ssize_t written;
-        do {
-            written = ::write(STDERR_FILENO, notice, sizeof notice - 1);
-        } while (written < 0 && errno == EINTR);
-    }
-    return 0;
+    walls::plan plan;
+    plan.ruleset = confinement.ruleset.get();
+    plan.own_ipc = &confinement.own_ipc;
+    plan.shared_ipc = &confinement.shared_ipc;
+    plan.partial_notice = confinement.partial_notice;
+    walls::step step = walls::step::landlock;
+    const int error = walls::apply(plan, &step);
+    if (error != 0) *failed = walls::stage_of(step);
+    return error;
 }
 
 }  // namespace cordon::sandbox

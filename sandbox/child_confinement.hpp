@@ -1,9 +1,7 @@
 // The Landlock rung applied in the forked child of an in-process spawn, instead of exec'ing
 // cordon-landlock: the parent builds the ruleset and the seccomp filter once per run, and the
-// child, between fork and exec, only applies them. One exec fewer per run, the same walls in the
-// same order as the launcher (sandbox/launcher/main.cpp): a private IPC namespace (SysV IPC
-// refused where none can be made), every capability dropped, no_new_privs and
-// landlock_restrict_self, the seccomp filter, the partial-enforcement notice.
+// child, between fork and exec, only applies them. One exec fewer per run, and the same walls in
+// the same order as the launcher: both raise them with walls::apply() (walls.hpp).
 //
 // The record says the same on both paths: the rung, its enforcement and gaps come from
 // confine(); a failure to confine is a runner failure with the launcher's own line; the

@@ -1,23 +1,24 @@
-// Shared test helpers: locating built executables, scratch directories, reading files, scoped
-// environment variables, and turning real-backend skips into failures.
+// Shared test helpers: locating built executables, scoped environment variables, and turning
+// real-backend skips into failures; with support/files.hpp (scratch directories, reading and
+// writing files), which every suite gets through this file.
 //
 // Every suite includes this file, the launcher suite too, which links cordon_sandbox only: keep
-// it free of cordon_runtime (runtime-level helpers live in tests/runtime/runtime_test_util.hpp).
+// it free of cordon_runtime. The rest of the shared support is split by concern in support/:
+// processes.hpp (/proc), spawned_process.hpp (a process the test acts on while it runs),
+// cordon_cli.hpp (running the cordon program; needs cordon_runtime); runtime-level helpers live in
+// tests/runtime/runtime_test_util.hpp.
 #pragma once
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <system_error>
 #include <utility>
+
+#include "support/files.hpp"
 
 namespace cordon::test {
 
@@ -50,52 +51,6 @@ inline std::filesystem::path cordon_path() {
 inline bool real_backends_required() {
     const char* value = std::getenv("CORDON_REQUIRE_REAL_BACKENDS");
     return value != nullptr && std::string(value) == "1";
-}
-
-// A fresh directory (mkdtemp under `root`), removed with its contents at scope end.
-class temp_dir {
-public:
-    explicit temp_dir(const std::filesystem::path& root = "/var/tmp",
-                      std::string_view prefix = "cordon-test-") {
-        std::string pattern = (root / (std::string(prefix) + "XXXXXX")).string();
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
-        }
-        path_ = std::filesystem::canonical(pattern);
-    }
-    ~temp_dir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-
-    [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-    [[nodiscard]] std::filesystem::path operator/(std::string_view name) const {
-        return path_ / name;
-    }
-
-private:
-    std::filesystem::path path_;
-};
-
-// The whole content of `path`, or "" when it cannot be opened. Plain read(2) on a CLOEXEC fd, as
-// every fd of this project is born; an ifstream's fd is not.
-inline std::string read_file(const std::filesystem::path& path) {
-    std::string out;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return out;
-    char block[65536];
-    for (;;) {
-        const ssize_t got = ::read(fd, block, sizeof block);
-        if (got > 0) {
-            out.append(block, static_cast<std::size_t>(got));
-        } else if (got == 0 || errno != EINTR) {
-            break;
-        }
-    }
-    ::close(fd);
-    return out;
 }
 
 // The test child copied into `dir` (once), for runs whose sandbox may not see the build tree:

@@ -25,9 +25,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/terminal_prompt.hpp"
-#include "cli_support.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
+#include "support/cordon_cli.hpp"
 
 namespace cordon::test {
 namespace {

@@ -23,6 +23,7 @@
 #include "runtime/process.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
+#include "support/cordon_cli.hpp"
 
 extern char** environ;
 
@@ -30,29 +31,6 @@ namespace cordon::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct cli_result {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-cli_result cordon(std::vector<std::string> args, const fs::path& cwd = fs::current_path(),
-                  std::optional<std::string> stdin_data = std::nullopt) {
-    runtime::process_spec spec;
-    spec.argv = {cordon_path().string()};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = runtime::build_environment(environ, {});
-    spec.cwd = cwd;
-    spec.stdin_data = std::move(stdin_data);
-    spec.timeout = std::chrono::seconds(60);
-    runtime::process_outcome outcome = runtime::run_process(std::move(spec));
-    cli_result result;
-    if (outcome.exit_code) result.exit_code = *outcome.exit_code;
-    result.out = outcome.stdout_output.text;
-    result.err = outcome.stderr_output.text;
-    return result;
-}
 
 int count_lines(const std::string& text) {
     return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
@@ -113,39 +91,40 @@ protected:
 };
 
 TEST_F(CliTest, RunsAShellCommandAndStreamsItsOutput) {
-    auto r = cordon({"run", "--mode", "danger-full-access", "-c", "echo hello; echo oops >&2"},
-                    workspace_);
+    auto r = run_cordon({"run", "--mode", "danger-full-access", "-c", "echo hello; echo oops >&2"},
+                        workspace_);
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.out, "hello\n");
     EXPECT_EQ(r.err, "oops\n");
 }
 
 TEST_F(CliTest, ExitCodesFollowTheCommand) {
-    EXPECT_EQ(cordon({"run", "--mode", "danger-full-access", "-c", "exit 7"}, workspace_).exit_code,
-              7);
-    auto killed = cordon(
+    EXPECT_EQ(
+        run_cordon({"run", "--mode", "danger-full-access", "-c", "exit 7"}, workspace_).exit_code,
+        7);
+    auto killed = run_cordon(
         {"run", "--mode", "danger-full-access", "--", test_child_path().string(), "kill-self", "9"},
         workspace_);
     EXPECT_EQ(killed.exit_code, 128 + 9);
     EXPECT_NE(killed.err.find("[killed by signal: SIGKILL]"), std::string::npos);
-    auto timed_out = cordon({"run", "--mode", "danger-full-access", "--timeout", "300ms", "--",
-                             test_child_path().string(), "sleep", "20000"},
-                            workspace_);
+    auto timed_out = run_cordon({"run", "--mode", "danger-full-access", "--timeout", "300ms", "--",
+                                 test_child_path().string(), "sleep", "20000"},
+                                workspace_);
     EXPECT_EQ(timed_out.exit_code, 124);
     EXPECT_NE(timed_out.err.find("[timed out after 300ms]"), std::string::npos);
-    auto missing =
-        cordon({"run", "--mode", "danger-full-access", "--", "no-such-program-xyz"}, workspace_);
+    auto missing = run_cordon({"run", "--mode", "danger-full-access", "--", "no-such-program-xyz"},
+                              workspace_);
     EXPECT_EQ(missing.exit_code, 127);
     // A missing program is the same "not found" under a sandbox, never a sandbox failure.
     for (const auto path : test::every_real_backend) {
         test::scoped_backend_path on(path);
-        auto relative =
-            cordon({"run", "--backend", std::string(backend_flag(path)), "--", "./no-such-program"},
-                   workspace_);
+        auto relative = run_cordon(
+            {"run", "--backend", std::string(backend_flag(path)), "--", "./no-such-program"},
+            workspace_);
         EXPECT_EQ(relative.exit_code, 127) << to_string(path) << relative.err;
     }
     std::ofstream(workspace_ / "not-executable") << "#!/bin/sh\n";
-    auto denied = cordon({"run", "--", "./not-executable"}, workspace_);
+    auto denied = run_cordon({"run", "--", "./not-executable"}, workspace_);
     EXPECT_EQ(denied.exit_code, 126) << denied.err;
 }
 
@@ -197,7 +176,7 @@ TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
         {"frobnicate"},
     };
     for (const auto& args : cases) {
-        auto r = cordon(args, workspace_);
+        auto r = run_cordon(args, workspace_);
         std::string shown;
         for (const auto& a : args)
             shown += a + " ";
@@ -216,7 +195,7 @@ TEST_F(CliTest, VersionIsPrintedAndNothingRuns) {
          {std::vector<std::string>{"--version"},
           std::vector<std::string>{"--version", "run", "-c", "touch " + marker.string()},
           std::vector<std::string>{"--verbose", "--version"}}) {
-        const auto r = cordon(args, workspace_);
+        const auto r = run_cordon(args, workspace_);
         EXPECT_EQ(r.exit_code, 0) << r.err;
         EXPECT_EQ(r.out, std::string("cordon ") + CORDON_VERSION + "\n");
         EXPECT_EQ(r.err, "");
@@ -228,19 +207,19 @@ TEST_F(CliTest, VersionIsPrintedAndNothingRuns) {
 // the command's own "--mode danger-full-access" must never widen cordon's policy.
 TEST_F(CliTest, WordsAfterDashesNeverBecomeCordonOptions) {
     fs::path marker = root_ / "escaped";
-    auto r = cordon({"run", "--env", "A=1", "--", "touch", marker.string(), "--mode",
-                     "danger-full-access", "--workspace", "/"},
-                    workspace_);
+    auto r = run_cordon({"run", "--env", "A=1", "--", "touch", marker.string(), "--mode",
+                         "danger-full-access", "--workspace", "/"},
+                        workspace_);
     EXPECT_NE(r.exit_code, 0) << r.err;
     EXPECT_FALSE(fs::exists(marker)) << "ran outside the read-only sandbox";
-    auto json = cordon({"run", "--json", "--env=A=1", "--env", "B=2", "--", "printenv", "A", "B"},
-                       workspace_);
+    auto json = run_cordon(
+        {"run", "--json", "--env=A=1", "--env", "B=2", "--", "printenv", "A", "B"}, workspace_);
     ASSERT_EQ(json.exit_code, 0) << json.err << json.out;
     auto doc = nlohmann::json::parse(json.out);
     EXPECT_EQ(doc["stdout"]["text"], "1\n2\n");
     EXPECT_EQ(doc["sandbox"]["mode"], "read-only");
     // Words before "--" are not a command.
-    auto loose = cordon({"run", "--env", "A=1", "echo", "hi"}, workspace_);
+    auto loose = run_cordon({"run", "--env", "A=1", "echo", "hi"}, workspace_);
     EXPECT_EQ(loose.exit_code, 2) << loose.err;
     EXPECT_EQ(count_lines(loose.err), 1) << loose.err;
 }
@@ -248,9 +227,9 @@ TEST_F(CliTest, WordsAfterDashesNeverBecomeCordonOptions) {
 TEST_F(CliTest, SandboxUnavailableExits125WithTheExactMessage) {
     // No sandbox-exec on Linux: the Seatbelt rung is unusable, and nothing may run unconfined.
     fs::path marker = workspace_ / "marker";
-    auto r = cordon({"run", "--backend", "seatbelt", "--mode", "workspace-write", "-c",
-                     "touch " + marker.string()},
-                    workspace_);
+    auto r = run_cordon({"run", "--backend", "seatbelt", "--mode", "workspace-write", "-c",
+                         "touch " + marker.string()},
+                        workspace_);
     EXPECT_EQ(r.exit_code, 125);
     EXPECT_EQ(r.err,
               "sandbox mode \"workspace-write\" is requested but no sandbox backend is usable on "
@@ -261,7 +240,7 @@ TEST_F(CliTest, SandboxUnavailableExits125WithTheExactMessage) {
               "file or directory.\n");
     EXPECT_FALSE(fs::exists(marker));
 
-    auto json = cordon({"run", "--json", "--backend", "seatbelt", "-c", "true"}, workspace_);
+    auto json = run_cordon({"run", "--json", "--backend", "seatbelt", "-c", "true"}, workspace_);
     EXPECT_EQ(json.exit_code, 125);
     auto doc = nlohmann::json::parse(json.out);
     EXPECT_EQ(doc["outcome"], "runner-failed");
@@ -295,9 +274,9 @@ TEST_F(CliTest, UnsafeWorkspacesAreRefusedAsUsageErrors) {
     for (const auto& c : cases) {
         for (const char* backend : {"bwrap", "landlock"}) {
             SCOPED_TRACE(c.workspace + " " + backend);
-            auto r = cordon({"run", "--backend", backend, "--mode", "workspace-write",
-                             "--workspace", c.workspace, "-c", touch},
-                            workspace_);
+            auto r = run_cordon({"run", "--backend", backend, "--mode", "workspace-write",
+                                 "--workspace", c.workspace, "-c", touch},
+                                workspace_);
             EXPECT_EQ(r.exit_code, 2) << r.err;
             EXPECT_EQ(count_lines(r.err), 1) << r.err;
             EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
@@ -305,15 +284,15 @@ TEST_F(CliTest, UnsafeWorkspacesAreRefusedAsUsageErrors) {
             EXPECT_FALSE(fs::exists(marker));
         }
     }
-    auto json =
-        cordon({"run", "--json", "--mode", "workspace-write", "--workspace", "/proc", "-c", touch},
-               workspace_);
+    auto json = run_cordon(
+        {"run", "--json", "--mode", "workspace-write", "--workspace", "/proc", "-c", touch},
+        workspace_);
     EXPECT_EQ(json.exit_code, 2);
     auto doc = nlohmann::json::parse(json.out);
     EXPECT_EQ(doc["error"]["code"], "REQUEST_REFUSED");
     EXPECT_EQ(doc["error"]["stage"], "policy");
     // A confined run's working directory in /proc is refused the same way.
-    auto workdir = cordon({"run", "--workdir", "/proc/self", "-c", touch}, workspace_);
+    auto workdir = run_cordon({"run", "--workdir", "/proc/self", "-c", touch}, workspace_);
     EXPECT_EQ(workdir.exit_code, 2) << workdir.err;
     EXPECT_NE(workdir.err.find("refusing the working directory"), std::string::npos);
     EXPECT_FALSE(fs::exists(marker));
@@ -326,9 +305,9 @@ TEST_F(CliTest, ConfinedRunShowsARefusedAndAPermittedWrite) {
         SCOPED_TRACE(to_string(path));
         fs::path inside = workspace_ / ("inside-" + std::string(to_string(path)));
         fs::path beside = root_ / ("beside-" + std::string(to_string(path)));
-        auto r = cordon({"run", "--backend", backend, "--mode", "workspace-write", "-c",
-                         "echo ok > " + inside.string() + " && echo x > " + beside.string()},
-                        workspace_);
+        auto r = run_cordon({"run", "--backend", backend, "--mode", "workspace-write", "-c",
+                             "echo ok > " + inside.string() + " && echo x > " + beside.string()},
+                            workspace_);
         if (r.exit_code == 125) CORDON_SKIP_OR_FAIL(backend + " unusable: " + r.err);
         EXPECT_EQ(r.exit_code, 1) << backend << r.err;
         EXPECT_TRUE(fs::exists(inside)) << backend;
@@ -341,8 +320,8 @@ TEST_F(CliTest, ConfinedRunShowsARefusedAndAPermittedWrite) {
 }
 
 TEST_F(CliTest, JsonRecordHasEveryField) {
-    auto r = cordon({"run", "--json", "--backend", "bwrap", "-c", "echo x > /etc/cordon-cli-test"},
-                    workspace_);
+    auto r = run_cordon(
+        {"run", "--json", "--backend", "bwrap", "-c", "echo x > /etc/cordon-cli-test"}, workspace_);
     if (r.exit_code == 125) CORDON_SKIP_OR_FAIL("bwrap unusable: " + r.out);
     EXPECT_EQ(r.exit_code, 1);
     auto doc = nlohmann::json::parse(r.out);
@@ -367,9 +346,9 @@ TEST_F(CliTest, WorkspaceIsCanonicalisedWithSymlinksResolvedBeforeDotDot) {
     // link -> ws/inner, so link/.. is ws (where chdir lands), not root_ (the lexical parent).
     fs::create_directory(workspace_ / "inner");
     fs::create_directory_symlink(workspace_ / "inner", root_ / "link");
-    auto r = cordon({"run", "--json", "--mode", "danger-full-access", "--workspace",
-                     (root_ / "link" / "..").string(), "-c", "pwd"},
-                    root_);
+    auto r = run_cordon({"run", "--json", "--mode", "danger-full-access", "--workspace",
+                         (root_ / "link" / "..").string(), "-c", "pwd"},
+                        root_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto doc = nlohmann::json::parse(r.out);
     EXPECT_EQ(doc["stdout"]["text"], workspace_.string() + "\n");
@@ -379,14 +358,16 @@ TEST_F(CliTest, StdinFileEnvAndWorkdirReachTheCommand) {
     fs::path input = root_ / "input";
     std::ofstream(input) << "from a file";
     fs::create_directory(workspace_ / "sub");
-    auto r = cordon({"run", "--mode", "danger-full-access", "--stdin-file", input.string(), "--env",
-                     "CORDON_TEST_VAR=hello world", "--workdir", (workspace_ / "sub").string(),
-                     "-c", "cat; echo; echo $CORDON_TEST_VAR; pwd"},
-                    workspace_);
+    auto r =
+        run_cordon({"run", "--mode", "danger-full-access", "--stdin-file", input.string(), "--env",
+                    "CORDON_TEST_VAR=hello world", "--workdir", (workspace_ / "sub").string(), "-c",
+                    "cat; echo; echo $CORDON_TEST_VAR; pwd"},
+                   workspace_);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "from a file\nhello world\n" + (workspace_ / "sub").string() + "\n");
-    auto piped = cordon({"run", "--mode", "danger-full-access", "--stdin-file", "-", "--", "cat"},
-                        workspace_, std::string("piped\n"));
+    auto piped =
+        run_cordon({"run", "--mode", "danger-full-access", "--stdin-file", "-", "--", "cat"},
+                   workspace_, cli_stdin{std::string("piped\n"), nullptr});
     EXPECT_EQ(piped.out, "piped\n");
 }
 
@@ -489,21 +470,21 @@ TEST_F(CliTest, ALiveCordonInAnotherPidNamespaceIsLeftAlone) {
 }
 
 TEST_F(CliTest, ConfinePrintsTheWrappedArgv) {
-    auto r = cordon({"confine", "--mode", "workspace-write", "--workspace", workspace_.string(),
-                     "--backend", "landlock", "--json", "--", "bash", "-c", "echo 'a b'"});
+    auto r = run_cordon({"confine", "--mode", "workspace-write", "--workspace", workspace_.string(),
+                         "--backend", "landlock", "--json", "--", "bash", "-c", "echo 'a b'"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto argv = nlohmann::json::parse(r.out);
     ASSERT_TRUE(argv.is_array());
     EXPECT_EQ(argv[0], launcher_path().string());
     EXPECT_EQ(argv.back(), "echo 'a b'");
-    auto text = cordon({"confine", "--mode", "read-only", "--backend", "landlock", "--", "bash",
-                        "-c", "echo 'a b'"});
+    auto text = run_cordon({"confine", "--mode", "read-only", "--backend", "landlock", "--", "bash",
+                            "-c", "echo 'a b'"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("-- bash -c 'echo '\\''a b'\\'''"), std::string::npos) << text.out;
 }
 
 TEST_F(CliTest, ProbeReportsEveryRung) {
-    auto r = cordon({"probe", "--json"});
+    auto r = run_cordon({"probe", "--json"});
     auto doc = nlohmann::json::parse(r.out);
     ASSERT_EQ(doc["rungs"].size(), 2u);
     EXPECT_EQ(doc["rungs"][0]["backend"], "bwrap");
@@ -516,7 +497,7 @@ TEST_F(CliTest, ProbeReportsEveryRung) {
         }
         EXPECT_EQ(doc["selected"], "bwrap");
     }
-    auto text = cordon({"probe"});
+    auto text = run_cordon({"probe"});
     EXPECT_NE(text.out.find("selected: "), std::string::npos);
     EXPECT_NE(text.out.find("verdict: probed ("), std::string::npos) << "probe always probes";
 }
@@ -529,11 +510,11 @@ TEST_F(CliTest, ARunAfterAProbeDoesNotProbeAgain) {
         SCOPED_TRACE(backend);
         bool cached = false;
         for (int round = 0; round < 5 && !cached; ++round) {
-            auto probe = cordon({"probe", "--json", "--backend", backend});
+            auto probe = run_cordon({"probe", "--json", "--backend", backend});
             auto doc = nlohmann::json::parse(probe.out);
             EXPECT_EQ(doc["verdict"].get<std::string>().rfind("probed (", 0), 0u) << probe.out;
-            auto run =
-                cordon({"--verbose", "run", "--backend", backend, "-c", "echo ran"}, workspace_);
+            auto run = run_cordon({"--verbose", "run", "--backend", backend, "-c", "echo ran"},
+                                  workspace_);
             EXPECT_EQ(run.exit_code, 0) << run.err;
             EXPECT_EQ(run.out, "ran\n");
             cached = run.err.find("sandbox verdict: cached") != std::string::npos;

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli_support.hpp"
 #include "real_backend.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
+#include "support/cordon_cli.hpp"
 
 namespace cordon::test {
 namespace {

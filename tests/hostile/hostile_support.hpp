@@ -1,16 +1,15 @@
 // Shared machinery of the hostile suite: the real providers, a staged copy of the test child,
-// per-test host trees under /var/tmp, parsing of the child's ALLOWED/DENIED lines, finding and
-// ending leftover processes, and spawning the cordon CLI as a separate process.
+// per-test host trees under /var/tmp, parsing of the child's ALLOWED/DENIED lines, a run in the
+// background, and the parametrised fixtures. Files, processes and the cordon CLI come from the
+// shared support (tests/support/).
 //
 // Every test here attacks through the real executor against the real bwrap and the real kernel
 // Landlock, and checks both sides: the command saw its attempt fail, and the host shows nothing.
 #pragma once
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -45,8 +44,10 @@
 #include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
-
-extern char** environ;
+#include "support/cordon_cli.hpp"
+#include "support/files.hpp"
+#include "support/processes.hpp"
+#include "support/spawned_process.hpp"
 
 // How GoogleTest prints the parameters in test names' comments and failure messages.
 namespace cordon::sandbox {
@@ -66,6 +67,18 @@ using sandbox::backend_kind;
 using sandbox::sandbox_mode;
 using strings = std::vector<std::string>;
 using namespace std::chrono_literals;
+// The shared support, used unqualified throughout the suite.
+using test::cli_result;
+using test::descendants_of;
+using test::live_processes_with_cmdline;
+using test::publish_file;
+using test::read_file;
+using test::read_file_if_present;
+using test::read_proc_stat;
+using test::run_cordon;
+using test::spawned_process;
+using test::survivors_after;
+using test::write_file;
 
 // Generous bounds: nothing here asserts on timing, every wait just has an end.
 constexpr std::chrono::milliseconds generous{60'000};
@@ -90,26 +103,6 @@ inline ::testing::AssertionResult in_private_mount_namespace() {
         return ::testing::AssertionFailure() << "making / private: " << std::strerror(errno);
     }
     return ::testing::AssertionSuccess();
-}
-
-inline std::optional<std::string> read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-inline void write_file(const fs::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-}
-
-// Writes `text` to a sibling and renames it into place, so a polling reader never sees half.
-inline void publish_file(const fs::path& path, const std::string& text) {
-    const fs::path staging = path.string() + ".staging";
-    write_file(staging, text);
-    fs::rename(staging, path);
 }
 
 inline std::string describe(const runtime::run_record& record) {
@@ -259,96 +252,6 @@ inline std::optional<std::string> denial_of(const attempts& seen, const std::str
     return std::nullopt;
 }
 
-// ---- processes on the host ----------------------------------------------------------------------
-
-inline std::optional<std::string> cmdline_of(pid_t pid) {
-    auto text = read_file("/proc/" + std::to_string(pid) + "/cmdline");
-    if (!text) return std::nullopt;
-    std::replace(text->begin(), text->end(), '\0', ' ');
-    return text;
-}
-
-inline std::vector<pid_t> all_pids() {
-    std::vector<pid_t> out;
-    DIR* proc = ::opendir("/proc");
-    if (proc == nullptr) return out;
-    while (dirent* entry = ::readdir(proc)) {
-        char* end = nullptr;
-        const long pid = std::strtol(entry->d_name, &end, 10);
-        if (end != entry->d_name && *end == '\0' && pid > 0) out.push_back(static_cast<pid_t>(pid));
-    }
-    ::closedir(proc);
-    return out;
-}
-
-// The state letter and the parent pid from /proc/PID/stat ("pid (comm) state ppid ..."; comm
-// may hold anything).
-struct process_state {
-    char state = 0;
-    pid_t parent = 0;
-};
-
-inline std::optional<process_state> state_of(pid_t pid) {
-    auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-    if (!stat) return std::nullopt;
-    const auto close = stat->rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::istringstream rest(stat->substr(close + 1));
-    process_state out;
-    long ppid = 0;
-    if (!(rest >> out.state >> ppid)) return std::nullopt;
-    out.parent = static_cast<pid_t>(ppid);
-    return out;
-}
-
-inline std::optional<pid_t> parent_of(pid_t pid) {
-    auto state = state_of(pid);
-    if (!state) return std::nullopt;
-    return state->parent;
-}
-
-// Every descendant of `root` (children, grandchildren, ...).
-inline std::vector<pid_t> descendants_of(pid_t root) {
-    std::map<pid_t, pid_t> parents;
-    for (pid_t pid : all_pids()) {
-        if (auto parent = parent_of(pid)) parents[pid] = *parent;
-    }
-    std::vector<pid_t> out{root};
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        for (const auto& [pid, parent] : parents) {
-            if (parent == out[i]) out.push_back(pid);
-        }
-    }
-    out.erase(out.begin());
-    return out;
-}
-
-// Processes whose command line contains `marker` (never this process).
-inline std::vector<pid_t> pids_with_marker(const std::string& marker) {
-    std::vector<pid_t> out;
-    for (pid_t pid : all_pids()) {
-        if (pid == ::getpid()) continue;
-        auto cmdline = cmdline_of(pid);
-        if (cmdline && cmdline->find(marker) != std::string::npos) out.push_back(pid);
-    }
-    return out;
-}
-
-// Waits (bounded) until no process carries `marker`; returns the survivors, which it then
-// SIGKILLs so that a failing test leaves nothing behind.
-inline std::vector<pid_t> survivors_after(const std::string& marker,
-                                          std::chrono::milliseconds bound = 15s) {
-    const auto deadline = std::chrono::steady_clock::now() + bound;
-    std::vector<pid_t> left = pids_with_marker(marker);
-    while (!left.empty() && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(50ms);
-        left = pids_with_marker(marker);
-    }
-    for (pid_t pid : left)
-        ::kill(pid, SIGKILL);
-    return left;
-}
-
 // ---- a run in the background --------------------------------------------------------------------
 
 // Runs a request on its own thread and lets the test wait for a line of the command's live stdout
@@ -389,165 +292,6 @@ private:
     std::string stdout_;
     std::future<runtime::run_record> result_;
 };
-
-// ---- the cordon CLI as a separate process -------------------------------------------------------
-
-// A process spawned with fork/exec, its stdout and stderr on pipes; killed and reaped at scope
-// end if it is still there.
-class spawned_process {
-public:
-    spawned_process(const strings& argv, const std::map<std::string, std::string>& env_overrides) {
-        std::map<std::string, std::string> env;
-        for (char** e = environ; *e != nullptr; ++e) {
-            const std::string entry = *e;
-            const auto equals = entry.find('=');
-            if (equals != std::string::npos)
-                env[entry.substr(0, equals)] = entry.substr(equals + 1);
-        }
-        for (const auto& [name, value] : env_overrides)
-            env[name] = value;
-        strings env_entries;
-        for (const auto& [name, value] : env)
-            env_entries.push_back(name + "=" + value);
-        std::vector<char*> args;
-        for (const auto& arg : argv)
-            args.push_back(const_cast<char*>(arg.c_str()));
-        args.push_back(nullptr);
-        std::vector<char*> envp;
-        for (const auto& entry : env_entries)
-            envp.push_back(const_cast<char*>(entry.c_str()));
-        envp.push_back(nullptr);
-
-        int out[2];
-        int err[2];
-        if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
-            throw std::system_error(errno, std::generic_category(), "pipe2");
-        }
-        pid_ = ::fork();
-        if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "fork");
-        if (pid_ == 0) {
-            const int null = ::open("/dev/null", O_RDONLY);
-            ::dup2(null, 0);
-            ::dup2(out[1], 1);
-            ::dup2(err[1], 2);
-            ::execve(args[0], args.data(), envp.data());
-            _exit(127);
-        }
-        ::close(out[1]);
-        ::close(err[1]);
-        out_fd_ = out[0];
-        err_fd_ = err[0];
-    }
-    ~spawned_process() {
-        if (pid_ > 0 && !status_) {
-            ::kill(pid_, SIGKILL);
-            int status = 0;
-            ::waitpid(pid_, &status, 0);
-        }
-        if (out_fd_ >= 0) ::close(out_fd_);
-        if (err_fd_ >= 0) ::close(err_fd_);
-    }
-    spawned_process(const spawned_process&) = delete;
-    spawned_process& operator=(const spawned_process&) = delete;
-
-    [[nodiscard]] pid_t pid() const { return pid_; }
-    [[nodiscard]] const std::string& out() const { return out_; }
-    [[nodiscard]] const std::string& err() const { return err_; }
-
-    // Reads output until `text` appears on stdout or `bound` passes; true when it appeared.
-    bool wait_for_output(const std::string& text, std::chrono::milliseconds bound = generous) {
-        const auto deadline = std::chrono::steady_clock::now() + bound;
-        while (out_.find(text) == std::string::npos) {
-            if (std::chrono::steady_clock::now() >= deadline) return false;
-            if (!pump(50ms) && out_.find(text) == std::string::npos) return false;
-        }
-        return true;
-    }
-
-    // Waits for the exit (bounded; SIGKILL at the bound) and returns the exit status, or
-    // 128 + signal when a signal ended it.
-    int wait(std::chrono::milliseconds bound = generous) {
-        const auto deadline = std::chrono::steady_clock::now() + bound;
-        while (!status_) {
-            int status = 0;
-            const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-            if (done == pid_) {
-                status_ = status;
-                break;
-            }
-            if (std::chrono::steady_clock::now() >= deadline) {
-                ::kill(pid_, SIGKILL);
-                ::waitpid(pid_, &status, 0);
-                status_ = status;
-                timed_out_ = true;
-                break;
-            }
-            pump(20ms);
-        }
-        // Whatever is still buffered in the pipes (bounded: a leftover holder cannot stall us).
-        for (int i = 0; i < 50 && pump(20ms);)
-            ++i;
-        return WIFEXITED(*status_) ? WEXITSTATUS(*status_) : 128 + WTERMSIG(*status_);
-    }
-
-    void kill(int signal) const { ::kill(pid_, signal); }
-    [[nodiscard]] bool timed_out() const { return timed_out_; }
-
-private:
-    // One poll round; false once both pipes are at EOF.
-    bool pump(std::chrono::milliseconds bound) {
-        pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-        int open_count = 0;
-        for (auto& p : fds) {
-            if (p.fd >= 0) ++open_count;
-        }
-        if (open_count == 0) {
-            std::this_thread::sleep_for(bound);
-            return false;
-        }
-        if (::poll(fds, 2, static_cast<int>(bound.count())) <= 0) return true;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-            char buf[4096];
-            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-            int& fd = i == 0 ? out_fd_ : err_fd_;
-            if (n <= 0) {
-                ::close(fd);
-                fd = -1;
-            } else {
-                (i == 0 ? out_ : err_).append(buf, static_cast<std::size_t>(n));
-            }
-        }
-        return true;
-    }
-
-    pid_t pid_ = -1;
-    int out_fd_ = -1;
-    int err_fd_ = -1;
-    std::string out_;
-    std::string err_;
-    std::optional<int> status_;
-    bool timed_out_ = false;
-};
-
-// Runs the cordon CLI to completion (bounded) and returns its exit status.
-struct cli_outcome {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-inline cli_outcome run_cli(const strings& args,
-                           const std::map<std::string, std::string>& env_overrides = {}) {
-    strings argv{test::cordon_path().string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    spawned_process process(argv, env_overrides);
-    cli_outcome outcome;
-    outcome.status = process.wait();
-    outcome.out = process.out();
-    outcome.err = process.err();
-    return outcome;
-}
 
 // ---- the parametrized fixture -------------------------------------------------------------------
 

@@ -95,7 +95,8 @@ TEST(LivenessLockScenario, ALeftoverOfAKilledCordonCannotKeepItselfAliveWithItsL
         << "stdout: " << cordon.out() << "\nstderr: " << cordon.err();
     // Let the squatter make its rounds over the lock directory.
     std::this_thread::sleep_for(1s);
-    EXPECT_GE(pids_with_marker(marker).size(), 2U) << "the command and its squatter are running";
+    EXPECT_GE(live_processes_with_cmdline(marker).size(), 2U)
+        << "the command and its squatter are running";
 
     cordon.kill(SIGKILL);
     cordon.wait();

@@ -54,16 +54,6 @@ fs::path cgroup2_root() {
     return {};
 }
 
-// The pids of this process's children that are zombies.
-std::vector<pid_t> zombie_children() {
-    std::vector<pid_t> out;
-    for (pid_t pid : all_pids()) {
-        const auto state = state_of(pid);
-        if (state && state->state == 'Z' && state->parent == ::getpid()) out.push_back(pid);
-    }
-    return out;
-}
-
 // Whether runs get a cgroup of their own here (root, or a delegated subtree).
 bool cgroups_available(std::string* why) {
     auto host = runtime::cgroup_host::create({.reap_stale = false, .lock_directory = {}});
@@ -207,7 +197,7 @@ TEST_P(LeavingTheRun, NoChildCanBeHandedToCordon) {
     EXPECT_THAT(seen.allowed, IsEmpty()) << describe(record_);
     EXPECT_EQ(denial_of(seen, "clone-parent"), std::optional<std::string>("EPERM"))
         << describe(record_);
-    EXPECT_THAT(zombie_children(), IsEmpty());
+    EXPECT_THAT(test::zombie_children(), IsEmpty());
 }
 
 TEST_P(LeavingTheRun, ADaemonDoesNotOutliveTheRun) {

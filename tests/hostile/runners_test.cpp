@@ -99,10 +99,10 @@ TEST_P(RunnerIntegrity, TheCliRefusesTheSameWorkspaces) {
     const std::string token = "ran-" + unique_suffix();
     for (const auto& workspace : protected_workspaces(*selection_->rung)) {
         SCOPED_TRACE("workspace " + workspace);
-        const cli_outcome outcome =
-            run_cli({"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode",
-                     "workspace-write", "--workspace", workspace, "--", "echo", token});
-        EXPECT_THAT(outcome.status, AnyOf(125, 2)) << outcome.out << outcome.err;
+        const cli_result outcome =
+            run_cordon({"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode",
+                        "workspace-write", "--workspace", workspace, "--", "echo", token});
+        EXPECT_THAT(outcome.exit_code, AnyOf(125, 2)) << outcome.out << outcome.err;
         EXPECT_THAT(outcome.out, Not(HasSubstr(token))) << "the command ran";
     }
 }
@@ -435,7 +435,7 @@ TEST_P(RunnerIntegrity, WhatAProtectedDirectoryShowsIsFollowedThroughEveryMount)
         SCOPED_TRACE("a workspace file bound onto a file of the loader's directories");
         // A file of libc's directory that this process has not mapped, so that it is protected
         // only as part of its directory.
-        const auto maps = read_file("/proc/self/maps");
+        const auto maps = read_file_if_present("/proc/self/maps");
         ASSERT_TRUE(maps);
         const auto at = maps->find("/libc.so.6");
         ASSERT_NE(at, std::string::npos);
@@ -539,11 +539,11 @@ TEST(FakeBwrapOnPath, IsNeverExecutedAndRunsStillGoThroughTheRealBwrap) {
     }
 
     // The CLI, started with that PATH.
-    const cli_outcome outcome =
-        run_cli({"run", "--mode", "workspace-write", "--workspace", tree.workspace().string(),
-                 "--json", "--", child(), "exit", "0"},
-                {{"PATH", path}});
-    EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
+    const cli_result outcome =
+        run_cordon({"run", "--mode", "workspace-write", "--workspace", tree.workspace().string(),
+                    "--json", "--", child(), "exit", "0"},
+                   fs::current_path(), {}, {{"PATH", path}});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.out << outcome.err;
     EXPECT_THAT(outcome.out, HasSubstr("\"bwrap\"")) << outcome.out;
     EXPECT_FALSE(fs::exists(marker)) << "the cordon CLI executed the fake bwrap";
 }
@@ -618,7 +618,7 @@ TEST_P(LoaderVariables, LdLibraryPathWithPlantedLibrariesIsNotUsedByARunner) {
 CORDON_HOSTILE_BOTH_MODES(LoaderVariables);
 
 TEST(LoaderVariablesLauncher, TheLauncherIsStaticallyLinked) {
-    const auto image = read_file(test::launcher_path());
+    const auto image = read_file_if_present(test::launcher_path());
     ASSERT_TRUE(image.has_value());
     ASSERT_GE(image->size(), sizeof(Elf64_Ehdr));
     Elf64_Ehdr header{};
@@ -638,13 +638,13 @@ class LoaderVariablesCli : public BackendTest {};
 
 TEST_P(LoaderVariablesCli, CordonRunEnvLdPreloadReachesOnlyTheCommand) {
     const fs::path marker = tree_.workspace() / "preload-marker";
-    const cli_outcome outcome =
-        run_cli({"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode",
-                 "workspace-write", "--workspace", tree_.workspace().string(), "--env",
-                 "LD_PRELOAD=" + tools().preload().string(), "--env",
-                 "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--env",
-                 "ASAN_OPTIONS=" + std::string(preload_tolerant_asan), "--", child(), "exit", "0"});
-    EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
+    const cli_result outcome = run_cordon(
+        {"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode", "workspace-write",
+         "--workspace", tree_.workspace().string(), "--env",
+         "LD_PRELOAD=" + tools().preload().string(), "--env",
+         "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--env",
+         "ASAN_OPTIONS=" + std::string(preload_tolerant_asan), "--", child(), "exit", "0"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.out << outcome.err;
     EXPECT_EQ(lines_in(marker), strings{"cordon-test-child"});
 }
 

@@ -1,9 +1,9 @@
 // Helpers shared by the suites that run real processes through cordon_runtime (runtime, cli, and
 // the real-runner tests in tests/sandbox): a cgroup host, a provider restricted to one backend,
-// the default child environment, and /proc-based checks that a process is gone, that no zombie
-// was left and that no fd leaked. Everything here reads the kernel's view of the system rather
-// than trusting what the code under test says about itself. Helpers that need no cordon_runtime
-// (scratch directories, reading a file, the test child) are in tests/support.hpp.
+// the default child environment, the spawn methods. The /proc-based checks (a process is gone, no
+// zombie was left, no fd leaked) are in tests/support/processes.hpp, which this file includes;
+// helpers that need no cordon_runtime (scratch directories, files, the test child) are in
+// tests/support.hpp and tests/support/.
 #pragma once
 
 #include <dirent.h>
@@ -34,6 +34,7 @@
 #include "runtime/spawn.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
+#include "support/processes.hpp"
 
 extern char** environ;
 
@@ -89,145 +90,10 @@ inline std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_ch
     return nullptr;
 }
 
-inline void write_file(const std::filesystem::path& path, std::string_view text,
-                       std::filesystem::perms perms) {
-    {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    }
-    std::filesystem::permissions(path, perms);
-}
-
 inline std::optional<pid_t> read_pid_file(const std::filesystem::path& path) {
     std::string text = read_file(path);
     if (text.empty()) return std::nullopt;
     return static_cast<pid_t>(std::stol(text));
-}
-
-// The open fds of this process (the directory stream's own fd excluded).
-inline std::vector<int> open_fds() {
-    std::vector<int> fds;
-    DIR* dir = ::opendir("/proc/self/fd");
-    if (dir == nullptr) return fds;
-    const int own = ::dirfd(dir);
-    while (dirent* entry = ::readdir(dir)) {
-        if (entry->d_name[0] == '.') continue;
-        int fd = std::atoi(entry->d_name);
-        if (fd != own) fds.push_back(fd);
-    }
-    ::closedir(dir);
-    return fds;
-}
-
-inline std::size_t count_open_fds() {
-    return open_fds().size();
-}
-
-// The fields of /proc/<pid>/stat that the suites look at (proc(5)); the comm field may contain
-// spaces and parentheses, so parsing starts after the last ')'.
-struct proc_stat {
-    pid_t pid = 0;
-    char state = '?';
-    pid_t ppid = 0;
-    pid_t pgrp = 0;
-    pid_t session = 0;
-    int tty_nr = 0;
-};
-
-inline std::optional<proc_stat> parse_proc_stat(std::string_view text) {
-    auto close = text.rfind(')');
-    if (close == std::string_view::npos) return std::nullopt;
-    proc_stat out;
-    out.pid = static_cast<pid_t>(std::atol(std::string(text.substr(0, text.find(' '))).c_str()));
-    std::istringstream rest{std::string(text.substr(close + 1))};
-    rest >> out.state >> out.ppid >> out.pgrp >> out.session >> out.tty_nr;
-    if (!rest) return std::nullopt;
-    return out;
-}
-
-inline std::optional<proc_stat> read_proc_stat(pid_t pid) {
-    std::string text = read_file("/proc/" + std::to_string(pid) + "/stat");
-    if (text.empty()) return std::nullopt;
-    return parse_proc_stat(text);
-}
-
-// Pids of every process visible in /proc.
-inline std::vector<pid_t> all_pids() {
-    std::vector<pid_t> pids;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-        const std::string name = entry.path().filename().string();
-        if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) {
-            pids.push_back(static_cast<pid_t>(std::stol(name)));
-        }
-    }
-    return pids;
-}
-
-// Children of this process that have exited but were never reaped.
-inline std::vector<pid_t> zombie_children() {
-    std::vector<pid_t> zombies;
-    const pid_t self = ::getpid();
-    for (pid_t pid : all_pids()) {
-        auto stat = read_proc_stat(pid);
-        if (stat && stat->ppid == self && stat->state == 'Z') zombies.push_back(pid);
-    }
-    return zombies;
-}
-
-// Dead: no such process, or only its zombie is left (it was reparented to pid 1, which may be
-// slow to reap it; a zombie runs nothing and holds no file).
-inline bool process_dead(pid_t pid) {
-    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-    auto stat = read_proc_stat(pid);
-    return !stat || stat->state == 'Z' || stat->state == 'X';
-}
-
-inline bool wait_dead(pid_t pid, std::chrono::milliseconds within) {
-    const auto until = std::chrono::steady_clock::now() + within;
-    while (!process_dead(pid)) {
-        if (std::chrono::steady_clock::now() > until) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
-
-// Cleanup after a failed assertion: a survivor must not outlive the test that found it.
-inline void kill_if_alive(pid_t pid) {
-    if (pid > 0 && !process_dead(pid)) ::kill(pid, SIGKILL);
-}
-
-// Live processes whose command line contains `needle` (a zombie's cmdline is empty). Used where
-// a pid is not comparable with ours, e.g. inside bwrap's pid namespace.
-inline std::vector<pid_t> live_processes_with_cmdline(std::string_view needle) {
-    std::vector<pid_t> found;
-    const pid_t self = ::getpid();
-    for (pid_t pid : all_pids()) {
-        if (pid == self) continue;
-        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
-        if (cmdline.find(needle) != std::string::npos && !process_dead(pid)) found.push_back(pid);
-    }
-    return found;
-}
-
-// Until at least `count` live processes have `needle` in their command line, or `within`.
-inline bool wait_for_processes_with_cmdline(std::string_view needle, std::size_t count,
-                                            std::chrono::milliseconds within) {
-    const auto until = std::chrono::steady_clock::now() + within;
-    while (live_processes_with_cmdline(needle).size() < count) {
-        if (std::chrono::steady_clock::now() > until) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
-
-inline bool wait_no_process_with_cmdline(std::string_view needle,
-                                         std::chrono::milliseconds within) {
-    const auto until = std::chrono::steady_clock::now() + within;
-    while (!live_processes_with_cmdline(needle).empty()) {
-        if (std::chrono::steady_clock::now() > until) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
 }
 
 // Sanitizer builds spawn with fork(): their runtimes cannot follow a CLONE_VM child, so the

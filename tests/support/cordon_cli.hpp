@@ -1,8 +1,12 @@
-// Running the built `cordon` program as a user would, for the CLI suites: through the runtime's
-// own spawn path (no shell in between), with a generous bound, collecting both streams.
+// Running the built `cordon` program to its end as a user would, for the suites that test it from
+// outside (CLI, hostile): through the runtime's own spawn path (no shell in between), with the
+// environment the executor would give it, a generous bound, and both streams collected. Needs
+// cordon_runtime; support/spawned_process.hpp is for a cordon the test acts on while it runs.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,12 +32,16 @@ struct cli_stdin {
     std::shared_ptr<const unique_fd> fd;
 };
 
-inline cli_result run_cordon(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                             cli_stdin input = {}) {
+// Runs `cordon args...` in `cwd` with this process's environment (scrubbed as the executor
+// scrubs it) and `env` set over it.
+inline cli_result run_cordon(const std::vector<std::string>& args,
+                             const std::filesystem::path& cwd = std::filesystem::current_path(),
+                             cli_stdin input = {},
+                             const std::map<std::string, std::optional<std::string>>& env = {}) {
     runtime::process_spec spec;
     spec.argv = {cordon_path().string()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = runtime::build_environment(environ, {});
+    spec.env = runtime::build_environment(environ, env);
     spec.cwd = cwd;
     spec.stdin_data = std::move(input.data);
     spec.stdin_fd = std::move(input.fd);

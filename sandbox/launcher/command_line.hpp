@@ -1,0 +1,41 @@
+// cordon-landlock's command line: the flags, parsed into fixed arrays (no allocation), with every
+// usage error reported through the reporter (exit 125). The flags are listed in main.cpp.
+#pragma once
+
+#include <cstddef>
+
+#include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/launcher/reporter.hpp"
+
+namespace cordon::launcher {
+
+// Cordon's profiles use about a dozen grants; the limit only bounds the fixed array.
+inline constexpr std::size_t max_grants = 256;
+
+struct grant {
+    const char* path;  // the path, or nullptr for an fd grant
+    int fd;            // the descriptor of an fd grant, else -1
+    sandbox::landlock::access rights;
+    bool optional;  // --*-try: a missing path is skipped
+};
+
+struct command_line {
+    grant grants[max_grants];  // read grants first, then write grants, each in caller order
+    std::size_t grant_count = 0;
+    bool read_root = false;      // --read-root
+    bool landlock = true;        // --no-landlock clears it
+    bool private_ipc = false;    // --private-ipc: the caller gave the command its own IPC namespace
+    bool deny_metadata = false;  // --deny-metadata: read-only's metadata rules
+    int env_fd = -1;             // --env-fd
+    bool probe = false;          // --probe
+    int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)
+    bool report_ending = false;  // --report-ending: run the command as a child, report its end
+    char** command = nullptr;    // argv after "--", NULL-terminated
+};
+
+// Flags in any order before the first "--"; each flag that takes a value takes the next argument,
+// which may not be "--" (that is the end of the flags, not a value). --status-fd is adopted by
+// `report` as soon as it is read, so that later usage errors reach it.
+void parse(int argc, char** argv, reporter& report, command_line& out) noexcept;
+
+}  // namespace cordon::launcher

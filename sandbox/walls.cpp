@@ -1,0 +1,82 @@
+#include "sandbox/walls.hpp"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+
+#include "sandbox/landlock_ruleset.hpp"
+
+namespace cordon::sandbox::walls {
+
+launcher_stage stage_of(step failed) noexcept {
+    switch (failed) {
+        case step::capabilities:
+            return launcher_stage::capabilities;
+        case step::landlock:
+            return launcher_stage::ruleset;
+        case step::no_new_privs:
+        case step::seccomp:
+            return launcher_stage::seccomp;
+    }
+    return launcher_stage::ruleset;
+}
+
+const char* reason_of(step failed) noexcept {
+    switch (failed) {
+        case step::capabilities:
+            return "cannot drop capabilities";
+        case step::landlock:
+            return "landlock ruleset error";
+        case step::no_new_privs:
+            return "cannot set no_new_privs";
+        case step::seccomp:
+            return "seccomp filter error";
+    }
+    return "landlock ruleset error";
+}
+
+int apply(const plan& walls, step* failed) noexcept {
+    // SysV IPC objects and POSIX message queues live in the IPC namespace. A private one is made
+    // while the capability to do so is still held; where that is impossible, the filter refuses
+    // them rather than share the host's.
+    const bool own_ipc = walls.own_ipc_given || extras::private_ipc_namespace() == 0;
+
+    // Rule paths are open; nothing below needs a capability. Root must not keep any.
+    if (const int error = extras::drop_capabilities(); error != 0) {
+        *failed = step::capabilities;
+        return error;
+    }
+    if (walls.landlock) {
+        if (const int error = landlock::restrict_self(walls.ruleset); error != 0) {
+            *failed = step::landlock;
+            return error;
+        }
+    } else if (::prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) {
+        *failed = step::no_new_privs;
+        return errno;
+    }
+    if (const int error = extras::install_program(own_ipc ? *walls.own_ipc : *walls.shared_ipc);
+        error != 0) {
+        *failed = step::seccomp;
+        return error;
+    }
+    if (walls.partial_notice) {
+        // Best effort: the notice is for people, and a stderr that refuses it changes no wall.
+        const char* data = partial_notice;
+        std::size_t size = sizeof partial_notice - 1;
+        while (size > 0) {
+            const ssize_t n = ::write(STDERR_FILENO, data, size);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                break;
+            }
+            data += n;
+            size -= static_cast<std::size_t>(n);
+        }
+    }
+    return 0;
+}
+
+}  // namespace cordon::sandbox::walls

@@ -1,0 +1,60 @@
+// The walls of the Landlock rung, raised in one order by both of its paths: cordon-landlock
+// (sandbox/launcher/), which raises them in itself before it execs the command, and the forked
+// child of an in-process spawn (child_confinement.hpp), which raises them between fork and exec.
+// Written once so that the two paths cannot drift apart (docs/sandbox.md, "The walls' order"):
+//
+//   1. a private IPC namespace, while the capability to make one is still held; where none can
+//      be made, the seccomp filter of step 4 refuses SysV IPC and POSIX message queues instead;
+//   2. every capability dropped (all rule paths are open by now: nothing below needs one);
+//   3. no_new_privs and landlock_restrict_self (no_new_privs alone for --no-landlock);
+//   4. the seccomp filter, last, so that it need not allow the calls of the steps before it;
+//   5. the partial-enforcement notice on stderr, once, when the ruleset's ABI is older than
+//      landlock::full_filesystem_abi.
+//
+// libc only and async-signal-safe (raw system calls, no allocation, no locks, no logging), like
+// landlock_ruleset.hpp and confinement_extras.hpp: the launcher is static and libc-only, and the
+// in-child path runs under CLONE_VM, where nothing but the child's own stack may be written.
+// Everything that allocates or may fail for want of memory (the ruleset, the filters) is built
+// before apply() is called.
+#pragma once
+
+#include "sandbox/confinement_extras.hpp"
+#include "sandbox/launcher_status.hpp"
+
+namespace cordon::sandbox::walls {
+
+// The line both paths write when Landlock enforces only part of a mode (backends.hpp exposes it,
+// without the newline, as launcher_notice_line).
+inline constexpr char partial_notice[] =
+    "cordon-landlock: partial enforcement (older Landlock ABI)\n";
+
+// The steps of apply() that can fail, in their order.
+enum class step : unsigned char {
+    capabilities,  // dropping the capability sets
+    landlock,      // no_new_privs + landlock_restrict_self
+    no_new_privs,  // no_new_privs alone (plan::landlock false)
+    seccomp,       // installing the filter
+};
+
+// The launcher's status-record stage for a failed step.
+[[nodiscard]] launcher_stage stage_of(step failed) noexcept;
+// The launcher's words for a failed step, before ": <strerror>" ("cannot drop capabilities").
+[[nodiscard]] const char* reason_of(step failed) noexcept;
+
+struct plan {
+    // Restrict the process to `ruleset` (an invalid fd fails the step: never a silent pass);
+    // false only for the launcher's --no-landlock, which sets no_new_privs alone.
+    bool landlock = true;
+    int ruleset = -1;
+    bool own_ipc_given = false;  // the caller already gave the process its own IPC namespace
+    const extras::filter_program* own_ipc = nullptr;  // the filter with an IPC namespace of its own
+    const extras::filter_program* shared_ipc = nullptr;  // the filter when it shares the host's
+    bool partial_notice = false;  // write partial_notice once the walls stand
+};
+
+// Raises the walls of `walls` in the calling process, in the order above. Returns 0, or an errno
+// with `*failed` set to the step that failed (nothing after it was attempted). The ruleset fd is
+// not closed. Both filters must be set.
+[[nodiscard]] int apply(const plan& walls, step* failed) noexcept;
+
+}  // namespace cordon::sandbox::walls
