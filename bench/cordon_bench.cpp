@@ -5,6 +5,9 @@
 // times on these machines move by factors, ratios much less.
 //
 //   cordon-bench [--quick] [--json FILE] [--section spawn|cli|probe|throughput|kill|output]...
+//
+// Longer than the ~500 lines a file here stays under, on purpose: one program whose sections share
+// the interleaving, the statistics and the report, each a few dozen lines read beside the others.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>

@@ -16,11 +16,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "cli_support.hpp"
 #include "policy/session_log.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/mode.hpp"
 #include "support.hpp"
+#include "support/cordon_cli.hpp"
 
 namespace cordon::test {
 namespace {
