@@ -21,13 +21,6 @@ using namespace std::chrono_literals;
 
 const json asks_by_form = {{"elicitation", json::object()}};
 
-std::string text_of(const json& result) {
-    std::string out;
-    for (const auto& part : result.at("content"))
-        out += part.at("text").get<std::string>();
-    return out;
-}
-
 bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
 }

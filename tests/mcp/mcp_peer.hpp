@@ -30,6 +30,14 @@ namespace cordon::test {
 
 using nlohmann::json;
 
+// The text of a tool result's content parts, joined.
+inline std::string text_of(const json& result) {
+    std::string out;
+    for (const auto& part : result.at("content"))
+        out += part.at("text").get<std::string>();
+    return out;
+}
+
 class mcp_peer {
 public:
     explicit mcp_peer(std::vector<std::string> args) {

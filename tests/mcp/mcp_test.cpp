@@ -24,13 +24,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string text_of(const json& result) {
-    std::string out;
-    for (const auto& part : result.at("content"))
-        out += part.at("text").get<std::string>();
-    return out;
-}
-
 std::string marker(std::string_view what) {
     return "cordon-mcp-" + std::string(what) + "-" + std::to_string(::getpid());
 }

@@ -100,12 +100,14 @@ TEST(ProcessTimeout, APlanWithoutSigkillStillEndsWithOne) {
 TEST(ProcessCancel, CancelFromAnotherThreadIsAbortedNotTimedOut) {
     boost::asio::io_context io;
     std::optional<process_outcome> result;
-    auto spec = test::child_spec({child(), "sleep", "30000"});
+    const std::string marker = "cordon-cancel-" + std::to_string(::getpid());
+    auto spec = test::child_spec({child(), "sleep", "30000", marker});
     spec.timeout = 30s;
     auto handle = start_process(io.get_executor(), std::move(spec),
                                 [&](process_outcome outcome) { result = std::move(outcome); });
-    std::thread canceller([handle] {
-        std::this_thread::sleep_for(200ms);
+    // Cancelled once the command runs.
+    std::thread canceller([handle, marker] {
+        (void)test::wait_for_processes_with_cmdline(marker, 1, 30s);
         handle.cancel();
         handle.cancel();  // idempotent
     });

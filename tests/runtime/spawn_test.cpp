@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/child_and_clock.hpp"
 #include "runtime/process.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime_test_util.hpp"
@@ -27,11 +28,8 @@ namespace cordon::runtime {
 namespace {
 
 using namespace std::chrono_literals;
-using test::test_child_path;
 
-std::string child() {
-    return test_child_path().string();
-}
+using test::child;
 
 process_spec spec_for(std::vector<std::string> argv, spawn_method method) {
     process_spec spec;

@@ -477,12 +477,12 @@ std::string channel(std::initializer_list<launcher_status_record> records) {
     return out;
 }
 
-using verdict = status_report::verdict;
+using status_verdict = status_report::verdict;
 
 TEST(StatusChannel, StartedThenEndedCarriesHowTheCommandEnded) {
     const auto started = status_record(launcher_record_kind::started);
     const status_report exited = decode_status(channel({started, ending_record(143, 0)}));
-    EXPECT_EQ(exited.outcome, verdict::started);
+    EXPECT_EQ(exited.outcome, status_verdict::started);
     ASSERT_TRUE(exited.ended);
     EXPECT_EQ(exited.ended->exit_code, 143);
     EXPECT_EQ(exited.ended->signal, std::nullopt);
@@ -499,13 +499,13 @@ TEST(StatusChannel, StartedThenEndedCarriesHowTheCommandEnded) {
 TEST(StatusChannel, AnEndingOutOfPlaceOrOutOfRangeIsMalformed) {
     const auto started = status_record(launcher_record_kind::started);
     // Before `started`, after another ending, or followed by anything.
-    EXPECT_EQ(decode_status(channel({ending_record(0, 0)})).outcome, verdict::malformed);
+    EXPECT_EQ(decode_status(channel({ending_record(0, 0)})).outcome, status_verdict::malformed);
     EXPECT_EQ(decode_status(channel({started, ending_record(0, 0), ending_record(1, 0)})).outcome,
-              verdict::malformed);
+              status_verdict::malformed);
     EXPECT_EQ(decode_status(channel({started, ending_record(0, 0),
                                      failure_record(launcher_stage::exec, ENOENT)}))
                   .outcome,
-              verdict::malformed);
+              status_verdict::malformed);
     // An exit status is 0-255 and a signal 1-64; a record claiming otherwise was not written by
     // a launcher that saw the command end.
     for (const auto& [exit_code, signal] :
@@ -513,7 +513,7 @@ TEST(StatusChannel, AnEndingOutOfPlaceOrOutOfRangeIsMalformed) {
         SCOPED_TRACE(std::to_string(exit_code) + "/" + std::to_string(signal));
         const status_report report =
             decode_status(channel({started, ending_record(exit_code, signal)}));
-        EXPECT_EQ(report.outcome, verdict::malformed);
+        EXPECT_EQ(report.outcome, status_verdict::malformed);
         EXPECT_FALSE(report.ended);
     }
 }
@@ -522,17 +522,17 @@ TEST(StatusChannel, AfterStartedOnlyTheCommandsExecMayFail) {
     const auto started = status_record(launcher_record_kind::started);
     const status_report exec =
         decode_status(channel({started, failure_record(launcher_stage::exec, ENOENT)}));
-    EXPECT_EQ(exec.outcome, verdict::failed);
+    EXPECT_EQ(exec.outcome, status_verdict::failed);
     EXPECT_EQ(exec.stage, launcher_stage::exec);
     EXPECT_EQ(exec.error, ENOENT);
     for (auto stage : {launcher_stage::ruleset, launcher_stage::spawn, launcher_stage::seccomp}) {
         EXPECT_EQ(decode_status(channel({started, failure_record(stage, EPERM)})).outcome,
-                  verdict::malformed);
+                  status_verdict::malformed);
     }
     // Before `started`, any stage may fail: forking the command under a process limit, say.
     const status_report spawn =
         decode_status(channel({failure_record(launcher_stage::spawn, EAGAIN)}));
-    EXPECT_EQ(spawn.outcome, verdict::failed);
+    EXPECT_EQ(spawn.outcome, status_verdict::failed);
     EXPECT_EQ(spawn.stage, launcher_stage::spawn);
 }
 
