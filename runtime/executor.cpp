@@ -164,14 +164,31 @@ void check_request(const run_request& request) {
     }
 }
 
+std::chrono::milliseconds executor::timeout_for(const run_request& request) const noexcept {
+    return std::min(request.timeout.value_or(options_.default_timeout), options_.max_timeout);
+}
+
 run_handle executor::async_run(run_request request, std::function<void(run_record)> done) {
+    preparation prepared = prepare(std::move(request));
+    if (auto* ready = std::get_if<prepared_run>(&prepared)) {
+        return launch(std::move(*ready), std::move(done));
+    }
+    // A run that cannot start is reported from the event loop like any other.
+    boost::asio::post(io_, [done = std::move(done),
+                            record = std::move(std::get<run_record>(prepared))]() mutable {
+        done(std::move(record));
+    });
+    return run_handle{};
+}
+
+preparation executor::prepare(run_request request) const {
     check_request(request);
-    const auto timeout =
-        std::min(request.timeout.value_or(options_.default_timeout), options_.max_timeout);
+    const auto timeout = timeout_for(request);
     const std::filesystem::path workdir = request.workdir.value_or(request.workspace_root);
     const sandbox::sandbox_mode mode = request.mode;
 
-    process_spec spec;
+    prepared_run prepared;
+    process_spec& spec = prepared.spec_;
     spec.env = build_environment(environ, request.env);
     spec.cwd = workdir;
     spec.stdin_data = std::move(request.stdin_data);
@@ -194,13 +211,10 @@ run_handle executor::async_run(run_request request, std::function<void(run_recor
     spec.on_stdout = std::move(request.on_stdout);
     spec.on_stderr = std::move(request.on_stderr);
 
-    // A run that cannot start is reported from the event loop like any other.
-    auto never_ran = [&](run_record record) {
+    // A run that cannot start is a record, which the caller reports like any other.
+    auto never_ran = [&](run_record record) -> preparation {
         record.timeout = timeout;
-        boost::asio::post(io_, [done = std::move(done), record = std::move(record)]() mutable {
-            done(std::move(record));
-        });
-        return run_handle{};
+        return preparation(std::in_place_type<run_record>, std::move(record));
     };
     auto not_started = [&](spawn_error error, std::string message) {
         run_record record;
@@ -227,8 +241,8 @@ run_handle executor::async_run(run_request request, std::function<void(run_recor
         return not_started(error, describe(error, request.argv.front()));
     }
 
-    std::string command = request.argv.front();
-    std::optional<sandbox::confined_argv> confined;
+    prepared.command_ = request.argv.front();
+    std::optional<sandbox::confined_argv>& confined = prepared.confined_;
     if (sandbox::is_confined(mode)) {
         if (!provider_) {
             // No provider was composed: nothing can enforce the mode, so nothing runs.
@@ -298,10 +312,19 @@ run_handle executor::async_run(run_request request, std::function<void(run_recor
         spec.argv = std::move(request.argv);
     }
 
-    auto on_done = [done = std::move(done), confined = std::move(confined), mode, timeout,
+    prepared.mode_ = mode;
+    prepared.timeout_ = timeout;
+    return preparation(std::in_place_type<prepared_run>, std::move(prepared));
+}
+
+run_handle executor::launch(prepared_run run, std::function<void(run_record)> done) {
+    process_spec& spec = run.spec_;
+    const sandbox::sandbox_mode mode = run.mode_;
+    const std::chrono::milliseconds timeout = run.timeout_;
+    auto on_done = [done = std::move(done), confined = std::move(run.confined_), mode, timeout,
                     provider = provider_, in_child = spec.confinement != nullptr,
                     spawned = spec.argv.front(),
-                    command = std::move(command)](process_outcome outcome) mutable {
+                    command = std::move(run.command_)](process_outcome outcome) mutable {
         const classify::verdict verdict =
             classify::decide(outcome, {confined ? &*confined : nullptr, spawned,
                                        outcome.stderr_output.text, command, in_child});

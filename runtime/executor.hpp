@@ -14,8 +14,10 @@
 // the same time when several threads run the loop. run_handle::cancel() may be called from any
 // thread. Blocking: with cgroup containment, the constructor first ends the runs that a crashed
 // cordon of the same user left behind (cgroup.hpp): SIGKILL to what is left, then up to about
-// 200 ms per stale cgroup while it empties. async_run() prepares each run on the calling thread;
-// its comment says what that involves.
+// 200 ms per stale cgroup while it empties. A run is prepared (prepare(): the checks, confine(),
+// the Landlock ruleset, which may wait on the file system) and then launched (launch(): the
+// spawn); async_run() does both on the calling thread. A caller whose loop thread must stay
+// responsive (the job supervisor) prepares on another thread and launches on the loop.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -27,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "runtime/cgroup.hpp"
@@ -76,8 +79,8 @@ struct executor_options {
     bool spill = true;
     bool cgroup_containment = true;  // when the host allows it
     spawn_method method = default_spawn_method();
-    // spawn_request::die_with_spawning_thread for every run: only when async_run() is always
-    // called on a thread that outlives the runs (the job supervisor's loop thread).
+    // spawn_request::die_with_spawning_thread for every run: only when async_run() and launch()
+    // are always called on a thread that outlives the runs (the job supervisor's loop thread).
     bool die_with_spawning_thread = false;
     // More paths (globs as for provider::refusal) that no workspace-write run may be able to
     // write, beside the executor's own spill files: the job supervisor's stream files.
@@ -106,6 +109,35 @@ private:
     process_handle process_;
 };
 
+// A run that executor::prepare() made ready: the program found, the request checked against the
+// policy, the argv confined and the Landlock ruleset built; nothing started yet. Move-only.
+// Dropping one starts nothing and closes what it holds (the workspace, the runner's image).
+class prepared_run {
+public:
+    prepared_run(prepared_run&&) noexcept = default;
+    prepared_run& operator=(prepared_run&&) noexcept = default;
+    prepared_run(const prepared_run&) = delete;
+    prepared_run& operator=(const prepared_run&) = delete;
+    ~prepared_run() = default;
+
+    [[nodiscard]] sandbox::sandbox_mode mode() const noexcept { return mode_; }
+    [[nodiscard]] std::chrono::milliseconds timeout() const noexcept { return timeout_; }
+
+private:
+    friend class executor;
+    prepared_run() = default;
+
+    process_spec spec_;
+    std::optional<sandbox::confined_argv> confined_;
+    sandbox::sandbox_mode mode_ = sandbox::sandbox_mode::read_only;
+    std::chrono::milliseconds timeout_{0};
+    std::string command_;  // the caller's argv[0]
+};
+
+// What prepare() gives: a run ready to launch, or the record of a run that cannot start (outcome
+// not_started or runner_failed, its timeout set), which launch() never sees.
+using preparation = std::variant<prepared_run, run_record>;
+
 class executor {
 public:
     // `provider` may be null: then only danger-full-access runs, and every confined request
@@ -133,6 +165,17 @@ public:
     // `done` may run concurrently with the return. Either way, do not hold a lock across
     // async_run() that `done` takes.
     run_handle async_run(run_request request, std::function<void(run_record)> done);
+
+    // async_run() in two steps. prepare() is the calling-thread work listed above and may run on
+    // any thread, concurrently with the loop and with other preparations; it throws
+    // std::invalid_argument as async_run() does. launch() spawns the prepared run on the calling
+    // thread (the one whose death ends the run when die_with_spawning_thread is set) and calls
+    // `done` exactly once, as async_run() does. A preparation that is a record is the caller's to
+    // deliver (async_run() posts it to `done` on the event loop).
+    [[nodiscard]] preparation prepare(run_request request) const;
+    run_handle launch(prepared_run run, std::function<void(run_record)> done);
+    // The lifetime `request` gets: its own timeout, else the default, capped at the maximum.
+    [[nodiscard]] std::chrono::milliseconds timeout_for(const run_request& request) const noexcept;
 
     [[nodiscard]] const executor_options& options() const noexcept { return options_; }
     // Whether runs are contained in their own cgroup (see cgroup.hpp), and why not.

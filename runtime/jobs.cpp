@@ -1,12 +1,14 @@
+// The supervisor (jobs.hpp): start, the per-owner cap, the preparing threads and the loop that
+// spawns every job, retire, shutdown. The job itself is in job.cpp.
 #include "runtime/jobs.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,28 +18,40 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runtime/sigpipe.hpp"
-
 namespace cordon::runtime {
 
 namespace {
 
 using std::chrono::milliseconds;
 
-// How long job::write() waits for a command that does not read its stdin.
-constexpr milliseconds write_patience{5000};
-
 // A lifetime no job reaches: the executor needs a deadline, a job without a lifetime has none.
 constexpr milliseconds unbounded{std::chrono::hours(24 * 365 * 10)};
 
-std::string joined(const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& arg : argv) {
-        if (!out.empty()) out += ' ';
-        out += arg;
-    }
-    return out;
+// The record of a job that could not be handed to the executor (an exception while preparing or
+// spawning it): nothing ran.
+run_record cannot_start(sandbox::sandbox_mode mode, const char* why) {
+    run_record record;
+    record.outcome.kind = outcome_kind::not_started;
+    record.outcome.start_failure = classify::spawn_error{classify::spawn_stage::resources, 0};
+    record.outcome.message = std::string("cannot start the job: ") + why;
+    record.sandbox.mode = mode;
+    return record;
 }
+
+// The record of a job killed before it was spawned: aborted, and since nothing ran, neither an
+// exit code nor a signal.
+run_record killed_before_start(sandbox::sandbox_mode mode, milliseconds timeout) {
+    run_record record;
+    record.outcome.kind = outcome_kind::aborted;
+    record.outcome.message = "the job was killed before its command started";
+    record.sandbox.mode = mode;
+    record.timeout = timeout;
+    return record;
+}
+
+// Preparing threads: a preparation that waits on a file system that stopped answering holds one,
+// and the others keep preparing the jobs started after it.
+constexpr std::size_t preparing_threads = 4;
 
 }  // namespace
 
@@ -57,204 +71,23 @@ std::string_view to_string(job_status status) noexcept {
     return "unknown";
 }
 
-// ---- job ----------------------------------------------------------------------------------------
-
-job::job(private_tag, std::string id, const job_request& request, std::size_t memory_bytes,
-         std::uint64_t spill_max_bytes, std::shared_ptr<spill_directory> spill)
-    : id_(std::move(id)),
-      owner_(request.owner),
-      label_(request.label.empty() ? joined(request.run.argv) : request.label),
-      started_at_(std::chrono::system_clock::now()),
-      mode_(request.run.mode),
-      merged_(id_ + "-output", memory_bytes, spill_max_bytes, spill),
-      stdout_(id_ + "-stdout", memory_bytes, spill_max_bytes, spill),
-      stderr_(id_ + "-stderr", memory_bytes, spill_max_bytes, spill),
-      completion_(promise_.get_future().share()) {}
-
-job::~job() = default;
-
-const job_stream& job::stream(job_output which) const {
-    switch (which) {
-        case job_output::stdout_only:
-            return stdout_;
-        case job_output::stderr_only:
-            return stderr_;
-        case job_output::merged:
-            break;
-    }
-    return merged_;
-}
-
-stream_read job::read(job_output which, std::uint64_t offset, std::size_t max_bytes) const {
-    return stream(which).read(offset, max_bytes);
-}
-
-std::optional<std::filesystem::path> job::spill_path(job_output which) const {
-    return stream(which).spill_path();
-}
-
-std::uint64_t job::cursor(job_output which) const noexcept {
-    return cursors_[static_cast<std::size_t>(which)].load();
-}
-
-void job::set_cursor(job_output which, std::uint64_t offset) noexcept {
-    cursors_[static_cast<std::size_t>(which)].store(offset);
-}
-
-bool job::wait_output(job_output which, std::uint64_t offset,
-                      std::chrono::steady_clock::time_point deadline) const {
-    return stream(which).wait_for(offset, deadline);
-}
-
-bool job::wait_settled(std::chrono::steady_clock::time_point deadline) const {
-    std::unique_lock lock(mutex_);
-    return settled_changed_.wait_until(lock, deadline, [this] { return settled_; });
-}
-
-job_snapshot job::snapshot() const {
-    std::lock_guard lock(mutex_);
-    job_snapshot out;
-    if (settled_) {
-        out = final_;
-    } else {
-        out.id = id_;
-        out.owner = owner_;
-        out.label = label_;
-        out.started_at = started_at_;
-        out.sandbox.mode = mode_;
-    }
-    out.output_bytes = merged_.size();
-    out.stdout_bytes = stdout_.size();
-    out.stderr_bytes = stderr_.size();
-    return out;
-}
-
-std::optional<run_record> job::record() const {
-    std::lock_guard lock(mutex_);
-    return record_;
-}
-
-bool job::kill(std::optional<kill_plan> plan) {
-    run_handle handle;
-    {
-        std::lock_guard lock(mutex_);
-        if (settled_ || kill_requested_) return false;
-        kill_requested_ = true;
-        if (!handle_set_) {
-            kill_plan_ = std::move(plan);  // the start cancels it as soon as it has a handle
-            return true;
-        }
-        handle = handle_;
-    }
-    handle.cancel(std::move(plan));
-    return true;
-}
-
-job_write_result job::write(std::string_view data, bool eof) {
-    if (std::this_thread::get_id() == loop_thread_) {
-        throw std::logic_error("job::write: called on the supervisor's loop thread");
-    }
-    std::lock_guard stdin_lock(stdin_mutex_);
-    job_write_result out;
-    {
-        std::lock_guard lock(mutex_);
-        if (settled_) {
-            stdin_.reset();
-            out.error = job_write_failure{job_write_error::ended, "the job has ended"};
-            return out;
-        }
-    }
-    if (!stdin_) {
-        out.error = job_write_failure{job_write_error::not_open, "the job's stdin is not open"};
-        return out;
-    }
-    const auto deadline = std::chrono::steady_clock::now() + write_patience;
-    while (out.written < data.size()) {
-        const ssize_t n = write_without_sigpipe(stdin_.get(), data.data() + out.written,
-                                                data.size() - out.written);
-        if (n >= 0) {
-            out.written += static_cast<std::size_t>(n);
-            continue;
-        }
-        if (errno == EINTR) continue;
-        if (errno == EPIPE) {
-            out.error = job_write_failure{job_write_error::closed_by_command,
-                                          "the command closed its stdin"};
-            stdin_.reset();
-            return out;
-        }
-        if (errno != EAGAIN) {
-            out.error = job_write_failure{
-                job_write_error::io,
-                std::string("cannot write to the job's stdin: ") + std::strerror(errno)};
-            return out;
-        }
-        const auto left =
-            std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            out.error = job_write_failure{job_write_error::not_reading,
-                                          "the command did not read its stdin within " +
-                                              std::to_string(write_patience.count()) + " ms"};
-            return out;
-        }
-        pollfd ready{stdin_.get(), POLLOUT, 0};
-        (void)::poll(&ready, 1, static_cast<int>(left.count()));
-    }
-    if (eof) stdin_.reset();
-    return out;
-}
-
-void job::settle(run_record record, const std::function<void()>& retire) {
-    job_snapshot out;
-    out.id = id_;
-    out.owner = owner_;
-    out.label = label_;
-    out.started_at = started_at_;
-    out.finished_at = std::chrono::system_clock::now();
-    out.outcome = record.outcome;
-    out.sandbox = record.sandbox;
-    const std::string& message = record.outcome.message;
-    if (!record.outcome.started() && !message.empty()) {
-        // A job that never ran says why where its output would be, once.
-        const std::string line = "cordon: " + message + "\n";
-        stderr_.append(line);
-        merged_.append(line);
-    }
-    merged_.seal();
-    stdout_.seal();
-    stderr_.seal();
-    retire();
-    job_snapshot copy;
-    {
-        std::lock_guard lock(mutex_);
-        final_ = out;
-        record_ = std::move(record);
-        settled_ = true;
-        copy = final_;
-        // The process tree is done; holding it would keep its buffers, and its strand would
-        // outlive the loop it belongs to.
-        handle_ = {};
-    }
-    // A writer waiting on the pipe closes it when it sees the job settled.
-    if (std::unique_lock stdin_lock(stdin_mutex_, std::try_to_lock); stdin_lock) stdin_.reset();
-    copy.output_bytes = merged_.size();
-    copy.stdout_bytes = stdout_.size();
-    copy.stderr_bytes = stderr_.size();
-    settled_changed_.notify_all();
-    promise_.set_value(std::move(copy));
-}
-
 // ---- supervisor ---------------------------------------------------------------------------------
 
 // The supervisor's own event loop, on a thread that lives as long as the supervisor: every job is
 // spawned there, so that its leader's parent-death signal fires only when the supervisor is gone.
+// Jobs are prepared on `preparers` and handed to the loop; nothing is spawned there. The pool comes
+// before the thread: if the thread cannot be made, the pool is joined as this is unwound.
 struct supervisor::loop {
     boost::asio::io_context io;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
         io.get_executor()};
+    boost::asio::thread_pool preparers{preparing_threads};
     std::thread thread{[this] { io.run(); }};
 
     ~loop() {
+        // Every preparation has ended when the supervisor shut down (each job settled); the join
+        // only waits for the last of them to return.
+        preparers.join();
         work.reset();
         io.stop();
         if (thread.joinable()) thread.join();
@@ -280,7 +113,7 @@ supervisor::supervisor(std::shared_ptr<sandbox::provider> provider, supervisor_o
 
 supervisor::~supervisor() {
     shutdown();
-    loop_.reset();  // joins the loop thread before the executor it runs is destroyed
+    loop_.reset();  // joins the preparing threads and the loop before their executor is destroyed
 }
 
 void supervisor::not_on_the_loop(const char* what) const {
@@ -365,36 +198,9 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         }
         if (theirs) theirs(chunk);
     };
-    boost::asio::post(loop_->io, [this, started, run = std::move(request.run)]() mutable {
-        auto finish = [this, started](run_record record) {
-            started->settle(std::move(record), [this, &started] { retire(started); });
-        };
-        run_handle handle;
-        try {
-            handle = executor_->async_run(std::move(run), finish);
-        } catch (const std::exception& error) {
-            // Nothing ran (the request was checked in start()): the job settles, never hangs.
-            run_record record;
-            record.outcome.kind = outcome_kind::not_started;
-            record.outcome.start_failure =
-                classify::spawn_error{classify::spawn_stage::resources, 0};
-            record.outcome.message = std::string("cannot start the job: ") + error.what();
-            record.sandbox.mode = started->mode_;
-            finish(std::move(record));
-            return;
-        }
-        bool cancel = false;
-        std::optional<kill_plan> plan;
-        {
-            std::lock_guard lock(started->mutex_);
-            if (!started->settled_) {  // a spawn that failed at once has settled already
-                started->handle_ = handle;
-                started->handle_set_ = true;
-                cancel = started->kill_requested_;
-                plan = std::move(started->kill_plan_);
-            }
-        }
-        if (cancel) handle.cancel(std::move(plan));
+    // Prepared off the loop (a slow mount table must not stall every job's output), spawned on it.
+    boost::asio::post(loop_->preparers, [this, started, run = std::move(request.run)]() mutable {
+        prepare(started, std::move(run));
     });
     if (first_input && !first_input->empty()) {
         const job_write_result written = started->write(*first_input, false);
@@ -404,6 +210,62 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         }
     }
     return started;
+}
+
+void supervisor::prepare(const std::shared_ptr<job>& started, run_request run) {
+    std::optional<preparation> prepared;
+    if (started->kill_requested()) {
+        // Killed before its turn came (a shutdown behind a slow preparation): nothing to prepare.
+        prepared.emplace(std::in_place_type<run_record>,
+                         killed_before_start(started->mode_, executor_->timeout_for(run)));
+    } else {
+        try {
+            prepared.emplace(executor_->prepare(std::move(run)));
+        } catch (const std::exception& error) {
+            // Nothing ran (the request was checked in start()): the job settles, never hangs.
+            prepared.emplace(std::in_place_type<run_record>,
+                             cannot_start(started->mode_, error.what()));
+        }
+    }
+    boost::asio::post(loop_->io, [this, started, ready = std::move(*prepared)]() mutable {
+        launch(started, std::move(ready));
+    });
+}
+
+void supervisor::launch(const std::shared_ptr<job>& started, preparation prepared) {
+    auto finish = [this, started](run_record record) {
+        started->settle(std::move(record), [this, &started] { retire(started); });
+    };
+    if (auto* record = std::get_if<run_record>(&prepared)) {
+        finish(std::move(*record));
+        return;
+    }
+    prepared_run& ready = std::get<prepared_run>(prepared);
+    if (started->kill_requested()) {
+        // Killed while it was being prepared: it must never start, and closes what it opened.
+        finish(killed_before_start(ready.mode(), ready.timeout()));
+        return;
+    }
+    run_handle handle;
+    try {
+        handle = executor_->launch(std::move(ready), finish);
+    } catch (const std::exception& error) {
+        finish(cannot_start(started->mode_, error.what()));
+        return;
+    }
+    bool cancel = false;
+    std::optional<kill_plan> plan;
+    {
+        std::lock_guard lock(started->mutex_);
+        if (!started->settled_) {  // a spawn that failed at once has settled already
+            started->handle_ = handle;
+            started->handle_set_ = true;
+            // A kill() since the check above waited for the handle.
+            cancel = started->kill_requested_;
+            plan = std::move(started->kill_plan_);
+        }
+    }
+    if (cancel) handle.cancel(std::move(plan));
 }
 
 void supervisor::retire(const std::shared_ptr<job>& finished) {

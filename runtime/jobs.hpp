@@ -2,13 +2,18 @@
 //
 // supervisor::start() returns at once with a job whose id the supervisor minted ("job-1", never an
 // OS pid). The job runs through the same executor as `cordon run` (confinement, classification,
-// the kill plan, cgroup containment), on the supervisor's own event-loop thread. Its output is
-// read by cursor: every stream (stdout, stderr, and both merged in arrival order) has byte
-// offsets, and read(offset) returns the bytes from there and the offset to ask for next, so a
-// read that a client lost can simply be asked for again.
+// the kill plan, cgroup containment): it is prepared (executor::prepare: the program's lookup, the
+// workspace refusal, confine(), the Landlock ruleset, which may wait on the file system) on one of
+// a few preparing threads, then spawned on the supervisor's own event-loop thread, which delivers
+// every job's output, timers and kills; a slow preparation never holds that loop. A job killed
+// while it is being prepared is never spawned: it settles as aborted, with neither exit code nor
+// signal. Its output is read by cursor: every stream (stdout, stderr, and both merged in arrival
+// order) has byte offsets, and read(offset) returns the bytes from there and the offset to ask
+// for next, so a read that a client lost can simply be asked for again.
 //
 // Nothing outlives the supervisor: shutdown() (and the destructor) ends every job's tree with the
-// kill plan and waits for it. A supervisor whose process is SIGKILLed cannot do that; then
+// kill plan and waits for it; a job still being prepared is waited for until its preparation
+// returns, and then never spawned. A supervisor whose process is SIGKILLed cannot do that; then
 //   - under bwrap, bwrap's --die-with-parent ends the sandbox, and its pid namespace everything
 //     in it;
 //   - under the Landlock launcher and danger-full-access, the job's leader dies with the
@@ -173,6 +178,8 @@ public:
         std::uint64_t spill_max_bytes, std::shared_ptr<spill_directory> spill);
 
 private:
+    // Whether kill() was called (by a caller or the shutdown) before the job was spawned.
+    [[nodiscard]] bool kill_requested() const;
     // Stamps the outcome and seals the streams, calls `retire` (the supervisor's bookkeeping),
     // then publishes: whoever sees the job settled also sees it gone from the running jobs.
     void settle(run_record record, const std::function<void()>& retire);
@@ -253,6 +260,12 @@ public:
     void shutdown(std::optional<kill_plan> plan = std::nullopt);
 
 private:
+    // On a preparing thread: prepares the job's run (unless it was killed first), then hands the
+    // result to launch() on the loop.
+    void prepare(const std::shared_ptr<job>& started, run_request run);
+    // On the loop thread: spawns the prepared run, or settles the job when it cannot start or was
+    // killed while it was being prepared.
+    void launch(const std::shared_ptr<job>& started, preparation prepared);
     void retire(const std::shared_ptr<job>& finished);
     // Throws std::logic_error on the loop thread, where waiting would deadlock the loop.
     void not_on_the_loop(const char* what) const;

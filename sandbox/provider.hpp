@@ -2,9 +2,9 @@
 // (docs/contract.md, "confine()").
 //
 // Thread safety: implementations must allow confine() and refusal() to be called concurrently
-// from any thread. The executor calls them on whichever thread calls async_run(), and the policy
-// travels with each call, so nothing about one call may be kept on the provider. Either may block:
-// local_provider probes its ladder on first use, unless it came from
+// from any thread. The executor calls them on the thread that prepares a run (executor::prepare),
+// and the policy travels with each call: nothing about one call may be kept on the provider. May
+// block: local_provider probes its ladder on first use, unless it came from
 // runtime::make_local_provider(), which probes before it returns.
 #pragma once
 

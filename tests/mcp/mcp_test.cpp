@@ -451,8 +451,12 @@ TEST_F(McpServer, JobKillEndsTheWholeTreeWithTheSignalAskedFor) {
     EXPECT_EQ(again["structuredContent"]["killed"], false);
     EXPECT_EQ(again["isError"], false);
 
-    const json interrupted =
-        peer.call(4, "bash", {{"command", "sleep 60"}, {"run_in_background", true}});
+    // Killed once it runs (a job killed while it is prepared never runs, and has no signal).
+    const json interrupted = peer.call(4, "bash",
+                                       {{"command", "exec -a \"$M-int\" sleep 60"},
+                                        {"env", {{"M", tag}}},
+                                        {"run_in_background", true}});
+    ASSERT_TRUE(wait_for_processes_with_cmdline(tag + "-int", 1, 30s));
     const json by_int = peer.call(
         5, "job_kill", {{"job_id", interrupted["structuredContent"]["job_id"]}, {"signal", "INT"}});
     EXPECT_EQ(by_int["structuredContent"]["signal"], "SIGINT");

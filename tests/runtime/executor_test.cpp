@@ -1,7 +1,7 @@
 // The executor end to end (runtime/executor.hpp) and the values it produces: the environment
 // scrub, which runs consult the provider, fail-closed runner failures, missing programs, the
-// timeout's default and cap, many concurrent runs on one event loop, the record's JSON shape
-// (record_json.hpp) and its human rendering (render.hpp).
+// timeout's default and cap, many concurrent runs on one event loop, prepare() and launch() apart,
+// the record's JSON shape (record_json.hpp) and its human rendering (render.hpp).
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
@@ -13,9 +13,11 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "runtime/child_and_clock.hpp"
@@ -454,6 +456,51 @@ TEST(ExecutorProvider, BadWorkdirIsNotStartedNotARunnerFailure) {
     ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started);
     EXPECT_EQ(record.outcome.start_failure->stage, spawn_stage::chdir);
     EXPECT_EQ(record.outcome.start_failure->error, ENOENT);
+}
+
+// async_run() in its two steps: prepared on another thread, launched on the loop, the run gives
+// the record async_run() gives; a preparation that cannot run is that record already, and a
+// prepared run that is dropped starts nothing.
+TEST(ExecutorPrepare, PreparedOnAnotherThreadAndLaunchedOnTheLoop) {
+    test::temp_dir workspace;
+    boost::asio::io_context io;
+    executor exec(io.get_executor(), nullptr);
+    const fs::path marker = workspace / "dropped";
+    std::optional<preparation> ran;
+    std::optional<preparation> missing;
+    std::optional<preparation> dropped;
+    std::thread preparing([&] {
+        ran.emplace(exec.prepare(request_for({"/bin/sh", "-c", "echo hi; exit 3"},
+                                             sandbox_mode::danger_full_access, workspace.path())));
+        missing.emplace(exec.prepare(
+            request_for({"no-such-program-xyz"}, sandbox_mode::read_only, workspace.path())));
+        dropped.emplace(
+            exec.prepare(request_for({"/bin/sh", "-c", "echo > '" + marker.string() + "'"},
+                                     sandbox_mode::danger_full_access, workspace.path())));
+    });
+    preparing.join();
+
+    ASSERT_TRUE(std::holds_alternative<prepared_run>(*ran));
+    EXPECT_EQ(std::get<prepared_run>(*ran).mode(), sandbox_mode::danger_full_access);
+    EXPECT_EQ(std::get<prepared_run>(*ran).timeout(), exec.options().default_timeout);
+    std::optional<run_record> result;
+    exec.launch(std::get<prepared_run>(std::move(*ran)),
+                [&result](run_record record) { result = std::move(record); });
+
+    ASSERT_TRUE(std::holds_alternative<run_record>(*missing));
+    const run_record& not_started = std::get<run_record>(*missing);
+    EXPECT_EQ(not_started.outcome.kind, classify::outcome_kind::not_started);
+    EXPECT_EQ(not_started.outcome.start_failure->stage, spawn_stage::resolve);
+    EXPECT_EQ(not_started.timeout, exec.options().default_timeout);
+
+    ASSERT_TRUE(std::holds_alternative<prepared_run>(*dropped));
+    dropped.reset();
+    io.run();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->outcome.kind, classify::outcome_kind::exited);
+    EXPECT_EQ(result->outcome.exit_code, 3);
+    EXPECT_EQ(result->stdout_output.text, "hi\n");
+    EXPECT_FALSE(fs::exists(marker)) << "a dropped prepared run started";
 }
 
 TEST(ExecutorProvider, ContractViolationsThrowBeforeAnythingRuns) {

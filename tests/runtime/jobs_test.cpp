@@ -241,10 +241,14 @@ TEST_F(JobsTest, PastTheSpillCapOldBytesAreLossy) {
     EXPECT_EQ(old.data, std::string(300000 - old.offset, 'z'));
 }
 
+// A job killed once it runs. (One killed while it is still being prepared never runs:
+// jobs_prepare_test.cpp.)
 TEST_F(JobsTest, KillIsTrueOnceThenFalse) {
     supervisor jobs(nullptr, options());
-    auto each = started(jobs.start(request({child(), "sleep", "30000"})));
+    const std::string marker = "cordon-jobs-kill-" + std::to_string(::getpid());
+    auto each = started(jobs.start(request({child(), "sleep", "30000", marker})));
     ASSERT_TRUE(each);
+    ASSERT_TRUE(test::wait_for_processes_with_cmdline(marker, 1, 30s));
     EXPECT_TRUE(each->kill());
     EXPECT_FALSE(each->kill());
     const job_snapshot done = settled(*each);
@@ -279,8 +283,10 @@ TEST_F(JobsTest, KillTakesAPlanOfItsOwn) {
     EXPECT_EQ(killed.outcome->signal, SIGKILL);
     EXPECT_LT(std::chrono::steady_clock::now() - begin, 20s) << "the 30 s grace was waited out";
 
-    auto sleeper = started(jobs.start(request({child(), "sleep", "30000"})));
+    const std::string marker = "cordon-jobs-plan-" + std::to_string(::getpid());
+    auto sleeper = started(jobs.start(request({child(), "sleep", "30000", marker})));
     ASSERT_TRUE(sleeper);
+    ASSERT_TRUE(test::wait_for_processes_with_cmdline(marker, 1, 30s));
     EXPECT_TRUE(sleeper->kill(kill_plan{{{SIGINT, 30'000ms}}, 3000ms}));
     EXPECT_FALSE(sleeper->kill(kill_plan{{{SIGKILL, 0ms}}, 3000ms})) << "only the first counts";
     EXPECT_EQ(settled(*sleeper).outcome->signal, SIGINT);
