@@ -31,7 +31,7 @@ namespace cordon::cli {
 
 namespace {
 
-constexpr std::string_view command_name = "cordon mcp";
+constexpr std::string_view mcp_command_name = "cordon mcp";
 
 struct mcp_options {
     policy_flags policy;  // --mode, --workspace, --backend, --approval(-timeout), --session
@@ -48,7 +48,7 @@ int run_mcp_command(const mcp_options& given) {
     options.limits.mode = mode;
     auto where = deployment_of(given.policy, mode);
     if (auto* message = std::get_if<std::string>(&where)) {
-        return usage_error(command_name, *message);
+        return usage_error(mcp_command_name, *message);
     }
     options.workspace = std::get<policy::deployment>(where).workspace_root;
     if (given.timeout) options.limits.default_timeout = *given.timeout;
@@ -58,7 +58,7 @@ int run_mcp_command(const mcp_options& given) {
             std::max(options.limits.max_job_timeout, *given.job_timeout);
     }
     if (given.max_jobs < 1 || given.max_jobs > 1000) {
-        return usage_error(command_name, "invalid --max-jobs (1 to 1000)");
+        return usage_error(mcp_command_name, "invalid --max-jobs (1 to 1000)");
     }
     options.limits.max_jobs = given.max_jobs;
     options.approval.policy = given.policy.approval.value_or(policy::approval_policy::ask);
@@ -68,13 +68,13 @@ int run_mcp_command(const mcp_options& given) {
         auto session = open_protected_session(given.policy.session, options.workspace, mode,
                                               options.jobs.executor.protected_paths);
         if (auto* message = std::get_if<std::string>(&session)) {
-            return usage_error(command_name, *message);
+            return usage_error(mcp_command_name, *message);
         }
         options.session = std::get<std::shared_ptr<const policy::session_log>>(std::move(session));
     }
     options.bash = sandbox::find_trusted_executable("bash");
     if (options.bash.empty()) {
-        return usage_error(command_name,
+        return usage_error(mcp_command_name,
                            "needs bash in a system directory (/usr/local/bin, /usr/bin, /bin)");
     }
 
@@ -88,7 +88,7 @@ int run_mcp_command(const mcp_options& given) {
     ::pthread_sigmask(SIG_BLOCK, &stops, nullptr);
     runtime::unique_fd interrupt(::signalfd(-1, &stops, SFD_CLOEXEC | SFD_NONBLOCK));
     if (!interrupt) {
-        return usage_error(command_name, "cannot watch for signals (signalfd failed)");
+        return usage_error(mcp_command_name, "cannot watch for signals (signalfd failed)");
     }
 
     // A session may narrow the standing mode, and an escalation from a confined mode still runs
@@ -128,7 +128,7 @@ std::function<int()> add_mcp_command(CLI::App& app) {
         "the client's user approves through MCP elicitation.");
     const auto rule = [](std::function<std::string(const std::string&)> message,
                          bool empty_is_unset) {
-        return value_rule{std::string(command_name), std::move(message), empty_is_unset};
+        return value_rule{std::string(mcp_command_name), std::move(message), empty_is_unset};
     };
     const auto quoting = [](std::string before, std::string after) {
         return [before = std::move(before), after = std::move(after)](const std::string& text) {

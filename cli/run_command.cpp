@@ -33,16 +33,14 @@ namespace cordon::cli {
 
 namespace {
 
-constexpr std::string_view command_name = run_command_name;
-
 int run_run_command(run_options& options) {
     auto checked = validate(options);
     if (auto* message = std::get_if<std::string>(&checked)) {
-        return usage_error(command_name, *message);
+        return usage_error(run_command_name, *message);
     }
     auto resolved = resolve_standing(options.policy, std::get<validated>(checked).where);
     if (auto* message = std::get_if<std::string>(&resolved)) {
-        return usage_error(command_name, *message);
+        return usage_error(run_command_name, *message);
     }
     const standing& stand = std::get<standing>(resolved);
     validated& valid = std::get<validated>(checked);
@@ -75,7 +73,7 @@ int run_run_command(run_options& options) {
             provider_for(*escalate);
             const sandbox::sandbox_policy wider{*escalate, stand.policy.workspace_root};
             if (auto refused = provider->refusal(wider, executor_options.protected_paths)) {
-                return usage_error(command_name, *refused);
+                return usage_error(run_command_name, *refused);
             }
         }
         escalation_answer answer = ask_to_escalate(valid, stand);
@@ -92,13 +90,13 @@ int run_run_command(run_options& options) {
                                           {"approval", answer.approval}};
                 std::cout << runtime::dump(refused) << '\n';
             } else {
-                std::cerr << command_name << ": " << answer.error << '\n';
+                std::cerr << run_command_name << ": " << answer.error << '\n';
             }
             return exit_not_approved;
         }
         auto escalated = stand.with(answer.granted);
         if (auto* refused = std::get_if<std::string>(&escalated)) {
-            return usage_error(command_name, *refused);  // the root moved while cordon asked
+            return usage_error(run_command_name, *refused);  // the root moved while cordon asked
         }
         request.mode = std::get<policy::resolved_policy>(escalated).mode;
         request.workspace_root = std::get<policy::resolved_policy>(escalated).workspace_root;

@@ -30,7 +30,7 @@ namespace cordon::cli {
 
 namespace {
 
-constexpr std::string_view command_name = "cordon session";
+constexpr std::string_view session_command_name = "cordon session";
 
 // What `cordon run` stands under without a session event saying otherwise.
 constexpr policy::knobs run_defaults{sandbox::sandbox_mode::read_only,
@@ -46,7 +46,7 @@ struct session_options {
 };
 
 int session_failed(const std::filesystem::path& file, const policy::log_error& error) {
-    std::cerr << command_name << ": " << session_error_text(file, error) << '\n';
+    std::cerr << session_command_name << ": " << session_error_text(file, error) << '\n';
     return exit_session_failed;
 }
 
