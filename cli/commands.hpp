@@ -22,6 +22,8 @@
 //                                                       cancelled, nobody to ask, or not wider
 //                                                       than the standing mode; nothing ran
 //
+// `cordon config show` exits 0, or 2 for a bad option or a bad configuration file.
+//
 // `cordon session` exits 0, 2 for a usage error, and 1 when the session log cannot be read or
 // written (a corrupt line: "cordon session: FILE:LINE: <reason>") or names no such grant.
 #pragma once
@@ -66,5 +68,6 @@ std::function<int()> add_confine_command(CLI::App& app, std::vector<std::string>
 std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> command);
 std::function<int()> add_mcp_command(CLI::App& app);
 std::function<int()> add_session_command(CLI::App& app);
+std::function<int()> add_config_command(CLI::App& app);
 
 }  // namespace cordon::cli

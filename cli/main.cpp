@@ -5,6 +5,7 @@
 //   cordon run     [options] (-c 'COMMAND' | -- PROGRAM ARGS...)
 //   cordon mcp     [options]                  (an MCP server on stdin/stdout)
 //   cordon session show|set|revoke FILE ...   (a session log: policy, grants, audit trail)
+//   cordon config show [--json] [--profile NAME] [options]   (the effective settings)
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
     auto run = add_run_command(app, command);
     auto mcp = add_mcp_command(app);
     auto session = add_session_command(app);
+    auto config = add_config_command(app);
 
     try {
         app.parse(static_cast<int>(kept.size()), kept.data());
@@ -94,5 +96,6 @@ int main(int argc, char** argv) {
     if (name == "confine") return confine();
     if (name == "mcp") return mcp();
     if (name == "session") return session();
+    if (name == "config") return config();
     return run();
 }

@@ -41,7 +41,14 @@ struct mcp_options {
     std::optional<std::chrono::milliseconds> progress_interval;
 };
 
-int run_mcp_command(const mcp_options& given) {
+int run_mcp_command(mcp_options& given) {
+    // The configuration fills in what the command line left out (cli/config_file.hpp).
+    auto configured = configure(given.policy);
+    if (auto* message = std::get_if<std::string>(&configured)) {
+        return usage_error(mcp_command_name, *message);
+    }
+    const loaded_config& config = std::get<loaded_config>(configured);
+    if (!given.timeout && config.values.timeout) given.timeout = config.values.timeout->value;
     mcp::server_options options;
     options.version = CORDON_VERSION;
     const sandbox::sandbox_mode mode = given.policy.mode_or_default();
@@ -61,7 +68,7 @@ int run_mcp_command(const mcp_options& given) {
         return usage_error(mcp_command_name, "invalid --max-jobs (1 to 1000)");
     }
     options.limits.max_jobs = given.max_jobs;
-    options.approval.policy = given.policy.approval.value_or(policy::approval_policy::ask);
+    options.approval.policy = given.policy.approval_or_default();
     if (given.policy.approval_timeout) options.approval.timeout = *given.policy.approval_timeout;
     if (given.progress_interval) options.progress_interval = *given.progress_interval;
     if (!given.policy.session.empty()) {
@@ -71,6 +78,12 @@ int run_mcp_command(const mcp_options& given) {
             return usage_error(mcp_command_name, *message);
         }
         options.session = std::get<std::shared_ptr<const policy::session_log>>(std::move(session));
+    }
+    // No run may write the configuration: whoever can write it sets every later server's
+    // defaults.
+    if (auto refused = config_refusal(config, options.workspace, mode,
+                                      options.jobs.executor.protected_paths)) {
+        return usage_error(mcp_command_name, *refused);
     }
     options.bash = sandbox::find_trusted_executable("bash");
     if (options.bash.empty()) {
@@ -157,6 +170,8 @@ std::function<int()> add_mcp_command(CLI::App& app) {
     sub->add_option("--session", flags.session,
                     "Session log (created if missing): standing mode, approval policy, grants "
                     "and the audit trail of every approval");
+    sub->add_option("--profile", flags.profile,
+                    "Configuration profile: the [profile.NAME] table of the config files");
     sub->add_option("--approval", flags.approval,
                     "ask (default: escalations ask the client's user) or never (rejected)")
         ->transform(approval_value(rule(quoting("invalid --approval", "(ask or never)"), given)))

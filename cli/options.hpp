@@ -30,6 +30,18 @@
 
 namespace cordon::cli {
 
+// The bounds of the limits `cordon run` takes, on its command line and in a configuration file.
+// What is kept in memory (and printed in a --json record); the full stream still goes to the
+// spill file.
+inline constexpr std::uint64_t most_output = 16ULL << 20;
+// The kernel's PID_MAX_LIMIT bounds any pids.max worth asking for.
+inline constexpr std::uint64_t most_processes = 4'194'304;
+// Below a few MiB not even the runner starts; a limit there only hides what happened.
+inline constexpr std::uint64_t least_memory = 4ULL << 20;
+// The longest timeout a configuration file may set: what both `cordon run` (the executor's
+// max_timeout) and `cordon mcp` (tool_limits::max_timeout) allow.
+inline constexpr std::chrono::milliseconds most_timeout{600'000};
+
 // A bad option value and the exact message for it.
 class bad_option_value : public CLI::ParseError {
 public:

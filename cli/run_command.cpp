@@ -34,6 +34,22 @@ namespace cordon::cli {
 namespace {
 
 int run_run_command(run_options& options) {
+    // The configuration fills in what the command line left out (cli/config_file.hpp).
+    auto configured = configure(options.policy);
+    if (auto* message = std::get_if<std::string>(&configured)) {
+        return usage_error(run_command_name, *message);
+    }
+    const loaded_config& config = std::get<loaded_config>(configured);
+    if (!options.timeout && config.values.timeout) options.timeout = config.values.timeout->value;
+    if (!options.max_output && config.values.max_output) {
+        options.max_output = config.values.max_output->value;
+    }
+    if (!options.max_processes && config.values.max_processes) {
+        options.max_processes = config.values.max_processes->value;
+    }
+    if (!options.max_memory && config.values.max_memory) {
+        options.max_memory = config.values.max_memory->value;
+    }
     auto checked = validate(options);
     if (auto* message = std::get_if<std::string>(&checked)) {
         return usage_error(run_command_name, *message);
@@ -54,6 +70,11 @@ int run_run_command(run_options& options) {
     runtime::executor_options executor_options;
     if (stand.log) {
         executor_options.protected_paths.push_back(sandbox::canonical_path(stand.log->path()));
+    }
+    // Nor the configuration: whoever can write it sets the defaults of every later run.
+    if (auto refused = config_refusal(config, stand.policy.workspace_root, stand.policy.mode,
+                                      executor_options.protected_paths)) {
+        return usage_error(run_command_name, *refused);
     }
     std::shared_ptr<sandbox::provider> provider;
     const auto provider_for = [&](sandbox::sandbox_mode mode) {

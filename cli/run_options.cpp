@@ -23,14 +23,6 @@ namespace cordon::cli {
 
 namespace {
 
-// What is kept in memory (and printed in a --json record); the full stream still goes to the
-// spill file.
-constexpr std::uint64_t most_output = 16ULL << 20;
-// The kernel's PID_MAX_LIMIT bounds any pids.max worth asking for.
-constexpr std::uint64_t most_processes = 4'194'304;
-// Below a few MiB not even the runner starts; a limit there only hides what happened.
-constexpr std::uint64_t least_memory = 4ULL << 20;
-
 // The message for a bad value of an option whose text is quoted in it: `before` "TEXT" `after`.
 std::function<std::string(const std::string&)> quoting(std::string before, std::string after) {
     return [before = std::move(before), after = std::move(after)](const std::string& text) {
@@ -89,6 +81,8 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->each([&flags](const std::string&) { flags.has_workspace = true; });
     sub.add_option("--session", flags.session,
                    "Session log: its mode, approval policy, root and grants apply");
+    sub.add_option("--profile", flags.profile,
+                   "Configuration profile: the [profile.NAME] table of the config files");
     sub.add_option("--approval", flags.approval,
                    "ask (default) or never: whether an escalation asks at the terminal")
         ->transform(approval_value(rule(unknown_approval, unset)))

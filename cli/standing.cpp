@@ -16,6 +16,19 @@ std::variant<policy::deployment, std::string> deployment_of(const policy_flags& 
                               std::get<std::filesystem::path>(std::move(workspace))};
 }
 
+std::variant<loaded_config, std::string> configure(policy_flags& flags) {
+    auto loaded = load_config(flags.profile);
+    if (auto* refused = std::get_if<std::string>(&loaded)) return *refused;
+    const config_values& values = std::get<loaded_config>(loaded).values;
+    if (values.mode) flags.configured_mode = values.mode->value;
+    if (values.approval) flags.configured_approval = values.approval->value;
+    if (!flags.backend && values.backend) flags.backend = values.backend->value;
+    if (!flags.approval_timeout && values.approval_timeout) {
+        flags.approval_timeout = values.approval_timeout->value;
+    }
+    return loaded;
+}
+
 std::variant<std::shared_ptr<const policy::session_log>, policy::log_error> open_session_log(
     const std::filesystem::path& path, const std::filesystem::path& root) {
     auto opened = policy::session_log::open_or_create(path, root);
@@ -28,7 +41,7 @@ std::variant<standing, std::string> resolve_standing(const policy_flags& flags,
                                                      policy::deployment where) {
     standing out;
     out.where = std::move(where);
-    out.approval = flags.approval.value_or(policy::approval_policy::ask);
+    out.approval = flags.approval_or_default();
     if (flags.session.empty()) {
         auto resolved = out.with(std::nullopt);
         if (auto* refused = std::get_if<std::string>(&resolved)) return *refused;

@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "cli/config_file.hpp"
 #include "policy/resolve.hpp"
 #include "policy/session_log.hpp"
 #include "sandbox/local_provider.hpp"
@@ -35,11 +36,26 @@ struct policy_flags {
     std::optional<policy::approval_policy> approval;  // --approval; ask when not given
     std::optional<std::chrono::milliseconds> approval_timeout;
     std::string session;  // --session; "" without one
+    std::string profile;  // --profile; "" without one
+    // The configuration's mode and approval policy (cli/config_file.hpp): below the flags and the
+    // session, so that they never conflict with what a session records (resolve_standing compares
+    // the flags only).
+    std::optional<sandbox::sandbox_mode> configured_mode;
+    std::optional<policy::approval_policy> configured_approval;
 
     [[nodiscard]] sandbox::sandbox_mode mode_or_default() const {
-        return mode.value_or(sandbox::sandbox_mode::read_only);
+        return mode.value_or(configured_mode.value_or(sandbox::sandbox_mode::read_only));
+    }
+    [[nodiscard]] policy::approval_policy approval_or_default() const {
+        return approval.value_or(configured_approval.value_or(policy::approval_policy::ask));
     }
 };
+
+// Loads the configuration files (with --profile) and fills in what the command line left out of
+// `flags`: mode and approval policy as configured values, backend and approval timeout directly
+// (no session records them). The caller takes the command's own keys (timeout, limits) from the
+// result. The one-line reason when a file is refused.
+[[nodiscard]] std::variant<loaded_config, std::string> configure(policy_flags& flags);
 
 // The deployment the flags name: their mode and workspace root. The workspace is checked as one
 // the `widest` mode a run may get (the mode itself, or an escalation) could write.

@@ -1,0 +1,183 @@
+// `cordon config show [--json] [--profile NAME] [OPTIONS]`: the effective settings of a run or an
+// MCP server started with these options, and where each value came from: a flag, a profile in a
+// file, a file's top level, or cordon's default (docs/contract.md, "Configuration"). A session
+// ranks between the flags and the profile; `cordon session show` says what one records.
+//
+// Exits 0, or 2 when an option or a configuration file is bad (the same one line `cordon run`
+// prints).
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "cli/config_file.hpp"
+#include "cli/options.hpp"
+#include "cli/run_options.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/record_json.hpp"
+
+namespace cordon::cli {
+
+namespace {
+
+constexpr std::string_view show_command_name = "cordon config show";
+
+struct show_options {
+    bool json = false;
+    std::string profile;
+    std::optional<sandbox::sandbox_mode> mode;
+    std::optional<sandbox::backend_choice> backend;
+    std::optional<std::chrono::milliseconds> timeout;
+    std::optional<std::uint64_t> max_output;
+    std::optional<std::uint64_t> max_processes;
+    std::optional<std::uint64_t> max_memory;
+    std::optional<policy::approval_policy> approval;
+    std::optional<std::chrono::milliseconds> approval_timeout;
+};
+
+// One setting: its key, its value as a configuration file would spell it, where it came from.
+struct shown {
+    std::string_view key;
+    std::string value;
+    origin from;
+};
+
+// The flag's value, else the configuration's, else the default, with where it came from.
+template <typename T, typename Text>
+shown pick(std::string_view key, const std::optional<T>& flag,
+           const std::optional<sourced<T>>& configured, T fallback, Text text) {
+    if (flag) return {key, text(*flag), {origin::kind::flag, {}, {}}};
+    if (configured) return {key, text(configured->value), configured->from};
+    return {key, text(fallback), {}};
+}
+
+int show(const show_options& given) {
+    auto loaded = load_config(given.profile);
+    if (auto* message = std::get_if<std::string>(&loaded)) {
+        return usage_error(show_command_name, *message);
+    }
+    const loaded_config& config = std::get<loaded_config>(loaded);
+    const config_values& values = config.values;
+    const runtime::executor_options defaults;
+    const auto name = [](auto value) { return std::string(to_string(value)); };
+    const auto size = [](std::uint64_t bytes) { return size_text(bytes, true); };
+    const std::vector<shown> settings{
+        pick("mode", given.mode, values.mode, sandbox::sandbox_mode::read_only, name),
+        pick("backend", given.backend, values.backend, sandbox::backend_choice::automatic, name),
+        pick("timeout", given.timeout, values.timeout, defaults.default_timeout, duration_text),
+        pick("max_output", given.max_output, values.max_output,
+             std::uint64_t{defaults.limits.tail_bytes}, size),
+        pick("max_processes", given.max_processes, values.max_processes,
+             std::uint64_t{runtime::default_max_processes},
+             [](std::uint64_t count) { return count == 0 ? "unlimited" : std::to_string(count); }),
+        pick("max_memory", given.max_memory, values.max_memory, std::uint64_t{0}, size),
+        pick("approval", given.approval, values.approval, policy::approval_policy::ask, name),
+        pick("approval_timeout", given.approval_timeout, values.approval_timeout,
+             std::chrono::milliseconds(default_approval_timeout), duration_text),
+    };
+
+    if (given.json) {
+        nlohmann::json files = nlohmann::json::array();
+        for (const auto& file : config.files)
+            files.push_back(file.string());
+        nlohmann::json looked = nlohmann::json::array();
+        for (const auto& file : config.looked_in)
+            looked.push_back(file.string());
+        nlohmann::json out = {{"files", files},
+                              {"lookedIn", looked},
+                              {"profile", config.profile.empty() ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(config.profile)},
+                              {"settings", nlohmann::json::object()}};
+        for (const shown& setting : settings) {
+            nlohmann::json from = {{"value", setting.value}};
+            switch (setting.from.from) {
+                case origin::kind::flag:
+                    from["source"] = "flag";
+                    break;
+                case origin::kind::profile:
+                    from["source"] = "profile";
+                    from["profile"] = setting.from.profile;
+                    from["file"] = setting.from.file.string();
+                    break;
+                case origin::kind::file:
+                    from["source"] = "file";
+                    from["file"] = setting.from.file.string();
+                    break;
+                case origin::kind::built_in:
+                    from["source"] = "default";
+                    break;
+            }
+            out["settings"][std::string(setting.key)] = std::move(from);
+        }
+        std::cout << runtime::dump(out) << '\n';
+        return 0;
+    }
+
+    // TOML a file could hold, each value's source in a comment.
+    std::string text = "# files:";
+    if (config.files.empty()) text += " none";
+    for (const auto& file : config.files)
+        text += " " + file.string();
+    text += "\n";
+    if (!config.profile.empty()) text += "# profile: " + config.profile + "\n";
+    std::size_t widest = 0;
+    for (const shown& setting : settings) {
+        widest = std::max(widest, setting.key.size() + setting.value.size());
+    }
+    for (const shown& setting : settings) {
+        std::string line = std::string(setting.key) + " = \"" + setting.value + "\"";
+        line.append(widest + 6 - line.size(), ' ');
+        text += line + "# " + setting.from.text() + "\n";
+    }
+    std::cout << text;
+    return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_config_command(CLI::App& app) {
+    auto options = std::make_shared<show_options>();
+    auto* config = app.add_subcommand("config", "Show the configuration (config files, profiles)");
+    config->require_subcommand(1);
+    auto* sub = config->add_subcommand(
+        "show", "The effective settings and where each came from (flag, profile, file, default)");
+    const auto rule = [](std::function<std::string(const std::string&)> message) {
+        return value_rule{std::string(show_command_name), std::move(message), false};
+    };
+    const auto invalid = [](std::string option) {
+        return [option = std::move(option)](const std::string& text) {
+            return "invalid " + option + " \"" + text + "\"";
+        };
+    };
+    sub->add_flag("--json", options->json, "Print JSON");
+    sub->add_option("--profile", options->profile, "The [profile.NAME] of the config files");
+    sub->add_option("--mode", options->mode, "As for cordon run")
+        ->transform(mode_value(rule(unknown_mode)))
+        ->type_name("TEXT");
+    sub->add_option("--backend", options->backend, "As for cordon run")
+        ->transform(backend_value(rule(unknown_backend)))
+        ->type_name("TEXT");
+    add_duration_option(*sub, "--timeout", options->timeout, "As for cordon run",
+                        rule(invalid("--timeout")), most_timeout);
+    sub->add_option("--max-output", options->max_output, "As for cordon run")
+        ->transform(size_value(rule(invalid("--max-output")), 1, most_output, false))
+        ->type_name("TEXT");
+    sub->add_option("--max-processes", options->max_processes, "As for cordon run")
+        ->transform(count_value(rule(invalid("--max-processes")), most_processes, true))
+        ->type_name("TEXT");
+    sub->add_option("--max-memory", options->max_memory, "As for cordon run")
+        ->transform(size_value(rule(invalid("--max-memory")), least_memory,
+                               std::numeric_limits<std::uint64_t>::max(), true))
+        ->type_name("TEXT");
+    sub->add_option("--approval", options->approval, "As for cordon run")
+        ->transform(approval_value(rule(unknown_approval)))
+        ->type_name("TEXT");
+    add_duration_option(*sub, "--approval-timeout", options->approval_timeout, "As for cordon run",
+                        rule(invalid("--approval-timeout")));
+    return [options] { return show(*options); };
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,388 @@
+#include "cli/config_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <toml++/toml.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "cli/options.hpp"
+#include "sandbox/policy.hpp"
+#include "sandbox/unique_fd.hpp"
+
+namespace cordon::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A value of a file's key, checked: nullopt and `error` set when it is bad.
+struct key_context {
+    const fs::path& file;
+    const toml::node& node;
+    std::string name;  // "mode", or "profile.ci.mode"
+    origin from;
+
+    [[nodiscard]] std::string fail(std::string_view why) const {
+        return file.string() + ":" + std::to_string(node.source().begin.line) + ": " + name + ": " +
+               std::string(why);
+    }
+};
+
+std::string_view type_name(const toml::node& node) {
+    switch (node.type()) {
+        case toml::node_type::none:
+            return "nothing";
+        case toml::node_type::table:
+            return "a table";
+        case toml::node_type::array:
+            return "an array";
+        case toml::node_type::string:
+            return "a string";
+        case toml::node_type::integer:
+            return "an integer";
+        case toml::node_type::floating_point:
+            return "a floating-point number";
+        case toml::node_type::boolean:
+            return "a boolean";
+        case toml::node_type::date:
+            return "a date";
+        case toml::node_type::time:
+            return "a time";
+        case toml::node_type::date_time:
+            return "a date-time";
+    }
+    return "a value";
+}
+
+// One of an enumeration's names, exactly as the flag takes it.
+template <typename Enum>
+std::variant<Enum, std::string> choice(const key_context& key,
+                                       std::optional<Enum> (*parse)(std::string_view) noexcept,
+                                       std::string (*unknown)(const std::string&)) {
+    const auto* text = key.node.as_string();
+    if (text == nullptr) {
+        return key.fail("expected a string, not " + std::string(type_name(key.node)));
+    }
+    const std::optional<Enum> value = parse(text->get());
+    if (!value || to_string(*value) != text->get()) return key.fail(unknown(text->get()));
+    return *value;
+}
+
+// A string, or an integer (as the flag's bare number), run through the flag's own validator: the
+// same words, units and bounds as on the command line.
+std::variant<std::uint64_t, std::string> through(const key_context& key,
+                                                 const CLI::Validator& validator,
+                                                 std::string_view expected) {
+    std::string text;
+    if (const auto* string = key.node.as_string()) {
+        text = string->get();
+    } else if (const auto* integer = key.node.as_integer()) {
+        text = std::to_string(integer->get());
+    } else {
+        return key.fail("expected " + std::string(expected) + ", not " +
+                        std::string(type_name(key.node)));
+    }
+    const std::string given = text;
+    try {
+        const std::string failed = validator(text);
+        if (!failed.empty()) return key.fail("invalid value \"" + given + "\" " + failed);
+    } catch (const bad_option_value&) {
+        return key.fail("invalid value \"" + given + "\" (expected " + std::string(expected) + ")");
+    }
+    return std::stoull(text);
+}
+
+value_rule config_rule() {
+    return value_rule{"", [](const std::string&) { return std::string(); }, false};
+}
+
+std::optional<std::string> apply_key(const key_context& key, config_values& out) {
+    const auto set = [&key](auto& slot, auto parsed) -> std::optional<std::string> {
+        if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+        using value_type = typename std::decay_t<decltype(slot)>::value_type;
+        slot = value_type{decltype(value_type::value)(std::get<0>(parsed)), key.from};
+        return std::nullopt;
+    };
+    const std::string name = key.name.substr(key.name.rfind('.') + 1);
+    constexpr std::string_view duration = "a duration such as \"30s\" or \"2m\", or seconds";
+    if (name == "mode")
+        return set(out.mode, choice(key, sandbox::parse_sandbox_mode, unknown_mode));
+    if (name == "backend") {
+        return set(out.backend, choice(key, sandbox::parse_backend_choice, unknown_backend));
+    }
+    if (name == "approval") {
+        return set(out.approval, choice(key, policy::parse_approval_policy, unknown_approval));
+    }
+    if (name == "timeout" || name == "approval_timeout") {
+        const auto most = name == "timeout" ? std::chrono::milliseconds(most_timeout)
+                                            : std::chrono::milliseconds::max();
+        auto parsed = through(
+            key, duration_value(config_rule(), most),
+            name == "timeout" ? std::string(duration) + ", at most 10m" : std::string(duration));
+        if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+        auto& slot = name == "timeout" ? out.timeout : out.approval_timeout;
+        slot = sourced<std::chrono::milliseconds>{
+            std::chrono::milliseconds(static_cast<std::int64_t>(std::get<std::uint64_t>(parsed))),
+            key.from};
+        return std::nullopt;
+    }
+    if (name == "max_output") {
+        return set(out.max_output,
+                   through(key, size_value(config_rule(), 1, most_output, false),
+                           "a size from 1 to 16M bytes, such as 64000 or \"512K\""));
+    }
+    if (name == "max_processes") {
+        return set(out.max_processes, through(key, count_value(config_rule(), most_processes, true),
+                                              "a count from 1 to 4194304, or \"unlimited\""));
+    }
+    if (name == "max_memory") {
+        return set(out.max_memory,
+                   through(key,
+                           size_value(config_rule(), least_memory,
+                                      std::numeric_limits<std::uint64_t>::max(), true),
+                           "a size of at least 4M such as \"512M\", or \"unlimited\""));
+    }
+    std::string known;
+    for (std::string_view each : config_keys()) {
+        known += (known.empty() ? "" : ", ") + std::string(each);
+    }
+    return key.fail("unknown key (expected " + known + ", or [profile.NAME] tables)");
+}
+
+// Every key of one table (the top level, without "profile", or one profile's).
+std::optional<std::string> apply_table(const fs::path& file, const toml::table& table,
+                                       const std::string& prefix, const origin& from,
+                                       config_values& out) {
+    for (const auto& [name, node] : table) {
+        if (prefix.empty() && name.str() == "profile") continue;
+        if (auto error = apply_key({file, node, prefix + std::string(name.str()), from}, out)) {
+            return error;
+        }
+    }
+    return std::nullopt;
+}
+
+template <typename T>
+void overlay(std::optional<T>& onto, const std::optional<T>& over) {
+    if (over) onto = over;
+}
+
+void overlay(config_values& onto, const config_values& over) {
+    overlay(onto.mode, over.mode);
+    overlay(onto.backend, over.backend);
+    overlay(onto.timeout, over.timeout);
+    overlay(onto.max_output, over.max_output);
+    overlay(onto.max_processes, over.max_processes);
+    overlay(onto.max_memory, over.max_memory);
+    overlay(onto.approval, over.approval);
+    overlay(onto.approval_timeout, over.approval_timeout);
+}
+
+// Why a file (or its directory) with this status could be changed by someone else, or "".
+std::string writable_by_others(const struct stat& st) {
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return (st.st_mode & S_IWOTH) != 0 ? "is writable by every user"
+                                           : "is writable by its group";
+    }
+    if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+        return "is owned by another user (uid " + std::to_string(st.st_uid) + ")";
+    }
+    return "";
+}
+
+// The file's text, read through one descriptor whose owner and mode were checked, with its
+// directory's; or why it cannot be used.
+std::variant<std::string, std::string> read_checked(const fs::path& file) {
+    const auto failed = [&file](std::string_view what) {
+        return std::variant<std::string, std::string>(
+            std::in_place_index<1>,
+            "cannot " + std::string(what) + " " + file.string() + ": " + std::strerror(errno));
+    };
+    const auto refused = [&file](const fs::path& what, const std::string& why) {
+        return std::variant<std::string, std::string>(
+            std::in_place_index<1>,
+            "refusing the configuration file " + file.string() + ": " +
+                (what == file ? std::string("it") : "its directory " + what.string()) + " " + why +
+                ", and whoever can change it sets the sandbox's defaults");
+    };
+    struct stat dir {};
+    if (::stat(file.parent_path().c_str(), &dir) != 0) return failed("check the directory of");
+    if (auto why = writable_by_others(dir); !why.empty()) return refused(file.parent_path(), why);
+    unique_fd fd(::open(file.c_str(), O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
+    if (!fd) return failed("open");
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return failed("check");
+    if (!S_ISREG(st.st_mode)) {
+        return std::variant<std::string, std::string>(
+            std::in_place_index<1>, "the configuration file " + file.string() + " is not a file");
+    }
+    if (auto why = writable_by_others(st); !why.empty()) return refused(file, why);
+    std::string text;
+    char block[8192];
+    for (;;) {
+        const ssize_t got = ::read(fd.get(), block, sizeof block);
+        if (got > 0) {
+            text.append(block, static_cast<std::size_t>(got));
+        } else if (got == 0) {
+            break;
+        } else if (errno != EINTR) {
+            return failed("read");
+        }
+    }
+    return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(text));
+}
+
+}  // namespace
+
+std::string origin::text() const {
+    switch (from) {
+        case kind::flag:
+            return "flag";
+        case kind::profile:
+            return "profile " + profile + " in " + file.string();
+        case kind::file:
+            return file.string();
+        case kind::built_in:
+            return "default";
+    }
+    return "default";
+}
+
+const std::vector<std::string_view>& config_keys() {
+    static const std::vector<std::string_view> keys{"mode",       "backend",         "timeout",
+                                                    "max_output", "max_processes",   "max_memory",
+                                                    "approval",   "approval_timeout"};
+    return keys;
+}
+
+std::vector<fs::path> config_candidates() {
+    std::vector<fs::path> out;
+    if (const char* dirs = std::getenv("CORDON_CONFIG_DIRS")) {
+        std::string_view rest(dirs);
+        while (!rest.empty()) {
+            const auto colon = rest.find(':');
+            const std::string_view dir = rest.substr(0, colon);
+            if (!dir.empty()) out.push_back(fs::path(dir) / "config.toml");
+            rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+        }
+        return out;
+    }
+    out.emplace_back("/etc/cordon/config.toml");
+    // The XDG base directory specification ignores a relative XDG_CONFIG_HOME.
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg != nullptr && xdg[0] == '/') {
+        out.push_back(fs::path(xdg) / "cordon" / "config.toml");
+    } else if (home != nullptr && home[0] == '/') {
+        out.push_back(fs::path(home) / ".config" / "cordon" / "config.toml");
+    }
+    return out;
+}
+
+std::variant<loaded_config, std::string> load_config(const std::string& profile) {
+    loaded_config out;
+    out.profile = profile;
+    out.looked_in = config_candidates();
+    // Each file's profiles, in file order: a later file's profile overrides an earlier one's per
+    // key, and every profile ranks above every file's top level.
+    std::map<std::string, std::vector<config_values>> profiles;
+    for (const fs::path& candidate : out.looked_in) {
+        std::error_code ec;
+        const fs::path file = fs::canonical(candidate, ec);
+        if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) {
+            continue;
+        }
+        if (ec)
+            return "cannot use the configuration file " + candidate.string() + ": " + ec.message();
+        auto text = read_checked(file);
+        if (text.index() == 1) return std::get<1>(std::move(text));
+        toml::table table;
+        try {
+            table = toml::parse(std::get<0>(text), file.string());
+        } catch (const toml::parse_error& error) {
+            return file.string() + ":" + std::to_string(error.source().begin.line) + ": " +
+                   std::string(error.description());
+        }
+        out.files.push_back(file);
+        if (auto error = apply_table(file, table, "", {origin::kind::file, file, ""}, out.values)) {
+            return *error;
+        }
+        const toml::node* named = table.get("profile");
+        if (named == nullptr) continue;
+        const toml::table* all = named->as_table();
+        if (all == nullptr) {
+            return key_context{file, *named, "profile", {}}.fail(
+                "expected [profile.NAME] tables, not " + std::string(type_name(*named)));
+        }
+        for (const auto& [name, node] : *all) {
+            const std::string key = "profile." + std::string(name.str());
+            const toml::table* one = node.as_table();
+            if (one == nullptr) {
+                return key_context{file, node, key, {}}.fail(
+                    "expected a table [" + key + "], not " + std::string(type_name(node)));
+            }
+            config_values values;
+            const origin from{origin::kind::profile, file, std::string(name.str())};
+            if (auto error = apply_table(file, *one, key + ".", from, values)) return *error;
+            profiles[std::string(name.str())].push_back(std::move(values));
+        }
+    }
+    if (!profile.empty()) {
+        const auto found = profiles.find(profile);
+        if (found == profiles.end()) {
+            std::string where;
+            for (const auto& file : out.files) {
+                where += (where.empty() ? "" : ", ") + file.string();
+            }
+            return "unknown profile \"" + profile + "\": " +
+                   (where.empty() ? "no configuration file exists"
+                                  : "no [profile." + profile + "] in " + where);
+        }
+        for (const config_values& values : found->second) {
+            overlay(out.values, values);
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> config_refusal(const loaded_config& config, const fs::path& workspace,
+                                          sandbox::sandbox_mode mode,
+                                          std::vector<fs::path>& protected_paths) {
+    for (const fs::path& file : config.files) {
+        for (const auto& root : sandbox::writable_roots({mode, workspace})) {
+            if (sandbox::is_within(file, root)) {
+                return "the configuration file " + file.string() + " lies in " + root.string() +
+                       ", which workspace-write commands may write; keep it elsewhere";
+            }
+        }
+    }
+    protected_paths.insert(protected_paths.end(), config.files.begin(), config.files.end());
+    return std::nullopt;
+}
+
+std::string duration_text(std::chrono::milliseconds value) {
+    const auto ms = value.count();
+    if (ms != 0 && ms % 3'600'000 == 0) return std::to_string(ms / 3'600'000) + "h";
+    if (ms != 0 && ms % 60'000 == 0) return std::to_string(ms / 60'000) + "m";
+    if (ms % 1'000 == 0) return std::to_string(ms / 1'000) + "s";
+    return std::to_string(ms) + "ms";
+}
+
+std::string size_text(std::uint64_t bytes, bool zero_is_unlimited) {
+    if (bytes == 0 && zero_is_unlimited) return "unlimited";
+    for (const auto& [shift, unit] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
+        const std::uint64_t step = 1ULL << shift;
+        if (bytes != 0 && bytes % step == 0) return std::to_string(bytes / step) + unit;
+    }
+    return std::to_string(bytes);
+}
+
+}  // namespace cordon::cli

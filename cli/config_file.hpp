@@ -1,0 +1,93 @@
+// The configuration files: TOML, parsed with toml++ (docs/contract.md, "Configuration").
+//
+// `/etc/cordon/config.toml`, then `$XDG_CONFIG_HOME/cordon/config.toml` (else
+// `~/.config/cordon/config.toml`), each later file overriding the earlier per key; the environment
+// variable CORDON_CONFIG_DIRS, when set, replaces that list with its colon-separated directories
+// (each may hold a config.toml), so that tests and deployments never depend on the real /etc.
+// Top-level keys are defaults; `[profile.NAME]` tables are named profiles (`--profile NAME`), which
+// rank above every file's top level. Everything is checked whole, selected or not: an unknown key,
+// a wrong type or a bad value is one line naming the file, the line and the key, and the command
+// exits 2 (a misspelt key must never drop a setting silently). So is a file whose content someone
+// other than its owner (root or the invoking user) could change: whoever writes it sets the
+// sandbox's defaults.
+//
+// Layers, highest first: flags, the session, the profile, the files, the built-in defaults. The
+// configuration's values land in policy_flags' `configured` part, below the session (standing.hpp),
+// so that they never conflict with what a session records.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "policy/session_log.hpp"
+#include "sandbox/local_provider.hpp"
+#include "sandbox/mode.hpp"
+
+namespace cordon::cli {
+
+// Where a value came from.
+struct origin {
+    enum class kind { flag, profile, file, built_in };
+    kind from = kind::built_in;
+    std::filesystem::path file;  // for profile and file
+    std::string profile;         // for profile
+
+    // "flag", "profile NAME in FILE", "FILE", "default".
+    [[nodiscard]] std::string text() const;
+};
+
+template <typename T>
+struct sourced {
+    T value;
+    origin from;
+};
+
+// The values the configuration sets; empty where no layer of it did. Durations in milliseconds,
+// sizes in bytes; 0 is "unlimited" for max_processes and max_memory, as for the flags.
+struct config_values {
+    std::optional<sourced<sandbox::sandbox_mode>> mode;
+    std::optional<sourced<sandbox::backend_choice>> backend;
+    std::optional<sourced<std::chrono::milliseconds>> timeout;
+    std::optional<sourced<std::uint64_t>> max_output;
+    std::optional<sourced<std::uint64_t>> max_processes;
+    std::optional<sourced<std::uint64_t>> max_memory;
+    std::optional<sourced<policy::approval_policy>> approval;
+    std::optional<sourced<std::chrono::milliseconds>> approval_timeout;
+};
+
+// The keys a file or a profile may hold, in the order `cordon config show` lists them.
+[[nodiscard]] const std::vector<std::string_view>& config_keys();
+
+struct loaded_config {
+    std::vector<std::filesystem::path> looked_in;  // every candidate file, in order
+    std::vector<std::filesystem::path> files;      // those that exist, canonical, in order
+    std::string profile;                           // "" without --profile
+    config_values values;
+};
+
+// The candidate files, in order (CORDON_CONFIG_DIRS, else /etc and the user's).
+[[nodiscard]] std::vector<std::filesystem::path> config_candidates();
+
+// Reads and checks every candidate that exists and applies `profile` ("" for none), or returns
+// the one-line reason it cannot (without the command's name).
+[[nodiscard]] std::variant<loaded_config, std::string> load_config(const std::string& profile);
+
+// Why `config` must not be used for a run that stands under `mode` in `workspace` (a
+// workspace-write command could rewrite one of its files), or nullopt. Its files are added to
+// `protected_paths` either way, so that no run under a wider mode can write them.
+[[nodiscard]] std::optional<std::string> config_refusal(
+    const loaded_config& config, const std::filesystem::path& workspace, sandbox::sandbox_mode mode,
+    std::vector<std::filesystem::path>& protected_paths);
+
+// "120s", "500ms", "5m", "1h": the shortest exact form.
+[[nodiscard]] std::string duration_text(std::chrono::milliseconds value);
+// "64000", "512K", "16M", "2G"; "unlimited" for 0 when `zero_is_unlimited`.
+[[nodiscard]] std::string size_text(std::uint64_t bytes, bool zero_is_unlimited);
+
+}  // namespace cordon::cli
