@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/path_options.hpp"
 #include "cli/shell_quote.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
@@ -22,6 +23,7 @@ struct confine_options {
     std::string backend = "auto";
     bool json = false;
     std::vector<std::string> argv;
+    path_flags paths;
 };
 
 int run_confine_command(const confine_options& options) {
@@ -46,13 +48,15 @@ int run_confine_command(const confine_options& options) {
     if (!std::filesystem::is_directory(workspace, ec)) {
         return usage_error(command, "workspace is not a directory: " + workspace.string());
     }
+    auto rules = path_rules_of(options.paths);
+    if (auto* message = std::get_if<std::string>(&rules)) return usage_error(command, *message);
     sandbox::local_provider_options provider_options;
     provider_options.choice = *choice;
     provider_options.verdict_directory = sandbox::default_verdict_cache();
     auto provider = runtime::make_local_provider(std::move(provider_options));
     try {
-        sandbox::confined_argv confined =
-            provider->confine(options.argv, {*mode, workspace}, workspace);
+        sandbox::confined_argv confined = provider->confine(
+            options.argv, {*mode, workspace, std::get<sandbox::path_rules>(rules)}, workspace);
         if (options.json) {
             std::cout << runtime::dump(nlohmann::json(confined.argv)) << '\n';
         } else {
@@ -82,6 +86,7 @@ std::function<int()> add_confine_command(CLI::App& app, std::vector<std::string>
     sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
     sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt");
     sub->add_flag("--json", options->json, "Print the argv as a JSON array");
+    add_path_options(*sub, options->paths);
     return [options] { return run_confine_command(*options); };
 }
 

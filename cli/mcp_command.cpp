@@ -18,6 +18,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/path_options.hpp"
 #include "cli/standing.hpp"
 #include "mcp/server.hpp"
 #include "policy/approval.hpp"
@@ -35,6 +36,7 @@ constexpr std::string_view mcp_command_name = "cordon mcp";
 
 struct mcp_options {
     policy_flags policy;  // --mode, --workspace, --backend, --approval(-timeout), --session
+    path_flags paths;     // --writable-root, --deny-read, --protect, --tmp, ...
     std::optional<std::chrono::milliseconds> timeout;
     std::optional<std::chrono::milliseconds> job_timeout;
     std::size_t max_jobs = 10;
@@ -58,6 +60,11 @@ int run_mcp_command(mcp_options& given) {
         return usage_error(mcp_command_name, *message);
     }
     options.workspace = std::get<policy::deployment>(where).workspace_root;
+    auto rules = path_rules_of(given.paths);
+    if (auto* message = std::get_if<std::string>(&rules)) {
+        return usage_error(mcp_command_name, *message);
+    }
+    options.rules = std::get<sandbox::path_rules>(std::move(rules));
     if (given.timeout) options.limits.default_timeout = *given.timeout;
     if (given.job_timeout) {
         options.limits.job_timeout = *given.job_timeout;
@@ -166,6 +173,7 @@ std::function<int()> add_mcp_command(CLI::App& app) {
     add_duration_option(*sub, "--job-timeout", options->job_timeout,
                         "Default lifetime of a background job, e.g. 30m (default 30m)",
                         rule(quoting("invalid --job-timeout", "(e.g. 30m, 2h)"), unset));
+    add_path_options(*sub, options->paths);
     sub->add_option("--max-jobs", options->max_jobs, "Jobs that may run at once (default 10)");
     sub->add_option("--session", flags.session,
                     "Session log (created if missing): standing mode, approval policy, grants "

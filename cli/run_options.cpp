@@ -66,6 +66,7 @@ std::variant<unique_fd, std::string> open_stdin_file(const std::string& path) {
 }  // namespace
 
 void add_run_options(CLI::App& sub, run_options& options) {
+    add_path_options(sub, options.paths);
     const auto rule = [](std::function<std::string(const std::string&)> message,
                          bool empty_is_unset) {
         return value_rule{std::string(run_command_name), std::move(message), empty_is_unset};
@@ -184,6 +185,9 @@ std::variant<validated, std::string> validate(run_options& options) {
     out.where = std::get<policy::deployment>(std::move(where));
     out.request.mode = out.where.default_mode;
     out.request.workspace_root = out.where.workspace_root;
+    auto rules = path_rules_of(options.paths);
+    if (auto* message = std::get_if<std::string>(&rules)) return *message;
+    out.request.rules = std::get<sandbox::path_rules>(std::move(rules));
     std::error_code ec;
     if (!options.workdir.empty()) {
         std::filesystem::path workdir = sandbox::canonical_path(options.workdir);

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "cli/path_options.hpp"
 #include "cli/standing.hpp"
 #include "runtime/executor.hpp"
 #include "sandbox/local_provider.hpp"
@@ -31,6 +32,7 @@ inline constexpr std::chrono::minutes default_approval_timeout{5};
 // The options as parsed.
 struct run_options {
     policy_flags policy;  // --mode, --workspace, --backend, --approval(-timeout), --session
+    path_flags paths;     // --writable-root, --deny-read, --protect, --tmp, ...
     std::optional<sandbox::sandbox_mode> escalate;
     std::string justification;
     bool has_justification = false;

@@ -90,6 +90,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
     request.run.argv = {options.bash.string(), "-c", *command};
     request.run.mode = standing.mode;
     request.run.workspace_root = standing.workspace_root;
+    request.run.rules = options.rules;
     if (workdir) {
         std::filesystem::path dir = *workdir;
         if (dir.is_relative()) dir = standing.workspace_root / dir;

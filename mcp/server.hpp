@@ -24,6 +24,7 @@
 #include "policy/approval.hpp"
 #include "policy/session_log.hpp"
 #include "runtime/jobs.hpp"
+#include "sandbox/policy.hpp"
 #include "sandbox/provider.hpp"
 
 namespace cordon::mcp {
@@ -32,6 +33,8 @@ struct server_options {
     tool_limits limits;
     std::filesystem::path workspace;  // absolute and canonical
     std::filesystem::path bash;       // the shell `bash` calls run with -c
+    // The policy's parts beyond the mode, applied to every call (sandbox/policy.hpp).
+    sandbox::path_rules rules;
     // The session the server serves, or null. Its sandbox/mode and working directory are the
     // standing policy of every call (else limits.mode and `workspace`); its approval/policy
     // wins over approval.policy; it records every question and its answer, and the grants.

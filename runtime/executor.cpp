@@ -42,7 +42,9 @@ public:
     using result = std::variant<std::shared_ptr<const sandbox::child_confinement>, std::string>;
 
     result get(const sandbox::landlock_in_child& plan) {
-        if (plan.mode != sandbox::sandbox_mode::read_only) {
+        // Denied reads split the rules below / into the entries of every directory on the way to
+        // each denied path, which the stamps below do not watch: built for each run.
+        if (plan.mode != sandbox::sandbox_mode::read_only || !plan.deny_read.empty()) {
             return sandbox::build_child_confinement(plan);
         }
         {
@@ -248,7 +250,7 @@ preparation executor::prepare(run_request request) const {
             // No provider was composed: nothing can enforce the mode, so nothing runs.
             return never_ran(sandbox_unavailable_record(mode, {}));
         }
-        const sandbox::sandbox_policy policy{mode, request.workspace_root};
+        const sandbox::sandbox_policy policy{mode, request.workspace_root, request.rules};
         // A workspace the command must not be able to write is the request's fault, not the
         // host's: reported as such, never as an unusable sandbox.
         std::vector<std::filesystem::path> spill_files;
@@ -296,6 +298,12 @@ preparation executor::prepare(run_request request) const {
                     std::get<std::string>(built));
             }
         }
+        if (!confined->tmpdir.empty()) {
+            std::erase_if(spec.env,
+                          [](const std::string& entry) { return entry.starts_with("TMPDIR="); });
+            spec.env.push_back("TMPDIR=" + confined->tmpdir);
+            std::sort(spec.env.begin(), spec.env.end());
+        }
         if (spec.confinement) {
             spec.argv = request.argv;
         } else {
@@ -314,6 +322,10 @@ preparation executor::prepare(run_request request) const {
 
     prepared.mode_ = mode;
     prepared.timeout_ = timeout;
+    prepared.tmp_ = request.rules.tmp;
+    prepared.writable_roots_.push_back(request.workspace_root.string());
+    for (const auto& root : request.rules.writable_roots)
+        prepared.writable_roots_.push_back(root.string());
     return preparation(std::in_place_type<prepared_run>, std::move(prepared));
 }
 
@@ -322,12 +334,15 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
     const sandbox::sandbox_mode mode = run.mode_;
     const std::chrono::milliseconds timeout = run.timeout_;
     auto on_done = [done = std::move(done), confined = std::move(run.confined_), mode, timeout,
-                    provider = provider_, in_child = spec.confinement != nullptr,
-                    spawned = spec.argv.front(),
+                    writable = std::move(run.writable_roots_), tmp = run.tmp_, provider = provider_,
+                    in_child = spec.confinement != nullptr, spawned = spec.argv.front(),
                     command = std::move(run.command_)](process_outcome outcome) mutable {
         const classify::verdict verdict =
             classify::decide(outcome, {confined ? &*confined : nullptr, spawned,
                                        outcome.stderr_output.text, command, in_child});
+        // Every process of the run is gone: what it left on the host (mask points, a private
+        // /tmp) goes now.
+        if (confined) confined->residue.clear();
         if (verdict.outcome.kind == outcome_kind::runner_failed) {
             // The command never ran: the record says what the fail-closed contract's error says.
             spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
@@ -351,6 +366,14 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
         if (confined) {
             record.sandbox.enforcement = confined->level;
             record.sandbox.backend = confined->backend;
+            record.sandbox.gaps = confined->gaps;
+            if (mode == sandbox::sandbox_mode::workspace_write) {
+                record.sandbox.writable_roots = std::move(writable);
+                record.sandbox.tmp = tmp;
+            }
+            record.sandbox.protected_paths = std::move(confined->protected_paths);
+            record.sandbox.masked_paths = std::move(confined->masked_paths);
+            record.sandbox.hidden_paths = std::move(confined->hidden_paths);
         }
         record.limits = outcome.limits_applied;
         record.limits_hit = outcome.limits_hit;

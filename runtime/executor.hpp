@@ -44,7 +44,10 @@ namespace cordon::runtime {
 struct run_request {
     std::vector<std::string> argv;  // e.g. {"bash", "-c", command}
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
-    std::filesystem::path workspace_root;                   // absolute and canonical
+    std::filesystem::path workspace_root;  // absolute and canonical
+    // The policy's other parts (sandbox/policy.hpp): protected names and the credential stores
+    // hidden by default, extra writable roots, read-only carve-outs, what /tmp is.
+    sandbox::path_rules rules;
     std::optional<std::filesystem::path> workdir;           // default: the workspace root
     std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
     std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
@@ -130,6 +133,8 @@ private:
     process_spec spec_;
     std::optional<sandbox::confined_argv> confined_;
     sandbox::sandbox_mode mode_ = sandbox::sandbox_mode::read_only;
+    sandbox::tmp_policy tmp_ = sandbox::tmp_policy::private_tmp;
+    std::vector<std::string> writable_roots_;
     std::chrono::milliseconds timeout_{0};
     std::string command_;  // the caller's argv[0]
 };

@@ -15,6 +15,7 @@
 #include "sandbox/confined_argv.hpp"
 #include "sandbox/errors.hpp"
 #include "sandbox/mode.hpp"
+#include "sandbox/policy.hpp"
 
 namespace cordon::runtime {
 
@@ -28,6 +29,15 @@ struct sandbox_facts {
     std::optional<sandbox::enforcement> enforcement;  // absent for danger-full-access
     bool denied = false;
     std::optional<sandbox::backend_kind> backend;  // absent for danger-full-access
+    // The policy as the run enforced it (confined runs only): where it could write, what /tmp
+    // was, the protected paths kept, the missing ones kept from creation, the paths hidden, and
+    // why enforcement is partial (one line per part).
+    std::vector<std::string> writable_roots;
+    std::optional<sandbox::tmp_policy> tmp;
+    std::vector<std::string> protected_paths;
+    std::vector<std::string> masked_paths;
+    std::vector<std::string> hidden_paths;
+    std::vector<std::string> gaps;
 };
 
 struct run_record {

@@ -41,6 +41,14 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
     if (outcome != nullptr && outcome->kind == outcome_kind::runner_failed) {
         out["runnerFailed"] = true;
     }
+    if (facts.enforcement) {
+        out["policy"] = json{{"writableRoots", facts.writable_roots},
+                             {"tmp", facts.tmp ? json(sandbox::to_string(*facts.tmp)) : json()},
+                             {"protected", facts.protected_paths},
+                             {"masked", facts.masked_paths},
+                             {"hidden", facts.hidden_paths},
+                             {"gaps", facts.gaps}};
+    }
     return out;
 }
 

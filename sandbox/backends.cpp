@@ -1,5 +1,6 @@
 #include "sandbox/backends.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sandbox/landlock_ruleset.hpp"
@@ -134,7 +135,7 @@ std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind) {
     return {};
 }
 
-std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap) {
+std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap, tmp_policy tmp) {
     std::vector<landlock_grant> out{{"/dev/null", true, false},
                                     {"/dev/zero", true, true},
                                     {"/dev/full", true, true},
@@ -142,12 +143,16 @@ std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap
                                     {"/dev/urandom", false, true}};
     if (inside_bwrap) out.insert(out.end(), {{"/dev/shm", true, true}, {"/dev/pts", true, true}});
     if (mode == sandbox_mode::workspace_write) {
-        out.insert(out.end(), {{"/tmp", true, false}, {nullptr, true, false}});
+        if (inside_bwrap ? tmp != tmp_policy::none : tmp == tmp_policy::host) {
+            out.push_back({"/tmp", true, false});
+        }
+        out.push_back({nullptr, true, false});
     }
     return out;
 }
 
-std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap, bool landlock) {
+std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap, bool landlock,
+                                            const launcher_paths& paths) {
     std::vector<std::string> out{"--status-fd", std::to_string(runner_status_fd), "--env-fd",
                                  std::to_string(command_environment_fd)};
     if (!landlock) out.emplace_back("--no-landlock");
@@ -156,7 +161,11 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     if (inside_bwrap) out.insert(out.end(), {"--private-ipc", "--report-ending"});
     if (mode == sandbox_mode::read_only) out.emplace_back("--deny-metadata");
     out.emplace_back("--read-root");
-    for (const landlock_grant& grant : landlock_grants(mode, inside_bwrap)) {
+    for (const std::string& denied : paths.deny_read)
+        out.insert(out.end(), {"--deny-read", denied});
+    for (const std::string& allowed : paths.allow_read)
+        out.insert(out.end(), {"--ro-try", allowed});
+    for (const landlock_grant& grant : landlock_grants(mode, inside_bwrap, paths.tmp)) {
         if (grant.path == nullptr) {
             out.insert(out.end(),
                        {grant.write ? "--rw-fd" : "--ro-fd", std::to_string(workspace_fd)});
@@ -165,6 +174,157 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
         const char* flag = grant.write ? (grant.optional ? "--rw-try" : "--rw")
                                        : (grant.optional ? "--ro-try" : "--ro");
         out.insert(out.end(), {flag, grant.path});
+    }
+    if (mode == sandbox_mode::workspace_write) {
+        for (std::size_t i = 0; i < paths.writable; ++i) {
+            out.insert(out.end(), {"--rw-fd", std::to_string(writable_fd + static_cast<int>(i))});
+        }
+    }
+    return out;
+}
+
+namespace {
+
+launcher_paths launcher_paths_of(const sandbox_policy& policy, const profile& host) {
+    launcher_paths out;
+    out.tmp = policy.rules.tmp;
+    out.writable = host.writable.size();
+    if (host.paths != nullptr) {
+        for (const hidden_path& hidden : host.paths->hidden)
+            out.deny_read.push_back(hidden.path.string());
+        for (const auto& exposed : host.paths->exposed)
+            out.allow_read.push_back(exposed.string());
+    }
+    return out;
+}
+
+// The mounts that keep the protected names and the carve-outs of a workspace-write run, parents
+// first: a directory kept in place (a writable bind onto itself: it cannot be removed, renamed or
+// replaced), a path kept read-only, a missing name masked by an empty read-only directory. A
+// directory rather than a file: git, like most tools that walk a tree, does not see an empty
+// directory, so `git add -A` and `git status` are not disturbed by the masks.
+void add_protection_mounts(std::vector<std::string>& argv, const path_plan& paths) {
+    struct step {
+        const std::filesystem::path* path;
+        int kind;  // 0 entry, 1 read-only, 2 mask
+    };
+    std::vector<step> steps;
+    for (const auto& p : paths.entries)
+        steps.push_back({&p, 0});
+    for (const auto& p : paths.read_only)
+        steps.push_back({&p, 1});
+    for (const auto& p : paths.masks)
+        steps.push_back({&p, 2});
+    const auto depth = [](const std::filesystem::path& p) {
+        return std::distance(p.begin(), p.end());
+    };
+    std::stable_sort(steps.begin(), steps.end(), [&depth](const step& a, const step& b) {
+        const auto da = depth(*a.path);
+        const auto db = depth(*b.path);
+        return da != db ? da < db : a.kind < b.kind;
+    });
+    for (const step& s : steps) {
+        const std::string path = s.path->string();
+        switch (s.kind) {
+            case 0:
+                argv.insert(argv.end(), {"--bind", path, path});
+                break;
+            case 1:
+                argv.insert(argv.end(), {"--ro-bind", path, path});
+                break;
+            default:
+                argv.insert(argv.end(), {"--perms", "0555", "--tmpfs", path, "--remount-ro", path});
+                break;
+        }
+    }
+}
+
+// Denied reads: a directory becomes an empty tmpfs nobody may list (mode 0111 when an allowed
+// path inside it is bound back, so that it can be reached), a file an empty file nobody may read.
+// The launcher's Landlock rules leave them out as well.
+void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const profile& host) {
+    if (host.paths == nullptr) return;
+    const bool private_tmp =
+        policy.mode == sandbox_mode::workspace_write && policy.rules.tmp == tmp_policy::private_tmp;
+    int data = hidden_data_fd;
+    for (const hidden_path& hidden : host.paths->hidden) {
+        if (private_tmp && is_within(hidden.path, "/tmp")) continue;  // not there to read
+        const std::string path = hidden.path.string();
+        if (!hidden.directory) {
+            out.argv.insert(out.argv.end(),
+                            {"--perms", "0000", "--ro-bind-data", std::to_string(data), path});
+            out.fds.push_back({data++, host.empty});
+            continue;
+        }
+        std::vector<std::string> exposed;
+        for (const auto& allowed : host.paths->exposed) {
+            if (is_within(allowed, hidden.path)) exposed.push_back(allowed.string());
+        }
+        out.argv.insert(out.argv.end(),
+                        {"--perms", exposed.empty() ? "0000" : "0111", "--tmpfs", path});
+        for (const std::string& allowed : exposed)
+            out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
+        out.argv.insert(out.argv.end(), {"--remount-ro", path});
+    }
+}
+
+void record_paths(confined_argv& out, const profile& host) {
+    if (host.paths == nullptr) return;
+    for (const auto& p : host.paths->entries)
+        out.protected_paths.push_back(p.string());
+    for (const auto& p : host.paths->read_only)
+        out.protected_paths.push_back(p.string());
+    std::sort(out.protected_paths.begin(), out.protected_paths.end());
+    for (const auto& p : host.paths->masks)
+        out.masked_paths.push_back(p.string());
+    for (const hidden_path& h : host.paths->hidden)
+        out.hidden_paths.push_back(h.path.string());
+    if (host.paths->residue) out.residue.push_back(host.paths->residue);
+}
+
+}  // namespace
+
+std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& policy,
+                                   const path_plan& paths) {
+    std::vector<std::string> out;
+    const auto list = [](const std::vector<std::filesystem::path>& items) {
+        std::string text;
+        for (const auto& item : items) {
+            if (!text.empty()) text += ", ";
+            text += item.string();
+            if (text.size() > 200) {
+                text += ", ...";
+                break;
+            }
+        }
+        return text;
+    };
+    if (!paths.symlinked.empty() && kind != backend_kind::seatbelt) {
+        out.push_back(
+            "protected names that are symlinks cannot be kept from being replaced (a "
+            "mount follows the link): " +
+            list(paths.symlinked));
+    }
+    if (kind != backend_kind::landlock || policy.mode != sandbox_mode::workspace_write) return out;
+    if (!paths.entries.empty() || !paths.read_only.empty() || !paths.masks.empty()) {
+        if (paths.protected_count > 0 || !paths.masks.empty()) {
+            out.emplace_back(
+                "protected names are not kept: Landlock grants write to a whole tree and "
+                "cannot keep a path in it read-only or uncreatable");
+        }
+        if (!policy.rules.read_only.empty()) {
+            out.push_back("read-only paths beneath a writable root are writable: " +
+                          list(policy.rules.read_only));
+        }
+    }
+    std::vector<std::filesystem::path> exposed_reads;
+    for (const hidden_path& hidden : paths.hidden) {
+        for (const auto& root : paths.writable_roots) {
+            if (is_within(hidden.path, root)) exposed_reads.push_back(hidden.path);
+        }
+    }
+    if (!exposed_reads.empty()) {
+        out.push_back("denied reads inside a writable root stay readable: " + list(exposed_reads));
     }
     return out;
 }
@@ -196,8 +356,12 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                 "/proc"};
     const std::string root = policy.workspace_root.string();
     if (policy.mode == sandbox_mode::workspace_write) {
-        // The tmpfs comes before the bind so that a workspace under /tmp is exposed again.
-        out.argv.insert(out.argv.end(), {"--tmpfs", "/tmp"});
+        // /tmp comes before the binds so that a workspace under /tmp is exposed again.
+        if (policy.rules.tmp == tmp_policy::private_tmp) {
+            out.argv.insert(out.argv.end(), {"--tmpfs", "/tmp"});
+        } else if (policy.rules.tmp == tmp_policy::host) {
+            out.argv.insert(out.argv.end(), {"--bind", "/tmp", "/tmp"});
+        }
         if (host.bind_fd) {
             out.argv.insert(out.argv.end(), {"--bind-fd", std::to_string(workspace_bind_fd), root});
             out.fds.push_back({workspace_bind_fd, host.workspace});
@@ -205,14 +369,35 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
             out.argv.insert(out.argv.end(), {"--bind", root, root});
         }
         out.fds.push_back({workspace_fd, host.workspace});
+        if (host.paths != nullptr) {
+            for (std::size_t i = 0; i < host.writable.size(); ++i) {
+                const std::string extra = host.paths->writable_roots.at(i + 1).string();
+                const int slot = static_cast<int>(i);
+                if (host.bind_fd) {
+                    out.argv.insert(out.argv.end(),
+                                    {"--bind-fd", std::to_string(writable_bind_fd + slot), extra});
+                    out.fds.push_back({writable_bind_fd + slot, host.writable[i]});
+                } else {
+                    out.argv.insert(out.argv.end(), {"--bind", extra, extra});
+                }
+                out.fds.push_back({writable_fd + slot, host.writable[i]});
+            }
+            add_protection_mounts(out.argv, *host.paths);
+            // A write to a masked name fails with EISDIR: the sandbox's refusal all the same.
+            for (const auto& mask : host.paths->masks) {
+                out.denial_signatures.push_back(mask.filename().string() + ": is a directory");
+            }
+        }
     }
+    add_hidden_mounts(out, policy, host);
     out.argv.insert(out.argv.end(), {"--chdir", host.workdir.empty() ? root : host.workdir.string(),
                                      "--", "/proc/self/fd/" + std::to_string(launcher_image_fd)});
-    const std::vector<std::string> launcher =
-        launcher_arguments(policy.mode, true, host.landlock_abi > 0);
+    const std::vector<std::string> launcher = launcher_arguments(
+        policy.mode, true, host.landlock_abi > 0, launcher_paths_of(policy, host));
     out.argv.insert(out.argv.end(), launcher.begin(), launcher.end());
     append_command(out.argv, argv);
     out.fds.push_back({launcher_image_fd, host.launcher_image});
+    record_paths(out, host);
     return out;
 }
 
@@ -223,14 +408,24 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
     confined_argv out;
     set_common(out, backend_kind::landlock, policy, host);
     out.argv = {launcher.string()};
-    const std::vector<std::string> arguments = launcher_arguments(policy.mode, false, true);
+    const launcher_paths paths = launcher_paths_of(policy, host);
+    const std::vector<std::string> arguments = launcher_arguments(policy.mode, false, true, paths);
     out.argv.insert(out.argv.end(), arguments.begin(), arguments.end());
     append_command(out.argv, argv);
+    landlock_in_child in_child{policy.mode, host.landlock_abi, host.workspace, {}, false, {}, {}};
     if (policy.mode == sandbox_mode::workspace_write) {
         out.fds.push_back({workspace_fd, host.workspace});
+        for (std::size_t i = 0; i < host.writable.size(); ++i) {
+            out.fds.push_back({writable_fd + static_cast<int>(i), host.writable[i]});
+        }
+        in_child.writable = host.writable;
+        in_child.host_tmp = policy.rules.tmp == tmp_policy::host;
     }
+    in_child.deny_read = paths.deny_read;
+    in_child.allow_read = paths.allow_read;
     out.runner = host.launcher_image;
-    out.in_child = landlock_in_child{policy.mode, host.landlock_abi, host.workspace};
+    out.in_child = std::move(in_child);
+    record_paths(out, host);
     return out;
 }
 
@@ -274,7 +469,10 @@ confined_argv seatbelt_confine(const std::filesystem::path& sandbox_exec,
 bool profile_hides(backend_kind kind, const sandbox_policy& policy,
                    const std::filesystem::path& workdir) {
     if (kind != backend_kind::bwrap || policy.mode != sandbox_mode::workspace_write) return false;
-    return is_within(workdir, "/tmp") && !is_within(workdir, policy.workspace_root);
+    if (policy.rules.tmp != tmp_policy::private_tmp) return false;
+    return std::none_of(policy.rules.writable_roots.begin(), policy.rules.writable_roots.end(),
+                        [&workdir](const auto& root) { return is_within(workdir, root); }) &&
+           is_within(workdir, "/tmp") && !is_within(workdir, policy.workspace_root);
 }
 
 }  // namespace cordon::sandbox

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sandbox/confined_argv.hpp"
+#include "sandbox/path_plan.hpp"
 #include "sandbox/policy.hpp"
 #include "sandbox/walls.hpp"
 
@@ -29,6 +30,13 @@ inline constexpr int workspace_fd = 5;            // the workspace, for the laun
 inline constexpr int launcher_image_fd = 6;       // the sealed launcher, exec'd by bwrap
 inline constexpr int workspace_bind_fd = 7;       // the workspace, for bwrap's --bind-fd (it
                                                   // closes the fd once mounted)
+// The other writable directories (extra roots, the Landlock rung's private /tmp): the launcher's
+// --rw-fd at writable_fd + i, bwrap's --bind-fd at writable_bind_fd + i; then the empty data
+// bwrap copies into each hidden file, at hidden_data_fd + i.
+inline constexpr int writable_fd = 8;
+inline constexpr int writable_bind_fd = 24;
+inline constexpr std::size_t max_writable_fds = 16;
+inline constexpr int hidden_data_fd = 40;
 
 // What the profiles depend on beyond the policy: what the probe established and the descriptors
 // the provider opened.
@@ -40,6 +48,13 @@ struct profile {
     std::filesystem::path workdir;  // where the command starts; empty: the workspace root
     std::shared_ptr<const unique_fd> launcher_image;  // the sealed launcher
     std::shared_ptr<const unique_fd> workspace;       // O_PATH fd of the workspace, opened once
+    // The policy's paths as resolved for this run (path_plan.hpp); null: none beyond the mode.
+    const path_plan* paths = nullptr;
+    // O_PATH fds of the writable directories beyond the workspace: the extra roots in the plan's
+    // order, then (Landlock rung, tmp private) the run's own /tmp directory.
+    std::vector<std::shared_ptr<const unique_fd>> writable;
+    std::filesystem::path private_tmp;       // that directory's path, handed on as $TMPDIR
+    std::shared_ptr<const unique_fd> empty;  // /dev/null, read by bwrap into each hidden file
 };
 
 // How completely a backend enforces a mode with a given Landlock ABI, and why not fully.
@@ -48,6 +63,12 @@ struct enforcement_assessment {
     std::vector<std::string> gaps;
 };
 [[nodiscard]] enforcement_assessment assess(backend_kind kind, sandbox_mode mode, int landlock_abi);
+
+// The parts of `policy` (resolved as `paths`) that `kind` cannot enforce, one line each: the
+// Landlock rung cannot keep a path read-only or uncreatable beneath a writable tree, nor hide one
+// inside it; no backend can keep a protected symlink from being replaced.
+[[nodiscard]] std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& policy,
+                                                 const path_plan& paths);
 
 // cordon-landlock's arguments for a mode, up to and including the "--" before the command:
 //   --status-fd 3 --env-fd 4 [--no-landlock] [--private-ipc] [--deny-metadata] --read-root
@@ -62,10 +83,21 @@ struct landlock_grant {
     bool write;
     bool optional;  // a path that may be missing on the host (--rw-try, --ro-try)
 };
-[[nodiscard]] std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap);
+// /tmp is granted inside bwrap unless `tmp` is none (it is bwrap's tmpfs or the host's, bound),
+// and on the Landlock rung only when `tmp` is host (private: the run's own directory, an fd).
+[[nodiscard]] std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap,
+                                                          tmp_policy tmp = tmp_policy::private_tmp);
 
+// What the launcher is told beyond the mode.
+struct launcher_paths {
+    tmp_policy tmp = tmp_policy::private_tmp;
+    std::vector<std::string> deny_read;   // --deny-read, each
+    std::vector<std::string> allow_read;  // --ro-try, each (beneath a denied directory)
+    std::size_t writable = 0;             // --rw-fd writable_fd + i, each
+};
 [[nodiscard]] std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap,
-                                                          bool landlock);
+                                                          bool landlock,
+                                                          const launcher_paths& paths = {});
 
 // bubblewrap:
 //   bwrap --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts
@@ -125,7 +157,7 @@ inline constexpr std::string_view launcher_notice_line{walls::partial_notice,
                                                        sizeof walls::partial_notice - 2};
 
 // The working directory `workdir` is hidden from the command by `kind`'s profile for `policy`:
-// bwrap's workspace-write mounts a private, empty /tmp over the host's.
+// bwrap's workspace-write mounts a private, empty /tmp over the host's (tmp private).
 [[nodiscard]] bool profile_hides(backend_kind kind, const sandbox_policy& policy,
                                  const std::filesystem::path& workdir);
 

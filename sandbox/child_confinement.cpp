@@ -1,6 +1,7 @@
 #include "sandbox/child_confinement.hpp"
 
 #include <cstring>
+#include <vector>
 
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
@@ -37,10 +38,23 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
     const int abi = kernel_abi;
     out->ruleset.reset(landlock::create_ruleset(abi, &failure));
     if (!out->ruleset) return failed();
-    if (landlock::add_root_read_rules(out->ruleset.get(), abi, &failure) != 0) return failed();
+    std::vector<const char*> denied;
+    for (const std::string& path : plan.deny_read)
+        denied.push_back(path.c_str());
+    if (landlock::add_root_read_rules(out->ruleset.get(), abi, denied.data(), denied.size(),
+                                      &failure) != 0) {
+        return failed();
+    }
+    for (const std::string& path : plan.allow_read) {
+        if (landlock::add_path_rule(out->ruleset.get(), abi, path.c_str(), landlock::access::read,
+                                    true, &failure) != 0) {
+            return failed();
+        }
+    }
     // The launcher adds the read grants, then the write grants; the kernel unions them.
+    const tmp_policy tmp = plan.host_tmp ? tmp_policy::host : tmp_policy::private_tmp;
     for (const bool write : {false, true}) {
-        for (const landlock_grant& grant : landlock_grants(plan.mode, false)) {
+        for (const landlock_grant& grant : landlock_grants(plan.mode, false, tmp)) {
             if (grant.write != write) continue;
             const landlock::access rights =
                 write ? landlock::access::write : landlock::access::read;
@@ -55,6 +69,13 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
                 return std::string("cordon-landlock: no workspace descriptor to grant");
             }
             if (result != 0) return failed();
+        }
+    }
+    for (const auto& writable : plan.writable) {
+        if (!writable || !*writable) return std::string("cordon-landlock: no descriptor to grant");
+        if (landlock::add_fd_rule(out->ruleset.get(), abi, writable->get(), landlock::access::write,
+                                  &failure) != 0) {
+            return failed();
         }
     }
     extras::filter_options filter;

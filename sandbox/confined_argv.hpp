@@ -50,6 +50,11 @@ struct landlock_in_child {
     sandbox_mode mode;
     int abi;                                     // the kernel's Landlock ABI (> 0)
     std::shared_ptr<const unique_fd> workspace;  // workspace-write: the checked workspace
+    // workspace-write: the other writable directories (extra roots, the run's private /tmp).
+    std::vector<std::shared_ptr<const unique_fd>> writable;
+    bool host_tmp = false;                // workspace-write: the host's /tmp is writable
+    std::vector<std::string> deny_read;   // left out of the read grants (canonical)
+    std::vector<std::string> allow_read;  // read all the same, beneath a denied directory
 };
 
 struct confined_argv {
@@ -74,6 +79,16 @@ struct confined_argv {
     // the forked child, instead of exec'ing the launcher (child_confinement.hpp). A consumer
     // that spawns `argv` itself ignores it.
     std::optional<landlock_in_child> in_child;
+    // What the run leaves on the host until it is over (bwrap's mask mount points, the Landlock
+    // rung's private /tmp): held by whoever runs `argv` until every process of the run is gone,
+    // then released, which removes it.
+    std::vector<std::shared_ptr<const void>> residue;
+    // When set, the command's $TMPDIR (the Landlock rung's private /tmp directory).
+    std::string tmpdir;
+    // The policy's parts as this run enforces them, for the record (sandbox.policy).
+    std::vector<std::string> protected_paths;  // kept read-only or in place (canonical)
+    std::vector<std::string> masked_paths;     // missing protected names kept from creation
+    std::vector<std::string> hidden_paths;     // credential stores and other denied reads
 };
 
 }  // namespace cordon::sandbox

@@ -206,62 +206,130 @@ int add_path_rule(int ruleset_fd, int abi, const char* path, access rights, bool
     return result;
 }
 
-int add_root_read_rules(int ruleset_fd, int abi, failure* out) noexcept {
-    const int root = retry_open(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0) return fail(out, launcher_stage::open_rule_path, errno, "/");
-    // The root itself: listing only. A read right on "/" would cover /dev beneath it.
+namespace {
+
+// True when `path` (length `length`) is `denied` itself.
+bool same_path(const char* path, std::size_t length, const char* denied) noexcept {
+    return std::strlen(denied) == length && std::memcmp(path, denied, length) == 0;
+}
+
+// True when `denied` lies beneath `path` (length `length`).
+bool holds(const char* path, std::size_t length, const char* denied) noexcept {
+    // The root holds everything; any other directory holds what continues after a '/'.
+    if (length == 1 && path[0] == '/') return denied[0] == '/' && denied[1] != '\0';
+    return std::strncmp(denied, path, length) == 0 && denied[length] == '/' &&
+           denied[length + 1] != '\0';
+}
+
+struct read_walk {
+    int ruleset_fd;
+    int abi;
+    const char* const* denied;
+    std::size_t denied_count;
+    failure* out;
+    char path[4096];
+};
+
+// Listing only, for a directory that holds a denied path.
+int add_listing_rule(read_walk& walk, int dir) noexcept {
     landlock_path_beneath_attr listing{};
-    listing.allowed_access = read_only_access(abi) & LANDLOCK_ACCESS_FS_READ_DIR;
-    listing.parent_fd = root;
-    if (::syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &listing, 0U) !=
-        0) {
-        const int error = errno;
-        ::close(root);
-        return fail(out, launcher_stage::ruleset, error, nullptr);
+    listing.allowed_access = read_only_access(walk.abi) & LANDLOCK_ACCESS_FS_READ_DIR;
+    listing.parent_fd = dir;
+    if (::syscall(SYS_landlock_add_rule, walk.ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &listing,
+                  0U) != 0) {
+        return fail(walk.out, launcher_stage::ruleset, errno, nullptr);
     }
+    return 0;
+}
+
+// Grants read on every entry of the directory open as `dir` (whose path is walk.path, `length`
+// long) except the denied ones; an entry that holds a denied path is given listing only and
+// walked in turn. Symlinks get no rule: what they lead to has its own.
+int read_entries(read_walk& walk, int dir, std::size_t length) noexcept {
     alignas(linux_dirent64) char buffer[4096];
     for (;;) {
-        const long got = ::syscall(SYS_getdents64, root, buffer, sizeof buffer);
-        if (got == 0) break;
+        const long got = ::syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+        if (got == 0) return 0;
         if (got < 0) {
             if (errno == EINTR) continue;
-            const int error = errno;
-            ::close(root);
-            return fail(out, launcher_stage::open_rule_path, error, "/");
+            return fail(walk.out, launcher_stage::open_rule_path, errno, walk.path);
         }
         for (long at = 0; at < got;) {
             const auto* entry = reinterpret_cast<const linux_dirent64*>(buffer + at);
             at += entry->d_reclen;
             const char* name = entry->d_name;
-            if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0 ||
-                std::strcmp(name, "dev") == 0) {
-                continue;
+            if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+            // walk.path + "/" + name, restored before the next entry.
+            const std::size_t name_length = std::strlen(name);
+            const std::size_t sep = length == 1 ? 0 : 1;
+            if (length + sep + name_length + 1 > sizeof walk.path) {
+                return fail(walk.out, launcher_stage::open_rule_path, ENAMETOOLONG, walk.path);
             }
-            const int fd = retry_open(root, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-            if (fd < 0) {
-                // Gone since the listing: nothing to grant.
-                if (errno == ENOENT) continue;
-                const int error = errno;
-                ::close(root);
-                return fail(out, launcher_stage::open_rule_path, error, "/");
+            if (sep != 0) walk.path[length] = '/';
+            std::memcpy(walk.path + length + sep, name, name_length + 1);
+            const std::size_t child_length = length + sep + name_length;
+            bool denied = false;
+            bool holds_denied = false;
+            for (std::size_t i = 0; i < walk.denied_count; ++i) {
+                denied = denied || same_path(walk.path, child_length, walk.denied[i]);
+                holds_denied = holds_denied || holds(walk.path, child_length, walk.denied[i]);
             }
-            mode_t type = 0;
-            if (file_type(fd, &type) != 0 || S_ISLNK(type)) {
-                // A top-level symlink (/bin -> usr/bin) leads to another entry, which has its
-                // own rule; one that leads into /dev must not open it.
-                ::close(fd);
-                continue;
+            int result = 0;
+            if (!denied) {
+                const int fd = retry_open(dir, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+                mode_t type = 0;
+                if (fd < 0) {
+                    // Gone since the listing: nothing to grant.
+                    if (errno != ENOENT) {
+                        result = fail(walk.out, launcher_stage::open_rule_path, errno, "/");
+                    }
+                } else if (file_type(fd, &type) != 0 || S_ISLNK(type)) {
+                    // Nothing to grant: a symlink leads to another entry, with its own rule.
+                } else if (holds_denied && S_ISDIR(type)) {
+                    result = add_listing_rule(walk, fd);
+                    if (result == 0) {
+                        const int listed =
+                            retry_open(dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                        if (listed < 0) {
+                            result = fail(walk.out, launcher_stage::open_rule_path, errno, "/");
+                        } else {
+                            result = read_entries(walk, listed, child_length);
+                            ::close(listed);
+                        }
+                    }
+                } else {
+                    result = add_fd_rule(walk.ruleset_fd, walk.abi, fd, access::read, walk.out);
+                }
+                if (fd >= 0) ::close(fd);
             }
-            const int result = add_fd_rule(ruleset_fd, abi, fd, access::read, out);
-            ::close(fd);
-            if (result != 0) {
-                ::close(root);
-                return result;
-            }
+            walk.path[length] = '\0';
+            if (result != 0) return result;
         }
     }
+}
+
+}  // namespace
+
+int add_root_read_rules(int ruleset_fd, int abi, const char* const* denied,
+                        std::size_t denied_count, failure* out) noexcept {
+    // /dev is denied like any other path: devices are granted node by node by the caller.
+    const char* all[max_denied_reads + 1];
+    if (denied_count > max_denied_reads) {
+        return fail(out, launcher_stage::open_rule_path, E2BIG, nullptr);
+    }
+    all[0] = "/dev";
+    for (std::size_t i = 0; i < denied_count; ++i)
+        all[i + 1] = denied[i];
+    read_walk walk{ruleset_fd, abi, all, denied_count + 1, out, {}};
+    walk.path[0] = '/';
+    walk.path[1] = '\0';
+    const int root = retry_open(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0) return fail(out, launcher_stage::open_rule_path, errno, "/");
+    // The root itself: listing only. A read right on "/" would cover /dev beneath it.
+    int result = add_listing_rule(walk, root);
+    if (result == 0) result = read_entries(walk, root, 1);
     ::close(root);
-    return 0;
+    return result;
 }
 
 int restrict_self(int ruleset_fd) noexcept {

@@ -71,12 +71,19 @@ struct failure {
 [[nodiscard]] int add_path_rule(int ruleset_fd, int abi, const char* path, access rights,
                                 bool optional, failure* out) noexcept;
 
-// Read access to the whole filesystem except /dev: the root directory itself may be listed, and
-// every entry of / other than `dev` (and other than a symlink, whose target is another entry)
-// gets a read rule. Devices are then granted node by node by the caller, so that a command can
-// never open a terminal, an input device or a disk just because reads are allowed. Returns 0, or
-// -1 with *out filled in.
-[[nodiscard]] int add_root_read_rules(int ruleset_fd, int abi, failure* out) noexcept;
+// The most paths add_root_read_rules takes besides /dev.
+inline constexpr std::size_t max_denied_reads = 128;
+
+// Read access to the whole filesystem except /dev and the `denied` paths (absolute, canonical,
+// without a trailing slash), built as their complement: the root directory itself may be listed,
+// every entry of / other than `dev` gets a read rule, and an entry that holds a denied path gets
+// listing only and its own entries are granted the same way, down to the denied path, which gets
+// nothing. Symlinks get no rule (their targets have their own). Devices are then granted node by
+// node by the caller, so that a command can never open a terminal, an input device or a disk just
+// because reads are allowed. Returns 0, or -1 with *out filled in (E2BIG: more than
+// max_denied_reads paths).
+[[nodiscard]] int add_root_read_rules(int ruleset_fd, int abi, const char* const* denied,
+                                      std::size_t denied_count, failure* out) noexcept;
 
 // PR_SET_NO_NEW_PRIVS then landlock_restrict_self(ruleset_fd). Returns 0 or an errno. Does not
 // close the fd.

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <stdlib.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/mount_exposure.hpp"
+#include "sandbox/path_plan.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/runner_image.hpp"
 #include "sandbox/runner_path.hpp"
@@ -80,18 +82,42 @@ bool still_names(const fs::path& path, int fd) {
            by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
 }
 
-// Where a command confined by `kind` under `policy` can write on the host, canonical.
+// Where a command confined by `kind` under `policy` can write on the host, canonical. A private
+// /tmp is bwrap's tmpfs, or under the Landlock rung a directory cordon has just made, empty.
 std::vector<fs::path> writable_for(backend_kind kind, const sandbox_policy& policy) {
     if (policy.mode != sandbox_mode::workspace_write) return {};
-    switch (kind) {
-        case backend_kind::bwrap:
-            return {canonical_path(policy.workspace_root)};  // /tmp is private
-        case backend_kind::landlock:
-            return {canonical_path(policy.workspace_root), canonical_path("/tmp")};
-        case backend_kind::seatbelt:
-            return writable_roots(policy);
+    if (kind == backend_kind::seatbelt) return writable_roots(policy);
+    std::vector<fs::path> out{canonical_path(policy.workspace_root)};
+    for (const fs::path& root : policy.rules.writable_roots)
+        out.push_back(canonical_path(root));
+    if (policy.rules.tmp == tmp_policy::host) out.push_back(canonical_path("/tmp"));
+    return out;
+}
+
+// The Landlock rung's private /tmp: a directory of the run's own under /tmp, removed (with what
+// the command left in it) once the run is over.
+class private_tmp_directory {
+public:
+    explicit private_tmp_directory(fs::path path) : path_(std::move(path)) {}
+    ~private_tmp_directory() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);  // never follows a symlink the command left
     }
-    return {};
+    private_tmp_directory(const private_tmp_directory&) = delete;
+    private_tmp_directory& operator=(const private_tmp_directory&) = delete;
+
+private:
+    fs::path path_;
+};
+
+// Opens a writable root once, without following a symlink; the reason when it cannot.
+std::variant<std::shared_ptr<const unique_fd>, std::string> open_root(const fs::path& root) {
+    unique_fd fd(landlock::open_no_symlinks(root.c_str(), O_DIRECTORY));
+    if (!fd) return "cannot open the writable root " + root.string() + ": " + std::strerror(errno);
+    if (!still_names(root, fd.get())) {
+        return "the writable root " + root.string() + " was moved while it was being checked";
+    }
+    return std::make_shared<const unique_fd>(std::move(fd));
 }
 
 }  // namespace
@@ -179,6 +205,16 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
     const std::vector<mount_entry>& mounts = std::get<std::vector<mount_entry>>(table);
     if (auto pseudo = pseudo_filesystem_at(policy.workspace_root, mounts)) {
         return "refusing a workspace-write workspace: " + *pseudo;
+    }
+    for (const fs::path& root : policy.rules.writable_roots) {
+        if (const fs::path resolved = canonical_path(root); resolved != root) {
+            return "refusing the writable root " + root.string() +
+                   ": it is not the directory's own path (it resolves to " + resolved.string() +
+                   "); give the real path";
+        }
+        if (auto pseudo = pseudo_filesystem_at(root, mounts)) {
+            return "refusing the writable root " + root.string() + ": " + *pseudo;
+        }
     }
     std::optional<rung_report> rung = selected();
     if (!rung) return std::nullopt;  // confine() fails closed on its own
@@ -289,27 +325,47 @@ std::vector<rung_report> local_provider::probe_all() {
 
 confined_argv local_provider::wrap(const rung_report& rung, std::span<const std::string> argv,
                                    const sandbox_policy& policy, const fs::path& workdir,
-                                   std::shared_ptr<const unique_fd> workspace) const {
+                                   std::shared_ptr<const unique_fd> workspace,
+                                   extra_paths extra) const {
     profile host;
     host.landlock_abi = rung.landlock_abi.value_or(0);
     host.bind_fd = rung.bind_fd;
     host.workdir = workdir;
     host.launcher_image = launcher_.image;
     host.workspace = std::move(workspace);
+    host.paths = extra.plan;
+    host.writable = std::move(extra.writable);
+    host.private_tmp = extra.private_tmp;
+    confined_argv out;
     switch (rung.kind) {
         case backend_kind::bwrap: {
-            confined_argv out = bwrap_confine(rung.runner, argv, policy, host);
+            if (host.paths != nullptr && !host.paths->hidden.empty()) {
+                unique_fd empty(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+                if (!empty) {
+                    throw request_refused_error(
+                        policy.mode, std::string("cannot open /dev/null: ") + std::strerror(errno));
+                }
+                host.empty = std::make_shared<const unique_fd>(std::move(empty));
+            }
+            out = bwrap_confine(rung.runner, argv, policy, host);
             out.runner = bwrap_image_;
-            return out;
+            break;
         }
         case backend_kind::landlock:
-            return landlock_confine(rung.runner, argv, policy, host);
+            out = landlock_confine(rung.runner, argv, policy, host);
+            break;
         case backend_kind::seatbelt: {
             auto roots = writable_roots(policy);
             return seatbelt_confine(rung.runner, argv, policy, roots);
         }
     }
-    throw std::logic_error("unreachable backend_kind");
+    if (!extra.gaps.empty()) {
+        out.level = enforcement::partial;
+        out.gaps.insert(out.gaps.end(), extra.gaps.begin(), extra.gaps.end());
+    }
+    out.residue.insert(out.residue.end(), extra.residue.begin(), extra.residue.end());
+    if (!host.private_tmp.empty()) out.tmpdir = host.private_tmp.string();
+    return out;
 }
 
 confined_argv local_provider::confine(std::span<const std::string> argv,
@@ -353,9 +409,70 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         throw request_refused_error(policy.mode, "the workspace " + policy.workspace_root.string() +
                                                      " was moved while it was being checked");
     }
+    if (rung->kind == backend_kind::seatbelt) {
+        return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
+                    std::move(workspace), {});
+    }
 
+    auto planned = plan_paths(policy);
+    if (auto* refused = std::get_if<std::string>(&planned)) {
+        throw request_refused_error(policy.mode, *refused);
+    }
+    const path_plan& paths = std::get<path_plan>(planned);
+    std::vector<std::string> gaps = path_gaps(rung->kind, policy, paths);
+    if (!gaps.empty() && !policy.rules.accept_partial) {
+        std::string why;
+        for (const std::string& gap : gaps)
+            why += (why.empty() ? "" : "; ") + gap;
+        std::vector<unusable_backend> backends;
+        {
+            std::lock_guard lock(mutex_);
+            for (const rung_report& report : rungs_) {
+                if (report.kind == rung->kind) continue;
+                backends.push_back({std::string(to_string(report.kind)),
+                                    report.reason.empty() ? "not selected" : report.reason});
+            }
+        }
+        backends.push_back({std::string(to_string(rung->kind)),
+                            "cannot enforce this policy: " + why +
+                                " (accept the gap with --accept-partial, or narrow the policy)"});
+        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(backends));
+    }
+
+    extra_paths extra;
+    extra.plan = &paths;
+    extra.gaps = std::move(gaps);
+    if (policy.mode == sandbox_mode::workspace_write) {
+        if (paths.writable_roots.size() > max_writable_fds) {
+            throw request_refused_error(policy.mode, "too many writable roots (at most " +
+                                                         std::to_string(max_writable_fds - 1) +
+                                                         " beside the workspace)");
+        }
+        for (std::size_t i = 1; i < paths.writable_roots.size(); ++i) {
+            auto opened = open_root(paths.writable_roots[i]);
+            if (auto* reason = std::get_if<std::string>(&opened)) {
+                throw request_refused_error(policy.mode, *reason);
+            }
+            extra.writable.push_back(std::get<std::shared_ptr<const unique_fd>>(opened));
+        }
+        if (rung->kind == backend_kind::landlock && policy.rules.tmp == tmp_policy::private_tmp) {
+            std::string name = (canonical_path("/tmp") / "cordon-tmp-XXXXXX").string();
+            if (::mkdtemp(name.data()) == nullptr) {
+                throw request_refused_error(policy.mode, "cannot make the run's private /tmp: " +
+                                                             std::string(std::strerror(errno)));
+            }
+            auto directory = std::make_shared<const private_tmp_directory>(name);
+            auto opened = open_root(name);
+            if (auto* reason = std::get_if<std::string>(&opened)) {
+                throw request_refused_error(policy.mode, *reason);
+            }
+            extra.writable.push_back(std::get<std::shared_ptr<const unique_fd>>(opened));
+            extra.private_tmp = name;
+            extra.residue.push_back(std::move(directory));
+        }
+    }
     return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
-                std::move(workspace));
+                std::move(workspace), std::move(extra));
 }
 
 }  // namespace cordon::sandbox

@@ -32,6 +32,7 @@
 #include <variant>
 #include <vector>
 
+#include "sandbox/path_plan.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/provider.hpp"
 #include "sandbox/rung_report.hpp"
@@ -134,10 +135,19 @@ private:
     rung_report probe_landlock(rung_report report);
     rung_report probe_seatbelt(rung_report report) const;
     [[nodiscard]] std::optional<std::string> run_profiles(const rung_report& report) const;
+    // What confine() resolved beyond the mode for one run (the probes need none of it).
+    struct extra_paths {
+        const path_plan* plan = nullptr;
+        std::vector<std::shared_ptr<const unique_fd>> writable;
+        std::filesystem::path private_tmp;
+        std::vector<std::string> gaps;  // accepted (policy.rules.accept_partial)
+        std::vector<std::shared_ptr<const void>> residue;
+    };
     [[nodiscard]] confined_argv wrap(const rung_report& rung, std::span<const std::string> argv,
                                      const sandbox_policy& policy,
                                      const std::filesystem::path& workdir,
-                                     std::shared_ptr<const unique_fd> workspace) const;
+                                     std::shared_ptr<const unique_fd> workspace,
+                                     extra_paths extra) const;
 
     local_provider_options options_;
     std::mutex protected_mutex_;

@@ -1,12 +1,147 @@
 #include "sandbox/policy.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <system_error>
 
 namespace cordon::sandbox {
 
 namespace fs = std::filesystem;
+
+std::string_view to_string(tmp_policy value) noexcept {
+    switch (value) {
+        case tmp_policy::private_tmp:
+            return "private";
+        case tmp_policy::host:
+            return "host";
+        case tmp_policy::none:
+            return "none";
+    }
+    return "invalid";
+}
+
+std::optional<tmp_policy> parse_tmp_policy(std::string_view text) noexcept {
+    for (auto value : {tmp_policy::private_tmp, tmp_policy::host, tmp_policy::none}) {
+        if (text == to_string(value)) return value;
+    }
+    return std::nullopt;
+}
+
+std::span<const protected_class> protected_classes() {
+    // docs/sandbox.md, "Protected names", says for each class what runs it and what stays
+    // writable beside it.
+    static const std::vector<protected_class> classes{
+        {"vcs",
+         "git runs hooks and obeys its configuration (core.hooksPath, core.fsmonitor, "
+         "credential helpers, aliases) on the next git command",
+         {".git", ".git/hooks", ".git/config", ".gitmodules", ".gitconfig", ".hg/hgrc", ".husky",
+          ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"}},
+        {"shell",
+         "a shell sources its start-up files when it starts",
+         {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+          ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc",
+          ".config/fish"}},
+        {"direnv",
+         "direnv and mise run these when a shell enters the directory",
+         {".envrc", ".mise.toml", "mise.toml"}},
+        {"editor",
+         "editors and IDEs run the tasks, launch configurations and dev containers they name",
+         {".vscode", ".idea", ".devcontainer", ".zed", ".exrc", ".nvim.lua", ".nvimrc"}},
+        {"agent",
+         "agents start the MCP servers and run the hooks and commands these name",
+         {".mcp.json", ".claude", ".codex", ".cursor", ".agents", ".gemini"}},
+        {"package",
+         "package managers run the programs these name (scripts, hooks, wrappers, registries)",
+         {".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "pip.conf", ".cargo/config",
+          ".cargo/config.toml"}},
+    };
+    return classes;
+}
+
+std::vector<std::string> default_protected_names() {
+    std::vector<std::string> out;
+    for (const protected_class& c : protected_classes()) {
+        for (std::string_view name : c.names)
+            out.emplace_back(name);
+    }
+    return out;
+}
+
+std::string_view class_of(std::string_view name) {
+    for (const protected_class& c : protected_classes()) {
+        if (std::find(c.names.begin(), c.names.end(), name) != c.names.end()) return c.name;
+    }
+    return "";
+}
+
+std::vector<fs::path> default_deny_read(const fs::path& home) {
+    if (home.empty() || !home.is_absolute()) return {};
+    static constexpr std::array<std::string_view, 22> stores{
+        ".ssh",
+        ".gnupg",
+        ".aws",
+        ".azure",
+        ".config/gcloud",
+        ".kube",
+        ".docker/config.json",
+        ".netrc",
+        ".git-credentials",
+        ".config/git/credentials",
+        ".config/gh/hosts.yml",
+        ".npmrc",
+        ".yarnrc.yml",
+        ".pypirc",
+        ".config/pip/pip.conf",
+        ".cargo/credentials.toml",
+        ".cargo/credentials",
+        ".gem/credentials",
+        ".terraform.d/credentials.tfrc.json",
+        ".password-store",
+        ".local/share/keyrings",
+        ".vault-token",
+    };
+    std::vector<fs::path> out;
+    out.reserve(stores.size());
+    for (std::string_view store : stores)
+        out.push_back(home / store);
+    return out;
+}
+
+fs::path invoking_home() {
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+        return canonical_path(home);
+    }
+    // getpwuid_r: the policy may be built on several threads at once.
+    passwd entry{};
+    passwd* found = nullptr;
+    std::array<char, 4096> buffer{};
+    if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 &&
+        found != nullptr && found->pw_dir != nullptr && found->pw_dir[0] == '/') {
+        return canonical_path(found->pw_dir);
+    }
+    return {};
+}
+
+std::optional<std::string> bad_protected_name(std::string_view name) {
+    if (name.empty()) return "a protected name cannot be empty";
+    if (name.front() == '/') {
+        return "a protected name is relative to each writable root: " + std::string(name);
+    }
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t end = std::min(name.find('/', start), name.size());
+        const std::string_view part = name.substr(start, end - start);
+        if (part.empty() || part == "." || part == "..") {
+            return "a protected name has no empty, '.' or '..' component: " + std::string(name);
+        }
+        start = end + 1;
+    }
+    return std::nullopt;
+}
 
 fs::path canonical_path(const fs::path& path) {
     std::error_code ec;
@@ -29,11 +164,40 @@ std::vector<fs::path> writable_roots(const sandbox_policy& policy) {
         }
     };
     add(policy.workspace_root);
-    add("/tmp");
-    if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && *tmpdir == '/') {
-        add(tmpdir);
+    for (const fs::path& root : policy.rules.writable_roots)
+        add(root);
+    if (policy.rules.tmp != tmp_policy::none) {
+        add("/tmp");
+        if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && *tmpdir == '/') {
+            add(tmpdir);
+        }
     }
     return roots;
+}
+
+namespace {
+
+bool at_or_beneath(const fs::path& path, const fs::path& root) {
+    auto p = path.begin();
+    for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+        if (p == path.end() || *p != *r) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::vector<fs::path> effective_deny_read(const path_rules& rules) {
+    std::vector<fs::path> out;
+    for (const fs::path& denied : rules.deny_read) {
+        const bool let_through = std::any_of(
+            rules.allow_read.begin(), rules.allow_read.end(),
+            [&denied](const fs::path& allowed) { return at_or_beneath(denied, allowed); });
+        if (!let_through && std::find(out.begin(), out.end(), denied) == out.end()) {
+            out.push_back(denied);
+        }
+    }
+    return out;
 }
 
 }  // namespace cordon::sandbox

@@ -1,18 +1,87 @@
 // What one confined execution may touch. Carried per call, never stored on a provider: two
 // callers may confine under different policies at the same instant, and an approved escalation
 // is simply a new call with a wider policy.
+//
+// Beyond the mode, a policy says where it may write (the workspace and extra writable roots,
+// minus read-only carve-outs and the protected names), what it may not read (deny_read, minus
+// allow_read), and what /tmp is. Every part is on by default: a caller that names nothing gets
+// the protected names of default_protected_names() and the credential stores of
+// default_deny_read(). docs/sandbox.md explains each part and what each backend can enforce.
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "sandbox/mode.hpp"
 
 namespace cordon::sandbox {
 
+// What /tmp is for a workspace-write command (a read-only command never writes it).
+enum class tmp_policy {
+    private_tmp,  // a /tmp of the run's own, gone with it (bwrap: a tmpfs; Landlock: a directory
+                  // of its own under /tmp, as $TMPDIR, the host's /tmp closed)
+    host,         // the host's /tmp, writable
+    none,         // no writable /tmp at all
+};
+[[nodiscard]] std::string_view to_string(tmp_policy value) noexcept;
+[[nodiscard]] std::optional<tmp_policy> parse_tmp_policy(std::string_view text) noexcept;
+
+// One class of protected names: files whose content a tool runs or obeys later, outside any
+// sandbox, without asking. `names` are relative paths ("/"-separated, no "." or ".."), looked
+// for at every depth of every writable root.
+struct protected_class {
+    std::string_view name;  // "vcs", "shell", ...
+    std::string_view why;   // what runs them
+    std::vector<std::string_view> names;
+};
+[[nodiscard]] std::span<const protected_class> protected_classes();
+// Every name of every class, in class order.
+[[nodiscard]] std::vector<std::string> default_protected_names();
+// The class a name belongs to ("" for a name of the caller's own).
+[[nodiscard]] std::string_view class_of(std::string_view name);
+
+// The invoking user's credential stores under `home`: ~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, ...
+[[nodiscard]] std::vector<std::filesystem::path> default_deny_read(
+    const std::filesystem::path& home);
+// The invoking user's home: $HOME when absolute, else the password database's entry.
+[[nodiscard]] std::filesystem::path invoking_home();
+
+// A relative protected name is well-formed: not empty, not absolute, no "." or ".." component,
+// no empty component. The reason when it is not.
+[[nodiscard]] std::optional<std::string> bad_protected_name(std::string_view name);
+
+// The parts of a policy beyond the mode and the workspace.
+struct path_rules {
+    // Beyond the workspace, writable under workspace-write: absolute, canonical directories.
+    std::vector<std::filesystem::path> writable_roots;
+    // Beneath a writable root, read-only all the same: absolute, canonical, existing.
+    std::vector<std::filesystem::path> read_only;
+    // Relative names kept read-only in every writable root (existing: at every depth; missing:
+    // not creatable at a root nor in a repository found there).
+    std::vector<std::string> protect = default_protected_names();
+    // Unreadable in every confined mode: absolute paths (missing ones are skipped).
+    std::vector<std::filesystem::path> deny_read = default_deny_read(invoking_home());
+    // Readable all the same (at or beneath a deny_read entry).
+    std::vector<std::filesystem::path> allow_read;
+    tmp_policy tmp = tmp_policy::private_tmp;
+    // Run where the backend cannot enforce a part (the Landlock rung and protected names), with
+    // enforcement `partial` naming it; otherwise such a run is refused (SANDBOX_UNAVAILABLE).
+    bool accept_partial = false;
+};
+
 struct sandbox_policy {
+    sandbox_policy() = default;
+    sandbox_policy(sandbox_mode mode_, std::filesystem::path workspace_root_,
+                   path_rules rules_ = {})
+        : mode(mode_), workspace_root(std::move(workspace_root_)), rules(std::move(rules_)) {}
+
     sandbox_mode mode = sandbox_mode::read_only;  // confined modes only when handed to confine()
     std::filesystem::path workspace_root;         // absolute and canonical
+    path_rules rules;
 };
 
 // The directory `chdir(path)` would land in: symlinks are resolved before `..` is applied, so
@@ -22,8 +91,13 @@ struct sandbox_policy {
 [[nodiscard]] std::filesystem::path canonical_path(const std::filesystem::path& path);
 
 // The canonical, de-duplicated roots workspace-write may write under for backends that spell a
-// root list themselves (Seatbelt): the workspace, /tmp and cordon's own $TMPDIR when absolute
-// (on macOS the per-user temporary directory, which the command inherits). Empty for read-only.
+// root list themselves (Seatbelt): the workspace, the extra roots, /tmp unless tmp is none, and
+// cordon's own $TMPDIR when absolute (on macOS the per-user temporary directory, which the command
+// inherits). Empty for read-only.
 [[nodiscard]] std::vector<std::filesystem::path> writable_roots(const sandbox_policy& policy);
+
+// deny_read without the entries allow_read lets through entirely (an allow_read at or above
+// them); allow_read entries beneath a remaining entry stay exceptions the backends re-expose.
+[[nodiscard]] std::vector<std::filesystem::path> effective_deny_read(const path_rules& rules);
 
 }  // namespace cordon::sandbox

@@ -84,8 +84,12 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
     const std::vector<std::string> command{true_path.string()};
     for (sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         sandbox_policy policy{mode, workspace.path()};
+        // The Landlock rung's run may grant the host's /tmp by path (tmp = host): the probe
+        // makes that grant, so that a host where it fails is caught here (a private /tmp is a
+        // descriptor like the workspace).
+        if (report.kind == backend_kind::landlock) policy.rules.tmp = tmp_policy::host;
         probe_run_result result =
-            options_.run_probe(wrap(report, command, policy, workspace.path(), workspace.fd()),
+            options_.run_probe(wrap(report, command, policy, workspace.path(), workspace.fd(), {}),
                                options_.probe_timeout);
         if (result.failure) return std::string(to_string(mode)) + " profile: " + *result.failure;
     }

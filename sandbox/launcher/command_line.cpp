@@ -95,6 +95,20 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             // Allowed with --probe too, so that every runner is started the same way.
             out.env_fd = parse_fd_value(report, arg, value);
             ++i;
+        } else if (equals(arg, "--deny-read")) {
+            // An absolute path the read grants of --read-root leave out (rules.hpp).
+            if (value == nullptr || value[0] != '/') {
+                report.fail(launcher_stage::usage, 0,
+                            "usage error: --deny-read requires an absolute path");
+            }
+            if (out.denied_count == landlock::max_denied_reads) {
+                report.fail(launcher_stage::usage, 0,
+                            "usage error: too many --deny-read paths (limit %zu)",
+                            landlock::max_denied_reads);
+            }
+            out.denied[out.denied_count++] = value;
+            ++options;
+            ++i;
         } else if (equals(arg, "--read-root")) {
             out.read_root = true;
             ++options;

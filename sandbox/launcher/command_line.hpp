@@ -22,7 +22,9 @@ struct grant {
 struct command_line {
     grant grants[max_grants];  // read grants first, then write grants, each in caller order
     std::size_t grant_count = 0;
-    bool read_root = false;      // --read-root
+    bool read_root = false;                                   // --read-root
+    const char* denied[sandbox::landlock::max_denied_reads];  // --deny-read PATH, in order
+    std::size_t denied_count = 0;
     bool landlock = true;        // --no-landlock clears it
     bool private_ipc = false;    // --private-ipc: the caller gave the command its own IPC namespace
     bool deny_metadata = false;  // --deny-metadata: read-only's metadata rules

@@ -4,12 +4,14 @@
 // gap must line up before anything escapes.
 //
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
-//                   [--read-root] [--ro PATH] [--rw PATH] [--ro-try PATH] [--rw-try PATH]
+//                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
+//                   [--rw-try PATH]
 //                   [--ro-fd N] [--rw-fd N] [--abi-cap N] [--report-ending] -- ARGV...
 //   cordon-landlock [--status-fd N] [--abi-cap N] --probe
 //
 // Order: parse (command_line.hpp); read the command's environment from --env-fd
-// (environment.hpp); query the ABI and build the ruleset (rules.hpp: the root read rules, then the
+// (environment.hpp); query the ABI and build the ruleset (rules.hpp: the root read rules less
+// every --deny-read path, then the
 // --ro grants, then the --rw grants; every path opened once without following symlinks, every
 // --*-fd used as given); raise the walls (sandbox/walls.hpp: a private IPC namespace unless
 // --private-ipc says the caller made one, every capability dropped, no_new_privs and

@@ -48,7 +48,8 @@ int build_ruleset(const reporter& report, int abi, const command_line& line) noe
     landlock::failure failure{};
     const int ruleset = landlock::create_ruleset(abi, &failure);
     if (ruleset < 0) fail_rule(report, failure);
-    if (line.read_root && landlock::add_root_read_rules(ruleset, abi, &failure) != 0) {
+    if (line.read_root && landlock::add_root_read_rules(ruleset, abi, line.denied,
+                                                        line.denied_count, &failure) != 0) {
         fail_rule(report, failure);
     }
     for (std::size_t i = 0; i < line.grant_count; ++i) {

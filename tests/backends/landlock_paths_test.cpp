@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "classify/classify.hpp"
+#include "real_backend.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/process.hpp"
@@ -65,6 +66,7 @@ protected:
                             (base_ / "out.txt").string() + "'"};
         request.mode = sandbox_mode::workspace_write;
         request.workspace_root = workspace_;
+        request.rules = test::rules_for(backend_choice::landlock);
         request.timeout = std::chrono::seconds(60);
         runtime::executor_options options;
         options.landlock_in_child = in_child;
@@ -134,8 +136,9 @@ TEST(ChildConfinement, TheRealRungOffersTheChildPathInBothModes) {
     for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(to_string(mode)));
         const std::vector<std::string> argv{"true"};
-        const confined_argv confined =
-            provider->confine(argv, {mode, workspace.path()}, workspace.path());
+        const confined_argv confined = provider->confine(
+            argv, {mode, workspace.path(), test::rules_for(backend_choice::landlock)},
+            workspace.path());
         ASSERT_TRUE(confined.in_child.has_value());
         EXPECT_EQ(confined.in_child->mode, mode);
         EXPECT_EQ(confined.in_child->abi, landlock::query_abi());

@@ -102,6 +102,7 @@ protected:
         request.argv = std::move(argv);
         request.mode = mode;
         request.workspace_root = workspace.value_or(tree_.workspace);
+        request.rules = test::rules_for(GetParam());
         request.workdir = std::move(workdir);
         request.timeout = generous;
         runtime::executor_options options;
@@ -170,11 +171,17 @@ TEST_P(RealRunnersTest, ReadOnlyStillReadsAndWritesDevNull) {
 
 TEST_P(RealRunnersTest, WorkspaceWriteLandsInsideAndRefusesBeside) {
     const fs::path inside = tree_.workspace / "sub" / "dir" / "in.txt";
-    // /tmp is writable too (bwrap's private one, or the host's under Landlock: removed again).
-    const std::string in_tmp = "/tmp/cordon-ww-" + unique_suffix();
+    // The run's private /tmp is writable too: bwrap's tmpfs, or under Landlock a directory of
+    // its own, which $TMPDIR names (and which is gone once the run is over).
+    const std::string in_tmp = "${TMPDIR:-/tmp}/cordon-ww-" + unique_suffix();
     auto ok = bash("mkdir -p sub/dir && echo inside > '" + inside.string() + "' && echo t > " +
-                       in_tmp + " && rm " + in_tmp,
+                       in_tmp + " && echo \"tmp=${TMPDIR:-/tmp}\"",
                    sandbox_mode::workspace_write);
+    if (kind_ == backend_kind::landlock) {
+        const std::string tmp = ok.stdout_output.text.substr(ok.stdout_output.text.find('=') + 1);
+        EXPECT_TRUE(tmp.starts_with("/tmp/cordon-tmp-")) << tmp;
+        EXPECT_FALSE(fs::exists(tmp.substr(0, tmp.size() - 1))) << "removed with the run";
+    }
     ASSERT_EQ(ok.outcome.exit_code, std::optional<int>(0)) << describe(ok);
     EXPECT_FALSE(ok.sandbox.denied);
     expect_facts(ok, sandbox_mode::workspace_write);
@@ -300,8 +307,8 @@ TEST_P(RealRunnersTest, CommandImitatingARunnerFailureIsAnOrdinaryResult) {
 TEST_P(RealRunnersTest, StatusChannelProvesTheCommandStarted) {
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(to_string(mode)));
-        confined_argv confined =
-            provider_->confine(strings{"true"}, {mode, tree_.workspace}, tree_.workspace);
+        confined_argv confined = provider_->confine(
+            strings{"true"}, {mode, tree_.workspace, test::rules_for(GetParam())}, tree_.workspace);
         ASSERT_TRUE(confined.status.has_value());
         runtime::process_spec spec;
         spec.argv = confined.argv;

@@ -63,7 +63,8 @@ TEST_F(RunInput, AStdinFileGivesTheCommandBytesNotTheFile) {
         for (const char* mode : {"read-only", "workspace-write"}) {
             SCOPED_TRACE(std::string(to_string(path)) + " " + mode);
             const cli_result result =
-                run({"--backend", backend, "--mode", mode, "--stdin-file", input.string(), "-c",
+                run({"--backend", backend, "--mode", mode, "--accept-partial", "--stdin-file",
+                     input.string(), "-c",
                      "test -p /dev/stdin && echo pipe; chmod 666 /proc/self/fd/0; "
                      "touch -d 2001-01-01 /proc/self/fd/0; cat"});
             EXPECT_EQ(result.out, "pipe\nsecret data\n") << result.err;

@@ -87,10 +87,11 @@ TEST(LivenessLockScenario, ALeftoverOfAKilledCordonCannotKeepItselfAliveWithItsL
 
     host_tree tree;
     const std::string marker = "cordon-hostile-squatter-" + unique_suffix();
-    spawned_process cordon({test::cordon_path().string(), "run", "--backend", "landlock", "--mode",
-                            "workspace-write", "--workspace", tree.workspace().string(), "--",
-                            child(), "lock-squat-bg", lock_directory().string(), "60000", marker},
-                           {});
+    spawned_process cordon(
+        {test::cordon_path().string(), "run", "--backend", "landlock", "--mode", "workspace-write",
+         "--accept-partial", "--workspace", tree.workspace().string(), "--", child(),
+         "lock-squat-bg", lock_directory().string(), "60000", marker},
+        {});
     ASSERT_TRUE(cordon.wait_for_output("STARTED"))
         << "stdout: " << cordon.out() << "\nstderr: " << cordon.err();
     // Let the squatter make its rounds over the lock directory.

@@ -230,13 +230,14 @@ TEST_P(LeavingTheRun, AForkBombStopsAtTheProcessLimit) {
 
 CORDON_HOSTILE_BOTH_MODES(LeavingTheRun);
 
-// The Landlock rung also makes the host's /tmp writable: a cgroup hierarchy mounted there would
-// let the command move itself out of its run's cgroup and outlive it, a procfs its sysctls, an
-// mqueue filesystem host IPC. Such a run is refused, as a workspace holding one is; bwrap's /tmp
-// is its own, so a bwrap run goes ahead.
+// With tmp = host a workspace-write run writes the host's /tmp: a cgroup hierarchy mounted there
+// would let the command move itself out of its run's cgroup and outlive it, a procfs its sysctls,
+// an mqueue filesystem host IPC. Such a run is refused on both rungs, as a workspace holding one
+// is; a private /tmp (bwrap's tmpfs, the Landlock rung's own directory) holds none of them, so the
+// default run goes ahead.
 class KernelStateUnderTmp : public BackendTest {};
 
-TEST_P(KernelStateUnderTmp, APseudoFilesystemUnderTheHostTmpRefusesTheLandlockRung) {
+TEST_P(KernelStateUnderTmp, APseudoFilesystemUnderTheHostTmpRefusesAHostTmpRun) {
     if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
     ASSERT_TRUE(in_private_mount_namespace());
     for (const std::string type : {"cgroup2", "proc", "mqueue"}) {
@@ -246,19 +247,18 @@ TEST_P(KernelStateUnderTmp, APseudoFilesystemUnderTheHostTmpRefusesTheLandlockRu
         ASSERT_EQ(::mount(type.c_str(), point.c_str(), type.c_str(), 0, nullptr), 0)
             << std::strerror(errno);
         const std::string token = "ran-" + unique_suffix();
-        const runtime::run_record record =
+        runtime::run_request host_tmp = request({"echo", token}, sandbox_mode::workspace_write);
+        host_tmp.rules.tmp = sandbox::tmp_policy::host;
+        const runtime::run_record record = run(std::move(host_tmp));
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+        EXPECT_THAT(record.outcome.message,
+                    ::testing::HasSubstr("holds the " + type + " filesystem at " + point.string()))
+            << describe(record);
+        EXPECT_THAT(record.stdout_output.text, ::testing::Not(::testing::HasSubstr(token)));
+        const runtime::run_record private_tmp =
             run(request({"echo", token}, sandbox_mode::workspace_write));
-        if (kind_ == backend_kind::landlock) {
-            EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
-            EXPECT_THAT(
-                record.outcome.message,
-                ::testing::HasSubstr("holds the " + type + " filesystem at " + point.string()))
-                << describe(record);
-            EXPECT_THAT(record.stdout_output.text, ::testing::Not(::testing::HasSubstr(token)));
-        } else {
-            EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
-            EXPECT_THAT(record.stdout_output.text, ::testing::HasSubstr(token));
-        }
+        EXPECT_EQ(private_tmp.outcome.exit_code, std::optional<int>(0)) << describe(private_tmp);
+        EXPECT_THAT(private_tmp.stdout_output.text, ::testing::HasSubstr(token));
         ::umount2(point.c_str(), MNT_DETACH);
         fs::remove(point);
     }

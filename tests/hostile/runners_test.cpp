@@ -63,10 +63,12 @@ class RunnerIntegrity : public BackendTest {
 protected:
     // Runs `echo token` under workspace-write in the workspace it is given: the token in stdout
     // proves that the run went ahead.
-    [[nodiscard]] auto echo_in(std::string token) {
-        return [this, token = std::move(token)](const fs::path& workspace) {
+    [[nodiscard]] auto echo_in(std::string token,
+                               sandbox::tmp_policy tmp = sandbox::tmp_policy::private_tmp) {
+        return [this, token = std::move(token), tmp](const fs::path& workspace) {
             runtime::run_request req = request({"echo", token}, sandbox_mode::workspace_write);
             req.workspace_root = workspace;
+            req.rules.tmp = tmp;
             return run(std::move(req));
         };
     }
@@ -196,14 +198,19 @@ TEST_P(RunnerIntegrity, AMountShowingARunnerInsideAWritableRootIsRefused) {
         EXPECT_THAT(itself.stdout_output.text, Not(HasSubstr(token)));
     }
     if (kind_ == backend_kind::landlock) {
-        // The Landlock rung also writes the host's /tmp: a bind there exposes as much.
+        // With tmp = host the Landlock rung also writes the host's /tmp: a bind there exposes
+        // as much. Its private /tmp is a directory of the run's own, which nothing is bound in.
         const fs::path in_tmp = "/tmp/cordon-hostile-bind-" + unique_suffix();
         fs::create_directories(in_tmp);
         {
             bind_mount bound(test::runner_dir(), in_tmp, false);
             ASSERT_TRUE(bound.ready(false)) << std::strerror(errno);
-            const runtime::run_record record = run_in(tree_.workspace());
+            const runtime::run_record record =
+                echo_in(token, sandbox::tmp_policy::host)(tree_.workspace());
             EXPECT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
+            const runtime::run_record private_tmp = run_in(tree_.workspace());
+            EXPECT_EQ(private_tmp.outcome.exit_code, std::optional<int>(0))
+                << describe(private_tmp);
         }
         fs::remove(in_tmp);
     }
@@ -640,7 +647,7 @@ TEST_P(LoaderVariablesCli, CordonRunEnvLdPreloadReachesOnlyTheCommand) {
     const fs::path marker = tree_.workspace() / "preload-marker";
     const cli_result outcome = run_cordon(
         {"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode", "workspace-write",
-         "--workspace", tree_.workspace().string(), "--env",
+         "--accept-partial", "--workspace", tree_.workspace().string(), "--env",
          "LD_PRELOAD=" + tools().preload().string(), "--env",
          "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--env",
          "ASAN_OPTIONS=" + std::string(preload_tolerant_asan), "--", child(), "exit", "0"});

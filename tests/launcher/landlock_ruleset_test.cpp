@@ -118,7 +118,8 @@ TEST_F(LandlockRulesetTest, BuildsDirectoryAndFileRules) {
     // A write grant on a file: directory-only rights must be masked.
     EXPECT_EQ(landlock::add_path_rule(fd, abi_, "/dev/null", write, false, &failure), 0);
     EXPECT_EQ(landlock::add_path_rule(fd, abi_, "/etc/hostname", read, false, &failure), 0);
-    EXPECT_EQ(landlock::add_root_read_rules(fd, abi_, &failure), 0) << std::strerror(failure.error);
+    EXPECT_EQ(landlock::add_root_read_rules(fd, abi_, nullptr, 0, &failure), 0)
+        << std::strerror(failure.error);
     ::close(fd);
 }
 
@@ -176,7 +177,7 @@ TEST_F(LandlockRulesetTest, RootRulesLeaveNoFdBehind) {
     const int fd = landlock::create_ruleset(abi_, &failure);
     ASSERT_GE(fd, 0);
     const int before = open_fd_count();
-    ASSERT_EQ(landlock::add_root_read_rules(fd, abi_, &failure), 0);
+    ASSERT_EQ(landlock::add_root_read_rules(fd, abi_, nullptr, 0, &failure), 0);
     EXPECT_EQ(open_fd_count(), before);
     ::close(fd);
 }

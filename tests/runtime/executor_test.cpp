@@ -680,8 +680,11 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     record.duration_ms = 3.9;
     record.stderr_output.text = "bash: line 1: /etc/x: Read-only file system\n";
     record.stderr_output.bytes = 45;
-    record.sandbox = {sandbox_mode::read_only, sandbox::enforcement::full, true,
-                      sandbox::backend_kind::bwrap};
+    record.sandbox.mode = sandbox_mode::read_only;
+    record.sandbox.enforcement = sandbox::enforcement::full;
+    record.sandbox.denied = true;
+    record.sandbox.backend = sandbox::backend_kind::bwrap;
+    record.sandbox.hidden_paths = {"/home/u/.ssh"};
     auto json = to_json(record);
 
     EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
@@ -691,7 +694,10 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
     EXPECT_EQ(keys_of(json["sandbox"]),
-              (std::set<std::string>{"mode", "enforcement", "denied", "backend"}));
+              (std::set<std::string>{"mode", "enforcement", "denied", "backend", "policy"}));
+    EXPECT_EQ(
+        keys_of(json["sandbox"]["policy"]),
+        (std::set<std::string>{"writableRoots", "tmp", "protected", "masked", "hidden", "gaps"}));
 
     const auto expected = nlohmann::json::parse(R"({
         "outcome": "exited", "exitCode": 1, "signal": null, "timedOut": false, "aborted": false, "timeoutMs": 120000,
@@ -699,7 +705,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
         "stdout": {"text": "", "truncated": false, "spillPath": null, "bytes": 0},
         "stderr": {"text": "bash: line 1: /etc/x: Read-only file system\n", "truncated": false,
                    "spillPath": null, "bytes": 45},
-        "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap"},
+        "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap",
+                    "policy": {"writableRoots": [], "tmp": null, "protected": [], "masked": [],
+                               "hidden": ["/home/u/.ssh"], "gaps": []}},
         "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
                    "memoryLimitHit": false}
     })");

@@ -54,11 +54,37 @@ TEST(LauncherArguments, ReadOnlyOutsideBwrap) {
     EXPECT_EQ(launcher_arguments(sandbox_mode::read_only, false, true), launcher_read_only);
 }
 
-TEST(LauncherArguments, WorkspaceWriteAddsTmpAndTheWorkspaceDescriptor) {
+TEST(LauncherArguments, WorkspaceWriteAddsTheWorkspaceDescriptorAndTmpOnlyWhenHost) {
     strings expected = launcher_read_only;
     expected.erase(std::find(expected.begin(), expected.end(), "--deny-metadata"));
-    expected.insert(expected.end(), {"--rw", "/tmp", "--rw-fd", "5"});
+    expected.insert(expected.end(), {"--rw-fd", "5"});
+    // The default private /tmp is a directory of the run's own, granted by descriptor.
     EXPECT_EQ(launcher_arguments(sandbox_mode::workspace_write, false, true), expected);
+    launcher_paths paths;
+    paths.tmp = tmp_policy::private_tmp;
+    paths.writable = 2;
+    strings with_private = expected;
+    with_private.insert(with_private.end(), {"--rw-fd", "8", "--rw-fd", "9"});
+    EXPECT_EQ(launcher_arguments(sandbox_mode::workspace_write, false, true, paths), with_private);
+    paths.tmp = tmp_policy::host;
+    paths.writable = 0;
+    strings host = expected;
+    host.insert(host.end() - 2, {"--rw", "/tmp"});
+    EXPECT_EQ(launcher_arguments(sandbox_mode::workspace_write, false, true, paths), host);
+    paths.tmp = tmp_policy::none;
+    EXPECT_EQ(launcher_arguments(sandbox_mode::workspace_write, false, true, paths), expected);
+}
+
+TEST(LauncherArguments, DeniedReadsAndTheirExceptionsReachTheLauncher) {
+    launcher_paths paths;
+    paths.deny_read = {"/home/u/.ssh", "/home/u/.netrc"};
+    paths.allow_read = {"/home/u/.ssh/known_hosts"};
+    const strings args = launcher_arguments(sandbox_mode::read_only, false, true, paths);
+    const auto read_root = std::find(args.begin(), args.end(), "--read-root");
+    ASSERT_NE(read_root, args.end());
+    EXPECT_EQ((strings(read_root + 1, read_root + 7)),
+              (strings{"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc", "--ro-try",
+                       "/home/u/.ssh/known_hosts"}));
 }
 
 TEST(LauncherArguments, InsideBwrapTheIpcNamespaceAndPrivateDevNodesAreBwraps) {

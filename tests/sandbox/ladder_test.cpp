@@ -173,8 +173,12 @@ protected:
     }
 
     // The workspace sits beside the runners, not around them (see RunnerInsideTheWorkspace...).
+    // No protected names: the Landlock rung refuses them (protected_names_test.cpp), and these
+    // tests are about the ladder.
     [[nodiscard]] sandbox_policy policy(sandbox_mode mode) const {
-        return {mode, dir_.path() / "ws"};
+        sandbox_policy out{mode, dir_.path() / "ws"};
+        out.rules.protect.clear();
+        return out;
     }
 
     [[nodiscard]] confined_argv confine(local_provider& provider, sandbox_mode mode) const {
@@ -725,10 +729,14 @@ TEST_F(LadderTest, FailingBwrapFallsThroughToTheLauncher) {
     EXPECT_EQ(confine(provider, sandbox_mode::read_only).level, enforcement::full);
     ASSERT_TRUE(out.status.has_value());
     EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied"));
-    ASSERT_EQ(out.fds.size(), 1u) << "the workspace, by descriptor";
+    ASSERT_EQ(out.fds.size(), 2u) << "the workspace and the run's private /tmp, by descriptor";
     EXPECT_EQ(out.fds[0].child_fd, workspace_fd);
     ASSERT_TRUE(out.fds[0].fd);
     EXPECT_TRUE(*out.fds[0].fd);
+    EXPECT_EQ(out.fds[1].child_fd, writable_fd);
+    ASSERT_FALSE(out.tmpdir.empty());
+    EXPECT_TRUE(fs::is_directory(out.tmpdir));
+    EXPECT_TRUE(out.tmpdir.starts_with("/tmp/cordon-tmp-")) << out.tmpdir;
 
     // launcher --probe, bwrap RO (failed, stop), launcher RO, launcher WW.
     const auto calls = runner.calls();
@@ -1261,23 +1269,28 @@ TEST_F(LadderTest, ConcurrentConfinesOnAFreshProviderProbeExactlyOnce) {
 
 // ---- what a workspace-write run may not be able to write ------------------------------------
 
-// The Landlock launcher's workspace-write profile writes the host's /tmp, so a runner under /tmp
-// is refused there, whichever rung was selected: the next process would load it from disk.
-// bwrap's /tmp is private and does not count for a bwrap run.
-TEST_F(LadderTest, ARunnerUnderTmpFailsClosedForLandlockWorkspaceWrite) {
+// With tmp = host a workspace-write profile writes the host's /tmp, so a runner under /tmp is
+// refused, whichever rung was selected: the next process would load it from disk. A private /tmp
+// (bwrap's tmpfs, the Landlock rung's own directory) and no /tmp do not expose it.
+TEST_F(LadderTest, ARunnerUnderTmpFailsClosedWhenTheHostsTmpIsWritable) {
     cordon::test::temp_dir under_tmp("/tmp", "cordon-ladder-runner-");
     for (auto choice : {backend_choice::bwrap, backend_choice::landlock}) {
-        scripted_runner runner(all_usable);
-        auto opts = options(runner, choice);
-        opts.launcher_path = under_tmp / "cordon-landlock";
-        make_executable(opts.launcher_path);
-        local_provider provider(opts);
-        EXPECT_NO_THROW((void)confine(provider, sandbox_mode::read_only));
-        if (choice == backend_choice::landlock) {
-            EXPECT_THROW((void)confine(provider, sandbox_mode::workspace_write),
-                         sandbox_unavailable_error);
-        } else {
-            EXPECT_NO_THROW((void)confine(provider, sandbox_mode::workspace_write));
+        for (auto tmp : {tmp_policy::private_tmp, tmp_policy::host, tmp_policy::none}) {
+            SCOPED_TRACE(std::string(to_string(choice)) + " tmp " + std::string(to_string(tmp)));
+            scripted_runner runner(all_usable);
+            auto opts = options(runner, choice);
+            opts.launcher_path = under_tmp / "cordon-landlock";
+            make_executable(opts.launcher_path);
+            local_provider provider(opts);
+            EXPECT_NO_THROW((void)confine(provider, sandbox_mode::read_only));
+            sandbox_policy ww = policy(sandbox_mode::workspace_write);
+            ww.rules.tmp = tmp;
+            if (tmp == tmp_policy::host) {
+                EXPECT_THROW((void)provider.confine(command_, ww, ww.workspace_root),
+                             sandbox_unavailable_error);
+            } else {
+                EXPECT_NO_THROW((void)provider.confine(command_, ww, ww.workspace_root));
+            }
         }
     }
 }

@@ -1,0 +1,122 @@
+#include "cli/path_options.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace cordon::cli {
+
+namespace fs = std::filesystem;
+
+void add_path_options(CLI::App& sub, path_flags& flags) {
+    const std::string group = "Policy beyond the mode (docs/sandbox.md)";
+    sub.add_option("--writable-root", flags.writable_roots,
+                   "Another directory workspace-write commands may write (repeatable)")
+        ->group(group);
+    sub.add_option("--read-only-path", flags.read_only,
+                   "A path beneath a writable root that stays read-only (repeatable)")
+        ->group(group);
+    sub.add_option("--deny-read", flags.deny_read,
+                   "A path no confined command may read, beside the credential stores "
+                   "(repeatable)")
+        ->group(group);
+    sub.add_option("--allow-read", flags.allow_read,
+                   "A denied path (e.g. ~/.ssh) confined commands may read after all; / lets "
+                   "every one through (repeatable)")
+        ->group(group);
+    sub.add_option("--protect", flags.protect,
+                   "A name kept read-only in every writable root, beside the defaults "
+                   "(repeatable)")
+        ->group(group);
+    sub.add_option("--unprotect", flags.unprotect,
+                   "A protected name to leave writable; all: every one (repeatable)")
+        ->group(group);
+    sub.add_option("--tmp", flags.tmp, "/tmp for workspace-write: private (default), host or none")
+        ->group(group);
+    sub.add_flag("--accept-partial", flags.accept_partial,
+                 "Run where the backend cannot enforce part of the policy (the Landlock rung "
+                 "cannot keep protected names); the record says which part")
+        ->group(group);
+}
+
+namespace {
+
+// `raw` made absolute against the current directory and resolved; the error when it is empty.
+std::variant<fs::path, std::string> absolute_of(std::string_view option, const std::string& raw) {
+    if (raw.empty()) return std::string(option) + " needs a path";
+    return sandbox::canonical_path(raw);
+}
+
+}  // namespace
+
+std::variant<sandbox::path_rules, std::string> path_rules_of(const path_flags& flags,
+                                                             sandbox::path_rules base) {
+    sandbox::path_rules out = std::move(base);
+    for (const std::string& raw : flags.writable_roots) {
+        auto path = absolute_of("--writable-root", raw);
+        if (auto* error = std::get_if<std::string>(&path)) return *error;
+        const fs::path& root = std::get<fs::path>(path);
+        std::error_code ec;
+        if (!fs::is_directory(root, ec)) {
+            return "--writable-root " + raw + " is not a directory";
+        }
+        const fs::path spelled = fs::absolute(raw, ec).lexically_normal();
+        if (spelled != root && spelled != root / "") {
+            return "--writable-root " + raw + " is not the directory's own path (it resolves to " +
+                   root.string() + "); give the real path";
+        }
+        if (root == "/") return "--writable-root / would make the whole host writable";
+        if (std::find(out.writable_roots.begin(), out.writable_roots.end(), root) ==
+            out.writable_roots.end()) {
+            out.writable_roots.push_back(root);
+        }
+    }
+    for (const std::string& raw : flags.read_only) {
+        auto path = absolute_of("--read-only-path", raw);
+        if (auto* error = std::get_if<std::string>(&path)) return *error;
+        std::error_code ec;
+        if (!fs::exists(std::get<fs::path>(path), ec)) {
+            return "--read-only-path " + raw + " does not exist";
+        }
+        out.read_only.push_back(std::get<fs::path>(path));
+    }
+    for (const std::string& raw : flags.deny_read) {
+        auto path = absolute_of("--deny-read", raw);
+        if (auto* error = std::get_if<std::string>(&path)) return *error;
+        out.deny_read.push_back(std::get<fs::path>(path));
+    }
+    for (const std::string& raw : flags.allow_read) {
+        auto path = absolute_of("--allow-read", raw);
+        if (auto* error = std::get_if<std::string>(&path)) return *error;
+        out.allow_read.push_back(std::get<fs::path>(path));
+    }
+    for (const std::string& name : flags.protect) {
+        if (auto bad = sandbox::bad_protected_name(name)) return "--protect: " + *bad;
+        if (std::find(out.protect.begin(), out.protect.end(), name) == out.protect.end()) {
+            out.protect.push_back(name);
+        }
+    }
+    for (const std::string& name : flags.unprotect) {
+        if (name == "all") {
+            out.protect.clear();
+            continue;
+        }
+        if (auto bad = sandbox::bad_protected_name(name)) return "--unprotect: " + *bad;
+        const auto found = std::find(out.protect.begin(), out.protect.end(), name);
+        if (found == out.protect.end()) {
+            return "--unprotect " + name +
+                   " is not a protected name (cordon config show lists "
+                   "them; all leaves every one writable)";
+        }
+        out.protect.erase(found);
+    }
+    if (!flags.tmp.empty()) {
+        auto tmp = sandbox::parse_tmp_policy(flags.tmp);
+        if (!tmp) return "invalid --tmp \"" + flags.tmp + "\" (private, host or none)";
+        out.tmp = *tmp;
+    }
+    if (flags.accept_partial) out.accept_partial = true;
+    return out;
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,38 @@
+// The options of `cordon run` and `cordon mcp` that shape a policy beyond its mode
+// (sandbox/policy.hpp): --writable-root, --read-only-path, --deny-read, --allow-read, --protect,
+// --unprotect, --tmp and --accept-partial. Parsed as given, then turned into path_rules before
+// anything runs; a bad value is a usage error (one line, exit 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "sandbox/policy.hpp"
+
+namespace cordon::cli {
+
+struct path_flags {
+    std::vector<std::string> writable_roots;  // --writable-root DIR
+    std::vector<std::string> read_only;       // --read-only-path PATH
+    std::vector<std::string> deny_read;       // --deny-read PATH
+    std::vector<std::string> allow_read;      // --allow-read PATH ("/": no denied reads)
+    std::vector<std::string> protect;         // --protect NAME
+    std::vector<std::string> unprotect;       // --unprotect NAME ("all": no protected names)
+    std::string tmp;                          // --tmp private|host|none ("" not given)
+    bool accept_partial = false;              // --accept-partial
+};
+
+// Registers the options on `sub`; `flags` must outlive the parse.
+void add_path_options(CLI::App& sub, path_flags& flags);
+
+// The rules the flags ask for, on top of the defaults (or of `base`, a configuration's), with
+// every path made absolute against the current directory; the usage error otherwise.
+[[nodiscard]] std::variant<sandbox::path_rules, std::string> path_rules_of(
+    const path_flags& flags, sandbox::path_rules base = {});
+
+}  // namespace cordon::cli
