@@ -10,10 +10,12 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
+#include "cli/path_options.hpp"
 #include "cli/run_options.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/limits.hpp"
@@ -36,7 +38,69 @@ struct show_options {
     std::optional<std::uint64_t> max_memory;
     std::optional<policy::approval_policy> approval;
     std::optional<std::chrono::milliseconds> approval_timeout;
+    path_flags paths;
 };
+
+// One entry of a list setting (protect, deny_read, ...).
+struct shown_entry {
+    std::string value;
+    origin from;
+};
+struct shown_list {
+    std::string_view key;
+    std::vector<shown_entry> entries;
+};
+
+// The origin of `key` in `rules` (none: a default).
+origin origin_of(const configured_rules& rules, const std::string& key) {
+    const auto found = rules.origins.find(key);
+    return found == rules.origins.end() ? origin{} : found->second;
+}
+
+template <typename List>
+shown_list list_of(std::string_view key, const List& list, const configured_rules& rules) {
+    shown_list out{key, {}};
+    for (const auto& each : list) {
+        std::string text;
+        if constexpr (std::is_same_v<typename List::value_type, std::string>) {
+            text = each;
+        } else {
+            text = each.string();
+        }
+        out.entries.push_back({text, origin_of(rules, std::string(key) + " " + text)});
+    }
+    return out;
+}
+
+void describe(const origin& from, nlohmann::json& into) {
+    switch (from.from) {
+        case origin::kind::flag:
+            into["source"] = "flag";
+            break;
+        case origin::kind::profile:
+            into["source"] = "profile";
+            into["profile"] = from.profile;
+            into["file"] = from.file.string();
+            break;
+        case origin::kind::file:
+            into["source"] = "file";
+            into["file"] = from.file.string();
+            break;
+        case origin::kind::built_in:
+            into["source"] = "default";
+            break;
+    }
+}
+
+// "TEXT" as TOML writes a basic string.
+std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
 
 // One setting: its key, its value as a configuration file would spell it, where it came from.
 struct shown {
@@ -64,7 +128,7 @@ int show(const show_options& given) {
     const runtime::executor_options defaults;
     const auto name = [](auto value) { return std::string(to_string(value)); };
     const auto size = [](std::uint64_t bytes) { return size_text(bytes, true); };
-    const std::vector<shown> settings{
+    std::vector<shown> settings{
         pick("mode", given.mode, values.mode, sandbox::sandbox_mode::read_only, name),
         pick("backend", given.backend, values.backend, sandbox::backend_choice::automatic, name),
         pick("timeout", given.timeout, values.timeout, defaults.default_timeout, duration_text),
@@ -77,6 +141,23 @@ int show(const show_options& given) {
         pick("approval", given.approval, values.approval, policy::approval_policy::ask, name),
         pick("approval_timeout", given.approval_timeout, values.approval_timeout,
              std::chrono::milliseconds(default_approval_timeout), duration_text),
+    };
+
+    auto with_flags = rules_with_flags(config.rules, given.paths);
+    if (auto* message = std::get_if<std::string>(&with_flags)) {
+        return usage_error(show_command_name, *message);
+    }
+    const configured_rules& rules = std::get<configured_rules>(with_flags);
+    settings.push_back(
+        {"tmp", std::string(sandbox::to_string(rules.rules.tmp)), origin_of(rules, "tmp")});
+    settings.push_back({"accept_partial", rules.rules.accept_partial ? "true" : "false",
+                        origin_of(rules, "accept_partial")});
+    const std::vector<shown_list> lists{
+        list_of("writable_roots", rules.rules.writable_roots, rules),
+        list_of("read_only", rules.rules.read_only, rules),
+        list_of("protect", rules.rules.protect, rules),
+        list_of("deny_read", rules.rules.deny_read, rules),
+        list_of("allow_read", rules.rules.allow_read, rules),
     };
 
     if (given.json) {
@@ -92,25 +173,20 @@ int show(const show_options& given) {
                                                                  : nlohmann::json(config.profile)},
                               {"settings", nlohmann::json::object()}};
         for (const shown& setting : settings) {
-            nlohmann::json from = {{"value", setting.value}};
-            switch (setting.from.from) {
-                case origin::kind::flag:
-                    from["source"] = "flag";
-                    break;
-                case origin::kind::profile:
-                    from["source"] = "profile";
-                    from["profile"] = setting.from.profile;
-                    from["file"] = setting.from.file.string();
-                    break;
-                case origin::kind::file:
-                    from["source"] = "file";
-                    from["file"] = setting.from.file.string();
-                    break;
-                case origin::kind::built_in:
-                    from["source"] = "default";
-                    break;
-            }
+            nlohmann::json from = {{"value", setting.key == "accept_partial"
+                                                 ? nlohmann::json(setting.value == "true")
+                                                 : nlohmann::json(setting.value)}};
+            describe(setting.from, from);
             out["settings"][std::string(setting.key)] = std::move(from);
+        }
+        for (const shown_list& list : lists) {
+            nlohmann::json entries = nlohmann::json::array();
+            for (const shown_entry& entry : list.entries) {
+                nlohmann::json one = {{"value", entry.value}};
+                describe(entry.from, one);
+                entries.push_back(std::move(one));
+            }
+            out["settings"][std::string(list.key)] = std::move(entries);
         }
         std::cout << runtime::dump(out) << '\n';
         return 0;
@@ -128,9 +204,28 @@ int show(const show_options& given) {
         widest = std::max(widest, setting.key.size() + setting.value.size());
     }
     for (const shown& setting : settings) {
-        std::string line = std::string(setting.key) + " = \"" + setting.value + "\"";
-        line.append(widest + 6 - line.size(), ' ');
+        std::string line =
+            std::string(setting.key) + " = " +
+            (setting.key == "accept_partial" ? setting.value : quoted(setting.value));
+        line.append(widest + 6 - std::min(widest + 5, line.size()), ' ');
         text += line + "# " + setting.from.text() + "\n";
+    }
+    for (const shown_list& list : lists) {
+        if (list.entries.empty()) {
+            text += std::string(list.key) + " = []\n";
+            continue;
+        }
+        text += std::string(list.key) + " = [\n";
+        std::size_t longest = 0;
+        for (const shown_entry& entry : list.entries) {
+            longest = std::max(longest, quoted(entry.value).size());
+        }
+        for (const shown_entry& entry : list.entries) {
+            std::string line = "  " + quoted(entry.value) + ",";
+            line.append(longest + 5 - std::min(longest + 4, line.size()), ' ');
+            text += line + "# " + entry.from.text() + "\n";
+        }
+        text += "]\n";
     }
     std::cout << text;
     return 0;
@@ -177,6 +272,7 @@ std::function<int()> add_config_command(CLI::App& app) {
         ->type_name("TEXT");
     add_duration_option(*sub, "--approval-timeout", options->approval_timeout, "As for cordon run",
                         rule(invalid("--approval-timeout")));
+    add_path_options(*sub, options->paths);
     return [options] { return show(*options); };
 }
 

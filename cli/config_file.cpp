@@ -6,6 +6,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -100,6 +101,53 @@ std::variant<std::uint64_t, std::string> through(const key_context& key,
     return std::stoull(text);
 }
 
+// An array of strings.
+std::variant<std::vector<std::string>, std::string> strings(const key_context& key) {
+    const auto* array = key.node.as_array();
+    if (array == nullptr) {
+        return key.fail("expected an array of strings, not " + std::string(type_name(key.node)));
+    }
+    std::vector<std::string> out;
+    for (const toml::node& item : *array) {
+        const auto* text = item.as_string();
+        if (text == nullptr) {
+            return key.fail("expected an array of strings, not one holding " +
+                            std::string(type_name(item)));
+        }
+        out.push_back(text->get());
+    }
+    return out;
+}
+
+// An array of absolute paths; "~/" (or "~") stands for the invoking user's home, so that one
+// file in /etc can name every user's own files.
+std::variant<std::vector<std::string>, std::string> paths(const key_context& key) {
+    auto list = strings(key);
+    if (auto* error = std::get_if<std::string>(&list)) return *error;
+    for (std::string& each : std::get<0>(list)) {
+        if (each == "~" || each.starts_with("~/")) {
+            each = (sandbox::invoking_home() / each.substr(std::min<std::size_t>(each.size(), 2)))
+                       .lexically_normal()
+                       .string();
+        } else if (each.empty() || each.front() != '/') {
+            return key.fail("\"" + each + "\" is not an absolute path (nor one under ~/)");
+        }
+    }
+    return list;
+}
+
+// An array of protected names (sandbox::bad_protected_name); `all` may be one of them.
+std::variant<std::vector<std::string>, std::string> names(const key_context& key,
+                                                          bool all_allowed) {
+    auto list = strings(key);
+    if (auto* error = std::get_if<std::string>(&list)) return *error;
+    for (const std::string& each : std::get<0>(list)) {
+        if (all_allowed && each == "all") continue;
+        if (auto bad = sandbox::bad_protected_name(each)) return key.fail(*bad);
+    }
+    return list;
+}
+
 value_rule config_rule() {
     return value_rule{"", [](const std::string&) { return std::string(); }, false};
 }
@@ -149,6 +197,38 @@ std::optional<std::string> apply_key(const key_context& key, config_values& out)
                            size_value(config_rule(), least_memory,
                                       std::numeric_limits<std::uint64_t>::max(), true),
                            "a size of at least 4M such as \"512M\", or \"unlimited\""));
+    }
+    const auto list = [](std::vector<std::string>& slot,
+                         std::variant<std::vector<std::string>, std::string> parsed)
+        -> std::optional<std::string> {
+        if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+        slot = std::get<0>(std::move(parsed));
+        return std::nullopt;
+    };
+    if (name == "writable_roots") return list(out.paths.writable_roots, paths(key));
+    if (name == "read_only") return list(out.paths.read_only, paths(key));
+    if (name == "deny_read") return list(out.paths.deny_read, paths(key));
+    if (name == "allow_read") return list(out.paths.allow_read, paths(key));
+    if (name == "protect") return list(out.paths.protect, names(key, false));
+    if (name == "unprotect") return list(out.paths.unprotect, names(key, true));
+    if (name == "tmp") {
+        const auto* text = key.node.as_string();
+        if (text == nullptr) {
+            return key.fail("expected a string, not " + std::string(type_name(key.node)));
+        }
+        if (!sandbox::parse_tmp_policy(text->get())) {
+            return key.fail("invalid tmp \"" + text->get() + "\" (private, host or none)");
+        }
+        out.paths.tmp = text->get();
+        return std::nullopt;
+    }
+    if (name == "accept_partial") {
+        const auto* flag = key.node.as_boolean();
+        if (flag == nullptr) {
+            return key.fail("expected true or false, not " + std::string(type_name(key.node)));
+        }
+        out.accept_partial = flag->get();
+        return std::nullopt;
     }
     std::string known;
     for (std::string_view each : config_keys()) {
@@ -240,7 +320,78 @@ std::variant<std::string, std::string> read_checked(const fs::path& file) {
     return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(text));
 }
 
+// The key a path option's message names, for a message about a file's layer.
+std::string keyed(std::string message) {
+    static const std::pair<std::string_view, std::string_view> keys[] = {
+        {"--writable-root", "writable_roots"},
+        {"--read-only-path", "read_only"},
+        {"--deny-read", "deny_read"},
+        {"--allow-read", "allow_read"},
+        {"--protect", "protect"},
+        {"--unprotect", "unprotect"},
+        {"--tmp", "tmp"}};
+    for (const auto& [flag, key] : keys) {
+        if (const auto at = message.find(flag); at != std::string::npos) {
+            message.replace(at, flag.size(), key);
+            break;
+        }
+    }
+    return message;
+}
+
+// Applies one layer's path settings on top of `into`, noting where each new entry came from
+// (entries without a note are the defaults').
+std::optional<std::string> apply_rules(configured_rules& into, const path_flags& paths,
+                                       std::optional<bool> accept_partial, const origin& from) {
+    auto applied = path_rules_of(paths, into.rules);
+    if (auto* error = std::get_if<std::string>(&applied)) {
+        return from.from == origin::kind::flag ? *error : from.text() + ": " + keyed(*error);
+    }
+    const sandbox::path_rules before = into.rules;
+    into.rules = std::get<sandbox::path_rules>(std::move(applied));
+    if (accept_partial) into.rules.accept_partial = *accept_partial;
+    std::map<std::string, origin> origins;
+    const auto note = [&](const std::string& key, bool was_there) {
+        if (const auto found = into.origins.find(key); found != into.origins.end()) {
+            origins[key] = found->second;
+        } else if (!was_there) {
+            origins[key] = from;
+        }
+    };
+    const auto had = [](const auto& list, const auto& item) {
+        return std::find(list.begin(), list.end(), item) != list.end();
+    };
+    for (const auto& each : into.rules.writable_roots)
+        note("writable_roots " + each.string(), had(before.writable_roots, each));
+    for (const auto& each : into.rules.read_only)
+        note("read_only " + each.string(), had(before.read_only, each));
+    for (const auto& each : into.rules.deny_read)
+        note("deny_read " + each.string(), had(before.deny_read, each));
+    for (const auto& each : into.rules.allow_read)
+        note("allow_read " + each.string(), had(before.allow_read, each));
+    for (const auto& each : into.rules.protect)
+        note("protect " + each, had(before.protect, each));
+    for (const std::string key : {"tmp", "accept_partial"}) {
+        if (const auto found = into.origins.find(key); found != into.origins.end()) {
+            origins[key] = found->second;
+        }
+    }
+    if (!paths.tmp.empty()) origins["tmp"] = from;
+    if (accept_partial || paths.accept_partial) origins["accept_partial"] = from;
+    into.origins = std::move(origins);
+    return std::nullopt;
+}
+
 }  // namespace
+
+std::variant<configured_rules, std::string> rules_with_flags(const configured_rules& configured,
+                                                             const path_flags& flags) {
+    configured_rules out = configured;
+    if (auto error = apply_rules(out, flags, std::nullopt, {origin::kind::flag, {}, {}})) {
+        return *error;
+    }
+    return out;
+}
 
 std::string origin::text() const {
     switch (from) {
@@ -257,9 +408,11 @@ std::string origin::text() const {
 }
 
 const std::vector<std::string_view>& config_keys() {
-    static const std::vector<std::string_view> keys{"mode",       "backend",         "timeout",
-                                                    "max_output", "max_processes",   "max_memory",
-                                                    "approval",   "approval_timeout"};
+    static const std::vector<std::string_view> keys{
+        "mode",           "backend",    "timeout",   "max_output",
+        "max_processes",  "max_memory", "approval",  "approval_timeout",
+        "writable_roots", "read_only",  "deny_read", "allow_read",
+        "protect",        "unprotect",  "tmp",       "accept_partial"};
     return keys;
 }
 
@@ -293,7 +446,9 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
     out.looked_in = config_candidates();
     // Each file's profiles, in file order: a later file's profile overrides an earlier one's per
     // key, and every profile ranks above every file's top level.
-    std::map<std::string, std::vector<config_values>> profiles;
+    std::map<std::string, std::vector<std::pair<config_values, origin>>> profiles;
+    // Every file's top level, in file order, then the selected profile's tables.
+    std::vector<std::pair<config_values, origin>> layers;
     for (const fs::path& candidate : out.looked_in) {
         std::error_code ec;
         const fs::path file = fs::canonical(candidate, ec);
@@ -312,9 +467,11 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
                    std::string(error.description());
         }
         out.files.push_back(file);
-        if (auto error = apply_table(file, table, "", {origin::kind::file, file, ""}, out.values)) {
+        config_values top;
+        if (auto error = apply_table(file, table, "", {origin::kind::file, file, ""}, top)) {
             return *error;
         }
+        layers.emplace_back(std::move(top), origin{origin::kind::file, file, ""});
         const toml::node* named = table.get("profile");
         if (named == nullptr) continue;
         const toml::table* all = named->as_table();
@@ -332,7 +489,7 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
             config_values values;
             const origin from{origin::kind::profile, file, std::string(name.str())};
             if (auto error = apply_table(file, *one, key + ".", from, values)) return *error;
-            profiles[std::string(name.str())].push_back(std::move(values));
+            profiles[std::string(name.str())].emplace_back(std::move(values), from);
         }
     }
     if (!profile.empty()) {
@@ -346,18 +503,22 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
                    (where.empty() ? "no configuration file exists"
                                   : "no [profile." + profile + "] in " + where);
         }
-        for (const config_values& values : found->second) {
-            overlay(out.values, values);
+        layers.insert(layers.end(), found->second.begin(), found->second.end());
+    }
+    for (const auto& [values, from] : layers) {
+        overlay(out.values, values);
+        if (auto error = apply_rules(out.rules, values.paths, values.accept_partial, from)) {
+            return *error;
         }
     }
     return out;
 }
 
-std::optional<std::string> config_refusal(const loaded_config& config, const fs::path& workspace,
-                                          sandbox::sandbox_mode mode,
+std::optional<std::string> config_refusal(const loaded_config& config,
+                                          const sandbox::sandbox_policy& policy,
                                           std::vector<fs::path>& protected_paths) {
     for (const fs::path& file : config.files) {
-        for (const auto& root : sandbox::writable_roots({mode, workspace})) {
+        for (const auto& root : sandbox::writable_roots(policy)) {
             if (sandbox::is_within(file, root)) {
                 return "the configuration file " + file.string() + " lies in " + root.string() +
                        ", which workspace-write commands may write; keep it elsewhere";

@@ -19,15 +19,18 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "cli/path_options.hpp"
 #include "policy/session_log.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/mode.hpp"
+#include "sandbox/policy.hpp"
 
 namespace cordon::cli {
 
@@ -48,8 +51,9 @@ struct sourced {
     origin from;
 };
 
-// The values the configuration sets; empty where no layer of it did. Durations in milliseconds,
-// sizes in bytes; 0 is "unlimited" for max_processes and max_memory, as for the flags.
+// The values one layer of the configuration sets (a file's top level, or a profile in one file),
+// or, merged, all of them; empty where none did. Durations in milliseconds, sizes in bytes; 0 is
+// "unlimited" for max_processes and max_memory, as for the flags.
 struct config_values {
     std::optional<sourced<sandbox::sandbox_mode>> mode;
     std::optional<sourced<sandbox::backend_choice>> backend;
@@ -59,6 +63,17 @@ struct config_values {
     std::optional<sourced<std::uint64_t>> max_memory;
     std::optional<sourced<policy::approval_policy>> approval;
     std::optional<sourced<std::chrono::milliseconds>> approval_timeout;
+    // The policy beyond the mode, as the flags spell it (paths absolute, "~/" expanded): each
+    // layer's lists extend the layers below, its unprotect and allow_read take away from them.
+    path_flags paths;
+    std::optional<bool> accept_partial;  // a later layer may turn it off again
+};
+
+// The policy beyond the mode a set of layers makes, on top of the defaults, with where each list
+// entry and value came from ("protect .envrc", "deny_read /root/.ssh", "tmp", "accept_partial").
+struct configured_rules {
+    sandbox::path_rules rules;
+    std::map<std::string, origin> origins;
 };
 
 // The keys a file or a profile may hold, in the order `cordon config show` lists them.
@@ -68,8 +83,13 @@ struct loaded_config {
     std::vector<std::filesystem::path> looked_in;  // every candidate file, in order
     std::vector<std::filesystem::path> files;      // those that exist, canonical, in order
     std::string profile;                           // "" without --profile
-    config_values values;
+    config_values values;                          // the scalars, merged (values.paths is unused)
+    configured_rules rules;
 };
+
+// The rules `flags` (the command line) ask for on top of the configuration's, with their origins.
+[[nodiscard]] std::variant<configured_rules, std::string> rules_with_flags(
+    const configured_rules& configured, const path_flags& flags);
 
 // The candidate files, in order (CORDON_CONFIG_DIRS, else /etc and the user's).
 [[nodiscard]] std::vector<std::filesystem::path> config_candidates();
@@ -82,7 +102,7 @@ struct loaded_config {
 // workspace-write command could rewrite one of its files), or nullopt. Its files are added to
 // `protected_paths` either way, so that no run under a wider mode can write them.
 [[nodiscard]] std::optional<std::string> config_refusal(
-    const loaded_config& config, const std::filesystem::path& workspace, sandbox::sandbox_mode mode,
+    const loaded_config& config, const sandbox::sandbox_policy& policy,
     std::vector<std::filesystem::path>& protected_paths);
 
 // "120s", "500ms", "5m", "1h": the shortest exact form.

@@ -60,7 +60,7 @@ int run_mcp_command(mcp_options& given) {
         return usage_error(mcp_command_name, *message);
     }
     options.workspace = std::get<policy::deployment>(where).workspace_root;
-    auto rules = path_rules_of(given.paths);
+    auto rules = path_rules_of(given.paths, config.rules.rules);
     if (auto* message = std::get_if<std::string>(&rules)) {
         return usage_error(mcp_command_name, *message);
     }
@@ -88,7 +88,7 @@ int run_mcp_command(mcp_options& given) {
     }
     // No run may write the configuration: whoever can write it sets every later server's
     // defaults.
-    if (auto refused = config_refusal(config, options.workspace, mode,
+    if (auto refused = config_refusal(config, {mode, options.workspace, options.rules},
                                       options.jobs.executor.protected_paths)) {
         return usage_error(mcp_command_name, *refused);
     }

@@ -50,6 +50,7 @@ int run_run_command(run_options& options) {
     if (!options.max_memory && config.values.max_memory) {
         options.max_memory = config.values.max_memory->value;
     }
+    options.configured_rules = config.rules.rules;
     auto checked = validate(options);
     if (auto* message = std::get_if<std::string>(&checked)) {
         return usage_error(run_command_name, *message);
@@ -72,8 +73,9 @@ int run_run_command(run_options& options) {
         executor_options.protected_paths.push_back(sandbox::canonical_path(stand.log->path()));
     }
     // Nor the configuration: whoever can write it sets the defaults of every later run.
-    if (auto refused = config_refusal(config, stand.policy.workspace_root, stand.policy.mode,
-                                      executor_options.protected_paths)) {
+    if (auto refused =
+            config_refusal(config, {stand.policy.mode, stand.policy.workspace_root, request.rules},
+                           executor_options.protected_paths)) {
         return usage_error(run_command_name, *refused);
     }
     std::shared_ptr<sandbox::provider> provider;

@@ -185,7 +185,7 @@ std::variant<validated, std::string> validate(run_options& options) {
     out.where = std::get<policy::deployment>(std::move(where));
     out.request.mode = out.where.default_mode;
     out.request.workspace_root = out.where.workspace_root;
-    auto rules = path_rules_of(options.paths);
+    auto rules = path_rules_of(options.paths, options.configured_rules);
     if (auto* message = std::get_if<std::string>(&rules)) return *message;
     out.request.rules = std::get<sandbox::path_rules>(std::move(rules));
     std::error_code ec;

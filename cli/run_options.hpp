@@ -33,6 +33,8 @@ inline constexpr std::chrono::minutes default_approval_timeout{5};
 struct run_options {
     policy_flags policy;  // --mode, --workspace, --backend, --approval(-timeout), --session
     path_flags paths;     // --writable-root, --deny-read, --protect, --tmp, ...
+    // What the configuration made of the defaults (cli/config_file.hpp); the flags apply on top.
+    sandbox::path_rules configured_rules;
     std::optional<sandbox::sandbox_mode> escalate;
     std::string justification;
     bool has_justification = false;
