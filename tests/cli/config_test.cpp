@@ -1,0 +1,370 @@
+// The configuration files as a deployment writes them: real `cordon` processes whose files come
+// from CORDON_CONFIG_DIRS (never the host's /etc or the tester's ~/.config). The layers (files,
+// profiles, flags, the session) and their order, lists that extend and take away, every refusal
+// (one line naming the file and the key, exit 2, nothing run), `cordon config show` in text and
+// JSON with each value's origin, and a configured value changing a real run.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "real_backend.hpp"
+#include "support.hpp"
+#include "support/cordon_cli.hpp"
+
+namespace cordon::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr auto file_mode = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                           fs::perms::others_read;  // 0644
+constexpr auto dir_mode = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                          fs::perms::others_read | fs::perms::others_exec;  // 0755
+
+class ConfigTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        for (const fs::path& dir : {etc_, user_, workspace_, home_}) {
+            fs::create_directory(dir);
+            fs::permissions(dir, dir_mode);
+        }
+    }
+
+    // Writes `text` as the system-wide (etc_) or the user's (user_) config.toml.
+    static void write_config(const fs::path& dir, const std::string& text) {
+        write_file(dir / "config.toml", text, file_mode);
+    }
+
+    cli_result cordon(const std::vector<std::string>& args,
+                      std::optional<std::string> dirs = std::nullopt) {
+        return run_cordon(
+            args, workspace_, {},
+            {{"CORDON_CONFIG_DIRS", dirs.value_or(etc_.string() + ":" + user_.string())},
+             {"HOME", home_.string()},
+             {"XDG_CONFIG_HOME", std::nullopt}});
+    }
+
+    // `cordon config show --json ARGS...`, parsed.
+    nlohmann::json show(std::vector<std::string> args = {}) {
+        args.insert(args.begin(), {"config", "show", "--json"});
+        const cli_result result = cordon(args);
+        EXPECT_EQ(result.exit_code, 0) << result.err;
+        return nlohmann::json::parse(result.out);
+    }
+
+    // The one line a refused configuration gets: exit 2, nothing on stdout.
+    static void expect_refused(const cli_result& result, const std::string& command,
+                               const std::vector<std::string>& mentions) {
+        EXPECT_EQ(result.exit_code, cli::exit_usage) << result.err;
+        EXPECT_EQ(result.out, "");
+        EXPECT_TRUE(result.err.starts_with(command + ": ")) << result.err;
+        EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+        for (const std::string& mention : mentions) {
+            EXPECT_NE(result.err.find(mention), std::string::npos)
+                << "no \"" << mention << "\" in: " << result.err;
+        }
+    }
+
+    // The entry of a list setting whose value is `value`, or null.
+    static nlohmann::json entry(const nlohmann::json& list, const std::string& value) {
+        for (const auto& each : list) {
+            if (each["value"] == value) return each;
+        }
+        return nullptr;
+    }
+
+    temp_dir scratch_{"/var/tmp", "cordon-config-test-"};
+    fs::path etc_ = scratch_.path() / "etc";
+    fs::path user_ = scratch_.path() / "user";
+    fs::path workspace_ = scratch_.path() / "ws";
+    fs::path home_ = scratch_.path() / "home";
+    std::string etc_file_ = (etc_ / "config.toml").string();
+    std::string user_file_ = (user_ / "config.toml").string();
+};
+
+TEST_F(ConfigTest, WithoutFilesEveryValueIsTheDefault) {
+    const nlohmann::json shown = show();
+    EXPECT_EQ(shown["files"], nlohmann::json::array());
+    EXPECT_EQ(shown["lookedIn"], nlohmann::json({etc_file_, user_file_}));
+    EXPECT_EQ(shown["profile"], nullptr);
+    const nlohmann::json& settings = shown["settings"];
+    EXPECT_EQ(settings["mode"], nlohmann::json({{"value", "read-only"}, {"source", "default"}}));
+    EXPECT_EQ(settings["backend"]["value"], "auto");
+    EXPECT_EQ(settings["timeout"]["value"], "2m");
+    EXPECT_EQ(settings["max_output"]["value"], "64000");
+    EXPECT_EQ(settings["max_processes"]["value"], "4096");
+    EXPECT_EQ(settings["max_memory"]["value"], "unlimited");
+    EXPECT_EQ(settings["approval"]["value"], "ask");
+    EXPECT_EQ(settings["approval_timeout"]["value"], "5m");
+    EXPECT_EQ(settings["tmp"]["value"], "private");
+    EXPECT_EQ(settings["accept_partial"]["value"], false);
+    EXPECT_EQ(entry(settings["protect"], ".git/hooks")["source"], "default");
+    EXPECT_EQ(entry(settings["deny_read"], (home_ / ".ssh").string())["source"], "default");
+}
+
+// Files, then the profile, then the flags; a later file overrides an earlier one per key.
+TEST_F(ConfigTest, EachLayerOverridesTheOneBelowPerKey) {
+    write_config(etc_,
+                 "mode = \"workspace-write\"\ntimeout = 30\nmax_memory = \"512M\"\n"
+                 "approval = \"never\"\n"
+                 "[profile.ci]\nbackend = \"bwrap\"\ntimeout = \"90s\"\n");
+    write_config(user_,
+                 "timeout = \"45s\"\nmax_processes = 100\n"
+                 "[profile.ci]\nmax_processes = \"unlimited\"\n");
+    const nlohmann::json files = show();
+    const nlohmann::json& plain = files["settings"];
+    EXPECT_EQ(files["files"], nlohmann::json({etc_file_, user_file_}));
+    EXPECT_EQ(
+        plain["mode"],
+        nlohmann::json({{"value", "workspace-write"}, {"source", "file"}, {"file", etc_file_}}));
+    EXPECT_EQ(plain["timeout"],
+              nlohmann::json({{"value", "45s"}, {"source", "file"}, {"file", user_file_}}));
+    EXPECT_EQ(plain["max_memory"]["value"], "512M");
+    EXPECT_EQ(plain["max_processes"]["value"], "100");
+    EXPECT_EQ(plain["backend"]["source"], "default");
+
+    const nlohmann::json profiled = show({"--profile", "ci"});
+    const nlohmann::json& ci = profiled["settings"];
+    EXPECT_EQ(profiled["profile"], "ci");
+    // The profile ranks above every file's top level, the user's too.
+    EXPECT_EQ(
+        ci["timeout"],
+        nlohmann::json(
+            {{"value", "90s"}, {"source", "profile"}, {"profile", "ci"}, {"file", etc_file_}}));
+    EXPECT_EQ(ci["backend"]["value"], "bwrap");
+    EXPECT_EQ(ci["max_processes"], nlohmann::json({{"value", "unlimited"},
+                                                   {"source", "profile"},
+                                                   {"profile", "ci"},
+                                                   {"file", user_file_}}));
+    EXPECT_EQ(ci["mode"]["source"], "file");
+
+    const nlohmann::json flagged =
+        show({"--profile", "ci", "--timeout", "5s", "--mode", "read-only", "--backend", "auto"});
+    EXPECT_EQ(flagged["settings"]["timeout"],
+              nlohmann::json({{"value", "5s"}, {"source", "flag"}}));
+    EXPECT_EQ(flagged["settings"]["mode"]["value"], "read-only");
+    EXPECT_EQ(flagged["settings"]["backend"]["source"], "flag");
+    EXPECT_EQ(flagged["settings"]["approval"]["value"], "never");
+}
+
+// Lists extend the layers below; unprotect and allow_read take away; the flags apply last.
+TEST_F(ConfigTest, ListsExtendAndUnprotectTakesAway) {
+    fs::create_directory(workspace_ / "extra");
+    write_config(etc_,
+                 "protect = [\".foo\"]\ndeny_read = [\"~/.vault\"]\n"
+                 "writable_roots = [\"" +
+                     (workspace_ / "extra").string() + "\"]\n");
+    write_config(user_,
+                 "unprotect = [\".envrc\"]\nallow_read = [\"~/.ssh\"]\n"
+                 "[profile.p]\nprotect = [\".baz\"]\ntmp = \"host\"\n"
+                 "accept_partial = true\n");
+    const nlohmann::json shown = show({"--profile", "p", "--protect", ".bar"});
+    const nlohmann::json& settings = shown["settings"];
+    EXPECT_EQ(entry(settings["protect"], ".foo"),
+              nlohmann::json({{"value", ".foo"}, {"source", "file"}, {"file", etc_file_}}));
+    EXPECT_EQ(entry(settings["protect"], ".baz")["source"], "profile");
+    EXPECT_EQ(entry(settings["protect"], ".bar"),
+              nlohmann::json({{"value", ".bar"}, {"source", "flag"}}));
+    EXPECT_EQ(entry(settings["protect"], ".git/hooks")["source"], "default");
+    EXPECT_EQ(entry(settings["protect"], ".envrc"), nullptr);
+    EXPECT_EQ(entry(settings["deny_read"], (home_ / ".vault").string())["file"], etc_file_);
+    EXPECT_EQ(entry(settings["allow_read"], (home_ / ".ssh").string())["file"], user_file_);
+    EXPECT_EQ(entry(settings["writable_roots"], (workspace_ / "extra").string())["source"], "file");
+    EXPECT_EQ(settings["tmp"]["value"], "host");
+    EXPECT_EQ(settings["tmp"]["source"], "profile");
+    EXPECT_EQ(settings["accept_partial"]["value"], true);
+
+    // The flag may take away what a file added.
+    const nlohmann::json taken = show({"--unprotect", ".foo"});
+    EXPECT_EQ(entry(taken["settings"]["protect"], ".foo"), nullptr);
+}
+
+TEST_F(ConfigTest, ShowPrintsTomlWithEachOrigin) {
+    write_config(etc_,
+                 "mode = \"workspace-write\"\nprotect = [\".foo\"]\n"
+                 "[profile.ci]\nbackend = \"bwrap\"\n");
+    const cli_result result = cordon({"config", "show", "--profile", "ci", "--timeout", "10s"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::string& out = result.out;
+    EXPECT_TRUE(out.starts_with("# files: " + etc_file_ + "\n# profile: ci\n")) << out;
+    const auto line_of = [&out](const std::string& start) {
+        const auto at = out.find("\n" + start);
+        return at == std::string::npos ? std::string()
+                                       : out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+    };
+    EXPECT_TRUE(line_of("mode = \"workspace-write\"").ends_with("# " + etc_file_)) << out;
+    EXPECT_TRUE(line_of("backend = \"bwrap\"").ends_with("# profile ci in " + etc_file_)) << out;
+    EXPECT_TRUE(line_of("timeout = \"10s\"").ends_with("# flag")) << out;
+    EXPECT_TRUE(line_of("approval = \"ask\"").ends_with("# default")) << out;
+    EXPECT_TRUE(line_of("accept_partial = false").ends_with("# default")) << out;
+    EXPECT_TRUE(line_of("  \".foo\",").ends_with("# " + etc_file_)) << out;
+    EXPECT_NE(out.find("\nprotect = [\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("\nwritable_roots = []\n"), std::string::npos) << out;
+}
+
+// A misspelt, mistyped or wrong value is never ignored: one line naming the file, the line and
+// the key, exit 2, and nothing runs.
+TEST_F(ConfigTest, EveryBadFileIsRefusedWithOneLine) {
+    struct bad_case {
+        std::string text;
+        std::vector<std::string> mentions;
+    };
+    const std::vector<bad_case> cases{
+        {"deny_reed = [\"/x\"]\n", {user_file_ + ":1: deny_reed: unknown key"}},
+        {"timeout = true\n", {user_file_ + ":1: timeout: expected", "not a boolean"}},
+        {"timeout = \"forever\"\n", {"timeout: invalid value \"forever\""}},
+        {"timeout = \"11m\"\n", {"timeout: invalid value \"11m\""}},
+        {"mode = \"yolo\"\n", {user_file_ + ":1: mode: unknown mode \"yolo\""}},
+        {"backend = \"docker\"\n", {"backend: unknown backend \"docker\""}},
+        {"approval = \"maybe\"\n", {"approval: unknown approval policy \"maybe\""}},
+        {"max_memory = \"1K\"\n", {"max_memory: invalid value \"1K\""}},
+        {"max_output = -1\n", {"max_output: invalid value \"-1\""}},
+        {"deny_read = [\"relative/path\"]\n",
+         {"deny_read: \"relative/path\" is not an absolute path"}},
+        {"deny_read = \"/one\"\n", {"deny_read: expected an array of strings, not a string"}},
+        {"protect = [\"../x\"]\n", {user_file_ + ":1: protect: "}},
+        {"unprotect = [\".not-protected\"]\n",
+         {user_file_ + ": unprotect .not-protected is not a protected name"}},
+        {"writable_roots = [\"/no/such/dir\"]\n",
+         {user_file_ + ": writable_roots /no/such/dir is not a directory"}},
+        {"tmp = \"shared\"\n", {"tmp: invalid tmp \"shared\""}},
+        {"accept_partial = \"yes\"\n", {"accept_partial: expected true or false"}},
+        {"profile = 1\n", {"profile: expected [profile.NAME] tables"}},
+        {"[profile.ci]\nmode = \"read-only\"\ndeny_reed = []\n",
+         {user_file_ + ":3: profile.ci.deny_reed: unknown key"}},
+        {"mode = \"read-only\"\nmode = \"read-only\"\n", {user_file_ + ":2: "}},
+    };
+    const fs::path marker = workspace_ / "ran";
+    for (const bad_case& bad : cases) {
+        SCOPED_TRACE(bad.text);
+        write_config(user_, bad.text);
+        expect_refused(cordon({"config", "show"}), "cordon config show", bad.mentions);
+        // An unused profile's mistake counts too, and nothing runs.
+        expect_refused(
+            cordon({"run", "--mode", "danger-full-access", "-c", "touch " + marker.string()}),
+            "cordon run", bad.mentions);
+        EXPECT_FALSE(fs::exists(marker));
+    }
+    write_config(user_, "deny_reed = []\n");
+    expect_refused(run_cordon({"mcp"}, workspace_, {}, {{"CORDON_CONFIG_DIRS", user_.string()}}),
+                   "cordon mcp", {user_file_ + ":1: deny_reed: unknown key"});
+}
+
+TEST_F(ConfigTest, AnUnknownProfileIsRefused) {
+    write_config(etc_, "[profile.ci]\nmode = \"read-only\"\n");
+    expect_refused(cordon({"run", "--profile", "cl", "--mode", "danger-full-access", "-c", "true"}),
+                   "cordon run", {"unknown profile \"cl\": no [profile.cl] in " + etc_file_});
+    expect_refused(cordon({"config", "show", "--profile", "cl"}), "cordon config show",
+                   {"unknown profile \"cl\""});
+    fs::remove(etc_ / "config.toml");
+    expect_refused(cordon({"mcp", "--profile", "ci"}), "cordon mcp",
+                   {"unknown profile \"ci\": no configuration file exists"});
+}
+
+// Whoever can write a configuration file sets the sandbox's defaults: a file another user could
+// change, or one in a directory another user could change, is refused.
+TEST_F(ConfigTest, AFileOthersCouldWriteIsRefused) {
+    write_config(user_, "mode = \"read-only\"\n");
+    fs::permissions(user_ / "config.toml", fs::perms::group_write, fs::perm_options::add);
+    expect_refused(
+        cordon({"run", "--mode", "danger-full-access", "-c", "true"}), "cordon run",
+        {"refusing the configuration file " + user_file_, "it is writable by its group"});
+    fs::permissions(user_ / "config.toml", file_mode | fs::perms::others_write);
+    expect_refused(cordon({"config", "show"}), "cordon config show",
+                   {"it is writable by every user"});
+    fs::permissions(user_ / "config.toml", file_mode);
+    fs::permissions(user_, fs::perms::others_write, fs::perm_options::add);
+    expect_refused(cordon({"mcp"}), "cordon mcp",
+                   {"its directory " + user_.string() + " is writable by every user"});
+    fs::permissions(user_, dir_mode);
+    EXPECT_EQ(cordon({"config", "show"}).exit_code, 0);
+}
+
+// A configuration file a workspace-write run could rewrite is refused at start-up, as the session
+// log is; under read-only it is used, and protected from every run.
+TEST_F(ConfigTest, AFileInsideTheWritableWorkspaceIsRefused) {
+    write_config(workspace_, "timeout = \"30s\"\n");
+    const std::string inside = (workspace_ / "config.toml").string();
+    expect_refused(cordon({"run", "--mode", "workspace-write", "-c", "true"}, workspace_.string()),
+                   "cordon run",
+                   {"the configuration file " + inside + " lies in " + workspace_.string(),
+                    "which workspace-write commands may write"});
+    expect_refused(cordon({"mcp", "--mode", "workspace-write"}, workspace_.string()), "cordon mcp",
+                   {"the configuration file " + inside + " lies in"});
+    write_config(workspace_, "mode = \"workspace-write\"\n");
+    expect_refused(cordon({"run", "-c", "true"}, workspace_.string()), "cordon run",
+                   {"the configuration file " + inside + " lies in"});
+    const cli_result unconfined =
+        cordon({"run", "--mode", "danger-full-access", "-c", "echo ran"}, workspace_.string());
+    EXPECT_EQ(unconfined.exit_code, 0) << unconfined.err;
+    EXPECT_EQ(unconfined.out, "ran\n");
+}
+
+// The configuration's limits reach the run, and a flag overrides them.
+TEST_F(ConfigTest, AConfiguredTimeoutEndsTheRun) {
+    write_config(etc_, "timeout = \"300ms\"\n");
+    const cli_result timed_out = cordon({"run", "--mode", "danger-full-access", "--",
+                                         test_child_path().string(), "sleep", "20000"});
+    EXPECT_EQ(timed_out.exit_code, cli::exit_timeout) << timed_out.err;
+    EXPECT_NE(timed_out.err.find("[timed out after 300ms]"), std::string::npos) << timed_out.err;
+    const cli_result longer = cordon({"run", "--mode", "danger-full-access", "--timeout", "20s",
+                                      "--", test_child_path().string(), "sleep", "500"});
+    EXPECT_EQ(longer.exit_code, 0) << longer.err;
+}
+
+// mode = "workspace-write" in a file lets a real confined run write the workspace; the flag
+// overrides it.
+TEST_F(ConfigTest, AConfiguredModeChangesARealRunAndTheFlagOverridesIt) {
+    write_config(etc_, "mode = \"workspace-write\"\naccept_partial = true\n");
+    for (const auto path : every_real_backend) {
+        SCOPED_TRACE(to_string(path));
+        scoped_backend_path on(path);
+        const fs::path written = workspace_ / "written";
+        const cli_result wrote = cordon({"run", "--backend", std::string(backend_flag(path)),
+                                         "--json", "-c", "echo hi > " + written.string()});
+        ASSERT_EQ(wrote.exit_code, 0) << wrote.out << wrote.err;
+        EXPECT_EQ(read_file(written), "hi\n");
+        EXPECT_EQ(nlohmann::json::parse(wrote.out)["sandbox"]["mode"], "workspace-write");
+        fs::remove(written);
+
+        const cli_result refused =
+            cordon({"run", "--backend", std::string(backend_flag(path)), "--mode", "read-only",
+                    "--json", "-c", "echo hi > " + written.string()});
+        EXPECT_NE(refused.exit_code, 0) << refused.out;
+        EXPECT_FALSE(fs::exists(written));
+        const nlohmann::json record = nlohmann::json::parse(refused.out);
+        EXPECT_EQ(record["sandbox"]["mode"], "read-only");
+        EXPECT_EQ(record["sandbox"]["denied"], true);
+    }
+}
+
+// The session ranks above the configuration: a configured mode never conflicts with what the
+// session records (a flag still does), and the session's mode wins.
+TEST_F(ConfigTest, TheSessionRanksAboveTheConfiguration) {
+    const fs::path log = scratch_.path() / "session.log";
+    const cli_result set = cordon({"session", "set", log.string(), "--mode", "workspace-write"});
+    ASSERT_EQ(set.exit_code, 0) << set.err;
+    write_config(etc_, "mode = \"danger-full-access\"\naccept_partial = true\n");
+    // Outside the workspace: only the configured mode, which the session outranks, would let it.
+    const fs::path outside = scratch_.path() / "outside";
+    const cli_result run =
+        cordon({"run", "--session", log.string(), "--json", "-c", "echo hi > " + outside.string()});
+    ASSERT_NE(run.out, "") << run.err;
+    const nlohmann::json record = nlohmann::json::parse(run.out);
+    EXPECT_EQ(record["sandbox"]["mode"], "workspace-write") << run.out;
+    EXPECT_EQ(record["sandbox"]["denied"], true) << run.out;
+    EXPECT_FALSE(fs::exists(outside));
+    const cli_result flag =
+        cordon({"run", "--session", log.string(), "--mode", "danger-full-access", "-c", "true"});
+    EXPECT_EQ(flag.exit_code, cli::exit_usage);
+    EXPECT_NE(flag.err.find("conflicts with the mode the session"), std::string::npos) << flag.err;
+}
+
+}  // namespace
+}  // namespace cordon::test
