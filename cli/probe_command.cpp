@@ -31,6 +31,14 @@ sandbox::enforcement_assessment assess(const sandbox::rung_report& rung,
     return sandbox::assess(rung.kind, mode, rung.landlock_abi.value_or(0));
 }
 
+nlohmann::json policy_json(sandbox::backend_kind kind) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const sandbox::policy_part& part : sandbox::policy_parts(kind)) {
+        out[std::string(part.part)] = {{"enforced", part.enforced}, {"how", part.how}};
+    }
+    return out;
+}
+
 nlohmann::json rung_json(const sandbox::rung_report& rung) {
     const bool usable = rung.state == sandbox::rung_state::usable;
     nlohmann::json modes = nlohmann::json::object();
@@ -47,6 +55,7 @@ nlohmann::json rung_json(const sandbox::rung_report& rung) {
         {"usable", usable},
         {"enforcement", usable ? nlohmann::json(sandbox::to_string(rung.level)) : nlohmann::json()},
         {"modes", usable ? modes : nlohmann::json()},
+        {"policy", usable ? policy_json(rung.kind) : nlohmann::json()},
         {"landlockAbi", rung.landlock_abi ? nlohmann::json(*rung.landlock_abi) : nlohmann::json()},
         {"workspaceByDescriptor", usable && rung.kind == sandbox::backend_kind::bwrap
                                       ? nlohmann::json(rung.bind_fd)
@@ -96,6 +105,10 @@ void print_rung(const sandbox::rung_report& rung) {
             for (const auto& gap : assess(rung, mode).gaps) {
                 std::cout << "          " << sandbox::to_string(mode) << " gap: " << gap << '\n';
             }
+        }
+        for (const sandbox::policy_part& part : sandbox::policy_parts(rung.kind)) {
+            std::cout << "          policy: " << part.part << ": "
+                      << (part.enforced ? "yes (" : "no (") << part.how << ")\n";
         }
     }
 }

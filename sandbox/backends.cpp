@@ -284,6 +284,33 @@ void record_paths(confined_argv& out, const profile& host) {
 
 }  // namespace
 
+std::vector<policy_part> policy_parts(backend_kind kind) {
+    switch (kind) {
+        case backend_kind::bwrap:
+            return {{"protected names", true, "binds over each, masks over the missing ones"},
+                    {"read-only paths", true, "read-only binds"},
+                    {"denied reads", true, "mode-0000 mounts, and Landlock inside"},
+                    {"writable roots", true, "binds of the opened directories"},
+                    {"private tmp", true, "a tmpfs"}};
+        case backend_kind::landlock:
+            return {{"protected names", false,
+                     "Landlock grants write to a whole tree (needs --accept-partial)"},
+                    {"read-only paths", false,
+                     "Landlock grants write to a whole tree (needs --accept-partial)"},
+                    {"denied reads", true,
+                     "read grants built around them (not inside a writable root)"},
+                    {"writable roots", true, "write grants on the opened directories"},
+                    {"private tmp", true, "a directory of the run's own as $TMPDIR"}};
+        case backend_kind::seatbelt:
+            return {{"protected names", false, "not implemented for Seatbelt"},
+                    {"read-only paths", false, "not implemented for Seatbelt"},
+                    {"denied reads", false, "not implemented for Seatbelt"},
+                    {"writable roots", true, "subpath rules"},
+                    {"private tmp", false, "the host's /tmp"}};
+    }
+    return {};
+}
+
 std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& policy,
                                    const path_plan& paths) {
     std::vector<std::string> out;
@@ -304,6 +331,23 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
             "protected names that are symlinks cannot be kept from being replaced (a "
             "mount follows the link): " +
             list(paths.symlinked));
+    }
+    if (kind == backend_kind::seatbelt) {
+        // Not implemented in the Seatbelt profile yet: said, never dropped silently.
+        if (policy.mode == sandbox_mode::workspace_write &&
+            (paths.protected_count > 0 || !paths.masks.empty())) {
+            out.emplace_back("protected names are not kept under Seatbelt");
+        }
+        if (policy.mode == sandbox_mode::workspace_write && !policy.rules.read_only.empty()) {
+            out.push_back("read-only paths are writable under Seatbelt: " +
+                          list(policy.rules.read_only));
+        }
+        if (!paths.hidden.empty()) out.emplace_back("denied reads are readable under Seatbelt");
+        if (policy.mode == sandbox_mode::workspace_write &&
+            policy.rules.tmp == tmp_policy::private_tmp) {
+            out.emplace_back("/tmp is the host's under Seatbelt, not private");
+        }
+        return out;
     }
     if (kind != backend_kind::landlock || policy.mode != sandbox_mode::workspace_write) return out;
     if (!paths.entries.empty() || !paths.read_only.empty() || !paths.masks.empty()) {

@@ -70,6 +70,15 @@ struct enforcement_assessment {
 [[nodiscard]] std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& policy,
                                                  const path_plan& paths);
 
+// Which parts of a policy beyond the mode `kind` can enforce, for `cordon probe`: {part, how, or
+// why not}. Whatever the host: what a backend cannot do for one run it cannot do for any.
+struct policy_part {
+    std::string_view part;  // "protected names", "read-only paths", ...
+    bool enforced;
+    std::string_view how;  // how, or why not
+};
+[[nodiscard]] std::vector<policy_part> policy_parts(backend_kind kind);
+
 // cordon-landlock's arguments for a mode, up to and including the "--" before the command:
 //   --status-fd 3 --env-fd 4 [--no-landlock] [--private-ipc] [--deny-metadata] --read-root
 //   --rw /dev/null --rw-try /dev/zero --rw-try /dev/full --ro-try /dev/random --ro-try /dev/urandom

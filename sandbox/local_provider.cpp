@@ -356,7 +356,8 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
             break;
         case backend_kind::seatbelt: {
             auto roots = writable_roots(policy);
-            return seatbelt_confine(rung.runner, argv, policy, roots);
+            out = seatbelt_confine(rung.runner, argv, policy, roots);
+            break;
         }
     }
     if (!extra.gaps.empty()) {
@@ -409,11 +410,6 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         throw request_refused_error(policy.mode, "the workspace " + policy.workspace_root.string() +
                                                      " was moved while it was being checked");
     }
-    if (rung->kind == backend_kind::seatbelt) {
-        return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
-                    std::move(workspace), {});
-    }
-
     auto planned = plan_paths(policy);
     if (auto* refused = std::get_if<std::string>(&planned)) {
         throw request_refused_error(policy.mode, *refused);
