@@ -278,9 +278,9 @@ std::string writable_by_others(const struct stat& st) {
     return "";
 }
 
-// The file's text, read through one descriptor whose owner and mode were checked, with its
-// directory's; or why it cannot be used.
-std::variant<std::string, std::string> read_checked(const fs::path& file) {
+// The text of `file` (canonical; `link` is the path it was named by), read through one descriptor
+// whose owner and mode were checked, with its directory's; or why it cannot be used.
+std::variant<std::string, std::string> read_checked(const fs::path& file, const fs::path& link) {
     const auto failed = [&file](std::string_view what) {
         return std::variant<std::string, std::string>(
             std::in_place_index<1>,
@@ -293,9 +293,13 @@ std::variant<std::string, std::string> read_checked(const fs::path& file) {
                 (what == file ? std::string("it") : "its directory " + what.string()) + " " + why +
                 ", and whoever can change it sets the sandbox's defaults");
     };
-    struct stat dir {};
-    if (::stat(file.parent_path().c_str(), &dir) != 0) return failed("check the directory of");
-    if (auto why = writable_by_others(dir); !why.empty()) return refused(file.parent_path(), why);
+    // The directory of the file, and that of the symlink naming it, if one does: whoever can
+    // write either can put another file in its place.
+    for (const fs::path& directory : {file.parent_path(), link.parent_path()}) {
+        struct stat dir {};
+        if (::stat(directory.c_str(), &dir) != 0) return failed("check the directory of");
+        if (auto why = writable_by_others(dir); !why.empty()) return refused(directory, why);
+    }
     unique_fd fd(::open(file.c_str(), O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
     if (!fd) return failed("open");
     struct stat st {};
@@ -457,7 +461,11 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
         }
         if (ec)
             return "cannot use the configuration file " + candidate.string() + ": " + ec.message();
-        auto text = read_checked(file);
+        // The name as a run would reach it (its directory's symlinks resolved): itself a
+        // symlink, it is another path a run must not be able to write.
+        const fs::path link =
+            sandbox::canonical_path(fs::absolute(candidate).parent_path()) / candidate.filename();
+        auto text = read_checked(file, link);
         if (text.index() == 1) return std::get<1>(std::move(text));
         toml::table table;
         try {
@@ -467,6 +475,7 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
                    std::string(error.description());
         }
         out.files.push_back(file);
+        if (link != file) out.links.push_back(link);
         config_values top;
         if (auto error = apply_table(file, table, "", {origin::kind::file, file, ""}, top)) {
             return *error;
@@ -517,7 +526,9 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
 std::optional<std::string> config_refusal(const loaded_config& config,
                                           const sandbox::sandbox_policy& policy,
                                           std::vector<fs::path>& protected_paths) {
-    for (const fs::path& file : config.files) {
+    std::vector<fs::path> every = config.files;
+    every.insert(every.end(), config.links.begin(), config.links.end());
+    for (const fs::path& file : every) {
         for (const auto& root : sandbox::writable_roots(policy)) {
             if (sandbox::is_within(file, root)) {
                 return "the configuration file " + file.string() + " lies in " + root.string() +
@@ -525,7 +536,7 @@ std::optional<std::string> config_refusal(const loaded_config& config,
             }
         }
     }
-    protected_paths.insert(protected_paths.end(), config.files.begin(), config.files.end());
+    protected_paths.insert(protected_paths.end(), every.begin(), every.end());
     return std::nullopt;
 }
 

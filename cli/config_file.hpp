@@ -82,6 +82,7 @@ struct configured_rules {
 struct loaded_config {
     std::vector<std::filesystem::path> looked_in;  // every candidate file, in order
     std::vector<std::filesystem::path> files;      // those that exist, canonical, in order
+    std::vector<std::filesystem::path> links;      // the symlinks among the candidates read
     std::string profile;                           // "" without --profile
     config_values values;                          // the scalars, merged (values.paths is unused)
     configured_rules rules;

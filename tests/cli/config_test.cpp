@@ -284,6 +284,13 @@ TEST_F(ConfigTest, AFileOthersCouldWriteIsRefused) {
                    {"its directory " + user_.string() + " is writable by every user"});
     fs::permissions(user_, dir_mode);
     EXPECT_EQ(cordon({"config", "show"}).exit_code, 0);
+    // Named through a symlink in a directory every user may write: refused as well.
+    const fs::path open_dir = scratch_.path() / "open";
+    fs::create_directory(open_dir);
+    fs::permissions(open_dir, dir_mode | fs::perms::others_write);
+    fs::create_symlink(user_ / "config.toml", open_dir / "config.toml");
+    expect_refused(cordon({"config", "show"}, open_dir.string()), "cordon config show",
+                   {"its directory " + open_dir.string() + " is writable by every user"});
 }
 
 // A configuration file a workspace-write run could rewrite is refused at start-up, as the session
@@ -300,6 +307,12 @@ TEST_F(ConfigTest, AFileInsideTheWritableWorkspaceIsRefused) {
     write_config(workspace_, "mode = \"workspace-write\"\n");
     expect_refused(cordon({"run", "-c", "true"}, workspace_.string()), "cordon run",
                    {"the configuration file " + inside + " lies in"});
+    // A symlink in the workspace naming a file elsewhere: the run could replace the symlink.
+    fs::remove(workspace_ / "config.toml");
+    write_config(etc_, "timeout = \"30s\"\n");
+    fs::create_symlink(etc_ / "config.toml", workspace_ / "config.toml");
+    expect_refused(cordon({"run", "--mode", "workspace-write", "-c", "true"}, workspace_.string()),
+                   "cordon run", {"the configuration file " + inside + " lies in"});
     const cli_result unconfined =
         cordon({"run", "--mode", "danger-full-access", "-c", "echo ran"}, workspace_.string());
     EXPECT_EQ(unconfined.exit_code, 0) << unconfined.err;
