@@ -88,6 +88,13 @@ struct loaded_config {
     configured_rules rules;
 };
 
+// Applies one layer's policy parts (a file's, a profile's, the flags') on top of `into`, noting
+// where each new entry came from; the message, naming the layer and the key, when one is bad.
+[[nodiscard]] std::optional<std::string> apply_rules(configured_rules& into,
+                                                     const path_flags& paths,
+                                                     std::optional<bool> accept_partial,
+                                                     const origin& from);
+
 // The rules `flags` (the command line) ask for on top of the configuration's, with their origins.
 [[nodiscard]] std::variant<configured_rules, std::string> rules_with_flags(
     const configured_rules& configured, const path_flags& flags);

@@ -1,0 +1,138 @@
+// The parts of the configuration that need no parser: origins, the policy's layers applied in
+// turn, the refusal of files a run could write, and how values are shown. config_file.cpp reads
+// and checks the files.
+#include "cli/config_file.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "sandbox/policy.hpp"
+
+namespace cordon::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The key a path option's message names, for a message about a file's layer.
+std::string keyed(std::string message) {
+    static const std::pair<std::string_view, std::string_view> keys[] = {
+        {"--writable-root", "writable_roots"},
+        {"--read-only-path", "read_only"},
+        {"--deny-read", "deny_read"},
+        {"--allow-read", "allow_read"},
+        {"--protect", "protect"},
+        {"--unprotect", "unprotect"},
+        {"--tmp", "tmp"}};
+    for (const auto& [flag, key] : keys) {
+        if (const auto at = message.find(flag); at != std::string::npos) {
+            message.replace(at, flag.size(), key);
+            break;
+        }
+    }
+    return message;
+}
+
+}  // namespace
+
+// Applies one layer's path settings on top of `into`, noting where each new entry came from
+// (entries without a note are the defaults').
+std::optional<std::string> apply_rules(configured_rules& into, const path_flags& paths,
+                                       std::optional<bool> accept_partial, const origin& from) {
+    auto applied = path_rules_of(paths, into.rules);
+    if (auto* error = std::get_if<std::string>(&applied)) {
+        return from.from == origin::kind::flag ? *error : from.text() + ": " + keyed(*error);
+    }
+    const sandbox::path_rules before = into.rules;
+    into.rules = std::get<sandbox::path_rules>(std::move(applied));
+    if (accept_partial) into.rules.accept_partial = *accept_partial;
+    std::map<std::string, origin> origins;
+    const auto note = [&](const std::string& key, bool was_there) {
+        if (const auto found = into.origins.find(key); found != into.origins.end()) {
+            origins[key] = found->second;
+        } else if (!was_there) {
+            origins[key] = from;
+        }
+    };
+    const auto had = [](const auto& list, const auto& item) {
+        return std::find(list.begin(), list.end(), item) != list.end();
+    };
+    for (const auto& each : into.rules.writable_roots)
+        note("writable_roots " + each.string(), had(before.writable_roots, each));
+    for (const auto& each : into.rules.read_only)
+        note("read_only " + each.string(), had(before.read_only, each));
+    for (const auto& each : into.rules.deny_read)
+        note("deny_read " + each.string(), had(before.deny_read, each));
+    for (const auto& each : into.rules.allow_read)
+        note("allow_read " + each.string(), had(before.allow_read, each));
+    for (const auto& each : into.rules.protect)
+        note("protect " + each, had(before.protect, each));
+    for (const std::string key : {"tmp", "accept_partial"}) {
+        if (const auto found = into.origins.find(key); found != into.origins.end()) {
+            origins[key] = found->second;
+        }
+    }
+    if (!paths.tmp.empty()) origins["tmp"] = from;
+    if (accept_partial || paths.accept_partial) origins["accept_partial"] = from;
+    into.origins = std::move(origins);
+    return std::nullopt;
+}
+
+std::variant<configured_rules, std::string> rules_with_flags(const configured_rules& configured,
+                                                             const path_flags& flags) {
+    configured_rules out = configured;
+    if (auto error = apply_rules(out, flags, std::nullopt, {origin::kind::flag, {}, {}})) {
+        return *error;
+    }
+    return out;
+}
+
+std::string origin::text() const {
+    switch (from) {
+        case kind::flag:
+            return "flag";
+        case kind::profile:
+            return "profile " + profile + " in " + file.string();
+        case kind::file:
+            return file.string();
+        case kind::built_in:
+            return "default";
+    }
+    return "default";
+}
+
+std::optional<std::string> config_refusal(const loaded_config& config,
+                                          const sandbox::sandbox_policy& policy,
+                                          std::vector<fs::path>& protected_paths) {
+    std::vector<fs::path> every = config.files;
+    every.insert(every.end(), config.links.begin(), config.links.end());
+    for (const fs::path& file : every) {
+        for (const auto& root : sandbox::writable_roots(policy)) {
+            if (sandbox::is_within(file, root)) {
+                return "the configuration file " + file.string() + " lies in " + root.string() +
+                       ", which workspace-write commands may write; keep it elsewhere";
+            }
+        }
+    }
+    protected_paths.insert(protected_paths.end(), every.begin(), every.end());
+    return std::nullopt;
+}
+
+std::string duration_text(std::chrono::milliseconds value) {
+    const auto ms = value.count();
+    if (ms != 0 && ms % 3'600'000 == 0) return std::to_string(ms / 3'600'000) + "h";
+    if (ms != 0 && ms % 60'000 == 0) return std::to_string(ms / 60'000) + "m";
+    if (ms % 1'000 == 0) return std::to_string(ms / 1'000) + "s";
+    return std::to_string(ms) + "ms";
+}
+
+std::string size_text(std::uint64_t bytes, bool zero_is_unlimited) {
+    if (bytes == 0 && zero_is_unlimited) return "unlimited";
+    for (const auto& [shift, unit] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
+        const std::uint64_t step = 1ULL << shift;
+        if (bytes != 0 && bytes % step == 0) return std::to_string(bytes / step) + unit;
+    }
+    return std::to_string(bytes);
+}
+
+}  // namespace cordon::cli
