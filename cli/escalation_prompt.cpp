@@ -68,6 +68,8 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
     question.workdir = checked.request.workdir.value_or(stand.policy.workspace_root);
     question.env = policy::env_overrides(checked.request.env);
     question.input = checked.input_text;
+    question.policy = policy::policy_change(*checked.escalate, checked.request.rules,
+                                            stand.policy.workspace_root);
     escalation_answer out;
     policy::escalation_result result;
     {

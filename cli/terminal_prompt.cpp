@@ -51,6 +51,7 @@ std::string question(const policy::approval_request& request, bool offer_session
     }
     if (!request.input.empty()) text += "  " + request.input + "\n";
     text += "  mode:     " + from + " \u2192 " + to + "\n";
+    if (!request.policy.empty()) text += "  policy:   " + request.policy + "\n";
     text += "  reason:   " + policy::shown_compactly(request.justification) + "\n";
     if (command.size() > long_command) {
         std::size_t cut = 120;

@@ -35,6 +35,7 @@ std::string question(const policy::approval_request& request) {
     text += (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
             mode_name(request.effective_mode) + " \u2192 " + mode_name(request.requested_mode) +
             ")?";
+    if (!request.policy.empty()) text += " Policy: " + policy::shown_safely(request.policy) + ".";
     if (!request.justification.empty()) {
         text += " Reason given: " + policy::shown_safely(request.justification);
     }

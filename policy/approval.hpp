@@ -62,6 +62,9 @@ struct approval_request {
     // nothing. `python3 -` or `bash` run what they read: a yes to the text alone would be a yes to
     // any program. Shown, logged, and, like env, never covered by a standing grant.
     std::string input;
+    // What else the wider mode changes beyond the mode, one line (policy_change()): the
+    // protections that stay, or that an unconfined run drops. Shown to the person asked.
+    std::string policy;
 };
 
 class approval_responder {

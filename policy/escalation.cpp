@@ -74,6 +74,7 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.workdir = request.workdir;
     asked.env = request.env;
     asked.input = request.input;
+    asked.policy = request.policy;
     asked.effective_mode = request.effective_mode;
     asked.requested_mode = mode;
     asked.justification = request.justification;
@@ -123,6 +124,42 @@ std::string cli_escalation_hint() {
 
 bool escalation_possible(sandbox_mode mode, approval_policy policy, bool can_ask) noexcept {
     return mode != sandbox_mode::danger_full_access && policy == approval_policy::ask && can_ask;
+}
+
+std::string policy_change(sandbox::sandbox_mode to, const sandbox::path_rules& rules,
+                          const std::filesystem::path& workspace) {
+    const std::vector<std::filesystem::path> hidden = sandbox::effective_deny_read(rules);
+    if (to == sandbox::sandbox_mode::danger_full_access) {
+        std::string text = "nothing is confined";
+        if (!rules.protect.empty()) text += ": the protected names (.git/hooks, .bashrc, ...)";
+        if (!hidden.empty()) {
+            text += rules.protect.empty() ? ": the " : " and the ";
+            text += "hidden credential stores (~/.ssh, ...)";
+        }
+        if (!rules.protect.empty() || !hidden.empty()) text += " stop applying";
+        return text;
+    }
+    std::string text;
+    if (to == sandbox::sandbox_mode::workspace_write) {
+        text = "writes " + workspace.string();
+        for (const auto& root : rules.writable_roots)
+            text += ", " + root.string();
+        text += " and a " + std::string(sandbox::to_string(rules.tmp)) + " /tmp";
+    }
+    const auto add = [&text](const std::string& part) {
+        text += (text.empty() ? "" : "; ") + part;
+    };
+    if (to == sandbox::sandbox_mode::workspace_write) {
+        add(rules.protect.empty() ? "no protected names"
+                                  : std::to_string(rules.protect.size()) +
+                                        " protected names (.git/hooks, .bashrc, ...) stay read-only");
+        if (!rules.read_only.empty()) {
+            add(std::to_string(rules.read_only.size()) + " read-only paths stay read-only");
+        }
+    }
+    add(hidden.empty() ? "no hidden paths"
+                       : std::to_string(hidden.size()) + " credential stores stay unreadable");
+    return text;
 }
 
 }  // namespace cordon::policy

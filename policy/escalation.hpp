@@ -12,6 +12,7 @@
 
 #include "policy/approval.hpp"
 #include "sandbox/mode.hpp"
+#include "sandbox/policy.hpp"
 
 namespace cordon::policy {
 
@@ -43,7 +44,14 @@ struct escalation_request {
     std::filesystem::path workdir;
     std::vector<std::string> env;  // as approval_request::env
     std::string input;             // as approval_request::input
+    std::string policy;            // as approval_request::policy
 };
+
+// What escalating to `to` under `rules` changes beyond the mode, in one line: an unconfined run
+// drops every protected name and hidden credential store; a confined one keeps them (and says
+// where it may write). Never silent: a wider mode never drops a protection unseen.
+[[nodiscard]] std::string policy_change(sandbox::sandbox_mode to, const sandbox::path_rules& rules,
+                                        const std::filesystem::path& workspace);
 
 struct escalation_result {
     sandbox::sandbox_mode requested = sandbox::sandbox_mode::danger_full_access;  // as asked

@@ -95,11 +95,15 @@ public:
                 if (name == ".git") repository = true;
                 if (auto found = index_.find(name); found != index_.end()) {
                     for (const std::string& rest : found->second) {
+                        if (!rest.empty() && mask_residue::masked_by_a_run(entry.path())) {
+                            continue;  // another run's mask: nothing lies beneath it
+                        }
                         protect_existing(root, rest.empty() ? entry.path() : entry.path() / rest,
                                          rest.empty() ? name : name + "/" + rest);
                     }
                 }
-                if (directory && name != ".git" && name != "node_modules") {
+                if (directory && name != ".git" && name != "node_modules" &&
+                    !mask_residue::masked_by_a_run(entry.path())) {
                     pending.push_back(entry.path());
                 }
             }
@@ -116,9 +120,14 @@ public:
                 return depth(a) < depth(b);
             });
         }
-        // A path kept as an entry is not also bound read-only over itself.
-        std::erase_if(out_.read_only, [this](const fs::path& path) {
-            return std::find(out_.entries.begin(), out_.entries.end(), path) != out_.entries.end();
+        // A mask wins over everything else at its path (another run's mask point, seen as an
+        // existing directory); a path kept as an entry is not also bound read-only over itself.
+        const auto in = [](const std::vector<fs::path>& list, const fs::path& path) {
+            return std::find(list.begin(), list.end(), path) != list.end();
+        };
+        std::erase_if(out_.entries, [&](const fs::path& path) { return in(out_.masks, path); });
+        std::erase_if(out_.read_only, [&](const fs::path& path) {
+            return in(out_.masks, path) || in(out_.entries, path);
         });
     }
 
@@ -152,6 +161,12 @@ private:
             fs::path at = base;
             for (const fs::path& part : fs::path(name)) {
                 at /= part;
+                if (mask_residue::masked_by_a_run(at)) {
+                    // Another run's mask point, empty: masked here too, nothing beneath it.
+                    keep_ancestors(root, at);
+                    add_unique(out_.masks, at);
+                    break;
+                }
                 struct stat st {};
                 if (::lstat(at.c_str(), &st) != 0) {
                     if (errno == ENOENT) {

@@ -13,6 +13,9 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -20,6 +23,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "real_backend.hpp"
@@ -467,6 +471,57 @@ TEST_P(PathPolicy, TmpIsPrivateHostOrNone) {
                 break;
         }
     }
+}
+
+// Runs of one process in the same workspace share their masks (the MCP server's jobs): a run that
+// starts while another's mask points exist keeps them masked, the first run's end does not unmask
+// them for the second, and nothing is left once both are over.
+TEST_P(PathPolicy, ConcurrentRunsInOneWorkspaceShareTheirMasks) {
+    if (!bwrap()) {
+        // The Landlock rung makes no mask: the refusal is the test above's.
+        EXPECT_FALSE(run(request("true", sandbox_mode::workspace_write)).has_value());
+        return;
+    }
+    const auto before = snapshot(workspace_);
+    const fs::path first_go = base_ / "first-go";
+    const fs::path second_go = base_ / "second-go";
+    const auto waiting_for = [](const fs::path& go) {
+        return "while [ ! -e '" + go.string() + "' ]; do sleep 0.01; done; ";
+    };
+    boost::asio::io_context io;
+    runtime::executor_options options;
+    options.landlock_in_child = test::landlock_in_child(GetParam());
+    runtime::executor exec(io.get_executor(), provider_, options);
+    std::optional<runtime::run_record> first;
+    std::optional<runtime::run_record> second;
+    exec.async_run(request(waiting_for(first_go) + "exit 0", sandbox_mode::workspace_write),
+                   [&](runtime::run_record r) {
+                       first = std::move(r);
+                       // The first run is over: now the second one tries.
+                       test::write_file(second_go, "");
+                   });
+    // Started once the first run's mask points exist on the host.
+    std::thread starter([&] {
+        const auto deadline = std::chrono::steady_clock::now() + generous;
+        while (!fs::exists(workspace_ / ".envrc") && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        boost::asio::post(io, [&] {
+            exec.async_run(
+                request(waiting_for(second_go) + "echo evil > .envrc; echo evil > .mcp.json; "
+                                                 "mkdir -p .claude && echo x > .claude/x; exit 0",
+                        sandbox_mode::workspace_write),
+                [&](runtime::run_record r) { second = std::move(r); });
+            test::write_file(first_go, "");
+        });
+    });
+    io.run();
+    starter.join();
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(first->outcome.exit_code, std::optional<int>(0)) << describe(*first);
+    EXPECT_EQ(second->outcome.exit_code, std::optional<int>(0)) << describe(*second);
+    EXPECT_THAT(second->sandbox.masked_paths, Contains((workspace_ / ".envrc").string()));
+    EXPECT_EQ(snapshot(workspace_), before) << describe(*second);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PathPolicy, test::all_real_backends(), test::real_backend_name);

@@ -193,3 +193,31 @@ TEST(EscalationJson, APolicyRefusalSaysWhy) {
 
 }  // namespace
 }  // namespace cordon::policy
+
+namespace cordon::policy {
+namespace {
+
+// A wider mode never drops a protection unseen: the question says what stays and what goes.
+TEST(PolicyChange, SaysWhatStaysUnderAConfinedModeAndWhatAnUnconfinedOneDrops) {
+    sandbox::path_rules rules;
+    rules.deny_read = {"/home/u/.ssh", "/home/u/.aws"};
+    rules.writable_roots = {"/srv/cache"};
+    const std::string wider =
+        policy_change(sandbox::sandbox_mode::workspace_write, rules, "/home/u/project");
+    EXPECT_EQ(wider, "writes /home/u/project, /srv/cache and a private /tmp; " +
+                         std::to_string(rules.protect.size()) +
+                         " protected names (.git/hooks, .bashrc, ...) stay read-only; 2 "
+                         "credential stores stay unreadable");
+    EXPECT_EQ(policy_change(sandbox::sandbox_mode::danger_full_access, rules, "/home/u/project"),
+              "nothing is confined: the protected names (.git/hooks, .bashrc, ...) and the hidden "
+              "credential stores (~/.ssh, ...) stop applying");
+    rules.protect.clear();
+    rules.allow_read = {"/"};
+    EXPECT_EQ(policy_change(sandbox::sandbox_mode::danger_full_access, rules, "/w"),
+              "nothing is confined");
+    EXPECT_EQ(policy_change(sandbox::sandbox_mode::workspace_write, rules, "/w"),
+              "writes /w, /srv/cache and a private /tmp; no protected names; no hidden paths");
+}
+
+}  // namespace
+}  // namespace cordon::policy
