@@ -234,8 +234,17 @@ std::vector<std::string> bwrap_direct(sandbox::local_provider& provider, const f
     policy.workspace_root = workspace;
     const auto confined = provider.confine(command, policy, workspace);
     std::vector<std::string> out;
-    for (const auto& arg : confined.argv) {
+    for (std::size_t i = 0; i < confined.argv.size(); ++i) {
+        const std::string& arg = confined.argv[i];
         if (arg == "--") break;
+        // A hidden file's empty data comes from a descriptor the executor places; spawned
+        // directly, an empty file bound from /dev/null costs the same mount.
+        if (arg == "--ro-bind-data" && i + 2 < confined.argv.size()) {
+            if (out.size() >= 2 && out[out.size() - 2] == "--perms") out.resize(out.size() - 2);
+            out.insert(out.end(), {"--ro-bind", "/dev/null", confined.argv[i + 2]});
+            i += 2;
+            continue;
+        }
         out.push_back(arg);
     }
     out.push_back("--");
@@ -356,6 +365,18 @@ void cli_section(const settings& given, report& out) {
         {"cordon run --backend bwrap -c true",
          [&] {
              call({cordon, "run", "--backend", "bwrap", "--workspace", ws, "-c", "true"});
+         }},
+        // What the policy beyond the mode costs: the protected names' binds and masks (created
+        // and removed on the host for every run) and the hidden credential stores.
+        {"cordon run --backend bwrap --mode workspace-write -c true",
+         [&] {
+             call({cordon, "run", "--backend", "bwrap", "--mode", "workspace-write", "--workspace",
+                   ws, "-c", "true"});
+         }},
+        {"... --unprotect all --allow-read / (the mode alone)",
+         [&] {
+             call({cordon, "run", "--backend", "bwrap", "--mode", "workspace-write", "--unprotect",
+                   "all", "--allow-read", "/", "--workspace", ws, "-c", "true"});
          }},
     };
     if (auto bwrap = provider_for(sandbox::backend_choice::bwrap)) {

@@ -577,12 +577,43 @@ TEST_F(McpServer, ClosingTheInputOrSigtermLeavesNoProcess) {
     }
 }
 
+// The policy beyond the mode applies to every call the server makes, foreground and background:
+// protected names stay, a denied read is a denial, an extra writable root is writable.
+TEST_F(McpServer, ThePolicyFlagsApplyToEveryCall) {
+    temp_dir outside{"/var/tmp", "cordon-mcp-policy-"};
+    write_file(outside / "secret", "TOKEN-123\n");
+    std::filesystem::create_directory(outside / "extra");
+    mcp_peer peer({"--mode", "workspace-write", "--workspace", workspace_.path().string(),
+                   "--deny-read", (outside / "secret").string(), "--writable-root",
+                   (outside / "extra").string(), "--protect", "build.sh"});
+    peer.initialize();
+    write_file(workspace_ / "build.sh", "make\n");
+    const json read =
+        peer.call(1, "bash", {{"command", "cat '" + (outside / "secret").string() + "'"}});
+    EXPECT_EQ(read["structuredContent"]["sandbox"]["denied"], true) << text_of(read);
+    EXPECT_EQ(text_of(read).find("TOKEN-123"), std::string::npos) << text_of(read);
+    const json job =
+        peer.call(2, "bash",
+                  {{"command", "echo evil > build.sh; echo evil > .envrc; echo in > '" +
+                                   (outside / "extra" / "f").string() + "'; exit 0"},
+                   {"run_in_background", true}});
+    const std::string id = job["structuredContent"]["job_id"];
+    const json done = peer.call(3, "job_output", {{"job_id", id}, {"wait", "exit"}});
+    EXPECT_EQ(done["structuredContent"]["exitCode"], 0) << text_of(done);
+    EXPECT_EQ(read_file(workspace_ / "build.sh"), "make\n");
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / ".envrc"));
+    EXPECT_EQ(read_file(outside / "extra" / "f"), "in\n");
+}
+
 TEST_F(McpServer, ABadInvocationIsOneLineAndExitTwo) {
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"--mode", "bogus"},
           std::vector<std::string>{"--workspace", (workspace_ / "missing").string()},
           std::vector<std::string>{"--max-jobs", "0"},
-          std::vector<std::string>{"--timeout", "soon"}}) {
+          std::vector<std::string>{"--timeout", "soon"},
+          std::vector<std::string>{"--tmp", "shared"},
+          std::vector<std::string>{"--unprotect", ".not-protected"},
+          std::vector<std::string>{"--writable-root", (workspace_ / "missing").string()}}) {
         mcp_peer peer(args);
         peer.close_input();
         const auto status = peer.wait_exit(20s);

@@ -1,0 +1,142 @@
+// `cordon run`'s policy flags as a new user meets them: the default protections of a
+// workspace-write run in a repository (the issue's own scenario), the flags that change them, and
+// one line with exit 2 for every bad value.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "real_backend.hpp"
+#include "runtime/runtime_test_util.hpp"
+#include "support.hpp"
+#include "support/cordon_cli.hpp"
+
+namespace cordon::test::policy_flags_tests {
+namespace {
+
+namespace fs = std::filesystem;
+
+int on_host(const fs::path& dir, const std::string& script) {
+    const std::string command = "cd '" + dir.string() + "' && " + script + " >/dev/null 2>&1";
+    return std::system(command.c_str());
+}
+
+class PolicyFlags : public ::testing::Test {
+protected:
+    void SetUp() override {
+        fs::create_directories(workspace_);
+        fs::create_directories(home_ / ".ssh");
+        write_file(home_ / ".ssh" / "id_ed25519", "PRIVATE-KEY\n");
+        ASSERT_EQ(on_host(workspace_,
+                          "git init -q . && git config user.email t@example.com && "
+                          "git config user.name t && echo one > f && git add f && "
+                          "git commit -qm one"),
+                  0);
+    }
+
+    // cordon with this test's home: its credential stores are the ones hidden.
+    cli_result cordon(std::vector<std::string> args) const {
+        return run_cordon(args, workspace_, {},
+                          {{"HOME", home_.string()}, {"GIT_CONFIG_NOSYSTEM", "1"}});
+    }
+
+    temp_dir scratch_{"/var/tmp", "cordon-policy-flags-"};
+    fs::path workspace_ = scratch_ / "ws";
+    fs::path home_ = scratch_ / "home";
+};
+
+// The scenario: a planted hook, an rc file and a key read change nothing, read nothing
+// and record a denial, while `git commit -am` in the same workspace succeeds. Without bwrap the
+// Landlock rung refuses the run (it cannot keep the protected names) and nothing runs.
+TEST_F(PolicyFlags, AHookAnRcFileAndAKeyAreOutOfReachWhileGitCommitWorks) {
+    const std::string attack = "echo evil >> .git/hooks/pre-commit; echo x >> .bashrc; cat " +
+                               (home_ / ".ssh" / "id_ed25519").string();
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const std::string backend(backend_flag(path));
+        const cli_result r = cordon(
+            {"run", "--json", "--backend", backend, "--mode", "workspace-write", "-c", attack});
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_FALSE(fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"));
+        EXPECT_FALSE(fs::exists(workspace_ / ".bashrc"));
+        EXPECT_EQ(record["stdout"]["text"].get<std::string>().find("PRIVATE-KEY"),
+                  std::string::npos);
+        if (path != real_backend::bwrap) {
+            EXPECT_EQ(r.exit_code, 125) << r.out;
+            EXPECT_EQ(record["outcome"], "runner-failed") << r.out;
+            EXPECT_NE(record["error"]["message"].get<std::string>().find("protected names"),
+                      std::string::npos)
+                << r.out;
+            continue;
+        }
+        EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
+        EXPECT_EQ(record["sandbox"]["enforcement"], "full") << r.out;
+        const cli_result commit = cordon({"run", "--backend", backend, "--mode", "workspace-write",
+                                          "-c", "echo two >> f && git commit -qam msg"});
+        EXPECT_EQ(commit.exit_code, 0) << commit.err;
+        EXPECT_EQ(on_host(workspace_, "git log --oneline | wc -l | grep -qx 2"), 0);
+        EXPECT_TRUE(fs::is_empty(workspace_ / ".git" / "hooks") ||
+                    !fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"));
+    }
+}
+
+// The flags change the defaults: --allow-read lets the key through, --unprotect all and
+// --accept-partial let the Landlock rung run, with the gap in the record.
+TEST_F(PolicyFlags, TheFlagsLetAPathThroughOrAcceptTheGap) {
+    const cli_result key = cordon({"run", "--allow-read", (home_ / ".ssh").string(), "-c",
+                                   "cat " + (home_ / ".ssh" / "id_ed25519").string()});
+    EXPECT_EQ(key.exit_code, 0) << key.err;
+    EXPECT_EQ(key.out, "PRIVATE-KEY\n");
+    for (const auto path : {real_backend::landlock, real_backend::landlock_via_launcher}) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result accepted = cordon({"run", "--json", "--backend", "landlock", "--mode",
+                                            "workspace-write", "--accept-partial", "-c", "true"});
+        EXPECT_EQ(accepted.exit_code, 0) << accepted.out << accepted.err;
+        const nlohmann::json record = nlohmann::json::parse(accepted.out);
+        EXPECT_EQ(record["sandbox"]["enforcement"], "partial");
+        bool named = false;
+        for (const auto& gap : record["sandbox"]["policy"]["gaps"]) {
+            named = named || gap.get<std::string>().find("protected names") != std::string::npos;
+        }
+        EXPECT_TRUE(named) << accepted.out;
+        const cli_result unprotected =
+            cordon({"run", "--backend", "landlock", "--mode", "workspace-write", "--unprotect",
+                    "all", "-c", "echo ok > made.txt"});
+        EXPECT_EQ(unprotected.exit_code, 0) << unprotected.err;
+        EXPECT_TRUE(fs::exists(workspace_ / "made.txt"));
+        fs::remove(workspace_ / "made.txt");
+    }
+}
+
+TEST_F(PolicyFlags, BadValuesAreOneLineAndExitTwo) {
+    const std::vector<std::vector<std::string>> bad = {
+        {"--tmp", "shared"},
+        {"--protect", "../outside"},
+        {"--protect", "/etc/passwd"},
+        {"--unprotect", ".not-protected"},
+        {"--read-only-path", (workspace_ / "missing").string()},
+        {"--read-only-path", (scratch_ / "home").string()},
+        {"--writable-root", (workspace_ / "missing").string()},
+        {"--writable-root", "/"},
+    };
+    for (const auto& flags : bad) {
+        std::vector<std::string> args{"run", "--mode", "workspace-write"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        args.insert(args.end(), {"-c", "touch ran"});
+        const cli_result r = cordon(args);
+        SCOPED_TRACE(flags[0] + " " + flags[1]);
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(workspace_ / "ran"));
+    }
+}
+
+}  // namespace
+}  // namespace cordon::test::policy_flags_tests
