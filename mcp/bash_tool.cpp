@@ -136,7 +136,8 @@ json run_bash(tool_context& context, call& running, const json& given) {
         asked.workdir = request.run.workdir.value_or(standing.workspace_root);
         asked.env = policy::env_overrides(request.run.env);
         asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
-        asked.policy = policy::policy_change(*requested, request.run.rules, standing.workspace_root);
+        asked.policy =
+            policy::policy_change(*requested, request.run.rules, standing.workspace_root);
         const policy::escalation_result decided = context.escalate(running, asked);
         if (running.cancelled) return nullptr;
         approval = policy::to_json(decided);
