@@ -19,8 +19,13 @@
 
 #include "policy/resolve.hpp"
 #include "policy/session_log.hpp"
+#include "runtime/environment.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/mode.hpp"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace cordon::cli {
 
@@ -40,6 +45,21 @@ struct policy_flags {
         return mode.value_or(sandbox::sandbox_mode::read_only);
     }
 };
+
+// The environment options as given on the command line: --env-clear, --env-keep NAME and
+// --env-unset NAME (repeatable; NAME may be a glob with * and ?). The same for every call.
+struct env_flags {
+    bool clear = false;
+    std::vector<std::string> keep;
+    std::vector<std::string> unset;
+};
+
+// Registers the environment options on `sub` for `command` ("cordon run"): a bad NAME is a usage
+// error, "<command>: invalid --env-keep "NAME" (...)", while the command line is parsed.
+void add_env_options(CLI::App& sub, env_flags& flags, std::string_view command);
+
+// The environment policy of every run the flags govern.
+[[nodiscard]] runtime::environment_policy environment_policy_of(const env_flags& flags);
 
 // The deployment the flags name: their mode and workspace root. The workspace is checked as one
 // the `widest` mode a run may get (the mode itself, or an escalation) could write.
