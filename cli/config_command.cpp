@@ -17,6 +17,7 @@
 #include "cli/options.hpp"
 #include "cli/path_options.hpp"
 #include "cli/run_options.hpp"
+#include "cli/standing.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/record_json.hpp"
@@ -39,6 +40,7 @@ struct show_options {
     std::optional<policy::approval_policy> approval;
     std::optional<std::chrono::milliseconds> approval_timeout;
     path_flags paths;
+    env_flags environment;
 };
 
 // One entry of a list setting (protect, deny_read, ...).
@@ -150,6 +152,21 @@ int show(const show_options& given) {
     const configured_rules& rules = std::get<configured_rules>(with_flags);
     settings.push_back(
         {"tmp", std::string(sandbox::to_string(rules.rules.tmp)), origin_of(rules, "tmp")});
+    settings.push_back(given.environment.clear
+                           ? shown{"env_clear", "true", {origin::kind::flag, {}, {}}}
+                           : (values.env_clear
+                                  ? shown{"env_clear", values.env_clear->value ? "true" : "false",
+                                          values.env_clear->from}
+                                  : shown{"env_clear", "false", {}}));
+    const auto env_list = [](std::string_view key, const std::vector<sourced<std::string>>& from,
+                             const std::vector<std::string>& flagged) {
+        shown_list out{key, {}};
+        for (const auto& each : from)
+            out.entries.push_back({each.value, each.from});
+        for (const auto& each : flagged)
+            out.entries.push_back({each, {origin::kind::flag, {}, {}}});
+        return out;
+    };
     settings.push_back({"accept_partial", rules.rules.accept_partial ? "true" : "false",
                         origin_of(rules, "accept_partial")});
     const std::vector<shown_list> lists{
@@ -158,6 +175,8 @@ int show(const show_options& given) {
         list_of("protect", rules.rules.protect, rules),
         list_of("deny_read", rules.rules.deny_read, rules),
         list_of("allow_read", rules.rules.allow_read, rules),
+        env_list("env_keep", values.env_keep, given.environment.keep),
+        env_list("env_unset", values.env_unset, given.environment.unset),
     };
 
     if (given.json) {
@@ -173,9 +192,10 @@ int show(const show_options& given) {
                                                                  : nlohmann::json(config.profile)},
                               {"settings", nlohmann::json::object()}};
         for (const shown& setting : settings) {
-            nlohmann::json from = {{"value", setting.key == "accept_partial"
-                                                 ? nlohmann::json(setting.value == "true")
-                                                 : nlohmann::json(setting.value)}};
+            nlohmann::json from = {
+                {"value", (setting.key == "accept_partial" || setting.key == "env_clear")
+                              ? nlohmann::json(setting.value == "true")
+                              : nlohmann::json(setting.value)}};
             describe(setting.from, from);
             out["settings"][std::string(setting.key)] = std::move(from);
         }
@@ -204,9 +224,10 @@ int show(const show_options& given) {
         widest = std::max(widest, setting.key.size() + setting.value.size());
     }
     for (const shown& setting : settings) {
-        std::string line =
-            std::string(setting.key) + " = " +
-            (setting.key == "accept_partial" ? setting.value : quoted(setting.value));
+        std::string line = std::string(setting.key) + " = " +
+                           ((setting.key == "accept_partial" || setting.key == "env_clear")
+                                ? setting.value
+                                : quoted(setting.value));
         line.append(widest + 6 - std::min(widest + 5, line.size()), ' ');
         text += line + "# " + setting.from.text() + "\n";
     }
@@ -273,6 +294,7 @@ std::function<int()> add_config_command(CLI::App& app) {
     add_duration_option(*sub, "--approval-timeout", options->approval_timeout, "As for cordon run",
                         rule(invalid("--approval-timeout")));
     add_path_options(*sub, options->paths);
+    add_env_options(*sub, options->environment, show_command_name);
     return [options] { return show(*options); };
 }
 

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cli/options.hpp"
+#include "runtime/environment.hpp"
 #include "sandbox/policy.hpp"
 #include "sandbox/unique_fd.hpp"
 
@@ -222,6 +223,27 @@ std::optional<std::string> apply_key(const key_context& key, config_values& out)
         out.paths.tmp = text->get();
         return std::nullopt;
     }
+    if (name == "env_clear") {
+        const auto* flag = key.node.as_boolean();
+        if (flag == nullptr) {
+            return key.fail("expected true or false, not " + std::string(type_name(key.node)));
+        }
+        out.env_clear = sourced<bool>{flag->get(), key.from};
+        return std::nullopt;
+    }
+    if (name == "env_keep" || name == "env_unset") {
+        auto given = strings(key);
+        if (auto* error = std::get_if<std::string>(&given)) return *error;
+        auto& slot = name == "env_keep" ? out.env_keep : out.env_unset;
+        for (const std::string& each : std::get<0>(given)) {
+            if (!runtime::is_name_pattern(each)) {
+                return key.fail("invalid name \"" + each +
+                                "\" (expected a NAME, or a glob of letters, digits, _, * and ?)");
+            }
+            slot.push_back({each, key.from});
+        }
+        return std::nullopt;
+    }
     if (name == "accept_partial") {
         const auto* flag = key.node.as_boolean();
         if (flag == nullptr) {
@@ -264,6 +286,9 @@ void overlay(config_values& onto, const config_values& over) {
     overlay(onto.max_memory, over.max_memory);
     overlay(onto.approval, over.approval);
     overlay(onto.approval_timeout, over.approval_timeout);
+    overlay(onto.env_clear, over.env_clear);
+    onto.env_keep.insert(onto.env_keep.end(), over.env_keep.begin(), over.env_keep.end());
+    onto.env_unset.insert(onto.env_unset.end(), over.env_unset.begin(), over.env_unset.end());
 }
 
 // Why a file (or its directory) with this status could be changed by someone else, or "".
@@ -328,10 +353,10 @@ std::variant<std::string, std::string> read_checked(const fs::path& file, const 
 
 const std::vector<std::string_view>& config_keys() {
     static const std::vector<std::string_view> keys{
-        "mode",           "backend",    "timeout",   "max_output",
-        "max_processes",  "max_memory", "approval",  "approval_timeout",
-        "writable_roots", "read_only",  "deny_read", "allow_read",
-        "protect",        "unprotect",  "tmp",       "accept_partial"};
+        "mode",           "backend",    "timeout",          "max_output",     "max_processes",
+        "max_memory",     "approval",   "approval_timeout", "writable_roots", "read_only",
+        "deny_read",      "allow_read", "protect",          "unprotect",      "tmp",
+        "accept_partial", "env_clear",  "env_keep",         "env_unset"};
     return keys;
 }
 

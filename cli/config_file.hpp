@@ -67,6 +67,11 @@ struct config_values {
     // layer's lists extend the layers below, its unprotect and allow_read take away from them.
     path_flags paths;
     std::optional<bool> accept_partial;  // a later layer may turn it off again
+    // The environment: env_clear as a value (a later layer may turn it off again), env_keep and
+    // env_unset as lists that extend the layers below (names or globs, runtime/environment.hpp).
+    std::optional<sourced<bool>> env_clear;
+    std::vector<sourced<std::string>> env_keep;
+    std::vector<sourced<std::string>> env_unset;
 };
 
 // The policy beyond the mode a set of layers makes, on top of the defaults, with where each list

@@ -41,6 +41,7 @@ struct mcp_options {
     std::optional<std::chrono::milliseconds> job_timeout;
     std::size_t max_jobs = 10;
     std::optional<std::chrono::milliseconds> progress_interval;
+    env_flags environment;  // --env-clear, --env-keep, --env-unset
 };
 
 int run_mcp_command(mcp_options& given) {
@@ -75,6 +76,7 @@ int run_mcp_command(mcp_options& given) {
         return usage_error(mcp_command_name, "invalid --max-jobs (1 to 1000)");
     }
     options.limits.max_jobs = given.max_jobs;
+    options.environment = environment_policy_of(configured_env(given.environment, config.values));
     options.approval.policy = given.policy.approval_or_default();
     if (given.policy.approval_timeout) options.approval.timeout = *given.policy.approval_timeout;
     if (given.progress_interval) options.progress_interval = *given.progress_interval;
@@ -187,6 +189,7 @@ std::function<int()> add_mcp_command(CLI::App& app) {
     add_duration_option(*sub, "--approval-timeout", flags.approval_timeout,
                         "How long a question may stay unanswered, e.g. 2m (default 5m)",
                         rule(quoting("invalid --approval-timeout", "(e.g. 30s, 5m)"), unset));
+    add_env_options(*sub, options->environment, mcp_command_name);
     // How often a waiting call with a progress token hears from the server (default 5s). Hidden:
     // the tests shorten it so that they wait on a tick in milliseconds, not seconds.
     add_duration_option(*sub, "--progress-interval", options->progress_interval, "",

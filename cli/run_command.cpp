@@ -51,6 +51,7 @@ int run_run_command(run_options& options) {
         options.max_memory = config.values.max_memory->value;
     }
     options.configured_rules = config.rules.rules;
+    options.environment = configured_env(options.environment, config.values);
     auto checked = validate(options);
     if (auto* message = std::get_if<std::string>(&checked)) {
         return usage_error(run_command_name, *message);

@@ -123,11 +123,13 @@ void add_run_options(CLI::App& sub, run_options& options) {
                  unset),
             least_memory, std::numeric_limits<std::uint64_t>::max(), true))
         ->type_name("TEXT");
-    sub.add_option("--env", options.env, "NAME=VALUE, repeatable; wins over the scrub")
+    sub.add_option("--env", options.env,
+                   "NAME=VALUE, repeatable; wins over the scrub and every --env-* option")
         ->expected(1)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->check(assignment_value(rule(quoting("invalid --env", "(expected NAME=VALUE)"), given)));
+    add_env_options(sub, options.environment, run_command_name);
     sub.add_option("--stdin-file", options.stdin_file, "Feed this file (or - for stdin)");
     sub.add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
         ->transform(backend_value(rule(unknown_backend, given)))
@@ -205,6 +207,7 @@ std::variant<validated, std::string> validate(run_options& options) {
         const auto equals = entry.find('=');  // there is one, not first (assignment_value)
         out.request.env[entry.substr(0, equals)] = entry.substr(equals + 1);
     }
+    out.request.environment = environment_policy_of(options.environment);
     if (!options.stdin_file.empty()) {
         auto input = open_stdin_file(options.stdin_file);
         if (auto* message = std::get_if<std::string>(&input)) return *message;

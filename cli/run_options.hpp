@@ -44,6 +44,7 @@ struct run_options {
     std::optional<std::uint64_t> max_processes;  // 0: unlimited
     std::optional<std::uint64_t> max_memory;     // 0: unlimited
     std::vector<std::string> env;                // NAME=VALUE each
+    env_flags environment;                       // --env-clear, --env-keep, --env-unset
     std::string stdin_file;
     bool json = false;
     std::string shell_command;

@@ -1,6 +1,9 @@
 #include "cli/standing.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
 #include "cli/workspace.hpp"
 #include "sandbox/policy.hpp"
@@ -107,6 +110,60 @@ std::variant<std::shared_ptr<const policy::session_log>, std::string> open_prote
     }
     protected_paths.push_back(where);
     return std::get<std::shared_ptr<const policy::session_log>>(std::move(opened));
+}
+
+namespace {
+
+// A variable's NAME or a glob over names (runtime::is_name_pattern), checked only; a bad one is
+// a usage error with cordon's own message (cli/options.hpp).
+CLI::Validator name_pattern_value(std::string_view command, std::string option) {
+    return CLI::Validator(
+        [command = std::string(command), option = std::move(option)](std::string& text) {
+            if (!runtime::is_name_pattern(text)) {
+                throw bad_option_value(command, "invalid " + option + " \"" + text +
+                                                    "\" (expected a NAME, or a glob of letters, "
+                                                    "digits, _, * and ?)");
+            }
+            return std::string();
+        },
+        "");
+}
+
+}  // namespace
+
+void add_env_options(CLI::App& sub, env_flags& flags, std::string_view command) {
+    sub.add_flag("--env-clear", flags.clear,
+                 "Pass on only PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR and TZ "
+                 "of cordon's environment");
+    sub.add_option("--env-keep", flags.keep,
+                   "NAME or glob (* ?), repeatable: passed on even where the scrub or --env-clear "
+                   "would drop it")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(name_pattern_value(command, "--env-keep"));
+    sub.add_option("--env-unset", flags.unset,
+                   "NAME or glob (* ?), repeatable: never passed on (--env still sets it)")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(name_pattern_value(command, "--env-unset"));
+}
+
+env_flags configured_env(const env_flags& flags, const config_values& values) {
+    env_flags out;
+    out.clear = flags.clear || (values.env_clear && values.env_clear->value);
+    for (const auto& each : values.env_keep)
+        out.keep.push_back(each.value);
+    for (const auto& each : values.env_unset)
+        out.unset.push_back(each.value);
+    out.keep.insert(out.keep.end(), flags.keep.begin(), flags.keep.end());
+    out.unset.insert(out.unset.end(), flags.unset.begin(), flags.unset.end());
+    return out;
+}
+
+runtime::environment_policy environment_policy_of(const env_flags& flags) {
+    return {flags.clear, flags.keep, flags.unset};
 }
 
 }  // namespace cordon::cli

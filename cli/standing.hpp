@@ -20,8 +20,13 @@
 #include "cli/config_file.hpp"
 #include "policy/resolve.hpp"
 #include "policy/session_log.hpp"
+#include "runtime/environment.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/mode.hpp"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace cordon::cli {
 
@@ -50,6 +55,25 @@ struct policy_flags {
         return approval.value_or(configured_approval.value_or(policy::approval_policy::ask));
     }
 };
+
+// The environment options as given on the command line: --env-clear, --env-keep NAME and
+// --env-unset NAME (repeatable; NAME may be a glob with * and ?). The same for every call.
+struct env_flags {
+    bool clear = false;
+    std::vector<std::string> keep;
+    std::vector<std::string> unset;
+};
+
+// Registers the environment options on `sub` for `command` ("cordon run"): a bad NAME is a usage
+// error, "<command>: invalid --env-keep "NAME" (...)", while the command line is parsed.
+void add_env_options(CLI::App& sub, env_flags& flags, std::string_view command);
+
+// The flags on top of the configuration's environment (cli/config_file.hpp): --env-clear, or
+// env_clear = true; env_keep and env_unset, then the flags' own.
+[[nodiscard]] env_flags configured_env(const env_flags& flags, const config_values& values);
+
+// The environment policy of every run the flags govern.
+[[nodiscard]] runtime::environment_policy environment_policy_of(const env_flags& flags);
 
 // Loads the configuration files (with --profile) and fills in what the command line left out of
 // `flags`: mode and approval policy as configured values, backend and approval timeout directly

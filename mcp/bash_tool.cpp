@@ -105,6 +105,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
     request.run.timeout = milliseconds(
         timeout.value_or(background ? limits.job_timeout.count() : limits.default_timeout.count()));
     if (env) request.run.env = std::move(*env);
+    request.run.environment = options.environment;
     request.run.stdin_data = std::move(input);
     request.keep_stdin_open = keep_stdin_open;
     request.owner = owner;
@@ -135,7 +136,8 @@ json run_bash(tool_context& context, call& running, const json& given) {
         asked.workdir = request.run.workdir.value_or(standing.workspace_root);
         asked.env = policy::env_overrides(request.run.env);
         asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
-        asked.policy = policy::policy_change(*requested, request.run.rules, standing.workspace_root);
+        asked.policy =
+            policy::policy_change(*requested, request.run.rules, standing.workspace_root);
         const policy::escalation_result decided = context.escalate(running, asked);
         if (running.cancelled) return nullptr;
         approval = policy::to_json(decided);

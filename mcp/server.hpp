@@ -42,6 +42,9 @@ struct server_options {
     std::shared_ptr<const policy::session_log> session;
     // The configured approval policy, and how long a question may stay unanswered.
     policy::approval_options approval;
+    // How the environment of every command the server runs is filtered (a call's own `env`
+    // still wins).
+    runtime::environment_policy environment;
     // How jobs run (kill plan, output limits, spill root, ...). Its cap and lifetime come from
     // `limits`.
     runtime::supervisor_options jobs;

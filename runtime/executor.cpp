@@ -191,7 +191,7 @@ preparation executor::prepare(run_request request) const {
 
     prepared_run prepared;
     process_spec& spec = prepared.spec_;
-    spec.env = build_environment(environ, request.env);
+    spec.env = build_environment(environ, request.env, request.environment);
     spec.cwd = workdir;
     spec.stdin_data = std::move(request.stdin_data);
     spec.stdin_fd = std::move(request.stdin_fd);

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "runtime/cgroup.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/kill_plan.hpp"
 #include "runtime/output_collector.hpp"
 #include "runtime/process.hpp"
@@ -52,6 +53,8 @@ struct run_request {
     std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
     std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
     std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
+    // How the inherited environment is filtered (clear, keep, unset); `env` wins over it.
+    environment_policy environment;
     // Each replaces its executor_options::default_limits entry for this call; 0 means no limit.
     // A limit given here that the host cannot enforce means the run is not started; a default
     // limit it cannot enforce is dropped (the record shows which limits held).

@@ -379,5 +379,39 @@ TEST_F(ConfigTest, TheSessionRanksAboveTheConfiguration) {
     EXPECT_NE(flag.err.find("conflicts with the mode the session"), std::string::npos) << flag.err;
 }
 
+// The environment keys: env_clear from the file, env_keep and env_unset extended by the flags.
+TEST_F(ConfigTest, TheEnvironmentKeysFilterARealRun) {
+    write_config(etc_, "env_clear = true\nenv_keep = [\"MY_*\"]\nenv_unset = [\"LANG\"]\n");
+    const auto run = [this](std::vector<std::string> extra) {
+        std::vector<std::string> args{"run", "--mode", "danger-full-access"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.insert(args.end(),
+                    {"-c", "echo \"${MY_VAR-unset} ${STRAY-unset} ${LANG-unset} ${HOME-unset}\""});
+        return run_cordon(args, workspace_, {},
+                          {{"CORDON_CONFIG_DIRS", etc_.string()},
+                           {"HOME", home_.string()},
+                           {"MY_VAR", "a"},
+                           {"STRAY", "c"},
+                           {"LANG", "C.UTF-8"}});
+    };
+    const cli_result configured = run({});
+    EXPECT_EQ(configured.exit_code, 0) << configured.err;
+    EXPECT_EQ(configured.out, "a unset unset " + home_.string() + "\n");
+    const cli_result flagged = run({"--env-keep", "STRAY", "--env-unset", "MY_VAR"});
+    EXPECT_EQ(flagged.out, "unset c unset " + home_.string() + "\n") << flagged.err;
+
+    const nlohmann::json shown = show({"--env-keep", "STRAY"});
+    const nlohmann::json& settings = shown["settings"];
+    EXPECT_EQ(settings["env_clear"],
+              nlohmann::json({{"value", true}, {"source", "file"}, {"file", etc_file_}}));
+    EXPECT_EQ(entry(settings["env_keep"], "MY_*")["file"], etc_file_);
+    EXPECT_EQ(entry(settings["env_keep"], "STRAY")["source"], "flag");
+    EXPECT_EQ(entry(settings["env_unset"], "LANG")["source"], "file");
+
+    write_config(user_, "env_keep = [\"BAD-NAME\"]\n");
+    expect_refused(cordon({"config", "show"}), "cordon config show",
+                   {user_file_ + ":1: env_keep: invalid name \"BAD-NAME\""});
+}
+
 }  // namespace
 }  // namespace cordon::test

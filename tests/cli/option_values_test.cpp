@@ -161,6 +161,7 @@ TEST_F(OptionMessages, EachBadValueHasItsOwnLineAndExitsTwo) {
     const std::string timeout = "(e.g. 500ms, 30s, 2m)";
     const std::string output = "(1 to 16M bytes kept in memory, e.g. 64000, 512K, 16M)";
     const std::string memory = "(at least 4M, e.g. 512M, 2G, or unlimited)";
+    const std::string names = "(expected a NAME, or a glob of letters, digits, _, * and ?)";
     const std::string log = (workspace_ / "session.jsonl").string();
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"run", "--mode", "bogus", "-c", touch}, "cordon run: unknown mode \"bogus\" " + modes},
@@ -195,6 +196,16 @@ TEST_F(OptionMessages, EachBadValueHasItsOwnLineAndExitsTwo) {
          "cordon run: invalid --env \"NOEQUALS\" (expected NAME=VALUE)"},
         {{"run", "--env", "=x", "-c", touch},
          "cordon run: invalid --env \"=x\" (expected NAME=VALUE)"},
+        {{"run", "--env-keep", "", "-c", touch}, "cordon run: invalid --env-keep \"\" " + names},
+        {{"run", "--env-keep", "A=B", "-c", touch},
+         "cordon run: invalid --env-keep \"A=B\" " + names},
+        {{"run", "--env-unset", "[A-Z]*", "-c", touch},
+         "cordon run: invalid --env-unset \"[A-Z]*\" " + names},
+        {{"run", "--env-unset", "=", "-c", touch},
+         "cordon run: invalid --env-unset \"=\" " + names},
+        {{"mcp", "--env-keep", "A B"}, "cordon mcp: invalid --env-keep \"A B\" " + names},
+        {{"mcp", "--env-unset", ""}, "cordon mcp: invalid --env-unset \"\" " + names},
+        {{"mcp", "--env-unset", "FOO=1"}, "cordon mcp: invalid --env-unset \"FOO=1\" " + names},
         {{"mcp", "--mode", "bogus"}, "cordon mcp: unknown mode \"bogus\" " + modes},
         {{"mcp", "--backend", "jail"},
          "cordon mcp: unknown backend \"jail\" (expected auto, bwrap, landlock or seatbelt)"},

@@ -71,14 +71,16 @@ run_request request_for(std::vector<std::string> argv, sandbox_mode mode,
 
 // --- environment ---------------------------------------------------------------------------------
 
-TEST(CredentialName, MatchesTheFourMarkersInAnyCase) {
+// Every class of name the scrub drops is in environment_test.cpp; here, the markers in any case.
+TEST(CredentialName, MatchesTheMarkersInAnyCase) {
     for (const char* name :
          {"MY_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "aws_secret_x", "key", "Token", "xPaSsWoRdx",
-          "SECRET", "api_key_id", "KEYBOARD_LAYOUT", "monkey"}) {
+          "SECRET", "api_key_id", "KEYBOARD_LAYOUT", "monkey", "PASSWD", "my_cred", "Auth",
+          "github_pat", "sEsSiOn", "cookie", "Private"}) {
         EXPECT_TRUE(is_credential_name(name)) << name;
     }
-    for (const char* name :
-         {"PATH", "HOME", "TERM", "USER", "", "KE", "TOKE", "PASSWD", "SECRE", "LANG", "K_E_Y"}) {
+    for (const char* name : {"PATH", "HOME", "TERM", "USER", "", "KE", "TOKE", "PAS", "SECRE",
+                             "LANG", "K_E_Y", "PAT", "PWD", "AUTHOR", "CRE", "SESSIO"}) {
         EXPECT_FALSE(is_credential_name(name)) << name;
     }
 }
