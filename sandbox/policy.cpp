@@ -52,8 +52,9 @@ std::span<const protected_class> protected_classes() {
          "editors and IDEs run the tasks, launch configurations and dev containers they name",
          {".vscode", ".idea", ".devcontainer", ".zed", ".exrc", ".nvim.lua", ".nvimrc"}},
         {"agent",
-         "agents start the MCP servers and run the hooks and commands these name",
-         {".mcp.json", ".claude", ".codex", ".cursor", ".agents", ".gemini"}},
+         "agents start the MCP servers and run the hooks and commands these name; cordon reads its "
+         "own configuration",
+         {".mcp.json", ".claude", ".codex", ".cursor", ".agents", ".gemini", ".config/cordon"}},
         {"package",
          "package managers run the programs these name (scripts, hooks, wrappers, registries)",
          {".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "pip.conf", ".cargo/config",
