@@ -239,7 +239,7 @@ private:
         if (git_names_.empty()) return;
         if (std::find(git_names_.begin(), git_names_.end(), "hooks") != git_names_.end()) {
             protect_hook_targets(git / "hooks");
-            if (auto hooks = configured_hooks_path(git)) protect_elsewhere(*hooks);
+            protect_configured_paths(git);
         }
         walk_modules(root, git / "modules", 0);
         std::error_code ec;
@@ -267,33 +267,44 @@ private:
         }
     }
 
-    // core.hooksPath of the repository whose git directory is `git`, when its configuration (or
-    // the user's) sets one: absolute, or relative to the work tree (githooks(5)).
-    std::optional<fs::path> configured_hooks_path(const fs::path& git) {
-        std::optional<std::string> value = hooks_path_in(git / "config");
-        if (!value) {
-            const fs::path home = invoking_home();
-            if (!home.empty()) {
-                value = hooks_path_in(home / ".config" / "git" / "config");
-                if (auto global = hooks_path_in(home / ".gitconfig")) value = global;
-            }
+    // What a repository's configuration says about where git reads more of it: the last
+    // core.hooksPath, and every file included (include.path, includeIf.*.path), followed.
+    struct git_settings {
+        std::optional<std::string> hooks_path;
+        std::vector<fs::path> includes;  // canonical
+    };
+
+    // core.hooksPath of the repository whose git directory is `git`, as its configuration (or the
+    // user's, or a file either includes) sets it: absolute, or relative to the work tree
+    // (githooks(5)); and the files they include. Both are kept like the configuration itself.
+    void protect_configured_paths(const fs::path& git) {
+        git_settings settings;
+        const fs::path home = invoking_home();
+        if (!home.empty()) {
+            read_git_config(home / ".config" / "git" / "config", home, settings, 0);
+            read_git_config(home / ".gitconfig", home, settings, 0);
         }
-        if (!value || value->empty()) return std::nullopt;
-        fs::path path = *value;
-        if (value->rfind("~/", 0) == 0) {
-            const fs::path home = invoking_home();
-            if (home.empty()) return std::nullopt;
-            path = home / value->substr(2);
+        read_git_config(git / "config", home, settings, 0);
+        for (const fs::path& included : settings.includes)
+            protect_elsewhere(included, true);
+        if (!settings.hooks_path || settings.hooks_path->empty()) return;
+        fs::path path = *settings.hooks_path;
+        if (settings.hooks_path->rfind("~/", 0) == 0) {
+            if (home.empty()) return;
+            path = home / settings.hooks_path->substr(2);
         } else if (path.is_relative()) {
             path = git.parent_path() / path;
         }
-        return canonical_path(path);
+        protect_elsewhere(canonical_path(path));
     }
 
-    // The last core.hooksPath a git configuration file sets (its includes are not followed).
-    static std::optional<std::string> hooks_path_in(const fs::path& file) {
+    // Reads one git configuration file into `out` (a simple reading of git-config(1)'s syntax:
+    // sections, `key = value`, quoted values), following its includes a few levels deep.
+    static void read_git_config(const fs::path& file, const fs::path& home, git_settings& out,
+                                int level) {
+        constexpr int deepest_include = 10;
         std::ifstream in(file);
-        if (!in) return std::nullopt;
+        if (!in || level > deepest_include) return;
         const auto lower = [](std::string text) {
             std::transform(text.begin(), text.end(), text.begin(),
                            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -305,35 +316,53 @@ private:
             const auto last = text.find_last_not_of(" \t\r");
             return text.substr(first, last - first + 1);
         };
-        std::optional<std::string> out;
-        bool core = false;
+        std::string section;  // "core", "include", "includeif", ...
         std::string line;
         while (std::getline(in, line)) {
             line = trim(line);
             if (line.empty() || line[0] == '#' || line[0] == ';') continue;
             if (line[0] == '[') {
                 const auto close = line.find(']');
-                core = lower(trim(line.substr(1, close == std::string::npos ? 0 : close - 1))) ==
-                       "core";
+                std::string header =
+                    lower(trim(line.substr(1, close == std::string::npos ? 0 : close - 1)));
+                section = header.substr(0, header.find_first_of(" \t\"."));
                 if (close == std::string::npos) continue;
                 line = trim(line.substr(close + 1));  // "[core] hooksPath = x" is one line
                 if (line.empty()) continue;
             }
-            if (!core) continue;
             const auto equals = line.find('=');
             if (equals == std::string::npos) continue;
-            if (lower(trim(line.substr(0, equals))) != "hookspath") continue;
+            const std::string key = lower(trim(line.substr(0, equals)));
             std::string value = trim(line.substr(equals + 1));
             if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
                 value = value.substr(1, value.size() - 2);
             }
-            out = value;
+            if (section == "core" && key == "hookspath") {
+                out.hooks_path = value;
+            } else if ((section == "include" || section == "includeif") && key == "path" &&
+                       !value.empty()) {
+                fs::path included = value;
+                if (value.rfind("~/", 0) == 0) {
+                    if (home.empty()) continue;
+                    included = home / value.substr(2);
+                } else if (included.is_relative()) {
+                    included = file.parent_path() / included;
+                }
+                included = canonical_path(included);
+                if (std::find(out.includes.begin(), out.includes.end(), included) !=
+                    out.includes.end()) {
+                    continue;
+                }
+                out.includes.push_back(included);
+                read_git_config(included, home, out, level + 1);
+            }
         }
-        return out;
     }
 
-    // `path` (canonical) is kept read-only if it lies in a writable root; masked if missing.
-    void protect_elsewhere(const fs::path& path) {
+    // `path` (canonical) is kept read-only if it lies in a writable root; if missing, its first
+    // missing component is masked, or pinned when that is the file itself and `file` (a
+    // configuration git reads: git refuses a directory there).
+    void protect_elsewhere(const fs::path& path, bool file = false) {
         for (const fs::path& root : out_.writable_roots) {
             if (!is_within(path, root) || path == root) continue;
             struct stat st {};
@@ -348,8 +377,12 @@ private:
                     at /= part;
                     if (::lstat(at.c_str(), &st) != 0) break;
                 }
-                keep_ancestors(root, at);
-                add_unique(out_.masks, at);
+                if (file && at == path) {
+                    pin(root, at);
+                } else {
+                    keep_ancestors(root, at);
+                    add_unique(out_.masks, at);
+                }
             }
             return;
         }

@@ -132,6 +132,22 @@ TEST_P(GitRedirect, HooksWhereCoreHooksPathPointsAreKept) {
     EXPECT_FALSE(fs::exists(marker())) << "a hook the command changed ran outside the sandbox";
 }
 
+// The repository's configuration includes a file of the work tree (include.path, as projects
+// that share their git settings do): what that file says, git obeys, hooksPath included.
+TEST_P(GitRedirect, AConfigurationTheRepositoryIncludesIsKept) {
+    make_repository();
+    ASSERT_EQ(host_sh(tree_.workspace(),
+                      "touch project.gitconfig && git config include.path ../project.gitconfig"),
+              0);
+    const std::string hook = marker_script();
+    plant("mkdir evil && printf '" + hook +
+          "' > evil/pre-commit && chmod +x evil/pre-commit && "
+          "printf '[core]\\n\\thooksPath = evil\\n' >> project.gitconfig; true");
+
+    EXPECT_EQ(host_sh(tree_.workspace(), "echo two >> file && git commit -qam two"), 0);
+    EXPECT_FALSE(fs::exists(marker())) << "a hook the command planted ran outside the sandbox";
+}
+
 // A hook installed as a symlink into the work tree (`.git/hooks/pre-commit ->
 // ../../tools/pre-commit`): the link is kept, and what it leads to must be kept as well.
 TEST_P(GitRedirect, WhatASymlinkedHookLeadsToIsKept) {
