@@ -96,6 +96,7 @@ public:
                 return "cannot scan " + dir.string() + " for protected names: " + ec.message();
             }
             bool repository = dir == root;
+            int git_parts = 0;  // HEAD, objects/, refs/: a git directory of another name (bare)
             for (; it != fs::directory_iterator(); it.increment(ec)) {
                 if (++visited > max_scanned_entries) {
                     return "the writable root " + root.string() + " holds more than " +
@@ -115,12 +116,23 @@ public:
                     }
                 }
                 if (directory && name == ".git") protect_git_directories(root, entry.path());
+                if (!symlink && !directory && name == ".git") follow_git_file(entry.path());
+                if ((name == "HEAD" && !symlink && !directory) ||
+                    (directory && (name == "objects" || name == "refs"))) {
+                    ++git_parts;
+                }
                 if (directory && name != ".git" && name != "node_modules") {
                     pending.push_back(entry.path());
                 }
             }
             if (ec) return "cannot scan " + dir.string() + " for protected names: " + ec.message();
             if (repository) mask_missing(root, dir);
+            if (git_parts == 3 && dir.filename() != ".git") {
+                // A bare repository (a local remote: `git push` runs its hooks) or a git directory
+                // a `.git` file leads to.
+                protect_git_directory(root, dir, git_names_);
+                protect_git_directories(root, dir);
+            }
         }
         return std::nullopt;
     }
@@ -250,6 +262,45 @@ private:
             // A linked worktree reads its hooks and config from the common directory; what it
             // reads from its own is where that is and its config.worktree.
             protect_git_directory(root, it->path(), {"commondir", "config.worktree"});
+        }
+    }
+
+    // The writable root `path` lies in, if any.
+    [[nodiscard]] std::optional<fs::path> root_of(const fs::path& path) const {
+        for (const fs::path& root : out_.writable_roots) {
+            if (is_within(path, root)) return root;
+        }
+        return std::nullopt;
+    }
+
+    // A `.git` file ("gitdir: PATH": a linked worktree, a submodule, a separate git directory)
+    // leads to the git directory git uses there, and that one's commondir to where its hooks and
+    // config are: those in a writable root are kept as a `.git` directory's are.
+    void follow_git_file(const fs::path& file) {
+        std::ifstream in(file);
+        std::string line;
+        if (!std::getline(in, line) || line.rfind("gitdir:", 0) != 0) return;
+        std::string target = line.substr(7);
+        target.erase(0, target.find_first_not_of(" \t"));
+        while (!target.empty() && (target.back() == '\r' || target.back() == ' '))
+            target.pop_back();
+        if (target.empty()) return;
+        fs::path git = target;
+        if (git.is_relative()) git = file.parent_path() / git;
+        git = canonical_path(git);
+        for (int hop = 0; hop < 2; ++hop) {
+            if (auto root = root_of(git)) {
+                protect_git_directory(*root, git, git_names_);
+                protect_git_directories(*root, git);
+            }
+            std::ifstream common(git / "commondir");
+            std::string where;
+            if (!std::getline(common, where) || where.empty()) return;
+            fs::path next = where;
+            if (next.is_relative()) next = git / next;
+            next = canonical_path(next);
+            if (next == git) return;
+            git = next;
         }
     }
 

@@ -148,6 +148,24 @@ TEST_P(GitRedirect, AConfigurationTheRepositoryIncludesIsKept) {
     EXPECT_FALSE(fs::exists(marker())) << "a hook the command planted ran outside the sandbox";
 }
 
+// A bare repository in the workspace (a local remote) is a git directory by another name: a push
+// to it runs its hooks on the host.
+TEST_P(GitRedirect, ABareRepositorysHooksAreKept) {
+    ASSERT_EQ(host_sh(tree_.workspace(),
+                      "git init -q --bare origin.git && git clone -q origin.git proj && cd proj && "
+                      "git config user.email t@t && git config user.name t && echo one > file && "
+                      "git add file && git commit -qm one && git push -q origin HEAD"),
+              0);
+    const std::string hook = marker_script();
+    plant("printf '" + hook +
+          "' > origin.git/hooks/pre-receive; chmod +x origin.git/hooks/pre-receive; true");
+
+    EXPECT_EQ(host_sh(tree_.workspace() / "proj",
+                      "echo two >> file && git commit -qam two && git push -q origin HEAD"),
+              0);
+    EXPECT_FALSE(fs::exists(marker())) << "a hook the command planted ran outside the sandbox";
+}
+
 // A hook installed as a symlink into the work tree (`.git/hooks/pre-commit ->
 // ../../tools/pre-commit`): the link is kept, and what it leads to must be kept as well.
 TEST_P(GitRedirect, WhatASymlinkedHookLeadsToIsKept) {
