@@ -116,7 +116,9 @@ public:
                     }
                 }
                 if (directory && name == ".git") protect_git_directories(root, entry.path());
-                if (!symlink && !directory && name == ".git") follow_git_file(entry.path());
+                if (name == ".git" && !symlink && entry.is_regular_file(type_ec)) {
+                    follow_git_file(entry.path());
+                }
                 if ((name == "HEAD" && !symlink && !directory) ||
                     (directory && (name == "objects" || name == "refs"))) {
                     ++git_parts;
@@ -293,6 +295,8 @@ private:
                 protect_git_directory(*root, git, git_names_);
                 protect_git_directories(*root, git);
             }
+            std::error_code ec;
+            if (!fs::is_regular_file(git / "commondir", ec)) return;
             std::ifstream common(git / "commondir");
             std::string where;
             if (!std::getline(common, where) || where.empty()) return;
@@ -354,6 +358,8 @@ private:
     static void read_git_config(const fs::path& file, const fs::path& home, git_settings& out,
                                 int level) {
         constexpr int deepest_include = 10;
+        std::error_code ec;
+        if (!fs::is_regular_file(file, ec)) return;  // a FIFO would hang the planning
         std::ifstream in(file);
         if (!in || level > deepest_include) return;
         const auto lower = [](std::string text) {
