@@ -15,7 +15,20 @@
 //     the run is over;
 //   - a protected path that is a symlink cannot be kept from being replaced (a mount follows the
 //     link): `symlinked`, a part the run cannot enforce.
-// The scan does not descend into `node_modules` directories nor into repositories' `.git`.
+// A git directory obeys files beside its hooks and config: `commondir` names the directory its
+// configuration and hooks are read from, `config.worktree` is configuration too, and the git
+// directories of submodules (`.git/modules/NAME`, nested) and of linked worktrees
+// (`.git/worktrees/NAME`) have their own. Where `.git/NAME` is protected, NAME is protected in
+// every git directory found in a repository's `.git`. git cannot read a directory in place of one
+// of these files (it refuses to run), so a missing one is not masked but pinned (`pinned`): cordon
+// creates it with content git reads as "nothing" (`commondir`: ".", the git directory itself;
+// `config`, `config.worktree`: empty), the run keeps it read-only, and mask_residue removes it once
+// the run is over if its content is still cordon's. So is a missing `.gitconfig` (a workspace that
+// is a home directory), which git would otherwise refuse to run beside. Where core.hooksPath (of
+// the repository or of the user) or a symlink in `.git/hooks` leads into a writable root, what it
+// leads to is kept read-only too.
+// The scan does not descend into `node_modules` directories nor into repositories' `.git` beyond
+// the git directories above.
 //
 // Denied reads, in every confined mode: `hidden` are the deny_read entries that exist (their
 // canonical paths), `exposed` the allow_read exceptions beneath them.
@@ -25,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -42,6 +56,7 @@ struct path_plan {
     std::vector<std::filesystem::path> entries;         // kept in place, contents writable
     std::vector<std::filesystem::path> read_only;       // protected paths and carve-outs
     std::vector<std::filesystem::path> masks;           // missing protected names
+    std::vector<std::filesystem::path> pinned;          // created by cordon, also in read_only
     std::vector<std::filesystem::path> symlinked;       // protected symlinks: not enforceable
     std::vector<hidden_path> hidden;
     std::vector<std::filesystem::path> exposed;
@@ -57,9 +72,10 @@ inline constexpr std::size_t max_scanned_entries = 2'000'000;
 // The plan for `policy` (a confined mode), or why the policy cannot be used (one line).
 [[nodiscard]] std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy);
 
-// The mount points a run's masks leave on the host: bwrap creates each as an empty file. Held for
-// the run and destroyed once it is over (all its processes gone); the destructor removes every
-// mask point that is still the empty file bwrap made, unless a mount namespace other than this
+// The mount points a run's masks leave on the host: bwrap creates each as an empty directory;
+// and the files cordon pinned. Held for the run and destroyed once it is over (all its processes
+// gone); the destructor removes every mask point that is still the empty directory bwrap made and
+// every pinned file that still holds what cordon wrote, unless a mount namespace other than this
 // process's still has a mount on it (another cordon's run) or another run of this process still
 // masks it. Registered at planning time, so that a run planned while another's mask exists
 // treats it as a mask too.
@@ -72,6 +88,8 @@ public:
 
     // True when another run of this process masks `path` right now.
     [[nodiscard]] static bool masked_by_a_run(const std::filesystem::path& path);
+    // What cordon writes into a pinned file named `name` ("commondir", "config", ...).
+    [[nodiscard]] static std::string_view pinned_content(std::string_view name);
 
 private:
     std::vector<std::filesystem::path> masks_;
