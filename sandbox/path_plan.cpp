@@ -202,9 +202,16 @@ private:
             for (const fs::path& part : fs::path(name)) {
                 at /= part;
                 if (mask_residue::masked_by_a_run(at)) {
-                    // Another run's mask point, empty: masked here too, nothing beneath it.
+                    // Another run's mask point, empty (masked here too, nothing beneath it), or
+                    // its pinned file (kept read-only here too).
                     keep_ancestors(root, at);
-                    add_unique(out_.masks, at);
+                    struct stat held {};
+                    if (::lstat(at.c_str(), &held) == 0 && S_ISREG(held.st_mode)) {
+                        add_unique(out_.pinned, at);
+                        add_unique(out_.read_only, at);
+                    } else {
+                        add_unique(out_.masks, at);
+                    }
                     break;
                 }
                 struct stat st {};

@@ -519,7 +519,8 @@ TEST_P(PathPolicy, ConcurrentRunsInOneWorkspaceShareTheirMasks) {
     starter.join();
     ASSERT_TRUE(first && second);
     EXPECT_EQ(first->outcome.exit_code, std::optional<int>(0)) << describe(*first);
-    EXPECT_EQ(second->outcome.exit_code, std::optional<int>(0)) << describe(*second);
+    EXPECT_EQ(second->outcome.exit_code, std::optional<int>(0))
+        << describe(*second) << second->outcome.message;
     EXPECT_THAT(second->sandbox.masked_paths, Contains((workspace_ / ".envrc").string()));
     EXPECT_EQ(snapshot(workspace_), before) << describe(*second);
 }
