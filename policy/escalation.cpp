@@ -150,9 +150,10 @@ std::string policy_change(sandbox::sandbox_mode to, const sandbox::path_rules& r
         text += (text.empty() ? "" : "; ") + part;
     };
     if (to == sandbox::sandbox_mode::workspace_write) {
-        add(rules.protect.empty() ? "no protected names"
-                                  : std::to_string(rules.protect.size()) +
-                                        " protected names (.git/hooks, .bashrc, ...) stay read-only");
+        add(rules.protect.empty()
+                ? "no protected names"
+                : std::to_string(rules.protect.size()) +
+                      " protected names (.git/hooks, .bashrc, ...) stay read-only");
         if (!rules.read_only.empty()) {
             add(std::to_string(rules.read_only.size()) + " read-only paths stay read-only");
         }
