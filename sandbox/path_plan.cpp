@@ -644,6 +644,10 @@ std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
         }
     }
 
+    // What was pinned before a refusal, removed again once the registry's lock is released (the
+    // removal takes it too).
+    std::unique_ptr<mask_residue> discard;
+    std::optional<std::string> refusal;
     {
         // Planned and registered under one lock, so that a run planned meanwhile sees the masks.
         std::lock_guard lock(registry().mutex);
@@ -653,27 +657,33 @@ std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
                 auto refused = plan.protect_root(root);
                 if (!refused && plan.failure()) refused = plan.failure();
                 if (refused) {
-                    // What was pinned before the refusal is removed again.
-                    if (!out.pinned.empty()) {
-                        for (const fs::path& pinned : out.pinned)
-                            ++registry().held[pinned];
-                        mask_residue discard(out.pinned);
-                    }
-                    return "refusing a workspace-write run: " + *refused;
+                    for (const fs::path& pinned : out.pinned)
+                        ++registry().held[pinned];
+                    discard = std::make_unique<mask_residue>(out.pinned);
+                    refusal = "refusing a workspace-write run: " + *refused;
+                    break;
                 }
             }
         }
-        for (const fs::path& carve : policy.rules.read_only) {
-            add_unique(out.read_only, carve);
+        if (refusal) {
+            out = {};
+        } else {
+            for (const fs::path& carve : policy.rules.read_only) {
+                add_unique(out.read_only, carve);
+            }
+            plan.finish();
+            if (!out.masks.empty() || !out.pinned.empty()) {
+                std::vector<fs::path> points = out.masks;
+                points.insert(points.end(), out.pinned.begin(), out.pinned.end());
+                for (const fs::path& point : points)
+                    ++registry().held[point];
+                out.residue = std::make_shared<const mask_residue>(std::move(points));
+            }
         }
-        plan.finish();
-        if (!out.masks.empty() || !out.pinned.empty()) {
-            std::vector<fs::path> points = out.masks;
-            points.insert(points.end(), out.pinned.begin(), out.pinned.end());
-            for (const fs::path& point : points)
-                ++registry().held[point];
-            out.residue = std::make_shared<const mask_residue>(std::move(points));
-        }
+    }
+    if (refusal) {
+        discard.reset();
+        return *refusal;
     }
     return out;
 }
