@@ -302,9 +302,11 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"writable roots", true, "write grants on the opened directories"},
                     {"private tmp", true, "a directory of the run's own as $TMPDIR"}};
         case backend_kind::seatbelt:
-            return {{"protected names", false, "not implemented for Seatbelt"},
-                    {"read-only paths", false, "not implemented for Seatbelt"},
-                    {"denied reads", false, "not implemented for Seatbelt"},
+            // cordon's Seatbelt profile has no rule for these (and no macOS host to prove one
+            // on): a policy that asks for them is refused unless the gap is accepted.
+            return {{"protected names", false, "no profile rule (needs --accept-partial)"},
+                    {"read-only paths", false, "no profile rule (needs --accept-partial)"},
+                    {"denied reads", false, "no profile rule (needs --accept-partial)"},
                     {"writable roots", true, "subpath rules"},
                     {"private tmp", false, "the host's /tmp"}};
     }
@@ -333,7 +335,7 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
             list(paths.symlinked));
     }
     if (kind == backend_kind::seatbelt) {
-        // Not implemented in the Seatbelt profile yet: said, never dropped silently.
+        // The Seatbelt profile has no rule for these: each is named, never dropped silently.
         if (policy.mode == sandbox_mode::workspace_write &&
             (paths.protected_count > 0 || !paths.masks.empty())) {
             out.emplace_back("protected names are not kept under Seatbelt");
