@@ -72,7 +72,7 @@ bool holds_only(const fs::path& path, std::string_view content);
 
 class planner {
 public:
-    planner(const sandbox_policy& policy, path_plan& out) : policy_(policy), out_(out) {
+    planner(const sandbox_policy& policy, path_plan& out) : out_(out) {
         names_ = policy.rules.protect;
         index_ = index_names(names_);
         // ".git/hooks" -> "hooks": what every git directory keeps.
@@ -574,7 +574,6 @@ private:
         }
     }
 
-    const sandbox_policy& policy_;
     path_plan& out_;
     std::vector<std::string> names_;
     std::vector<std::string> git_names_;
