@@ -90,9 +90,9 @@ TEST(Escalation, EachOutcomeMapsToItsText) {
         approval_service service;
         approval_request seen;
         service.add_responder(std::make_shared<function_responder>(
-            "fixed", [&seen, outcome](const approval_request& request, std::stop_token) {
+            "fixed", [&seen, answer = outcome](const approval_request& request, std::stop_token) {
                 seen = request;
-                return std::optional(outcome);
+                return std::optional(answer);
             }));
         const auto result = approve_escalation(widen(sandbox_mode::danger_full_access), &service);
         ASSERT_TRUE(result.decision);
