@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/json_text.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/runner_path.hpp"
@@ -600,6 +601,7 @@ int main(int argc, char** argv) {
     }
     fs::remove_all(given.workspace);
     fs::remove_all(spill_root);
-    if (!json_path.empty()) std::ofstream(json_path) << out.sections.dump(2) << '\n';
+    if (!json_path.empty())
+        std::ofstream(json_path) << cordon::base::dump_json(out.sections, 2) << '\n';
     return status;
 }

@@ -22,6 +22,9 @@
 //                                                       cancelled, nobody to ask, or not wider
 //                                                       than the standing mode; nothing ran
 //
+//   125      (no record: an internal error)           cordon itself failed: an exception escaped,
+//                                                       reported as one line on stderr
+//
 // `cordon config show` exits 0, or 2 for a bad option or a bad configuration file.
 //
 // `cordon session` exits 0, 2 for a usage error, and 1 when the session log cannot be read or
@@ -53,8 +56,16 @@ inline constexpr int exit_signal_base = 128;
 // The leader's status was lost (someone else reaped it): a failure, never a success.
 inline constexpr int exit_status_lost = 1;
 
+// cordon itself failed (every subcommand): an exception escaped. As timeout(1) and env(1) do, the
+// code cordon shares with "the sandbox could not run the command": either way cordon, not the
+// command, failed.
+inline constexpr int exit_internal_error = 125;
+
 // Prints "cordon <command>: <message>" on one line and returns exit_usage.
 int usage_error(std::string_view command, std::string_view message);
+// Prints "cordon <command>: internal error: <what>" on one line (what shown safely) and returns
+// exit_internal_error.
+int internal_error(std::string_view command, std::string_view what) noexcept;
 
 // "FILE:LINE: <reason>" for a session log's corrupt line; otherwise the library's message, which
 // names the file.

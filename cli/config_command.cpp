@@ -12,6 +12,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
@@ -20,7 +21,6 @@
 #include "cli/standing.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/limits.hpp"
-#include "runtime/record_json.hpp"
 
 namespace cordon::cli {
 
@@ -208,7 +208,7 @@ int show(const show_options& given) {
             }
             out["settings"][std::string(list.key)] = std::move(entries);
         }
-        std::cout << runtime::dump(out) << '\n';
+        std::cout << base::dump_json(out) << '\n';
         return 0;
     }
 

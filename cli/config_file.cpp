@@ -126,6 +126,8 @@ std::variant<std::vector<std::string>, std::string> paths(const key_context& key
     auto list = strings(key);
     if (auto* error = std::get_if<std::string>(&list)) return *error;
     for (std::string& each : std::get<0>(list)) {
+        // A NUL ("\u0000" in TOML) would end the path at every system call, silently.
+        if (each.find('\0') != std::string::npos) return key.fail("a path holds a NUL byte");
         if (each == "~" || each.starts_with("~/")) {
             each = (sandbox::invoking_home() / each.substr(std::min<std::size_t>(each.size(), 2)))
                        .lexically_normal()

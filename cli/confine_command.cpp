@@ -7,6 +7,7 @@
 
 #include <iostream>
 
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/path_options.hpp"
 #include "cli/shell_quote.hpp"
@@ -58,7 +59,7 @@ int run_confine_command(const confine_options& options) {
         sandbox::confined_argv confined = provider->confine(
             options.argv, {*mode, workspace, std::get<sandbox::path_rules>(rules)}, workspace);
         if (options.json) {
-            std::cout << runtime::dump(nlohmann::json(confined.argv)) << '\n';
+            std::cout << base::dump_json(nlohmann::json(confined.argv)) << '\n';
         } else {
             std::cout << shell_join(confined.argv) << '\n';
         }
@@ -67,7 +68,7 @@ int run_confine_command(const confine_options& options) {
         return usage_error(command, error.reason());
     } catch (const sandbox::sandbox_unavailable_error& error) {
         if (options.json) {
-            std::cout << runtime::dump(runtime::to_json(error)) << '\n';
+            std::cout << base::dump_json(runtime::to_json(error)) << '\n';
         } else {
             std::cerr << error.what() << '\n';
         }

@@ -18,6 +18,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "policy/display.hpp"
 
 namespace cordon::cli {
 
@@ -26,9 +27,21 @@ int usage_error(std::string_view command, std::string_view message) {
     return exit_usage;
 }
 
+int internal_error(std::string_view command, std::string_view what) noexcept {
+    try {
+        // One line, whatever the exception's text holds (a path's bytes, a newline).
+        std::cerr << command << ": internal error: " << cordon::policy::shown_safely(what) << '\n';
+    } catch (...) {
+        // Nothing more can be said; the exit code still says it.
+    }
+    return exit_internal_error;
+}
+
 }  // namespace cordon::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int cordon_main(int argc, char** argv, std::string& running) {
     using namespace cordon::cli;
     // A reader of cordon's output that goes away (`cordon run ... | head -1`) must not kill
     // cordon before it has ended the command's tree: writes fail with EPIPE instead. The program
@@ -92,10 +105,28 @@ int main(int argc, char** argv) {
     spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
 
     const std::string& name = app.get_subcommands().front()->get_name();
+    running = "cordon " + name;
     if (name == "probe") return probe();
     if (name == "confine") return confine();
     if (name == "mcp") return mcp();
     if (name == "session") return session();
     if (name == "config") return config();
     return run();
+}
+
+}  // namespace
+
+// An exception that escapes a command is a bug of cordon's, never a crash: it is caught here, so
+// that the stack unwinds (a running command's tree is ended by its owners' destructors), and ends
+// as one line on stderr and exit_internal_error. Standard output holds nothing of it: every JSON
+// document is serialised whole before its first byte is written.
+int main(int argc, char** argv) {
+    std::string context = "cordon";
+    try {
+        return cordon_main(argc, argv, context);
+    } catch (const std::exception& error) {
+        return cordon::cli::internal_error(context, error.what());
+    } catch (...) {
+        return cordon::cli::internal_error(context, "an exception that is not std::exception");
+    }
 }

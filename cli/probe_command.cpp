@@ -8,10 +8,10 @@
 #include <iomanip>
 #include <iostream>
 
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/local_provider_factory.hpp"
-#include "runtime/record_json.hpp"
 #include "sandbox/backends.hpp"
 
 namespace cordon::cli {
@@ -159,7 +159,7 @@ int run_probe_command(const probe_options& options) {
             selected ? nlohmann::json(sandbox::to_string(selected->kind)) : nlohmann::json();
         out["containment"] = containment_json(cgroups);
         out["verdict"] = provider->verdict_origin();
-        std::cout << runtime::dump(out, 2) << '\n';
+        std::cout << base::dump_json(out, 2) << '\n';
     } else {
         for (const auto& rung : rungs)
             print_rung(rung);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/escalation_prompt.hpp"
 #include "cli/live_writer.hpp"
@@ -25,7 +26,6 @@
 #include "policy/escalation.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
-#include "runtime/record_json.hpp"
 #include "sandbox/policy.hpp"
 #include "sandbox/verdict_cache.hpp"
 
@@ -112,7 +112,7 @@ int run_run_command(run_options& options) {
                                             {"code", "ESCALATION_NOT_APPROVED"},
                                             {"message", answer.error}}},
                                           {"approval", answer.approval}};
-                std::cout << runtime::dump(refused) << '\n';
+                std::cout << base::dump_json(refused) << '\n';
             } else {
                 std::cerr << run_command_name << ": " << answer.error << '\n';
             }

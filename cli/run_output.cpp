@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/terminal_prompt.hpp"
 #include "policy/escalation.hpp"
@@ -124,7 +125,7 @@ int report_run(const runtime::run_record& record, const run_report& report) {
         return json;
     };
     if (options.json) {
-        std::cout << runtime::dump(with_approval(runtime::to_json(record))) << '\n';
+        std::cout << base::dump_json(with_approval(runtime::to_json(record))) << '\n';
     } else if (record.outcome.kind == runtime::outcome_kind::runner_failed) {
         own_lines(record.outcome.message + "\n");  // SANDBOX_UNAVAILABLE: the error's message
     } else {

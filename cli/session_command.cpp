@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
@@ -100,7 +101,7 @@ std::string describe_event(const policy::session_event& event) {
         }
         return line;
     }
-    return policy::shown_safely(body.dump());
+    return policy::shown_safely(base::dump_json(body));
 }
 
 nlohmann::json grant_json(const policy::session_grant& grant) {
@@ -146,7 +147,7 @@ int show(const session_options& options) {
             line["line"] = event.line;
             out["events"].push_back(std::move(line));
         }
-        std::cout << out.dump() << '\n';
+        std::cout << base::dump_json(out) << '\n';
         return 0;
     }
 

@@ -4,6 +4,8 @@
 #include <climits>
 #include <cmath>
 
+#include "base/json_text.hpp"
+
 namespace cordon::mcp {
 
 using nlohmann::json;
@@ -62,7 +64,9 @@ std::optional<std::string> arguments::text(std::string_view name, bool required)
         fail(std::string(name) + " must be a string, not " + type_name(*value));
         return std::nullopt;
     }
-    return value->get<std::string>();
+    // The bytes it stands for: a path or a command cordon reported escaped (base/json_text.hpp)
+    // names the same file or command when the client sends it back.
+    return base::unescape_invalid_utf8(value->get_ref<const std::string&>());
 }
 
 std::optional<bool> arguments::flag(std::string_view name) {
@@ -133,7 +137,8 @@ std::optional<std::map<std::string, std::optional<std::string>>> arguments::envi
         return std::nullopt;
     }
     std::map<std::string, std::optional<std::string>> out;
-    for (const auto& [key, entry] : value->items()) {
+    for (const auto& [escaped_key, entry] : value->items()) {
+        const std::string key = base::unescape_invalid_utf8(escaped_key);
         if (key.empty() || key.find('=') != std::string::npos ||
             key.find('\0') != std::string::npos) {
             fail(std::string(name) + ": \"" + key + "\" is not a variable name");
@@ -143,7 +148,7 @@ std::optional<std::map<std::string, std::optional<std::string>>> arguments::envi
             out[key] = std::nullopt;  // unset it
         } else if (entry.is_string() &&
                    entry.get_ref<const std::string&>().find('\0') == std::string::npos) {
-            out[key] = entry.get<std::string>();
+            out[key] = base::unescape_invalid_utf8(entry.get_ref<const std::string&>());
         } else {
             fail(std::string(name) + "." + key + " must be a string (or null to unset it)");
             return std::nullopt;

@@ -22,6 +22,7 @@ public:
     arguments(const nlohmann::json& declared, const nlohmann::json& given);
 
     // Each returns nullopt when the argument is absent or wrong (and then records the error).
+    // Strings come back as the bytes they stand for: base::unescape_invalid_utf8().
     std::optional<std::string> text(std::string_view name, bool required = false);
     std::optional<bool> flag(std::string_view name);
     // An integer in [least, most]; `clamp` brings a number outside the range into it instead of

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "base/json_text.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
 #include "sandbox/mode.hpp"
@@ -91,11 +92,12 @@ std::variant<policy::approval_outcome, std::string> read_elicitation_reply(
     const json& result = reply.result;
     const auto action = result.is_object() ? result.find("action") : result.end();
     if (action == result.end() || !action->is_string()) {
-        return "the client's answer has no action: " + result.dump();
+        return "the client's answer has no action: " + base::dump_json(result);
     }
     if (*action == "decline") return policy::approval_outcome::rejected;
     if (*action == "cancel") return policy::approval_outcome::cancelled;
-    if (*action != "accept") return "the client answered with an unknown action: " + action->dump();
+    if (*action != "accept")
+        return "the client answered with an unknown action: " + base::dump_json(*action);
     const auto content = result.find("content");
     if (content == result.end() || content->is_null())
         return policy::approval_outcome::allowed_once;
@@ -104,7 +106,7 @@ std::variant<policy::approval_outcome, std::string> read_elicitation_reply(
     if (scope == content->end() || *scope == "once") return policy::approval_outcome::allowed_once;
     if (*scope == "session") return policy::approval_outcome::allowed_for_session;
     // Fail closed: an accept that means something else is no clear answer.
-    return "the client's accept has an unknown scope: " + scope->dump();
+    return "the client's accept has an unknown scope: " + base::dump_json(*scope);
 }
 
 elicitation_responder::elicitation_responder(std::shared_ptr<client_requests> client,

@@ -8,7 +8,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "runtime/record_json.hpp"
+#include "base/json_text.hpp"
 #include "runtime/sigpipe.hpp"
 
 namespace cordon::mcp {
@@ -53,7 +53,7 @@ std::size_t nesting_depth(std::string_view line) {
 response read_response(json id, const json& parsed) {
     const auto error = parsed.find("error");
     if (error == parsed.end()) return response{std::move(id), parsed.at("result")};
-    rpc_error failed{error_code::internal_error, "a malformed error: " + error->dump()};
+    rpc_error failed{error_code::internal_error, "a malformed error: " + base::dump_json(*error)};
     if (error->is_object()) {
         const auto code = error->find("code");
         const auto message = error->find("message");
@@ -190,7 +190,7 @@ line_writer::~line_writer() {
 
 bool line_writer::write(const json& sent) {
     if (broken_) return false;
-    std::string line = runtime::dump(sent);
+    std::string line = base::dump_json(sent);
     line += '\n';
     {
         std::lock_guard lock(mutex_);

@@ -21,6 +21,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/json_text.hpp"
 #include "mcp/client_requests.hpp"
 #include "mcp/elicitation.hpp"
 #include "mcp/job_view.hpp"
@@ -154,7 +155,7 @@ struct server::impl final : tool_context {
                 id = asked->id;
                 on_request(std::move(*asked));
             } else if (auto* reply = std::get_if<response>(&parsed)) {
-                const std::string replied = reply->id.dump();
+                const std::string replied = base::dump_json(reply->id);
                 if (!asks->deliver(std::move(*reply))) {
                     spdlog::debug("mcp: a reply to {} answers no request of the server's; dropped",
                                   replied);
@@ -191,7 +192,8 @@ struct server::impl final : tool_context {
         std::shared_ptr<call> target;
         {
             std::lock_guard lock(mutex);
-            if (auto found = calls.find(id->dump()); found != calls.end()) target = found->second;
+            if (auto found = calls.find(base::dump_json(*id)); found != calls.end())
+                target = found->second;
         }
         // An unknown or finished call: the reply crossed the cancellation, which is fine.
         if (!target) return;
@@ -207,7 +209,7 @@ struct server::impl final : tool_context {
     }
 
     void on_request(request asked) {
-        spdlog::debug("mcp: request {} {}", asked.method, asked.id.dump());
+        spdlog::debug("mcp: request {} {}", asked.method, base::dump_json(asked.id));
         if (asked.method == "initialize") {
             send(initialize(asked));
             return;
@@ -301,7 +303,7 @@ struct server::impl final : tool_context {
                 running->progress_token = *token;
             }
         }
-        const std::string key = asked.id.dump();
+        const std::string key = base::dump_json(asked.id);
         auto done = std::make_shared<std::atomic<bool>>(false);
         {
             std::lock_guard lock(mutex);

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <random>
 
+#include "base/json_text.hpp"
 #include "sandbox/policy.hpp"
 #include "sandbox/unique_fd.hpp"
 #include "sandbox/write_all.hpp"
@@ -129,7 +130,8 @@ std::optional<std::string> bad_mode(const json& event, const char* field, bool r
         return std::string("no \"") + field + "\"";
     }
     if (!found->is_string() || !sandbox::parse_sandbox_mode(found->get<std::string>())) {
-        return std::string("\"") + field + "\" " + found->dump() + " is not a sandbox mode";
+        return std::string("\"") + field + "\" " + base::dump_json(*found) +
+               " is not a sandbox mode";
     }
     return std::nullopt;
 }
@@ -172,7 +174,7 @@ std::optional<std::string> invalid_event(const json& event) {
     if (kind == event_type::approval_policy) {
         if (!is_string(event, "policy") ||
             !parse_approval_policy(event["policy"].get<std::string>())) {
-            return "\"policy\" " + event.value("policy", json()).dump() +
+            return "\"policy\" " + base::dump_json(event.value("policy", json())) +
                    " is not an approval policy";
         }
         return std::nullopt;
@@ -206,7 +208,8 @@ std::optional<std::string> invalid_event(const json& event) {
         }
         if (!is_string(event, "outcome")) return "approval/decided has no \"outcome\"";
         const auto outcome = parse_approval_outcome(event["outcome"].get<std::string>());
-        if (!outcome) return "\"outcome\" " + event["outcome"].dump() + " is not an outcome";
+        if (!outcome)
+            return "\"outcome\" " + base::dump_json(event["outcome"]) + " is not an outcome";
         if (*outcome == approval_outcome::allowed_for_session) {
             const auto grant = event.find("grant");
             if (grant == event.end()) return "allowed-for-session without a \"grant\"";
@@ -286,7 +289,7 @@ std::variant<session_log, log_error> session_log::open_or_create(const fs::path&
         json start{{"type", event_type::session_start},
                    {"at", now_iso8601()},
                    {"cwd", sandbox::canonical_path(cwd).string()}};
-        const std::string line = start.dump() + "\n";
+        const std::string line = base::dump_json(start) + "\n";
         const bool written = write_all(fd.get(), line) && ::fsync(fd.get()) == 0;
         const int linked = written ? ::link(temporary.c_str(), absolute.c_str()) : -1;
         const int error = errno;
@@ -333,7 +336,7 @@ std::optional<log_error> session_log::append(json event) const {
     while (::flock(fd.get(), LOCK_EX) != 0) {
         if (errno != EINTR) return log_error{errno_text("cannot lock session log", path_)};
     }
-    std::string line = event.dump() + "\n";
+    std::string line = base::dump_json(event) + "\n";
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return log_error{errno_text("cannot inspect", path_)};
     if (st.st_size > 0) {
@@ -380,6 +383,9 @@ std::variant<std::vector<session_event>, log_error> session_log::read() const {
         if (line.empty()) return log_error{"an empty line", line_number};
         json body = json::parse(line, nullptr, false);
         if (body.is_discarded()) return log_error{"not valid JSON", line_number};
+        // The bytes append() escaped (base/json_text.hpp): a grant for a command that is not
+        // UTF-8 matches that very command again.
+        base::unescape_json_strings(body);
         if (auto bad = invalid_event(body)) return log_error{*bad, line_number};
         std::string type = body["type"].get<std::string>();
         events.push_back(session_event{std::move(type), std::move(body), line_number});

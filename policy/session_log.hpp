@@ -10,6 +10,10 @@
 // read() with its line number, as is any line that is not a valid event: nothing is skipped
 // silently.
 //
+// Bytes: a command or a path need not be UTF-8. append() writes every string through
+// base::dump_json(), which escapes bytes that are not UTF-8 reversibly (base/json_text.hpp), and
+// read() unescapes them, so an event reads back with the very bytes it was appended with.
+//
 // Trust: the file is created 0600. A log that is not a regular file, is owned by another user or
 // is writable by group or others is refused, since whoever can write it can widen the mode of
 // every later run. Callers keep it where no confined command can write (runtime: add it to

@@ -107,8 +107,4 @@ json to_json(const sandbox::sandbox_unavailable_error& error) {
                 {"error", sandbox_error_json(error.mode(), error.what(), failure)}};
 }
 
-std::string dump(const json& value, int indent) {
-    return value.dump(indent, ' ', false, json::error_handler_t::replace);
-}
-
 }  // namespace cordon::runtime

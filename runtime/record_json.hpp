@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.hpp"
 #include "runtime/record.hpp"
 
 namespace cordon::runtime {
@@ -27,7 +28,10 @@ namespace cordon::runtime {
 // "error": <the same error object as a runner-failed record's>}.
 [[nodiscard]] nlohmann::json to_json(const sandbox::sandbox_unavailable_error& error);
 
-// Serialises with invalid UTF-8 replaced (U+FFFD): command output is arbitrary bytes.
-[[nodiscard]] std::string dump(const nlohmann::json& value, int indent = -1);
+// base::dump_json(), the one serialisation (base/json_text.hpp: bytes that are not UTF-8 are
+// escaped reversibly, never thrown on), under the name its callers knew.
+[[nodiscard]] inline std::string dump(const nlohmann::json& value, int indent = -1) {
+    return base::dump_json(value, indent);
+}
 
 }  // namespace cordon::runtime

@@ -9,7 +9,9 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 
+#include "policy/command_prefix.hpp"
 #include "policy/session_log.hpp"
 #include "support.hpp"
 
@@ -265,6 +267,97 @@ TEST(SessionLog, GrantsFoldAndRevoke) {
     EXPECT_EQ(state.grants[0].prefix, (std::vector<std::string>{"git", "push"}));
     ASSERT_FALSE(log.append({{"type", "approval/revoked"}, {"grant", "ap-1"}}));
     EXPECT_TRUE(std::get<session_state>(log.state()).grants.empty());
+}
+
+// A command, a justification, a directory need not be UTF-8. Each is logged (it used to abort the
+// process with nlohmann's type_error 316), and read back as the very bytes it was, so that a
+// grant for such a command covers that command again.
+TEST(SessionLog, BytesThatAreNotUtf8ReadBackAsTheSameBytes) {
+    const std::vector<std::string> kinds = {"\xff", "\xe2\x82", "\xc0\xaf", "\xed\xa0\x80",
+                                            "\xf4\x8f\xbb\xbf" /* U+10FEFF itself */};
+    for (const std::string& bytes : kinds) {
+        temp_dir dir;
+        const std::filesystem::path root = dir / ("root" + bytes);
+        std::filesystem::create_directory(root);
+        const auto log = open_log(dir / "s.jsonl", root);
+        const std::string command = "echo " + bytes;
+        const session_grant grant = grant_for(command, sandbox::sandbox_mode::workspace_write);
+        ASSERT_FALSE(log.append({{"type", "approval/asked"},
+                                 {"id", "ap-1"},
+                                 {"tool", "cordon run"},
+                                 {"command", command},
+                                 {"workdir", (root / bytes).string()},
+                                 {"mode", "workspace-write"},
+                                 {"justification", "because " + bytes},
+                                 {"env", {"NAME=" + bytes}},
+                                 {"input", bytes}}));
+        ASSERT_FALSE(log.append({{"type", "approval/decided"},
+                                 {"id", "ap-1"},
+                                 {"outcome", "allowed-for-session"},
+                                 {"grant",
+                                  {{"id", "ap-1"},
+                                   {"prefix", grant.prefix},
+                                   {"exact", grant.exact},
+                                   {"mode", "workspace-write"}}}}));
+        // Every line on disk is strict JSON.
+        std::istringstream lines(test::read_file(dir / "s.jsonl"));
+        for (std::string line; std::getline(lines, line);)
+            EXPECT_TRUE(json::accept(line)) << line;
+        auto read = log.state();
+        ASSERT_TRUE(std::holds_alternative<session_state>(read))
+            << std::get<log_error>(read).message;
+        const auto& state = std::get<session_state>(read);
+        EXPECT_EQ(state.cwd, root);
+        ASSERT_EQ(state.events.size(), 3u);
+        const json& asked = state.events[1].body;
+        EXPECT_EQ(asked["command"], command);
+        EXPECT_EQ(asked["workdir"], (root / bytes).string());
+        EXPECT_EQ(asked["justification"], "because " + bytes);
+        EXPECT_EQ(asked["env"][0], "NAME=" + bytes);
+        EXPECT_EQ(asked["input"], bytes);
+        ASSERT_EQ(state.grants.size(), 1u);
+        EXPECT_EQ(state.grants[0].prefix, grant.prefix);
+        EXPECT_TRUE(covers(state.grants[0], command, sandbox::sandbox_mode::workspace_write));
+        EXPECT_FALSE(covers(state.grants[0], "echo \xfe", sandbox::sandbox_mode::workspace_write));
+    }
+}
+
+// Lines that are not JSON text, whatever their bytes: a corrupt line with its number, never a
+// crash, and a string that decodes to NUL is only a string.
+TEST(SessionLog, LinesThatAreNotUtf8OrHoldLoneSurrogatesAreCorruptLines) {
+    const std::vector<std::string> bad = {
+        "{\"type\":\"sandbox/mode\",\"mode\":\"\xff\"}\n",
+        "{\"type\":\"sandbox/mode\",\"mode\":\"\xc0\xaf\"}\n",
+        "{\"type\":\"sandbox/mode\",\"mode\":\"\xed\xa0\x80\"}\n",
+        "{\"type\":\"sandbox/mode\",\"mode\":\"\xe2\x82\"}\n",
+        R"({"type":"sandbox/mode","mode":"\ud800"})"
+        "\n",
+        R"({"type":"sandbox/mode","mode":"\udcff"})"
+        "\n",
+    };
+    for (const auto& line : bad) {
+        temp_dir dir;
+        const auto log = open_log(dir / "s.jsonl");
+        append_raw(dir / "s.jsonl", line);
+        auto read = log.read();
+        ASSERT_TRUE(std::holds_alternative<log_error>(read)) << line;
+        EXPECT_EQ(std::get<log_error>(read).line, 2u);
+        EXPECT_EQ(std::get<log_error>(read).message, "not valid JSON");
+    }
+    // Valid JSON whose strings decode to NUL or to bytes: the complaint quotes them, escaped.
+    for (const std::string& line :
+         {std::string(R"({"type":"sandbox/mode","mode":"read-only\u0000"})"),
+          std::string("{\"type\":\"sandbox/mode\",\"mode\":\"\xf4\x8f\xbb\xbf\"}")}) {
+        temp_dir dir;
+        const auto log = open_log(dir / "s.jsonl");
+        append_raw(dir / "s.jsonl", line + "\n");
+        auto read = log.read();
+        ASSERT_TRUE(std::holds_alternative<log_error>(read)) << line;
+        EXPECT_EQ(std::get<log_error>(read).line, 2u);
+        EXPECT_NE(std::get<log_error>(read).message.find("is not a sandbox mode"),
+                  std::string::npos)
+            << std::get<log_error>(read).message;
+    }
 }
 
 }  // namespace

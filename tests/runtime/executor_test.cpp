@@ -828,13 +828,67 @@ TEST(RecordJson, ARunnerFailedRecordCarriesTheSandboxError) {
     EXPECT_EQ(render_markers(none), "[sandbox unavailable: " + none.outcome.message + "]\n");
 }
 
-TEST(RecordJson, DumpReplacesInvalidUtf8) {
-    run_record record;
-    record.stdout_output.text = std::string("ok \xff\xfe end");
-    std::string text;
-    ASSERT_NO_THROW(text = dump(to_json(record)));
-    EXPECT_NE(text.find("ok \xEF\xBF\xBD"), std::string::npos) << text;
-    EXPECT_TRUE(nlohmann::json::accept(text));
+// Every string of the record, each holding a different kind of byte string that is not UTF-8:
+// the record is written (it used to abort with nlohmann's type_error 316, or lose the bytes to
+// U+FFFD in the output), it parses as strict JSON, and each string unescapes to its very bytes.
+TEST(RecordJson, EveryStringFieldKeepsBytesThatAreNotUtf8) {
+    const std::vector<std::string> planted = {"out \xff",
+                                              "err \xe2\x82",
+                                              "/spill/\xc0\xaf",
+                                              "/root/\xed\xa0\x80",
+                                              "/prot/\xfe",
+                                              "/mask/\x80",
+                                              "/hide/\xf5",
+                                              "gap \xf4\x90\x80\x80",
+                                              "msg \xc1\xbf",
+                                              "runner \xe0\x80",
+                                              "why \xff\xfe",
+                                              std::string("nul \0 \xff", 7),
+                                              "/spill2/\xf4\x8f\xbb\xbf" /* a literal U+10FEFF */};
+    const auto collect = [](const nlohmann::json& value, std::set<std::string>& into,
+                            const auto& self) -> void {
+        if (value.is_string()) into.insert(value.get<std::string>());
+        if (!value.is_structured()) return;
+        for (const auto& element : value)
+            self(element, into, self);
+    };
+
+    run_record ran;
+    ran.stdout_output.text = planted[0];
+    ran.stderr_output.text = planted[1];
+    ran.stdout_output.spill_path = planted[2];
+    ran.stderr_output.spill_path = planted[12];
+    ran.sandbox.enforcement = sandbox::enforcement::partial;
+    ran.sandbox.backend = sandbox::backend_kind::landlock;
+    ran.sandbox.writable_roots = {planted[3]};
+    ran.sandbox.protected_paths = {planted[4]};
+    ran.sandbox.masked_paths = {planted[5]};
+    ran.sandbox.hidden_paths = {planted[6]};
+    ran.sandbox.gaps = {planted[7]};
+    run_record refused;
+    refused.outcome.kind = classify::outcome_kind::not_started;
+    refused.outcome.message = planted[8];
+    run_record failed = sandbox_unavailable_record(
+        sandbox_mode::read_only,
+        {planted[9], sandbox::backend_kind::bwrap, {{"landlock", planted[10]}}});
+    run_record lost;
+    lost.outcome.message = planted[11];
+    lost.outcome.kind = classify::outcome_kind::not_started;
+
+    std::set<std::string> seen;
+    for (const run_record* record : {&ran, &refused, &failed, &lost}) {
+        std::string text;
+        ASSERT_NO_THROW(text = dump(to_json(*record)));
+        nlohmann::json back = nlohmann::json::parse(text);  // strict UTF-8
+        base::unescape_json_strings(back);
+        collect(back, seen, collect);
+    }
+    for (const std::string& bytes : planted) {
+        EXPECT_TRUE(seen.contains(bytes)) << testing::PrintToString(bytes);
+    }
+    // The SANDBOX_UNAVAILABLE message carries the runner's line: whole, with its bytes.
+    EXPECT_NE(dump(to_json(failed)).find("runner \xf4\x8f\xbb\xa0\xf4\x8f\xba\x80"),
+              std::string::npos);
 }
 
 // --- rendering -----------------------------------------------------------------------------------
