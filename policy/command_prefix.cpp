@@ -150,8 +150,13 @@ session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode) {
         return grant;
     }
     // The program and its subcommand; without one, every word given (`make -j4` covers
-    // `make -j4 install`, not `make anything`).
-    const std::size_t kept = words->size() > 1 && subcommand_like((*words)[1]) ? 2 : words->size();
+    // `make -j4 install`, not `make anything`). And every word up to the last that is not a plain
+    // operand: the options the person saw are named, so the grant covers its own command
+    // (`git push --tags origin` grants `git push --tags …`).
+    std::size_t kept = words->size() > 1 && subcommand_like((*words)[1]) ? 2 : words->size();
+    for (std::size_t i = kept; i < words->size(); ++i) {
+        if (!plain_operand((*words)[i])) kept = i + 1;
+    }
     grant.prefix.assign(words->begin(), words->begin() + static_cast<std::ptrdiff_t>(kept));
     return grant;
 }

@@ -4,8 +4,9 @@
 // prefix: plain words, optionally quoted, with no expansion, redirection, list, pipeline,
 // substitution, glob or leading assignment (`LD_PRELOAD=x git` is not `git`). Its prefix is the
 // program and, when the next word looks like a subcommand (`git push`, `npm test`, `cargo
-// build`), that word too; with no such word, every word given. Any other command can only be
-// granted as its exact text.
+// build`), that word too; with no such word, every word given; and every word up to the last
+// that is not a plain operand (below), so that the grant names the options it was given and
+// covers its own command. Any other command can only be granted as its exact text.
 //
 // A later command is covered when it is simple, its words begin with the prefix, and every word
 // after the prefix is a plain operand: made of the characters a word needs no quoting for, not

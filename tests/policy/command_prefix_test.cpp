@@ -63,6 +63,15 @@ TEST(CommandPrefix, TheGrantIsTheProgramAndItsSubcommand) {
               (words{"pytest", "tests/unit"}));
     EXPECT_EQ(grant_for("git -C sub status", sandbox_mode::workspace_write).prefix,
               (words{"git", "-C", "sub", "status"}));
+    // The options given are named: the grant covers its own command, and no other option.
+    const auto forced = grant_for("git push --force origin main", sandbox_mode::workspace_write);
+    EXPECT_EQ(forced.prefix, (words{"git", "push", "--force"}));
+    EXPECT_TRUE(covers(forced, "git push --force origin main", sandbox_mode::workspace_write));
+    EXPECT_TRUE(covers(forced, "git push --force origin other", sandbox_mode::workspace_write));
+    EXPECT_FALSE(
+        covers(forced, "git push --force origin --receive-pack=x", sandbox_mode::workspace_write));
+    EXPECT_EQ(grant_for("git push origin main --tags", sandbox_mode::workspace_write).prefix,
+              (words{"git", "push", "origin", "main", "--tags"}));
     const auto exact = grant_for("make && make install", sandbox_mode::workspace_write);
     EXPECT_TRUE(exact.exact);
     EXPECT_EQ(exact.prefix, (words{"make && make install"}));
