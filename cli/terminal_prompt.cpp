@@ -35,10 +35,9 @@ bool in_foreground(int tty) {
     return foreground >= 0 && foreground == ::getpgrp();
 }
 
-// A command longer than this is shown whole, and its start shown again next to the question.
-constexpr std::size_t long_command = 600;
-
-std::string question(const policy::approval_request& request, bool offer_session) {
+// `with_session`: a session log could hold a grant; `offer_session`: `s` is offered.
+std::string question(const policy::approval_request& request, bool with_session,
+                     bool offer_session) {
     const std::string from(sandbox::to_string(request.effective_mode));
     const std::string to(sandbox::to_string(request.requested_mode));
     const std::string command = policy::shown_compactly(request.command);
@@ -53,7 +52,8 @@ std::string question(const policy::approval_request& request, bool offer_session
     text += "  mode:     " + from + " \u2192 " + to + "\n";
     if (!request.policy.empty()) text += "  policy:   " + request.policy + "\n";
     text += "  reason:   " + policy::shown_compactly(request.justification) + "\n";
-    if (command.size() > long_command) {
+    // A long command's start is shown again next to the question.
+    if (command.size() > policy::display_bound) {
         std::size_t cut = 120;
         while (cut > 0 && (static_cast<unsigned char>(command[cut]) & 0xC0u) == 0x80u)
             --cut;  // not inside a UTF-8 sequence
@@ -66,6 +66,9 @@ std::string question(const policy::approval_request& request, bool offer_session
             policy::grant_for(request.command, request.requested_mode);
         text += ",\n  s = allow " + policy::describe(grant) + " under " + to +
                 " without asking again in this session";
+    } else if (with_session) {
+        text += "\n  (no s: a command with a character shown escaped, or longer than " +
+                std::to_string(policy::display_bound) + " bytes, is never allowed for the session)";
     }
     text += "\n";
     text += offer_session ? "Allow? [y/N/s] " : "Allow? [y/N] ";
@@ -134,7 +137,10 @@ std::optional<policy::approval_outcome> terminal_prompt::answer(
     }
     // Whatever was typed before the question was seen is not an answer to it.
     if (::tcflush(tty.get(), TCIFLUSH) != 0) return std::nullopt;
-    if (!write_all(tty.get(), question(request, offer_session_))) return std::nullopt;
+    // A standing grant covers later runs nobody looks at: only a command shown whole, exactly as
+    // it is, may have one (display.hpp).
+    const bool offer = offer_session_ && policy::shown_whole(request.command);
+    if (!write_all(tty.get(), question(request, offer_session_, offer))) return std::nullopt;
 
     std::string line;
     for (;;) {
@@ -162,7 +168,7 @@ std::optional<policy::approval_outcome> terminal_prompt::answer(
     }
     // Only the first line is the answer; in raw mode Enter may arrive as "\r".
     line.erase(line.find_first_of("\n\r"));
-    return outcome_of(std::move(line), offer_session_);
+    return outcome_of(std::move(line), offer);
 }
 
 }  // namespace cordon::cli

@@ -9,11 +9,12 @@
 //
 // What the person sees: the command, the working directory, the standing mode and the requested
 // one, the agent's justification, and `Allow? [y/N/s] `, with what `s` would allow. Each is
-// shown through policy::shown_safely(), so that a command cannot make the question read
+// shown through policy::shown_compactly(), so that a command cannot make the question read
 // differently from what would run. Keystrokes typed before the question are discarded (tcflush).
 // The answer is one line: y or yes allows once; s or session allows the command's prefix for the
-// session (only offered with a session log); anything else, an empty line included, is a rejection;
-// the end of input is a cancellation.
+// session (only offered with a session log, and only for a command shown whole: nothing escaped,
+// nothing counted, within policy::display_bound); anything else, an empty line included, is a
+// rejection; the end of input is a cancellation.
 #pragma once
 
 #include <optional>

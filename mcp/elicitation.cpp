@@ -26,10 +26,11 @@ std::string question(const policy::approval_request& request) {
     const bool unconfined = request.requested_mode == sandbox::sandbox_mode::danger_full_access;
     // The agent's text is shown as it would run: no control sequence may redraw the question.
     std::string text = "Allow the agent to run `" + policy::shown_compactly(request.command) +
-                       "` in " + policy::shown_safely(request.workdir.string());
+                       "` in " + policy::shown_compactly(request.workdir.string());
     // What the call does to the environment changes what runs as much as the text does.
     for (std::size_t i = 0; i < request.env.size(); ++i) {
-        text += (i == 0 ? " with the environment " : ", ") + policy::shown_safely(request.env[i]);
+        text +=
+            (i == 0 ? " with the environment " : ", ") + policy::shown_compactly(request.env[i]);
     }
     // So does what it is fed: `python3 -` runs whatever arrives on stdin.
     if (!request.input.empty()) text += " (" + request.input + ")";
@@ -38,7 +39,13 @@ std::string question(const policy::approval_request& request) {
             ")?";
     if (!request.policy.empty()) text += " Policy: " + policy::shown_safely(request.policy) + ".";
     if (!request.justification.empty()) {
-        text += " Reason given: " + policy::shown_safely(request.justification);
+        text += " Reason given: " + policy::shown_compactly(request.justification);
+    }
+    if (!policy::shown_whole(request.command)) {
+        text +=
+            " (Not offered for the session: a command with a character shown escaped, or "
+            "longer than " +
+            std::to_string(policy::display_bound) + " bytes, is allowed once or not at all.)";
     }
     return text;
 }
@@ -55,18 +62,28 @@ bool offers_form_elicitation(const json& capabilities) {
 
 json elicitation_params(const policy::approval_request& request, std::string_view protocol) {
     const std::string once = "Allow once";
+    // A standing grant covers later calls nobody looks at: only a command shown whole, exactly as
+    // it is, is offered one (display.hpp).
+    const bool offer_session = policy::shown_whole(request.command);
     const std::string session =
         "Allow " + policy::describe(policy::grant_for(request.command, request.requested_mode)) +
         " under " + mode_name(request.requested_mode) + " for this session";
     const bool titled = protocol >= titled_enums_since;
     json scope{{"type", "string"}, {"title", "Remember"}};
     if (titled) {
-        scope["oneOf"] = json::array(
-            {{{"const", "once"}, {"title", once}}, {{"const", "session"}, {"title", session}}});
+        scope["oneOf"] = json::array();
+        scope["oneOf"].push_back(json{{"const", "once"}, {"title", once}});
+        if (offer_session) {
+            scope["oneOf"].push_back(json{{"const", "session"}, {"title", session}});
+        }
         scope["default"] = "once";
     } else {
-        scope["enum"] = json::array({"once", "session"});
-        scope["enumNames"] = json::array({once, session});
+        scope["enum"] = json::array({"once"});
+        scope["enumNames"] = json::array({once});
+        if (offer_session) {
+            scope["enum"].push_back("session");
+            scope["enumNames"].push_back(session);
+        }
     }
     // No required field: a client that accepts with empty content allows this call once.
     json params{{"message", question(request)},

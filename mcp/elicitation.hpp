@@ -6,7 +6,10 @@
 // The question names the command, its working directory, the standing and the requested mode
 // and the agent's justification. Its one field, `scope`, is optional (clients auto-accept with
 // empty content, openai/codex#23383): an accept without it, or with "once", allows that call; with
-// "session" it allows the command's prefix under that mode for the rest of the session. Fail
+// "session" it allows the command's prefix under that mode for the rest of the session. "session"
+// is offered only for a command shown whole (policy::shown_whole): a client that answers it for
+// another is not answering the question asked, and the approval service makes that
+// `unavailable`. Fail
 // closed: decline is `rejected`, cancel is `cancelled`, and an error reply, a closed connection or
 // an answer outside that vocabulary is `unavailable`.
 #pragma once

@@ -321,6 +321,16 @@ approval_decision approval_service::request(const approval_request& request,
         }
     }
 
+    if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant &&
+        !shown_whole(request.command)) {
+        // No responder offers a standing grant for such a command (display.hpp); one that
+        // answers with it anyway did not answer the question that was asked.
+        decision.outcome = approval_outcome::unavailable;
+        decision.detail =
+            "a standing grant is not given for a command that cannot be shown whole (a character "
+            "shown escaped, or more than " +
+            std::to_string(display_bound) + " bytes)";
+    }
     if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant) {
         session_grant grant = grant_for(request.command, request.requested_mode);
         grant.id = decision.id;

@@ -18,6 +18,9 @@
 //      the next; the end of the chain, a throwing responder, or an answer outside the vocabulary
 //      is `unavailable`. Cancellation, or no answer within the timeout, is `cancelled` at once;
 //      an answer that comes later is discarded;
+//      A responder's allowed-for-session for a command that cannot be shown whole
+//      (display.hpp: shown_whole) is `unavailable`: no responder offers it, so it answers
+//      nothing that was asked;
 //   6. writes `approval/decided` (with the grant, for allowed-for-session) and returns.
 //
 // Events: {"type":"approval/asked","id","tool","command","workdir","mode","from","reason",

@@ -359,6 +359,35 @@ TEST_F(Approval, ALongOrPaddedCommandIsShownWithItsStart) {
     EXPECT_FALSE(fs::exists(workspace_ / "f1"));
 }
 
+// Blanks other than the ASCII space are counted too: 600 no-break spaces cannot push the
+// `; touch f1` between two harmless commands off the screen. Such a command is not shown as it
+// is, so `s` is not offered, and answering it anyway is a refusal.
+TEST_F(Approval, BlankPaddingIsCountedAndSuchACommandIsNeverGrantedForTheSession) {
+    std::string padding;
+    for (int i = 0; i < 600; ++i)
+        padding += "\u00a0";
+    const std::string padded = "echo ok" + padding + "; touch f1" + padding + "echo done";
+    const tty_result r = on_terminal(escalate(padded), answering("s\n"));
+    EXPECT_TRUE(r.prompted) << r.terminal;
+    EXPECT_NE(
+        r.terminal.find("command:  echo ok\\u{00A0}{600}; touch f1\\u{00A0}{600}echo done\r\n"),
+        std::string::npos)
+        << r.terminal;
+    EXPECT_EQ(r.terminal.find("\u00a0"), std::string::npos) << r.terminal;
+    EXPECT_EQ(r.terminal.find("s = allow"), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find("(no s: a command with a character shown escaped"), std::string::npos)
+        << r.terminal;
+    EXPECT_NE(r.terminal.find("Allow? [y/N] "), std::string::npos) << r.terminal;
+    EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
+    EXPECT_EQ(r.err,
+              "cordon run: the user rejected escalating this command to \"workspace-write\"\n");
+    EXPECT_FALSE(fs::exists(workspace_ / "f1"));
+    const auto decided = events_of(log_, "approval/decided");
+    ASSERT_EQ(decided.size(), 1u);
+    EXPECT_EQ(decided[0]["outcome"], "rejected");
+    EXPECT_FALSE(decided[0].contains("grant"));
+}
+
 // A question nobody answers is withdrawn at --approval-timeout: cancelled, and nothing runs.
 TEST_F(Approval, AnUnansweredQuestionIsCancelledAtTheTimeout) {
     const fs::path made = workspace_ / "f";
@@ -777,7 +806,10 @@ TEST_F(Approval, TheTrailShowsEachQuestionAndItsAnswer) {
     const std::string id = events_of(log_, "approval/decided").at(0)["id"];
     const cli_result shown = without_terminal({"session", "show", log_.string()});
     EXPECT_EQ(shown.exit_code, 0) << shown.err;
-    EXPECT_NE(shown.out.find(id + "  `touch f1 \u2026` under workspace-write"), std::string::npos)
+    EXPECT_NE(shown.out.find(
+                  id + "  `touch f1 \u2026` (\u2026 = more plain words, none starting with -, + "
+                       "or @ or holding =) under workspace-write"),
+              std::string::npos)
         << shown.out;
     EXPECT_NE(shown.out.find(id + " asked by cordon run: escalate sandbox to workspace-write: " +
                              std::string(justification)),

@@ -141,7 +141,9 @@ TEST_F(McpApproval, RequireEscalatedAsksForFullAccessInTheClientsProtocol) {
         << asked["params"]["message"];
     EXPECT_FALSE(contains(asked["params"]["message"], "\x1b"));
     const json& scope = asked["params"]["requestedSchema"]["properties"]["scope"];
-    EXPECT_EQ(scope["enum"], json::array({"once", "session"})) << scope.dump();
+    // A command shown with escapes is never offered the session scope.
+    EXPECT_EQ(scope["enum"], json::array({"once"})) << scope.dump();
+    EXPECT_EQ(scope["enumNames"], json::array({"Allow once"})) << scope.dump();
     EXPECT_FALSE(scope.contains("oneOf"));
     EXPECT_TRUE(contains(asked["params"]["message"], "read-only \u2192 danger-full-access"));
     peer.answer(asked, {{"action", "accept"}, {"content", {{"scope", "once"}}}});
@@ -199,6 +201,36 @@ TEST_F(McpApproval, DeclineCancelAndAnErrorReplyRunNothing) {
         EXPECT_EQ(result["structuredContent"]["approval"]["outcome"], each.outcome);
         EXPECT_FALSE(std::filesystem::exists(workspace_ / "never")) << each.reply.dump();
     }
+}
+
+// Blanks other than the ASCII space are counted in the question too, and a command that cannot be
+// shown whole is offered no session scope: a client that answers with one anyway runs nothing.
+TEST_F(McpApproval, BlankPaddingIsCountedAndSuchACommandIsNeverGrantedForTheSession) {
+    std::string padding;
+    for (int i = 0; i < 600; ++i)
+        padding += "\u3000";
+    const std::string padded = "echo ok" + padding + "; touch pwned" + padding + "echo done";
+    mcp_peer peer(server_args());
+    peer.initialize("2025-11-25", asks_by_form);
+    peer.start_call(1, "bash", escalated(padded, "workspace-write"));
+    const json asked = peer.server_request();
+    ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
+    const std::string message = asked["params"]["message"];
+    EXPECT_TRUE(contains(message, "`echo ok\\u{3000}{600}; touch pwned\\u{3000}{600}echo done`"))
+        << message;
+    EXPECT_FALSE(contains(message, "\u3000")) << message;
+    EXPECT_TRUE(contains(message, "Not offered for the session")) << message;
+    const json& scope = asked["params"]["requestedSchema"]["properties"]["scope"];
+    ASSERT_EQ(scope["oneOf"].size(), 1U) << scope.dump();
+    EXPECT_EQ(scope["oneOf"][0]["const"], "once");
+    peer.answer(asked, {{"action", "accept"}, {"content", {{"scope", "session"}}}});
+    const json result = peer.reply_to(1)["result"];
+    EXPECT_EQ(result["isError"], true) << result.dump();
+    EXPECT_EQ(result["structuredContent"]["approval"]["outcome"], "unavailable");
+    EXPECT_FALSE(result["structuredContent"]["approval"].contains("grant"));
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / "pwned"));
+    for (const json& event : log_events(log()))
+        EXPECT_FALSE(event.contains("grant")) << event.dump();
 }
 
 TEST_F(McpApproval, AnUnansweredQuestionIsWithdrawnAtTheTimeout) {
@@ -288,8 +320,10 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
     bent["env"] = {{"BASH_ENV", (workspace_ / "evil.sh").string()}};
     json fed = escalated("touch made seven", "workspace-write");
     fed["stdin"] = "touch eight\n";
+    // An option after the prefix is not covered either: the grant did not name it.
     for (const json& args : {escalated("touch other three", "workspace-write"),
-                             escalated("touch made four", "danger-full-access"), bent, fed}) {
+                             escalated("touch made four", "danger-full-access"), bent, fed,
+                             escalated("touch made --reference=one nine", "workspace-write")}) {
         peer.start_call(3, "bash", args);
         asked = peer.server_request();
         ASSERT_EQ(asked["method"], "elicitation/create") << args.dump();
@@ -311,6 +345,7 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "four"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "six"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "seven"));
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / "nine"));
     // And the grant does not widen a call that did not ask for it.
     const json plain = peer.call(4, "bash", {{"command", "touch made five"}});
     EXPECT_EQ(plain["structuredContent"]["sandbox"]["denied"], true);

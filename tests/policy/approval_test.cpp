@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "policy/approval.hpp"
+#include "policy/display.hpp"
 #include "support.hpp"
 
 namespace cordon::policy {
@@ -299,7 +300,7 @@ TEST(Approval, ASessionGrantCoversThePrefixUnderTheSameModeAndNothingElse) {
     EXPECT_EQ(calls.size(), 1u);
 
     // Covered: same prefix, same mode; nobody is asked.
-    const auto again = service.request(ask("git push --tags"));
+    const auto again = service.request(ask("git push origin v1.0"));
     EXPECT_EQ(again.outcome, approval_outcome::allowed_for_session);
     EXPECT_EQ(again.by, "grant");
     EXPECT_EQ(again.source, decided_by::grant);
@@ -307,20 +308,54 @@ TEST(Approval, ASessionGrantCoversThePrefixUnderTheSameModeAndNothingElse) {
     EXPECT_EQ(again.grant->id, first.id);
     EXPECT_EQ(calls.size(), 1u);
 
-    // Not covered: another subcommand, another mode, shell syntax after the prefix.
+    // Not covered: another subcommand, another mode, shell syntax or an option after the prefix.
     (void)service.request(ask("git fetch"));
     (void)service.request(ask("git push", sandbox_mode::workspace_write));
     (void)service.request(ask("git push; rm -rf ~"));
-    EXPECT_EQ(calls.size(), 4u);
+    (void)service.request(ask("git push --receive-pack='touch pwned; git-receive-pack' ."));
+    EXPECT_EQ(calls.size(), 5u);
 
     // Revoked: asked again.
-    ASSERT_EQ(service.grants().size(), 4u);  // every answer above was allowed-for-session
+    ASSERT_EQ(service.grants().size(), 5u);  // every answer above was allowed-for-session
     for (const auto& grant : service.grants())
         ASSERT_FALSE(service.revoke(grant.id));
     EXPECT_TRUE(service.grants().empty());
-    (void)service.request(ask("git push --tags"));
-    EXPECT_EQ(calls.size(), 5u);
+    (void)service.request(ask("git push origin v1.0"));
+    EXPECT_EQ(calls.size(), 6u);
     EXPECT_TRUE(service.revoke("ap-unknown"));
+}
+
+// A standing grant covers later runs nobody looks at: a command that could not be shown whole (a
+// character shown escaped, or too long) gets none, whatever a responder answers.
+TEST(Approval, ACommandThatCannotBeShownWholeIsNeverGrantedForTheSession) {
+    const std::string nbsp = "\u00a0";
+    std::string padded = "echo ok";
+    for (int i = 0; i < 600; ++i)
+        padded += nbsp;
+    padded += "; touch pwned";
+    for (const std::string& command :
+         std::vector<std::string>{padded, "echo ok\u202e; touch pwned", "make\nmake install",
+                                  "echo " + std::string(display_bound, 'x')}) {
+        temp_dir dir;
+        auto log = make_log(dir);
+        approval_service service({}, log);
+        std::vector<std::string> calls;
+        service.add_responder(answering("person", approval_outcome::allowed_for_session, &calls));
+        const auto decision = service.request(ask(command));
+        EXPECT_EQ(decision.outcome, approval_outcome::unavailable) << command;
+        EXPECT_FALSE(decision.grant);
+        EXPECT_NE(decision.detail.find("cannot be shown whole"), std::string::npos)
+            << decision.detail;
+        EXPECT_TRUE(service.grants().empty());
+        const auto pair = audit(*log);
+        ASSERT_EQ(pair.size(), 2u);
+        EXPECT_EQ(pair[1]["outcome"], "unavailable");
+        EXPECT_FALSE(pair[1].contains("grant"));
+        // Allowed once is still an answer.
+        approval_service once;
+        once.add_responder(answering("person", approval_outcome::allowed_once));
+        EXPECT_EQ(once.request(ask(command)).outcome, approval_outcome::allowed_once);
+    }
 }
 
 // BASH_ENV, PATH or an exported function change what runs as much as the command's text: the
@@ -407,7 +442,7 @@ TEST(Approval, GrantsWithoutALogLastAsLongAsTheService) {
     std::vector<std::string> calls;
     service.add_responder(answering("person", approval_outcome::allowed_for_session, &calls));
     EXPECT_EQ(service.request(ask("npm test")).outcome, approval_outcome::allowed_for_session);
-    EXPECT_EQ(service.request(ask("npm test -- --watch")).by, "grant");
+    EXPECT_EQ(service.request(ask("npm test unit")).by, "grant");
     EXPECT_EQ(calls.size(), 1u);
     ASSERT_EQ(service.grants().size(), 1u);
     EXPECT_FALSE(service.revoke(service.grants()[0].id));

@@ -1,7 +1,11 @@
 // What the person deciding reads is what would run.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "policy/display.hpp"
+#include "policy/unicode_classes.hpp"
 
 namespace cordon::policy {
 namespace {
@@ -57,6 +61,203 @@ TEST(ShownSafely, InvalidUtf8IsShownByteByByte) {
 TEST(ShownSafely, ABackslashCannotForgeAnEscape) {
     EXPECT_EQ(shown_safely("\\x1b"), "\\\\x1b");
     EXPECT_NE(shown_safely("\\x1b"), shown_safely("\x1b"));
+}
+
+// The UTF-8 form of one code point.
+std::string utf8(char32_t c) {
+    std::string out;
+    if (c < 0x80) {
+        out += static_cast<char>(c);
+    } else if (c < 0x800) {
+        out += static_cast<char>(0xC0 | (c >> 6));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        out += static_cast<char>(0xE0 | (c >> 12));
+        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (c >> 18));
+        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+    return out;
+}
+
+std::string repeated(const std::string& unit, std::size_t times) {
+    std::string out;
+    for (std::size_t i = 0; i < times; ++i)
+        out += unit;
+    return out;
+}
+
+// One of each class of unicode_classes.hpp, and the escape it is shown as.
+struct hidden_case {
+    char32_t code_point;
+    const char* shown;
+};
+const std::vector<hidden_case> hidden_cases = {
+    // White_Space beyond ASCII: Zs, Zl, Zp
+    {0x00A0, "\\u{00A0}"},
+    {0x1680, "\\u{1680}"},
+    {0x2000, "\\u{2000}"},
+    {0x2007, "\\u{2007}"},
+    {0x200A, "\\u{200A}"},
+    {0x202F, "\\u{202F}"},
+    {0x205F, "\\u{205F}"},
+    {0x3000, "\\u{3000}"},
+    {0x2028, "\\u{2028}"},
+    {0x2029, "\\u{2029}"},
+    // Default_Ignorable_Code_Point: zero widths, joiners, bidi controls, invisible operators,
+    // Hangul fillers, Mongolian, variation selectors, tags
+    {0x00AD, "\\u{00AD}"},
+    {0x034F, "\\u{034F}"},
+    {0x061C, "\\u{061C}"},
+    {0x115F, "\\u{115F}"},
+    {0x1160, "\\u{1160}"},
+    {0x17B4, "\\u{17B4}"},
+    {0x180E, "\\u{180E}"},
+    {0x200B, "\\u{200B}"},
+    {0x200D, "\\u{200D}"},
+    {0x200E, "\\u{200E}"},
+    {0x200F, "\\u{200F}"},
+    {0x202A, "\\u{202A}"},
+    {0x202E, "\\u{202E}"},
+    {0x2060, "\\u{2060}"},
+    {0x2064, "\\u{2064}"},
+    {0x2066, "\\u{2066}"},
+    {0x2069, "\\u{2069}"},
+    {0x3164, "\\u{3164}"},
+    {0xFE0F, "\\u{FE0F}"},
+    {0xFEFF, "\\u{FEFF}"},
+    {0xFFA0, "\\u{FFA0}"},
+    {0xE0020, "\\u{E0020}"},
+    {0xE0041, "\\u{E0041}"},
+    {0xE007F, "\\u{E007F}"},
+    {0xE0100, "\\u{E0100}"},
+    // other format characters (Cf)
+    {0x0600, "\\u{0600}"},
+    {0xFFF9, "\\u{FFF9}"},
+    {0x13430, "\\u{13430}"},
+    // private use, noncharacters
+    {0xE000, "\\u{E000}"},
+    {0x10FFFD, "\\u{10FFFD}"},
+    {0xFDD0, "\\u{FDD0}"},
+    {0xFFFF, "\\u{FFFF}"},
+    // graphic characters drawn as nothing: braille blank, conjoining Hangul vowels and finals
+    {0x2800, "\\u{2800}"},
+    {0x1161, "\\u{1161}"},
+    {0x11A8, "\\u{11A8}"},
+    {0xD7B0, "\\u{D7B0}"},
+    // combining marks in a run longer than two, and an enclosing mark
+    {0x0300, "\\u{0300}"},
+    {0x0336, "\\u{0336}"},
+    {0x20DD, "\\u{20DD}"},
+    {0x1AB0, "\\u{1AB0}"},
+    // C1 controls
+    {0x0085, "\\u{0085}"},
+};
+
+// The attack: 600 blanks push `; touch pwned` off the screen between two harmless commands.
+TEST(ShownCompactly, EveryBlankOrInvisibleRunIsCountedAndWhatItHidesIsOnScreen) {
+    for (const auto& [code_point, shown] : hidden_cases) {
+        const std::string blank = utf8(code_point);
+        const std::string text =
+            "echo ok" + repeated(blank, 600) + "; touch pwned" + repeated(blank, 600) + "echo done";
+        const std::string escape(shown);
+        const std::string display = shown_compactly(text);
+        EXPECT_EQ(display, "echo ok" + escape + "{600}; touch pwned" + escape + "{600}echo done")
+            << escape;
+        EXPECT_LE(display.size(), display_bound) << display;
+        EXPECT_FALSE(shown_whole(text)) << escape;
+        // One alone is escaped too, and cannot pass for a space (one mark on a letter is
+        // writing).
+        if (!combining_mark(code_point)) {
+            EXPECT_EQ(shown_safely("a" + blank + "b"), "a" + escape + "b");
+        }
+    }
+}
+
+TEST(ShownCompactly, ControlsAndBadBytesAreCountedLikeBlanks) {
+    EXPECT_EQ(shown_compactly("a" + std::string(600, '\t') + "b"), "a\\t{600}b");
+    EXPECT_EQ(shown_compactly("a" + std::string(600, '\n') + "b"), "a\\n{600}b");
+    EXPECT_EQ(shown_compactly("a" + std::string(600, '\x7f') + "b"), "a\\x7f{600}b");
+    EXPECT_EQ(shown_compactly("a" + std::string(600, '\xff') + "b"), "a\\xff{600}b");
+    EXPECT_EQ(shown_compactly("a\t\tb\x01"), "a\\t{2}b\\x01");
+}
+
+// A run that mixes blanks cannot grow the display either: past four groups it is written as the
+// code points it holds and its length.
+TEST(ShownCompactly, AMixedRunIsSummarisedWithItsLength) {
+    const std::string mixed = repeated(utf8(0x00A0) + utf8(0x2000), 300);
+    EXPECT_EQ(shown_compactly("echo ok" + mixed + "; touch pwned"),
+              "echo ok\\u{00A0|2000}{600}; touch pwned");
+    const std::string many =
+        repeated(" \t" + utf8(0x200B) + utf8(0x3000) + "\xff" + utf8(0x2800), 100);
+    EXPECT_EQ(shown_compactly("a" + many + "b"), "a\\u{0020|0009|200B|3000|\u2026}{600}b");
+    // Up to four groups are written one by one.
+    EXPECT_EQ(shown_compactly("a" + utf8(0x00A0) + "   " + std::string(9, ' ') + "\tb"),
+              "a\\u{00A0}\\x20{12}\\tb");
+    EXPECT_EQ(shown_compactly("a " + utf8(0x200B) + " b"), "a \\u{200B} b");
+}
+
+TEST(ShownCompactly, ACountCannotBeForged) {
+    const std::string nbsp = utf8(0x00A0);
+    // One no-break space and the text "{3}" are not three no-break spaces.
+    EXPECT_EQ(shown_compactly(nbsp + "{3}"), "\\u{00A0}{1}{3}");
+    EXPECT_EQ(shown_compactly(nbsp + nbsp + nbsp), "\\u{00A0}{3}");
+    EXPECT_EQ(shown_compactly("\t{2}"), "\\t{1}{2}");
+    EXPECT_EQ(shown_compactly("\\u{00A0}{3}"), "\\\\u{00A0}{3}");
+}
+
+TEST(ShownSafely, CombiningMarksShowOnlyAFewAtATimeOnAVisibleCharacter) {
+    EXPECT_EQ(shown_safely("caf" + utf8('e') + utf8(0x0301)), "cafe\u0301");
+    EXPECT_EQ(shown_safely("e" + utf8(0x0301) + utf8(0x0302)), "e\u0301\u0302");
+    EXPECT_EQ(shown_safely("e" + utf8(0x0301) + utf8(0x0302) + utf8(0x0303)),
+              "e\\u{0301}\\u{0302}\\u{0303}");
+    // Nothing visible to sit on: a space, the start, an escape.
+    EXPECT_EQ(shown_safely(" " + utf8(0x0338)), " \\u{0338}");
+    EXPECT_EQ(shown_safely(utf8(0x0338) + "x"), "\\u{0338}x");
+    EXPECT_EQ(shown_safely("\t" + utf8(0x0338)), "\\t\\u{0338}");
+}
+
+TEST(ShownWhole, OnlyTextThatPrintsAsItselfWithinTheBound) {
+    EXPECT_TRUE(shown_whole("git push origin main"));
+    EXPECT_TRUE(shown_whole("echo 'h\u00e9llo' \u2192 \u4e2d caf" + std::string("e\u0301")));
+    EXPECT_TRUE(shown_whole("printf 'a\\n'"));  // a backslash is doubled, nothing is hidden
+    EXPECT_TRUE(shown_whole("a" + std::string(8, ' ') + "b"));
+    EXPECT_TRUE(shown_whole(std::string(display_bound, 'x')));
+    EXPECT_FALSE(shown_whole(std::string(display_bound + 1, 'x')));
+    EXPECT_FALSE(shown_whole(std::string(display_bound / 2 + 1, '\\')));  // shown doubled
+    EXPECT_FALSE(shown_whole("a" + std::string(9, ' ') + "b"));
+    EXPECT_FALSE(shown_whole("make\nmake install"));
+    EXPECT_FALSE(shown_whole("a\tb"));
+    EXPECT_FALSE(shown_whole("a\xff"));
+    EXPECT_FALSE(shown_whole("ls \u202Etxt.exe"));
+    EXPECT_FALSE(shown_whole("e" + utf8(0x0301) + utf8(0x0302) + utf8(0x0303)));
+    for (const auto& each : hidden_cases) {
+        if (combining_mark(each.code_point)) continue;
+        EXPECT_FALSE(shown_whole("a" + utf8(each.code_point) + "b")) << each.shown;
+    }
+}
+
+TEST(UnicodeClasses, TheTablesHoldEachClassAndNothingVisible) {
+    for (const auto& each : hidden_cases) {
+        if (each.code_point < 0xA0) continue;  // C1: display.cpp's own
+        const bool mark = each.code_point == 0x0300 || each.code_point == 0x0336 ||
+                          each.code_point == 0x20DD || each.code_point == 0x1AB0;
+        EXPECT_EQ(blank_or_invisible(each.code_point), !mark) << each.shown;
+        EXPECT_EQ(combining_mark(each.code_point), mark) << each.shown;
+    }
+    for (char32_t visible : {U'a', U'~', U'\u00e9', U'\u00a1', U'\u2192', U'\u4e2d', U'\uac00',
+                             U'\u1100', U'\U0001F600', U'\uFFFD', U'\u0915', U'\u2801'}) {
+        EXPECT_FALSE(blank_or_invisible(visible)) << static_cast<unsigned>(visible);
+        EXPECT_FALSE(combining_mark(visible)) << static_cast<unsigned>(visible);
+    }
+    EXPECT_TRUE(combining_mark(0x0301));
+    EXPECT_TRUE(combining_mark(0x094D));   // Devanagari virama
+    EXPECT_FALSE(combining_mark(0x093E));  // a spacing mark (Mc) takes its own cell
+    EXPECT_FALSE(blank_or_invisible(0x10FFFF + 1));
 }
 
 }  // namespace
