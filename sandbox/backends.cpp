@@ -160,7 +160,8 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     // inside it, the launcher reports how the command ended.
     if (inside_bwrap) out.insert(out.end(), {"--private-ipc", "--report-ending"});
     // The sandbox's user namespace gets low limits of its own for what the kernel counts per uid
-    // (quotas.hpp); the launcher writes them with the CAP_SYS_RESOURCE bwrap leaves it.
+    // (quotas.hpp); the launcher writes them with the CAP_SYS_RESOURCE bwrap leaves it, then drops
+    // it from every set (CAP_SETPCAP, also left to it, empties the bounding set).
     if (inside_bwrap) out.insert(out.end(), {"--quota-fd", std::to_string(user_sysctls_fd)});
     if (mode == sandbox_mode::read_only) out.emplace_back("--deny-metadata");
     out.emplace_back("--read-root");
@@ -402,6 +403,8 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                 "ALL",
                 "--cap-add",
                 "CAP_SYS_RESOURCE",
+                "--cap-add",
+                "CAP_SETPCAP",
                 "--die-with-parent",
                 "--ro-bind",
                 "/",
