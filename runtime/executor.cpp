@@ -367,6 +367,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
             record.sandbox.enforcement = confined->level;
             record.sandbox.backend = confined->backend;
             record.sandbox.gaps = confined->gaps;
+            record.sandbox.quotas_per_run = confined->quotas_per_run;
             if (mode == sandbox::sandbox_mode::workspace_write) {
                 record.sandbox.writable_roots = std::move(writable);
                 record.sandbox.tmp = tmp;

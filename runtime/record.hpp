@@ -38,6 +38,7 @@ struct sandbox_facts {
     std::vector<std::string> masked_paths;
     std::vector<std::string> hidden_paths;
     std::vector<std::string> gaps;
+    bool quotas_per_run = false;  // sandbox::confined_argv::quotas_per_run
 };
 
 struct run_record {

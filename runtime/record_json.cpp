@@ -47,7 +47,8 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
                              {"protected", facts.protected_paths},
                              {"masked", facts.masked_paths},
                              {"hidden", facts.hidden_paths},
-                             {"gaps", facts.gaps}};
+                             {"gaps", facts.gaps},
+                             {"quotas", facts.quotas_per_run ? "run" : "uid"}};
     }
     return out;
 }

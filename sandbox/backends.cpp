@@ -159,6 +159,10 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     // bwrap exits 128+N both for a command killed by signal N and for one that exited 128+N:
     // inside it, the launcher reports how the command ended.
     if (inside_bwrap) out.insert(out.end(), {"--private-ipc", "--report-ending"});
+    // The sandbox's user namespace gets low limits of its own for what the kernel counts per uid
+    // (quotas.hpp); the launcher writes them with the CAP_SYS_RESOURCE bwrap leaves it, then drops
+    // it from every set (CAP_SETPCAP, also left to it, empties the bounding set).
+    if (inside_bwrap) out.insert(out.end(), {"--quota-fd", std::to_string(user_sysctls_fd)});
     if (mode == sandbox_mode::read_only) out.emplace_back("--deny-metadata");
     out.emplace_back("--read-root");
     for (const std::string& denied : paths.deny_read)
@@ -291,7 +295,10 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"read-only paths", true, "read-only binds"},
                     {"denied reads", true, "mode-0000 mounts, and Landlock inside"},
                     {"writable roots", true, "binds of the opened directories"},
-                    {"private tmp", true, "a tmpfs"}};
+                    {"private tmp", true, "a tmpfs"},
+                    {"kernel quotas", true,
+                     "the user namespace's own inotify, fanotify and namespace limits; rlimits "
+                     "for signals, message queues and locked memory"}};
         case backend_kind::landlock:
             return {{"protected names", false,
                      "Landlock grants write to a whole tree (needs --accept-partial)"},
@@ -300,7 +307,10 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"denied reads", true,
                      "read grants built around them (not inside a writable root)"},
                     {"writable roots", true, "write grants on the opened directories"},
-                    {"private tmp", true, "a directory of the run's own as $TMPDIR"}};
+                    {"private tmp", true, "a directory of the run's own as $TMPDIR"},
+                    {"kernel quotas", false,
+                     "inotify and fanotify count against cordon's uid (no user namespace); "
+                     "rlimits for signals, message queues and locked memory"}};
         case backend_kind::seatbelt:
             // cordon's Seatbelt profile has no rule for these (and no macOS host to prove one
             // on): a policy that asks for them is refused unless the gap is accepted.
@@ -308,7 +318,8 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"read-only paths", false, "no profile rule (needs --accept-partial)"},
                     {"denied reads", false, "no profile rule (needs --accept-partial)"},
                     {"writable roots", true, "subpath rules"},
-                    {"private tmp", false, "the host's /tmp"}};
+                    {"private tmp", false, "the host's /tmp"},
+                    {"kernel quotas", false, "counted against cordon's uid"}};
     }
     return {};
 }
@@ -390,6 +401,10 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                 "--new-session",
                 "--cap-drop",
                 "ALL",
+                "--cap-add",
+                "CAP_SYS_RESOURCE",
+                "--cap-add",
+                "CAP_SETPCAP",
                 "--die-with-parent",
                 "--ro-bind",
                 "/",
@@ -443,6 +458,8 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
     out.argv.insert(out.argv.end(), launcher.begin(), launcher.end());
     append_command(out.argv, argv);
     out.fds.push_back({launcher_image_fd, host.launcher_image});
+    out.fds.push_back({user_sysctls_fd, host.user_sysctls});
+    out.quotas_per_run = true;
     record_paths(out, host);
     return out;
 }

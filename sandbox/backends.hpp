@@ -36,7 +36,10 @@ inline constexpr int workspace_bind_fd = 7;       // the workspace, for bwrap's 
 inline constexpr int writable_fd = 8;
 inline constexpr int writable_bind_fd = 24;
 inline constexpr std::size_t max_writable_fds = 16;
-inline constexpr int hidden_data_fd = 40;
+inline constexpr int hidden_data_fd = 41;
+// /proc/sys/user of cordon's proc, through which the launcher writes the bwrap sandbox's user
+// namespace limits (--quota-fd, sandbox/quotas.hpp) and which it closes before anything else runs.
+inline constexpr int user_sysctls_fd = 40;
 
 // What the profiles depend on beyond the policy: what the probe established and the descriptors
 // the provider opened.
@@ -55,6 +58,9 @@ struct profile {
     std::vector<std::shared_ptr<const unique_fd>> writable;
     std::filesystem::path private_tmp;       // that directory's path, handed on as $TMPDIR
     std::shared_ptr<const unique_fd> empty;  // /dev/null, read by bwrap into each hidden file
+    // bwrap: an O_PATH fd of /proc/sys/user in a writable proc (cordon's own), handed to the
+    // launcher at user_sysctls_fd.
+    std::shared_ptr<const unique_fd> user_sysctls;
 };
 
 // How completely a backend enforces a mode with a given Landlock ABI, and why not fully.

@@ -14,6 +14,7 @@ std::string child_confinement_failure(launcher_stage stage, int error) {
     walls::step step = walls::step::landlock;
     if (stage == launcher_stage::capabilities) step = walls::step::capabilities;
     if (stage == launcher_stage::seccomp) step = walls::step::seccomp;
+    if (stage == launcher_stage::quotas) step = walls::step::quotas;
     return std::string("cordon-landlock: ") + walls::reason_of(step) + ": " + std::strerror(error);
 }
 

@@ -89,6 +89,10 @@ struct confined_argv {
     std::vector<std::string> protected_paths;  // kept read-only or in place (canonical)
     std::vector<std::string> masked_paths;     // missing protected names kept from creation
     std::vector<std::string> hidden_paths;     // credential stores and other denied reads
+    // Whether the kernel quotas counted per uid (inotify, fanotify, namespaces) have limits of
+    // the run's own: bwrap's user namespace carries them (quotas.hpp). False: they count against
+    // the uid's own limits, beside every other process of it, with only the rlimits lowered.
+    bool quotas_per_run = false;
 };
 
 }  // namespace cordon::sandbox

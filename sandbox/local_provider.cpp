@@ -347,6 +347,16 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
                 }
                 host.empty = std::make_shared<const unique_fd>(std::move(empty));
             }
+            // The launcher writes the sandbox's user namespace limits through it; without it
+            // a run would go unbounded, so none starts (bwrap's own --disable-userns writes
+            // through the same proc).
+            unique_fd sysctls(::open("/proc/sys/user", O_PATH | O_DIRECTORY | O_CLOEXEC));
+            if (!sysctls) {
+                throw sandbox_unavailable_error(
+                    policy.mode,
+                    std::string("cannot open /proc/sys/user: ") + std::strerror(errno));
+            }
+            host.user_sysctls = std::make_shared<const unique_fd>(std::move(sysctls));
             out = bwrap_confine(rung.runner, argv, policy, host);
             out.runner = bwrap_image_;
             break;

@@ -7,11 +7,14 @@
 #include <cstddef>
 
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/quotas.hpp"
 
 namespace cordon::sandbox::walls {
 
 launcher_stage stage_of(step failed) noexcept {
     switch (failed) {
+        case step::quotas:
+            return launcher_stage::quotas;
         case step::capabilities:
             return launcher_stage::capabilities;
         case step::landlock:
@@ -25,6 +28,8 @@ launcher_stage stage_of(step failed) noexcept {
 
 const char* reason_of(step failed) noexcept {
     switch (failed) {
+        case step::quotas:
+            return "cannot bound the kernel quotas";
         case step::capabilities:
             return "cannot drop capabilities";
         case step::landlock:
@@ -42,6 +47,17 @@ int apply(const plan& walls, step* failed) noexcept {
     // while the capability to do so is still held; where that is impossible, the filter refuses
     // them rather than share the host's.
     const bool own_ipc = walls.own_ipc_given || extras::private_ipc_namespace() == 0;
+
+    // The quotas counted per uid: written while CAP_SYS_RESOURCE in the user namespace is held.
+    int quota_error = quotas::lower_rlimits();
+    if (quota_error == 0 && walls.user_sysctls >= 0) {
+        const char* file = nullptr;
+        quota_error = quotas::limit_user_namespace(walls.user_sysctls, &file);
+    }
+    if (quota_error != 0) {
+        *failed = step::quotas;
+        return quota_error;
+    }
 
     // Rule paths are open; nothing below needs a capability. Root must not keep any.
     if (const int error = extras::drop_capabilities(); error != 0) {

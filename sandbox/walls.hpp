@@ -5,6 +5,8 @@
 //
 //   1. a private IPC namespace, while the capability to make one is still held; where none can
 //      be made, the seccomp filter of step 4 refuses SysV IPC and POSIX message queues instead;
+//      then the run's kernel quotas (quotas.hpp): the rlimits lowered and, under bwrap, the user
+//      namespace's user.max_* limits written while CAP_SYS_RESOURCE is still held;
 //   2. every capability dropped (all rule paths are open by now: nothing below needs one);
 //   3. no_new_privs and landlock_restrict_self (no_new_privs alone for --no-landlock);
 //   4. the seccomp filter, last, so that it need not allow the calls of the steps before it;
@@ -30,6 +32,7 @@ inline constexpr char partial_notice[] =
 
 // The steps of apply() that can fail, in their order.
 enum class step : unsigned char {
+    quotas,        // lowering the rlimits, writing the user namespace's limits
     capabilities,  // dropping the capability sets
     landlock,      // no_new_privs + landlock_restrict_self
     no_new_privs,  // no_new_privs alone (plan::landlock false)
@@ -47,6 +50,9 @@ struct plan {
     bool landlock = true;
     int ruleset = -1;
     bool own_ipc_given = false;  // the caller already gave the process its own IPC namespace
+    // A directory fd of /proc/sys/user of a writable proc, through which the user namespace's
+    // user.max_* limits are written (bwrap's runs); -1: the rlimits alone. Not closed.
+    int user_sysctls = -1;
     const extras::filter_program* own_ipc = nullptr;  // the filter with an IPC namespace of its own
     const extras::filter_program* shared_ipc = nullptr;  // the filter when it shares the host's
     bool partial_notice = false;  // write partial_notice once the walls stand

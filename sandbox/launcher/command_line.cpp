@@ -95,6 +95,12 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             // Allowed with --probe too, so that every runner is started the same way.
             out.env_fd = parse_fd_value(report, arg, value);
             ++i;
+        } else if (equals(arg, "--quota-fd")) {
+            // A directory fd of /proc/sys/user of a writable proc: the user namespace's limits
+            // are written through it (sandbox/quotas.hpp).
+            out.quota_fd = parse_fd_value(report, arg, value);
+            ++options;
+            ++i;
         } else if (equals(arg, "--deny-read")) {
             // An absolute path the read grants of --read-root leave out (rules.hpp).
             if (value == nullptr || value[0] != '/') {

@@ -29,6 +29,7 @@ struct command_line {
     bool private_ipc = false;    // --private-ipc: the caller gave the command its own IPC namespace
     bool deny_metadata = false;  // --deny-metadata: read-only's metadata rules
     int env_fd = -1;             // --env-fd
+    int quota_fd = -1;           // --quota-fd: /proc/sys/user to write the namespace's limits
     bool probe = false;          // --probe
     int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)
     bool report_ending = false;  // --report-ending: run the command as a child, report its end

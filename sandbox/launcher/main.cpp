@@ -6,7 +6,8 @@
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
 //                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
 //                   [--rw-try PATH]
-//                   [--ro-fd N] [--rw-fd N] [--abi-cap N] [--report-ending] -- ARGV...
+//                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
+//                   -- ARGV...
 //   cordon-landlock [--status-fd N] [--abi-cap N] --probe
 //
 // Order: parse (command_line.hpp); read the command's environment from --env-fd
@@ -14,7 +15,9 @@
 // every --deny-read path, then the
 // --ro grants, then the --rw grants; every path opened once without following symlinks, every
 // --*-fd used as given); raise the walls (sandbox/walls.hpp: a private IPC namespace unless
-// --private-ipc says the caller made one, every capability dropped, no_new_privs and
+// --private-ipc says the caller made one, the run's kernel quotas (sandbox/quotas.hpp: the
+// rlimits, and the user namespace's limits through --quota-fd), every capability dropped,
+// no_new_privs and
 // restrict_self, the seccomp filter, the partial-enforcement notice); every fd but 0-2
 // close-on-exec; a `started` record; exec (with --report-ending: in a child, whose end this process
 // reports in an `ended` record, report_ending.hpp). Every failure exits 125 with one failure record
@@ -110,6 +113,7 @@ int main(int argc, char** argv) {
     plan.own_ipc = &own_ipc;
     plan.shared_ipc = &shared_ipc;
     plan.own_ipc_given = line.private_ipc;
+    plan.user_sysctls = line.quota_fd;
 
     walls::step failed = walls::step::landlock;
     if (const int error = walls::apply(plan, &failed); error != 0) {
@@ -117,6 +121,7 @@ int main(int argc, char** argv) {
                     std::strerror(error));
     }
     if (plan.landlock) ::close(plan.ruleset);
+    if (line.quota_fd >= 0) ::close(line.quota_fd);  // a way into the host's /proc: never kept
     cloexec_from_3();
 
     if (line.report_ending) {

@@ -69,6 +69,12 @@
 //                           request the file does not support fails otherwise: ALLOWED)
 //   clone3 [CGROUP_DIR]     raw clone3, and clone3(CLONE_INTO_CGROUP) into CGROUP_DIR
 //   userns                  clone(CLONE_NEWUSER), then unshare(CLONE_NEWUSER)
+//   quota-fill KIND N       take up to N of a resource the kernel counts per uid and hold them:
+//                           KIND inotify (instances), fanotify (groups), sigqueue (SIGRTMIN,
+//                           blocked, queued to itself) or mqueue (POSIX queues of the default
+//                           size); print `MAX <value>` of the namespace's
+//                           user.max_* file (inotify, fanotify), then `HELD <count> <errno name
+//                           of the refusal, or NONE>`, and hold everything until stdin ends
 //   clone-parent            clone(CLONE_PARENT): a child handed to the command's parent
 //   daemonize-exec MARKER MS
 //                           double-fork + setsid; the daemon execs `sleep MS MARKER` and the
@@ -92,7 +98,9 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/fanotify.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/msg.h>
 #include <sys/ptrace.h>
@@ -900,6 +908,56 @@ int main(int argc, char** argv) {
             return child > 0;
         });
         return 0;
+    }
+    if (cmd == "quota-fill" && arg(2) && arg(3)) {
+        const std::string kind = arg(2);
+        const long wanted = std::atol(arg(3));
+        const char* max_file = kind == "inotify"    ? "/proc/sys/user/max_inotify_instances"
+                               : kind == "fanotify" ? "/proc/sys/user/max_fanotify_groups"
+                                                    : nullptr;
+        if (max_file != nullptr) {
+            const int fd = ::open(max_file, O_RDONLY | O_CLOEXEC);
+            const std::string value = fd >= 0 ? read_all(fd) : std::string("unreadable\n");
+            if (fd >= 0) ::close(fd);
+            std::printf("MAX %s", value.c_str());
+        }
+        if (kind == "sigqueue") {
+            sigset_t rt;
+            sigemptyset(&rt);
+            sigaddset(&rt, SIGRTMIN);
+            sigprocmask(SIG_BLOCK, &rt, nullptr);
+        }
+        long held = 0;
+        int refusal = 0;
+        for (; held < wanted; ++held) {
+            long fd = -1;
+            if (kind == "inotify") {
+                fd = ::inotify_init1(IN_CLOEXEC);
+            } else if (kind == "fanotify") {
+                fd = ::fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC, O_RDONLY);
+            } else if (kind == "sigqueue") {
+                fd = ::sigqueue(::getpid(), SIGRTMIN, sigval{}) == 0 ? 0 : -1;
+            } else if (kind == "mqueue") {
+                const std::string name =
+                    "cordon-quota-" + std::to_string(::getpid()) + "-" + std::to_string(held);
+                fd = ::syscall(SYS_mq_open, name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+                               0600, nullptr);
+            } else {
+                return usage();
+            }
+            if (fd < 0) {
+                refusal = errno;
+                break;
+            }
+        }
+        std::printf("HELD %ld %s\n", held, refusal != 0 ? errno_name(refusal) : "NONE");
+        std::fflush(stdout);
+        for (;;) {
+            char byte;
+            const ssize_t n = ::read(STDIN_FILENO, &byte, 1);
+            if (n > 0 || (n < 0 && errno == EINTR)) continue;
+            return 0;
+        }
     }
     if (cmd == "userns") {
         // clone first: after a successful unshare the caller's uid is unmapped and a nested

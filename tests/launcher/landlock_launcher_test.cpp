@@ -18,12 +18,14 @@
 #include <fstream>
 #include <initializer_list>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/launcher_status.hpp"
+#include "sandbox/quotas.hpp"
 #include "support.hpp"
 
 namespace {
@@ -561,6 +563,51 @@ TEST_F(ConfinedLauncherTest, UnopenableGrantPathFailsClosed) {
                                         ": " + std::strerror(ENOENT));
     expect_record(result, launcher_stage::open_rule_path, ENOENT);
     EXPECT_FALSE(fs::exists(marker_));
+}
+
+// The user namespace's limits are written through --quota-fd, or the command does not run: a
+// directory without the limit files bounds nothing.
+TEST_F(ConfinedLauncherTest, QuotaLimitsThatCannotBeWrittenFailClosed) {
+    const int dir = ::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(dir, 0) << std::strerror(errno);
+    std::vector<std::string> args = {
+        "--status-fd", std::to_string(status_fd_number), "--ro", "/", "--quota-fd", "60"};
+    for (const auto& arg : marker_command())
+        args.push_back(arg);
+    const run_result result = run(args, status_fd_number, false, {{dir, 60}});
+    ::close(dir);
+    expect_launcher_failure(
+        result,
+        std::string("cordon-landlock: cannot bound the kernel quotas: ") + std::strerror(ENOENT));
+    expect_record(result, launcher_stage::quotas, ENOENT);
+    EXPECT_FALSE(fs::exists(marker_));
+}
+
+// The rlimits of the quotas the kernel counts per uid against the counting process's rlimit.
+TEST_F(ConfinedLauncherTest, TheRunsPerUidRlimitsAreLowered) {
+    const run_result result = run({"--ro", "/", "--", "cat", "/proc/self/limits"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::pair<int, const char*> names[] = {{RLIMIT_SIGPENDING, "Max pending signals"},
+                                                 {RLIMIT_MSGQUEUE, "Max msgqueue size"},
+                                                 {RLIMIT_MEMLOCK, "Max locked memory"}};
+    for (const auto& limit : cordon::sandbox::quotas::resource_limits) {
+        const char* name = nullptr;
+        for (const auto& [resource, text] : names) {
+            if (resource == limit.resource) name = text;
+        }
+        ASSERT_NE(name, nullptr) << "no /proc/self/limits name for resource " << limit.resource;
+        const auto at = result.out.find(name);
+        ASSERT_NE(at, std::string::npos) << name << "\n" << result.out;
+        std::istringstream line(result.out.substr(at + std::strlen(name)));
+        std::string soft;
+        std::string hard;
+        line >> soft >> hard;
+        SCOPED_TRACE(name);
+        ASSERT_NE(soft, "unlimited");
+        ASSERT_NE(hard, "unlimited");
+        EXPECT_LE(std::stoull(soft), limit.value);
+        EXPECT_LE(std::stoull(hard), limit.value);
+    }
 }
 
 TEST_F(ConfinedLauncherTest, RoGrantsAreAppliedBeforeRwGrants) {

@@ -687,6 +687,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     record.sandbox.denied = true;
     record.sandbox.backend = sandbox::backend_kind::bwrap;
     record.sandbox.hidden_paths = {"/home/u/.ssh"};
+    record.sandbox.quotas_per_run = true;
     auto json = to_json(record);
 
     EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
@@ -697,9 +698,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
     EXPECT_EQ(keys_of(json["sandbox"]),
               (std::set<std::string>{"mode", "enforcement", "denied", "backend", "policy"}));
-    EXPECT_EQ(
-        keys_of(json["sandbox"]["policy"]),
-        (std::set<std::string>{"writableRoots", "tmp", "protected", "masked", "hidden", "gaps"}));
+    EXPECT_EQ(keys_of(json["sandbox"]["policy"]),
+              (std::set<std::string>{"writableRoots", "tmp", "protected", "masked", "hidden",
+                                     "gaps", "quotas"}));
 
     const auto expected = nlohmann::json::parse(R"({
         "outcome": "exited", "exitCode": 1, "signal": null, "timedOut": false, "aborted": false, "timeoutMs": 120000,
@@ -709,7 +710,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                    "spillPath": null, "bytes": 45},
         "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap",
                     "policy": {"writableRoots": [], "tmp": null, "protected": [], "masked": [],
-                               "hidden": ["/home/u/.ssh"], "gaps": []}},
+                               "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"}},
         "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
                    "memoryLimitHit": false}
     })");

@@ -47,6 +47,7 @@ profile host_with_abi(int abi, fs::path workdir = {}) {
     out.workdir = std::move(workdir);
     out.launcher_image = std::make_shared<const unique_fd>();
     out.workspace = std::make_shared<const unique_fd>();
+    out.user_sysctls = std::make_shared<const unique_fd>();
     return out;
 }
 
@@ -92,11 +93,17 @@ TEST(LauncherArguments, InsideBwrapTheIpcNamespaceAndPrivateDevNodesAreBwraps) {
     EXPECT_THAT(inside, ::testing::Contains("--private-ipc"));
     // bwrap's exit status cannot tell a signal from an exit of 128+N: the launcher reports it.
     EXPECT_THAT(inside, ::testing::Contains("--report-ending"));
+    // The sandbox's user namespace gets limits of its own, written through cordon's proc.
+    const auto quota = std::find(inside.begin(), inside.end(), "--quota-fd");
+    ASSERT_NE(quota, inside.end());
+    ASSERT_NE(quota + 1, inside.end());
+    EXPECT_EQ(*(quota + 1), std::to_string(user_sysctls_fd));
     EXPECT_THAT(inside, ::testing::Contains("/dev/shm"));
     EXPECT_THAT(inside, ::testing::Contains("/dev/pts"));
     const strings outside = launcher_arguments(sandbox_mode::read_only, false, true);
     EXPECT_THAT(outside, ::testing::Not(::testing::Contains("--private-ipc")));
     EXPECT_THAT(outside, ::testing::Not(::testing::Contains("--report-ending")));
+    EXPECT_THAT(outside, ::testing::Not(::testing::Contains("--quota-fd")));
     EXPECT_THAT(outside, ::testing::Not(::testing::Contains("/dev/shm")));
     EXPECT_THAT(outside, ::testing::Not(::testing::Contains("/dev/pts")));
 }
@@ -132,6 +139,10 @@ const strings bwrap_namespaces{"--unshare-user",
                                "--new-session",
                                "--cap-drop",
                                "ALL",
+                               "--cap-add",
+                               "CAP_SYS_RESOURCE",
+                               "--cap-add",
+                               "CAP_SETPCAP",
                                "--die-with-parent",
                                "--ro-bind",
                                "/",
@@ -149,13 +160,14 @@ TEST(BwrapBackend, ReadOnlyGoldenArgv) {
     strings expected = concat({"/usr/bin/bwrap"}, bwrap_namespaces);
     expected = concat(expected, {"--chdir", "/work/ws/sub", "--", "/proc/self/fd/6"});
     strings launcher = launcher_read_only;
-    launcher.insert(launcher.begin() + 4, {"--private-ipc", "--report-ending"});
+    launcher.insert(launcher.begin() + 4, {"--private-ipc", "--report-ending", "--quota-fd", "40"});
     launcher.insert(launcher.end(), {"--rw-try", "/dev/shm", "--rw-try", "/dev/pts"});
     expected = concat(concat(expected, launcher), concat({"--"}, command));
     EXPECT_THAT(out.argv, ElementsAreArray(expected));
     EXPECT_EQ(out.backend, backend_kind::bwrap);
     EXPECT_EQ(out.level, enforcement::full);
     EXPECT_TRUE(out.gaps.empty());
+    EXPECT_TRUE(out.quotas_per_run);
 }
 
 TEST(BwrapBackend, WorkspaceWriteGoldenArgvBindsTheDescriptor) {
@@ -185,18 +197,21 @@ TEST(BwrapBackend, WithoutBindFdTheWorkspaceIsBoundByPath) {
 TEST(BwrapBackend, PassesTheLauncherImageAndTheWorkspaceDescriptors) {
     const profile host = host_with_abi(7);
     confined_argv ro = bwrap_confine("/usr/bin/bwrap", command, read_only, host);
-    ASSERT_EQ(ro.fds.size(), 1u);
+    ASSERT_EQ(ro.fds.size(), 2u);
     EXPECT_EQ(ro.fds[0].child_fd, launcher_image_fd);
     EXPECT_EQ(ro.fds[0].fd, host.launcher_image);
+    EXPECT_EQ(ro.fds[1].child_fd, user_sysctls_fd);
+    EXPECT_EQ(ro.fds[1].fd, host.user_sysctls);
     confined_argv ww = bwrap_confine("/usr/bin/bwrap", command, workspace_write, host);
     std::vector<int> numbers;
     for (const auto& passed : ww.fds) {
         numbers.push_back(passed.child_fd);
-        EXPECT_EQ(passed.fd,
-                  passed.child_fd == launcher_image_fd ? host.launcher_image : host.workspace);
+        EXPECT_EQ(passed.fd, passed.child_fd == launcher_image_fd ? host.launcher_image
+                             : passed.child_fd == user_sysctls_fd ? host.user_sysctls
+                                                                  : host.workspace);
     }
     EXPECT_THAT(numbers, ::testing::UnorderedElementsAre(workspace_bind_fd, workspace_fd,
-                                                         launcher_image_fd));
+                                                         launcher_image_fd, user_sysctls_fd));
     EXPECT_EQ(ww.environment_fd, command_environment_fd);
 }
 
@@ -254,6 +269,20 @@ TEST(LandlockBackend, ReadOnlyGoldenArgv) {
     EXPECT_EQ(out.level, enforcement::full);
     EXPECT_EQ(out.runner, host.launcher_image);
     EXPECT_TRUE(out.fds.empty());
+    // No user namespace of the run's own: inotify and fanotify count against the uid's limits.
+    EXPECT_FALSE(out.quotas_per_run);
+}
+
+TEST(PolicyParts, KernelQuotasAreTheRunsOwnUnderBwrapOnly) {
+    const auto quotas = [](backend_kind kind) {
+        for (const policy_part& part : policy_parts(kind)) {
+            if (part.part == "kernel quotas") return std::optional<bool>(part.enforced);
+        }
+        return std::optional<bool>();
+    };
+    EXPECT_EQ(quotas(backend_kind::bwrap), std::optional<bool>(true));
+    EXPECT_EQ(quotas(backend_kind::landlock), std::optional<bool>(false));
+    EXPECT_EQ(quotas(backend_kind::seatbelt), std::optional<bool>(false));
 }
 
 // Landlock does not govern chmod/chown/utime/xattr; under workspace-write no filter can tell the

@@ -1,0 +1,222 @@
+// 8. Kernel quotas counted per uid (docs/sandbox.md, "Kernel quotas counted per uid"): inotify
+// instances, fanotify groups, queued signals... are charged to the uid in every user namespace up
+// to the host's, so a command that takes them all takes them from every process of cordon's uid on
+// the host while it runs. Each test has the command take as many as it can and hold them, and
+// checks from this process (cordon's uid, on the host) that one is still there to take.
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+
+#include "hostile_support.hpp"
+#include "runtime/unique_fd.hpp"
+#include "sandbox/quotas.hpp"
+
+namespace cordon::hostile {
+namespace {
+
+// A run that holds what it took until the test closes its stdin (the test child's quota-fill
+// holds until stdin ends), so that the host's check falls while the run holds everything.
+class held_run {
+public:
+    held_run(std::shared_ptr<sandbox::provider> provider, runtime::run_request request,
+             runtime::executor_options options) {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category());
+        writer_.reset(fds[1]);
+        request.stdin_fd = std::make_shared<const runtime::unique_fd>(fds[0]);
+        request.on_stdout = [this](std::string_view chunk) {
+            std::lock_guard lock(mutex_);
+            stdout_ += chunk;
+            changed_.notify_all();
+        };
+        result_ = std::async(
+            std::launch::async,
+            [provider = std::move(provider), request = std::move(request),
+             options = std::move(options)]() { return runtime::run(provider, request, options); });
+    }
+    ~held_run() {
+        writer_.reset();
+        if (result_.valid()) result_.wait();
+    }
+    held_run(const held_run&) = delete;
+    held_run& operator=(const held_run&) = delete;
+
+    // The first whole stdout line that begins with `prefix`, once it appeared.
+    std::optional<std::string> wait_for_line_starting(const std::string& prefix) {
+        std::unique_lock lock(mutex_);
+        std::optional<std::string> found;
+        changed_.wait_for(lock, generous, [&] {
+            std::istringstream in(stdout_);
+            std::string line;
+            while (std::getline(in, line)) {
+                if (in.eof()) break;  // not a whole line yet
+                if (line.rfind(prefix, 0) == 0) {
+                    found = line;
+                    return true;
+                }
+            }
+            return false;
+        });
+        return found;
+    }
+
+    // Lets the command end (its stdin closes) and returns the record.
+    runtime::run_record release() {
+        writer_.reset();
+        return result_.get();
+    }
+
+private:
+    runtime::unique_fd writer_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::string stdout_;
+    std::future<runtime::run_record> result_;
+};
+
+// `HELD <count> <errno name>` of quota-fill.
+struct held {
+    long count = -1;
+    std::string refusal;
+};
+held parse_held(const std::string& line) {
+    held out;
+    std::istringstream in(line.substr(5));
+    in >> out.count >> out.refusal;
+    return out;
+}
+
+std::string value_of(std::string_view name) {
+    for (const auto& limit : sandbox::quotas::namespace_limits) {
+        if (name == limit.name) return limit.value;
+    }
+    ADD_FAILURE() << "no limit for " << name;
+    return {};
+}
+
+class KernelQuotas : public BackendTest {
+protected:
+    // Runs quota-fill KIND N read-only; `check` runs on the host while the command holds all it
+    // could take. Returns the HELD line's values and the MAX line (empty when none).
+    held fill_and_check(const std::string& kind, long wanted, const std::function<void()>& check,
+                        std::string* max_line = nullptr) {
+        held_run command(
+            selection_->provider,
+            request({child(), "quota-fill", kind, std::to_string(wanted)}, sandbox_mode::read_only),
+            path_options());
+        const std::optional<std::string> line = command.wait_for_line_starting("HELD ");
+        if (line) check();
+        record_ = command.release();
+        EXPECT_TRUE(line.has_value()) << describe(record_);
+        EXPECT_EQ(record_.outcome.exit_code, std::optional<int>(0)) << describe(record_);
+        if (max_line != nullptr) {
+            std::istringstream in(record_.stdout_output.text);
+            std::string each;
+            while (std::getline(in, each)) {
+                if (each.rfind("MAX ", 0) == 0) *max_line = each.substr(4);
+            }
+        }
+        return line ? parse_held(*line) : held{};
+    }
+
+    runtime::run_record record_;
+};
+
+TEST_P(KernelQuotas, InotifyInstancesTheCommandTakesLeaveTheHostItsOwn) {
+    if (kind_ != backend_kind::bwrap) {
+        // No user namespace of the run's own: the instances count against the uid's own limit
+        // (the deployment with a uid of cordon's commands' own is the bound, docs/sandbox.md).
+        // Take a few only, and check the record says so.
+        std::string max;
+        const held taken = fill_and_check(
+            "inotify", 2, [] {}, &max);
+        EXPECT_EQ(taken.count, 2);
+        EXPECT_EQ(max, read_file("/proc/sys/user/max_inotify_instances").substr(0, max.size()));
+        EXPECT_FALSE(record_.sandbox.quotas_per_run);
+        return;
+    }
+    int host_error = 0;
+    std::string max;
+    const held taken = fill_and_check(
+        "inotify", 200,
+        [&host_error] {
+            const int fd = ::inotify_init1(IN_CLOEXEC);
+            host_error = fd < 0 ? errno : 0;
+            if (fd >= 0) ::close(fd);
+        },
+        &max);
+    EXPECT_EQ(host_error, 0) << "the host's inotify_init1 while the run held all it could: "
+                             << std::strerror(host_error);
+    EXPECT_EQ(taken.refusal, "EMFILE");
+    EXPECT_LE(taken.count, std::stol(value_of("max_inotify_instances")));
+    EXPECT_GT(taken.count, 0);
+    EXPECT_EQ(max, value_of("max_inotify_instances"));
+    EXPECT_TRUE(record_.sandbox.quotas_per_run);
+}
+
+TEST_P(KernelQuotas, FanotifyGroupsTheCommandTakesLeaveTheHostItsOwn) {
+    if (kind_ != backend_kind::bwrap) {
+        // As for inotify: nothing of the run's own to bound them with; the record says so.
+        const held taken = fill_and_check("fanotify", 0, [] {});
+        EXPECT_EQ(taken.count, 0);
+        EXPECT_FALSE(record_.sandbox.quotas_per_run);
+        return;
+    }
+    int host_error = 0;
+    std::string max;
+    const held taken = fill_and_check(
+        "fanotify", 200,
+        [&host_error] {
+            const int fd =
+                ::fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC, O_RDONLY);
+            host_error = fd < 0 ? errno : 0;
+            if (fd >= 0) ::close(fd);
+        },
+        &max);
+    if (taken.count == 0 && taken.refusal != "EMFILE") {
+        // A kernel without unprivileged fanotify (before Linux 5.13): the command cannot take
+        // any, and the host's groups are its own.
+        EXPECT_EQ(taken.refusal, "EPERM");
+        return;
+    }
+    EXPECT_EQ(host_error, 0) << "the host's fanotify_init while the run held all it could: "
+                             << std::strerror(host_error);
+    EXPECT_EQ(taken.refusal, "EMFILE");
+    EXPECT_LE(taken.count, std::stol(value_of("max_fanotify_groups")));
+    EXPECT_EQ(max, value_of("max_fanotify_groups"));
+}
+
+// Queued signals are counted per uid and checked against the receiver's RLIMIT_SIGPENDING,
+// which the walls lower on every rung: the run's share of the uid's count is bounded with or
+// without a user namespace of its own.
+TEST_P(KernelQuotas, SignalsTheCommandQueuesLeaveTheHostItsOwn) {
+    int host_error = 0;
+    const held taken = fill_and_check("sigqueue", 1'000'000, [&host_error] {
+        // A process of this uid queues a few signals to itself, as the command did (a few: the
+        // uid's count moves with the host's other processes, by a signal or two).
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            sigset_t rt;
+            sigemptyset(&rt);
+            sigaddset(&rt, SIGRTMIN);
+            ::sigprocmask(SIG_BLOCK, &rt, nullptr);
+            for (int i = 0; i < 16; ++i) {
+                if (::sigqueue(::getpid(), SIGRTMIN, sigval{}) != 0) ::_exit(errno);
+            }
+            ::_exit(0);
+        }
+        int status = 0;
+        while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        host_error = pid < 0 ? errno : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    });
+    EXPECT_EQ(host_error, 0) << "the host's sigqueue while the run held all it could: "
+                             << std::strerror(host_error);
+    EXPECT_EQ(taken.refusal, "EAGAIN");
+    EXPECT_GT(taken.count, 0);
+    EXPECT_LE(taken.count, 1024) << "the run's RLIMIT_SIGPENDING";
+}
+
+CORDON_HOSTILE_BACKENDS(KernelQuotas);
+
+}  // namespace
+}  // namespace cordon::hostile
