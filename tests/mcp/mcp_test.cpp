@@ -377,6 +377,35 @@ TEST_F(McpServer, ALongCallBecomesAJobReadByCursor) {
     EXPECT_NE(text_of(unknown).find("job-999"), std::string::npos);
 }
 
+// A read-only background job can open the session log (same user, readable) and hold its flock
+// for its whole life; the server's later calls read the log without waiting for that lock.
+TEST_F(McpServer, AJobHoldingTheSessionLogsLockDoesNotHoldLaterCalls) {
+    temp_dir state;
+    const std::filesystem::path log = state / "session.jsonl";
+    mcp_peer peer({"--workspace", workspace_.path().string(), "--session", log.string()});
+    peer.initialize();
+    const std::filesystem::path release = workspace_ / "release";
+    const json job = peer.call(1, "bash",
+                               {{"command",
+                                 "exec 9<\"$L\" && flock -x 9 && echo LOCKED && "
+                                 "while [ ! -e \"$R\" ]; do sleep 0.05; done"},
+                                {"env", {{"L", log.string()}, {"R", release.string()}}},
+                                {"yield_ms", 100}});
+    ASSERT_EQ(job["structuredContent"]["status"], "running") << job.dump();
+    const std::string id = job["structuredContent"]["job_id"];
+    const json locked = peer.call(2, "job_output", {{"job_id", id}, {"offset", 0}});
+    ASSERT_EQ(locked["structuredContent"]["output"], "LOCKED\n") << locked.dump();
+
+    // The lock is held (by the job): a later call still runs and answers.
+    json later = peer.call(3, "bash", {{"command", "echo after"}}, 30s);
+    ASSERT_FALSE(later.contains("timeout")) << "the call waited for the job's lock";
+    EXPECT_EQ(later["structuredContent"]["output"], "after\n") << later.dump();
+    std::ofstream{release}.flush();
+    EXPECT_EQ(peer.call(4, "job_output",
+                        {{"job_id", id}, {"wait", "exit"}})["structuredContent"]["status"],
+              "completed");
+}
+
 TEST_F(McpServer, LongOutputKeepsItsHeadAndTailAndTheRestIsReadable) {
     mcp_peer peer({"--workspace", workspace_.path().string()});
     peer.initialize();
