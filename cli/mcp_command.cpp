@@ -87,6 +87,9 @@ int run_mcp_command(mcp_options& given) {
             return usage_error(mcp_command_name, *message);
         }
         options.session = std::get<std::shared_ptr<const policy::session_log>>(std::move(session));
+        // Nor may a run read it: it holds what earlier calls were given (their env, their input),
+        // and whoever can open it can hold its lock (policy/session_log.hpp).
+        options.rules.deny_read.push_back(sandbox::canonical_path(options.session->path()));
     }
     // No run may write the configuration: whoever can write it sets every later server's
     // defaults.

@@ -1,6 +1,7 @@
 #include "policy/session_log.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,6 +102,42 @@ std::optional<log_error> untrusted(int fd, const fs::path& path) {
                          " is writable by group or others; chmod 600 it"};
     }
     return std::nullopt;
+}
+
+// How often a bounded wait looks again.
+constexpr int lock_poll_ms = 5;
+
+// The log's flock, taken without blocking and tried again until `wait` is over: held for longer,
+// it is held by something that is not an append (appends hold it for one write and one fsync),
+// and the append fails with a line that says so.
+std::optional<log_error> lock_for_append(int fd, const fs::path& path,
+                                         std::chrono::milliseconds wait) {
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    for (;;) {
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return std::nullopt;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            return log_error{errno_text("cannot lock session log", path)};
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return log_error{"session log " + path.string() +
+                             " is locked by another process (its flock was held for over " +
+                             std::to_string(wait.count()) + " ms); nothing was appended"};
+        }
+        ::poll(nullptr, 0, lock_poll_ms);
+    }
+}
+
+// The whole file, from its start (pread: the description's offset is not used).
+std::optional<log_error> read_whole(int fd, const fs::path& path, std::string& text) {
+    text.clear();
+    char buffer[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(text.size()));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return log_error{errno_text("cannot read session log", path)};
+        if (n == 0) return std::nullopt;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
 }
 
 std::variant<unique_fd, log_error> open_log(const fs::path& path, int flags) {
@@ -332,10 +369,11 @@ std::optional<log_error> session_log::append(json event) const {
     if (auto* error = std::get_if<log_error>(&opened)) return *error;
     const unique_fd& fd = std::get<unique_fd>(opened);
     // One writer at a time: with O_APPEND every write lands at the end, and the lock keeps the
-    // line whole even if write() returns short.
-    while (::flock(fd.get(), LOCK_EX) != 0) {
-        if (errno != EINTR) return log_error{errno_text("cannot lock session log", path_)};
-    }
+    // line whole even if write() returns short. Never waited on without a bound: any process
+    // that can open the log for reading can take its flock (a confined command under
+    // read-only, a background job), and an append that waited for it would hold the call that
+    // appends for the holder's whole lifetime.
+    if (auto refused = lock_for_append(fd.get(), path_, lock_wait_)) return *refused;
     std::string line = base::dump_json(event) + "\n";
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return log_error{errno_text("cannot inspect", path_)};
@@ -356,17 +394,24 @@ std::variant<std::vector<session_event>, log_error> session_log::read() const {
     auto opened = open_log(path_, O_RDONLY);
     if (auto* error = std::get_if<log_error>(&opened)) return *error;
     const unique_fd& fd = std::get<unique_fd>(opened);
-    while (::flock(fd.get(), LOCK_SH) != 0) {
-        if (errno != EINTR) return log_error{errno_text("cannot lock session log", path_)};
-    }
+    // No lock waited on: an append is one write(2) of whole lines at the end of the file, so a
+    // reader sees every event appended before it started and, at worst, the first bytes of one
+    // being written. Such a tail is read again once no append holds the lock (a torn line then,
+    // left by a crash) or when the wait is over (the lock is someone else's), so that no holder
+    // of the file's lock can stall a reader.
     std::string text;
-    char buffer[64 * 1024];
+    const auto deadline = std::chrono::steady_clock::now() + lock_wait_;
     for (;;) {
-        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return log_error{errno_text("cannot read session log", path_)};
-        if (n == 0) break;
-        text.append(buffer, static_cast<std::size_t>(n));
+        if (auto failed = read_whole(fd.get(), path_, text)) return *failed;
+        if (text.empty() || text.back() == '\n') break;
+        if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) {
+            auto failed = read_whole(fd.get(), path_, text);
+            ::flock(fd.get(), LOCK_UN);
+            if (failed) return *failed;
+            break;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        ::poll(nullptr, 0, lock_poll_ms);
     }
     std::vector<session_event> events;
     std::size_t line_number = 0;

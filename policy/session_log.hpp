@@ -14,6 +14,11 @@
 // base::dump_json(), which escapes bytes that are not UTF-8 reversibly (base/json_text.hpp), and
 // read() unescapes them, so an event reads back with the very bytes it was appended with.
 //
+// No lock is waited on without a bound: whoever can open the file for reading (a confined
+// command, a background job, any process of the user) can take its flock and hold it. Readers
+// take no lock at all (a tail still being appended is read again, up to lock_wait()); an append
+// tries the lock without blocking until lock_wait() is over, then fails with a one-line error.
+//
 // Trust: the file is created 0600. A log that is not a regular file, is owned by another user or
 // is writable by group or others is refused, since whoever can write it can widen the mode of
 // every later run. Callers keep it where no confined command can write (runtime: add it to
@@ -22,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -124,9 +130,15 @@ public:
 
     [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
 
+    // How long an append waits for the lock, and a reader for a tail being appended.
+    static constexpr std::chrono::milliseconds default_lock_wait{5'000};
+    [[nodiscard]] std::chrono::milliseconds lock_wait() const noexcept { return lock_wait_; }
+    void set_lock_wait(std::chrono::milliseconds wait) noexcept { lock_wait_ = wait; }
+
 private:
     explicit session_log(std::filesystem::path path) : path_(std::move(path)) {}
     std::filesystem::path path_;
+    std::chrono::milliseconds lock_wait_ = default_lock_wait;
 };
 
 // Checks one parsed line: a known "type" with the fields that type needs, each in its

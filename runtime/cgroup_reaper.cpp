@@ -98,8 +98,11 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
                          [&](const fs::path& base) { return fs::exists(base / name, ec); })) {
             continue;
         }
-        unique_fd lock(
-            ::openat(lock_directory, lock_name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+        // Never waited on: no blocking open (O_NONBLOCK, whatever was put at the name) and no
+        // blocking lock (LOCK_NB: a held lock is a live host, or a squatter; either way the host
+        // is left alone).
+        unique_fd lock(::openat(lock_directory, lock_name.c_str(),
+                                O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
         if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) continue;
         bool removed = true;
         for (const fs::path& base : bases) {

@@ -104,17 +104,36 @@ enforcement_assessment assess(backend_kind kind, sandbox_mode mode, int landlock
     return out;
 }
 
+// What each Linux rung answers a forbidden file effect with (strerror's words, as tools print
+// them):
+//   EROFS   "read-only file system"      bwrap: a write, create, unlink... under a read-only bind
+//   EACCES  "permission denied"          Landlock (under both rungs): a right the ruleset lacks;
+//                                        bwrap: a denied read (a 0000 file or directory over it)
+//   EXDEV   "invalid cross-device link"  link(2)/rename(2) across the sandbox's walls: bwrap's
+//                                        binds are separate mounts, Landlock refuses REFER from a
+//                                        hierarchy that does not grant it
+//   EPERM   "operation not permitted"    the read-only metadata filter (seccomp)
+//   EISDIR  "<name>: is a directory"     a write to a masked missing name (added per mask)
+// EXDEV is also an ordinary answer between two real filesystems: `ln` from one to another
+// counts as a denial too. That cannot be told apart from the text alone and is accepted (docs/
+// contract.md); `mv` falls back to copying on EXDEV and prints nothing of it, so an ordinary
+// cross-device mv is never one. Not in the dialect: ENOENT, which a denied directory that
+// lets allow_read entries through answers for the rest (too common an error to mean a denial).
 std::vector<std::string> denial_signatures(backend_kind kind, sandbox_mode mode) {
     const bool read_only = mode == sandbox_mode::read_only;
     switch (kind) {
         case backend_kind::bwrap:
             if (read_only) {
-                return {"read-only file system", "permission denied", "operation not permitted"};
+                return {"read-only file system", "permission denied", "invalid cross-device link",
+                        "operation not permitted"};
             }
-            return {"read-only file system", "permission denied"};
+            return {"read-only file system", "permission denied", "invalid cross-device link"};
         case backend_kind::landlock:
-            if (read_only) return {"permission denied", "operation not permitted"};
-            return {"permission denied"};
+            if (read_only) {
+                return {"permission denied", "invalid cross-device link",
+                        "operation not permitted"};
+            }
+            return {"permission denied", "invalid cross-device link"};
         case backend_kind::seatbelt:
             return {"operation not permitted"};
     }

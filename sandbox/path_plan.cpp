@@ -14,9 +14,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+#include <cerrno>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <system_error>
 
 #include "base/mountinfo.hpp"
@@ -69,6 +71,24 @@ mask_registry& registry() {
 
 std::map<fs::path, bool> mounted_elsewhere();
 bool holds_only(const fs::path& path, std::string_view content);
+std::optional<std::string> read_planted(const fs::path& path, std::size_t limit);
+
+// What git's files are read up to: a `.git` file or a commondir names one path on its first line
+// (git itself refuses a `.git` file over 1 MiB); a configuration file, its first MiB (a larger
+// one is no configuration a person wrote, and its rest would cost every planning).
+constexpr std::size_t first_line_limit = 64 * 1024;
+constexpr std::size_t git_config_limit = std::size_t{1} << 20;
+
+// The first line of what read_planted() read, or nullopt when that was no line: no newline
+// within the bound, or a NUL (no path holds one).
+std::optional<std::string> first_line(const std::optional<std::string>& text) {
+    if (!text) return std::nullopt;
+    const std::size_t end = text->find('\n');
+    if (end == std::string::npos && text->size() >= first_line_limit) return std::nullopt;
+    std::string line = text->substr(0, end);
+    if (line.find('\0') != std::string::npos) return std::nullopt;
+    return line;
+}
 
 class planner {
 public:
@@ -305,9 +325,9 @@ private:
     // leads to the git directory git uses there, and that one's commondir to where its hooks and
     // config are: those in a writable root are kept as a `.git` directory's are.
     void follow_git_file(const fs::path& file) {
-        std::ifstream in(file);
-        std::string line;
-        if (!std::getline(in, line) || line.rfind("gitdir:", 0) != 0) return;
+        const auto first = first_line(read_planted(file, first_line_limit));
+        if (!first || first->rfind("gitdir:", 0) != 0) return;
+        const std::string& line = *first;
         std::string target = line.substr(7);
         target.erase(0, target.find_first_not_of(" \t"));
         while (!target.empty() && (target.back() == '\r' || target.back() == ' '))
@@ -321,12 +341,9 @@ private:
                 protect_git_directory(*root, git, git_names_);
                 protect_git_directories(*root, git);
             }
-            std::error_code ec;
-            if (!fs::is_regular_file(git / "commondir", ec)) return;
-            std::ifstream common(git / "commondir");
-            std::string where;
-            if (!std::getline(common, where) || where.empty()) return;
-            fs::path next = where;
+            const auto where = first_line(read_planted(git / "commondir", first_line_limit));
+            if (!where || where->empty()) return;
+            fs::path next = *where;
             if (next.is_relative()) next = git / next;
             next = canonical_path(next);
             if (next == git) return;
@@ -384,10 +401,10 @@ private:
     static void read_git_config(const fs::path& file, const fs::path& home, git_settings& out,
                                 int level) {
         constexpr int deepest_include = 10;
-        std::error_code ec;
-        if (!fs::is_regular_file(file, ec)) return;  // a FIFO would hang the planning
-        std::ifstream in(file);
-        if (!in || level > deepest_include) return;
+        if (level > deepest_include) return;
+        const auto content = read_planted(file, git_config_limit);
+        if (!content) return;
+        std::istringstream in(*content);
         const auto lower = [](std::string text) {
             std::transform(text.begin(), text.end(), text.begin(),
                            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -723,6 +740,32 @@ std::map<fs::path, bool> mounted_elsewhere() {
                 out[mount.point] = out[mount.point] || mount.type == "tmpfs";
         }
     }
+    return out;
+}
+
+// The text of a file a command may have planted or swapped since it was looked at (a `.git`
+// file, a commondir, a git configuration), or nullopt when it is not a regular file. Opened
+// without blocking, so that a FIFO put in its place does not hang the planning, and read up to
+// `limit` bytes only, so that neither does a sparse terabyte (the rest is ignored: what is read
+// here is a first line, or a configuration no larger than git's own files are).
+std::optional<std::string> read_planted(const fs::path& path, std::size_t limit) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat st {};
+    std::optional<std::string> out;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        std::string text(std::min(limit, static_cast<std::size_t>(st.st_size)), '\0');
+        std::size_t done = 0;
+        while (done < text.size()) {
+            const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) break;
+            done += static_cast<std::size_t>(got);
+        }
+        text.resize(done);
+        out = std::move(text);
+    }
+    ::close(fd);
     return out;
 }
 

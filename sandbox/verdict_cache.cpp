@@ -151,7 +151,11 @@ std::optional<std::string> verdict_cache::load(const std::string& name, const st
         if (stale) *stale = std::move(text);
         return std::nullopt;
     };
-    unique_fd fd(::openat(directory_.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    // O_NONBLOCK: a FIFO put at the name (by any process of this user: the directory is out of a
+    // confined command's reach) is refused below as not a regular file, not waited on for a
+    // writer; the size check keeps a huge file from being read.
+    unique_fd fd(::openat(directory_.get(), name.c_str(),
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     if (!fd) return why("none cached");
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||

@@ -210,6 +210,55 @@ TEST_P(RealRunnersTest, NestedChildrenInheritTheConfinement) {
     EXPECT_FALSE(exists_then_remove(target));
 }
 
+// A link or a rename of a host file into the workspace is refused across the walls: bwrap's
+// workspace is a bind mount of its own (EXDEV from the VFS), and Landlock grants no REFER on the
+// host's side (EXDEV for a link; a rename also lacks the right to remove from the source's
+// directory, which Landlock answers first, EACCES). Each is a denial, recorded as one, and the
+// host file stays where it was. `mv` falls back to copying on EXDEV and then cannot remove the
+// source: a denial too, by its unlink.
+TEST_P(RealRunnersTest, ALinkOrRenameOfAHostFileIntoTheWorkspaceIsADenial) {
+    const fs::path host = tree_.sibling / "host.txt";
+    std::ofstream(host) << "host\n";
+    const fs::path into = tree_.workspace / "into.txt";
+    const std::string exdev = "Invalid cross-device link";
+    struct attempt {
+        strings argv;
+        std::string error;  // what the backend answers, as strerror spells it
+    };
+    const bool bwrap = kind_ == backend_kind::bwrap;
+    const attempt attempts[] = {
+        {{test_child(), "link", host.string(), into.string()}, exdev},
+        {{"ln", host.string(), into.string()}, exdev},
+        {{test_child(), "rename", host.string(), into.string()},
+         bwrap ? exdev : "Permission denied"},
+        {{"mv", host.string(), into.string()},
+         bwrap ? "Read-only file system" : "Permission denied"},
+    };
+    for (const attempt& each : attempts) {
+        SCOPED_TRACE(each.argv[0] == test_child() ? each.argv[1] : each.argv[0]);
+        auto record = run(each.argv, sandbox_mode::workspace_write);
+        EXPECT_EQ(record.outcome.kind, classify::outcome_kind::exited) << describe(record);
+        EXPECT_NE(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+        EXPECT_THAT(record.stderr_output.text, HasSubstr(each.error)) << describe(record);
+        EXPECT_TRUE(record.sandbox.denied) << describe(record);
+        EXPECT_EQ(test::read_file(host), "host\n");
+        std::error_code ec;
+        fs::remove(into, ec);
+    }
+}
+
+// Not every EXDEV is the sandbox's: nothing is denied when `mv` copies across a boundary and
+// succeeds, as it does between the workspace and the run's private /tmp.
+TEST_P(RealRunnersTest, AnOrdinaryMoveAcrossFilesystemsIsNoDenial) {
+    std::ofstream(tree_.workspace / "mine.txt") << "mine\n";
+    auto record =
+        bash("mv mine.txt \"${TMPDIR:-/tmp}/mine.txt\" && cat \"${TMPDIR:-/tmp}/mine.txt\"",
+             sandbox_mode::workspace_write);
+    ASSERT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_EQ(record.stdout_output.text, "mine\n");
+    EXPECT_FALSE(record.sandbox.denied);
+}
+
 // Metadata is a file effect too: under read-only neither chmod, chown, utime nor xattr changes
 // may reach a host file (bwrap: EROFS; Landlock: the launcher's seccomp filter).
 TEST_P(RealRunnersTest, ReadOnlyRefusesMetadataChanges) {

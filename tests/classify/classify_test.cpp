@@ -410,6 +410,14 @@ TEST(MatchesDenial, CaseInsensitiveDialects) {
     EXPECT_TRUE(matches_denial(1, "bash: /var/tmp/fifo: Permission denied", bwrap));
     EXPECT_FALSE(matches_denial(1, "bash: /etc/x: Permission denied", seatbelt));
     EXPECT_TRUE(matches_denial(1, "bash: /etc/x: Permission denied", landlock));
+    // A link or rename across the walls (bwrap's binds, Landlock's REFER) answers EXDEV.
+    for (const auto* dialect : {&bwrap, &landlock}) {
+        EXPECT_TRUE(matches_denial(
+            1, "ln: failed to create hard link 'ws/x' => '/etc/x': Invalid cross-device link",
+            *dialect));
+        EXPECT_TRUE(matches_denial(1, "OSError: [Errno 18] Invalid cross-device link", *dialect));
+    }
+    EXPECT_FALSE(matches_denial(1, "Invalid cross-device link", seatbelt));
     // Bare EPERM text is a denial only under Seatbelt.
     EXPECT_FALSE(matches_denial(1, "Operation not permitted", landlock));
     EXPECT_TRUE(matches_denial(1, "Operation not permitted", seatbelt));

@@ -11,6 +11,8 @@
 //   daemonize PIDFILE MS    double-fork + setsid, write the daemon's pid to PIDFILE, daemon sleeps
 //   setsid-child PIDFILE MS fork a child that calls setsid(), writes its pid, sleeps
 //   write PATH TEXT         write TEXT to PATH (exit 1 with strerror on failure)
+//   link FROM TO            link(2) FROM as TO (exit 1 with strerror on failure)
+//   rename FROM TO          rename(2) FROM to TO (exit 1 with strerror on failure)
 //   print-env               print the environment, one NAME=value per line
 //   list-fds                print the open fd numbers, one per line
 //   cat                     copy stdin to stdout
@@ -544,6 +546,15 @@ int main(int argc, char** argv) {
     if (cmd == "write" && arg(2) && arg(3)) {
         if (!write_text(arg(2), arg(3))) {
             std::fprintf(stderr, "write %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
+        return 0;
+    }
+    if ((cmd == "link" || cmd == "rename") && arg(2) && arg(3)) {
+        const int done = cmd == "link" ? ::link(arg(2), arg(3)) : ::rename(arg(2), arg(3));
+        if (done != 0) {
+            std::fprintf(stderr, "%s %s %s: %s\n", cmd.c_str(), arg(2), arg(3),
+                         std::strerror(errno));
             return 1;
         }
         return 0;

@@ -2,8 +2,10 @@
 // (each answered, the server going on), the five tools against real commands under a real
 // sandbox, cancellation, progress, the job cap, and the end of the server (input closed,
 // SIGTERM), after which no process a command started may be left.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -375,6 +377,50 @@ TEST_F(McpServer, ALongCallBecomesAJobReadByCursor) {
     const json unknown = peer.call(8, "job_output", {{"job_id", "job-999"}});
     EXPECT_EQ(unknown["isError"], true);
     EXPECT_NE(text_of(unknown).find("job-999"), std::string::npos);
+}
+
+// The session log is cordon's: a confined call can neither read it nor take its lock (a
+// read-only job that held its flock once held every later call of the server for its whole
+// life), on either rung. A process outside the sandbox that holds the lock (a
+// danger-full-access job, any process of the user) holds no call either: reads take no lock.
+TEST_F(McpServer, NoJobCanHoldTheSessionLogsLock) {
+    for (const std::string backend : {"bwrap", "landlock"}) {
+        SCOPED_TRACE(backend);
+        temp_dir state;
+        const std::filesystem::path log = state / "session.jsonl";
+        mcp_peer peer({"--workspace", workspace_.path().string(), "--session", log.string(),
+                       "--backend", backend});
+        peer.initialize();
+        json tried = peer.call(1, "bash",
+                               {{"command", "exec 9<\"$L\" && flock -x 9 && echo LOCKED"},
+                                {"env", {{"L", log.string()}}}});
+        ASSERT_FALSE(tried.contains("timeout"));
+        EXPECT_EQ(tried["structuredContent"]["output"].get<std::string>().find("LOCKED"),
+                  std::string::npos)
+            << tried.dump();
+        EXPECT_NE(tried["structuredContent"]["exitCode"], 0) << tried.dump();
+
+        // `cordon run --session` hides it the same way.
+        std::ofstream(workspace_ / "readable") << "x";
+        const auto run_reading = [&](const std::filesystem::path& target) {
+            const std::string command =
+                cordon_path().string() + " run --backend " + backend + " --workspace '" +
+                workspace_.path().string() + "' --session '" + log.string() +
+                "' -- sh -c 'exec 9<\"$0\"' '" + target.string() + "' >/dev/null 2>&1";
+            const int status = std::system(command.c_str());
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        };
+        EXPECT_EQ(run_reading(workspace_ / "readable"), 0);
+        EXPECT_NE(run_reading(log), 0);
+
+        const int holder = ::open(log.c_str(), O_RDONLY | O_CLOEXEC);
+        ASSERT_GE(holder, 0);
+        ASSERT_EQ(::flock(holder, LOCK_EX | LOCK_NB), 0);
+        json later = peer.call(2, "bash", {{"command", "echo after"}}, 30s);
+        ::close(holder);
+        ASSERT_FALSE(later.contains("timeout")) << "the call waited for the lock's holder";
+        EXPECT_EQ(later["structuredContent"]["output"], "after\n") << later.dump();
+    }
 }
 
 TEST_F(McpServer, LongOutputKeepsItsHeadAndTailAndTheRestIsReadable) {

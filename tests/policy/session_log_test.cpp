@@ -1,19 +1,23 @@
 // The session log: created whole and private, appended atomically by several processes at once,
 // and read back with every bad line reported by its number.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "policy/command_prefix.hpp"
 #include "policy/session_log.hpp"
 #include "support.hpp"
+#include "support/processes.hpp"
 
 namespace cordon::policy {
 namespace {
@@ -137,6 +141,96 @@ TEST(SessionLog, ATornLineIsNeverGluedToTheNextEvent) {
     auto read = log.read();
     ASSERT_TRUE(std::holds_alternative<log_error>(read));
     EXPECT_EQ(std::get<log_error>(read).line, 2u);
+}
+
+// What a command that can read the log can do to it: open it read-only and hold its flock.
+struct held_lock {
+    held_lock(const std::filesystem::path& path, int how)
+        : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+        EXPECT_GE(fd, 0);
+        EXPECT_EQ(::flock(fd, how | LOCK_NB), 0);
+    }
+    ~held_lock() { ::close(fd); }
+    held_lock(const held_lock&) = delete;
+    held_lock& operator=(const held_lock&) = delete;
+    int fd;
+};
+
+constexpr auto generous = std::chrono::milliseconds(30'000);
+
+// A reader takes no lock a holder could keep: under a held exclusive flock the log still reads
+// whole, without waiting for the holder (the wait bound is far beyond the test's).
+TEST(SessionLog, AHeldLockNeverStallsAReader) {
+    temp_dir dir;
+    const auto path = dir / "s.jsonl";
+    auto log = open_log(path);
+    ASSERT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "read-only"}}));
+    log.set_lock_wait(std::chrono::hours(1));
+    const held_lock squatter(path, LOCK_EX);
+    const auto status = test::exit_within(
+        [&] {
+            auto read = log.read();
+            if (!std::holds_alternative<std::vector<session_event>>(read)) return 2;
+            return std::get<std::vector<session_event>>(read).size() == 2 ? 0 : 3;
+        },
+        generous);
+    ASSERT_TRUE(status.has_value()) << "read() waited for the lock's holder";
+    EXPECT_EQ(*status, 0);
+}
+
+// An append tries the lock for a bounded time, then fails with one line and writes nothing:
+// whether the holder took it exclusive or shared (a shared one blocks a writer too).
+TEST(SessionLog, AnAppendGivesUpOnAHeldLockWithOneLine) {
+    for (const int how : {LOCK_EX, LOCK_SH}) {
+        temp_dir dir;
+        const auto path = dir / "s.jsonl";
+        auto log = open_log(path);
+        log.set_lock_wait(std::chrono::milliseconds(50));
+        const std::string before = test::read_file(path);
+        {
+            const held_lock squatter(path, how);
+            const auto status = test::exit_within(
+                [&] {
+                    auto error = log.append({{"type", "sandbox/mode"}, {"mode", "read-only"}});
+                    if (!error) return 2;
+                    const bool one_line = error->message.find('\n') == std::string::npos;
+                    const bool says =
+                        error->message.find("is locked by another process") != std::string::npos &&
+                        error->message.find(path.string()) != std::string::npos;
+                    return one_line && says ? 0 : 3;
+                },
+                generous);
+            ASSERT_TRUE(status.has_value()) << "append() waited for the lock's holder " << how;
+            EXPECT_EQ(*status, 0) << how;
+            EXPECT_EQ(test::read_file(path), before) << how;
+        }
+        // Released, the same append goes through.
+        EXPECT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "read-only"}}));
+        EXPECT_EQ(events_of(log).size(), 2u);
+    }
+}
+
+// A torn tail under a held lock could be an append in progress: it is read again until the
+// wait is over, then reported torn, as without the holder.
+TEST(SessionLog, ATornTailUnderAHeldLockIsReportedAfterTheBoundedWait) {
+    temp_dir dir;
+    const auto path = dir / "s.jsonl";
+    auto log = open_log(path);
+    log.set_lock_wait(std::chrono::milliseconds(50));
+    append_raw(path, R"({"type":"sandbox/mode","mo)");
+    const held_lock squatter(path, LOCK_EX);
+    const auto status = test::exit_within(
+        [&] {
+            auto read = log.read();
+            const auto* error = std::get_if<log_error>(&read);
+            return error != nullptr && error->line == 2 &&
+                           error->message.find("torn") != std::string::npos
+                       ? 0
+                       : 3;
+        },
+        generous);
+    ASSERT_TRUE(status.has_value()) << "read() waited for the lock's holder";
+    EXPECT_EQ(*status, 0);
 }
 
 TEST(SessionLog, RefusesALogSomeoneElseCouldWrite) {

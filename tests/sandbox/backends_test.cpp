@@ -243,11 +243,14 @@ TEST(BwrapBackend, CallerArgvIsPassedVerbatimAfterTheLastSeparator) {
 TEST(BwrapBackend, DialectsAndStatusChannel) {
     confined_argv out = bwrap_confine("/usr/bin/bwrap", command, read_only, host_with_abi(7));
     // A read-only mount answers EROFS; Landlock inside answers EACCES where a mount does not
-    // govern the write; the metadata filter answers EPERM.
-    EXPECT_THAT(out.denial_signatures, ElementsAre("read-only file system", "permission denied",
-                                                   "operation not permitted"));
-    EXPECT_THAT(bwrap_confine("/b", command, workspace_write, host_with_abi(7)).denial_signatures,
-                ElementsAre("read-only file system", "permission denied"));
+    // govern the write; a link or rename across binds answers EXDEV; the metadata filter answers
+    // EPERM.
+    EXPECT_THAT(out.denial_signatures,
+                ElementsAre("read-only file system", "permission denied",
+                            "invalid cross-device link", "operation not permitted"));
+    EXPECT_THAT(
+        bwrap_confine("/b", command, workspace_write, host_with_abi(7)).denial_signatures,
+        ElementsAre("read-only file system", "permission denied", "invalid cross-device link"));
     ASSERT_EQ(out.runner_failure_rules.size(), 2u);
     EXPECT_THAT(out.runner_failure_rules[0].fatal_signatures, ElementsAre("bwrap: "));
     EXPECT_THAT(out.runner_failure_rules[1].fatal_signatures, ElementsAre("cordon-landlock: "));
@@ -303,10 +306,12 @@ TEST(LandlockBackend, WorkspaceWriteGoldenArgvIsPartial) {
 TEST(LandlockBackend, DialectsAndStatusChannel) {
     confined_argv out = landlock_confine("/l", command, read_only, host_with_abi(7));
     // Read-only adds the metadata filter's EPERM to the dialect; workspace-write has no filter.
-    EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied", "operation not permitted"));
+    // A refused REFER (a link or rename from a hierarchy that does not grant it) answers EXDEV.
+    EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied", "invalid cross-device link",
+                                                   "operation not permitted"));
     EXPECT_THAT(
         landlock_confine("/l", command, workspace_write, host_with_abi(7)).denial_signatures,
-        ElementsAre("permission denied"));
+        ElementsAre("permission denied", "invalid cross-device link"));
     ASSERT_EQ(out.runner_failure_rules.size(), 1u);
     EXPECT_THAT(out.runner_failure_rules[0].allowed_exit_codes, ElementsAre(125));
     EXPECT_EQ(out.runner_failure_rules[0].allowed_exit_codes[0], launcher_failure_exit);

@@ -729,7 +729,8 @@ TEST_F(LadderTest, FailingBwrapFallsThroughToTheLauncher) {
     EXPECT_EQ(out.level, enforcement::partial);  // Landlock workspace-write (see backends.hpp)
     EXPECT_EQ(confine(provider, sandbox_mode::read_only).level, enforcement::full);
     ASSERT_TRUE(out.status.has_value());
-    EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied"));
+    EXPECT_THAT(out.denial_signatures,
+                ElementsAre("permission denied", "invalid cross-device link"));
     ASSERT_EQ(out.fds.size(), 2u) << "the workspace and the run's private /tmp, by descriptor";
     EXPECT_EQ(out.fds[0].child_fd, workspace_fd);
     ASSERT_TRUE(out.fds[0].fd);

@@ -2,11 +2,15 @@
 // back, the files earlier cordons wrote still read, and anything else is no verdict.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "sandbox/verdict_cache.hpp"
+#include "support.hpp"
+#include "support/processes.hpp"
 
 namespace cordon::sandbox {
 namespace {
@@ -98,6 +102,32 @@ TEST(CachedVerdict, ADegradedVerdictIsCurrentForAMinuteOnly) {
     EXPECT_EQ(verdict_difference(cached_verdict::parse(earlier_text, linux_ladder())->rungs,
                                  verdict->rungs),
               "bwrap was usable, is unusable");
+}
+
+// What a process of this user can put at a verdict's name (the directory is out of a confined
+// command's reach): a FIFO is no verdict and is not waited on for a writer, nor is a file too
+// large to be one read.
+TEST(VerdictCacheFile, AFifoOrAHugeFileAtTheNameIsNoVerdictAndNoWait) {
+    test::temp_dir dir;
+    const auto directory = dir / "verdicts";
+    auto opened = verdict_cache::open(directory);
+    ASSERT_TRUE(std::holds_alternative<verdict_cache>(opened)) << std::get<std::string>(opened);
+    const verdict_cache& cache = std::get<verdict_cache>(opened);
+    ASSERT_EQ(::mkfifo((directory / "verdict-fifo").c_str(), 0600), 0);
+    { std::ofstream huge(directory / "verdict-huge"); }
+    std::filesystem::resize_file(directory / "verdict-huge", std::uintmax_t{1} << 40);
+    ::chmod((directory / "verdict-huge").c_str(), 0600);
+    for (const std::string name : {"verdict-fifo", "verdict-huge"}) {
+        const auto status = test::exit_within(
+            [&] {
+                std::string stale;
+                const auto loaded = cache.load(name, "key\n", &stale);
+                return !loaded && !stale.empty() ? 0 : 3;
+            },
+            std::chrono::seconds(30));
+        ASSERT_TRUE(status.has_value()) << name << ": load() waited";
+        EXPECT_EQ(*status, 0) << name;
+    }
 }
 
 }  // namespace

@@ -5,13 +5,17 @@
 #pragma once
 
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -23,6 +27,25 @@
 #include "support/files.hpp"
 
 namespace cordon::test {
+
+// Runs `body` in a forked child and returns its exit status, or nullopt when it had not ended
+// `within` (the child is then killed): a call that would block on a lock or a FIFO fails the
+// test instead of hanging it. Waits on the child's pidfd, not on a clock.
+inline std::optional<int> exit_within(const std::function<int()>& body,
+                                      std::chrono::milliseconds within) {
+    const pid_t pid = ::fork();
+    if (pid < 0) return std::nullopt;
+    if (pid == 0) ::_exit(body());
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    pollfd ready{pidfd, POLLIN, 0};
+    const bool ended = pidfd >= 0 && ::poll(&ready, 1, static_cast<int>(within.count())) == 1;
+    if (!ended) ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (pidfd >= 0) ::close(pidfd);
+    if (!ended || !WIFEXITED(status)) return std::nullopt;
+    return WEXITSTATUS(status);
+}
 
 // Pids of every process visible in /proc.
 inline std::vector<pid_t> all_pids() {
