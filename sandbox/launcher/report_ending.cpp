@@ -34,6 +34,7 @@ void run_and_report(const reporter& report, int scope_abi, char** command, char*
         report.fail(launcher_stage::spawn, error, "cannot start the command: %s",
                     std::strerror(error));
     }
+    test_hook::at(test_hook::step::before_fork);
     const pid_t child = ::fork();
     if (child < 0) {
         const int error = errno;
@@ -67,6 +68,16 @@ void run_and_report(const reporter& report, int scope_abi, char** command, char*
         (void)write_all(exec_check[1], reinterpret_cast<const char*>(&error), sizeof error);
         report.fail(launcher_stage::exec, error, "exec failed: %s: %s", command[0],
                     std::strerror(error));
+    }
+    // cordon's polite signals go to the members of the run's cgroup it sees: one that reached this
+    // process before the child existed is pending here (blocked), and is the command's. Forwarded,
+    // so that a deadline landing just before the fork is not lost until the kill plan's SIGKILL.
+    sigset_t pending;
+    if (::sigpending(&pending) == 0) {
+        const int polite_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+        for (const int polite : polite_signals) {
+            if (::sigismember(&pending, polite) == 1) ::kill(child, polite);
+        }
     }
     ::close(exec_check[1]);
     const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -20,6 +20,7 @@ struct named_step {
     const char* name;
 };
 constexpr named_step steps[] = {{step::setup, "setup"},
+                                {step::before_fork, "before-fork"},
                                 {step::before_started, "before-started"},
                                 {step::after_started, "after-started"},
                                 {step::after_ended, "after-ended"}};
@@ -57,8 +58,19 @@ void at(step at) noexcept {
     std::memcpy(line + size, armed_name, name);
     size += name;
     line[size++] = '\n';
+    // SIGCONT is blocked before the line goes out and waited for after it: one that arrives
+    // before the wait begins stays pending (a SIGSTOP raised after the line would have lost the
+    // race with a SIGCONT sent on seeing it, and stopped for good). Signals this step leaves
+    // unblocked (SIGTERM at `setup`, say) end the launcher right here, in the wait.
+    sigset_t cont;
+    sigset_t previous;
+    ::sigemptyset(&cont);
+    ::sigaddset(&cont, SIGCONT);
+    ::sigprocmask(SIG_BLOCK, &cont, &previous);
     (void)write_all(stderr_copy, line, size);
-    ::raise(SIGSTOP);
+    while (::sigwaitinfo(&cont, nullptr) < 0) {
+    }
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
 }
 
 }  // namespace cordon::launcher::test_hook

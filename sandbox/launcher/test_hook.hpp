@@ -6,15 +6,17 @@
 //
 // Armed by a word `cordon-test-stop-at=STEP` in the command's own argv (so that a test can reach
 // it through every rung: the launcher's flags are the provider's). At STEP the launcher writes
-// `cordon-landlock: test hook: stopped at STEP` to the stderr it was given and stops itself with
-// SIGSTOP; the test, seeing the line, cancels with a plan that sends SIGTERM and then SIGCONT, so
-// the TERM is pending when the launcher resumes exactly at STEP.
+// `cordon-landlock: test hook: stopped at STEP` to the stderr it was given and waits for SIGCONT
+// (blocked, then sigwaitinfo: never lost to a race); the test, seeing the line, cancels with a
+// plan that sends SIGTERM and then SIGCONT, so the TERM lands exactly at STEP (or, where the step
+// blocks it, is pending there).
 #pragma once
 
 namespace cordon::launcher::test_hook {
 
 enum class step {
     setup,           // parsed, nothing confined yet (signals as cordon left them: unblocked)
+    before_fork,     // --report-ending: every signal blocked, the command's child not forked yet
     before_started,  // about to write `started` (--report-ending: in the forked child)
     after_started,   // `started` written, the command not exec'd yet
     after_ended,     // --report-ending: the `ended` record written, the launcher not exited yet

@@ -1,9 +1,9 @@
 // cordon's deadline and the caller's cancellation, landing at each step of the launcher's status
 // protocol, on both rungs that run cordon-landlock (bwrap with --report-ending inside it, and the
 // Landlock rung through the launcher). The test build of the launcher (cordon-landlock-test-hooks,
-// sandbox/launcher/test_hook.hpp) stops itself at the step named in the command's argv and says
-// so on stderr; the cancellation then sends SIGTERM and only afterwards SIGCONT, so the TERM is
-// pending when the launcher resumes exactly there: each window is hit every time, with no sleep.
+// sandbox/launcher/test_hook.hpp) waits at the step named in the command's argv for SIGCONT and
+// says so on stderr; the cancellation then sends SIGTERM and only afterwards SIGCONT, so the TERM
+// lands exactly there: each window is hit every time, with no sleep.
 //
 // Whatever the step, the run is the deadline's or the caller's (never a runner failure), and the
 // shared probe verdict stays (a runner failure would have dropped it, and the next run probed
@@ -154,6 +154,10 @@ INSTANTIATE_TEST_SUITE_P(
         // Before anything was confined: the launcher dies, nothing ran.
         window{real_backend::bwrap, "setup", false, std::nullopt, 128 + SIGTERM},
         window{real_backend::landlock_via_launcher, "setup", false, SIGTERM, std::nullopt},
+        // bwrap: every signal is blocked and the command's child not forked yet; the TERM is
+        // pending in the launcher, which forwards it to the child it forks (on main: lost until
+        // the kill plan's SIGKILL).
+        window{real_backend::bwrap, "before-fork", false, SIGTERM, std::nullopt},
         // bwrap: the TERM waits in the child's mask until `started` is written, then ends it
         // before its exec: `started` and `ended` by SIGTERM (on main: `ended` alone, "status
         // record out of order", a runner failure). The Landlock rung: the launcher dies before
