@@ -19,6 +19,7 @@
 #include "base/small_file.hpp"
 #include "runtime/cgroup_files.hpp"
 #include "runtime/cgroup_reaper.hpp"
+#include "runtime/cgroup_watchdog.hpp"
 
 namespace cordon::runtime {
 
@@ -123,6 +124,13 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     std::error_code ec;
     if (!fs::exists(host->directory_ / "cgroup.kill", ec)) {
         return std::string("the kernel has no cgroup.kill (Linux 5.14 or later is needed)");
+    }
+    // The runs end with this process, however it ends (cgroup_watchdog.hpp).
+    if (auto watchdog = cgroup_watchdog::start(host->directory_);
+        auto* reason = std::get_if<std::string>(&watchdog)) {
+        spdlog::warn("runs would outlive a killed cordon until the next one starts: {}", *reason);
+    } else {
+        host->watchdog_ = std::move(std::get<cgroup_watchdog>(watchdog));
     }
 
     // Controllers: in the v2 tree when cordon's parent delegates them, else in v1.

@@ -15,7 +15,8 @@
 // subtree such as a systemd unit with Delegate=yes). Without one, cgroup_host::create() says why
 // and the executor falls back to signalling the process group alone; `cordon probe` reports it.
 //
-// A cordon killed outright cannot end its runs. Each host holds an exclusive flock(2) on a lock
+// A cordon killed outright cannot end its runs itself: its watchdog does (cgroup_watchdog.hpp),
+// as soon as it is gone. As a second net, each host holds an exclusive flock(2) on a lock
 // file for its lifetime, and the next host to start ends what is left in the cgroups whose lock
 // is free. The lock files live under /dev/shm, which no confined command can open (Landlock
 // grants /dev node by node; bwrap mounts a private /dev), so a leftover process cannot hold a
@@ -41,6 +42,7 @@
 #include <variant>
 #include <vector>
 
+#include "runtime/cgroup_watchdog.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/unique_fd.hpp"
 
@@ -94,6 +96,7 @@ private:
     std::string name_;
     unique_fd lock_;  // flock(LOCK_EX) held for the host's lifetime: proof that it is alive
     unique_fd lock_directory_;
+    cgroup_watchdog watchdog_;  // ends every run of this host when this process dies
     bool pids_v2_ = false;
     bool memory_v2_ = false;
     std::optional<std::filesystem::path> pids_v1_;    // this host's directory there

@@ -316,6 +316,9 @@ preparation executor::prepare(run_request request) const {
         spec.denial_signatures = confined->denial_signatures;
         // bwrap does not forward signals, and its death takes the sandbox down with SIGKILL.
         spec.spare_leader_from_polite_signals = confined->backend == sandbox::backend_kind::bwrap;
+        // bwrap's pid namespace ends the whole run with its command; the Landlock rung does the
+        // same through the run's cgroup (under bwrap the leader's exit takes the rest at once).
+        spec.end_tree_with_leader = confined->backend == sandbox::backend_kind::landlock;
     } else {
         spec.argv = std::move(request.argv);
     }

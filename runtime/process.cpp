@@ -425,7 +425,10 @@ private:
         if (phase_ != phase::running) return;
         phase_ = phase::leader_exited;
         deadline_.cancel();
-        if (cause_ == cause::none) {
+        if (cause_ == cause::none && spec_.end_tree_with_leader) {
+            // As under bwrap: the run ends with its command.
+            end_now_ = true;
+        } else if (cause_ == cause::none) {
             // The command is done; what it left running may finish writing for the drain
             // grace, then goes.
             drain_.expires_after(spec_.plan.drain_grace);

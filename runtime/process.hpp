@@ -5,7 +5,8 @@
 //
 // The end of a run, in order:
 //   1. the leader exits (on its own, or after the kill plan's signals);
-//   2. the rest of the tree may keep the pipes open for at most the plan's grace;
+//   2. the rest of the tree may keep the pipes open for at most the plan's grace (none on the
+//      Landlock rung: process_spec::end_tree_with_leader);
 //   3. the tree is swept: SIGKILL to the process group and, when cgroup containment is
 //      available, to every process in the run's cgroup (setsid() and double-fork included);
 //   4. only then is the leader reaped, so its pgid was never free for reuse while signalled;
@@ -56,6 +57,10 @@ struct process_spec {
     // it dies (bwrap): the polite steps of the kill plan go to the rest of the run's cgroup, and
     // only SIGKILL to the leader.
     bool spare_leader_from_polite_signals = false;
+    // The rest of the tree goes as soon as the leader exits, without the kill plan's drain grace:
+    // the Landlock rung, which ends a run the way bwrap's pid namespace does (its pid 1 gone,
+    // every member dies). Unconfined runs keep the grace (docs/execution.md, "Ending a run").
+    bool end_tree_with_leader = false;
     output_limits stdout_limits;
     output_limits stderr_limits;
     std::shared_ptr<spill_directory> spill;  // null: no spill files

@@ -16,6 +16,7 @@
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/mount_exposure.hpp"
 #include "sandbox/path_plan.hpp"
+#include "sandbox/private_tmp.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/runner_image.hpp"
 #include "sandbox/runner_path.hpp"
@@ -93,22 +94,6 @@ std::vector<fs::path> writable_for(backend_kind kind, const sandbox_policy& poli
     if (policy.rules.tmp == tmp_policy::host) out.push_back(canonical_path("/tmp"));
     return out;
 }
-
-// The Landlock rung's private /tmp: a directory of the run's own under /tmp, removed (with what
-// the command left in it) once the run is over.
-class private_tmp_directory {
-public:
-    explicit private_tmp_directory(fs::path path) : path_(std::move(path)) {}
-    ~private_tmp_directory() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);  // never follows a symlink the command left
-    }
-    private_tmp_directory(const private_tmp_directory&) = delete;
-    private_tmp_directory& operator=(const private_tmp_directory&) = delete;
-
-private:
-    fs::path path_;
-};
 
 // Opens a writable root once, without following a symlink; the reason when it cannot.
 std::variant<std::shared_ptr<const unique_fd>, std::string> open_root(const fs::path& root) {
@@ -462,12 +447,13 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
             extra.writable.push_back(std::get<std::shared_ptr<const unique_fd>>(opened));
         }
         if (rung->kind == backend_kind::landlock && policy.rules.tmp == tmp_policy::private_tmp) {
-            std::string name = (canonical_path("/tmp") / "cordon-tmp-XXXXXX").string();
-            if (::mkdtemp(name.data()) == nullptr) {
-                throw request_refused_error(policy.mode, "cannot make the run's private /tmp: " +
-                                                             std::string(std::strerror(errno)));
+            auto made = private_tmp_directory::create(canonical_path("/tmp"));
+            if (auto* reason = std::get_if<std::string>(&made)) {
+                throw request_refused_error(policy.mode, *reason);
             }
-            auto directory = std::make_shared<const private_tmp_directory>(name);
+            auto directory =
+                std::get<std::shared_ptr<const private_tmp_directory>>(std::move(made));
+            const std::string name = directory->path().string();
             auto opened = open_root(name);
             if (auto* reason = std::get_if<std::string>(&opened)) {
                 throw request_refused_error(policy.mode, *reason);

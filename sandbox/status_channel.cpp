@@ -42,10 +42,20 @@ status_report decode_status(std::string_view bytes) {
                 break;
             case launcher_record_kind::ended:
                 if (!started) {
-                    report = {};
-                    report.outcome = status_report::verdict::malformed;
-                    report.message = "cordon-landlock: status record out of order";
-                    return report;
+                    // The launcher's child was killed before it could write `started` (it
+                    // blocks every other signal until then): the command never ran, which
+                    // proves as little as silence does. Any other ending without `started`
+                    // is a record the launcher never writes.
+                    if (record.signal < 1 || record.signal > 64 || record.exit_code != -1) {
+                        report = {};
+                        report.outcome = status_report::verdict::malformed;
+                        report.message = "cordon-landlock: status record out of order";
+                        return report;
+                    }
+                    report.outcome = status_report::verdict::silent;
+                    report.ended = status_report::ending{std::nullopt, record.signal};
+                    finished = true;
+                    break;
                 }
                 // Exactly one of the two, each in its range: an exit status is 0-255, a signal
                 // 1-64.

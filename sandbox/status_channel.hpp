@@ -13,7 +13,8 @@ namespace cordon::sandbox {
 
 struct status_report {
     enum class verdict {
-        silent,     // no record: the runner never reached the point of exec (proof of nothing)
+        silent,     // no record: the runner never reached the point of exec (proof of nothing);
+                    // or only an `ended` record of a launcher child killed before `started`
         started,    // the launcher was about to exec the command
         failed,     // a failure record: the launcher (or, at stage exec, the command's exec) failed
         malformed,  // bytes that are not a sequence of whole records
@@ -24,7 +25,8 @@ struct status_report {
     int error = 0;                                 // errno, for `failed`
     std::string message;                           // the launcher's line, for `failed`
     int abi = 0;                                   // for `probed`
-    // For `started`, with --report-ending: how the command, the launcher's child, ended.
+    // For `started`, with --report-ending: how the command, the launcher's child, ended; for
+    // `silent`, how the launcher's child ended before it could write `started`.
     struct ending {
         std::optional<int> exit_code;
         std::optional<int> signal;
@@ -34,7 +36,9 @@ struct status_report {
 
 // Reads a whole channel. The sequences a launcher writes: a failure record (setup failed); a
 // probe record; `started`; `started` then a failure at stage exec (the command's exec failed);
-// `started` then `ended` (--report-ending). Anything else is malformed.
+// `started` then `ended` (--report-ending); `ended` alone, by a signal (--report-ending: the
+// child was SIGKILLed before `started`; decoded as silent, with the ending). Anything else is
+// malformed.
 [[nodiscard]] status_report decode_status(std::string_view bytes);
 
 }  // namespace cordon::sandbox

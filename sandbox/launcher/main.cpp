@@ -46,6 +46,7 @@
 #include "sandbox/launcher/report_ending.hpp"
 #include "sandbox/launcher/reporter.hpp"
 #include "sandbox/launcher/rules.hpp"
+#include "sandbox/launcher/test_hook.hpp"
 #include "sandbox/walls.hpp"
 
 extern char** environ;
@@ -96,6 +97,8 @@ int main(int argc, char** argv) {
     command_line line;
     parse(argc, argv, report, line);
     if (line.probe) return probe(report, line.abi_cap);
+    test_hook::arm(line.command);
+    test_hook::at(test_hook::step::setup);
 
     char** envp = line.env_fd >= 0 ? read_environment(report, line.env_fd) : environ;
 
@@ -127,7 +130,10 @@ int main(int argc, char** argv) {
     if (line.report_ending) {
         run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp);
     }
+    // A signal from here on ends the launcher, the leader: the runner's own status says how.
+    test_hook::at(test_hook::step::before_started);
     report.started();
+    test_hook::at(test_hook::step::after_started);
     const int error = cordon::sandbox::exec_searching(line.command, envp);
     report.fail(launcher_stage::exec, error, "exec failed: %s: %s", line.command[0],
                 std::strerror(error));

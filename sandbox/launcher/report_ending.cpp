@@ -11,6 +11,7 @@
 
 #include "sandbox/exec_search.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/launcher/test_hook.hpp"
 
 namespace cordon::launcher {
 
@@ -33,6 +34,7 @@ void run_and_report(const reporter& report, int scope_abi, char** command, char*
         report.fail(launcher_stage::spawn, error, "cannot start the command: %s",
                     std::strerror(error));
     }
+    test_hook::at(test_hook::step::before_fork);
     const pid_t child = ::fork();
     if (child < 0) {
         const int error = errno;
@@ -54,12 +56,28 @@ void run_and_report(const reporter& report, int scope_abi, char** command, char*
             }
             ::close(scope);
         }
-        ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+        // `started` before the signals are let in: a deadline's SIGTERM pending since the fork
+        // then ends a command that has a `started` record (and an `ended` one from the parent),
+        // never leaves an `ended` record without one. Only SIGKILL can end this child before
+        // the record; the channel then holds an `ended` record alone, which says exactly that.
+        test_hook::at(test_hook::step::before_started);
         report.started();
+        test_hook::at(test_hook::step::after_started);
+        ::sigprocmask(SIG_SETMASK, &previous, nullptr);
         const int error = sandbox::exec_searching(command, envp);
         (void)write_all(exec_check[1], reinterpret_cast<const char*>(&error), sizeof error);
         report.fail(launcher_stage::exec, error, "exec failed: %s: %s", command[0],
                     std::strerror(error));
+    }
+    // cordon's polite signals go to the members of the run's cgroup it sees: one that reached this
+    // process before the child existed is pending here (blocked), and is the command's. Forwarded,
+    // so that a deadline landing just before the fork is not lost until the kill plan's SIGKILL.
+    sigset_t pending;
+    if (::sigpending(&pending) == 0) {
+        const int polite_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+        for (const int polite : polite_signals) {
+            if (::sigismember(&pending, polite) == 1) ::kill(child, polite);
+        }
     }
     ::close(exec_check[1]);
     const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -85,9 +103,11 @@ void run_and_report(const reporter& report, int scope_abi, char** command, char*
     if (waited < 0) ::_exit(sandbox::launcher_failure_exit);
     if (info.si_code == CLD_EXITED) {
         report.ended(info.si_status, 0);
+        test_hook::at(test_hook::step::after_ended);
         ::_exit(info.si_status);
     }
     report.ended(-1, info.si_status);
+    test_hook::at(test_hook::step::after_ended);
     ::_exit(128 + info.si_status);
 }
 

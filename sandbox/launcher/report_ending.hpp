@@ -1,7 +1,9 @@
 // cordon-landlock --report-ending: the command runs as this process's child, in the same
 // confinement, and this process reports how it ended (under bwrap the runner's exit status
 // cannot: bwrap exits 128+N both for a command that exited 128+N and for one killed by signal N).
-// The child writes the `started` record and execs; an exec failure comes back through a
+// The child writes the `started` record while every signal is still blocked, then restores the
+// mask and execs, so that a signal can end it before `started` only if it is SIGKILL; an exec
+// failure comes back through a
 // close-on-exec pipe, and then only the child's failure record is written. This process blocks
 // every signal it can (cordon's polite signals are for the command; its SIGKILL still ends both),
 // holds none of the command's streams, and exits as the command did.

@@ -343,6 +343,48 @@ TEST(Decide, TheLaunchersEndingOutranksTheRunnersStatus) {
     EXPECT_TRUE(exited.denied);
 }
 
+// Every channel a deadline's or a cancellation's signal can leave, whichever step of the launcher
+// it lands on (docs/contract.md, "Classification order"): nothing; `ended` alone (the launcher's
+// child SIGKILLed before `started`); `started` (the leader killed before or after its exec, or
+// the parent before `ended`); `started` then `ended`. Each is the deadline's or the caller's,
+// never a runner failure (which would also drop the shared probe verdict).
+TEST(Decide, ASignalAtAnyStepOfTheLauncherIsTheDeadlinesOrTheCallers) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    const auto record = [](sandbox::launcher_record_kind kind, int exit_code, int signal) {
+        sandbox::launcher_status_record out{};
+        out.magic = sandbox::launcher_status_magic;
+        out.kind = static_cast<std::uint32_t>(kind);
+        out.exit_code = exit_code;
+        out.signal = signal;
+        return std::string(reinterpret_cast<const char*>(&out), sizeof out);
+    };
+    const std::string started = record(sandbox::launcher_record_kind::started, 0, 0);
+    const std::string killed = record(sandbox::launcher_record_kind::ended, -1, SIGKILL);
+    const std::string termed = record(sandbox::launcher_record_kind::ended, -1, SIGTERM);
+    const std::string exited = record(sandbox::launcher_record_kind::ended, 0, 0);
+    for (const std::string& channel :
+         {std::string(), killed, started, started + termed, started + exited}) {
+        SCOPED_TRACE(channel.size() / sizeof(sandbox::launcher_status_record));
+        for (const bool by_deadline : {true, false}) {
+            run_evidence evidence =
+                ended(std::nullopt, sandbox::decode_status(channel), false, SIGKILL);
+            (by_deadline ? evidence.timed_out : evidence.aborted) = true;
+            const verdict v = judge(evidence, &bwrap);
+            EXPECT_EQ(v.outcome.kind,
+                      by_deadline ? outcome_kind::timed_out : outcome_kind::aborted);
+            EXPECT_FALSE(v.outcome.runner);
+        }
+    }
+    // `ended` alone says how the launcher's child went.
+    run_evidence before_start = ended(std::nullopt, sandbox::decode_status(killed), false, SIGKILL);
+    before_start.timed_out = true;
+    EXPECT_EQ(judge(before_start, &bwrap).outcome.signal, SIGKILL);
+    // Without cordon's deadline or a cancellation, a child killed before `started` proved
+    // nothing: the runner did not start the command.
+    run_evidence unexplained = ended(128 + SIGKILL, sandbox::decode_status(killed));
+    EXPECT_EQ(judge(unexplained, &bwrap).outcome.kind, outcome_kind::runner_failed);
+}
+
 TEST(Decide, DenialNeedsANonZeroExitAndTheDialect) {
     const confined_argv bwrap = wrapped(backend_kind::bwrap);
     const auto started = status(verdict_kind::started);

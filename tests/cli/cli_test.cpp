@@ -1,17 +1,21 @@
 // The `cordon` program as a user types it: exit codes, one-line usage errors that run nothing,
 // live output with markers, the JSON record, and the probe/confine subcommands.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -24,6 +28,8 @@
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
+#include "support/processes.hpp"
+#include "support/spawned_process.hpp"
 
 extern char** environ;
 
@@ -377,45 +383,67 @@ TEST_F(CliTest, StdinFileEnvAndWorkdirReachTheCommand) {
     EXPECT_EQ(piped.out, "piped\n");
 }
 
-// A cordon killed with SIGKILL cannot end its runs; the next cgroup host on the machine ends
-// what it left in its cgroup.
-TEST_F(CliTest, TreesOfAKilledCordonAreEndedByTheNextOne) {
+// `kill -9` of `cordon run`: the whole tree of its run goes with it, a grandchild that ignores
+// SIGHUP and left the session included (cordon's cgroup watchdog, runtime/cgroup_watchdog.hpp),
+// on the Landlock rung's two paths and unconfined; bwrap's pid namespace does the same
+// (--die-with-parent). The Landlock rung's private /tmp, which the killed cordon could not
+// remove, goes at the next cordon's first private /tmp. Waited for by events: each process's
+// pidfd becomes readable when it exits.
+TEST_F(CliTest, TheTreeOfAKilledCordonDiesWithIt) {
     std::string why;
     if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
-    const fs::path daemon_pid = root_ / "daemon.pid";
-    const fs::path cordon_pid = root_ / "cordon.pid";
-    runtime::process_spec spec;
-    spec.argv = {
-        "bash",
-        "-c",
-        "\"$0\" run --mode danger-full-access -- bash -c '\"$0\" setsid-child \"$1\" 60000; "
-        "sleep 60' \"$1\" \"$2\" >/dev/null 2>&1 & echo $! > \"$3\"; "
-        "for i in $(seq 500); do [ -s \"$2\" ] && break; sleep 0.01; done; "
-        "kill -KILL $!; wait",
-        cordon_path().string(),
-        test_child_path().string(),
-        daemon_pid.string(),
-        cordon_pid.string()};
-    spec.env = runtime::build_environment(environ, {});
-    spec.cwd = workspace_;
-    spec.timeout = std::chrono::seconds(60);
-    (void)runtime::run_process(std::move(spec));
-    std::ifstream in(daemon_pid);
-    pid_t pid = 0;
-    ASSERT_TRUE(in >> pid) << "the daemon never started";
-    ASSERT_EQ(::kill(pid, 0), 0) << "the daemon should have outlived the killed cordon";
+    struct path_case {
+        std::vector<std::string> mode;
+        const char* via_launcher;
+    };
+    const std::vector<std::string> landlock = {"--mode", "workspace-write", "--backend", "landlock",
+                                               "--accept-partial"};
+    for (const path_case& each : {path_case{{"--mode", "danger-full-access"}, "0"},
+                                  path_case{landlock, "0"}, path_case{landlock, "1"}}) {
+        SCOPED_TRACE(each.mode[1] + " via launcher " + each.via_launcher);
+        std::vector<std::string> argv{cordon_path().string(), "run"};
+        argv.insert(argv.end(), each.mode.begin(), each.mode.end());
+        argv.insert(argv.end(), {"--workspace", workspace_.string(), "--",
+                                 test_child_path().string(), "detached-tree", "60000"});
+        spawned_process cordon(argv, {{"CORDON_LANDLOCK_VIA_LAUNCHER", each.via_launcher}});
+        const bool started = cordon.wait_for_output("\n");
+        std::istringstream said(cordon.out());
+        std::string word;
+        pid_t leader = 0;
+        pid_t grandchild = 0;
+        std::string tmpdir;
+        said >> word >> leader >> grandchild >> tmpdir;
+        ASSERT_TRUE(started && word == "PIDS") << cordon.out() << cordon.err();
+        unique_fd leader_fd(static_cast<int>(::syscall(SYS_pidfd_open, leader, 0)));
+        unique_fd grandchild_fd(static_cast<int>(::syscall(SYS_pidfd_open, grandchild, 0)));
+        ASSERT_TRUE(leader_fd && grandchild_fd) << std::strerror(errno);
 
-    auto next = cgroup_host_or(why);
-    ASSERT_TRUE(next) << why;
-    bool gone = false;
-    for (int i = 0; i < 200 && !gone; ++i) {
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string line;
-        gone = !std::getline(stat, line) || line.find(") Z ") != std::string::npos;
-        if (!gone) ::usleep(10000);
+        cordon.kill(SIGKILL);
+        (void)cordon.wait();
+        // A pidfd turns readable when its process exits (a generous bound: a failure, not a
+        // wait, ends it).
+        const auto exits = [](const unique_fd& fd) {
+            pollfd exit{fd.get(), POLLIN, 0};
+            return ::poll(&exit, 1, 20'000) == 1;
+        };
+        const bool leader_gone = exits(leader_fd);
+        const bool grandchild_gone = exits(grandchild_fd);
+        test::kill_if_alive(leader);
+        test::kill_if_alive(grandchild);
+        EXPECT_TRUE(leader_gone) << "the leader outlived the killed cordon";
+        EXPECT_TRUE(grandchild_gone) << "the setsid() grandchild outlived the killed cordon";
+
+        if (each.mode[1] == "workspace-write") {
+            ASSERT_EQ(tmpdir.rfind("/tmp/cordon-tmp-", 0), 0U) << tmpdir;
+            EXPECT_TRUE(fs::exists(tmpdir)) << "nothing left to sweep: the test proves nothing";
+            auto next =
+                run_cordon({"run", "--mode", "workspace-write", "--backend", "landlock",
+                            "--accept-partial", "--workspace", workspace_.string(), "--", "true"},
+                           workspace_);
+            EXPECT_EQ(next.exit_code, 0) << next.err;
+            EXPECT_FALSE(fs::exists(tmpdir)) << "the killed cordon's private /tmp was left";
+        }
     }
-    if (!gone) ::kill(pid, SIGKILL);
-    EXPECT_TRUE(gone) << "the killed cordon's daemon " << pid << " survived the next host";
 }
 
 // A live cordon in another pid namespace shares the cgroup tree; its pid means nothing here, and

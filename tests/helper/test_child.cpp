@@ -10,6 +10,9 @@
 //                           grandchild writes its pid to PIDFILE first, so a test can find it
 //   daemonize PIDFILE MS    double-fork + setsid, write the daemon's pid to PIDFILE, daemon sleeps
 //   setsid-child PIDFILE MS fork a child that calls setsid(), writes its pid, sleeps
+//   detached-tree MS        fork a child that ignores SIGHUP, calls setsid() and sleeps MS (it
+//                           keeps stdout and stderr); once it has, print "PIDS <own pid> <its pid>
+//                           <TMPDIR or ->" and sleep MS
 //   write PATH TEXT         write TEXT to PATH (exit 1 with strerror on failure)
 //   link FROM TO            link(2) FROM as TO (exit 1 with strerror on failure)
 //   rename FROM TO          rename(2) FROM to TO (exit 1 with strerror on failure)
@@ -508,6 +511,29 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i)
             sleep_ms(2);
         std::printf("parent done\n");
+        return 0;
+    }
+    if (cmd == "detached-tree" && arg(2)) {
+        int ready[2];
+        if (::pipe(ready) != 0) return 1;
+        const pid_t grandchild = ::fork();
+        if (grandchild == 0) {
+            ::signal(SIGHUP, SIG_IGN);
+            ::setsid();
+            ::close(ready[0]);
+            ::close(ready[1]);  // the leader reads EOF: this process is set up
+            sleep_ms(std::atol(arg(2)));
+            _exit(0);
+        }
+        ::close(ready[1]);
+        char byte;
+        while (::read(ready[0], &byte, 1) < 0 && errno == EINTR) {
+        }
+        const char* tmpdir = std::getenv("TMPDIR");
+        std::printf("PIDS %d %d %s\n", static_cast<int>(::getpid()), static_cast<int>(grandchild),
+                    tmpdir != nullptr ? tmpdir : "-");
+        std::fflush(stdout);
+        sleep_ms(std::atol(arg(2)));
         return 0;
     }
     if (cmd == "daemonize" && arg(2) && arg(3)) {

@@ -578,6 +578,31 @@ TEST(StatusChannel, AnEndingOutOfPlaceOrOutOfRangeIsMalformed) {
     }
 }
 
+// --report-ending's child blocks every signal until it has written `started`: only a SIGKILL of
+// the child alone (the OOM killer, a cgroup.kill that reached it before its parent) leaves an
+// `ended` record without one. The command never ran; that proves no more than silence, and is
+// never a malformed channel (which would outrank cordon's own deadline as a runner failure).
+TEST(StatusChannel, AnEndingBySignalBeforeStartedIsSilenceWithTheEnding) {
+    for (const int signal : {SIGKILL, SIGTERM}) {
+        SCOPED_TRACE(signal);
+        const status_report report = decode_status(channel({ending_record(-1, signal)}));
+        EXPECT_EQ(report.outcome, status_verdict::silent);
+        ASSERT_TRUE(report.ended);
+        EXPECT_EQ(report.ended->signal, signal);
+        EXPECT_EQ(report.ended->exit_code, std::nullopt);
+    }
+    // An exit without `started` is not something the launcher writes: the child exits only
+    // through exec or a failure record.
+    EXPECT_EQ(decode_status(channel({ending_record(0, 0)})).outcome, status_verdict::malformed);
+    EXPECT_EQ(decode_status(channel({ending_record(3, SIGKILL)})).outcome,
+              status_verdict::malformed);
+    // Nothing may follow it.
+    EXPECT_EQ(decode_status(channel({ending_record(-1, SIGKILL),
+                                     status_record(launcher_record_kind::started)}))
+                  .outcome,
+              status_verdict::malformed);
+}
+
 TEST(StatusChannel, AfterStartedOnlyTheCommandsExecMayFail) {
     const auto started = status_record(launcher_record_kind::started);
     const status_report exec =

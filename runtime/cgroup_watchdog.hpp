@@ -1,0 +1,44 @@
+// The runs of a cordon that dies outright (SIGKILL, a crash, the OOM killer) end with it, on every
+// path that runs commands (`cordon run`, background jobs, `cordon mcp`): each cgroup host starts a
+// small watchdog process that holds the read end of a pipe whose only writer is this process, and
+// that writes `1` to the host's cgroup.kill when it reads end-of-file. The kernel closes the write
+// end when this process dies, however it dies; cgroup.kill then ends every run's whole tree at
+// once (setsid() and double-forks included), where the leader's PR_SET_PDEATHSIG would end the
+// leader only. Under bwrap the pid namespace and --die-with-parent already did the same.
+//
+// The watchdog is double-forked (not this process's child: nothing here waits for it, and no
+// waitpid(-1) of the host sees it), in a session of its own (a terminal's ^C does not end it),
+// non-dumpable (a command of the same uid cannot ptrace it or read its memory), ignoring the
+// polite signals, holding no descriptor but its two. A confined command cannot signal it where
+// Landlock scopes signals (ABI 6); where it cannot be scoped, a command that kills it only takes
+// back the leftovers to the next cordon's sweep (cgroup_reaper.hpp), which still happens.
+//
+// An orderly end (the host destroyed) closes the pipe the same way: the watchdog then kills an
+// empty cgroup, or one already removed (the write fails), and exits.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <variant>
+
+#include "runtime/unique_fd.hpp"
+
+namespace cordon::runtime {
+
+class cgroup_watchdog {
+public:
+    // Starts the watchdog of the cgroup `directory` (its cgroup.kill); the reason when it cannot.
+    [[nodiscard]] static std::variant<cgroup_watchdog, std::string> start(
+        const std::filesystem::path& directory);
+
+    cgroup_watchdog() = default;
+    // Closing the pipe is the watchdog's signal: moves keep exactly one write end.
+    cgroup_watchdog(cgroup_watchdog&&) noexcept = default;
+    cgroup_watchdog& operator=(cgroup_watchdog&&) noexcept = default;
+
+private:
+    explicit cgroup_watchdog(unique_fd alive) : alive_(std::move(alive)) {}
+    unique_fd alive_;  // the write end: open while this process lives
+};
+
+}  // namespace cordon::runtime
