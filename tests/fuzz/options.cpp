@@ -2,7 +2,7 @@
 // typed by a person or written in a file. Properties: a value accepted is in its range; the
 // shortest form cordon prints it in (duration_text, size_text: what `cordon config show` prints)
 // reads back as the same value; a bad value is cordon's own bad_option_value, never another
-// exception.
+// exception. The same text goes through base::parse_number: plain decimal, whole, or nothing.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/number.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "tests/fuzz/property.hpp"
@@ -69,10 +70,28 @@ std::optional<parsed> parse(int which, const std::string& text) {
 
 }  // namespace
 
+// base::parse_number, the parser of the numbers cordon reads but does not write (/proc, cgroup
+// files, a cached verdict): the whole text, plain decimal, or nothing.
+void check_plain_number(const std::string& text) {
+    const auto digits = [](std::string_view part) {
+        return !part.empty() && part.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    if (const auto value = cordon::base::parse_number<std::uint64_t>(text)) {
+        CORDON_FUZZ_CHECK(digits(text));
+        CORDON_FUZZ_CHECK(cordon::base::parse_number<std::uint64_t>(std::to_string(*value)) ==
+                          value);
+    }
+    if (const auto value = cordon::base::parse_number<int>(text)) {
+        CORDON_FUZZ_CHECK(digits(text.starts_with('-') ? text.substr(1) : text));
+        CORDON_FUZZ_CHECK(cordon::base::parse_number<int>(std::to_string(*value)) == value);
+    }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider in(data, size);
     const int which = in.ConsumeIntegralInRange<int>(0, 4);
     const std::string text = in.ConsumeRemainingBytesAsString();
+    check_plain_number(text);
     const auto got = parse(which, text);
     if (!got) return 0;
     if (which <= 1) {
