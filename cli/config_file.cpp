@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cli/options.hpp"
+#include "cli/toml_hazard.hpp"
 #include "runtime/environment.hpp"
 #include "sandbox/policy.hpp"
 #include "sandbox/unique_fd.hpp"
@@ -409,6 +410,10 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
             sandbox::canonical_path(fs::absolute(candidate).parent_path()) / candidate.filename();
         auto text = read_checked(file, link);
         if (text.index() == 1) return std::get<1>(std::move(text));
+        if (const auto refused = toml_hazard_in(std::get<0>(text))) {
+            return file.string() + ":" + std::to_string(refused->line) + ": " +
+                   std::string(refused->why);
+        }
         toml::table table;
         try {
             table = toml::parse(std::get<0>(text), file.string());

@@ -179,10 +179,10 @@ std::optional<std::string> bad_grant(const json& grant) {
     if (prefix == grant.end() || !prefix->is_array() || prefix->empty()) {
         return "the grant has no \"prefix\"";
     }
+    // A word may be empty: `''` is an argument like any other (`git commit -m ''`), and the
+    // grant of an empty command is that exact, empty text.
     for (const auto& word : *prefix) {
-        if (!word.is_string() || word.get<std::string>().empty()) {
-            return "the grant's prefix holds something that is not a word";
-        }
+        if (!word.is_string()) return "the grant's prefix holds something that is not a word";
     }
     if (const auto id = grant.find("id"); id != grant.end() && !id->is_string()) {
         return "the grant's \"id\" is not a string";

@@ -35,40 +35,6 @@ platform current_platform() noexcept {
 #endif
 }
 
-std::string_view to_string(backend_choice choice) noexcept {
-    switch (choice) {
-        case backend_choice::automatic:
-            return "auto";
-        case backend_choice::bwrap:
-            return "bwrap";
-        case backend_choice::landlock:
-            return "landlock";
-        case backend_choice::seatbelt:
-            return "seatbelt";
-    }
-    return "invalid";
-}
-
-std::optional<backend_choice> parse_backend_choice(std::string_view text) noexcept {
-    for (auto choice : {backend_choice::automatic, backend_choice::bwrap, backend_choice::landlock,
-                        backend_choice::seatbelt}) {
-        if (text == to_string(choice)) return choice;
-    }
-    return std::nullopt;
-}
-
-std::string_view to_string(rung_state state) noexcept {
-    switch (state) {
-        case rung_state::usable:
-            return "usable";
-        case rung_state::unusable:
-            return "unusable";
-        case rung_state::not_probed:
-            return "not probed";
-    }
-    return "invalid";
-}
-
 namespace {
 
 // True when `path` still names the directory open as `fd`: by the kernel's name for the

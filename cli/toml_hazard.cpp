@@ -1,0 +1,110 @@
+#include "cli/toml_hazard.hpp"
+
+namespace cordon::cli {
+
+std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
+    const auto key_start = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-' || c == '"' || c == '\'' || c == ']';
+    };
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    enum class in { value, comment, basic, literal, long_basic, long_literal } state = in::value;
+    std::size_t line = 1;
+    bool line_start = true;  // only blanks since the last newline, outside any string
+    if (text.starts_with("\xef\xbb\xbf")) text.remove_prefix(3);  // a byte order mark
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const auto ahead = [&](std::string_view what) { return text.substr(i).starts_with(what); };
+        if (c == '\n') {
+            ++line;
+            if (state == in::comment || state == in::basic || state == in::literal) {
+                state = in::value;
+            }
+            line_start = state == in::value;
+            continue;
+        }
+        switch (state) {
+            case in::value:
+                if (static_cast<unsigned char>(c) >= 0x80) {
+                    return toml_hazard{line, "a character outside ASCII outside a string"};
+                }
+                if (line_start && c == '[') {
+                    std::size_t at = i + 1;
+                    const auto skip_blanks = [&] {
+                        const std::size_t from = at;
+                        while (at < text.size() && blank(text[at]))
+                            ++at;
+                        return at > from;
+                    };
+                    const bool spaced = skip_blanks();
+                    // "[ [" is refused by toml++ itself, cleanly.
+                    const bool clean = spaced && at < text.size() && text[at] == '[';
+                    if (!clean && at < text.size() && text[at] == '[') {
+                        ++at;
+                        skip_blanks();
+                    }
+                    if (!clean && (at == text.size() || !key_start(text[at]))) {
+                        return toml_hazard{line, "a table header must start with a key"};
+                    }
+                }
+                if (c == '#') state = in::comment;
+                if (c == '"') state = ahead("\"\"\"") ? in::long_basic : in::basic;
+                if (c == '\'') state = ahead("'''") ? in::long_literal : in::literal;
+                if (state == in::long_basic || state == in::long_literal) i += 2;
+                break;
+            case in::comment:
+                break;
+            case in::basic:
+                if (c == '\\') {
+                    ++i;
+                } else if (c == '"') {
+                    state = in::value;
+                }
+                break;
+            case in::literal:
+                if (c == '\'') state = in::value;
+                break;
+            case in::long_basic:
+                if (c == '\\') {
+                    std::size_t at = i + 1;
+                    while (at < text.size() && (blank(text[at]) || text[at] == '\r'))
+                        ++at;
+                    if (at < text.size() && text[at] == '\n') {
+                        // A line-ending backslash: white space, newlines included, is skipped.
+                        while (at < text.size() &&
+                               (blank(text[at]) || text[at] == '\n' || text[at] == '\r')) {
+                            if (text[at] == '\n') ++line;
+                            ++at;
+                        }
+                        if (at < text.size() && static_cast<unsigned char>(text[at]) >= 0x80) {
+                            return toml_hazard{line,
+                                               "a character outside ASCII after a "
+                                               "line-ending backslash"};
+                        }
+                        i = at - 1;
+                    } else {
+                        ++i;
+                    }
+                } else if (ahead("\"\"\"")) {
+                    // Up to two more quotes belong to the string.
+                    i += 2;
+                    while (i + 1 < text.size() && text[i + 1] == '"')
+                        ++i;
+                    state = in::value;
+                }
+                break;
+            case in::long_literal:
+                if (ahead("'''")) {
+                    i += 2;
+                    while (i + 1 < text.size() && text[i + 1] == '\'')
+                        ++i;
+                    state = in::value;
+                }
+                break;
+        }
+        if (!blank(c)) line_start = false;
+    }
+    return std::nullopt;
+}
+
+}  // namespace cordon::cli
