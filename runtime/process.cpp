@@ -90,6 +90,7 @@ public:
           status_pipe_(strand_),
           stdin_pipe_(strand_),
           pidfd_(strand_),
+          oom_notice_(strand_),
           deadline_(strand_),
           escalation_(strand_),
           drain_(strand_),
@@ -262,6 +263,12 @@ private:
             stdin_pipe_.assign(in.write.release());
             write_stdin();
         }
+        if (scope_) {
+            if (unique_fd notice = scope_->take_oom_notice()) {
+                oom_notice_.assign(notice.release());
+                watch_oom();
+            }
+        }
         if (child.pidfd && spec_.use_pidfd) {
             pidfd_.assign(child.pidfd.release());
             pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
@@ -380,6 +387,26 @@ private:
         });
     }
 
+    // A v1 memory cgroup has no memory.oom.group: when the OOM killer has ended a process of the
+    // run, the rest goes at once, as the kernel does in v2 (cgroup.hpp).
+    void watch_oom() {
+        oom_notice_.async_wait(
+            asio::posix::stream_descriptor::wait_read,
+            [self = shared_from_this()](boost::system::error_code ec) {
+                if (ec) return;
+                std::uint64_t count = 0;
+                (void)::read(self->oom_notice_.native_handle(), &count, sizeof count);
+                if (self->phase_ != phase::running && self->phase_ != phase::leader_exited) return;
+                if (self->scope_ && self->scope_->events().memory) {
+                    self->end_now_ = true;
+                    self->signal_tree(SIGKILL);
+                    self->advance();
+                    return;
+                }
+                self->watch_oom();
+            });
+    }
+
     void signal_tree(int signal) {
         // The leader is not reaped before the sweep, so the pgid still names this tree; after
         // the reap pid_ is -1 and nothing is signalled by number again.
@@ -481,6 +508,7 @@ private:
         pid_ = -1;
         boost::system::error_code ignored;
         pidfd_.close(ignored);
+        oom_notice_.close(ignored);
         // A write still pending to a stdin that a leftover process held open must not keep the
         // run alive.
         stdin_pipe_.close(ignored);
@@ -558,6 +586,8 @@ private:
     asio::posix::stream_descriptor status_pipe_;
     asio::posix::stream_descriptor stdin_pipe_;
     asio::posix::stream_descriptor pidfd_;
+    // v1 only: readable on an OOM (cgroup.hpp).
+    asio::posix::stream_descriptor oom_notice_;
     asio::steady_timer deadline_;     // the run's timeout
     asio::steady_timer escalation_;   // the wait after each kill step
     asio::steady_timer drain_;        // the drain grace after the leader exited

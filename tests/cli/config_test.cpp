@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/config_file.hpp"
 #include "real_backend.hpp"
+#include "runtime/limits.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
 
@@ -99,7 +101,9 @@ TEST_F(ConfigTest, WithoutFilesEveryValueIsTheDefault) {
     EXPECT_EQ(settings["timeout"]["value"], "2m");
     EXPECT_EQ(settings["max_output"]["value"], "64000");
     EXPECT_EQ(settings["max_processes"]["value"], "4096");
-    EXPECT_EQ(settings["max_memory"]["value"], "unlimited");
+    // Half the host's memory, in whole MiB: as the size a configuration file would spell.
+    EXPECT_EQ(settings["max_memory"]["value"],
+              cli::size_text(runtime::default_max_memory().value_or(0), true));
     EXPECT_EQ(settings["approval"]["value"], "ask");
     EXPECT_EQ(settings["approval_timeout"]["value"], "5m");
     EXPECT_EQ(settings["tmp"]["value"], "private");
