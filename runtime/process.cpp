@@ -387,8 +387,11 @@ private:
         });
     }
 
-    // A v1 memory cgroup has no memory.oom.group: when the OOM killer has ended a process of the
-    // run, the rest goes at once, as the kernel does in v2 (cgroup.hpp).
+    // A v1 memory cgroup has no memory.oom.group: when the run's memory cgroup is out of memory,
+    // the whole run goes at once, as the kernel does in v2 (cgroup.hpp). The kernel signals the
+    // eventfd just before its OOM killer picks a victim (mm/memcontrol-v1.c: the notification
+    // precedes mem_cgroup_out_of_memory), so oom_kill may not be counted yet: the notice itself is
+    // the evidence.
     void watch_oom() {
         oom_notice_.async_wait(
             asio::posix::stream_descriptor::wait_read,
@@ -397,13 +400,10 @@ private:
                 std::uint64_t count = 0;
                 (void)::read(self->oom_notice_.native_handle(), &count, sizeof count);
                 if (self->phase_ != phase::running && self->phase_ != phase::leader_exited) return;
-                if (self->scope_ && self->scope_->events().memory) {
-                    self->end_now_ = true;
-                    self->signal_tree(SIGKILL);
-                    self->advance();
-                    return;
-                }
-                self->watch_oom();
+                self->oom_noticed_ = true;
+                self->end_now_ = true;
+                self->signal_tree(SIGKILL);
+                self->advance();
             });
     }
 
@@ -535,6 +535,7 @@ private:
         }
         // Read before the directories go: the limits the run met are counted there.
         if (scope_) limits_hit_ = scope_->events();
+        if (oom_noticed_) limits_hit_.memory = true;
         remove_cgroup(0);
     }
 
@@ -609,7 +610,8 @@ private:
     phase phase_ = phase::starting;
     cause cause_ = cause::none;
     std::size_t kill_step_ = 0;
-    bool end_now_ = false;  // sweep as soon as the leader is gone (grace over, SIGKILL sent)
+    bool end_now_ = false;      // sweep as soon as the leader is gone (grace over, SIGKILL sent)
+    bool oom_noticed_ = false;  // the run's v1 memory cgroup said it was out of memory
     bool stdout_closed_ = false;
     bool stderr_closed_ = false;
     bool status_closed_ = false;

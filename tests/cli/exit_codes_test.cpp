@@ -122,7 +122,7 @@ TEST_F(ExitCode, SignalPlus128WhenTheMemoryLimitEndedTheCommand) {
 
 // `cordon mcp --max-memory` takes the same values, and refuses a bad one before serving.
 TEST_F(ExitCode, Usage2ForABadMemoryLimitOfTheMcpServer) {
-    for (const char* value : {"1K", "lots", ""}) {
+    for (const char* value : {"1K", "lots", "-1G"}) {
         const cli_result result = run_cordon({"mcp", "--max-memory", value}, workspace_.path());
         EXPECT_EQ(result.exit_code, cli::exit_usage) << value << " " << result.err;
         EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;

@@ -27,6 +27,7 @@ bool no_space(const runtime::run_record& record, const std::string& path) {
 class TmpfsFill : public BackendTest {
 protected:
     void SetUp() override {
+        if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
         // Before anything starts a thread (the provider's probes).
         ASSERT_TRUE(in_private_mount_namespace());
         ASSERT_EQ(::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777"), 0)
