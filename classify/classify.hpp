@@ -11,9 +11,9 @@
 //      the program could not be run, exactly as without a sandbox (not_started, stage exec).
 //      A runner that died at the run's memory or process limit before proving anything was
 //      stopped by the limit (not_started, stage cgroup);
-//   3. otherwise the command ran: timed_out, aborted, signaled or exited, in that order of who
-//      ended it; and it was `denied` when it exited non-zero and its stderr carried the backend's
-//      denial dialect.
+//   3. otherwise the command ran: timed_out, aborted, out_of_memory (the OOM killer at the run's
+//      memory limit), signaled or exited, in that order of who ended it; and it was `denied` when
+//      it exited non-zero and its stderr carried the backend's denial dialect.
 //
 // A command that prints "bwrap: ..." and exits 125 is an ordinary result whenever the status
 // channel proved that it ran.

@@ -63,6 +63,8 @@ std::string_view to_string(outcome_kind kind) noexcept {
             return "signaled";
         case outcome_kind::timed_out:
             return "timed-out";
+        case outcome_kind::out_of_memory:
+            return "out-of-memory";
         case outcome_kind::aborted:
             return "aborted";
         case outcome_kind::not_started:

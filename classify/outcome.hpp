@@ -50,11 +50,13 @@ enum class outcome_kind {
     exited,         // the command ran and exited on its own: `exit_code`
     signaled,       // the command ran and a signal that cordon did not send ended it: `signal`
     timed_out,      // cordon's deadline ended it: `exit_code` or `signal` says how it went
+    out_of_memory,  // the run met its memory limit and the OOM killer ended it (all of it):
+                    // `exit_code` or `signal` says how the leader went
     aborted,        // the caller cancelled it: `exit_code` or `signal` says how it went
     not_started,    // the command never ran, for a reason of the request's: `start_failure`
     runner_failed,  // the command never ran: the sandbox could not run it (`runner`, `message`)
 };
-// "exited", "signaled", "timed-out", "aborted", "not-started", "runner-failed".
+// "exited", "signaled", "timed-out", "out-of-memory", "aborted", "not-started", "runner-failed".
 [[nodiscard]] std::string_view to_string(outcome_kind kind) noexcept;
 
 // runner_failed: why the sandbox could not run the command, as the SANDBOX_UNAVAILABLE error says
@@ -69,8 +71,8 @@ struct runner_failure {
 struct run_outcome {
     outcome_kind kind = outcome_kind::exited;
     // How the tree's leader ended when it ran: exactly one of the two is set for exited (exit
-    // code), signaled (signal) and, usually, timed_out and aborted. Neither is set when the
-    // command never ran.
+    // code), signaled (signal) and, usually, timed_out, out_of_memory and aborted. Neither is set
+    // when the command never ran.
     std::optional<int> exit_code;
     std::optional<int> signal;
     // not_started: where and why (a missing program, an unusable working directory, a limit).

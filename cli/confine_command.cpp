@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/path_options.hpp"
 #include "cli/shell_quote.hpp"
+#include "runtime/limits.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/record_json.hpp"
 
@@ -56,8 +57,11 @@ int run_confine_command(const confine_options& options) {
     provider_options.verdict_directory = sandbox::default_verdict_cache();
     auto provider = runtime::make_local_provider(std::move(provider_options));
     try {
-        sandbox::confined_argv confined = provider->confine(
-            options.argv, {*mode, workspace, std::get<sandbox::path_rules>(rules)}, workspace);
+        sandbox::sandbox_policy policy{*mode, workspace, std::get<sandbox::path_rules>(rules)};
+        // No cgroup limits what the argv will run under: its tmpfs mounts are bounded as an
+        // unlimited run's are (runtime/executor.cpp).
+        policy.tmpfs_bytes = runtime::host_memory().value_or(sandbox::default_tmpfs_bytes);
+        sandbox::confined_argv confined = provider->confine(options.argv, policy, workspace);
         if (options.json) {
             std::cout << base::dump_json(nlohmann::json(confined.argv)) << '\n';
         } else {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include <spdlog/spdlog.h>
@@ -40,6 +41,7 @@ struct mcp_options {
     std::optional<std::chrono::milliseconds> timeout;
     std::optional<std::chrono::milliseconds> job_timeout;
     std::size_t max_jobs = 10;
+    std::optional<std::uint64_t> max_memory;  // 0: unlimited
     std::optional<std::chrono::milliseconds> progress_interval;
     env_flags environment;  // --env-clear, --env-keep, --env-unset
 };
@@ -52,6 +54,9 @@ int run_mcp_command(mcp_options& given) {
     }
     const loaded_config& config = std::get<loaded_config>(configured);
     if (!given.timeout && config.values.timeout) given.timeout = config.values.timeout->value;
+    if (!given.max_memory && config.values.max_memory) {
+        given.max_memory = config.values.max_memory->value;
+    }
     mcp::server_options options;
     options.version = CORDON_VERSION;
     const sandbox::sandbox_mode mode = given.policy.mode_or_default();
@@ -76,6 +81,7 @@ int run_mcp_command(mcp_options& given) {
         return usage_error(mcp_command_name, "invalid --max-jobs (1 to 1000)");
     }
     options.limits.max_jobs = given.max_jobs;
+    options.max_memory = given.max_memory;
     options.environment = environment_policy_of(configured_env(given.environment, config.values));
     options.approval.policy = given.policy.approval_or_default();
     if (given.policy.approval_timeout) options.approval.timeout = *given.policy.approval_timeout;
@@ -180,6 +186,14 @@ std::function<int()> add_mcp_command(CLI::App& app) {
                         rule(quoting("invalid --job-timeout", "(e.g. 30m, 2h)"), unset));
     add_path_options(*sub, options->paths);
     sub->add_option("--max-jobs", options->max_jobs, "Jobs that may run at once (default 10)");
+    sub->add_option("--max-memory", options->max_memory,
+                    "Memory each command may use, e.g. 512M, 2G, or unlimited (default: half of "
+                    "the host's memory)")
+        ->transform(size_value(
+            rule(quoting("invalid --max-memory", "(at least 4M, e.g. 512M, 2G, or unlimited)"),
+                 unset),
+            least_memory, std::numeric_limits<std::uint64_t>::max(), true))
+        ->type_name("TEXT");
     sub->add_option("--session", flags.session,
                     "Session log (created if missing): standing mode, approval policy, grants "
                     "and the audit trail of every approval");

@@ -117,7 +117,8 @@ void add_run_options(CLI::App& sub, run_options& options) {
             most_processes, true))
         ->type_name("TEXT");
     sub.add_option("--max-memory", options.max_memory,
-                   "Memory the run may use, e.g. 512M, 2G (default unlimited)")
+                   "Memory the run may use, e.g. 512M, 2G, or unlimited (default: half of the "
+                   "host's memory)")
         ->transform(size_value(
             rule(quoting("invalid --max-memory", "(at least 4M, e.g. 512M, 2G, or unlimited)"),
                  unset),

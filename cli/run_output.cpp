@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,10 @@ int exit_code_for(const runtime::run_outcome& outcome, int interrupted_by) {
             return exit_signal_base + outcome.signal.value_or(0);
         case runtime::outcome_kind::timed_out:
             return exit_timeout;
+        case runtime::outcome_kind::out_of_memory:
+            // What a shell (and a container runtime) reports for a command the OOM killer
+            // ended: 128 + SIGKILL, whoever of the run the kernel picked first.
+            return exit_signal_base + SIGKILL;
         case runtime::outcome_kind::aborted:
             // Only cordon's own SIGINT/SIGTERM/SIGHUP cancels a `cordon run`: exit as it would
             // have, had it not stayed to end the command's tree first.

@@ -106,6 +106,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
         timeout.value_or(background ? limits.job_timeout.count() : limits.default_timeout.count()));
     if (env) request.run.env = std::move(*env);
     request.run.environment = options.environment;
+    request.run.max_memory = options.max_memory;
     request.run.stdin_data = std::move(input);
     request.keep_stdin_open = keep_stdin_open;
     request.owner = owner;

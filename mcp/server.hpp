@@ -16,8 +16,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "mcp/tools.hpp"
@@ -45,6 +47,9 @@ struct server_options {
     // How the environment of every command the server runs is filtered (a call's own `env`
     // still wins).
     runtime::environment_policy environment;
+    // The memory limit of every command the server runs (0: unlimited; nullopt: the executor's
+    // default, half of the host's memory). A limit this host cannot enforce fails each call.
+    std::optional<std::uint64_t> max_memory;
     // How jobs run (kill plan, output limits, spill root, ...). Its cap and lifetime come from
     // `limits`.
     runtime::supervisor_options jobs;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -50,6 +51,23 @@ std::string random_suffix() {
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(value));
     return hex;
+}
+
+// v1 has no memory.oom.group: an eventfd the kernel signals when the OOM killer acts in
+// `memory` (memory.oom_control through cgroup.event_control, also signalled when the cgroup is
+// removed), for the run's loop to end the rest. Empty when the kernel refuses: the limit still
+// holds, and the OOM killer still chooses inside the run, one process at a time.
+unique_fd watch_v1_oom(const fs::path& memory) {
+    unique_fd event(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    unique_fd control(::open((memory / "memory.oom_control").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!event || !control) return {};
+    const std::string registration =
+        std::to_string(event.get()) + " " + std::to_string(control.get());
+    if (const int error = write_file(memory / "cgroup.event_control", registration); error != 0) {
+        spdlog::debug("cannot watch {} for OOM: {}", memory.string(), std::strerror(error));
+        return {};
+    }
+    return event;
 }
 
 }  // namespace
@@ -264,14 +282,22 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
             }
         } else {
             (void)write_file(paths.unified / "memory.swap.max", "0");
+            // An OOM kills every process of the run at once, not the one the kernel picked.
+            if (auto error = set(paths.unified / "memory.oom.group", 1)) return undo(*error);
         }
     }
-    return std::make_unique<cgroup_scope>(shared_from_this(), std::move(paths), std::move(procs));
+    unique_fd oom_notice;
+    if (paths.memory && paths.memory_v1) oom_notice = watch_v1_oom(*paths.memory);
+    return std::make_unique<cgroup_scope>(shared_from_this(), std::move(paths), std::move(procs),
+                                          std::move(oom_notice));
 }
 
 cgroup_scope::cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths,
-                           std::vector<unique_fd> procs)
-    : host_(std::move(host)), paths_(std::move(paths)), procs_(std::move(procs)) {
+                           std::vector<unique_fd> procs, unique_fd oom_notice)
+    : host_(std::move(host)),
+      paths_(std::move(paths)),
+      procs_(std::move(procs)),
+      oom_notice_(std::move(oom_notice)) {
     // The v2 directory first: it is the one that holds every process of the run.
     pending_.push_back(paths_.unified);
     for (const auto* directory :
@@ -320,10 +346,11 @@ limit_events cgroup_scope::events() const {
     if (paths_.pids)
         out.processes = keyed_value(*paths_.pids / "pids.events", "max").value_or(0) != 0;
     if (paths_.memory) {
-        out.memory = keyed_value(*paths_.memory /
-                                     (paths_.memory_v1 ? "memory.oom_control" : "memory.events"),
-                                 "oom_kill")
-                         .value_or(0) != 0;
+        // v2 counts the processes of a group kill apart (oom_group_kill, Linux 5.19).
+        const fs::path file =
+            *paths_.memory / (paths_.memory_v1 ? "memory.oom_control" : "memory.events");
+        out.memory = keyed_value(file, "oom_kill").value_or(0) != 0 ||
+                     keyed_value(file, "oom_group_kill").value_or(0) != 0;
     }
     return out;
 }

@@ -7,9 +7,12 @@
 // namespace does the same and the cgroup is a second net.
 //
 // The run's cgroup also carries its limits: `pids.max` (a fork bomb stops there instead of at the
-// host's pid_max) and, when asked for, `memory.max`. They are set in the cgroup v2 tree when its
-// controllers are delegated to cordon, and otherwise in the cgroup v1 `pids` and `memory`
-// hierarchies of a hybrid host, which the child joins as well.
+// host's pid_max) and `memory.max` (by default half the host's memory, limits.hpp). They are set
+// in the cgroup v2 tree when its controllers are delegated to cordon, and otherwise in the cgroup
+// v1 `pids` and `memory` hierarchies of a hybrid host, which the child joins as well. An OOM at
+// the memory limit ends the whole run and only the run: `memory.oom.group` in v2; in v1, which
+// has no such file, the scope hands over an eventfd the kernel signals on an OOM
+// (cgroup.event_control on memory.oom_control), and the run's loop then kills the rest.
 //
 // It needs a writable cgroup v2 hierarchy at the process's own cgroup (root, or a delegated
 // subtree such as a systemd unit with Delegate=yes). Without one, cgroup_host::create() says why
@@ -120,8 +123,8 @@ struct scope_paths {
 
 class cgroup_scope {
 public:
-    cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths,
-                 std::vector<unique_fd> procs);
+    cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths, std::vector<unique_fd> procs,
+                 unique_fd oom_notice = {});
     // Kills what is left and removes the directories it can at once; the rest, still busy while
     // the kernel frees the killed processes, is left to the host (never waited for here).
     ~cgroup_scope();
@@ -130,6 +133,10 @@ public:
 
     // The open cgroup.procs files the child writes its pid to before exec (v2 first).
     [[nodiscard]] std::vector<int> procs_fds() const;
+    // An eventfd that becomes readable when the OOM killer acts in the run's v1 memory cgroup
+    // (once: the caller owns it). Empty in v2, where memory.oom.group makes the kernel end the
+    // whole run itself, and without a memory limit.
+    [[nodiscard]] unique_fd take_oom_notice() noexcept { return std::move(oom_notice_); }
 
     // Sends `signal` to every member but `except` (a snapshot: used for the polite phase).
     void signal_all(int signal, pid_t except = -1) const;
@@ -151,6 +158,7 @@ private:
     std::shared_ptr<cgroup_host> host_;
     scope_paths paths_;
     std::vector<unique_fd> procs_;
+    unique_fd oom_notice_;
     std::vector<std::filesystem::path> pending_;  // directories not removed yet
 };
 

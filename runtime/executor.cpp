@@ -250,7 +250,11 @@ preparation executor::prepare(run_request request) const {
             // No provider was composed: nothing can enforce the mode, so nothing runs.
             return never_ran(sandbox_unavailable_record(mode, {}));
         }
-        const sandbox::sandbox_policy policy{mode, request.workspace_root, request.rules};
+        sandbox::sandbox_policy policy{mode, request.workspace_root, request.rules};
+        // The backend's tmpfs mounts share the run's memory limit; an unlimited run's are
+        // bounded by the host's memory as a plain tmpfs is (half of it for /tmp).
+        policy.tmpfs_bytes =
+            spec.limits.max_memory.value_or(host_memory().value_or(sandbox::default_tmpfs_bytes));
         // A workspace the command must not be able to write is the request's fault, not the
         // host's: reported as such, never as an unusable sandbox.
         std::vector<std::filesystem::path> spill_files;

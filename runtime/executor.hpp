@@ -80,7 +80,8 @@ struct executor_options {
     std::chrono::milliseconds max_timeout{600'000};
     kill_plan plan = kill_plan::standard();
     output_limits limits;  // per stream: 64,000-byte tail, 64 MiB spill
-    run_limits default_limits{default_max_processes, std::nullopt};
+    // Processes: 4096; memory: half of what the host gives cordon (limits.hpp).
+    run_limits default_limits{default_max_processes, default_max_memory()};
     std::filesystem::path spill_root = "/var/tmp";
     bool spill = true;
     bool cgroup_containment = true;  // when the host allows it

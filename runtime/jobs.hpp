@@ -61,6 +61,7 @@ enum class job_status {
         case outcome_kind::exited:
             return job_status::completed;
         case outcome_kind::signaled:
+        case outcome_kind::out_of_memory:
         case outcome_kind::aborted:
             return job_status::killed;
         case outcome_kind::timed_out:

@@ -18,6 +18,17 @@ struct run_limits {
 // count too), far below a host's pid_max, so that a fork bomb stops inside its run.
 inline constexpr std::uint64_t default_max_processes = 4096;
 
+// The memory cordon and everything it starts may use: MemTotal, or less when cordon's own cgroup
+// (or one above it, v2 or v1) has a lower limit, as in a container. nullopt when /proc/meminfo
+// cannot be read. Read once per process.
+[[nodiscard]] std::optional<std::uint64_t> host_memory();
+
+// The default memory limit of a run: half of host_memory(), in whole MiB (nullopt without it).
+// A run that fills its memory, whether with its processes or with files in a tmpfs (which no
+// process owns), meets its own cgroup's limit and is ended there while the other half is left to
+// the agent, cordon and the host: the kernel's OOM killer never has to choose among them.
+[[nodiscard]] std::optional<std::uint64_t> default_max_memory();
+
 // What a run's cgroup saw by the time it ended (evidence the classifier reads).
 using classify::limit_events;
 

@@ -59,6 +59,9 @@ sandbox::probe_run_result run_probe(const sandbox::confined_argv& wrapped,
         case classify::outcome_kind::aborted:
             result.failure = "cancelled";
             return result;
+        case classify::outcome_kind::out_of_memory:
+            result.failure = "ended at its memory limit";
+            return result;
         case classify::outcome_kind::not_started:
         case classify::outcome_kind::runner_failed:
             result.failure = judged.message;

@@ -90,6 +90,7 @@ public:
           status_pipe_(strand_),
           stdin_pipe_(strand_),
           pidfd_(strand_),
+          oom_notice_(strand_),
           deadline_(strand_),
           escalation_(strand_),
           drain_(strand_),
@@ -262,6 +263,12 @@ private:
             stdin_pipe_.assign(in.write.release());
             write_stdin();
         }
+        if (scope_) {
+            if (unique_fd notice = scope_->take_oom_notice()) {
+                oom_notice_.assign(notice.release());
+                watch_oom();
+            }
+        }
         if (child.pidfd && spec_.use_pidfd) {
             pidfd_.assign(child.pidfd.release());
             pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
@@ -380,6 +387,26 @@ private:
         });
     }
 
+    // A v1 memory cgroup has no memory.oom.group: when the run's memory cgroup is out of memory,
+    // the whole run goes at once, as the kernel does in v2 (cgroup.hpp). The kernel signals the
+    // eventfd just before its OOM killer picks a victim (mm/memcontrol-v1.c: the notification
+    // precedes mem_cgroup_out_of_memory), so oom_kill may not be counted yet: the notice itself is
+    // the evidence.
+    void watch_oom() {
+        oom_notice_.async_wait(
+            asio::posix::stream_descriptor::wait_read,
+            [self = shared_from_this()](boost::system::error_code ec) {
+                if (ec) return;
+                std::uint64_t count = 0;
+                (void)::read(self->oom_notice_.native_handle(), &count, sizeof count);
+                if (self->phase_ != phase::running && self->phase_ != phase::leader_exited) return;
+                self->oom_noticed_ = true;
+                self->end_now_ = true;
+                self->signal_tree(SIGKILL);
+                self->advance();
+            });
+    }
+
     void signal_tree(int signal) {
         // The leader is not reaped before the sweep, so the pgid still names this tree; after
         // the reap pid_ is -1 and nothing is signalled by number again.
@@ -484,6 +511,7 @@ private:
         pid_ = -1;
         boost::system::error_code ignored;
         pidfd_.close(ignored);
+        oom_notice_.close(ignored);
         // A write still pending to a stdin that a leftover process held open must not keep the
         // run alive.
         stdin_pipe_.close(ignored);
@@ -510,6 +538,7 @@ private:
         }
         // Read before the directories go: the limits the run met are counted there.
         if (scope_) limits_hit_ = scope_->events();
+        if (oom_noticed_) limits_hit_.memory = true;
         remove_cgroup(0);
     }
 
@@ -561,6 +590,8 @@ private:
     asio::posix::stream_descriptor status_pipe_;
     asio::posix::stream_descriptor stdin_pipe_;
     asio::posix::stream_descriptor pidfd_;
+    // v1 only: readable on an OOM (cgroup.hpp).
+    asio::posix::stream_descriptor oom_notice_;
     asio::steady_timer deadline_;     // the run's timeout
     asio::steady_timer escalation_;   // the wait after each kill step
     asio::steady_timer drain_;        // the drain grace after the leader exited
@@ -582,7 +613,8 @@ private:
     phase phase_ = phase::starting;
     cause cause_ = cause::none;
     std::size_t kill_step_ = 0;
-    bool end_now_ = false;  // sweep as soon as the leader is gone (grace over, SIGKILL sent)
+    bool end_now_ = false;      // sweep as soon as the leader is gone (grace over, SIGKILL sent)
+    bool oom_noticed_ = false;  // the run's v1 memory cgroup said it was out of memory
     bool stdout_closed_ = false;
     bool stderr_closed_ = false;
     bool status_closed_ = false;

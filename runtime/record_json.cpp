@@ -80,6 +80,7 @@ json ending_json(const run_outcome* outcome, const sandbox_facts& sandbox) {
         case outcome_kind::exited:
         case outcome_kind::signaled:
         case outcome_kind::timed_out:
+        case outcome_kind::out_of_memory:
         case outcome_kind::aborted:
             break;
     }

@@ -16,6 +16,14 @@ std::string stream_text(const collected_output& output) {
 
 }  // namespace
 
+std::string memory_size(std::uint64_t bytes) {
+    constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+    constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+    if (bytes >= gib && bytes % gib == 0) return std::to_string(bytes / gib) + " GiB";
+    if (bytes >= mib && bytes % mib == 0) return std::to_string(bytes / mib) + " MiB";
+    return std::to_string(bytes) + " bytes";
+}
+
 std::string runner_failed_marker(sandbox::sandbox_mode mode) {
     return "[sandbox: the sandbox runner itself failed under " +
            std::string(sandbox::to_string(mode)) +
@@ -37,6 +45,7 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
         case outcome_kind::exited:
         case outcome_kind::signaled:
         case outcome_kind::timed_out:
+        case outcome_kind::out_of_memory:
         case outcome_kind::aborted:
             break;
     }
@@ -49,6 +58,14 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
     }
     if (outcome.kind == outcome_kind::timed_out) {
         out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";
+    }
+    if (outcome.kind == outcome_kind::out_of_memory) {
+        // The run's own limit, usually; the host's memory (the run's processes are the OOM
+        // killer's first choice) when the run had none or a cgroup above it ran out.
+        out += "[out of memory: the kernel's OOM killer ended the run (";
+        out += record.limits.max_memory ? "memory limit " + memory_size(*record.limits.max_memory)
+                                        : std::string("no memory limit");
+        out += ")]\n";
     }
     if (outcome.kind == outcome_kind::aborted) out += "[aborted]\n";
     if (outcome.signal) {

@@ -1,8 +1,10 @@
 // The human rendering of a record (docs/contract.md, "Markers"): the output, then one marker per
 // line in a fixed order, chosen by the outcome: for a command that never ran, why; otherwise the
-// denial, the timeout or the cancellation, then the signal or the non-zero exit code.
+// denial, the timeout, the memory limit or the cancellation, then the signal or the non-zero exit
+// code.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -24,6 +26,9 @@ namespace cordon::runtime {
 // The output section: stdout, then "[stderr]\n" + stderr, truncation notices with the spill path,
 // "(no output)" when both are empty.
 [[nodiscard]] std::string render_output(const run_record& record);
+
+// "64 MiB", "2 GiB", "1000000 bytes": a memory limit as people give it.
+[[nodiscard]] std::string memory_size(std::uint64_t bytes);
 
 // render_output followed by render_markers.
 [[nodiscard]] std::string render(const run_record& record);

@@ -112,6 +112,15 @@ void run_child(const child_plan& plan) noexcept {
     // as a whole, and it has no controlling terminal to read from or be stopped by.
     if (::setsid() < 0) fail(error_fd, spawn_stage::session, errno);
 
+    // First in line for the OOM killer, whatever fills the memory: the command, its runner and
+    // everything they start inherit 1000 (proc(5)), so that the agent and cordon are never
+    // chosen before the run. Raising the score needs no privilege; without /proc (or where the
+    // host forbids the write) the run's memory limit still holds, so this is not a failure.
+    if (const int adj = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC); adj >= 0) {
+        (void)::write(adj, "1000", 4);
+        ::close(adj);
+    }
+
     if (plan.cgroup_count > 0) {
         char buf[24];
         std::size_t length = format_decimal(buf, sizeof buf, static_cast<long>(::getpid()));

@@ -221,6 +221,16 @@ launcher_paths launcher_paths_of(const sandbox_policy& policy, const profile& ho
     return out;
 }
 
+// Every tmpfs of a run has a size (bwrap --size, 0.7.0 and later). Their pages belong to no
+// process but are charged to the writer's memory cgroup, so the run's memory limit bounds them
+// all together; the sizes keep one mount from growing to the whole limit and add up to less than
+// it (sandbox_policy::tmpfs_bytes): /tmp half, /dev/shm a quarter, and the masks and hidden
+// directories, which are read-only and hold nothing but mount points, a page each.
+constexpr const char* sealed_tmpfs_bytes = "4096";
+std::string tmpfs_share(const sandbox_policy& policy, unsigned divisor) {
+    return std::to_string(std::max<std::uint64_t>(policy.tmpfs_bytes / divisor, 4096));
+}
+
 // The mounts that keep the protected names and the carve-outs of a workspace-write run, parents
 // first: a directory kept in place (a writable bind onto itself: it cannot be removed, renamed or
 // replaced), a path kept read-only, a missing name masked by an empty read-only directory. A
@@ -256,7 +266,8 @@ void add_protection_mounts(std::vector<std::string>& argv, const path_plan& path
                 argv.insert(argv.end(), {"--ro-bind", path, path});
                 break;
             default:
-                argv.insert(argv.end(), {"--perms", "0555", "--tmpfs", path, "--remount-ro", path});
+                argv.insert(argv.end(), {"--perms", "0555", "--size", sealed_tmpfs_bytes, "--tmpfs",
+                                         path, "--remount-ro", path});
                 break;
         }
     }
@@ -283,8 +294,8 @@ void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const p
         for (const auto& allowed : host.paths->exposed) {
             if (is_within(allowed, hidden.path)) exposed.push_back(allowed.string());
         }
-        out.argv.insert(out.argv.end(),
-                        {"--perms", exposed.empty() ? "0000" : "0111", "--tmpfs", path});
+        out.argv.insert(out.argv.end(), {"--perms", exposed.empty() ? "0000" : "0111", "--size",
+                                         sealed_tmpfs_bytes, "--tmpfs", path});
         for (const std::string& allowed : exposed)
             out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
         out.argv.insert(out.argv.end(), {"--remount-ro", path});
@@ -434,11 +445,14 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                 "/proc",
                 "--remount-ro",
                 "/proc"};
+    // bwrap's /dev is a tmpfs of unbounded size and its /dev/shm a directory in it: a sized
+    // tmpfs of its own goes over it (POSIX shared memory, writable in every mode).
+    out.argv.insert(out.argv.end(), {"--size", tmpfs_share(policy, 4), "--tmpfs", "/dev/shm"});
     const std::string root = policy.workspace_root.string();
     if (policy.mode == sandbox_mode::workspace_write) {
         // /tmp comes before the binds so that a workspace under /tmp is exposed again.
         if (policy.rules.tmp == tmp_policy::private_tmp) {
-            out.argv.insert(out.argv.end(), {"--tmpfs", "/tmp"});
+            out.argv.insert(out.argv.end(), {"--size", tmpfs_share(policy, 2), "--tmpfs", "/tmp"});
         } else if (policy.rules.tmp == tmp_policy::host) {
             out.argv.insert(out.argv.end(), {"--bind", "/tmp", "/tmp"});
         }

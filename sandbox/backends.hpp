@@ -117,8 +117,8 @@ struct launcher_paths {
 // bubblewrap:
 //   bwrap --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts
 //         --unshare-cgroup-try --new-session --cap-drop ALL --die-with-parent
-//         --ro-bind / / --dev /dev --proc /proc --remount-ro /proc
-//         [--tmpfs /tmp --bind-fd 7 R]  --chdir WORKDIR
+//         --ro-bind / / --dev /dev --proc /proc --remount-ro /proc --size S/4 --tmpfs /dev/shm
+//         [--size S/2 --tmpfs /tmp --bind-fd 7 R]  --chdir WORKDIR
 //         -- /proc/self/fd/6 LAUNCHER-ARGUMENTS... -- ARGV
 //   --unshare-user --disable-userns --cap-drop ALL: a caller running as root must not be able to
 //     remount, unmount or re-bind its way to a write, nor regain capabilities in a nested user
@@ -134,6 +134,7 @@ struct launcher_paths {
 //   --bind-fd: the workspace is the directory the provider opened and checked, not whatever the
 //     path names by the time bwrap resolves it (without --bind-fd support: --bind R R, and the
 //     inner launcher's fd rule still grants only the checked directory).
+//   --size: every tmpfs is bounded; S is sandbox_policy::tmpfs_bytes, the run's memory limit.
 //   --chdir: a working directory the profile hides (under the private /tmp) fails loudly instead
 //     of silently starting in $HOME.
 [[nodiscard]] confined_argv bwrap_confine(const std::filesystem::path& bwrap,

@@ -9,6 +9,7 @@
 // default_deny_read(). docs/sandbox.md explains each part and what each backend can enforce.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -73,6 +74,10 @@ struct path_rules {
     bool accept_partial = false;
 };
 
+// What the tmpfs mounts of a run may hold together when nobody says (library callers that spawn
+// confine()'s argv themselves): the executor gives each run its memory limit instead.
+inline constexpr std::uint64_t default_tmpfs_bytes = std::uint64_t{1} << 30;
+
 struct sandbox_policy {
     sandbox_policy() = default;
     sandbox_policy(sandbox_mode mode_, std::filesystem::path workspace_root_,
@@ -82,6 +87,10 @@ struct sandbox_policy {
     sandbox_mode mode = sandbox_mode::read_only;  // confined modes only when handed to confine()
     std::filesystem::path workspace_root;         // absolute and canonical
     path_rules rules;
+    // What the tmpfs mounts the backend makes for the run (bwrap's /tmp, /dev/shm, masks) may
+    // hold together: the run's memory limit, the cgroup their pages are charged to. The backend
+    // divides it among them (backends.cpp), so that filling them ends in ENOSPC within the limit.
+    std::uint64_t tmpfs_bytes = default_tmpfs_bytes;
 };
 
 // The directory `chdir(path)` would land in: symlinks are resolved before `..` is applied, so

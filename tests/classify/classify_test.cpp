@@ -323,6 +323,37 @@ TEST(Decide, WhoEndedTheCommandInOrder) {
     EXPECT_FALSE(judge(ended(1, std::nullopt, true), nullptr).denied);
 }
 
+// A run the OOM killer ended at its memory limit says so, rather than `signaled: SIGKILL` with no
+// reason; cordon's own deadline or the caller's cancel, when they came first, still say who ended
+// it.
+TEST(Decide, TheMemoryLimitEndingTheCommandIsItsOwnOutcome) {
+    const confined_argv bwrap = wrapped(backend_kind::bwrap);
+    const auto started = status(verdict_kind::started);
+    run_evidence oom = ended(std::nullopt, started, false, SIGKILL);
+    oom.limits_hit.memory = true;
+    verdict out = judge(oom, &bwrap);
+    EXPECT_EQ(out.outcome.kind, outcome_kind::out_of_memory);
+    EXPECT_EQ(out.outcome.signal, SIGKILL) << "how the leader went is kept";
+    EXPECT_TRUE(out.outcome.started());
+    EXPECT_FALSE(out.denied);
+
+    // A leader that outlived the process the kernel picked, and exited on its own.
+    run_evidence survived = ended(1, started, true);
+    survived.limits_hit.memory = true;
+    EXPECT_EQ(judge(survived, &bwrap).outcome.kind, outcome_kind::out_of_memory);
+    EXPECT_EQ(judge(survived, nullptr).outcome.kind, outcome_kind::out_of_memory);
+
+    oom.timed_out = true;
+    EXPECT_EQ(judge(oom, &bwrap).outcome.kind, outcome_kind::timed_out);
+    oom.timed_out = false;
+    oom.aborted = true;
+    EXPECT_EQ(judge(oom, &bwrap).outcome.kind, outcome_kind::aborted);
+    // A process limit met is no OOM: the command ran on and ended as it did.
+    run_evidence forks = ended(0, started);
+    forks.limits_hit.processes = true;
+    EXPECT_EQ(judge(forks, &bwrap).outcome.kind, outcome_kind::exited);
+}
+
 // Under bwrap the launcher's `ended` record says how the command ended; bwrap's own 128+N does not
 // tell a signal from an exit.
 TEST(Decide, TheLaunchersEndingOutranksTheRunnersStatus) {
@@ -399,6 +430,7 @@ TEST(Outcome, NamesAreStable) {
     EXPECT_EQ(to_string(outcome_kind::exited), "exited");
     EXPECT_EQ(to_string(outcome_kind::signaled), "signaled");
     EXPECT_EQ(to_string(outcome_kind::timed_out), "timed-out");
+    EXPECT_EQ(to_string(outcome_kind::out_of_memory), "out-of-memory");
     EXPECT_EQ(to_string(outcome_kind::aborted), "aborted");
     EXPECT_EQ(to_string(outcome_kind::not_started), "not-started");
     EXPECT_EQ(to_string(outcome_kind::runner_failed), "runner-failed");

@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "real_backend.hpp"
+#include "runtime/limits.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
 
@@ -99,7 +100,12 @@ TEST_F(ConfigTest, WithoutFilesEveryValueIsTheDefault) {
     EXPECT_EQ(settings["timeout"]["value"], "2m");
     EXPECT_EQ(settings["max_output"]["value"], "64000");
     EXPECT_EQ(settings["max_processes"]["value"], "4096");
-    EXPECT_EQ(settings["max_memory"]["value"], "unlimited");
+    // Half the host's memory, in whole MiB: as the size a configuration file would spell.
+    const std::uint64_t memory = runtime::default_max_memory().value_or(0);
+    ASSERT_NE(memory, 0u);
+    EXPECT_EQ(settings["max_memory"]["value"], memory % (1ULL << 30) == 0
+                                                   ? std::to_string(memory >> 30) + "G"
+                                                   : std::to_string(memory >> 20) + "M");
     EXPECT_EQ(settings["approval"]["value"], "ask");
     EXPECT_EQ(settings["approval_timeout"]["value"], "5m");
     EXPECT_EQ(settings["tmp"]["value"], "private");

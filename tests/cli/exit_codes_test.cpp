@@ -55,6 +55,9 @@ TEST_F(ExitCode, Usage2ForAnInvocationCordonRefusesAndNothingRuns) {
         {"--mode", "no-such-mode", "-c", touch},
         {"--timeout", "soon", "-c", touch},
         {"--max-output", "17M", "-c", touch},
+        {"--max-memory", "1K", "-c", touch},
+        {"--max-memory", "lots", "-c", touch},
+        {"--max-memory", "-1G", "-c", touch},
         {"--stdin-file", workspace_.path().string(), "-c", touch},
         {"--mode", "workspace-write", "--workspace", "/", "-c", touch},
         {"--mode", "workspace-write", "--workspace", "/proc", "-c", touch},
@@ -97,6 +100,34 @@ TEST_F(ExitCode, Timeout124WhenCordonsDeadlineEndedTheCommand) {
         EXPECT_NE(result.err.find("[timed out after 300ms]"), std::string::npos) << result.err;
     }
     EXPECT_EQ(outcome_of(args), "timed-out");
+}
+
+// The OOM killer at the run's memory limit ended it: 128 + SIGKILL, as a shell reports it, with
+// the outcome and the marker saying why.
+TEST_F(ExitCode, SignalPlus128WhenTheMemoryLimitEndedTheCommand) {
+    std::string why;
+    auto cgroups = cgroup_host_or(why);
+    if (!cgroups) CORDON_SKIP_OR_FAIL(why);
+    if (!cgroups->memory_unlimitable().empty()) CORDON_SKIP_OR_FAIL(cgroups->memory_unlimitable());
+    const std::vector<std::string> args{"--max-memory", "32M", "--", test_child_path().string(),
+                                        "allocate",     "256"};
+    const cli_result result = run(args);
+    EXPECT_EQ(result.exit_code, cli::exit_signal_base + SIGKILL) << result.err;
+    EXPECT_NE(result.err.find(
+                  "[out of memory: the kernel's OOM killer ended the run (memory limit 32 MiB)]"),
+              std::string::npos)
+        << result.err;
+    EXPECT_EQ(outcome_of(args), "out-of-memory");
+}
+
+// `cordon mcp --max-memory` takes the same values, and refuses a bad one before serving.
+TEST_F(ExitCode, Usage2ForABadMemoryLimitOfTheMcpServer) {
+    for (const char* value : {"1K", "lots", "-1G"}) {
+        const cli_result result = run_cordon({"mcp", "--max-memory", value}, workspace_.path());
+        EXPECT_EQ(result.exit_code, cli::exit_usage) << value << " " << result.err;
+        EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+        EXPECT_NE(result.err.find("invalid --max-memory"), std::string::npos) << result.err;
+    }
 }
 
 TEST_F(ExitCode, SandboxUnavailable125WhenNoBackendCanRunTheCommand) {

@@ -26,6 +26,12 @@
 //   setxattr PATH NAME VAL  set an extended attribute (exit 1 with strerror on failure)
 //   setflags PATH           chattr +A through ioctl(FS_IOC_SETFLAGS) on a read-only fd
 //   io-uring                create an io_uring instance (exit 1 with strerror on failure)
+//   allocate MIB            touch MIB MiB of anonymous memory, one MiB at a time; print
+//                           "allocated" when all of it was
+//   fill PATH MIB           write MIB MiB to PATH (created), one MiB at a time: print "filled",
+//                           or "fill PATH: <strerror>" on stderr and exit 1
+//   memory-limit            print the memory limit of its own cgroup (v2 memory.max, else v1
+//                           memory.limit_in_bytes) as the file says it
 //
 // Started under a name beginning with "cordon-fake-launcher", it is a launcher that lies: it
 // answers --probe with a well-formed probe record (ABI 7) and, after "--", runs `true` honestly
@@ -121,6 +127,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -477,6 +484,80 @@ int main(int argc, char** argv) {
     if (cmd == "exit" && arg(2)) return std::atoi(arg(2));
     if (cmd == "sleep" && arg(2)) {
         sleep_ms(std::atol(arg(2)));
+        return 0;
+    }
+    if (cmd == "allocate" && arg(2)) {
+        const long mib = std::atol(arg(2));
+        for (long i = 0; i < mib; ++i) {
+            auto* block = static_cast<char*>(std::malloc(1 << 20));
+            if (block == nullptr) return 1;
+            std::memset(block, 'm', 1 << 20);  // kept: the point is to hold it
+        }
+        say("allocated");
+        return 0;
+    }
+    if (cmd == "fill" && arg(2) && arg(3)) {
+        const int fd = ::open(arg(2), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        const std::string block(1 << 20, 'f');
+        for (long i = 0, mib = std::atol(arg(3)); fd >= 0 && i < mib; ++i) {
+            if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
+                std::fprintf(stderr, "fill %s: %s\n", arg(2), std::strerror(errno));
+                return 1;
+            }
+        }
+        if (fd < 0) {
+            std::fprintf(stderr, "fill %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
+        say("filled");
+        return 0;
+    }
+    if (cmd == "memory-limit") {
+        // /proc/self/cgroup: "N:memory:/path" (v1) or "0::/path" (v2); the hierarchy's mount from
+        // /proc/self/mountinfo ("... ROOT POINT OPTIONS ... - TYPE SOURCE SUPER").
+        const int cgroups = ::open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+        const int mounts = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+        if (cgroups < 0 || mounts < 0) return 1;
+        std::string v1_path, v2_path;
+        for (const std::string& line : lines_of(read_all(cgroups))) {
+            const auto first = line.find(':');
+            const auto second = line.find(':', first + 1);
+            if (second == std::string::npos) continue;
+            const std::string controllers = line.substr(first + 1, second - first - 1);
+            if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+                v1_path = line.substr(second + 1);
+            } else if (line.rfind("0::", 0) == 0) {
+                v2_path = line.substr(3);
+            }
+        }
+        std::string v1_mount, v2_mount;
+        for (const std::string& line : lines_of(read_all(mounts))) {
+            std::vector<std::string> fields;
+            for (std::size_t at = 0; at <= line.size();) {
+                const std::size_t end = std::min(line.find(' ', at), line.size());
+                fields.push_back(line.substr(at, end - at));
+                at = end + 1;
+            }
+            const auto dash = std::find(fields.begin(), fields.end(), "-");
+            if (fields.size() < 5 || dash == fields.end() || dash + 3 >= fields.end()) continue;
+            if (*(dash + 1) == "cgroup2") v2_mount = fields[4];
+            if (*(dash + 1) == "cgroup" &&
+                ("," + *(dash + 3) + ",").find(",memory,") != std::string::npos) {
+                v1_mount = fields[4];
+            }
+        }
+        std::string text;
+        if (!v2_mount.empty()) {
+            const int fd = ::open((v2_mount + v2_path + "/memory.max").c_str(), O_RDONLY);
+            if (fd >= 0) text = read_all(fd);
+        }
+        if (text.empty() && !v1_mount.empty()) {
+            const int fd =
+                ::open((v1_mount + v1_path + "/memory.limit_in_bytes").c_str(), O_RDONLY);
+            if (fd >= 0) text = read_all(fd);
+        }
+        if (text.empty()) return 1;
+        std::fputs(text.c_str(), stdout);
         return 0;
     }
     if (cmd == "truncate" && arg(2)) {

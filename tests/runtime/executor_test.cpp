@@ -413,15 +413,43 @@ TEST(ExecutorLimits, TheMemoryLimitEndsARunThatExceedsIt) {
         CORDON_SKIP_OR_FAIL("no memory controller: " + cgroups->memory_unlimitable());
     }
     test::temp_dir workspace;
-    // A command substitution keeps the whole stream in the shell's memory.
+    // The shell waits for both: had the OOM killer ended only the allocating process, the
+    // sleeper would keep the run going until its timeout.
+    const std::string child = test::test_child_path().string();
     auto request =
-        request_for({"bash", "-c", "x=$(head -c 300000000 /dev/zero | tr '\\0' a); echo ${#x}"},
+        request_for({"sh", "-c", "\"$0\" sleep 60000 & \"$0\" allocate 512; wait", child},
                     sandbox_mode::danger_full_access, workspace.path());
     request.max_memory = 64 * 1024 * 1024;
+    request.timeout = 60s;
     auto record = run(nullptr, request);
     EXPECT_EQ(record.limits.max_memory, std::optional<std::uint64_t>(64 * 1024 * 1024));
     EXPECT_TRUE(record.limits_hit.memory) << render(record);
-    EXPECT_NE(record.stdout_output.text, "300000000\n") << "the command finished within the limit";
+    EXPECT_EQ(record.outcome.kind, classify::outcome_kind::out_of_memory) << render(record);
+    EXPECT_EQ(record.stdout_output.text.find("allocated"), std::string::npos)
+        << "the command finished within the limit";
+    EXPECT_LT(record.duration_ms, 30'000) << "the whole run should have ended at the OOM";
+}
+
+// Without a --max-memory, a run is limited all the same: half of what the host gives cordon.
+TEST(ExecutorLimits, EveryRunHasTheDefaultMemoryLimitInItsCgroup) {
+    std::string why;
+    auto cgroups = test::cgroup_host_or(why);
+    if (!cgroups) CORDON_SKIP_OR_FAIL(why);
+    if (!cgroups->memory_unlimitable().empty()) {
+        CORDON_SKIP_OR_FAIL("no memory controller: " + cgroups->memory_unlimitable());
+    }
+    const auto expected = runtime::default_max_memory();
+    ASSERT_TRUE(expected);
+    ASSERT_TRUE(runtime::host_memory());
+    EXPECT_EQ(*expected % (1 << 20), 0u);
+    EXPECT_LE(*expected, *runtime::host_memory() / 2);
+    test::temp_dir workspace;
+    auto record = run(nullptr, request_for({test::test_child_path().string(), "memory-limit"},
+                                           sandbox_mode::danger_full_access, workspace.path()));
+    EXPECT_EQ(record.outcome.exit_code, 0) << render(record);
+    EXPECT_EQ(record.limits.max_memory, expected);
+    // As the kernel holds it in the run's own cgroup, read from inside.
+    EXPECT_EQ(record.stdout_output.text, std::to_string(*expected) + "\n") << render(record);
 }
 
 TEST(ExecutorProvider, MissingProgramIsNotStartedInEveryModeWithoutConsultingTheProvider) {
@@ -919,6 +947,22 @@ TEST(Render, MarkersInOrderDenialTimeoutSignal) {
               "[sandbox: file access denied under read-only mode]\n"
               "[timed out after 500ms]\n"
               "[killed by signal: SIGKILL]\n");
+}
+
+TEST(Render, TheMemoryLimitIsNamedWithItsSize) {
+    run_record record;
+    record.outcome.kind = classify::outcome_kind::out_of_memory;
+    record.outcome.signal = SIGKILL;
+    record.limits.max_memory = 64 << 20;
+    record.limits_hit.memory = true;
+    EXPECT_EQ(render_markers(record),
+              "[out of memory: the kernel's OOM killer ended the run (memory limit 64 MiB)]\n"
+              "[killed by signal: SIGKILL]\n");
+    EXPECT_EQ(to_json(record)["outcome"], "out-of-memory");
+    EXPECT_EQ(to_json(record)["limits"]["memoryLimitHit"], true);
+    EXPECT_FALSE(to_json(record).contains("error"));
+    EXPECT_EQ(memory_size(std::uint64_t{2} << 30), "2 GiB");
+    EXPECT_EQ(memory_size(1000000), "1000000 bytes");
 }
 
 TEST(Render, ExitCodeMarkerOnlyForNonZeroExit) {

@@ -152,7 +152,11 @@ const strings bwrap_namespaces{"--unshare-user",
                                "--proc",
                                "/proc",
                                "--remount-ro",
-                               "/proc"};
+                               "/proc",
+                               "--size",
+                               "268435456",
+                               "--tmpfs",
+                               "/dev/shm"};
 
 TEST(BwrapBackend, ReadOnlyGoldenArgv) {
     confined_argv out =
@@ -173,12 +177,35 @@ TEST(BwrapBackend, ReadOnlyGoldenArgv) {
 TEST(BwrapBackend, WorkspaceWriteGoldenArgvBindsTheDescriptor) {
     confined_argv out = bwrap_confine("/opt/bin/bwrap", command, workspace_write, host_with_abi(7));
     strings expected = concat({"/opt/bin/bwrap"}, bwrap_namespaces);
-    expected = concat(expected, {"--tmpfs", "/tmp", "--bind-fd", "7", "/work/ws", "--chdir",
-                                 "/work/ws", "--", "/proc/self/fd/6"});
+    expected = concat(expected, {"--size", "536870912", "--tmpfs", "/tmp", "--bind-fd", "7",
+                                 "/work/ws", "--chdir", "/work/ws", "--", "/proc/self/fd/6"});
     expected = concat(expected, launcher_arguments(sandbox_mode::workspace_write, true, true));
     expected = concat(concat(expected, {"--"}), command);
     EXPECT_THAT(out.argv, ElementsAreArray(expected));
     EXPECT_EQ(out.level, enforcement::full);
+}
+
+// Every tmpfs bwrap mounts has a size, and together they stay within what the policy gives them
+// (the run's memory limit), so that filling them ends in ENOSPC inside the run's cgroup.
+TEST(BwrapBackend, EveryTmpfsIsSizedWithinTheRunsMemory) {
+    for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        sandbox_policy policy{mode, "/work/ws"};
+        policy.tmpfs_bytes = 64ULL << 20;
+        const confined_argv out =
+            bwrap_confine("/usr/bin/bwrap", command, policy, host_with_abi(7));
+        const auto end = std::find(out.argv.begin(), out.argv.end(), "--");
+        std::uint64_t total = 0;
+        int mounts = 0;
+        for (auto it = out.argv.begin(); it != end; ++it) {
+            if (*it != "--tmpfs") continue;
+            ++mounts;
+            ASSERT_GE(it - out.argv.begin(), 2);
+            ASSERT_EQ(*(it - 2), "--size") << *(it + 1);
+            total += std::stoull(*(it - 1));
+        }
+        EXPECT_EQ(mounts, mode == sandbox_mode::read_only ? 1 : 2);
+        EXPECT_LT(total, policy.tmpfs_bytes);
+    }
 }
 
 TEST(BwrapBackend, WithoutBindFdTheWorkspaceIsBoundByPath) {
@@ -219,7 +246,7 @@ TEST(BwrapBackend, WorkspaceUnderTmpIsBoundAfterTheTmpfs) {
     // The bind must follow the tmpfs, or the private /tmp would hide the workspace.
     confined_argv out = bwrap_confine("/usr/bin/bwrap", command,
                                       {sandbox_mode::workspace_write, "/tmp/ws"}, host_with_abi(7));
-    auto tmpfs = std::find(out.argv.begin(), out.argv.end(), "--tmpfs");
+    auto tmpfs = std::find(out.argv.begin(), out.argv.end(), "/tmp");
     auto bind = std::find(out.argv.begin(), out.argv.end(), "--bind-fd");
     ASSERT_NE(tmpfs, out.argv.end());
     ASSERT_NE(bind, out.argv.end());
