@@ -101,10 +101,11 @@ TEST_F(McpBytes, LinesThatAreNotJsonTextAreParseErrors) {
     EXPECT_TRUE(peer.request(8, "ping").contains("result")) << "the server is still there";
 }
 
-// An escalation of a command that is not UTF-8, asked through the client and allowed for the
-// session: the audit pair is logged, and the grant covers that very command again (the session
-// log reads back the bytes it wrote).
-TEST_F(McpBytes, ASessionGrantForACommandThatIsNotUtf8CoversItAgain) {
+// An escalation of a command that is not UTF-8, asked through the client: the question shows its
+// bytes escaped and offers "once" only (a command shown with escapes never gets a standing grant:
+// docs/approval.md), a session answer to it grants nothing, and the audit pair is logged with the
+// command's very bytes (the session log reads back the bytes it wrote).
+TEST_F(McpBytes, ACommandThatIsNotUtf8IsAllowedOnceOnlyAndLoggedWithItsBytes) {
     const fs::path log = odd_ / "session.jsonl";
     mcp_peer peer({"--workspace", workspace_.string(), "--session", log.string()});
     peer.initialize("2025-11-25", {{"elicitation", json::object()}});
@@ -118,31 +119,38 @@ TEST_F(McpBytes, ASessionGrantForACommandThatIsNotUtf8CoversItAgain) {
     EXPECT_NE(asked["params"]["message"].get<std::string>().find("`touch made\\xff`"),
               std::string::npos)
         << asked.dump();
-    peer.answer(asked, {{"action", "accept"}, {"content", {{"scope", "session"}}}});
+    const json& scope = asked["params"]["requestedSchema"]["properties"]["scope"];
+    ASSERT_EQ(scope["oneOf"].size(), 1u) << scope.dump();
+    EXPECT_EQ(scope["oneOf"][0]["const"], "once") << scope.dump();
+    peer.answer(asked, {{"action", "accept"}, {"content", {{"scope", "once"}}}});
     const json allowed = peer.reply_to(1)["result"];
     EXPECT_EQ(allowed["structuredContent"]["exitCode"], 0) << allowed.dump();
-    EXPECT_EQ(allowed["structuredContent"]["approval"]["outcome"], "allowed-for-session");
+    EXPECT_EQ(allowed["structuredContent"]["approval"]["outcome"], "allowed-once");
     EXPECT_TRUE(fs::exists(workspace_ / "made\xff"));
     fs::remove(workspace_ / "made\xff");
 
-    // The same command: the grant decides, nobody is asked.
-    const json again = peer.call(2, "bash", escalate);
-    EXPECT_EQ(again["structuredContent"]["exitCode"], 0) << again.dump();
-    EXPECT_EQ(again["structuredContent"]["approval"]["by"], "grant") << again.dump();
-    EXPECT_TRUE(fs::exists(workspace_ / "made\xff"));
+    // Asked again (no grant was made), and a session answer that the client was not offered
+    // allows nothing.
+    peer.start_call(2, "bash", escalate);
+    const json again = peer.server_request();
+    ASSERT_EQ(again["method"], "elicitation/create") << again.dump();
+    peer.answer(again, {{"action", "accept"}, {"content", {{"scope", "session"}}}});
+    const json refused = peer.reply_to(2)["result"];
+    EXPECT_EQ(refused["structuredContent"]["approval"]["outcome"], "unavailable") << refused.dump();
+    EXPECT_FALSE(fs::exists(workspace_ / "made\xff"));
 
     // The log on disk is strict JSON, and its command is the command's bytes, escaped.
     std::ifstream in(log);
-    bool found = false;
+    int asked_events = 0;
     for (std::string line; std::getline(in, line);) {
         const json event = json::parse(line);
         if (event["type"] == "approval/asked") {
             EXPECT_EQ(unescaped_text(event["command"]), "touch made\xff");
             EXPECT_EQ(unescaped_text(event["justification"]), "why \xff");
-            found = true;
+            ++asked_events;
         }
     }
-    EXPECT_TRUE(found);
+    EXPECT_EQ(asked_events, 2);
 }
 
 }  // namespace
