@@ -13,6 +13,8 @@
 //   - every other format character (Cf: the Arabic number signs, the interlinear annotation
 //     marks, ...): they change how what follows is drawn;
 //   - private use (Co) and noncharacters: a font may draw them as anything, blank included;
+//   - unassigned code points (Cn): no font has a glyph for them (U+0378 draws as nothing or as
+//     a box, depending on the terminal);
 //   - graphic characters drawn as nothing: the braille blank U+2800 and the conjoining Hangul
 //     vowels and finals (U+1160-11FF, U+D7B0-D7FF: no width of their own, glibc's wcwidth 0).
 // combining_mark: nonspacing and enclosing marks (Mn, Me). One or two on a visible character
@@ -21,7 +23,8 @@
 //   display.cpp escapes both.
 //
 // The tables are generated (scripts/unicode-classes) from the Unicode data of the Python that
-// ran it; a character assigned later is shown as itself, as an unassigned one is.
+// ran it; a character assigned in a later version of Unicode is escaped as unassigned, which
+// errs on the side of showing too much.
 #pragma once
 
 #include <cstdint>

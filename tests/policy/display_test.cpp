@@ -144,6 +144,10 @@ const std::vector<hidden_case> hidden_cases = {
     {0x10FFFD, "\\u{10FFFD}"},
     {0xFDD0, "\\u{FDD0}"},
     {0xFFFF, "\\u{FFFF}"},
+    // unassigned (Cn): no font has a glyph for them
+    {0x0378, "\\u{0378}"},
+    {0x1B4F, "\\u{1B4F}"},
+    {0x2FFF, "\\u{2FFF}"},
     // graphic characters drawn as nothing: braille blank, conjoining Hangul vowels and finals
     {0x2800, "\\u{2800}"},
     {0x1161, "\\u{1161}"},
