@@ -206,7 +206,7 @@ approval_decision approval_service::request(const approval_request& request,
         if (auto error = log_->append(std::move(asked))) {
             decision.id.clear();
             decision.by = "none";
-            decision.detail = "the question could not be recorded: " + error->message;
+            decision.detail = std::string(unrecorded_question) + error->message;
             return decision;
         }
     }

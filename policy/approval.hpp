@@ -119,6 +119,11 @@ enum class decided_by {
 
 [[nodiscard]] std::string_view to_string(decided_by source) noexcept;
 
+// The start of an unavailable decision's detail when the session log could not record the
+// question (held locked by another process, for instance): the escalation's error then says so,
+// since nobody was missing to ask.
+inline constexpr std::string_view unrecorded_question = "the question could not be recorded: ";
+
 struct approval_decision {
     approval_outcome outcome = approval_outcome::unavailable;
     decided_by source = decided_by::unrecorded;

@@ -100,6 +100,11 @@ escalation_result approve_escalation(const escalation_request& request, approval
         case approval_outcome::unavailable:
             result.error = "sandbox escalation to " + quoted(mode) +
                            " requires approval, but no approval channel is available";
+            // A session log that could not record the question (locked by another process,
+            // say) is not a missing terminal: the error says which it was.
+            if (result.decision->detail.starts_with(unrecorded_question)) {
+                result.error += " (" + result.decision->detail + ")";
+            }
             break;
     }
     return result;

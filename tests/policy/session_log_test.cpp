@@ -14,7 +14,9 @@
 #include <set>
 #include <sstream>
 
+#include "policy/approval.hpp"
 #include "policy/command_prefix.hpp"
+#include "policy/escalation.hpp"
 #include "policy/session_log.hpp"
 #include "support.hpp"
 #include "support/processes.hpp"
@@ -208,6 +210,36 @@ TEST(SessionLog, AnAppendGivesUpOnAHeldLockWithOneLine) {
         EXPECT_FALSE(log.append({{"type", "sandbox/mode"}, {"mode", "read-only"}}));
         EXPECT_EQ(events_of(log).size(), 2u);
     }
+}
+
+// An escalation whose question the log cannot record, because another process holds its lock,
+// is refused before anyone is asked, and its error says why: not a missing terminal.
+TEST(SessionLog, AnEscalationTheHeldLogCannotRecordSaysSo) {
+    temp_dir dir;
+    const auto path = dir / "s.jsonl";
+    auto log = std::make_shared<session_log>(open_log(path));
+    log->set_lock_wait(std::chrono::milliseconds(50));
+    approval_service service({}, log);
+    int asked = 0;
+    service.add_responder(std::make_shared<function_responder>(
+        "count", [&asked](const approval_request&, std::stop_token) {
+            ++asked;
+            return std::optional(approval_outcome::allowed_once);
+        }));
+    const held_lock squatter(path, LOCK_EX);
+    escalation_request request;
+    request.requested_mode = sandbox::sandbox_mode::workspace_write;
+    request.effective_mode = sandbox::sandbox_mode::read_only;
+    request.justification = "write the build output";
+    request.command = "make";
+    const auto result = approve_escalation(request, &service);
+    EXPECT_FALSE(result.granted);
+    EXPECT_EQ(asked, 0);
+    EXPECT_NE(result.error.find("requires approval, but no approval channel is available (the "
+                                "question could not be recorded: "),
+              std::string::npos)
+        << result.error;
+    EXPECT_NE(result.error.find("is locked by another process"), std::string::npos) << result.error;
 }
 
 // A torn tail under a held lock could be an append in progress: it is read again until the
