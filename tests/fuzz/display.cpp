@@ -1,8 +1,8 @@
 // The display escaper: what a person is shown before approving a command. Properties: the text
 // shown holds no control character of any kind and is valid UTF-8 (so a terminal shows it as
-// written); it is at most 4 bytes per byte of input; the escaping is reversible (an escape in the
-// text cannot pass for one of ours), checked by decoding it back; and shown_compactly leaves no
-// run of more than 8 spaces.
+// written); it is at most 4 bytes per byte of input; shown_safely's escaping is reversible (an
+// escape in the text cannot pass for one of ours), checked by decoding it back; shown_compactly
+// leaves no run of more than 8 spaces and shows a command shown whole as it is.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -129,8 +129,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string compact = cordon::policy::shown_compactly(text);
     CORDON_FUZZ_CHECK(cordon::fuzz::valid_utf8(compact));
     CORDON_FUZZ_CHECK(printable(compact));
-    CORDON_FUZZ_CHECK(compact.size() <= 4 * text.size());
+    // At most 4 bytes per byte, and the fixed part of one summarised run ("\u{A|B|C|D|…}{N}").
+    CORDON_FUZZ_CHECK(compact.size() <= 4 * text.size() + 64);
     CORDON_FUZZ_CHECK(compact.find("         ") == std::string::npos);
-    CORDON_FUZZ_CHECK(unescape(compact, true) == std::string(text));
+    // shown_compactly counts runs, and writes a run of more than four kinds as the kinds it
+    // holds and its length: not reversible by design. What must hold instead is that a command
+    // shown whole, the only kind a standing grant is offered for, is shown as it is (its
+    // backslashes doubled, so that none reads as an escape).
+    if (cordon::policy::shown_whole(text)) {
+        std::string doubled;
+        for (const char c : text)
+            doubled += c == '\\' ? std::string("\\\\") : std::string(1, c);
+        CORDON_FUZZ_CHECK(compact == doubled);
+    }
     return 0;
 }
