@@ -14,7 +14,7 @@ namespace {
 using sandbox::sandbox_mode;
 using test::temp_dir;
 
-session_log make_log(const temp_dir& dir) {
+session_log open_session_log(const temp_dir& dir) {
     return std::get<session_log>(session_log::open_or_create(dir / "s.jsonl", dir.path()));
 }
 
@@ -90,7 +90,7 @@ TEST(Presets, TheRecordedPresetWinsATieOnlyWhileItStillMatches) {
 
 TEST(Presets, SetWritesOnlyWhatChanges) {
     temp_dir dir;
-    const auto log = make_log(dir);
+    const auto log = open_session_log(dir);
     const auto table = default_presets();
     const knobs defaults{sandbox_mode::workspace_write, approval_policy::ask};
 
@@ -121,7 +121,7 @@ TEST(Presets, SetWritesOnlyWhatChanges) {
 
 TEST(Presets, SetOneKnob) {
     temp_dir dir;
-    const auto log = make_log(dir);
+    const auto log = open_session_log(dir);
     const knobs defaults{sandbox_mode::read_only, approval_policy::ask};
     EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::read_only, defaults)), false);
     EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::workspace_write, defaults)), true);

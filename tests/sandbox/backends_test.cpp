@@ -23,7 +23,7 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using strings = std::vector<std::string>;
 
-const strings command{"bash", "-c", "echo hi > out"};
+const strings sample_command{"bash", "-c", "echo hi > out"};
 const sandbox_policy read_only{sandbox_mode::read_only, "/work/ws"};
 const sandbox_policy workspace_write{sandbox_mode::workspace_write, "/work/ws"};
 
@@ -159,14 +159,14 @@ const strings bwrap_namespaces{"--unshare-user",
                                "/dev/shm"};
 
 TEST(BwrapBackend, ReadOnlyGoldenArgv) {
-    confined_argv out =
-        bwrap_confine("/usr/bin/bwrap", command, read_only, host_with_abi(7, "/work/ws/sub"));
+    confined_argv out = bwrap_confine("/usr/bin/bwrap", sample_command, read_only,
+                                      host_with_abi(7, "/work/ws/sub"));
     strings expected = concat({"/usr/bin/bwrap"}, bwrap_namespaces);
     expected = concat(expected, {"--chdir", "/work/ws/sub", "--", "/proc/self/fd/6"});
     strings launcher = launcher_read_only;
     launcher.insert(launcher.begin() + 4, {"--private-ipc", "--report-ending", "--quota-fd", "40"});
     launcher.insert(launcher.end(), {"--rw-try", "/dev/shm", "--rw-try", "/dev/pts"});
-    expected = concat(concat(expected, launcher), concat({"--"}, command));
+    expected = concat(concat(expected, launcher), concat({"--"}, sample_command));
     EXPECT_THAT(out.argv, ElementsAreArray(expected));
     EXPECT_EQ(out.backend, backend_kind::bwrap);
     EXPECT_EQ(out.level, enforcement::full);
@@ -175,12 +175,13 @@ TEST(BwrapBackend, ReadOnlyGoldenArgv) {
 }
 
 TEST(BwrapBackend, WorkspaceWriteGoldenArgvBindsTheDescriptor) {
-    confined_argv out = bwrap_confine("/opt/bin/bwrap", command, workspace_write, host_with_abi(7));
+    confined_argv out =
+        bwrap_confine("/opt/bin/bwrap", sample_command, workspace_write, host_with_abi(7));
     strings expected = concat({"/opt/bin/bwrap"}, bwrap_namespaces);
     expected = concat(expected, {"--size", "536870912", "--tmpfs", "/tmp", "--bind-fd", "7",
                                  "/work/ws", "--chdir", "/work/ws", "--", "/proc/self/fd/6"});
     expected = concat(expected, launcher_arguments(sandbox_mode::workspace_write, true, true));
-    expected = concat(concat(expected, {"--"}), command);
+    expected = concat(concat(expected, {"--"}), sample_command);
     EXPECT_THAT(out.argv, ElementsAreArray(expected));
     EXPECT_EQ(out.level, enforcement::full);
 }
@@ -192,7 +193,7 @@ TEST(BwrapBackend, EveryTmpfsIsSizedWithinTheRunsMemory) {
         sandbox_policy policy{mode, "/work/ws"};
         policy.tmpfs_bytes = 64ULL << 20;
         const confined_argv out =
-            bwrap_confine("/usr/bin/bwrap", command, policy, host_with_abi(7));
+            bwrap_confine("/usr/bin/bwrap", sample_command, policy, host_with_abi(7));
         const auto end = std::find(out.argv.begin(), out.argv.end(), "--");
         std::uint64_t total = 0;
         int mounts = 0;
@@ -211,7 +212,7 @@ TEST(BwrapBackend, EveryTmpfsIsSizedWithinTheRunsMemory) {
 TEST(BwrapBackend, WithoutBindFdTheWorkspaceIsBoundByPath) {
     profile host = host_with_abi(7);
     host.bind_fd = false;
-    confined_argv out = bwrap_confine("/usr/bin/bwrap", command, workspace_write, host);
+    confined_argv out = bwrap_confine("/usr/bin/bwrap", sample_command, workspace_write, host);
     auto bind = std::find(out.argv.begin(), out.argv.end(), "--bind");
     ASSERT_NE(bind, out.argv.end());
     EXPECT_EQ(*(bind + 1), "/work/ws");
@@ -223,13 +224,13 @@ TEST(BwrapBackend, WithoutBindFdTheWorkspaceIsBoundByPath) {
 
 TEST(BwrapBackend, PassesTheLauncherImageAndTheWorkspaceDescriptors) {
     const profile host = host_with_abi(7);
-    confined_argv ro = bwrap_confine("/usr/bin/bwrap", command, read_only, host);
+    confined_argv ro = bwrap_confine("/usr/bin/bwrap", sample_command, read_only, host);
     ASSERT_EQ(ro.fds.size(), 2u);
     EXPECT_EQ(ro.fds[0].child_fd, launcher_image_fd);
     EXPECT_EQ(ro.fds[0].fd, host.launcher_image);
     EXPECT_EQ(ro.fds[1].child_fd, user_sysctls_fd);
     EXPECT_EQ(ro.fds[1].fd, host.user_sysctls);
-    confined_argv ww = bwrap_confine("/usr/bin/bwrap", command, workspace_write, host);
+    confined_argv ww = bwrap_confine("/usr/bin/bwrap", sample_command, workspace_write, host);
     std::vector<int> numbers;
     for (const auto& passed : ww.fds) {
         numbers.push_back(passed.child_fd);
@@ -244,7 +245,7 @@ TEST(BwrapBackend, PassesTheLauncherImageAndTheWorkspaceDescriptors) {
 
 TEST(BwrapBackend, WorkspaceUnderTmpIsBoundAfterTheTmpfs) {
     // The bind must follow the tmpfs, or the private /tmp would hide the workspace.
-    confined_argv out = bwrap_confine("/usr/bin/bwrap", command,
+    confined_argv out = bwrap_confine("/usr/bin/bwrap", sample_command,
                                       {sandbox_mode::workspace_write, "/tmp/ws"}, host_with_abi(7));
     auto tmpfs = std::find(out.argv.begin(), out.argv.end(), "/tmp");
     auto bind = std::find(out.argv.begin(), out.argv.end(), "--bind-fd");
@@ -268,7 +269,8 @@ TEST(BwrapBackend, CallerArgvIsPassedVerbatimAfterTheLastSeparator) {
 }
 
 TEST(BwrapBackend, DialectsAndStatusChannel) {
-    confined_argv out = bwrap_confine("/usr/bin/bwrap", command, read_only, host_with_abi(7));
+    confined_argv out =
+        bwrap_confine("/usr/bin/bwrap", sample_command, read_only, host_with_abi(7));
     // A read-only mount answers EROFS; Landlock inside answers EACCES where a mount does not
     // govern the write; a link or rename across binds answers EXDEV; the metadata filter answers
     // EPERM.
@@ -276,7 +278,7 @@ TEST(BwrapBackend, DialectsAndStatusChannel) {
                 ElementsAre("read-only file system", "permission denied",
                             "invalid cross-device link", "operation not permitted"));
     EXPECT_THAT(
-        bwrap_confine("/b", command, workspace_write, host_with_abi(7)).denial_signatures,
+        bwrap_confine("/b", sample_command, workspace_write, host_with_abi(7)).denial_signatures,
         ElementsAre("read-only file system", "permission denied", "invalid cross-device link"));
     ASSERT_EQ(out.runner_failure_rules.size(), 2u);
     EXPECT_THAT(out.runner_failure_rules[0].fatal_signatures, ElementsAre("bwrap: "));
@@ -291,10 +293,10 @@ TEST(BwrapBackend, DialectsAndStatusChannel) {
 TEST(LandlockBackend, ReadOnlyGoldenArgv) {
     const profile host = host_with_abi(7);
     confined_argv out =
-        landlock_confine("/opt/cordon/bin/cordon-landlock", command, read_only, host);
+        landlock_confine("/opt/cordon/bin/cordon-landlock", sample_command, read_only, host);
     EXPECT_THAT(out.argv, ElementsAreArray(concat(
                               concat({"/opt/cordon/bin/cordon-landlock"}, launcher_read_only),
-                              concat({"--"}, command))));
+                              concat({"--"}, sample_command))));
     EXPECT_EQ(out.backend, backend_kind::landlock);
     EXPECT_EQ(out.level, enforcement::full);
     EXPECT_EQ(out.runner, host.launcher_image);
@@ -319,11 +321,11 @@ TEST(PolicyParts, KernelQuotasAreTheRunsOwnUnderBwrapOnly) {
 // workspace's paths from the rest, so the run is partial whatever the ABI.
 TEST(LandlockBackend, WorkspaceWriteGoldenArgvIsPartial) {
     const profile host = host_with_abi(7);
-    confined_argv out = landlock_confine("/l", command, workspace_write, host);
+    confined_argv out = landlock_confine("/l", sample_command, workspace_write, host);
     EXPECT_THAT(out.argv,
                 ElementsAreArray(concat(
                     concat({"/l"}, launcher_arguments(sandbox_mode::workspace_write, false, true)),
-                    concat({"--"}, command))));
+                    concat({"--"}, sample_command))));
     EXPECT_EQ(out.level, enforcement::partial);
     ASSERT_EQ(out.fds.size(), 1u);
     EXPECT_EQ(out.fds[0].child_fd, workspace_fd);
@@ -331,13 +333,13 @@ TEST(LandlockBackend, WorkspaceWriteGoldenArgvIsPartial) {
 }
 
 TEST(LandlockBackend, DialectsAndStatusChannel) {
-    confined_argv out = landlock_confine("/l", command, read_only, host_with_abi(7));
+    confined_argv out = landlock_confine("/l", sample_command, read_only, host_with_abi(7));
     // Read-only adds the metadata filter's EPERM to the dialect; workspace-write has no filter.
     // A refused REFER (a link or rename from a hierarchy that does not grant it) answers EXDEV.
     EXPECT_THAT(out.denial_signatures, ElementsAre("permission denied", "invalid cross-device link",
                                                    "operation not permitted"));
     EXPECT_THAT(
-        landlock_confine("/l", command, workspace_write, host_with_abi(7)).denial_signatures,
+        landlock_confine("/l", sample_command, workspace_write, host_with_abi(7)).denial_signatures,
         ElementsAre("permission denied", "invalid cross-device link"));
     ASSERT_EQ(out.runner_failure_rules.size(), 1u);
     EXPECT_THAT(out.runner_failure_rules[0].allowed_exit_codes, ElementsAre(125));
@@ -387,11 +389,11 @@ TEST(Enforcement, FullNeedsLandlockScopes) {
 }
 
 TEST(Enforcement, TheConfinedArgvCarriesTheAssessment) {
-    confined_argv out = bwrap_confine("/b", command, read_only, host_with_abi(5));
+    confined_argv out = bwrap_confine("/b", sample_command, read_only, host_with_abi(5));
     EXPECT_EQ(out.level, enforcement::partial);
     ASSERT_EQ(out.gaps.size(), 1u);
     EXPECT_THAT(out.gaps[0], ::testing::HasSubstr("abstract unix sockets"));
-    EXPECT_THAT(bwrap_confine("/b", command, read_only, host_with_abi(0)).argv,
+    EXPECT_THAT(bwrap_confine("/b", sample_command, read_only, host_with_abi(0)).argv,
                 ::testing::Contains("--no-landlock"));
 }
 
@@ -439,24 +441,25 @@ TEST(SeatbeltBackend, RootsAreQuoted) {
 
 TEST(SeatbeltBackend, ConfineGoldenArgv) {
     const std::vector<fs::path> roots{"/work/ws", "/private/tmp"};
-    confined_argv ro = seatbelt_confine("/usr/bin/sandbox-exec", command, read_only, {});
-    EXPECT_THAT(ro.argv,
-                ElementsAreArray(concat(
-                    {"/usr/bin/sandbox-exec", "-p", seatbelt_read_only_profile, "--"}, command)));
-    confined_argv ww = seatbelt_confine("/usr/bin/sandbox-exec", command, workspace_write, roots);
+    confined_argv ro = seatbelt_confine("/usr/bin/sandbox-exec", sample_command, read_only, {});
+    EXPECT_THAT(ro.argv, ElementsAreArray(concat(
+                             {"/usr/bin/sandbox-exec", "-p", seatbelt_read_only_profile, "--"},
+                             sample_command)));
+    confined_argv ww =
+        seatbelt_confine("/usr/bin/sandbox-exec", sample_command, workspace_write, roots);
     EXPECT_THAT(ww.argv,
                 ElementsAreArray(concat(
                     {"/usr/bin/sandbox-exec", "-p",
                      std::string(seatbelt_read_only_profile) +
                          " (allow file-write* (subpath \"/work/ws\") (subpath \"/private/tmp\"))",
                      "--"},
-                    command)));
+                    sample_command)));
     EXPECT_EQ(ww.backend, backend_kind::seatbelt);
     EXPECT_EQ(ww.level, enforcement::full);
 }
 
 TEST(SeatbeltBackend, DialectsAndNoStatusChannel) {
-    confined_argv out = seatbelt_confine("/usr/bin/sandbox-exec", command, read_only, {});
+    confined_argv out = seatbelt_confine("/usr/bin/sandbox-exec", sample_command, read_only, {});
     EXPECT_THAT(out.denial_signatures, ElementsAre("operation not permitted"));
     ASSERT_EQ(out.runner_failure_rules.size(), 1u);
     EXPECT_TRUE(out.runner_failure_rules[0].allowed_exit_codes.empty());
@@ -500,24 +503,25 @@ TEST(Dialects, SignaturesAreLowerCase) {
 
 TEST(BackendContract, DangerFullAccessThrows) {
     const sandbox_policy danger{sandbox_mode::danger_full_access, "/work/ws"};
-    EXPECT_THROW((void)bwrap_confine("/b", command, danger, host_with_abi(7)),
+    EXPECT_THROW((void)bwrap_confine("/b", sample_command, danger, host_with_abi(7)),
                  std::invalid_argument);
-    EXPECT_THROW((void)landlock_confine("/l", command, danger, host_with_abi(7)),
+    EXPECT_THROW((void)landlock_confine("/l", sample_command, danger, host_with_abi(7)),
                  std::invalid_argument);
-    EXPECT_THROW((void)seatbelt_confine("/s", command, danger, {}), std::invalid_argument);
+    EXPECT_THROW((void)seatbelt_confine("/s", sample_command, danger, {}), std::invalid_argument);
 }
 
 TEST(BackendContract, RelativeWorkspaceThrows) {
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         for (const char* root : {"work/ws", "", "./ws"}) {
             const sandbox_policy relative{mode, root};
-            EXPECT_THROW((void)bwrap_confine("/b", command, relative, host_with_abi(7)),
+            EXPECT_THROW((void)bwrap_confine("/b", sample_command, relative, host_with_abi(7)),
                          std::invalid_argument)
                 << root;
-            EXPECT_THROW((void)landlock_confine("/l", command, relative, host_with_abi(7)),
+            EXPECT_THROW((void)landlock_confine("/l", sample_command, relative, host_with_abi(7)),
                          std::invalid_argument)
                 << root;
-            EXPECT_THROW((void)seatbelt_confine("/s", command, relative, {}), std::invalid_argument)
+            EXPECT_THROW((void)seatbelt_confine("/s", sample_command, relative, {}),
+                         std::invalid_argument)
                 << root;
         }
     }
