@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/utf8.hpp"
+
 namespace cordon::base {
 
 using nlohmann::json;
@@ -15,47 +17,6 @@ constexpr char32_t last_escape = escaped_byte_base + 0xFF;
 
 unsigned char byte_at(std::string_view text, std::size_t i) noexcept {
     return static_cast<unsigned char>(text[i]);
-}
-
-bool continuation(unsigned char byte, unsigned char low = 0x80, unsigned char high = 0xBF) {
-    return byte >= low && byte <= high;
-}
-
-// The length of the well-formed UTF-8 sequence at text[i] (Unicode 15, table 3-7) and its code
-// point, or 0 when the byte there starts none.
-std::size_t sequence_at(std::string_view text, std::size_t i, char32_t& code_point) noexcept {
-    const unsigned char lead = byte_at(text, i);
-    const std::size_t left = text.size() - i;
-    if (lead < 0x80) {
-        code_point = lead;
-        return 1;
-    }
-    std::size_t length = 0;
-    unsigned char low = 0x80;  // the second byte's range; the others are 80..BF
-    unsigned char high = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0) low = 0xA0;   // no overlong form
-        if (lead == 0xED) high = 0x9F;  // no surrogate
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0) low = 0x90;   // no overlong form
-        if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
-    } else {
-        return 0;  // a continuation byte, C0, C1 or F5-FF
-    }
-    if (left < length || !continuation(byte_at(text, i + 1), low, high)) return 0;
-    for (std::size_t k = 2; k < length; ++k) {
-        if (!continuation(byte_at(text, i + k))) return 0;
-    }
-    const unsigned mask = length == 2 ? 0x1Fu : length == 3 ? 0x0Fu : 0x07u;
-    char32_t value = static_cast<char32_t>(lead & mask);
-    for (std::size_t k = 1; k < length; ++k)
-        value = static_cast<char32_t>((value << 6) | (byte_at(text, i + k) & 0x3Fu));
-    code_point = value;
-    return length;
 }
 
 bool is_escape(char32_t code_point) noexcept {
@@ -121,7 +82,7 @@ bool needs_escape(std::string_view bytes) noexcept {
             continue;
         }
         char32_t code_point = 0;
-        const std::size_t length = sequence_at(bytes, i, code_point);
+        const std::size_t length = utf8_sequence_at(bytes, i, code_point);
         if (length == 0 || is_escape(code_point)) return true;
         i += length;
     }
@@ -133,7 +94,7 @@ std::string escape_invalid_utf8(std::string_view bytes) {
     out.reserve(bytes.size());
     for (std::size_t i = 0; i < bytes.size();) {
         char32_t code_point = 0;
-        const std::size_t length = sequence_at(bytes, i, code_point);
+        const std::size_t length = utf8_sequence_at(bytes, i, code_point);
         if (length == 0) {
             append_escape(out, byte_at(bytes, i));
             ++i;
@@ -154,7 +115,7 @@ std::string unescape_invalid_utf8(std::string_view text) {
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
         char32_t code_point = 0;
-        const std::size_t length = sequence_at(text, i, code_point);
+        const std::size_t length = utf8_sequence_at(text, i, code_point);
         if (length == 0) {
             out += text[i];
             ++i;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/utf8.hpp"
 #include "policy/unicode_classes.hpp"
 
 namespace cordon::policy {
@@ -33,36 +34,6 @@ struct item {
     bool escaped = false;
 };
 
-// The length of the valid UTF-8 sequence at the start of `text` and its code point, or 0.
-std::size_t decode(std::string_view text, std::uint32_t& value) {
-    const auto byte = [&text](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(0);
-    std::size_t length = 0;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-        value = lead & 0x1Fu;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        value = lead & 0x0Fu;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        value = lead & 0x07u;
-    } else {
-        return 0;
-    }
-    if (text.size() < length) return 0;
-    for (std::size_t i = 1; i < length; ++i) {
-        if ((byte(i) & 0xC0u) != 0x80u) return 0;
-        value = (value << 6) | (byte(i) & 0x3Fu);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-    if ((length == 3 && value < 0x800) || (length == 4 && value < 0x10000) || value > 0x10FFFF ||
-        (value >= 0xD800 && value <= 0xDFFF)) {
-        return 0;
-    }
-    return length;
-}
-
 std::vector<item> items_of(std::string_view text) {
     std::vector<item> items;
     items.reserve(text.size());
@@ -75,7 +46,7 @@ std::vector<item> items_of(std::string_view text) {
             next.what = byte == ' '                   ? kind::space
                         : byte < 0x20 || byte == 0x7F ? kind::control
                                                       : kind::printable;
-        } else if (std::uint32_t value = 0; (length = decode(text, value)) != 0) {
+        } else if (char32_t value = 0; (length = base::utf8_sequence_at(text, 0, value)) != 0) {
             next.value = value;
             next.what = value <= 0x9F               ? kind::control
                         : blank_or_invisible(value) ? kind::hidden
