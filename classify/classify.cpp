@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "classify/network_denial.hpp"
 #include "classify/signature_scanner.hpp"
 
 namespace cordon::classify {
@@ -247,8 +248,9 @@ verdict decided(const run_evidence& evidence, const run_context& context) {
         }
     }
     // The command's own exit code: under bwrap a death by signal N is not an exit of 128+N.
-    out.denied =
-        context.confined != nullptr && outcome.exit_code.value_or(0) != 0 && evidence.denial_seen;
+    out.denied = context.confined != nullptr && outcome.exit_code.value_or(0) != 0 &&
+                 (evidence.denial_seen ||
+                  (context.network_denied && matches_network_denial(context.stderr_text)));
     return out;
 }
 

@@ -54,6 +54,9 @@ struct run_context {
     // The confinement was applied in the forked child (child_confinement.hpp): the spawned
     // program is the command itself, and a successful exec proves it started.
     bool confined_in_child = false;
+    // The run's network policy is `deny` (a confined run): the network denial dialect
+    // (network_denial.hpp) makes a non-zero exit a denial too.
+    bool network_denied = false;
 };
 
 struct verdict {

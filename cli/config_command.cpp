@@ -95,6 +95,11 @@ void describe(const origin& from, nlohmann::json& into) {
 }
 
 // "TEXT" as TOML writes a basic string.
+// The settings shown as TOML booleans rather than strings.
+bool is_boolean(std::string_view key) {
+    return key == "accept_partial" || key == "env_clear" || key == "allow_local_binding";
+}
+
 std::string quoted(const std::string& text) {
     std::string out = "\"";
     for (char c : text) {
@@ -170,12 +175,17 @@ int show(const show_options& given) {
     };
     settings.push_back({"accept_partial", rules.rules.accept_partial ? "true" : "false",
                         origin_of(rules, "accept_partial")});
+    settings.push_back({"network", std::string(sandbox::to_string(rules.network.policy)),
+                        origin_of(rules, "network")});
+    settings.push_back({"allow_local_binding", rules.network.allow_local_binding ? "true" : "false",
+                        origin_of(rules, "allow_local_binding")});
     const std::vector<shown_list> lists{
         list_of("writable_roots", rules.rules.writable_roots, rules),
         list_of("read_only", rules.rules.read_only, rules),
         list_of("protect", rules.rules.protect, rules),
         list_of("deny_read", rules.rules.deny_read, rules),
         list_of("allow_read", rules.rules.allow_read, rules),
+        list_of("allow_unix_sockets", rules.network.allow_unix_sockets, rules),
         env_list("env_keep", values.env_keep, given.environment.keep),
         env_list("env_unset", values.env_unset, given.environment.unset),
     };
@@ -193,10 +203,9 @@ int show(const show_options& given) {
                                                                  : nlohmann::json(config.profile)},
                               {"settings", nlohmann::json::object()}};
         for (const shown& setting : settings) {
-            nlohmann::json from = {
-                {"value", (setting.key == "accept_partial" || setting.key == "env_clear")
-                              ? nlohmann::json(setting.value == "true")
-                              : nlohmann::json(setting.value)}};
+            nlohmann::json from = {{"value", is_boolean(setting.key)
+                                                 ? nlohmann::json(setting.value == "true")
+                                                 : nlohmann::json(setting.value)}};
             describe(setting.from, from);
             out["settings"][std::string(setting.key)] = std::move(from);
         }
@@ -226,9 +235,7 @@ int show(const show_options& given) {
     }
     for (const shown& setting : settings) {
         std::string line = std::string(setting.key) + " = " +
-                           ((setting.key == "accept_partial" || setting.key == "env_clear")
-                                ? setting.value
-                                : quoted(setting.value));
+                           (is_boolean(setting.key) ? setting.value : quoted(setting.value));
         line.append(widest + 6 - std::min(widest + 5, line.size()), ' ');
         text += line + "# " + setting.from.text() + "\n";
     }

@@ -247,12 +247,24 @@ std::optional<std::string> apply_key(const key_context& key, config_values& out)
         }
         return std::nullopt;
     }
-    if (name == "accept_partial") {
+    if (name == "network") {
+        const auto* text = key.node.as_string();
+        if (text == nullptr) {
+            return key.fail("expected a string, not " + std::string(type_name(key.node)));
+        }
+        if (!sandbox::parse_network_policy(text->get())) {
+            return key.fail("invalid network \"" + text->get() + "\" (deny or allow)");
+        }
+        out.paths.network = text->get();
+        return std::nullopt;
+    }
+    if (name == "allow_unix_sockets") return list(out.paths.allow_unix_sockets, paths(key));
+    if (name == "accept_partial" || name == "allow_local_binding") {
         const auto* flag = key.node.as_boolean();
         if (flag == nullptr) {
             return key.fail("expected true or false, not " + std::string(type_name(key.node)));
         }
-        out.accept_partial = flag->get();
+        (name == "accept_partial" ? out.accept_partial : out.allow_local_binding) = flag->get();
         return std::nullopt;
     }
     std::string known;
@@ -355,11 +367,28 @@ std::variant<std::string, std::string> read_checked(const fs::path& file, const 
 }  // namespace
 
 const std::vector<std::string_view>& config_keys() {
-    static const std::vector<std::string_view> keys{
-        "mode",           "backend",    "timeout",          "max_output",     "max_processes",
-        "max_memory",     "approval",   "approval_timeout", "writable_roots", "read_only",
-        "deny_read",      "allow_read", "protect",          "unprotect",      "tmp",
-        "accept_partial", "env_clear",  "env_keep",         "env_unset"};
+    static const std::vector<std::string_view> keys{"mode",
+                                                    "backend",
+                                                    "timeout",
+                                                    "max_output",
+                                                    "max_processes",
+                                                    "max_memory",
+                                                    "approval",
+                                                    "approval_timeout",
+                                                    "writable_roots",
+                                                    "read_only",
+                                                    "deny_read",
+                                                    "allow_read",
+                                                    "protect",
+                                                    "unprotect",
+                                                    "tmp",
+                                                    "accept_partial",
+                                                    "env_clear",
+                                                    "env_keep",
+                                                    "env_unset",
+                                                    "network",
+                                                    "allow_unix_sockets",
+                                                    "allow_local_binding"};
     return keys;
 }
 
@@ -463,7 +492,8 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
     }
     for (const auto& [values, from] : layers) {
         overlay(out.values, values);
-        if (auto error = apply_rules(out.rules, values.paths, values.accept_partial, from)) {
+        if (auto error = apply_rules(out.rules, values.paths, values.accept_partial, from,
+                                     values.allow_local_binding)) {
             return *error;
         }
     }

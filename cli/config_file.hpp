@@ -67,6 +67,8 @@ struct config_values {
     // layer's lists extend the layers below, its unprotect and allow_read take away from them.
     path_flags paths;
     std::optional<bool> accept_partial;  // a later layer may turn it off again
+    // The network (paths.network, paths.allow_unix_sockets): allow_local_binding likewise.
+    std::optional<bool> allow_local_binding;
     // The environment: env_clear as a value (a later layer may turn it off again), env_keep and
     // env_unset as lists that extend the layers below (names or globs, runtime/environment.hpp).
     std::optional<sourced<bool>> env_clear;
@@ -78,6 +80,7 @@ struct config_values {
 // entry and value came from ("protect .envrc", "deny_read /root/.ssh", "tmp", "accept_partial").
 struct configured_rules {
     sandbox::path_rules rules;
+    sandbox::network_rules network;  // "network", "allow_unix_sockets PATH", "allow_local_binding"
     std::map<std::string, origin> origins;
 };
 
@@ -98,7 +101,8 @@ struct loaded_config {
 [[nodiscard]] std::optional<std::string> apply_rules(configured_rules& into,
                                                      const path_flags& paths,
                                                      std::optional<bool> accept_partial,
-                                                     const origin& from);
+                                                     const origin& from,
+                                                     std::optional<bool> allow_local_binding = {});
 
 // The rules `flags` (the command line) ask for on top of the configuration's, with their origins.
 [[nodiscard]] std::variant<configured_rules, std::string> rules_with_flags(

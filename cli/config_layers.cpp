@@ -23,7 +23,9 @@ std::string keyed(std::string message) {
         {"--allow-read", "allow_read"},
         {"--protect", "protect"},
         {"--unprotect", "unprotect"},
-        {"--tmp", "tmp"}};
+        {"--tmp", "tmp"},
+        {"--network", "network"},
+        {"--allow-unix-socket", "allow_unix_sockets"}};
     for (const auto& [flag, key] : keys) {
         if (const auto at = message.find(flag); at != std::string::npos) {
             message.replace(at, flag.size(), key);
@@ -38,14 +40,22 @@ std::string keyed(std::string message) {
 // Applies one layer's path settings on top of `into`, noting where each new entry came from
 // (entries without a note are the defaults').
 std::optional<std::string> apply_rules(configured_rules& into, const path_flags& paths,
-                                       std::optional<bool> accept_partial, const origin& from) {
+                                       std::optional<bool> accept_partial, const origin& from,
+                                       std::optional<bool> allow_local_binding) {
     auto applied = path_rules_of(paths, into.rules);
     if (auto* error = std::get_if<std::string>(&applied)) {
         return from.from == origin::kind::flag ? *error : from.text() + ": " + keyed(*error);
     }
+    auto network = network_rules_of(paths, into.network);
+    if (auto* error = std::get_if<std::string>(&network)) {
+        return from.from == origin::kind::flag ? *error : from.text() + ": " + keyed(*error);
+    }
     const sandbox::path_rules before = into.rules;
+    const sandbox::network_rules network_before = into.network;
     into.rules = std::get<sandbox::path_rules>(std::move(applied));
+    into.network = std::get<sandbox::network_rules>(std::move(network));
     if (accept_partial) into.rules.accept_partial = *accept_partial;
+    if (allow_local_binding) into.network.allow_local_binding = *allow_local_binding;
     std::map<std::string, origin> origins;
     const auto note = [&](const std::string& key, bool was_there) {
         if (const auto found = into.origins.find(key); found != into.origins.end()) {
@@ -67,13 +77,17 @@ std::optional<std::string> apply_rules(configured_rules& into, const path_flags&
         note("allow_read " + each.string(), had(before.allow_read, each));
     for (const auto& each : into.rules.protect)
         note("protect " + each, had(before.protect, each));
-    for (const std::string key : {"tmp", "accept_partial"}) {
+    for (const auto& each : into.network.allow_unix_sockets)
+        note("allow_unix_sockets " + each.string(), had(network_before.allow_unix_sockets, each));
+    for (const std::string key : {"tmp", "accept_partial", "network", "allow_local_binding"}) {
         if (const auto found = into.origins.find(key); found != into.origins.end()) {
             origins[key] = found->second;
         }
     }
     if (!paths.tmp.empty()) origins["tmp"] = from;
     if (accept_partial || paths.accept_partial) origins["accept_partial"] = from;
+    if (!paths.network.empty()) origins["network"] = from;
+    if (allow_local_binding || paths.allow_local_binding) origins["allow_local_binding"] = from;
     into.origins = std::move(origins);
     return std::nullopt;
 }

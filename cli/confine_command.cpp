@@ -52,6 +52,8 @@ int run_confine_command(const confine_options& options) {
     }
     auto rules = path_rules_of(options.paths);
     if (auto* message = std::get_if<std::string>(&rules)) return usage_error(command, *message);
+    auto network = network_rules_of(options.paths);
+    if (auto* message = std::get_if<std::string>(&network)) return usage_error(command, *message);
     sandbox::local_provider_options provider_options;
     provider_options.choice = *choice;
     provider_options.verdict_directory = sandbox::default_verdict_cache();
@@ -61,6 +63,7 @@ int run_confine_command(const confine_options& options) {
         // No cgroup limits what the argv will run under: its tmpfs mounts are bounded as an
         // unlimited run's are (runtime/executor.cpp).
         policy.tmpfs_bytes = runtime::host_memory().value_or(sandbox::default_tmpfs_bytes);
+        policy.network = std::get<sandbox::network_rules>(std::move(network));
         sandbox::confined_argv confined = provider->confine(options.argv, policy, workspace);
         if (options.json) {
             std::cout << base::dump_json(nlohmann::json(confined.argv)) << '\n';

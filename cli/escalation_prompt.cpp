@@ -59,8 +59,11 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
         policy::approval_options{stand.approval, checked.approval_timeout}, stand.log);
     service.add_responder(std::make_shared<terminal_prompt>(stand.log != nullptr));
     policy::escalation_request question;
-    question.requested_mode = *checked.escalate;
+    const sandbox::sandbox_mode mode = checked.escalate.value_or(stand.policy.mode);
+    question.requested_mode = mode;
     question.effective_mode = stand.policy.mode;
+    question.requested_network = checked.escalate_network;
+    question.effective_network = checked.request.network.policy;
     question.justification = checked.justification;
     question.subject = "command";
     question.tool = std::string(run_command_name);
@@ -68,8 +71,8 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
     question.workdir = checked.request.workdir.value_or(stand.policy.workspace_root);
     question.env = policy::env_overrides(checked.request.env);
     question.input = checked.input_text;
-    question.policy = policy::policy_change(*checked.escalate, checked.request.rules,
-                                            stand.policy.workspace_root);
+    question.policy =
+        policy::policy_change(mode, checked.request.rules, stand.policy.workspace_root);
     escalation_answer out;
     policy::escalation_result result;
     {
@@ -78,6 +81,7 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
         out.interrupted_by = watch.signal();
     }
     out.granted = result.granted;
+    out.granted_network = result.granted_network;
     out.error = result.error;
     out.approval = policy::to_json(result);
     return out;

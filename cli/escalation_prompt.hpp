@@ -19,12 +19,14 @@ namespace cordon::cli {
 
 struct escalation_answer {
     std::optional<sandbox::sandbox_mode> granted;
+    sandbox::network_policy granted_network = sandbox::network_policy::deny;  // with `granted`
     std::string error;  // the exact refusal text when not granted
     nlohmann::json approval;
     int interrupted_by = 0;  // the signal that withdrew the question, or 0
 };
 
-// Asks whether `checked.escalate` may be granted for this run, standing under `stand`.
+// Asks whether `checked.escalate` (and `checked.escalate_network`) may be granted for this run,
+// standing under `stand`.
 [[nodiscard]] escalation_answer ask_to_escalate(const validated& checked, const standing& stand);
 
 }  // namespace cordon::cli

@@ -71,6 +71,12 @@ int run_mcp_command(mcp_options& given) {
         return usage_error(mcp_command_name, *message);
     }
     options.rules = std::get<sandbox::path_rules>(std::move(rules));
+    auto network = network_rules_of(given.paths, config.rules.network);
+    if (auto* message = std::get_if<std::string>(&network)) {
+        return usage_error(mcp_command_name, *message);
+    }
+    options.network = std::get<sandbox::network_rules>(std::move(network));
+    options.limits.network = options.network.policy;
     if (given.timeout) options.limits.default_timeout = *given.timeout;
     if (given.job_timeout) {
         options.limits.job_timeout = *given.job_timeout;

@@ -37,6 +37,17 @@ void add_path_options(CLI::App& sub, path_flags& flags) {
                  "Run where the backend cannot enforce part of the policy (the Landlock rung "
                  "cannot keep protected names); the record says which part")
         ->group(group);
+    const std::string network = "Network (docs/network.md)";
+    sub.add_option("--network", flags.network,
+                   "deny (default: loopback only) or allow (the host's network); "
+                   "danger-full-access always has the host's")
+        ->group(network);
+    sub.add_option("--allow-unix-socket", flags.allow_unix_sockets,
+                   "A host unix socket confined commands may connect to under deny (repeatable)")
+        ->group(network);
+    sub.add_flag("--allow-local-binding", flags.allow_local_binding,
+                 "Let confined commands listen on loopback under deny")
+        ->group(network);
 }
 
 namespace {
@@ -116,6 +127,31 @@ std::variant<sandbox::path_rules, std::string> path_rules_of(const path_flags& f
         out.tmp = *tmp;
     }
     if (flags.accept_partial) out.accept_partial = true;
+    return out;
+}
+
+std::variant<sandbox::network_rules, std::string> network_rules_of(const path_flags& flags,
+                                                                   sandbox::network_rules base) {
+    sandbox::network_rules out = std::move(base);
+    if (!flags.network.empty()) {
+        auto policy = sandbox::parse_network_policy(flags.network);
+        if (!policy) return "invalid --network \"" + flags.network + "\" (deny or allow)";
+        out.policy = *policy;
+    }
+    for (const std::string& raw : flags.allow_unix_sockets) {
+        auto path = absolute_of("--allow-unix-socket", raw);
+        if (auto* error = std::get_if<std::string>(&path)) return *error;
+        const fs::path& socket = std::get<fs::path>(path);
+        std::error_code ec;
+        const fs::file_status status = fs::status(socket, ec);
+        if (!fs::exists(status)) return "--allow-unix-socket " + raw + " does not exist";
+        if (!fs::is_socket(status)) return "--allow-unix-socket " + raw + " is not a socket";
+        if (std::find(out.allow_unix_sockets.begin(), out.allow_unix_sockets.end(), socket) ==
+            out.allow_unix_sockets.end()) {
+            out.allow_unix_sockets.push_back(socket);
+        }
+    }
+    if (flags.allow_local_binding) out.allow_local_binding = true;
     return out;
 }
 

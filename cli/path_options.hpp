@@ -1,7 +1,8 @@
 // The options of `cordon run` and `cordon mcp` that shape a policy beyond its mode
 // (sandbox/policy.hpp): --writable-root, --read-only-path, --deny-read, --allow-read, --protect,
-// --unprotect, --tmp and --accept-partial. Parsed as given, then turned into path_rules before
-// anything runs; a bad value is a usage error (one line, exit 2).
+// --unprotect, --tmp and --accept-partial; and the network's (docs/network.md): --network,
+// --allow-unix-socket and --allow-local-binding. Parsed as given, then turned into path_rules and
+// network_rules before anything runs; a bad value is a usage error (one line, exit 2).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,14 +18,17 @@
 namespace cordon::cli {
 
 struct path_flags {
-    std::vector<std::string> writable_roots;  // --writable-root DIR
-    std::vector<std::string> read_only;       // --read-only-path PATH
-    std::vector<std::string> deny_read;       // --deny-read PATH
-    std::vector<std::string> allow_read;      // --allow-read PATH ("/": no denied reads)
-    std::vector<std::string> protect;         // --protect NAME
-    std::vector<std::string> unprotect;       // --unprotect NAME ("all": no protected names)
-    std::string tmp;                          // --tmp private|host|none ("" not given)
-    bool accept_partial = false;              // --accept-partial
+    std::vector<std::string> writable_roots;      // --writable-root DIR
+    std::vector<std::string> read_only;           // --read-only-path PATH
+    std::vector<std::string> deny_read;           // --deny-read PATH
+    std::vector<std::string> allow_read;          // --allow-read PATH ("/": no denied reads)
+    std::vector<std::string> protect;             // --protect NAME
+    std::vector<std::string> unprotect;           // --unprotect NAME ("all": no protected names)
+    std::string tmp;                              // --tmp private|host|none ("" not given)
+    bool accept_partial = false;                  // --accept-partial
+    std::string network;                          // --network deny|allow ("" not given)
+    std::vector<std::string> allow_unix_sockets;  // --allow-unix-socket PATH
+    bool allow_local_binding = false;             // --allow-local-binding
 };
 
 // Registers the options on `sub`; `flags` must outlive the parse.
@@ -34,5 +38,11 @@ void add_path_options(CLI::App& sub, path_flags& flags);
 // every path made absolute against the current directory; the usage error otherwise.
 [[nodiscard]] std::variant<sandbox::path_rules, std::string> path_rules_of(
     const path_flags& flags, sandbox::path_rules base = {});
+
+// The network rules the flags ask for on top of `base` (a configuration's, else deny): each
+// --allow-unix-socket made absolute against the current directory and resolved, and refused
+// unless it names an existing socket; the usage error otherwise.
+[[nodiscard]] std::variant<sandbox::network_rules, std::string> network_rules_of(
+    const path_flags& flags, sandbox::network_rules base = {});
 
 }  // namespace cordon::cli

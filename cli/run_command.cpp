@@ -51,6 +51,7 @@ int run_run_command(run_options& options) {
         options.max_memory = config.values.max_memory->value;
     }
     options.configured_rules = config.rules.rules;
+    options.configured_network = config.rules.network;
     options.environment = configured_env(options.environment, config.values);
     auto checked = validate(options);
     if (auto* message = std::get_if<std::string>(&checked)) {
@@ -92,10 +93,10 @@ int run_run_command(run_options& options) {
     };
 
     std::optional<nlohmann::json> approval_record;
-    if (escalate) {
+    if (escalate || valid.escalate_network) {
         // A run the escalated mode would refuse (the log inside what it could write, ...) is
         // refused before anyone is asked.
-        if (policy::is_strictly_wider(*escalate, stand.policy.mode) &&
+        if (escalate && policy::is_strictly_wider(*escalate, stand.policy.mode) &&
             sandbox::is_confined(*escalate)) {
             provider_for(*escalate);
             const sandbox::sandbox_policy wider{*escalate, stand.policy.workspace_root};
@@ -127,6 +128,7 @@ int run_run_command(run_options& options) {
         }
         request.mode = std::get<policy::resolved_policy>(escalated).mode;
         request.workspace_root = std::get<policy::resolved_policy>(escalated).workspace_root;
+        request.network.policy = answer.granted_network;
         approval_record = std::move(answer.approval);
     }
 

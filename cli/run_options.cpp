@@ -96,6 +96,8 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->transform(mode_value(rule(
             [](const std::string& text) { return "--escalate: " + unknown_mode(text); }, given)))
         ->type_name("TEXT");
+    sub.add_option("--escalate-network", options.escalate_network,
+                   "Ask (on the terminal) to run this once with the network: allow");
     sub.add_option("--justification", options.justification,
                    "Why the wider mode is needed: one sentence, shown to the person asked")
         ->each([&options](const std::string&) { options.has_justification = true; });
@@ -145,11 +147,17 @@ std::variant<validated, std::string> validate(run_options& options) {
     out.backend = options.policy.backend.value_or(sandbox::backend_choice::automatic);
     out.approval_timeout = options.policy.approval_timeout.value_or(default_approval_timeout);
     out.escalate = options.escalate;
+    if (!options.escalate_network.empty()) {
+        out.escalate_network = sandbox::parse_network_policy(options.escalate_network);
+        if (!out.escalate_network) {
+            return "invalid --escalate-network \"" + options.escalate_network + "\" (allow)";
+        }
+    }
     if (auto wrong = policy::check_escalation_fields(
-            options.escalate.has_value(),
+            options.escalate.has_value() || out.escalate_network.has_value(),
             options.has_justification ? std::optional<std::string>(options.justification)
                                       : std::nullopt,
-            "--escalate")) {
+            options.escalate || !out.escalate_network ? "--escalate" : "--escalate-network")) {
         return *wrong;
     }
     out.justification = options.justification;
@@ -191,6 +199,9 @@ std::variant<validated, std::string> validate(run_options& options) {
     auto rules = path_rules_of(options.paths, options.configured_rules);
     if (auto* message = std::get_if<std::string>(&rules)) return *message;
     out.request.rules = std::get<sandbox::path_rules>(std::move(rules));
+    auto network = network_rules_of(options.paths, options.configured_network);
+    if (auto* message = std::get_if<std::string>(&network)) return *message;
+    out.request.network = std::get<sandbox::network_rules>(std::move(network));
     std::error_code ec;
     if (!options.workdir.empty()) {
         std::filesystem::path workdir = sandbox::canonical_path(options.workdir);

@@ -35,7 +35,9 @@ struct run_options {
     path_flags paths;     // --writable-root, --deny-read, --protect, --tmp, ...
     // What the configuration made of the defaults (cli/config_file.hpp); the flags apply on top.
     sandbox::path_rules configured_rules;
+    sandbox::network_rules configured_network;
     std::optional<sandbox::sandbox_mode> escalate;
+    std::string escalate_network;  // --escalate-network allow ("" not given)
     std::string justification;
     bool has_justification = false;
     std::string workdir;
@@ -62,7 +64,8 @@ struct validated {
     policy::deployment where;
     sandbox::backend_choice backend = sandbox::backend_choice::automatic;
     std::chrono::milliseconds approval_timeout = default_approval_timeout;
-    std::optional<sandbox::sandbox_mode> escalate;  // --escalate
+    std::optional<sandbox::sandbox_mode> escalate;            // --escalate
+    std::optional<sandbox::network_policy> escalate_network;  // --escalate-network
     std::string justification;
     std::string command_text;  // the command as the person asked sees it
     std::string input_text;    // what --stdin-file feeds it, as the person asked sees it

@@ -109,6 +109,7 @@ nlohmann::json grant_json(const policy::session_grant& grant) {
             {"prefix", grant.prefix},
             {"exact", grant.exact},
             {"mode", std::string(sandbox::to_string(grant.mode))},
+            {"network", std::string(sandbox::to_string(grant.network))},
             {"covers", policy::describe(grant)}};
 }
 
@@ -164,8 +165,12 @@ int show(const session_options& options) {
     if (state.grants.empty()) text += "    (none)";
     text += "\n";
     for (const auto& grant : state.grants) {
+        // The network only where it was asked for: danger-full-access has the host's anyway.
+        const bool network =
+            sandbox::is_confined(grant.mode) && grant.network == sandbox::network_policy::allow;
         text += "  " + policy::shown_safely(grant.id) + "  " + policy::describe(grant) + " under " +
-                std::string(sandbox::to_string(grant.mode)) + "\n";
+                std::string(sandbox::to_string(grant.mode)) +
+                (network ? " with network allow" : "") + "\n";
     }
     text += "trail\n";
     for (const auto& event : state.events) {

@@ -42,14 +42,17 @@ std::string question(const policy::approval_request& request, bool with_session,
     const std::string to(sandbox::to_string(request.requested_mode));
     const std::string command = policy::shown_compactly(request.command);
     std::string text(terminal_reset);
-    text += "\ncordon run: the command asks to run under a wider sandbox mode\n";
+    const bool same_mode = request.effective_mode == request.requested_mode;
+    text += same_mode ? "\ncordon run: the command asks to run with a wider network\n"
+                      : "\ncordon run: the command asks to run under a wider sandbox mode\n";
     text += "  command:  " + command + "\n";
     text += "  workdir:  " + policy::shown_compactly(request.workdir.string()) + "\n";
     for (const auto& each : request.env) {
         text += "  env:      " + policy::shown_compactly(each) + "\n";
     }
     if (!request.input.empty()) text += "  " + request.input + "\n";
-    text += "  mode:     " + from + " \u2192 " + to + "\n";
+    text += "  mode:     " + (same_mode ? from : from + " \u2192 " + to) + "\n";
+    if (!request.network.empty()) text += "  network:  " + request.network + "\n";
     if (!request.policy.empty()) text += "  policy:   " + request.policy + "\n";
     text += "  reason:   " + policy::shown_compactly(request.justification) + "\n";
     // A long command's start is shown again next to the question.
@@ -64,8 +67,12 @@ std::string question(const policy::approval_request& request, bool with_session,
     if (offer_session) {
         const policy::session_grant grant =
             policy::grant_for(request.command, request.requested_mode);
-        text += ",\n  s = allow " + policy::describe(grant) + " under " + to +
-                " without asking again in this session";
+        const bool network = !request.network.empty();
+        text +=
+            ",\n  s = allow " + policy::describe(grant) + " under " + to +
+            (network ? " with network " + std::string(sandbox::to_string(request.requested_network))
+                     : std::string()) +
+            " without asking again in this session";
     } else if (with_session) {
         text += "\n  (no s: a command with a character shown escaped, or longer than " +
                 std::to_string(policy::display_bound) + " bytes, is never allowed for the session)";

@@ -45,6 +45,8 @@ json run_bash(tool_context& context, call& running, const json& given) {
         args.choice("sandbox_permissions",
                     {"use_default", "require_escalated", "workspace-write", "danger-full-access"})
             .value_or("use_default");
+    const std::string network =
+        args.choice("sandbox_network", {"use_default", "allow"}).value_or("use_default");
     const auto justification = args.text("justification");
     if (!args.ok()) return tool_error(args.error());
     if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -82,7 +84,10 @@ json run_bash(tool_context& context, call& running, const json& given) {
     } else if (permissions == "workspace-write") {
         requested = sandbox::sandbox_mode::workspace_write;
     }
-    if (auto wrong = policy::check_escalation_fields(requested.has_value(), justification)) {
+    const bool network_asked = network == "allow";
+    if (auto wrong = policy::check_escalation_fields(
+            requested.has_value() || network_asked, justification,
+            requested || !network_asked ? "sandbox_permissions" : "sandbox_network")) {
         return tool_error(*wrong);
     }
 
@@ -91,6 +96,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
     request.run.mode = standing.mode;
     request.run.workspace_root = standing.workspace_root;
     request.run.rules = options.rules;
+    request.run.network = options.network;
     if (workdir) {
         std::filesystem::path dir = *workdir;
         if (dir.is_relative()) dir = standing.workspace_root / dir;
@@ -114,10 +120,10 @@ json run_bash(tool_context& context, call& running, const json& given) {
 
     // An escalation is decided before anything runs, and widens this one call only.
     json approval;
-    if (requested) {
+    if (requested || network_asked) {
         // A run the wider mode would refuse (the session log where it could write, ...) is
         // refused before anyone is asked.
-        if (sandbox::is_confined(*requested) && context.provider() &&
+        if (requested && sandbox::is_confined(*requested) && context.provider() &&
             policy::is_strictly_wider(*requested, standing.mode)) {
             const sandbox::sandbox_policy wider{*requested, standing.workspace_root};
             if (auto refused =
@@ -128,8 +134,10 @@ json run_bash(tool_context& context, call& running, const json& given) {
             }
         }
         policy::escalation_request asked;
-        asked.requested_mode = *requested;
+        asked.requested_mode = requested.value_or(standing.mode);
         asked.effective_mode = standing.mode;
+        if (network_asked) asked.requested_network = sandbox::network_policy::allow;
+        asked.effective_network = request.run.network.policy;
         asked.justification = *justification;
         asked.subject = "command";
         asked.tool = "bash";
@@ -138,7 +146,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
         asked.env = policy::env_overrides(request.run.env);
         asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
         asked.policy =
-            policy::policy_change(*requested, request.run.rules, standing.workspace_root);
+            policy::policy_change(asked.requested_mode, request.run.rules, standing.workspace_root);
         const policy::escalation_result decided = context.escalate(running, asked);
         if (running.cancelled) return nullptr;
         approval = policy::to_json(decided);
@@ -150,6 +158,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
                                true);
         }
         request.run.mode = *decided.granted;
+        request.run.network.policy = decided.granted_network;
     }
 
     auto started = jobs.start(std::move(request));

@@ -34,9 +34,16 @@ std::string question(const policy::approval_request& request) {
     }
     // So does what it is fed: `python3 -` runs whatever arrives on stdin.
     if (!request.input.empty()) text += " (" + request.input + ")";
-    text += (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
-            mode_name(request.effective_mode) + " \u2192 " + mode_name(request.requested_mode) +
-            ")?";
+    if (request.effective_mode == request.requested_mode) {
+        // A network-only escalation: the mode stays.
+        text += " with the network (" + request.network + ") under " +
+                mode_name(request.requested_mode) + "?";
+    } else {
+        text += (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
+                mode_name(request.effective_mode) + " \u2192 " + mode_name(request.requested_mode) +
+                ")?";
+        if (!request.network.empty()) text += " Network: " + request.network + ".";
+    }
     if (!request.policy.empty()) text += " Policy: " + policy::shown_safely(request.policy) + ".";
     if (!request.justification.empty()) {
         text += " Reason given: " + policy::shown_compactly(request.justification);
@@ -67,7 +74,11 @@ json elicitation_params(const policy::approval_request& request, std::string_vie
     const bool offer_session = policy::shown_whole(request.command);
     const std::string session =
         "Allow " + policy::describe(policy::grant_for(request.command, request.requested_mode)) +
-        " under " + mode_name(request.requested_mode) + " for this session";
+        " under " + mode_name(request.requested_mode) +
+        (request.network.empty()
+             ? std::string()
+             : " with network " + std::string(sandbox::to_string(request.requested_network))) +
+        " for this session";
     const bool titled = protocol >= titled_enums_since;
     json scope{{"type", "string"}, {"title", "Remember"}};
     if (titled) {

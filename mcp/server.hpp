@@ -37,6 +37,8 @@ struct server_options {
     std::filesystem::path bash;       // the shell `bash` calls run with -c
     // The policy's parts beyond the mode, applied to every call (sandbox/policy.hpp).
     sandbox::path_rules rules;
+    // The network of every bash call (docs/network.md); a call may ask for more by escalation.
+    sandbox::network_rules network;
     // The session the server serves, or null. Its sandbox/mode and working directory are the
     // standing policy of every call (else limits.mode and `workspace`); its approval/policy
     // wins over approval.policy; it records every question and its answer, and the grants.

@@ -101,6 +101,9 @@ json annotations(std::string title, bool read_only, bool destructive, bool idemp
 
 json describe_bash(const tool_limits& limits) {
     const std::string mode(sandbox::to_string(limits.mode));
+    const std::string network = limits.mode == sandbox::sandbox_mode::danger_full_access
+                                    ? std::string("the host's, under danger-full-access")
+                                    : std::string(sandbox::to_string(limits.network));
     return json{
         {"title", "Run a shell command (sandboxed)"},
         {"description",
@@ -150,6 +153,14 @@ json describe_bash(const tool_limits& limits) {
                    "mode name, or require_escalated (= danger-full-access). Needs "
                    "justification. Default use_default (the standing " +
                        mode + " mode)"}}},
+                {"sandbox_network",
+                 {{"type", "string"},
+                  {"enum", {"use_default", "allow"}},
+                  {"description",
+                   "Run this one call with the host's network, after the user approves (alone "
+                   "or with sandbox_permissions). Needs justification, which then says why the "
+                   "network is needed. Default use_default (the server's network: " +
+                       network + ")"}}},
                 {"justification",
                  text("One sentence saying why the command needs the wider mode (shown to the "
                       "user; only with sandbox_permissions)")}},

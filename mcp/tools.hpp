@@ -12,11 +12,15 @@
 #include <string_view>
 
 #include "sandbox/mode.hpp"
+#include "sandbox/policy.hpp"
 
 namespace cordon::mcp {
 
 struct tool_limits {
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    // The server's network policy, as the bash tool's schema names it (server_options::network
+    // is what every call runs with).
+    sandbox::network_policy network = sandbox::network_policy::deny;
     std::chrono::milliseconds default_timeout{120'000};  // a bash call that is not backgrounded
     std::chrono::milliseconds max_timeout{600'000};
     std::chrono::milliseconds job_timeout{1'800'000};  // run_in_background

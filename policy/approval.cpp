@@ -197,7 +197,9 @@ approval_decision approval_service::request(const approval_request& request,
                    {"tool", request.tool},
                    {"command", request.command},
                    {"mode", sandbox::to_string(request.requested_mode)},
-                   {"from", sandbox::to_string(request.effective_mode)}};
+                   {"from", sandbox::to_string(request.effective_mode)},
+                   {"network", sandbox::to_string(request.requested_network)},
+                   {"network_from", sandbox::to_string(request.effective_network)}};
         if (!request.workdir.empty()) asked["workdir"] = request.workdir.string();
         if (!request.reason.empty()) asked["reason"] = request.reason;
         if (!request.justification.empty()) asked["justification"] = request.justification;
@@ -214,7 +216,8 @@ approval_decision approval_service::request(const approval_request& request,
     const auto covering =
         std::find_if(standing.begin(), standing.end(), [&request](const session_grant& grant) {
             return request.env.empty() && request.input.empty() &&
-                   covers(grant, request.command, request.requested_mode);
+                   covers(grant, request.command, request.requested_mode,
+                          request.requested_network);
         });
     if (cancel.stop_requested()) {
         decision.outcome = approval_outcome::cancelled;
@@ -333,6 +336,7 @@ approval_decision approval_service::request(const approval_request& request,
     }
     if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant) {
         session_grant grant = grant_for(request.command, request.requested_mode);
+        grant.network = request.requested_network;
         grant.id = decision.id;
         decision.grant = grant;
         if (!log_) {
@@ -350,7 +354,8 @@ approval_decision approval_service::request(const approval_request& request,
             decided["grant"] = {{"id", decision.grant->id},
                                 {"prefix", decision.grant->prefix},
                                 {"exact", decision.grant->exact},
-                                {"mode", sandbox::to_string(decision.grant->mode)}};
+                                {"mode", sandbox::to_string(decision.grant->mode)},
+                                {"network", sandbox::to_string(decision.grant->network)}};
         }
         if (auto error = log_->append(std::move(decided))) {
             // An allowance that is not on record is not given.

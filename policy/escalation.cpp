@@ -22,7 +22,20 @@ std::string quoted(sandbox_mode mode) {
     return "\"" + std::string(sandbox::to_string(mode)) + "\"";
 }
 
+std::string quoted(sandbox::network_policy network) {
+    return "\"" + std::string(sandbox::to_string(network)) + "\"";
+}
+
 }  // namespace
+
+sandbox::network_policy network_under(sandbox_mode mode, sandbox::network_policy policy) noexcept {
+    return mode == sandbox_mode::danger_full_access ? sandbox::network_policy::allow : policy;
+}
+
+std::string network_change(sandbox::network_policy from, sandbox::network_policy to) {
+    if (from == to) return "";
+    return std::string(sandbox::to_string(from)) + " \u2192 " + std::string(sandbox::to_string(to));
+}
 
 bool is_strictly_wider(sandbox_mode requested, sandbox_mode effective) noexcept {
     return width(requested) > width(effective);
@@ -57,14 +70,33 @@ escalation_result approve_escalation(const escalation_request& request, approval
     escalation_result result;
     const sandbox_mode mode = request.requested_mode;
     result.requested = mode;
-    if (!is_strictly_wider(mode, request.effective_mode)) {
+    const sandbox::network_policy from_network =
+        network_under(request.effective_mode, request.effective_network);
+    const sandbox::network_policy to_network =
+        network_under(mode, request.requested_network.value_or(request.effective_network));
+    result.requested_network = to_network;
+    const bool network_only = request.requested_network && mode == request.effective_mode;
+    const bool network_wider = to_network == sandbox::network_policy::allow &&
+                               from_network == sandbox::network_policy::deny;
+    if (network_only && !network_wider) {
+        result.error = "sandbox escalation to network " + quoted(to_network) +
+                       " is not wider than this call's current network " + quoted(from_network);
+        return result;
+    }
+    if (!network_only && !is_strictly_wider(mode, request.effective_mode)) {
         result.error = "sandbox escalation to " + quoted(mode) +
                        " is not strictly wider than this call's current " +
                        quoted(request.effective_mode) + " mode";
         return result;
     }
+    // What the texts name: the mode as before, the network when it was asked for and widens.
+    const bool names_network = request.requested_network && network_wider;
+    std::string target = network_only ? "" : quoted(mode);
+    if (names_network) {
+        target += (target.empty() ? "network " : " with network ") + quoted(to_network);
+    }
     if (service == nullptr) {
-        result.error = "sandbox escalation to " + quoted(mode) +
+        result.error = "sandbox escalation to " + target +
                        " requires approval, but no approval service is composed";
         return result;
     }
@@ -77,28 +109,40 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.policy = request.policy;
     asked.effective_mode = request.effective_mode;
     asked.requested_mode = mode;
+    asked.effective_network = from_network;
+    asked.requested_network = to_network;
+    // Unconfined, the policy line already says nothing is confined: the network line is for the
+    // confined modes, where it is what was asked for.
+    asked.network = sandbox::is_confined(mode) ? network_change(from_network, to_network) : "";
     asked.justification = request.justification;
-    asked.reason = "escalate sandbox to " + std::string(sandbox::to_string(mode)) + ": " +
-                   request.justification;
+    if (network_only) {
+        asked.reason = "escalate sandbox network to " +
+                       std::string(sandbox::to_string(to_network)) + ": " + request.justification;
+    } else {
+        asked.reason = "escalate sandbox to " + std::string(sandbox::to_string(mode)) +
+                       (names_network ? ", network " + std::string(sandbox::to_string(to_network))
+                                      : std::string()) +
+                       ": " + request.justification;
+    }
     result.decision = service->request(asked, std::move(cancel));
     switch (result.decision->outcome) {
         case approval_outcome::allowed_once:
         case approval_outcome::allowed_for_session:
             result.granted = mode;
+            result.granted_network = to_network;
             break;
         case approval_outcome::rejected:
-            result.error =
-                "the user rejected escalating this " + request.subject + " to " + quoted(mode);
+            result.error = "the user rejected escalating this " + request.subject + " to " + target;
             // Nobody was asked: say so rather than blame the user.
             if (result.decision->source == decided_by::policy) {
                 result.error += " (the approval policy is \"never\": nobody was asked)";
             }
             break;
         case approval_outcome::cancelled:
-            result.error = "approval for escalating to " + quoted(mode) + " was cancelled";
+            result.error = "approval for escalating to " + target + " was cancelled";
             break;
         case approval_outcome::unavailable:
-            result.error = "sandbox escalation to " + quoted(mode) +
+            result.error = "sandbox escalation to " + target +
                            " requires approval, but no approval channel is available";
             // A session log that could not record the question (locked by another process,
             // say) is not a missing terminal: the error says which it was.

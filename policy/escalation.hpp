@@ -34,9 +34,21 @@ namespace cordon::policy {
     bool requested, const std::optional<std::string>& justification,
     std::string_view field = "sandbox_permissions");
 
+// The network a run under `mode` has: danger-full-access has the host's whatever `policy` says.
+[[nodiscard]] sandbox::network_policy network_under(sandbox::sandbox_mode mode,
+                                                    sandbox::network_policy policy) noexcept;
+
+// What a run changes in the network, "deny \u2192 allow"; empty when `from` and `to` agree.
+[[nodiscard]] std::string network_change(sandbox::network_policy from, sandbox::network_policy to);
+
 struct escalation_request {
+    // A network-only escalation asks for the mode it stands under (requested == effective).
     sandbox::sandbox_mode requested_mode = sandbox::sandbox_mode::danger_full_access;
     sandbox::sandbox_mode effective_mode = sandbox::sandbox_mode::read_only;
+    // The network asked for (nullopt: the standing one) and the one the call stands under
+    // (network_under: the host's under danger-full-access).
+    std::optional<sandbox::network_policy> requested_network;
+    sandbox::network_policy effective_network = sandbox::network_policy::deny;
     std::string justification;
     std::string subject = "command";  // as in "the user rejected escalating this command"
     std::string tool = "bash";
@@ -55,14 +67,25 @@ struct escalation_request {
 
 struct escalation_result {
     sandbox::sandbox_mode requested = sandbox::sandbox_mode::danger_full_access;  // as asked
+    sandbox::network_policy requested_network = sandbox::network_policy::deny;    // what it means
     std::optional<sandbox::sandbox_mode> granted;  // the mode to run this one call under
-    std::optional<approval_decision> decision;     // absent when nobody was asked
-    std::string error;                             // the exact refusal text when not granted
+    // With `granted`: the network to run it with (the host's under danger-full-access).
+    sandbox::network_policy granted_network = sandbox::network_policy::deny;
+    std::optional<approval_decision> decision;  // absent when nobody was asked
+    std::string error;                          // the exact refusal text when not granted
 };
 
 // The ordered, fail-closed sequence: not strictly wider (never asks):
 //   sandbox escalation to "<mode>" is not strictly wider than this call's current "<effective>"
 //   mode
+// (a network-only escalation, whose mode is the effective one, that asks for no more network:
+//   sandbox escalation to network "<network>" is not wider than this call's current network
+//   "<effective network>")
+// Below, "<mode>" stands for the target: "<mode>" alone when only the mode widens (the texts are
+// then exactly the ones before the network policy existed), network "allow" when only the
+// network does, "<mode>" with network "allow" when both do. The reason adds ", network allow"
+// (or is "escalate sandbox network to allow: ..."), and the request's `network` says
+// "deny \u2192 allow".
 // no service:
 //   sandbox escalation to "<mode>" requires approval, but no approval service is composed
 // then asks with reason "escalate sandbox to <mode>: <justification>" and maps the outcome:

@@ -44,6 +44,7 @@ json to_json(const escalation_result& result) {
              {"outcome", nullptr},
              {"id", nullptr},
              {"mode", sandbox::to_string(result.requested)},
+             {"network", sandbox::to_string(result.requested_network)},
              {"by", nullptr}};
     if (const auto& decision = result.decision) {
         out["outcome"] = to_string(decision->outcome);
@@ -52,7 +53,8 @@ json to_json(const escalation_result& result) {
         if (decision->grant) {
             out["grant"] = {{"id", decision->grant->id},
                             {"covers", describe(*decision->grant)},
-                            {"mode", sandbox::to_string(decision->grant->mode)}};
+                            {"mode", sandbox::to_string(decision->grant->mode)},
+                            {"network", sandbox::to_string(decision->grant->network)}};
         }
         if (!decision->detail.empty()) out["detail"] = decision->detail;
     }

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "sandbox/mode.hpp"
+#include "sandbox/policy.hpp"
 
 namespace cordon::policy {
 
@@ -95,6 +96,9 @@ struct session_grant {
     std::vector<std::string> prefix;  // words (command_prefix.hpp); the whole text when exact
     bool exact = false;               // a command with shell syntax: only that very text
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    // The network it was granted under: it never covers a call that asks for more. A grant
+    // logged without one (before the network policy existed) is read as deny: fail closed.
+    sandbox::network_policy network = sandbox::network_policy::deny;
 };
 
 // The folds: what the events say, the last event of each kind winning.

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "classify/classify.hpp"
+#include "classify/network_denial.hpp"
 #include "runtime/environment.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/child_confinement.hpp"
@@ -251,6 +252,7 @@ preparation executor::prepare(run_request request) const {
             return never_ran(sandbox_unavailable_record(mode, {}));
         }
         sandbox::sandbox_policy policy{mode, request.workspace_root, request.rules};
+        policy.network = request.network;
         // The backend's tmpfs mounts share the run's memory limit; an unlimited run's are
         // bounded by the host's memory as a plain tmpfs is (half of it for /tmp).
         policy.tmpfs_bytes =
@@ -318,6 +320,14 @@ preparation executor::prepare(run_request request) const {
             spec.exec_image = confined->runner;
         }
         spec.denial_signatures = confined->denial_signatures;
+        if (request.network.policy == sandbox::network_policy::deny) {
+            // What commands print when the network is refused is a denial too
+            // (classify/network_denial.hpp); never under allow.
+            const auto network = classify::network_denial_signatures();
+            spec.denial_signatures.insert(spec.denial_signatures.end(), network.begin(),
+                                          network.end());
+            prepared.network_denied_ = true;
+        }
         // bwrap does not forward signals, and its death takes the sandbox down with SIGKILL.
         spec.spare_leader_from_polite_signals = confined->backend == sandbox::backend_kind::bwrap;
         // bwrap's pid namespace ends the whole run with its command; the Landlock rung does the
@@ -343,10 +353,11 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
     auto on_done = [done = std::move(done), confined = std::move(run.confined_), mode, timeout,
                     writable = std::move(run.writable_roots_), tmp = run.tmp_, provider = provider_,
                     in_child = spec.confinement != nullptr, spawned = spec.argv.front(),
+                    network_denied = run.network_denied_,
                     command = std::move(run.command_)](process_outcome outcome) mutable {
-        const classify::verdict verdict =
-            classify::decide(outcome, {confined ? &*confined : nullptr, spawned,
-                                       outcome.stderr_output.text, command, in_child});
+        const classify::verdict verdict = classify::decide(
+            outcome, {confined ? &*confined : nullptr, spawned, outcome.stderr_output.text, command,
+                      in_child, network_denied});
         // Every process of the run is gone: what it left on the host (mask points, a private
         // /tmp) goes now.
         if (confined) confined->residue.clear();

@@ -49,6 +49,9 @@ struct run_request {
     // The policy's other parts (sandbox/policy.hpp): protected names and the credential stores
     // hidden by default, extra writable roots, read-only carve-outs, what /tmp is.
     sandbox::path_rules rules;
+    // What the command may reach over the network (docs/network.md). Ignored under
+    // danger-full-access, which has the host's network.
+    sandbox::network_rules network;
     std::optional<std::filesystem::path> workdir;           // default: the workspace root
     std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
     std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
@@ -140,7 +143,8 @@ private:
     sandbox::tmp_policy tmp_ = sandbox::tmp_policy::private_tmp;
     std::vector<std::string> writable_roots_;
     std::chrono::milliseconds timeout_{0};
-    std::string command_;  // the caller's argv[0]
+    std::string command_;          // the caller's argv[0]
+    bool network_denied_ = false;  // confined under network deny: its dialect is a denial
 };
 
 // What prepare() gives: a run ready to launch, or the record of a run that cannot start (outcome

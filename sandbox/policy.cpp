@@ -31,6 +31,23 @@ std::optional<tmp_policy> parse_tmp_policy(std::string_view text) noexcept {
     return std::nullopt;
 }
 
+std::string_view to_string(network_policy value) noexcept {
+    switch (value) {
+        case network_policy::deny:
+            return "deny";
+        case network_policy::allow:
+            return "allow";
+    }
+    return "invalid";
+}
+
+std::optional<network_policy> parse_network_policy(std::string_view text) noexcept {
+    for (auto value : {network_policy::deny, network_policy::allow}) {
+        if (text == to_string(value)) return value;
+    }
+    return std::nullopt;
+}
+
 std::span<const protected_class> protected_classes() {
     // docs/sandbox.md, "Protected names", says for each class what runs it and what stays
     // writable beside it.

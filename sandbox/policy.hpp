@@ -78,6 +78,26 @@ struct path_rules {
 // confine()'s argv themselves): the executor gives each run its memory limit instead.
 inline constexpr std::uint64_t default_tmpfs_bytes = std::uint64_t{1} << 30;
 
+// What a confined command may reach over the network (docs/network.md), orthogonal to the mode.
+// danger-full-access has the host's network whatever this says.
+enum class network_policy {
+    deny,   // a network of its own with loopback only: no route out, no host listener
+    allow,  // the host's network
+};
+[[nodiscard]] std::string_view to_string(network_policy value) noexcept;
+[[nodiscard]] std::optional<network_policy> parse_network_policy(std::string_view text) noexcept;
+
+struct network_rules {
+    network_policy policy = network_policy::deny;
+    // Host pathname unix sockets a command may connect to under deny: absolute, canonical.
+    // None by default (a container daemon's or the session bus's socket is a way out).
+    std::vector<std::filesystem::path> allow_unix_sockets;
+    // Listening on loopback. Where the run has a network namespace of its own its loopback is its
+    // own, and listening there reaches nobody else; where it shares the host's (the Landlock
+    // rung without a namespace), this lets it bind the host's loopback ports.
+    bool allow_local_binding = false;
+};
+
 struct sandbox_policy {
     sandbox_policy() = default;
     sandbox_policy(sandbox_mode mode_, std::filesystem::path workspace_root_,
@@ -87,6 +107,7 @@ struct sandbox_policy {
     sandbox_mode mode = sandbox_mode::read_only;  // confined modes only when handed to confine()
     std::filesystem::path workspace_root;         // absolute and canonical
     path_rules rules;
+    network_rules network;
     // What the tmpfs mounts the backend makes for the run (bwrap's /tmp, /dev/shm, masks) may
     // hold together: the run's memory limit, the cgroup their pages are charged to. The backend
     // divides it among them (backends.cpp), so that filling them ends in ENOSPC within the limit.

@@ -279,6 +279,48 @@ TEST_F(Approval, NoAtThePromptRunsNothingAndExits3) {
     EXPECT_EQ(events_of(log_, "approval/asked").at(0)["id"], decided[0]["id"]);
 }
 
+// The network asked for alone, then with a mode: the question says exactly what changes, the
+// refusal names the network, and the session offer names the network it would grant.
+TEST_F(Approval, TheNetworkIsAskedForAndTheQuestionSaysWhatChanges) {
+    const std::vector<std::string> network_only{"run",
+                                                "--session",
+                                                log_.string(),
+                                                "--escalate-network",
+                                                "allow",
+                                                "--justification",
+                                                std::string(justification),
+                                                "--",
+                                                "true"};
+    const tty_result alone = on_terminal(network_only, answering("n\n"));
+    EXPECT_TRUE(alone.prompted) << alone.terminal;
+    EXPECT_EQ(alone.exit_code, cli::exit_not_approved) << alone.err;
+    EXPECT_EQ(alone.err,
+              "cordon run: the user rejected escalating this command to network \"allow\"\n");
+    EXPECT_NE(alone.terminal.find("cordon run: the command asks to run with a wider network"),
+              std::string::npos)
+        << alone.terminal;
+    EXPECT_NE(alone.terminal.find("  mode:     read-only"), std::string::npos) << alone.terminal;
+    EXPECT_EQ(alone.terminal.find("read-only \u2192"), std::string::npos) << "the mode stays";
+    EXPECT_NE(alone.terminal.find("  network:  deny \u2192 allow"), std::string::npos)
+        << alone.terminal;
+
+    const tty_result both =
+        on_terminal(escalate("true", {"--escalate-network", "allow"}), answering("n\n"));
+    EXPECT_EQ(both.err,
+              "cordon run: the user rejected escalating this command to \"workspace-write\" with "
+              "network \"allow\"\n");
+    EXPECT_NE(both.terminal.find("  mode:     read-only \u2192 workspace-write"), std::string::npos)
+        << both.terminal;
+    EXPECT_NE(both.terminal.find("under workspace-write with network allow without asking again"),
+              std::string::npos)
+        << both.terminal;
+    const auto asked = events_of(log_, "approval/asked");
+    ASSERT_EQ(asked.size(), 2u);
+    EXPECT_EQ(asked[1]["network"], "allow");
+    EXPECT_EQ(asked[1]["reason"],
+              "escalate sandbox to workspace-write, network allow: " + std::string(justification));
+}
+
 // The session's root is recorded once. A run that could write the root's parent (/tmp under the
 // Landlock rung; any directory that contains another session's root) could put a symlink where the
 // root was: the session's standing mode and grants must not follow it to another directory.

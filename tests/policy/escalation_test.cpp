@@ -152,7 +152,7 @@ TEST(EscalationJson, NotWiderWasNeverPutToTheService) {
     const auto result =
         approve_escalation(widen(sandbox_mode::read_only, sandbox_mode::workspace_write), &service);
     EXPECT_EQ(to_json(result), nlohmann::json::parse(R"({"asked": false, "action": "not-wider",
-        "outcome": null, "id": null, "mode": "read-only", "by": null})"));
+        "outcome": null, "id": null, "mode": "read-only", "network": "deny", "by": null})"));
 }
 
 TEST(EscalationJson, AnAnswerSaysWhoGaveItAndWhatItGranted) {
