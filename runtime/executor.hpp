@@ -49,6 +49,9 @@ struct run_request {
     // The policy's other parts (sandbox/policy.hpp): protected names and the credential stores
     // hidden by default, extra writable roots, read-only carve-outs, what /tmp is.
     sandbox::path_rules rules;
+    // What the command may reach over the network (ignored by danger-full-access, which has the
+    // host's): deny unless the caller says otherwise.
+    sandbox::network_rules network;
     std::optional<std::filesystem::path> workdir;           // default: the workspace root
     std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
     std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
