@@ -91,6 +91,7 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
     filter.deny_unix_sockets = plan.network.deny_unix_sockets;
     filter.deny_other_sockets = plan.network.deny_sockets;
     filter.allow_tcp_streams = plan.network.deny_sockets && plan.network.local_binding;
+    filter.namespaced_sockets_only = plan.network.namespaced_sockets_only;
     if (const int error = extras::build_filter(filter, out->own_ipc); error != 0) {
         return child_confinement_failure(launcher_stage::seccomp, error);
     }

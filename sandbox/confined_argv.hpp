@@ -65,6 +65,8 @@ struct network_confinement {
     bool deny_unix_sockets = false;  // refuse socket(AF_UNIX): host pathname sockets
     bool deny_sockets = false;       // no namespace: refuse every other family, TCP by Landlock
     bool local_binding = false;      // with deny_sockets: TCP stream sockets may bind
+    // with a namespace: refuse the families it does not separate (AF_VSOCK, ...)
+    bool namespaced_sockets_only = false;
 };
 
 struct landlock_in_child {

@@ -245,11 +245,15 @@ public:
     // nr == socket: `action` for the families the options refuse (argument 0), except, with
     // allow_streams, AF_INET and AF_INET6 of type SOCK_STREAM (argument 1, flags masked off) and
     // protocol 0 or IPPROTO_TCP (argument 2): not MPTCP, which Landlock's TCP rights may not see.
+    // With `namespaced_only` instead of other_families: every family but AF_INET, AF_INET6 and
+    // AF_NETLINK (and AF_UNIX, decided by `unix_family`).
     void refuse_sockets(bool unix_family, bool other_families, bool allow_streams,
-                        std::uint32_t action) noexcept {
+                        bool namespaced_only, std::uint32_t action) noexcept {
         // After the first jump: load, unix test, unix verdict, `others`, load_nr. A mismatch on
         // the number skips the final load_nr too: the number is still loaded.
-        const std::uint8_t others = !other_families ? 0 : (allow_streams ? 9 : 1);
+        std::uint8_t others = 0;
+        if (other_families) others = allow_streams ? 9 : 1;
+        if (!other_families && namespaced_only) others = 4;
         jump_eq(sysno(SYS_socket), 0, static_cast<std::uint8_t>(3 + others + 1));
         load_arg(0);
         jump_eq(AF_UNIX, 0, 1);
@@ -269,6 +273,11 @@ public:
                 jump_eq(0, 2, 0);
                 jump_eq(IPPROTO_TCP, 1, 0);
             }
+            ret(action);
+        } else if (namespaced_only) {
+            jump_eq(AF_INET, 3, 0);  // to the final load_nr
+            jump_eq(AF_INET6, 2, 0);
+            jump_eq(AF_NETLINK, 1, 0);
             ret(action);
         }
         load_nr();
@@ -379,9 +388,10 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
         for (long call : sysv_ipc_calls)
             p.refuse(call, eperm);
     }
-    if (options.deny_unix_sockets || options.deny_other_sockets) {
+    if (options.deny_unix_sockets || options.deny_other_sockets ||
+        options.namespaced_sockets_only) {
         p.refuse_sockets(options.deny_unix_sockets, options.deny_other_sockets,
-                         options.allow_tcp_streams, eperm);
+                         options.allow_tcp_streams, options.namespaced_sockets_only, eperm);
     }
     if (options.deny_metadata) {
         p.refuse_ioctls_except(read_only_ioctls, read_only_ioctl_families, eperm);

@@ -31,6 +31,8 @@
 //         network namespace of its own, socket() of every other family as well (TCP, UDP, raw,
 //         packet, netlink: the host's network and its interfaces), with, for allow_local_binding,
 //         TCP stream sockets alone let through (Landlock's network rights refuse their connects);
+//         and where it has one, every family but AF_INET, AF_INET6 and AF_NETLINK beside
+//         AF_UNIX: a namespace does not separate the others (AF_VSOCK reaches the hypervisor);
 //       * under read-only, changes of file metadata (chmod, chown, utime, xattrs and the
 //         inode-flag ioctls), which Landlock does not govern (landlock(7)). Under
 //         workspace-write a filter cannot tell the workspace's paths apart, which is why a
@@ -55,7 +57,10 @@ struct filter_options {
     bool deny_sysv_ipc = false;       // no private IPC namespace: refuse SysV IPC and POSIX mqueues
     bool deny_unix_sockets = false;   // network deny: refuse socket(AF_UNIX)
     bool deny_other_sockets = false;  // deny, no network namespace: refuse every other family
-    bool allow_tcp_streams = false;   // with deny_other_sockets: AF_INET/AF_INET6 SOCK_STREAM
+    // deny with a network namespace: refuse the families it does not separate (vsock reaches the
+    // hypervisor from any namespace): only AF_INET, AF_INET6 and AF_NETLINK beside AF_UNIX
+    bool namespaced_sockets_only = false;
+    bool allow_tcp_streams = false;  // with deny_other_sockets: AF_INET/AF_INET6 SOCK_STREAM
 };
 
 // A built filter: plain data, so that it can be built in one process (or before a fork) and

@@ -40,11 +40,13 @@ network_walls plan_network(backend_kind kind, const network_rules& rules, int la
     switch (kind) {
         case backend_kind::bwrap:
             out.how.unshare_net = true;  // bwrap's own --unshare-net, not the launcher's
+            out.how.namespaced_sockets_only = true;
             if (listed) missing.emplace_back(listed_sockets_gap);
             break;
         case backend_kind::landlock:
             if (can_unshare_net) {
                 out.how.unshare_net = true;
+                out.how.namespaced_sockets_only = true;
                 if (listed) missing.emplace_back(listed_sockets_gap);
                 break;
             }
@@ -84,6 +86,7 @@ std::vector<std::string> launcher_network_arguments(const network_confinement& h
     if (how.deny_unix_sockets) out.emplace_back("--deny-unix-sockets");
     if (how.deny_sockets) out.emplace_back("--deny-sockets");
     if (how.deny_sockets && how.local_binding) out.emplace_back("--local-binding");
+    if (how.namespaced_sockets_only) out.emplace_back("--namespaced-sockets-only");
     return out;
 }
 

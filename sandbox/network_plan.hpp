@@ -3,9 +3,11 @@
 // can_make_network_namespace(), which asks the kernel for cordon's own capabilities.
 //
 //   bwrap, deny: --unshare-net (a network namespace with bwrap's loopback only), and the launcher
-//     inside refuses socket(AF_UNIX), since a namespace does not separate pathname sockets.
+//     inside refuses socket(AF_UNIX), since a namespace does not separate pathname sockets, and
+//     every family but AF_INET, AF_INET6 and AF_NETLINK, which it does not separate either
+//     (AF_VSOCK reaches the hypervisor from any namespace).
 //   Landlock rung, deny, where cordon holds CAP_SYS_ADMIN: the launcher (or the forked child)
-//     makes the namespace itself and brings its loopback up; socket(AF_UNIX) refused.
+//     makes the namespace itself and brings its loopback up; the same socket refusals.
 //   Landlock rung, deny, without it: no namespace; the seccomp filter refuses socket() of every
 //     family (AF_UNIX too unless allow_unix_sockets lists any), and from Landlock ABI 4 a network
 //     ruleset refuses every TCP connect and bind, a second wall for sockets the filter missed.

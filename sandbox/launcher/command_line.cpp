@@ -139,6 +139,9 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
         } else if (equals(arg, "--local-binding")) {
             out.local_binding = true;
             ++options;
+        } else if (equals(arg, "--namespaced-sockets-only")) {
+            out.namespaced_sockets_only = true;
+            ++options;
         } else if (equals(arg, "--probe")) {
             out.probe = true;
         } else if (equals(arg, "--report-ending")) {

@@ -36,7 +36,8 @@ struct command_line {
     bool deny_unix_sockets = false;
     bool deny_sockets = false;
     bool local_binding = false;
-    int env_fd = -1;             // --env-fd
+    bool namespaced_sockets_only = false;  // --namespaced-sockets-only: AF_INET/6, netlink, unix
+    int env_fd = -1;                       // --env-fd
     int quota_fd = -1;           // --quota-fd: /proc/sys/user to write the namespace's limits
     bool probe = false;          // --probe
     int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)

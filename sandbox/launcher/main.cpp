@@ -5,6 +5,7 @@
 //
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
 //                   [--unshare-net] [--deny-unix-sockets] [--deny-sockets [--local-binding]]
+//                   [--namespaced-sockets-only]
 //                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
 //                   [--rw-try PATH]
 //                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
@@ -83,6 +84,7 @@ void build_filters(const reporter& report, const command_line& line, extras::fil
     options.deny_unix_sockets = line.deny_unix_sockets;
     options.deny_other_sockets = line.deny_sockets;
     options.allow_tcp_streams = line.deny_sockets && line.local_binding;
+    options.namespaced_sockets_only = line.namespaced_sockets_only;
     int error = extras::build_filter(options, own);
     if (error == 0) {
         options.deny_sysv_ipc = true;

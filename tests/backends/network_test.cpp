@@ -156,6 +156,7 @@ TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
     const std::vector<std::string> channels = {"tcp-connect",
                                                "raw-socket",
                                                "packet-socket",
+                                               "vsock-socket",
                                                "ping-send",
                                                "unix-connect " + unix_path_.string(),
                                                "abstract-connect @" + abstract_name_,

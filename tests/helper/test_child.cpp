@@ -64,7 +64,8 @@
 //   abstract-send NAME      send a datagram to the abstract address NAME
 //   net-probe TCP UDP UNIX ABSTRACT [UNIX...]
 //                           every network channel at once: a TCP connect to 127.0.0.1:TCP, a
-//                           datagram to 127.0.0.1:UDP, a raw ICMP, a packet and a ping socket, a
+//                           datagram to 127.0.0.1:UDP, a raw ICMP, a packet, a vsock and a ping
+//                           socket, a
 //                           connect to the pathname unix socket UNIX and to the abstract one
 //                           ABSTRACT (stream), then to each further UNIX path, and a socketpair
 //   dev-use                 use the devices a command needs: /dev/null, /dev/zero, /dev/full,
@@ -967,6 +968,8 @@ int main(int argc, char** argv) {
         });
         with_socket("raw-socket", AF_INET, SOCK_RAW, IPPROTO_ICMP, [](int) { return true; });
         with_socket("packet-socket", AF_PACKET, SOCK_RAW, 0, [](int) { return true; });
+        // vsock is in no network namespace: from any, it reaches the hypervisor (CID 2).
+        with_socket("vsock-socket", AF_VSOCK, SOCK_STREAM, 0, [](int) { return true; });
         // An ICMP echo through an unprivileged ping socket, where ping_group_range allows one.
         with_socket("ping-send", AF_INET, SOCK_DGRAM, IPPROTO_ICMP, [&](int sock) {
             const unsigned char echo[8] = {8, 0, 0, 0, 0, 0, 0, 1};
