@@ -283,6 +283,16 @@ public:
         load_nr();
     }
 
+    // nr == call: `action` when argument 1 (a socket type) without its flags is `type`.
+    void refuse_socket_type(long call, std::uint32_t type, std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 5);
+        load_arg(1);
+        emit(stmt(BPF_ALU | BPF_AND | BPF_K, 0xfU));
+        jump_eq(type, 0, 1);
+        ret(action);
+        load_nr();
+    }
+
 private:
     static constexpr std::size_t capacity = filter_program::capacity;
 
@@ -392,6 +402,12 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
         options.namespaced_sockets_only) {
         p.refuse_sockets(options.deny_unix_sockets, options.deny_other_sockets,
                          options.allow_tcp_streams, options.namespaced_sockets_only, eperm);
+    }
+    if (options.deny_unix_sockets) {
+        // An unnamed datagram socket can still sendto() or connect() to any named one of the
+        // host (a datagram socket may change peers): a datagram pair is refused; stream and
+        // seqpacket pairs stay connected to each other for good.
+        p.refuse_socket_type(SYS_socketpair, SOCK_DGRAM, eperm);
     }
     if (options.deny_metadata) {
         p.refuse_ioctls_except(read_only_ioctls, read_only_ioctl_families, eperm);

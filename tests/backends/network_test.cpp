@@ -101,6 +101,7 @@ protected:
         udp_port_ = udp_.bind_loopback();
         unix_.bind_unix(unix_path_.string(), false);
         unix_.listen();
+        unix_dgram_.bind_unix(unix_path_.string() + ".dgram", false);
         listed_.bind_unix(listed_path_.string(), false);
         listed_.listen();
         abstract_.bind_unix(abstract_name_, true);
@@ -141,6 +142,7 @@ protected:
     host_socket tcp_{AF_INET, SOCK_STREAM};
     host_socket udp_{AF_INET, SOCK_DGRAM};
     host_socket unix_{AF_UNIX, SOCK_STREAM};
+    host_socket unix_dgram_{AF_UNIX, SOCK_DGRAM};
     host_socket listed_{AF_UNIX, SOCK_STREAM};
     host_socket abstract_{AF_UNIX, SOCK_STREAM};
     int tcp_port_ = 0;
@@ -153,15 +155,17 @@ TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
     const runtime::run_record record = run(network_rules{}, false);
     ASSERT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
     const std::string& out = record.stdout_output.text;
-    const std::vector<std::string> channels = {"tcp-connect",
-                                               "raw-socket",
-                                               "packet-socket",
-                                               "vsock-socket",
-                                               "ping-send",
-                                               "unix-connect " + unix_path_.string(),
-                                               "abstract-connect @" + abstract_name_,
-                                               "unix-connect " + listed_path_.string(),
-                                               "dev-tcp"};
+    const std::vector<std::string> channels = {
+        "tcp-connect",
+        "raw-socket",
+        "packet-socket",
+        "vsock-socket",
+        "ping-send",
+        "unix-connect " + unix_path_.string(),
+        "dgram-pair-sendto " + unix_path_.string() + ".dgram",
+        "abstract-connect @" + abstract_name_,
+        "unix-connect " + listed_path_.string(),
+        "dev-tcp"};
     // A datagram may leave the command's socket (into a loopback of its own, where nobody
     // listens): that it never arrives is checked on the host below.
     for (const std::string& what : channels) {
@@ -173,6 +177,7 @@ TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
     EXPECT_FALSE(tcp_.reached(true));
     EXPECT_FALSE(udp_.reached(false));
     EXPECT_FALSE(unix_.reached(true));
+    EXPECT_FALSE(unix_dgram_.reached(false));
     EXPECT_FALSE(listed_.reached(true));
     EXPECT_FALSE(abstract_.reached(true));
 

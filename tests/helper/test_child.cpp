@@ -67,7 +67,8 @@
 //                           datagram to 127.0.0.1:UDP, a raw ICMP, a packet, a vsock and a ping
 //                           socket, a
 //                           connect to the pathname unix socket UNIX and to the abstract one
-//                           ABSTRACT (stream), then to each further UNIX path, and a socketpair
+//                           ABSTRACT (stream), then to each further UNIX path, a datagram pair
+//                           sending to the datagram socket UNIX.dgram, and a stream socketpair
 //   dev-use                 use the devices a command needs: /dev/null, /dev/zero, /dev/full,
 //                           /dev/random, /dev/urandom, /dev/stdout
 //   proc-attack TARGETFILE MS
@@ -995,6 +996,24 @@ int main(int argc, char** argv) {
         unix_connect(std::string("abstract-connect @") + arg(5), arg(5), true);
         for (int i = 6; arg(i) != nullptr; ++i)
             unix_connect(std::string("unix-connect ") + arg(i), arg(i), false);
+        // A datagram socket may send to any named one: only a stream pair stays the run's own.
+        const std::string dgram = std::string(arg(4)) + ".dgram";
+        attempt("dgram-pair-sendto " + dgram, [&] {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            std::memcpy(address.sun_path, dgram.data(),
+                        std::min(dgram.size(), sizeof address.sun_path - 1));
+            const bool sent =
+                ::sendto(pair[0], "pwned", 5, 0, reinterpret_cast<const sockaddr*>(&address),
+                         sizeof address) == 5;
+            const int error = errno;
+            ::close(pair[0]);
+            ::close(pair[1]);
+            errno = error;
+            return sent;
+        });
         attempt("socketpair", [] {
             int pair[2];
             if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
