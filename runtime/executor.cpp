@@ -386,6 +386,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
             record.sandbox.backend = confined->backend;
             record.sandbox.gaps = confined->gaps;
             record.sandbox.quotas_per_run = confined->quotas_per_run;
+            record.sandbox.network = confined->network;
             if (mode == sandbox::sandbox_mode::workspace_write) {
                 record.sandbox.writable_roots = std::move(writable);
                 record.sandbox.tmp = tmp;
@@ -393,6 +394,8 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
             record.sandbox.protected_paths = std::move(confined->protected_paths);
             record.sandbox.masked_paths = std::move(confined->masked_paths);
             record.sandbox.hidden_paths = std::move(confined->hidden_paths);
+        } else {
+            record.sandbox.network = sandbox::network_facts{};  // the host's: allow, none
         }
         record.limits = outcome.limits_applied;
         record.limits_hit = outcome.limits_hit;

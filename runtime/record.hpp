@@ -39,6 +39,10 @@ struct sandbox_facts {
     std::vector<std::string> hidden_paths;
     std::vector<std::string> gaps;
     bool quotas_per_run = false;  // sandbox::confined_argv::quotas_per_run
+    // The network policy as the run had it: confine()'s facts for a confined run; for
+    // danger-full-access the host's network (allow, enforcement none). Absent when no run
+    // started under a known policy (a sandbox that could not run the command).
+    std::optional<sandbox::network_facts> network;
 };
 
 struct run_record {

@@ -41,6 +41,12 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
     if (outcome != nullptr && outcome->kind == outcome_kind::runner_failed) {
         out["runnerFailed"] = true;
     }
+    out["network"] = json();
+    if (facts.network) {
+        out["network"] = json{{"policy", sandbox::to_string(facts.network->policy)},
+                              {"enforcement", sandbox::to_string(facts.network->level)},
+                              {"missing", facts.network->missing}};
+    }
     if (facts.enforcement) {
         out["policy"] = json{{"writableRoots", facts.writable_roots},
                              {"tmp", facts.tmp ? json(sandbox::to_string(*facts.tmp)) : json()},

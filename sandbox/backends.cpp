@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/network_plan.hpp"
 #include "sandbox/protected_paths.hpp"
 
 namespace cordon::sandbox {
@@ -35,6 +36,12 @@ void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& pol
     out.runner_failure_rules = runner_failure_rules(kind);
     out.status = status_channel{runner_status_fd};
     out.environment_fd = command_environment_fd;
+    out.network =
+        plan_network(kind, policy.network, host.landlock_abi, host.network_namespace).facts;
+    if (!out.network.missing.empty()) {
+        out.level = enforcement::partial;
+        out.gaps.insert(out.gaps.end(), out.network.missing.begin(), out.network.missing.end());
+    }
 }
 
 }  // namespace
@@ -183,6 +190,8 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     // it from every set (CAP_SETPCAP, also left to it, empties the bounding set).
     if (inside_bwrap) out.insert(out.end(), {"--quota-fd", std::to_string(user_sysctls_fd)});
     if (mode == sandbox_mode::read_only) out.emplace_back("--deny-metadata");
+    for (std::string& flag : launcher_network_arguments(paths.network))
+        out.push_back(std::move(flag));
     out.emplace_back("--read-root");
     for (const std::string& denied : paths.deny_read)
         out.insert(out.end(), {"--deny-read", denied});
@@ -208,10 +217,14 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
 
 namespace {
 
-launcher_paths launcher_paths_of(const sandbox_policy& policy, const profile& host) {
+launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy,
+                                 const profile& host) {
     launcher_paths out;
     out.tmp = policy.rules.tmp;
     out.writable = host.writable.size();
+    out.network = plan_network(kind, policy.network, host.landlock_abi, host.network_namespace).how;
+    // Inside bwrap the namespace is bwrap's own (--unshare-net).
+    if (kind == backend_kind::bwrap) out.network.unshare_net = false;
     if (host.paths != nullptr) {
         for (const hidden_path& hidden : host.paths->hidden)
             out.deny_read.push_back(hidden.path.string());
@@ -328,7 +341,15 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"private tmp", true, "a tmpfs"},
                     {"kernel quotas", true,
                      "the user namespace's own inotify, fanotify and namespace limits; rlimits "
-                     "for signals, message queues and locked memory"}};
+                     "for signals, message queues and locked memory"},
+                    {"network deny", true,
+                     "a network namespace with loopback only; socket(AF_UNIX) refused (host "
+                     "pathname sockets), socketpair kept"},
+                    {"network allow", true, "the host's network"},
+                    {"allowed unix sockets", false,
+                     "listing any lets socket(AF_UNIX) through for every path (needs "
+                     "--accept-partial)"},
+                    {"local binding", true, "the run's own loopback"}};
         case backend_kind::landlock:
             return {{"protected names", false,
                      "Landlock grants write to a whole tree (needs --accept-partial)"},
@@ -340,7 +361,18 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"private tmp", true, "a directory of the run's own as $TMPDIR"},
                     {"kernel quotas", false,
                      "inotify and fanotify count against cordon's uid (no user namespace); "
-                     "rlimits for signals, message queues and locked memory"}};
+                     "rlimits for signals, message queues and locked memory"},
+                    {"network deny", true,
+                     "a network namespace with its loopback up where cordon holds "
+                     "CAP_SYS_ADMIN; otherwise socket() of every family refused and, from "
+                     "Landlock ABI 4, TCP connect and bind (partial below ABI 4)"},
+                    {"network allow", true, "the host's network"},
+                    {"allowed unix sockets", false,
+                     "listing any lets socket(AF_UNIX) through for every path (needs "
+                     "--accept-partial)"},
+                    {"local binding", true,
+                     "the run's own loopback with a namespace; without one the host's "
+                     "interfaces (needs --accept-partial)"}};
         case backend_kind::seatbelt:
             // cordon's Seatbelt profile has no rule for these (and no macOS host to prove one
             // on): a policy that asks for them is refused unless the gap is accepted.
@@ -349,7 +381,11 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"denied reads", false, "no profile rule (needs --accept-partial)"},
                     {"writable roots", true, "subpath rules"},
                     {"private tmp", false, "the host's /tmp"},
-                    {"kernel quotas", false, "counted against cordon's uid"}};
+                    {"kernel quotas", false, "counted against cordon's uid"},
+                    {"network deny", false, "no profile rule (needs --accept-partial)"},
+                    {"network allow", true, "the host's network"},
+                    {"allowed unix sockets", false, "no profile rule"},
+                    {"local binding", false, "no profile rule"}};
     }
     return {};
 }
@@ -445,6 +481,9 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                 "/proc",
                 "--remount-ro",
                 "/proc"};
+    if (policy.network.policy == network_policy::deny) {
+        out.argv.insert(out.argv.begin() + 6, "--unshare-net");  // after --unshare-uts
+    }
     // bwrap's /dev is a tmpfs of unbounded size and its /dev/shm a directory in it: a sized
     // tmpfs of its own goes over it (POSIX shared memory, writable in every mode).
     out.argv.insert(out.argv.end(), {"--size", tmpfs_share(policy, 4), "--tmpfs", "/dev/shm"});
@@ -483,11 +522,17 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
             }
         }
     }
+    // A listed host socket stays reachable where a mount of the profile (the private /tmp)
+    // would hide it.
+    for (const auto& socket : policy.network.allow_unix_sockets) {
+        out.argv.insert(out.argv.end(), {"--bind-try", socket.string(), socket.string()});
+    }
     add_hidden_mounts(out, policy, host);
     out.argv.insert(out.argv.end(), {"--chdir", host.workdir.empty() ? root : host.workdir.string(),
                                      "--", "/proc/self/fd/" + std::to_string(launcher_image_fd)});
-    const std::vector<std::string> launcher = launcher_arguments(
-        policy.mode, true, host.landlock_abi > 0, launcher_paths_of(policy, host));
+    const std::vector<std::string> launcher =
+        launcher_arguments(policy.mode, true, host.landlock_abi > 0,
+                           launcher_paths_of(backend_kind::bwrap, policy, host));
     out.argv.insert(out.argv.end(), launcher.begin(), launcher.end());
     append_command(out.argv, argv);
     out.fds.push_back({launcher_image_fd, host.launcher_image});
@@ -504,7 +549,7 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
     confined_argv out;
     set_common(out, backend_kind::landlock, policy, host);
     out.argv = {launcher.string()};
-    const launcher_paths paths = launcher_paths_of(policy, host);
+    const launcher_paths paths = launcher_paths_of(backend_kind::landlock, policy, host);
     const std::vector<std::string> arguments = launcher_arguments(policy.mode, false, true, paths);
     out.argv.insert(out.argv.end(), arguments.begin(), arguments.end());
     append_command(out.argv, argv);
@@ -519,6 +564,7 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
     }
     in_child.deny_read = paths.deny_read;
     in_child.allow_read = paths.allow_read;
+    in_child.network = paths.network;
     out.runner = host.launcher_image;
     out.in_child = std::move(in_child);
     record_paths(out, host);
@@ -559,6 +605,11 @@ confined_argv seatbelt_confine(const std::filesystem::path& sandbox_exec,
     append_command(out.argv, argv);
     out.denial_signatures = denial_signatures(backend_kind::seatbelt);
     out.runner_failure_rules = runner_failure_rules(backend_kind::seatbelt);
+    out.network = plan_network(backend_kind::seatbelt, policy.network, 0, false).facts;
+    if (!out.network.missing.empty()) {
+        out.level = enforcement::partial;
+        out.gaps.insert(out.gaps.end(), out.network.missing.begin(), out.network.missing.end());
+    }
     return out;
 }
 

@@ -61,6 +61,9 @@ struct profile {
     // bwrap: an O_PATH fd of /proc/sys/user in a writable proc (cordon's own), handed to the
     // launcher at user_sysctls_fd.
     std::shared_ptr<const unique_fd> user_sysctls;
+    // The Landlock rung: cordon can make the command a network namespace (it holds
+    // CAP_SYS_ADMIN), network_plan.hpp.
+    bool network_namespace = false;
 };
 
 // How completely a backend enforces a mode with a given Landlock ABI, and why not fully.
@@ -109,6 +112,7 @@ struct launcher_paths {
     std::vector<std::string> deny_read;   // --deny-read, each
     std::vector<std::string> allow_read;  // --ro-try, each (beneath a denied directory)
     std::size_t writable = 0;             // --rw-fd writable_fd + i, each
+    network_confinement network;          // launcher_network_arguments(), network_plan.hpp
 };
 [[nodiscard]] std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap,
                                                           bool landlock,
@@ -116,7 +120,8 @@ struct launcher_paths {
 
 // bubblewrap:
 //   bwrap --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts
-//         --unshare-cgroup-try --new-session --cap-drop ALL --die-with-parent
+//         [network deny: --unshare-net] --unshare-cgroup-try --new-session --cap-drop ALL
+//         --die-with-parent
 //         --ro-bind / / --dev /dev --proc /proc --remount-ro /proc --size S/4 --tmpfs /dev/shm
 //         [--size S/2 --tmpfs /tmp --bind-fd 7 R]  --chdir WORKDIR
 //         -- /proc/self/fd/6 LAUNCHER-ARGUMENTS... -- ARGV
@@ -127,6 +132,8 @@ struct launcher_paths {
 //     kernel kills everything left in the namespace, and no host process can be named by pid.
 //   --unshare-ipc --unshare-uts --unshare-cgroup-try: private SysV IPC (shared memory of host
 //     processes out of reach, nothing outlives the run), hostname, and cgroup view.
+//   --unshare-net (network deny): a network namespace whose loopback bwrap brings up; the
+//     launcher inside refuses socket(AF_UNIX) (network_plan.hpp).
 //   --new-session: no terminal to inject input into (TIOCSTI).
 //   --remount-ro /proc: uid 0 writes procfs files whose permission checks look at the uid, not
 //     at a capability (/proc/sys among them); bwrap's own cover of /proc/sys is skipped when the

@@ -15,6 +15,7 @@ std::string child_confinement_failure(launcher_stage stage, int error) {
     if (stage == launcher_stage::capabilities) step = walls::step::capabilities;
     if (stage == launcher_stage::seccomp) step = walls::step::seccomp;
     if (stage == launcher_stage::quotas) step = walls::step::quotas;
+    if (stage == launcher_stage::network) step = walls::step::network;
     return std::string("cordon-landlock: ") + walls::reason_of(step) + ": " + std::strerror(error);
 }
 
@@ -79,8 +80,18 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
             return failed();
         }
     }
+    if (plan.network.deny_sockets && abi >= landlock::network_abi) {
+        out->network_ruleset.reset(
+            landlock::create_network_ruleset(abi, plan.network.local_binding, &failure));
+        if (!out->network_ruleset) return failed();
+    }
+    out->unshare_net = plan.network.unshare_net;
     extras::filter_options filter;
     filter.deny_metadata = plan.mode == sandbox_mode::read_only;
+    filter.deny_unix_sockets = plan.network.deny_unix_sockets;
+    filter.deny_other_sockets = plan.network.deny_sockets;
+    filter.allow_tcp_streams = plan.network.deny_sockets && plan.network.local_binding;
+    filter.namespaced_sockets_only = plan.network.namespaced_sockets_only;
     if (const int error = extras::build_filter(filter, out->own_ipc); error != 0) {
         return child_confinement_failure(launcher_stage::seccomp, error);
     }
@@ -98,6 +109,8 @@ int apply_child_confinement(const child_confinement& confinement, launcher_stage
     plan.own_ipc = &confinement.own_ipc;
     plan.shared_ipc = &confinement.shared_ipc;
     plan.partial_notice = confinement.partial_notice;
+    plan.unshare_net = confinement.unshare_net;
+    plan.network_ruleset = confinement.network_ruleset ? confinement.network_ruleset.get() : -1;
     walls::step step = walls::step::landlock;
     const int error = walls::apply(plan, &step);
     if (error != 0) *failed = walls::stage_of(step);

@@ -25,6 +25,8 @@ struct child_confinement {
     bool partial_notice = false;        // the ABI is older than full_filesystem_abi
     extras::filter_program own_ipc;     // the child made its own IPC namespace
     extras::filter_program shared_ipc;  // it could not: SysV IPC and message queues refused
+    bool unshare_net = false;           // network deny: a private network namespace
+    unique_fd network_ruleset;          // network deny without one: TCP refused (ABI 4+)
 };
 
 // Builds the confinement for `plan` in the parent; the launcher's failure line when it cannot

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sandbox/mode.hpp"
+#include "sandbox/policy.hpp"
 #include "sandbox/unique_fd.hpp"
 
 namespace cordon::sandbox {
@@ -46,6 +47,28 @@ struct passed_fd {
     std::shared_ptr<const unique_fd> fd;
 };
 
+// How completely a run's network policy is enforced: `none` when the command has the host's
+// network (policy allow, or danger-full-access), `partial` naming what is missing.
+enum class network_enforcement { full, partial, none };
+[[nodiscard]] std::string_view to_string(network_enforcement value) noexcept;
+
+// The record's sandbox.network (docs/contract.md).
+struct network_facts {
+    network_policy policy = network_policy::allow;
+    network_enforcement level = network_enforcement::none;
+    std::vector<std::string> missing;  // under partial: one line per part not enforced
+};
+
+// The network walls of the Landlock rung and of the launcher inside bwrap (sandbox/walls.hpp).
+struct network_confinement {
+    bool unshare_net = false;        // make a private network namespace, loopback up
+    bool deny_unix_sockets = false;  // refuse socket(AF_UNIX): host pathname sockets
+    bool deny_sockets = false;       // no namespace: refuse every other family, TCP by Landlock
+    bool local_binding = false;      // with deny_sockets: TCP stream sockets may bind
+    // with a namespace: refuse the families it does not separate (AF_VSOCK, ...)
+    bool namespaced_sockets_only = false;
+};
+
 struct landlock_in_child {
     sandbox_mode mode;
     int abi;                                     // the kernel's Landlock ABI (> 0)
@@ -55,6 +78,7 @@ struct landlock_in_child {
     bool host_tmp = false;                // workspace-write: the host's /tmp is writable
     std::vector<std::string> deny_read;   // left out of the read grants (canonical)
     std::vector<std::string> allow_read;  // read all the same, beneath a denied directory
+    network_confinement network = {};
 };
 
 struct confined_argv {
@@ -93,6 +117,8 @@ struct confined_argv {
     // the run's own: bwrap's user namespace carries them (quotas.hpp). False: they count against
     // the uid's own limits, beside every other process of it, with only the rlimits lowered.
     bool quotas_per_run = false;
+    // The network policy as this run enforces it (network_plan.hpp).
+    network_facts network;
 };
 
 }  // namespace cordon::sandbox

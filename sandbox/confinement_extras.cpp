@@ -7,9 +7,13 @@
 #include <linux/filter.h>
 #include <linux/ioprio.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,6 +21,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace cordon::sandbox::extras {
 
@@ -170,6 +175,9 @@ public:
     void jump_set(std::uint32_t bits, std::uint8_t jt, std::uint8_t jf) noexcept {
         emit(jmp(BPF_JMP | BPF_JSET | BPF_K, bits, jt, jf));
     }
+    void jump_always(std::uint32_t offset) noexcept {
+        emit(stmt(BPF_JMP | BPF_JA | BPF_K, offset));
+    }
 
     // nr == call: `action`.
     void refuse(long call, std::uint32_t action) noexcept {
@@ -234,6 +242,57 @@ public:
         load_nr();
     }
 
+    // nr == socket: `action` for the families the options refuse (argument 0), except, with
+    // allow_streams, AF_INET and AF_INET6 of type SOCK_STREAM (argument 1, flags masked off) and
+    // protocol 0 or IPPROTO_TCP (argument 2): not MPTCP, which Landlock's TCP rights may not see.
+    // With `namespaced_only` instead of other_families: every family but AF_INET, AF_INET6 and
+    // AF_NETLINK (and AF_UNIX, decided by `unix_family`).
+    void refuse_sockets(bool unix_family, bool other_families, bool allow_streams,
+                        bool namespaced_only, std::uint32_t action) noexcept {
+        // After the first jump: load, unix test, unix verdict, `others`, load_nr. A mismatch on
+        // the number skips the final load_nr too: the number is still loaded.
+        std::uint8_t others = 0;
+        if (other_families) others = allow_streams ? 9 : 1;
+        if (!other_families && namespaced_only) others = 4;
+        jump_eq(sysno(SYS_socket), 0, static_cast<std::uint8_t>(3 + others + 1));
+        load_arg(0);
+        jump_eq(AF_UNIX, 0, 1);
+        if (unix_family) {
+            ret(action);
+        } else {
+            jump_always(others);  // to the final load_nr
+        }
+        if (other_families) {
+            if (allow_streams) {
+                jump_eq(AF_INET, 1, 0);
+                jump_eq(AF_INET6, 0, 6);
+                load_arg(1);
+                emit(stmt(BPF_ALU | BPF_AND | BPF_K, 0xfU));  // the type without its flags
+                jump_eq(SOCK_STREAM, 0, 3);
+                load_arg(2);
+                jump_eq(0, 2, 0);
+                jump_eq(IPPROTO_TCP, 1, 0);
+            }
+            ret(action);
+        } else if (namespaced_only) {
+            jump_eq(AF_INET, 3, 0);  // to the final load_nr
+            jump_eq(AF_INET6, 2, 0);
+            jump_eq(AF_NETLINK, 1, 0);
+            ret(action);
+        }
+        load_nr();
+    }
+
+    // nr == call: `action` when argument 1 (a socket type) without its flags is `type`.
+    void refuse_socket_type(long call, std::uint32_t type, std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 5);
+        load_arg(1);
+        emit(stmt(BPF_ALU | BPF_AND | BPF_K, 0xfU));
+        jump_eq(type, 0, 1);
+        ret(action);
+        load_nr();
+    }
+
 private:
     static constexpr std::size_t capacity = filter_program::capacity;
 
@@ -287,6 +346,24 @@ int private_ipc_namespace() noexcept {
     return 0;
 }
 
+int private_network_namespace() noexcept {
+    if (::unshare(CLONE_NEWNET) != 0) return errno;
+    // The new namespace's loopback is down: up, it has 127.0.0.1 and ::1 of its own.
+    const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return errno;
+    ifreq request{};
+    std::memcpy(request.ifr_name, "lo", 3);
+    int error = 0;
+    if (::ioctl(fd, SIOCGIFFLAGS, &request) != 0) {
+        error = errno;
+    } else {
+        request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
+        if (::ioctl(fd, SIOCSIFFLAGS, &request) != 0) error = errno;
+    }
+    ::close(fd);
+    return error;
+}
+
 int build_filter(const filter_options& options, filter_program& out) noexcept {
     program p;
     p.load_arch();
@@ -320,6 +397,17 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
     if (options.deny_sysv_ipc) {
         for (long call : sysv_ipc_calls)
             p.refuse(call, eperm);
+    }
+    if (options.deny_unix_sockets || options.deny_other_sockets ||
+        options.namespaced_sockets_only) {
+        p.refuse_sockets(options.deny_unix_sockets, options.deny_other_sockets,
+                         options.allow_tcp_streams, options.namespaced_sockets_only, eperm);
+    }
+    if (options.deny_unix_sockets) {
+        // An unnamed datagram socket can still sendto() or connect() to any named one of the
+        // host (a datagram socket may change peers): a datagram pair is refused; stream and
+        // seqpacket pairs stay connected to each other for good.
+        p.refuse_socket_type(SYS_socketpair, SOCK_DGRAM, eperm);
     }
     if (options.deny_metadata) {
         p.refuse_ioctls_except(read_only_ioctls, read_only_ioctl_families, eperm);

@@ -24,6 +24,16 @@
 //       * io_uring, whose operations do not pass through seccomp at all;
 //       * SysV IPC and POSIX message queues when the command has no IPC namespace of its own:
 //         their objects are shared with the host and outlive the run;
+//       * under network deny, socket(AF_UNIX): a network namespace does not separate pathname
+//         unix sockets (a container daemon's, the session bus's), and neither a read-only mount
+//         nor Landlock stops a connect() to one; socketpair() stays, so that a command's own
+//         processes still talk over unix sockets they never name, except a datagram pair (a
+//         datagram socket can sendto() any named one, or connect() to it). Where the command has no
+//         network namespace of its own, socket() of every other family as well (TCP, UDP, raw,
+//         packet, netlink: the host's network and its interfaces), with, for allow_local_binding,
+//         TCP stream sockets alone let through (Landlock's network rights refuse their connects);
+//         and where it has one, every family but AF_INET, AF_INET6 and AF_NETLINK beside
+//         AF_UNIX: a namespace does not separate the others (AF_VSOCK reaches the hypervisor);
 //       * under read-only, changes of file metadata (chmod, chown, utime, xattrs and the
 //         inode-flag ioctls), which Landlock does not govern (landlock(7)). Under
 //         workspace-write a filter cannot tell the workspace's paths apart, which is why a
@@ -44,8 +54,14 @@ namespace cordon::sandbox::extras {
 [[nodiscard]] int drop_capabilities() noexcept;
 
 struct filter_options {
-    bool deny_metadata = false;  // read-only: refuse chmod/chown/utime/xattr and inode flags
-    bool deny_sysv_ipc = false;  // no private IPC namespace: refuse SysV IPC and POSIX mqueues
+    bool deny_metadata = false;       // read-only: refuse chmod/chown/utime/xattr and inode flags
+    bool deny_sysv_ipc = false;       // no private IPC namespace: refuse SysV IPC and POSIX mqueues
+    bool deny_unix_sockets = false;   // network deny: refuse socket(AF_UNIX)
+    bool deny_other_sockets = false;  // deny, no network namespace: refuse every other family
+    // deny with a network namespace: refuse the families it does not separate (vsock reaches the
+    // hypervisor from any namespace): only AF_INET, AF_INET6 and AF_NETLINK beside AF_UNIX
+    bool namespaced_sockets_only = false;
+    bool allow_tcp_streams = false;  // with deny_other_sockets: AF_INET/AF_INET6 SOCK_STREAM
 };
 
 // A built filter: plain data, so that it can be built in one process (or before a fork) and
@@ -67,5 +83,10 @@ struct filter_program {
 // capabilities); returns 0 or an errno. Its SysV objects and message queues are invisible to the
 // host and disappear with the last process that uses them.
 [[nodiscard]] int private_ipc_namespace() noexcept;
+
+// Gives the caller a private network namespace and brings its loopback up (needs CAP_SYS_ADMIN
+// and, for the loopback, CAP_NET_ADMIN over the new namespace: call it before dropping
+// capabilities); returns 0 or an errno. Raw unshare, socket and ioctl: async-signal-safe.
+[[nodiscard]] int private_network_namespace() noexcept;
 
 }  // namespace cordon::sandbox::extras

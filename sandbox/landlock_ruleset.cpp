@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 // Debian 12's kernel headers predate some rights and the scopes; the values are UAPI and never
@@ -170,6 +171,19 @@ int create_scope_ruleset(int abi, failure* out) noexcept {
     attr.scoped = scopes(abi);
     if (attr.scoped == 0) return fail(out, launcher_stage::ruleset, EOPNOTSUPP, nullptr);
     const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0U);
+    if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
+    return static_cast<int>(ruleset);
+}
+
+int create_network_ruleset(int abi, bool allow_bind, failure* out) noexcept {
+    if (abi < network_abi) return fail(out, launcher_stage::ruleset, EOPNOTSUPP, nullptr);
+    constexpr std::uint64_t bind_tcp = 1ULL << 0;     // LANDLOCK_ACCESS_NET_BIND_TCP
+    constexpr std::uint64_t connect_tcp = 1ULL << 1;  // LANDLOCK_ACCESS_NET_CONNECT_TCP
+    ruleset_attr attr{};
+    attr.handled_access_net = connect_tcp | (allow_bind ? 0 : bind_tcp);
+    // The layer handles nothing else: the struct ends before `scoped` for the kernel's check.
+    const long ruleset =
+        ::syscall(SYS_landlock_create_ruleset, &attr, offsetof(ruleset_attr, scoped), 0U);
     if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
     return static_cast<int>(ruleset);
 }

@@ -24,6 +24,7 @@ namespace cordon::sandbox::landlock {
 inline constexpr int max_abi = 6;
 inline constexpr int full_filesystem_abi = 5;
 inline constexpr int scopes_abi = 6;
+inline constexpr int network_abi = 4;  // TCP bind and connect rights
 
 // The kernel's Landlock ABI version (>= 1), or -errno: -ENOSYS when the kernel was built
 // without Landlock, -EOPNOTSUPP when it was built with it but Landlock is disabled at boot.
@@ -58,6 +59,12 @@ struct failure {
 // sockets of the domain it came from. Needs ABI 6 (EOPNOTSUPP below). Returns its fd (CLOEXEC),
 // or -1 with *out filled in.
 [[nodiscard]] int create_scope_ruleset(int abi, failure* out) noexcept;
+
+// Creates a ruleset that handles TCP connect and, unless `allow_bind`, TCP bind, with no port
+// allowed: restricting itself with it (a second layer beside the filesystem ruleset) leaves a
+// process no TCP connect to any port, on any host. Needs ABI 4 (EOPNOTSUPP below). Returns its fd
+// (CLOEXEC), or -1 with *out filled in.
+[[nodiscard]] int create_network_ruleset(int abi, bool allow_bind, failure* out) noexcept;
 
 // Adds a PATH_BENEATH rule for `target` (any open fd; O_PATH is enough). On a non-directory the
 // rights are masked to file_access_mask(). Returns 0, or -1 with *out filled in. Does not close

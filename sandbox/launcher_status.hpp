@@ -27,6 +27,7 @@ enum class launcher_stage : std::uint32_t {
     environment = 10,  // reading the command's environment from --env-fd
     spawn = 11,        // --report-ending: starting the command as the launcher's child
     quotas = 12,       // lowering the rlimits, writing the user namespace's limits (quotas.hpp)
+    network = 13,      // making the private network namespace, bringing its loopback up
 };
 
 enum class launcher_record_kind : std::uint32_t {

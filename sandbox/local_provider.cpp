@@ -15,6 +15,7 @@
 #include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/mount_exposure.hpp"
+#include "sandbox/network_plan.hpp"
 #include "sandbox/path_plan.hpp"
 #include "sandbox/private_tmp.hpp"
 #include "sandbox/protected_paths.hpp"
@@ -287,6 +288,7 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
     host.paths = extra.plan;
     host.writable = std::move(extra.writable);
     host.private_tmp = extra.private_tmp;
+    host.network_namespace = rung.kind == backend_kind::landlock && can_make_network_namespace();
     confined_argv out;
     switch (rung.kind) {
         case backend_kind::bwrap: {
@@ -377,9 +379,16 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
     }
     const path_plan& paths = std::get<path_plan>(planned);
     std::vector<std::string> gaps = path_gaps(rung->kind, policy, paths);
-    if (!gaps.empty() && !policy.rules.accept_partial) {
+    // The network's gaps join the record's through confine()'s own assessment; here they only
+    // decide, with the paths', whether the run may go ahead.
+    const network_walls network =
+        plan_network(rung->kind, policy.network, rung->landlock_abi.value_or(0),
+                     rung->kind == backend_kind::landlock && can_make_network_namespace());
+    if ((!gaps.empty() || !network.facts.missing.empty()) && !policy.rules.accept_partial) {
         std::string why;
         for (const std::string& gap : gaps)
+            why += (why.empty() ? "" : "; ") + gap;
+        for (const std::string& gap : network.facts.missing)
             why += (why.empty() ? "" : "; ") + gap;
         std::vector<unusable_backend> backends;
         {

@@ -13,6 +13,8 @@ namespace cordon::sandbox::walls {
 
 launcher_stage stage_of(step failed) noexcept {
     switch (failed) {
+        case step::network:
+            return launcher_stage::network;
         case step::quotas:
             return launcher_stage::quotas;
         case step::capabilities:
@@ -28,6 +30,8 @@ launcher_stage stage_of(step failed) noexcept {
 
 const char* reason_of(step failed) noexcept {
     switch (failed) {
+        case step::network:
+            return "cannot make a private network namespace";
         case step::quotas:
             return "cannot bound the kernel quotas";
         case step::capabilities:
@@ -47,6 +51,12 @@ int apply(const plan& walls, step* failed) noexcept {
     // while the capability to do so is still held; where that is impossible, the filter refuses
     // them rather than share the host's.
     const bool own_ipc = walls.own_ipc_given || extras::private_ipc_namespace() == 0;
+    if (walls.unshare_net) {
+        if (const int error = extras::private_network_namespace(); error != 0) {
+            *failed = step::network;
+            return error;
+        }
+    }
 
     // The quotas counted per uid: written while CAP_SYS_RESOURCE in the user namespace is held.
     int quota_error = quotas::lower_rlimits();
@@ -72,6 +82,12 @@ int apply(const plan& walls, step* failed) noexcept {
     } else if (::prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) {
         *failed = step::no_new_privs;
         return errno;
+    }
+    if (walls.network_ruleset >= 0) {
+        if (const int error = landlock::restrict_self(walls.network_ruleset); error != 0) {
+            *failed = step::landlock;
+            return error;
+        }
     }
     if (const int error = extras::install_program(own_ipc ? *walls.own_ipc : *walls.shared_ipc);
         error != 0) {

@@ -5,10 +5,14 @@
 //
 //   1. a private IPC namespace, while the capability to make one is still held; where none can
 //      be made, the seccomp filter of step 4 refuses SysV IPC and POSIX message queues instead;
+//      under network deny with plan::unshare_net, a private network namespace with its loopback
+//      up (a failure fails the run: the caller chose it because one can be made); without one,
+//      the network ruleset of step 3 and the filter's socket rules deny the network instead;
 //      then the run's kernel quotas (quotas.hpp): the rlimits lowered and, under bwrap, the user
 //      namespace's user.max_* limits written while CAP_SYS_RESOURCE is still held;
 //   2. every capability dropped (all rule paths are open by now: nothing below needs one);
-//   3. no_new_privs and landlock_restrict_self (no_new_privs alone for --no-landlock);
+//   3. no_new_privs and landlock_restrict_self (no_new_privs alone for --no-landlock), then the
+//      network ruleset, a second layer, when there is one;
 //   4. the seccomp filter, last, so that it need not allow the calls of the steps before it;
 //   5. the partial-enforcement notice on stderr, once, when the ruleset's ABI is older than
 //      landlock::full_filesystem_abi.
@@ -32,6 +36,7 @@ inline constexpr char partial_notice[] =
 
 // The steps of apply() that can fail, in their order.
 enum class step : unsigned char {
+    network,       // making the private network namespace, bringing its loopback up
     quotas,        // lowering the rlimits, writing the user namespace's limits
     capabilities,  // dropping the capability sets
     landlock,      // no_new_privs + landlock_restrict_self
@@ -56,6 +61,11 @@ struct plan {
     const extras::filter_program* own_ipc = nullptr;  // the filter with an IPC namespace of its own
     const extras::filter_program* shared_ipc = nullptr;  // the filter when it shares the host's
     bool partial_notice = false;  // write partial_notice once the walls stand
+    bool unshare_net = false;     // network deny: make a private network namespace
+    // network deny without a namespace: a Landlock ruleset refusing TCP connects (and binds)
+    // (landlock::create_network_ruleset), restricted to after the filesystem one; -1: none.
+    // Not closed.
+    int network_ruleset = -1;
 };
 
 // Raises the walls of `walls` in the calling process, in the order above. Returns 0, or an errno

@@ -127,6 +127,21 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
         } else if (equals(arg, "--deny-metadata")) {
             out.deny_metadata = true;
             ++options;
+        } else if (equals(arg, "--unshare-net")) {
+            out.unshare_net = true;
+            ++options;
+        } else if (equals(arg, "--deny-unix-sockets")) {
+            out.deny_unix_sockets = true;
+            ++options;
+        } else if (equals(arg, "--deny-sockets")) {
+            out.deny_sockets = true;
+            ++options;
+        } else if (equals(arg, "--local-binding")) {
+            out.local_binding = true;
+            ++options;
+        } else if (equals(arg, "--namespaced-sockets-only")) {
+            out.namespaced_sockets_only = true;
+            ++options;
         } else if (equals(arg, "--probe")) {
             out.probe = true;
         } else if (equals(arg, "--report-ending")) {

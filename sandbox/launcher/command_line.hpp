@@ -28,7 +28,16 @@ struct command_line {
     bool landlock = true;        // --no-landlock clears it
     bool private_ipc = false;    // --private-ipc: the caller gave the command its own IPC namespace
     bool deny_metadata = false;  // --deny-metadata: read-only's metadata rules
-    int env_fd = -1;             // --env-fd
+    // Network deny (sandbox/walls.hpp): --unshare-net makes the command a network namespace of
+    // its own; --deny-unix-sockets refuses socket(AF_UNIX); --deny-sockets (no namespace)
+    // refuses every other family and, from Landlock ABI 4, TCP connects and binds;
+    // --local-binding lets TCP stream sockets bind with --deny-sockets.
+    bool unshare_net = false;
+    bool deny_unix_sockets = false;
+    bool deny_sockets = false;
+    bool local_binding = false;
+    bool namespaced_sockets_only = false;  // --namespaced-sockets-only: AF_INET/6, netlink, unix
+    int env_fd = -1;                       // --env-fd
     int quota_fd = -1;           // --quota-fd: /proc/sys/user to write the namespace's limits
     bool probe = false;          // --probe
     int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)

@@ -4,6 +4,8 @@
 // gap must line up before anything escapes.
 //
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
+//                   [--unshare-net] [--deny-unix-sockets] [--deny-sockets [--local-binding]]
+//                   [--namespaced-sockets-only]
 //                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
 //                   [--rw-try PATH]
 //                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
@@ -79,6 +81,10 @@ void build_filters(const reporter& report, const command_line& line, extras::fil
                    extras::filter_program& shared) noexcept {
     extras::filter_options options;
     options.deny_metadata = line.deny_metadata;
+    options.deny_unix_sockets = line.deny_unix_sockets;
+    options.deny_other_sockets = line.deny_sockets;
+    options.allow_tcp_streams = line.deny_sockets && line.local_binding;
+    options.namespaced_sockets_only = line.namespaced_sockets_only;
     int error = extras::build_filter(options, own);
     if (error == 0) {
         options.deny_sysv_ipc = true;
@@ -117,6 +123,15 @@ int main(int argc, char** argv) {
     plan.shared_ipc = &shared_ipc;
     plan.own_ipc_given = line.private_ipc;
     plan.user_sysctls = line.quota_fd;
+    plan.unshare_net = line.unshare_net;
+    if (line.deny_sockets && line.landlock && abi >= landlock::network_abi) {
+        landlock::failure failure{};
+        plan.network_ruleset = landlock::create_network_ruleset(abi, line.local_binding, &failure);
+        if (plan.network_ruleset < 0) {
+            report.fail(failure.stage, failure.error, "%s: %s",
+                        walls::reason_of(walls::step::landlock), std::strerror(failure.error));
+        }
+    }
 
     walls::step failed = walls::step::landlock;
     if (const int error = walls::apply(plan, &failed); error != 0) {
@@ -124,6 +139,7 @@ int main(int argc, char** argv) {
                     std::strerror(error));
     }
     if (plan.landlock) ::close(plan.ruleset);
+    if (plan.network_ruleset >= 0) ::close(plan.network_ruleset);
     if (line.quota_fd >= 0) ::close(line.quota_fd);  // a way into the host's /proc: never kept
     cloexec_from_3();
 

@@ -62,6 +62,13 @@
 //   keyring DESC            add_key("user", DESC) to the user keyring, keyctl, request_key
 //   abstract-connect NAME   connect a unix stream socket to the abstract address NAME
 //   abstract-send NAME      send a datagram to the abstract address NAME
+//   net-probe TCP UDP UNIX ABSTRACT [UNIX...]
+//                           every network channel at once: a TCP connect to 127.0.0.1:TCP, a
+//                           datagram to 127.0.0.1:UDP, a raw ICMP, a packet, a vsock and a ping
+//                           socket, a
+//                           connect to the pathname unix socket UNIX and to the abstract one
+//                           ABSTRACT (stream), then to each further UNIX path, a datagram pair
+//                           sending to the datagram socket UNIX.dgram, and a stream socketpair
 //   dev-use                 use the devices a command needs: /dev/null, /dev/zero, /dev/full,
 //                           /dev/random, /dev/urandom, /dev/stdout
 //   proc-attack TARGETFILE MS
@@ -100,13 +107,16 @@
 //   lock-squat-bg DIR MS    fork a setsid'd process that for MS keeps opening and flocking
 //                           whatever it can see in DIR (holding what it gets); print STARTED and
 //                           sleep MS
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/if_packet.h>
 #include <linux/io_uring.h>
 #include <linux/ioprio.h>
 #include <linux/keyctl.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/fanotify.h>
@@ -927,6 +937,90 @@ int main(int argc, char** argv) {
                     [&] { return ::sendto(sock, "pwned", 5, 0, target, size) == 5; });
         }
         ::close(sock);
+        return 0;
+    }
+    if (cmd == "net-probe" && arg(5)) {
+        const auto inet = [](const char* port) {
+            sockaddr_in address{};
+            address.sin_family = AF_INET;
+            address.sin_port = htons(static_cast<std::uint16_t>(std::atoi(port)));
+            address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            return address;
+        };
+        // A socket of the arguments given, then `use` on it; a refused socket() is the denial.
+        const auto with_socket = [](const std::string& what, int family, int type, int protocol,
+                                    auto&& use) {
+            const int sock = ::socket(family, type | SOCK_CLOEXEC, protocol);
+            if (sock < 0) {
+                denied(what, errno);
+                return;
+            }
+            attempt(what, [&] { return use(sock); });
+            ::close(sock);
+        };
+        const sockaddr_in tcp = inet(arg(2));
+        with_socket("tcp-connect", AF_INET, SOCK_STREAM, 0, [&](int sock) {
+            return ::connect(sock, reinterpret_cast<const sockaddr*>(&tcp), sizeof tcp) == 0;
+        });
+        const sockaddr_in udp = inet(arg(3));
+        with_socket("udp-send", AF_INET, SOCK_DGRAM, 0, [&](int sock) {
+            return ::sendto(sock, "pwned", 5, 0, reinterpret_cast<const sockaddr*>(&udp),
+                            sizeof udp) == 5;
+        });
+        with_socket("raw-socket", AF_INET, SOCK_RAW, IPPROTO_ICMP, [](int) { return true; });
+        with_socket("packet-socket", AF_PACKET, SOCK_RAW, 0, [](int) { return true; });
+        // vsock is in no network namespace: from any, it reaches the hypervisor (CID 2).
+        with_socket("vsock-socket", AF_VSOCK, SOCK_STREAM, 0, [](int) { return true; });
+        // An ICMP echo through an unprivileged ping socket, where ping_group_range allows one.
+        with_socket("ping-send", AF_INET, SOCK_DGRAM, IPPROTO_ICMP, [&](int sock) {
+            const unsigned char echo[8] = {8, 0, 0, 0, 0, 0, 0, 1};
+            sockaddr_in loopback = inet("0");
+            return ::sendto(sock, echo, sizeof echo, 0,
+                            reinterpret_cast<const sockaddr*>(&loopback),
+                            sizeof loopback) == static_cast<ssize_t>(sizeof echo);
+        });
+        const auto unix_connect = [&](const std::string& what, const char* name, bool abstract) {
+            with_socket(what, AF_UNIX, SOCK_STREAM, 0, [&](int sock) {
+                sockaddr_un address{};
+                address.sun_family = AF_UNIX;
+                const std::size_t offset = abstract ? 1 : 0;
+                const std::size_t length =
+                    std::min(std::strlen(name), sizeof address.sun_path - 1 - offset);
+                std::memcpy(address.sun_path + offset, name, length);
+                const auto size =
+                    static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + offset + length);
+                return ::connect(sock, reinterpret_cast<const sockaddr*>(&address), size) == 0;
+            });
+        };
+        unix_connect(std::string("unix-connect ") + arg(4), arg(4), false);
+        unix_connect(std::string("abstract-connect @") + arg(5), arg(5), true);
+        for (int i = 6; arg(i) != nullptr; ++i)
+            unix_connect(std::string("unix-connect ") + arg(i), arg(i), false);
+        // A datagram socket may send to any named one: only a stream pair stays the run's own.
+        const std::string dgram = std::string(arg(4)) + ".dgram";
+        attempt("dgram-pair-sendto " + dgram, [&] {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            std::memcpy(address.sun_path, dgram.data(),
+                        std::min(dgram.size(), sizeof address.sun_path - 1));
+            const bool sent =
+                ::sendto(pair[0], "pwned", 5, 0, reinterpret_cast<const sockaddr*>(&address),
+                         sizeof address) == 5;
+            const int error = errno;
+            ::close(pair[0]);
+            ::close(pair[1]);
+            errno = error;
+            return sent;
+        });
+        attempt("socketpair", [] {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
+            ::close(pair[0]);
+            ::close(pair[1]);
+            return true;
+        });
         return 0;
     }
     if (cmd == "dev-use") {

@@ -382,6 +382,7 @@ protected:
         strings argv{child()};
         argv.insert(argv.end(), args.begin(), args.end());
         runtime::run_request req = request(std::move(argv));
+        req.network = network_;
         req.stdin_data = std::move(stdin_data);
         req.stdout_max_bytes = 16U << 20U;
         record_ = run(std::move(req));
@@ -392,6 +393,9 @@ protected:
     }
 
     sandbox_mode mode_ = sandbox_mode::read_only;
+    // The run's network policy: deny, as a confined run's default, unless a test names the wall
+    // it tests behind the host's network.
+    sandbox::network_rules network_;
     runtime::run_record record_;
 };
 

@@ -3,9 +3,11 @@
 // and checks the exit code, the exact diagnostics, the status record and the filesystem effects.
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -805,6 +807,99 @@ TEST_F(ConfinedLauncherTest, SetIdBitsAreRefusedInEveryMode) {
     if (::stat((dir_ / "copy").c_str(), &st) == 0) {
         EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0U);
     }
+}
+
+}  // namespace
+
+// --- network deny without a network namespace ---------------------------------------------------
+
+namespace {
+
+// A TCP listener on the host's 127.0.0.1, non-blocking; closed at scope end.
+struct loopback_listener {
+    loopback_listener() {
+        fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof address;
+        EXPECT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), size), 0);
+        EXPECT_EQ(::listen(fd, 8), 0);
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
+        port = std::to_string(ntohs(address.sin_port));
+    }
+    ~loopback_listener() { ::close(fd); }
+    loopback_listener(const loopback_listener&) = delete;
+    loopback_listener& operator=(const loopback_listener&) = delete;
+    // A connection is pending (the command has ended: loopback connects complete within it).
+    [[nodiscard]] bool reached() const {
+        const int accepted = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (accepted >= 0) ::close(accepted);
+        return accepted >= 0;
+    }
+    int fd = -1;
+    std::string port;
+};
+
+// Where cordon cannot make a network namespace (no CAP_SYS_ADMIN), the host's network stays the
+// command's: the filter refuses socket() of every family but AF_UNIX, and socket(AF_UNIX) too
+// unless a socket is listed. Forced here with the flags cordon gives in that case.
+TEST_F(ConfinedLauncherTest, WithoutANetworkNamespaceTheFilterRefusesEverySocket) {
+    loopback_listener host;
+    const auto result =
+        run({"--read-root", "--rw", "/dev/null", "--deny-sockets", "--deny-unix-sockets", "--",
+             cordon::test::test_child_path().string(), "net-probe", host.port, host.port,
+             (dir_ / "none.sock").string(), "cordon-launcher-test"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    for (const char* line :
+         {"DENIED tcp-connect EPERM", "DENIED udp-send EPERM", "DENIED raw-socket EPERM",
+          "DENIED packet-socket EPERM", "DENIED ping-send EPERM",
+          "DENIED abstract-connect @cordon-launcher-test EPERM", "ALLOWED socketpair"}) {
+        EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
+    }
+    EXPECT_FALSE(host.reached());
+}
+
+// allow_local_binding without a namespace: TCP stream sockets are let through for listening,
+// and Landlock's network rights (ABI 4) still refuse every connect; datagrams stay refused.
+TEST_F(ConfinedLauncherTest, LocalBindingWithoutANamespaceStillRefusesConnects) {
+    if (abi_ < landlock::network_abi) {
+        CORDON_SKIP_OR_FAIL("Landlock ABI " + std::to_string(abi_) + " has no network rights");
+    }
+    loopback_listener host;
+    const auto result =
+        run({"--read-root", "--rw", "/dev/null", "--deny-sockets", "--local-binding", "--",
+             cordon::test::test_child_path().string(), "net-probe", host.port, host.port,
+             (dir_ / "none.sock").string(), "cordon-launcher-test"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    for (const char* line : {"DENIED tcp-connect EACCES", "DENIED udp-send EPERM",
+                             "DENIED raw-socket EPERM", "DENIED unix-connect"}) {
+        EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
+    }
+    EXPECT_FALSE(host.reached());
+}
+
+// As root, the launcher makes the namespace itself and brings its loopback up: the host's
+// listener is out of reach, the namespace has lo alone, and lo holds 127.0.0.1 (only once up).
+TEST_F(ConfinedLauncherTest, ItsOwnNetworkNamespaceHasALoopbackUp) {
+    if (::geteuid() != 0) CORDON_SKIP_OR_FAIL("making a network namespace needs CAP_SYS_ADMIN");
+    loopback_listener host;
+    const auto result =
+        run({"--read-root", "--rw", "/dev/null", "--unshare-net", "--deny-unix-sockets",
+             "--namespaced-sockets-only", "--", "bash", "-c",
+             "(exec 3<>/dev/tcp/127.0.0.1/" + host.port +
+                 ") 2>/dev/null && echo reached || echo refused; grep -c '' /proc/net/dev; "
+                 "grep -c 127.0.0.1 /proc/net/fib_trie"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    std::istringstream lines(result.out);
+    std::string verdict;
+    int dev_lines = 0;
+    int loopback_entries = 0;
+    lines >> verdict >> dev_lines >> loopback_entries;
+    EXPECT_EQ(verdict, "refused") << result.out;
+    EXPECT_EQ(dev_lines, 3) << "two header lines and lo alone: " << result.out;
+    EXPECT_GT(loopback_entries, 0) << "lo is down: " << result.out;
+    EXPECT_FALSE(host.reached());
 }
 
 }  // namespace

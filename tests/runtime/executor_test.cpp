@@ -716,6 +716,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     record.sandbox.backend = sandbox::backend_kind::bwrap;
     record.sandbox.hidden_paths = {"/home/u/.ssh"};
     record.sandbox.quotas_per_run = true;
+    record.sandbox.network = sandbox::network_facts{
+        sandbox::network_policy::deny, sandbox::network_enforcement::full, {}};
     auto json = to_json(record);
 
     EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
@@ -724,8 +726,10 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     const std::set<std::string> stream_keys{"text", "truncated", "spillPath", "bytes"};
     EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
-    EXPECT_EQ(keys_of(json["sandbox"]),
-              (std::set<std::string>{"mode", "enforcement", "denied", "backend", "policy"}));
+    EXPECT_EQ(keys_of(json["sandbox"]), (std::set<std::string>{"mode", "enforcement", "denied",
+                                                               "backend", "policy", "network"}));
+    EXPECT_EQ(keys_of(json["sandbox"]["network"]),
+              (std::set<std::string>{"policy", "enforcement", "missing"}));
     EXPECT_EQ(keys_of(json["sandbox"]["policy"]),
               (std::set<std::string>{"writableRoots", "tmp", "protected", "masked", "hidden",
                                      "gaps", "quotas"}));
@@ -738,7 +742,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                    "spillPath": null, "bytes": 45},
         "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap",
                     "policy": {"writableRoots": [], "tmp": null, "protected": [], "masked": [],
-                               "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"}},
+                               "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"},
+                    "network": {"policy": "deny", "enforcement": "full", "missing": []}},
         "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
                    "memoryLimitHit": false}
     })");
@@ -769,6 +774,8 @@ TEST(RecordJson, SignalNamesAndSpillPaths) {
     EXPECT_EQ(json["sandbox"]["mode"], "workspace-write");
     EXPECT_EQ(json["sandbox"]["enforcement"], "partial");
     EXPECT_EQ(json["sandbox"]["backend"], "landlock");
+    // No network facts known: null, never a guess.
+    EXPECT_TRUE(json["sandbox"]["network"].is_null());
 }
 
 TEST(RecordJson, RealSignalledRunSerialisesTheSignalName) {
@@ -779,6 +786,10 @@ TEST(RecordJson, RealSignalledRunSerialisesTheSignalName) {
     auto json = to_json(record);
     EXPECT_EQ(json["outcome"], "signaled");
     EXPECT_EQ(json["signal"], "SIGTERM");
+    // danger-full-access has the host's network, said plainly.
+    EXPECT_EQ(
+        json["sandbox"]["network"],
+        nlohmann::json::parse(R"({"policy": "allow", "enforcement": "none", "missing": []})"));
     EXPECT_TRUE(json["exitCode"].is_null());
     EXPECT_EQ(json["timedOut"], false);
     EXPECT_EQ(json["aborted"], false);

@@ -41,6 +41,17 @@ const strings launcher_read_only{"--status-fd",     "3",           "--env-fd", "
                                  "--rw-try",        "/dev/zero",   "--rw-try", "/dev/full",
                                  "--ro-try",        "/dev/random", "--ro-try", "/dev/urandom"};
 
+// The launcher's network flags under the default network policy (deny): inside bwrap, whose
+// namespace it is, only the unix-socket refusal; on the Landlock rung without a namespace of its
+// own (the profile's default: cordon without CAP_SYS_ADMIN), the socket refusals.
+strings with_network_flags(strings launcher, const strings& flags) {
+    launcher.insert(std::find(launcher.begin(), launcher.end(), "--read-root"), flags.begin(),
+                    flags.end());
+    return launcher;
+}
+const strings bwrap_network_flags{"--deny-unix-sockets", "--namespaced-sockets-only"};
+const strings landlock_network_flags{"--deny-unix-sockets", "--deny-sockets"};
+
 profile host_with_abi(int abi, fs::path workdir = {}) {
     profile out;
     out.landlock_abi = abi;
@@ -130,11 +141,13 @@ TEST(LauncherArguments, WithoutLandlockTheLauncherIsStillTheLastRunner) {
 
 // ---- bwrap ----------------------------------------------------------------------------------
 
+// A confined run's network is denied unless the policy says otherwise: bwrap's own namespace.
 const strings bwrap_namespaces{"--unshare-user",
                                "--disable-userns",
                                "--unshare-pid",
                                "--unshare-ipc",
                                "--unshare-uts",
+                               "--unshare-net",
                                "--unshare-cgroup-try",
                                "--new-session",
                                "--cap-drop",
@@ -163,7 +176,7 @@ TEST(BwrapBackend, ReadOnlyGoldenArgv) {
                                       host_with_abi(7, "/work/ws/sub"));
     strings expected = concat({"/usr/bin/bwrap"}, bwrap_namespaces);
     expected = concat(expected, {"--chdir", "/work/ws/sub", "--", "/proc/self/fd/6"});
-    strings launcher = launcher_read_only;
+    strings launcher = with_network_flags(launcher_read_only, bwrap_network_flags);
     launcher.insert(launcher.begin() + 4, {"--private-ipc", "--report-ending", "--quota-fd", "40"});
     launcher.insert(launcher.end(), {"--rw-try", "/dev/shm", "--rw-try", "/dev/pts"});
     expected = concat(concat(expected, launcher), concat({"--"}, sample_command));
@@ -180,7 +193,9 @@ TEST(BwrapBackend, WorkspaceWriteGoldenArgvBindsTheDescriptor) {
     strings expected = concat({"/opt/bin/bwrap"}, bwrap_namespaces);
     expected = concat(expected, {"--size", "536870912", "--tmpfs", "/tmp", "--bind-fd", "7",
                                  "/work/ws", "--chdir", "/work/ws", "--", "/proc/self/fd/6"});
-    expected = concat(expected, launcher_arguments(sandbox_mode::workspace_write, true, true));
+    expected = concat(
+        expected, with_network_flags(launcher_arguments(sandbox_mode::workspace_write, true, true),
+                                     bwrap_network_flags));
     expected = concat(concat(expected, {"--"}), sample_command);
     EXPECT_THAT(out.argv, ElementsAreArray(expected));
     EXPECT_EQ(out.level, enforcement::full);
@@ -294,9 +309,11 @@ TEST(LandlockBackend, ReadOnlyGoldenArgv) {
     const profile host = host_with_abi(7);
     confined_argv out =
         landlock_confine("/opt/cordon/bin/cordon-landlock", sample_command, read_only, host);
-    EXPECT_THAT(out.argv, ElementsAreArray(concat(
-                              concat({"/opt/cordon/bin/cordon-landlock"}, launcher_read_only),
-                              concat({"--"}, sample_command))));
+    EXPECT_THAT(out.argv,
+                ElementsAreArray(
+                    concat(concat({"/opt/cordon/bin/cordon-landlock"},
+                                  with_network_flags(launcher_read_only, landlock_network_flags)),
+                           concat({"--"}, sample_command))));
     EXPECT_EQ(out.backend, backend_kind::landlock);
     EXPECT_EQ(out.level, enforcement::full);
     EXPECT_EQ(out.runner, host.launcher_image);
@@ -322,10 +339,13 @@ TEST(PolicyParts, KernelQuotasAreTheRunsOwnUnderBwrapOnly) {
 TEST(LandlockBackend, WorkspaceWriteGoldenArgvIsPartial) {
     const profile host = host_with_abi(7);
     confined_argv out = landlock_confine("/l", sample_command, workspace_write, host);
-    EXPECT_THAT(out.argv,
-                ElementsAreArray(concat(
-                    concat({"/l"}, launcher_arguments(sandbox_mode::workspace_write, false, true)),
-                    concat({"--"}, sample_command))));
+    EXPECT_THAT(
+        out.argv,
+        ElementsAreArray(concat(
+            concat({"/l"}, with_network_flags(
+                               launcher_arguments(sandbox_mode::workspace_write, false, true),
+                               landlock_network_flags)),
+            concat({"--"}, sample_command))));
     EXPECT_EQ(out.level, enforcement::partial);
     ASSERT_EQ(out.fds.size(), 1u);
     EXPECT_EQ(out.fds[0].child_fd, workspace_fd);
@@ -397,6 +417,162 @@ TEST(Enforcement, TheConfinedArgvCarriesTheAssessment) {
                 ::testing::Contains("--no-landlock"));
 }
 
+// ---- the network policy ---------------------------------------------------------------------
+
+sandbox_policy with_network(sandbox_policy policy, network_rules network) {
+    policy.network = std::move(network);
+    return policy;
+}
+
+network_rules allow_network() {
+    network_rules out;
+    out.policy = network_policy::allow;
+    return out;
+}
+
+// The arguments between cordon-landlock's image and its "--", inside bwrap or not.
+strings launcher_part(const strings& argv, const std::string& runner) {
+    const auto begin = std::find(argv.begin(), argv.end(), runner);
+    const auto end = std::find(begin, argv.end(), "--");
+    return strings(begin == argv.end() ? begin : begin + 1, end);
+}
+
+bool has(const strings& argv, const std::string& flag) {
+    return std::find(argv.begin(), argv.end(), flag) != argv.end();
+}
+
+TEST(Network, BwrapDenyIsANetworkNamespaceAndNoUnixSockets) {
+    const confined_argv out = bwrap_confine("/b", sample_command, read_only, host_with_abi(7));
+    // bwrap's own namespace, beside the others; the launcher makes none of its own.
+    ASSERT_GT(out.argv.size(), 7u);
+    EXPECT_EQ(out.argv[5], "--unshare-uts");
+    EXPECT_EQ(out.argv[6], "--unshare-net");
+    const strings launcher = launcher_part(out.argv, "/proc/self/fd/6");
+    EXPECT_TRUE(has(launcher, "--deny-unix-sockets"));
+    EXPECT_FALSE(has(launcher, "--unshare-net"));
+    EXPECT_FALSE(has(launcher, "--deny-sockets"));
+    // A namespace does not separate vsock and the like: only the families it does.
+    EXPECT_TRUE(has(launcher, "--namespaced-sockets-only"));
+    EXPECT_EQ(out.network.policy, network_policy::deny);
+    EXPECT_EQ(out.network.level, network_enforcement::full);
+    EXPECT_TRUE(out.network.missing.empty());
+    EXPECT_EQ(out.level, enforcement::full);
+}
+
+TEST(Network, AllowIsTheHostsNetworkOnEveryBackend) {
+    const sandbox_policy policy = with_network(read_only, allow_network());
+    const confined_argv bwrap = bwrap_confine("/b", sample_command, policy, host_with_abi(7));
+    EXPECT_FALSE(has(bwrap.argv, "--unshare-net"));
+    EXPECT_FALSE(has(bwrap.argv, "--deny-unix-sockets"));
+    const confined_argv landlock = landlock_confine("/l", sample_command, policy, host_with_abi(7));
+    EXPECT_THAT(landlock.argv, ElementsAreArray(concat(concat({"/l"}, launcher_read_only),
+                                                       concat({"--"}, sample_command))));
+    for (const confined_argv* out : {&bwrap, &landlock}) {
+        EXPECT_EQ(out->network.policy, network_policy::allow);
+        EXPECT_EQ(out->network.level, network_enforcement::none);
+        EXPECT_EQ(out->level, enforcement::full);
+    }
+    EXPECT_EQ(to_string(network_enforcement::none), "none");
+}
+
+TEST(Network, LandlockDenyMakesANamespaceWhereItCan) {
+    profile host = host_with_abi(7);
+    host.network_namespace = true;
+    const confined_argv out = landlock_confine("/l", sample_command, read_only, host);
+    const strings launcher = launcher_part(out.argv, "/l");
+    EXPECT_TRUE(has(launcher, "--unshare-net"));
+    EXPECT_TRUE(has(launcher, "--deny-unix-sockets"));
+    EXPECT_FALSE(has(launcher, "--deny-sockets"));
+    EXPECT_TRUE(has(launcher, "--namespaced-sockets-only"));
+    // The forked child raises the same walls as the launcher.
+    ASSERT_TRUE(out.in_child.has_value());
+    EXPECT_TRUE(out.in_child->network.unshare_net);
+    EXPECT_TRUE(out.in_child->network.deny_unix_sockets);
+    EXPECT_FALSE(out.in_child->network.deny_sockets);
+    EXPECT_TRUE(out.in_child->network.namespaced_sockets_only);
+    EXPECT_EQ(out.network.level, network_enforcement::full);
+}
+
+TEST(Network, LandlockDenyWithoutANamespaceRefusesSocketsAndIsPartialBelowAbi4) {
+    const confined_argv full = landlock_confine("/l", sample_command, read_only, host_with_abi(6));
+    const strings launcher = launcher_part(full.argv, "/l");
+    EXPECT_FALSE(has(launcher, "--unshare-net"));
+    EXPECT_TRUE(has(launcher, "--deny-sockets"));
+    EXPECT_TRUE(has(launcher, "--deny-unix-sockets"));
+    EXPECT_FALSE(has(launcher, "--local-binding"));
+    ASSERT_TRUE(full.in_child.has_value());
+    EXPECT_TRUE(full.in_child->network.deny_sockets);
+    EXPECT_EQ(full.network.level, network_enforcement::full);
+
+    // ABI 3 has no TCP rights: the filter alone, a wall short.
+    const confined_argv old = landlock_confine("/l", sample_command, read_only, host_with_abi(3));
+    EXPECT_EQ(old.network.level, network_enforcement::partial);
+    EXPECT_THAT(old.network.missing, ElementsAre(::testing::HasSubstr("no network rights")));
+    EXPECT_THAT(old.gaps, ::testing::Contains(::testing::HasSubstr("no network rights")));
+
+    // Listening without a namespace is on the host's interfaces: named.
+    network_rules binding;
+    binding.allow_local_binding = true;
+    const confined_argv bound =
+        landlock_confine("/l", sample_command, with_network(read_only, binding), host_with_abi(7));
+    EXPECT_TRUE(has(launcher_part(bound.argv, "/l"), "--local-binding"));
+    EXPECT_EQ(bound.network.level, network_enforcement::partial);
+    EXPECT_THAT(bound.network.missing, ElementsAre(::testing::HasSubstr("host's interfaces")));
+    // With a namespace the loopback is the run's own: nothing to add.
+    profile own = host_with_abi(7);
+    own.network_namespace = true;
+    const confined_argv inside =
+        landlock_confine("/l", sample_command, with_network(read_only, binding), own);
+    EXPECT_FALSE(has(inside.argv, "--local-binding"));
+    EXPECT_EQ(inside.network.level, network_enforcement::full);
+}
+
+TEST(Network, AListedUnixSocketLiftsTheUnixRefusalAsAWholeAndIsPartial) {
+    network_rules listed;
+    listed.allow_unix_sockets = {"/run/listed.sock"};
+    const sandbox_policy policy = with_network(workspace_write, listed);
+    const confined_argv bwrap = bwrap_confine("/b", sample_command, policy, host_with_abi(7));
+    EXPECT_FALSE(has(launcher_part(bwrap.argv, "/proc/self/fd/6"), "--deny-unix-sockets"));
+    EXPECT_TRUE(has(bwrap.argv, "--unshare-net"));
+    // Bound back over the private /tmp and any other mount of the profile.
+    const auto bind = std::find(bwrap.argv.begin(), bwrap.argv.end(), "--bind-try");
+    ASSERT_LT(bind + 2, bwrap.argv.end());
+    EXPECT_EQ(*(bind + 1), "/run/listed.sock");
+    EXPECT_EQ(*(bind + 2), "/run/listed.sock");
+    EXPECT_EQ(bwrap.network.level, network_enforcement::partial);
+    EXPECT_THAT(bwrap.network.missing,
+                ElementsAre(::testing::HasSubstr("every host pathname unix socket")));
+
+    const confined_argv landlock =
+        landlock_confine("/l", sample_command, with_network(read_only, listed), host_with_abi(5));
+    const strings launcher = launcher_part(landlock.argv, "/l");
+    EXPECT_FALSE(has(launcher, "--deny-unix-sockets"));
+    EXPECT_TRUE(has(launcher, "--deny-sockets"));
+    // Below ABI 6 nothing scopes the abstract sockets either.
+    EXPECT_EQ(landlock.network.missing.size(), 2u);
+}
+
+TEST(Network, SeatbeltCannotDenyTheNetwork) {
+    const confined_argv out = seatbelt_confine("/s", sample_command, read_only, {});
+    EXPECT_EQ(out.network.level, network_enforcement::partial);
+    EXPECT_EQ(out.level, enforcement::partial);
+    const confined_argv open =
+        seatbelt_confine("/s", sample_command, with_network(read_only, allow_network()), {});
+    EXPECT_EQ(open.network.level, network_enforcement::none);
+    EXPECT_EQ(open.level, enforcement::full);
+}
+
+TEST(PolicyParts, EveryBackendSaysWhetherItDeniesTheNetwork) {
+    for (backend_kind kind :
+         {backend_kind::bwrap, backend_kind::landlock, backend_kind::seatbelt}) {
+        std::optional<bool> deny;
+        for (const policy_part& part : policy_parts(kind)) {
+            if (part.part == "network deny") deny = part.enforced;
+        }
+        EXPECT_EQ(deny, std::optional<bool>(kind != backend_kind::seatbelt)) << to_string(kind);
+    }
+}
+
 // ---- what a profile hides -------------------------------------------------------------------
 
 TEST(ProfileHides, BwrapWorkspaceWriteHidesTheHostTmpOutsideTheWorkspace) {
@@ -455,7 +631,9 @@ TEST(SeatbeltBackend, ConfineGoldenArgv) {
                      "--"},
                     sample_command)));
     EXPECT_EQ(ww.backend, backend_kind::seatbelt);
-    EXPECT_EQ(ww.level, enforcement::full);
+    // The profile has no network rule: under the default network policy (deny), partial.
+    EXPECT_EQ(ww.level, enforcement::partial);
+    EXPECT_THAT(ww.gaps, ElementsAre(::testing::HasSubstr("no network rule")));
 }
 
 TEST(SeatbeltBackend, DialectsAndNoStatusChannel) {

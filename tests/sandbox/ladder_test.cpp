@@ -890,6 +890,7 @@ TEST_F(LadderTest, MacosSelectsSeatbeltWithoutAnyProbe) {
         sandbox_policy plain = policy(mode);
         plain.rules.deny_read.clear();
         plain.rules.tmp = tmp_policy::host;
+        plain.network.policy = network_policy::allow;
         confined_argv out = provider.confine(command_, plain, plain.workspace_root);
         EXPECT_EQ(out.backend, backend_kind::seatbelt);
         ASSERT_GE(out.argv.size(), 4u);
@@ -911,11 +912,13 @@ TEST_F(LadderTest, MacosSelectsSeatbeltWithoutAnyProbe) {
     local_provider without_runner(std::move(bare));
     sandbox_policy plain = policy(sandbox_mode::read_only);
     plain.rules.deny_read.clear();
+    plain.network.policy = network_policy::allow;
     EXPECT_EQ(without_runner.confine(command_, plain, plain.workspace_root).backend,
               backend_kind::seatbelt);
 }
 
-// The Seatbelt profile does not implement denied reads, protected names or a private /tmp yet:
+// The Seatbelt profile does not implement denied reads, protected names, a private /tmp or the
+// network's deny yet:
 // a policy that asks for them is refused with each part named, never run without them, unless
 // the caller accepts the gap, and then the record says partial.
 TEST_F(LadderTest, SeatbeltRefusesThePartsItCannotEnforce) {
@@ -929,12 +932,14 @@ TEST_F(LadderTest, SeatbeltRefusesThePartsItCannotEnforce) {
     } catch (const sandbox_unavailable_error& error) {
         EXPECT_THAT(error.what(), HasSubstr("denied reads are readable under Seatbelt"));
         EXPECT_THAT(error.what(), HasSubstr("/tmp is the host's under Seatbelt"));
+        EXPECT_THAT(error.what(), HasSubstr("Seatbelt profile has no network rule"));
         EXPECT_THAT(error.what(), HasSubstr("--accept-partial"));
     }
     asked.rules.accept_partial = true;
     const confined_argv accepted = provider.confine(command_, asked, asked.workspace_root);
     EXPECT_EQ(accepted.level, enforcement::partial);
     EXPECT_THAT(accepted.gaps, Contains(HasSubstr("denied reads are readable under Seatbelt")));
+    EXPECT_THAT(accepted.gaps, Contains(HasSubstr("no network rule")));
 }
 
 TEST_F(LadderTest, OtherPlatformFailsClosedWithZeroProbes) {

@@ -1,0 +1,100 @@
+#include "sandbox/network_plan.hpp"
+
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sandbox/landlock_ruleset.hpp"
+
+namespace cordon::sandbox {
+
+namespace {
+
+constexpr const char* listed_sockets_gap =
+    "allow_unix_sockets lets the command reach every host pathname unix socket, not only the "
+    "listed ones: the seccomp filter refuses socket(AF_UNIX) as a whole or not at all";
+
+}  // namespace
+
+std::string_view to_string(network_enforcement value) noexcept {
+    switch (value) {
+        case network_enforcement::full:
+            return "full";
+        case network_enforcement::partial:
+            return "partial";
+        case network_enforcement::none:
+            return "none";
+    }
+    return "none";
+}
+
+network_walls plan_network(backend_kind kind, const network_rules& rules, int landlock_abi,
+                           bool can_unshare_net) {
+    network_walls out;
+    out.facts.policy = rules.policy;
+    if (rules.policy == network_policy::allow) return out;  // the host's network: none
+    out.facts.level = network_enforcement::full;
+    auto& missing = out.facts.missing;
+    const bool listed = !rules.allow_unix_sockets.empty();
+    out.how.deny_unix_sockets = !listed;
+    switch (kind) {
+        case backend_kind::bwrap:
+            out.how.unshare_net = true;  // bwrap's own --unshare-net, not the launcher's
+            out.how.namespaced_sockets_only = true;
+            if (listed) missing.emplace_back(listed_sockets_gap);
+            break;
+        case backend_kind::landlock:
+            if (can_unshare_net) {
+                out.how.unshare_net = true;
+                out.how.namespaced_sockets_only = true;
+                if (listed) missing.emplace_back(listed_sockets_gap);
+                break;
+            }
+            out.how.deny_sockets = true;
+            out.how.local_binding = rules.allow_local_binding;
+            if (landlock_abi < landlock::network_abi) {
+                missing.push_back("Landlock ABI " + std::to_string(landlock_abi) +
+                                  " has no network rights (ABI 4, Linux 6.7): only the seccomp "
+                                  "filter refuses sockets, with no second wall");
+            }
+            if (listed) {
+                missing.emplace_back(listed_sockets_gap);
+                if (landlock_abi < landlock::scopes_abi) {
+                    missing.push_back("Landlock ABI " + std::to_string(landlock_abi) +
+                                      " has no scopes (ABI 6, Linux 6.12): the host's abstract "
+                                      "unix sockets are reachable");
+                }
+            }
+            if (rules.allow_local_binding) {
+                missing.emplace_back(
+                    "no network namespace (cordon lacks CAP_SYS_ADMIN): a listener binds the "
+                    "host's interfaces, where local processes and other hosts reach it");
+            }
+            break;
+        case backend_kind::seatbelt:
+            out.how.deny_unix_sockets = false;
+            missing.emplace_back("cordon's Seatbelt profile has no network rule");
+            break;
+    }
+    if (!missing.empty()) out.facts.level = network_enforcement::partial;
+    return out;
+}
+
+std::vector<std::string> launcher_network_arguments(const network_confinement& how) {
+    std::vector<std::string> out;
+    if (how.unshare_net) out.emplace_back("--unshare-net");
+    if (how.deny_unix_sockets) out.emplace_back("--deny-unix-sockets");
+    if (how.deny_sockets) out.emplace_back("--deny-sockets");
+    if (how.deny_sockets && how.local_binding) out.emplace_back("--local-binding");
+    if (how.namespaced_sockets_only) out.emplace_back("--namespaced-sockets-only");
+    return out;
+}
+
+bool can_make_network_namespace() noexcept {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+    if (::syscall(SYS_capget, &header, data) != 0) return false;
+    return (data[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32))) != 0;
+}
+
+}  // namespace cordon::sandbox

@@ -1,0 +1,41 @@
+// How each backend puts up a run's network policy (docs/sandbox.md, "Network"), as pure data:
+// which walls, and what the record says about them. Nothing here spawns or probes, except
+// can_make_network_namespace(), which asks the kernel for cordon's own capabilities.
+//
+//   bwrap, deny: --unshare-net (a network namespace with bwrap's loopback only), and the launcher
+//     inside refuses socket(AF_UNIX), since a namespace does not separate pathname sockets, and
+//     every family but AF_INET, AF_INET6 and AF_NETLINK, which it does not separate either
+//     (AF_VSOCK reaches the hypervisor from any namespace).
+//   Landlock rung, deny, where cordon holds CAP_SYS_ADMIN: the launcher (or the forked child)
+//     makes the namespace itself and brings its loopback up; the same socket refusals.
+//   Landlock rung, deny, without it: no namespace; the seccomp filter refuses socket() of every
+//     family (AF_UNIX too unless allow_unix_sockets lists any), and from Landlock ABI 4 a network
+//     ruleset refuses every TCP connect and bind, a second wall for sockets the filter missed.
+//   allow: the host's network, enforcement none.
+// A listed allow_unix_socket lifts the AF_UNIX refusal as a whole (a filter cannot read a path),
+// which is partial enforcement naming it: refused unless path_rules::accept_partial.
+#pragma once
+
+#include "sandbox/confined_argv.hpp"
+#include "sandbox/policy.hpp"
+
+namespace cordon::sandbox {
+
+struct network_walls {
+    network_confinement how;
+    network_facts facts;
+};
+
+// The walls `kind` puts up for `rules`. `landlock_abi` is the kernel's (<= 0: none);
+// `can_unshare_net`: the Landlock rung can make a network namespace (cordon holds CAP_SYS_ADMIN).
+[[nodiscard]] network_walls plan_network(backend_kind kind, const network_rules& rules,
+                                         int landlock_abi, bool can_unshare_net);
+
+// The launcher's flags for `how` (bwrap makes the namespace itself: never --unshare-net there).
+[[nodiscard]] std::vector<std::string> launcher_network_arguments(const network_confinement& how);
+
+// Whether this process holds CAP_SYS_ADMIN in its effective set, which unshare(CLONE_NEWNET)
+// needs without a user namespace.
+[[nodiscard]] bool can_make_network_namespace() noexcept;
+
+}  // namespace cordon::sandbox

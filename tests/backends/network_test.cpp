@@ -1,0 +1,241 @@
+// The network policy on the real runners: under deny, every channel out of the run is closed
+// (a TCP connect and a UDP datagram to listeners this test binds on the host's loopback, raw,
+// packet and ping sockets, bash's /dev/tcp, a host pathname unix socket and an abstract one),
+// and each listener is checked on the host, not only the command's word; a listed host socket
+// stays reachable; under allow, the host's loopback is reached. The record says which.
+//
+// Only loopback and sockets this test binds: never an outside address.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "real_backend.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/record_json.hpp"
+#include "runtime/runtime_test_util.hpp"
+#include "sandbox/errors.hpp"
+#include "sandbox/local_provider.hpp"
+#include "support.hpp"
+
+namespace cordon::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+// A socket of the host bound by the test, non-blocking, closed at scope end.
+class host_socket {
+public:
+    host_socket(int family, int type) {
+        fd_ = ::socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "socket");
+    }
+    ~host_socket() { ::close(fd_); }
+    host_socket(const host_socket&) = delete;
+    host_socket& operator=(const host_socket&) = delete;
+
+    // 127.0.0.1 on a port the kernel picks; returns the port.
+    int bind_loopback() {
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        bind(&address, sizeof address);
+        socklen_t size = sizeof address;
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size);
+        return ntohs(address.sin_port);
+    }
+    // A pathname socket at `path`, or an abstract one named `path` when `abstract`.
+    void bind_unix(const std::string& path, bool abstract) {
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        const std::size_t offset = abstract ? 1 : 0;
+        std::memcpy(address.sun_path + offset, path.data(), path.size());
+        bind(&address,
+             static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + offset + path.size()));
+    }
+    void listen() {
+        if (::listen(fd_, 8) != 0)
+            throw std::system_error(errno, std::generic_category(), "listen");
+    }
+    // Whether anything reached it: a pending connection or a queued datagram. The run is over
+    // when this is asked, and loopback delivery happens within the sender's call.
+    [[nodiscard]] bool reached(bool stream) const {
+        if (stream) {
+            const int accepted = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (accepted >= 0) ::close(accepted);
+            return accepted >= 0;
+        }
+        char buffer[16];
+        return ::recv(fd_, buffer, sizeof buffer, 0) >= 0;
+    }
+
+private:
+    void bind(const void* address, socklen_t size) {
+        if (::bind(fd_, static_cast<const sockaddr*>(address), size) != 0) {
+            throw std::system_error(errno, std::generic_category(), "bind");
+        }
+    }
+    int fd_ = -1;
+};
+
+class NetworkPolicy : public ::testing::TestWithParam<test::real_backend> {
+protected:
+    void SetUp() override {
+        std::string why;
+        provider_ = test::provider_for(test::choice_of(GetParam()), why);
+        if (!provider_) CORDON_SKIP_OR_FAIL(why);
+        kind_ = provider_->selected()->kind;
+        tcp_port_ = tcp_.bind_loopback();
+        tcp_.listen();
+        udp_port_ = udp_.bind_loopback();
+        unix_.bind_unix(unix_path_.string(), false);
+        unix_.listen();
+        unix_dgram_.bind_unix(unix_path_.string() + ".dgram", false);
+        listed_.bind_unix(listed_path_.string(), false);
+        listed_.listen();
+        abstract_.bind_unix(abstract_name_, true);
+        abstract_.listen();
+    }
+
+    [[nodiscard]] runtime::run_record run(const network_rules& network, bool accept_partial) {
+        runtime::run_request request;
+        const std::string child = test::test_child_in(tree_.path());
+        // Every channel in one command: the child's probes, then bash's /dev/tcp.
+        const std::string probes = "'" + child + "' net-probe " + std::to_string(tcp_port_) + " " +
+                                   std::to_string(udp_port_) + " '" + unix_path_.string() + "' " +
+                                   abstract_name_ + " '" + listed_path_.string() + "'";
+        const std::string dev_tcp = "(exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(tcp_port_) +
+                                    ") 2>/dev/null && echo 'ALLOWED dev-tcp' || echo 'DENIED "
+                                    "dev-tcp'";
+        request.argv = {"bash", "-c", probes + "; " + dev_tcp};
+        request.mode = sandbox_mode::read_only;
+        request.workspace_root = tree_.path();
+        request.rules = test::rules_for(GetParam());
+        request.rules.accept_partial = accept_partial;
+        request.network = network;
+        request.timeout = std::chrono::seconds(60);
+        runtime::executor_options options;
+        options.landlock_in_child = test::landlock_in_child(GetParam());
+        return runtime::run(provider_, std::move(request), std::move(options));
+    }
+
+    static std::string describe(const runtime::run_record& record) {
+        return "stdout: " + record.stdout_output.text + "\nstderr: " + record.stderr_output.text +
+               "\nmessage: " + record.outcome.message;
+    }
+
+    test::temp_dir tree_{"/var/tmp", "cordon-net-test-"};
+    fs::path unix_path_ = tree_ / "host.sock";
+    fs::path listed_path_ = tree_ / "listed.sock";
+    std::string abstract_name_ = "cordon-net-test-" + std::to_string(::getpid());
+    host_socket tcp_{AF_INET, SOCK_STREAM};
+    host_socket udp_{AF_INET, SOCK_DGRAM};
+    host_socket unix_{AF_UNIX, SOCK_STREAM};
+    host_socket unix_dgram_{AF_UNIX, SOCK_DGRAM};
+    host_socket listed_{AF_UNIX, SOCK_STREAM};
+    host_socket abstract_{AF_UNIX, SOCK_STREAM};
+    int tcp_port_ = 0;
+    int udp_port_ = 0;
+    std::shared_ptr<local_provider> provider_;
+    backend_kind kind_ = backend_kind::bwrap;
+};
+
+TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
+    const runtime::run_record record = run(network_rules{}, false);
+    ASSERT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    const std::string& out = record.stdout_output.text;
+    const std::vector<std::string> channels = {
+        "tcp-connect",
+        "raw-socket",
+        "packet-socket",
+        "vsock-socket",
+        "ping-send",
+        "unix-connect " + unix_path_.string(),
+        "dgram-pair-sendto " + unix_path_.string() + ".dgram",
+        "abstract-connect @" + abstract_name_,
+        "unix-connect " + listed_path_.string(),
+        "dev-tcp"};
+    // A datagram may leave the command's socket (into a loopback of its own, where nobody
+    // listens): that it never arrives is checked on the host below.
+    for (const std::string& what : channels) {
+        EXPECT_THAT(out, HasSubstr("DENIED " + what)) << describe(record);
+    }
+    // A run's own processes still talk over an unnamed pair.
+    EXPECT_THAT(out, HasSubstr("ALLOWED socketpair")) << describe(record);
+    // Checked on the host, not on the command's word.
+    EXPECT_FALSE(tcp_.reached(true));
+    EXPECT_FALSE(udp_.reached(false));
+    EXPECT_FALSE(unix_.reached(true));
+    EXPECT_FALSE(unix_dgram_.reached(false));
+    EXPECT_FALSE(listed_.reached(true));
+    EXPECT_FALSE(abstract_.reached(true));
+
+    ASSERT_TRUE(record.sandbox.network.has_value());
+    EXPECT_EQ(record.sandbox.network->policy, network_policy::deny);
+    EXPECT_EQ(record.sandbox.network->level, network_enforcement::full);
+    const auto json = runtime::to_json(record.sandbox, &record.outcome);
+    EXPECT_EQ(json["network"]["policy"], "deny");
+    EXPECT_EQ(json["network"]["enforcement"], "full");
+    EXPECT_TRUE(json["network"]["missing"].empty());
+}
+
+TEST_P(NetworkPolicy, AListedHostSocketIsRefusedUnlessThePartialGapIsAccepted) {
+    network_rules network;
+    network.allow_unix_sockets = {listed_path_};
+    try {
+        const runtime::run_record ran = run(network, false);
+        ADD_FAILURE() << "ran without --accept-partial: " << describe(ran);
+    } catch (const sandbox_unavailable_error& error) {
+        EXPECT_THAT(error.what(), HasSubstr("allow_unix_sockets")) << error.what();
+        EXPECT_THAT(error.what(), HasSubstr("--accept-partial")) << error.what();
+    }
+    EXPECT_FALSE(listed_.reached(true));
+
+    const runtime::run_record record = run(network, true);
+    ASSERT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    const std::string& out = record.stdout_output.text;
+    EXPECT_THAT(out, HasSubstr("ALLOWED unix-connect " + listed_path_.string()))
+        << describe(record);
+    EXPECT_TRUE(listed_.reached(true));
+    // The rest of the network stays closed; the gap is named.
+    EXPECT_THAT(out, HasSubstr("DENIED tcp-connect")) << describe(record);
+    EXPECT_THAT(out, HasSubstr("DENIED dev-tcp")) << describe(record);
+    EXPECT_FALSE(tcp_.reached(true));
+    EXPECT_FALSE(udp_.reached(false));
+    ASSERT_TRUE(record.sandbox.network.has_value());
+    EXPECT_EQ(record.sandbox.network->level, network_enforcement::partial);
+    EXPECT_THAT(record.sandbox.network->missing,
+                Contains(HasSubstr("every host pathname unix socket")));
+    EXPECT_EQ(record.sandbox.enforcement, std::optional<enforcement>(enforcement::partial));
+}
+
+TEST_P(NetworkPolicy, AllowReachesTheHostsLoopback) {
+    network_rules network;
+    network.policy = network_policy::allow;
+    const runtime::run_record record = run(network, false);
+    ASSERT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("ALLOWED tcp-connect")) << describe(record);
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("ALLOWED dev-tcp")) << describe(record);
+    EXPECT_TRUE(tcp_.reached(true));
+    ASSERT_TRUE(record.sandbox.network.has_value());
+    EXPECT_EQ(record.sandbox.network->policy, network_policy::allow);
+    EXPECT_EQ(record.sandbox.network->level, network_enforcement::none);
+    EXPECT_EQ(runtime::to_json(record.sandbox, &record.outcome)["network"]["enforcement"], "none");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, NetworkPolicy, test::all_real_backends(),
+                         test::real_backend_name);
+
+}  // namespace
+}  // namespace cordon::sandbox
