@@ -14,7 +14,7 @@
 namespace cordon::test {
 namespace {
 
-const json asks_by_form = {{"elicitation", json::object()}};
+const json network_client_asks_by_form = {{"elicitation", json::object()}};
 
 json asking_network(std::string command) {
     return json{{"command", std::move(command)},
@@ -36,7 +36,7 @@ protected:
 
 TEST_F(McpNetwork, TheServersPolicyAppliesToEveryCallAndTheSchemaNamesIt) {
     mcp_peer peer(server_args({"--network", "allow"}));
-    peer.initialize("2025-11-25", asks_by_form);
+    peer.initialize("2025-11-25", network_client_asks_by_form);
     const json tools = peer.request(1, "tools/list")["result"]["tools"];
     json bash;
     for (const json& tool : tools) {
@@ -59,7 +59,7 @@ TEST_F(McpNetwork, TheServersPolicyAppliesToEveryCallAndTheSchemaNamesIt) {
 
 TEST_F(McpNetwork, ACallAsksForTheNetworkAndTheQuestionSaysWhatChanges) {
     mcp_peer peer(server_args());
-    peer.initialize("2025-11-25", asks_by_form);
+    peer.initialize("2025-11-25", network_client_asks_by_form);
     peer.start_call(1, "bash", asking_network("npm ci"));
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
