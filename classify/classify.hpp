@@ -62,6 +62,9 @@ struct run_context {
 struct verdict {
     run_outcome outcome;
     bool denied = false;
+    // The denial is the network's: its dialect (network_denial.hpp) is in the retained stderr.
+    // A denial whose words are only the file walls' is the file walls'.
+    bool network_denied = false;
 };
 
 [[nodiscard]] verdict decide(const run_evidence& evidence, const run_context& context);

@@ -153,7 +153,11 @@ int report_run(const runtime::run_record& record, const run_report& report) {
             const bool hint =
                 record.sandbox.denied &&
                 policy::escalation_possible(run_mode, stand.approval, terminal_can_ask());
-            markers += runtime::render_markers(record, hint ? policy::cli_escalation_hint() : "");
+            const std::string how = !hint ? std::string()
+                                    : record.sandbox.network_denied
+                                        ? policy::cli_network_escalation_hint()
+                                        : policy::cli_escalation_hint();
+            markers += runtime::render_markers(record, how);
         }
         own_lines(std::move(markers));
     }

@@ -451,7 +451,8 @@ struct server::impl final : tool_context {
         if (snapshot.sandbox.denied &&
             policy::escalation_possible(snapshot.sandbox.mode, approvals.effective_policy(),
                                         approvals.has_responders())) {
-            hint = policy::escalation_hint("command");
+            hint = snapshot.sandbox.network_denied ? policy::network_escalation_hint("command")
+                                                   : policy::escalation_hint("command");
         }
         return view(job, snapshot, shown, hint);
     }

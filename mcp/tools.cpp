@@ -115,11 +115,12 @@ json describe_bash(const tool_limits& limits) {
              "run_in_background returns the job at once. A non-zero exit is reported as "
              "[exit code: N] and is not a tool error; a sandbox denial is reported as "
              "[sandbox: file access denied under " +
-             mode +
-             " mode] and is a policy decision: do not retry another way, unless the result also "
-             "says escalation is available: then retry that exact command once with "
-             "sandbox_permissions (the narrowest wider mode that suffices) and a one-sentence "
-             "justification. The user is asked; nothing runs unless they accept, the grant "
+             mode + " mode] (the network's: [sandbox: network access denied under " + mode +
+             " mode, network deny]) and is a policy decision: do not retry another way, unless "
+             "the result also says escalation is available: then retry that exact command once "
+             "with what it names (sandbox_permissions: the narrowest wider mode that suffices; "
+             "sandbox_network) and a one-sentence justification. The user is asked; nothing runs "
+             "unless they accept, the grant "
              "covers that one call, and a refusal is a tool error that says why. Long output "
              "keeps its first fifth and last four fifths; job_output reads the rest by offset."},
         {"inputSchema",

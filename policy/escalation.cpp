@@ -165,6 +165,17 @@ std::string escalation_hint(std::string_view subject) {
            "justification; the approval prompt asks the user]\n";
 }
 
+std::string network_escalation_hint(std::string_view subject) {
+    return "[sandbox: escalation available \u2014 retry this exact " + std::string(subject) +
+           " once with sandbox_network \"allow\" + justification; the approval prompt asks the "
+           "user]\n";
+}
+
+std::string cli_network_escalation_hint() {
+    return "[sandbox: escalation available \u2014 retry this exact command once with "
+           "--escalate-network allow --justification TEXT; cordon asks on this terminal]\n";
+}
+
 std::string cli_escalation_hint() {
     return "[sandbox: escalation available \u2014 retry this exact command once with --escalate "
            "MODE (the narrowest wider mode that suffices) --justification TEXT; cordon asks on "

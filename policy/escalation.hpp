@@ -106,6 +106,10 @@ struct escalation_result {
 [[nodiscard]] std::string escalation_hint(std::string_view subject = "command");
 // The same for a person at a terminal, naming cordon run's flags.
 [[nodiscard]] std::string cli_escalation_hint();
+// After a denial of the network (the record's sandbox.denial "network"): retry with the network
+// allowed, over MCP (sandbox_network) and at a terminal (--escalate-network).
+[[nodiscard]] std::string network_escalation_hint(std::string_view subject = "command");
+[[nodiscard]] std::string cli_network_escalation_hint();
 
 // Whether a denied call may be retried escalated: a wider mode exists, the effective policy is
 // `ask`, and someone can be asked.

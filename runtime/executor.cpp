@@ -381,6 +381,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
         record.duration_ms = outcome.duration_ms;
         record.sandbox.mode = mode;
         record.sandbox.denied = verdict.denied;
+        record.sandbox.network_denied = verdict.network_denied;
         if (confined) {
             record.sandbox.enforcement = confined->level;
             record.sandbox.backend = confined->backend;

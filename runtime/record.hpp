@@ -28,6 +28,7 @@ struct sandbox_facts {
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
     std::optional<sandbox::enforcement> enforcement;  // absent for danger-full-access
     bool denied = false;
+    bool network_denied = false;  // the denial was the network's (classify::verdict)
     std::optional<sandbox::backend_kind> backend;  // absent for danger-full-access
     // The policy as the run enforced it (confined runs only): where it could write, what /tmp
     // was, the protected paths kept, the missing ones kept from creation, the paths hidden, and

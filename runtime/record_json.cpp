@@ -37,6 +37,7 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
         {"mode", sandbox::to_string(facts.mode)},
         {"enforcement", facts.enforcement ? json(sandbox::to_string(*facts.enforcement)) : json()},
         {"denied", facts.denied},
+        {"denial", !facts.denied ? json() : json(facts.network_denied ? "network" : "file")},
         {"backend", facts.backend ? json(sandbox::to_string(*facts.backend)) : json()}};
     if (outcome != nullptr && outcome->kind == outcome_kind::runner_failed) {
         out["runnerFailed"] = true;

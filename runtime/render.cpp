@@ -51,9 +51,10 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
     }
     std::string out;
     if (record.sandbox.denied) {
-        out += "[sandbox: file access denied under ";
+        out += record.sandbox.network_denied ? "[sandbox: network access denied under "
+                                             : "[sandbox: file access denied under ";
         out += sandbox::to_string(record.sandbox.mode);
-        out += " mode]\n";
+        out += record.sandbox.network_denied ? " mode, network deny]\n" : " mode]\n";
         out += denial_hint;
     }
     if (outcome.kind == outcome_kind::timed_out) {

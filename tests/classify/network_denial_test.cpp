@@ -110,6 +110,7 @@ TEST(NetworkDenial, ADenialOnlyWhereDenyIsEnforcedAndAfterARunnerFailure) {
         return decide(evidence, {confined, "bwrap", text, "curl", false, deny});
     };
     EXPECT_TRUE(under(&bwrap, true, ran).denied);
+    EXPECT_TRUE(under(&bwrap, true, ran).network_denied) << "the record says what was denied";
     EXPECT_FALSE(under(&bwrap, false, ran).denied) << "allow: the network was the host's";
     EXPECT_FALSE(under(nullptr, true, ran).denied) << "unconfined: danger-full-access";
     run_evidence succeeded = ran;
@@ -123,6 +124,24 @@ TEST(NetworkDenial, ADenialOnlyWhereDenyIsEnforcedAndAfterARunnerFailure) {
     const verdict runner = under(&bwrap, true, failed_runner);
     EXPECT_EQ(runner.outcome.kind, outcome_kind::runner_failed);
     EXPECT_FALSE(runner.denied);
+}
+
+// A denial in the file walls' words stays the file walls' under deny: the marker and the hint
+// must name what to ask for.
+TEST(NetworkDenial, AFileDenialUnderDenyIsNotTheNetworks) {
+    sandbox::confined_argv bwrap;
+    bwrap.backend = sandbox::backend_kind::bwrap;
+    bwrap.denial_signatures = sandbox::denial_signatures(sandbox::backend_kind::bwrap);
+    sandbox::status_report started;
+    started.outcome = sandbox::status_report::verdict::started;
+    run_evidence ran;
+    ran.exit_code = 1;
+    ran.status = started;
+    ran.denial_seen = true;
+    const std::string text = "touch: cannot touch '/etc/x': Read-only file system\n";
+    const verdict file = decide(ran, {&bwrap, "bwrap", text, "touch /etc/x", false, true});
+    EXPECT_TRUE(file.denied);
+    EXPECT_FALSE(file.network_denied);
 }
 
 TEST(NetworkDenial, TheSignaturesAreLowerCaseForTheScanner) {

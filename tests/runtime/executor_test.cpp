@@ -726,8 +726,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     const std::set<std::string> stream_keys{"text", "truncated", "spillPath", "bytes"};
     EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
-    EXPECT_EQ(keys_of(json["sandbox"]), (std::set<std::string>{"mode", "enforcement", "denied",
-                                                               "backend", "policy", "network"}));
+    EXPECT_EQ(keys_of(json["sandbox"]),
+              (std::set<std::string>{"mode", "enforcement", "denied", "denial", "backend", "policy",
+                                     "network"}));
     EXPECT_EQ(keys_of(json["sandbox"]["network"]),
               (std::set<std::string>{"policy", "enforcement", "missing"}));
     EXPECT_EQ(keys_of(json["sandbox"]["policy"]),
@@ -740,7 +741,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
         "stdout": {"text": "", "truncated": false, "spillPath": null, "bytes": 0},
         "stderr": {"text": "bash: line 1: /etc/x: Read-only file system\n", "truncated": false,
                    "spillPath": null, "bytes": 45},
-        "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "backend": "bwrap",
+        "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "denial": "file",
+                    "backend": "bwrap",
                     "policy": {"writableRoots": [], "tmp": null, "protected": [], "masked": [],
                                "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"},
                     "network": {"policy": "deny", "enforcement": "full", "missing": []}},
@@ -945,6 +947,25 @@ TEST(Render, TheDenialHintFollowsTheDenialMarker) {
     // No denial, no hint.
     record.sandbox.denied = false;
     EXPECT_EQ(render_markers(record, "[hint]\n"), "[exit code: 1]\n");
+}
+
+// A denial of the network says so, and its record names it: an agent told "file access denied"
+// would ask for a wider mode, which gives no network.
+TEST(Render, ANetworkDenialIsNamedAsTheNetworks) {
+    run_record record;
+    record.sandbox.mode = sandbox_mode::workspace_write;
+    record.sandbox.denied = true;
+    record.sandbox.network_denied = true;
+    record.outcome.exit_code = 6;
+    EXPECT_EQ(render_markers(record, "[hint]\n"),
+              "[sandbox: network access denied under workspace-write mode, network deny]\n"
+              "[hint]\n"
+              "[exit code: 6]\n");
+    EXPECT_EQ(to_json(record)["sandbox"]["denial"], "network");
+    record.sandbox.network_denied = false;
+    EXPECT_EQ(to_json(record)["sandbox"]["denial"], "file");
+    record.sandbox.denied = false;
+    EXPECT_TRUE(to_json(record)["sandbox"]["denial"].is_null());
 }
 
 TEST(Render, MarkersInOrderDenialTimeoutSignal) {
