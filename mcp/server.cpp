@@ -394,16 +394,21 @@ struct server::impl final : tool_context {
             const auto after = steady_clock::now();
             if (after >= deadline || running.cancelled) return false;
             if (after >= next_progress) {
-                next_progress += options_.progress_interval;
+                // One notification however many intervals a slow slice missed.
+                while (next_progress <= after)
+                    next_progress += options_.progress_interval;
                 send_progress(running, progress());
             }
         }
     }
 
-    void send_progress(const call& running, const std::string& message) {
+    void send_progress(call& running, const std::string& message) {
         if (running.progress_token.is_null()) return;
+        std::lock_guard lock(running.progress_mutex);
         const auto elapsed =
             std::chrono::duration_cast<milliseconds>(steady_clock::now() - running.started);
+        if (elapsed.count() <= running.last_progress) return;  // not more than the last one
+        running.last_progress = elapsed.count();
         send(json{{"jsonrpc", "2.0"},
                   {"method", "notifications/progress"},
                   {"params",

@@ -31,6 +31,10 @@ struct call {
     // Progress counts the milliseconds since the call came, so that it grows through the
     // approval and the wait for the command alike.
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    // The progress last sent: each notification must carry more than the one before (MCP), and
+    // the approval's ticker and the wait for the job may send from two threads.
+    std::mutex progress_mutex;
+    std::int64_t last_progress = -1;  // guarded by progress_mutex
     std::atomic<bool> cancelled{false};
     std::stop_source withdraw;  // takes back a question the call is waiting on
     std::mutex mutex;

@@ -599,7 +599,8 @@ int main(int argc, char** argv) {
             sleep_ms(std::atol(arg(3)));
             _exit(0);
         }
-        for (int i = 0; i < 500 && ::access(arg(2), F_OK) != 0; ++i)
+        // Up to 30 s: a fork under TSan on a loaded machine took longer than the 1 s this was.
+        for (int i = 0; i < 15000 && ::access(arg(2), F_OK) != 0; ++i)
             sleep_ms(2);
         std::printf("parent done\n");
         return 0;
