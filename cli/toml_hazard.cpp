@@ -1,5 +1,7 @@
 #include "cli/toml_hazard.hpp"
 
+#include <string>
+
 namespace cordon::cli {
 
 std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
@@ -11,6 +13,13 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
     enum class in { value, comment, basic, literal, long_basic, long_literal } state = in::value;
     std::size_t line = 1;
     bool line_start = true;  // only blanks since the last newline, outside any string
+    // Whether a quote here opens a string, as toml++ sees it: where a key or a value starts (the
+    // line's start, after '=', '[', ',' or '{', and after a key's '.'). Anywhere else a quote is
+    // one more character of a bare value, which toml++ scans up to its terminator with the same
+    // white-space test as between tokens (tests/cli/fuzz_found_test.cpp: `x =2max+["\u0447`).
+    bool token_start = true;
+    bool in_key = true;  // before the line's '=', or in a table header
+    std::string open;    // the '[' and '{' of the values around, innermost last
     if (text.starts_with("\xef\xbb\xbf")) text.remove_prefix(3);  // a byte order mark
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -21,6 +30,10 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
                 state = in::value;
             }
             line_start = state == in::value;
+            if (line_start) {
+                token_start = true;
+                in_key = open.empty() || open.back() == '{';
+            }
             continue;
         }
         switch (state) {
@@ -48,9 +61,23 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
                     }
                 }
                 if (c == '#') state = in::comment;
-                if (c == '"') state = ahead("\"\"\"") ? in::long_basic : in::basic;
-                if (c == '\'') state = ahead("'''") ? in::long_literal : in::literal;
+                if (c == '"' && token_start) state = ahead("\"\"\"") ? in::long_basic : in::basic;
+                if (c == '\'' && token_start) state = ahead("'''") ? in::long_literal : in::literal;
                 if (state == in::long_basic || state == in::long_literal) i += 2;
+                if (!blank(c) && state == in::value) {
+                    if (c == '=') {
+                        in_key = false;
+                    } else if (c == '[' || c == '{') {
+                        if (!(line_start && c == '[')) open += c;  // a header is no value
+                        in_key = c == '{' || (line_start && c == '[');
+                    } else if (c == ']' || c == '}') {
+                        if (!open.empty()) open.pop_back();
+                    } else if (c == ',') {
+                        in_key = !open.empty() && open.back() == '{';
+                    }
+                    token_start =
+                        c == '=' || c == '[' || c == '{' || c == ',' || (c == '.' && in_key);
+                }
                 break;
             case in::comment:
                 break;
@@ -59,10 +86,14 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
                     ++i;
                 } else if (c == '"') {
                     state = in::value;
+                    token_start = false;
                 }
                 break;
             case in::literal:
-                if (c == '\'') state = in::value;
+                if (c == '\'') {
+                    state = in::value;
+                    token_start = false;
+                }
                 break;
             case in::long_basic:
                 if (c == '\\') {
@@ -91,6 +122,7 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
                     while (i + 1 < text.size() && text[i + 1] == '"')
                         ++i;
                     state = in::value;
+                    token_start = false;
                 }
                 break;
             case in::long_literal:
@@ -99,6 +131,7 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
                     while (i + 1 < text.size() && text[i + 1] == '\'')
                         ++i;
                     state = in::value;
+                    token_start = false;
                 }
                 break;
         }

@@ -30,14 +30,18 @@ cli_result show_with(const std::string& text, std::vector<std::string> args = {}
 // Text on which toml++ 3.3 breaks its own preconditions (cli/toml_hazard.hpp): a table header
 // whose key starts with a character no key starts with failed an assertion (cordon died of
 // SIGABRT), and a character past ASCII where white space may stand reached an unreachable
-// branch (undefined behaviour in every build). Each is now the one line of a refused
-// configuration, exit 2 (fuzz target config_file).
+// branch (undefined behaviour in every build), also inside a bare value that a quote did not
+// turn into a string. Each is now the one line of a refused configuration, exit 2 (fuzz target
+// config_file).
 TEST(FuzzFound, TextTomlCannotReadSafelyIsRefusedInOneLine) {
     for (const std::string text :
          {"[&", "[[[1]]]", "mode = \"read-only\"\n[ \t@x]", "[\n", "[\r\n", "[[ \x01]]",
           "[\xc3\xa9]", "\xc3\xa9 = 1\n", "env_keep = [ \"A\",\xc3\xa9 ]\n",
           "mode = \"\"\"a\\\n  \xc3\xa9\"\"\"\n", "mode = \"\"\"a\\ \r\n\xe3\x80\x80\"\"\"\n",
-          "timeout = 1 \xef\xbb\xaf\n"}) {
+          "timeout = 1 \xef\xbb\xaf\n",
+          // A quote inside a bare value opens no string: toml++ scans the value on to its end.
+          "deny_reed =2222max+[\"\xd1\x87\xdd\xa1\n", "timeout = 1.\"\xc3\xa9\"\n",
+          "timeout = a'\xc3\xa9'\n", "mode = \"a\"\"\xc3\xa9\"\n"}) {
         SCOPED_TRACE(text);
         const cli_result result = show_with(text);
         EXPECT_EQ(result.exit_code, exit_usage) << result.err;
