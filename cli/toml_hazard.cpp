@@ -65,18 +65,26 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
                 if (c == '\'' && token_start) state = ahead("'''") ? in::long_literal : in::literal;
                 if (state == in::long_basic || state == in::long_literal) i += 2;
                 if (!blank(c) && state == in::value) {
-                    if (c == '=') {
+                    // '=', '[' and '{' separate tokens only where toml++ reads them so: the key's
+                    // '=', a value that starts with a bracket. Inside a bare value they are one
+                    // more character of it.
+                    const bool opens = token_start || line_start;
+                    if (c == '=' && in_key) {
                         in_key = false;
-                    } else if (c == '[' || c == '{') {
+                        token_start = true;
+                    } else if ((c == '[' || c == '{') && opens) {
                         if (!(line_start && c == '[')) open += c;  // a header is no value
                         in_key = c == '{' || (line_start && c == '[');
+                        token_start = true;
                     } else if (c == ']' || c == '}') {
                         if (!open.empty()) open.pop_back();
+                        token_start = false;
                     } else if (c == ',') {
                         in_key = !open.empty() && open.back() == '{';
+                        token_start = true;
+                    } else {
+                        token_start = c == '.' && in_key;
                     }
-                    token_start =
-                        c == '=' || c == '[' || c == '{' || c == ',' || (c == '.' && in_key);
                 }
                 break;
             case in::comment:

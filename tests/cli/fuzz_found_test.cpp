@@ -41,7 +41,8 @@ TEST(FuzzFound, TextTomlCannotReadSafelyIsRefusedInOneLine) {
           "timeout = 1 \xef\xbb\xaf\n",
           // A quote inside a bare value opens no string: toml++ scans the value on to its end.
           "deny_reed =2222max+[\"\xd1\x87\xdd\xa1\n", "timeout = 1.\"\xc3\xa9\"\n",
-          "timeout = a'\xc3\xa9'\n", "mode = \"a\"\"\xc3\xa9\"\n"}) {
+          "timeout = a'\xc3\xa9'\n", "mode = \"a\"\"\xc3\xa9\"\n", "mode = a=b\"\xc3\xa9\"\n",
+          "mode = a{\"\xc3\xa9\"}\n"}) {
         SCOPED_TRACE(text);
         const cli_result result = show_with(text);
         EXPECT_EQ(result.exit_code, exit_usage) << result.err;
