@@ -93,17 +93,29 @@ TEST(NetworkDenial, ARefusedConnectionCountsOnlyWithAPeerThatIsNotLoopback) {
                                      "refused"));
 }
 
-// The order and the scope: the dialect makes a non-zero exit of a confined run under deny a
-// denial; a runner failure still comes first; nothing under allow or unconfined.
-TEST(NetworkDenial, ADenialOnlyWhereDenyIsEnforcedAndAfterARunnerFailure) {
+// A bwrap run's argv with its denial dialect, and the evidence of a command that started and
+// exited with `exit_code`.
+sandbox::confined_argv bwrap_argv() {
     sandbox::confined_argv bwrap;
     bwrap.backend = sandbox::backend_kind::bwrap;
     bwrap.denial_signatures = sandbox::denial_signatures(sandbox::backend_kind::bwrap);
+    return bwrap;
+}
+
+run_evidence started_and_exited(int exit_code) {
     sandbox::status_report started;
     started.outcome = sandbox::status_report::verdict::started;
     run_evidence ran;
-    ran.exit_code = 6;
+    ran.exit_code = exit_code;
     ran.status = started;
+    return ran;
+}
+
+// The order and the scope: the dialect makes a non-zero exit of a confined run under deny a
+// denial; a runner failure still comes first; nothing under allow or unconfined.
+TEST(NetworkDenial, ADenialOnlyWhereDenyIsEnforcedAndAfterARunnerFailure) {
+    const sandbox::confined_argv bwrap = bwrap_argv();
+    const run_evidence ran = started_and_exited(6);
     const std::string text = "curl: (6) Could not resolve host: example.com\n";
     const auto under = [&](const sandbox::confined_argv* confined, bool deny,
                            const run_evidence& evidence) {
@@ -129,14 +141,8 @@ TEST(NetworkDenial, ADenialOnlyWhereDenyIsEnforcedAndAfterARunnerFailure) {
 // A denial in the file walls' words stays the file walls' under deny: the marker and the hint
 // must name what to ask for.
 TEST(NetworkDenial, AFileDenialUnderDenyIsNotTheNetworks) {
-    sandbox::confined_argv bwrap;
-    bwrap.backend = sandbox::backend_kind::bwrap;
-    bwrap.denial_signatures = sandbox::denial_signatures(sandbox::backend_kind::bwrap);
-    sandbox::status_report started;
-    started.outcome = sandbox::status_report::verdict::started;
-    run_evidence ran;
-    ran.exit_code = 1;
-    ran.status = started;
+    const sandbox::confined_argv bwrap = bwrap_argv();
+    run_evidence ran = started_and_exited(1);
     ran.denial_seen = true;
     const std::string text = "touch: cannot touch '/etc/x': Read-only file system\n";
     const verdict file = decide(ran, {&bwrap, "bwrap", text, "touch /etc/x", false, true});
