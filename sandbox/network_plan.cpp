@@ -76,6 +76,9 @@ network_walls plan_network(backend_kind kind, const network_rules& rules, int la
             missing.emplace_back("cordon's Seatbelt profile has no network rule");
             break;
     }
+    if (rules.policy == network_policy::proxy) {
+        missing.emplace_back("the network proxy is not built yet: the run has no network");
+    }
     if (!missing.empty()) out.facts.level = network_enforcement::partial;
     return out;
 }

@@ -35,6 +35,8 @@ std::string_view to_string(network_policy value) noexcept {
     switch (value) {
         case network_policy::deny:
             return "deny";
+        case network_policy::proxy:
+            return "proxy";
         case network_policy::allow:
             return "allow";
     }
@@ -42,7 +44,7 @@ std::string_view to_string(network_policy value) noexcept {
 }
 
 std::optional<network_policy> parse_network_policy(std::string_view text) noexcept {
-    for (auto value : {network_policy::deny, network_policy::allow}) {
+    for (auto value : {network_policy::deny, network_policy::proxy, network_policy::allow}) {
         if (text == to_string(value)) return value;
     }
     return std::nullopt;

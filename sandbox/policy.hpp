@@ -80,12 +80,22 @@ inline constexpr std::uint64_t default_tmpfs_bytes = std::uint64_t{1} << 30;
 
 // What a confined command may reach over the network (docs/network.md), orthogonal to the mode.
 // danger-full-access has the host's network whatever this says.
+// In order of what they let through: each lets through at least what the one before does.
 enum class network_policy {
     deny,   // a network of its own with loopback only: no route out, no host listener
+    proxy,  // deny, plus cordon's filtering proxy to the domains allowed (docs/network.md)
     allow,  // the host's network
 };
 [[nodiscard]] std::string_view to_string(network_policy value) noexcept;
 [[nodiscard]] std::optional<network_policy> parse_network_policy(std::string_view text) noexcept;
+
+// One entry of network_rules::proxy_resolve: a canonical host name (domain_pattern.hpp) and an
+// IPv4 or IPv6 address in its canonical text form.
+struct host_mapping {
+    std::string name;
+    std::string address;
+    friend bool operator==(const host_mapping&, const host_mapping&) = default;
+};
 
 struct network_rules {
     network_policy policy = network_policy::deny;
@@ -96,6 +106,14 @@ struct network_rules {
     // own, and listening there reaches nobody else; where it shares the host's (the Landlock
     // rung without a namespace), this lets it bind the host's loopback ports.
     bool allow_local_binding = false;
+    // Under proxy: the destinations the proxy lets through, and those it refuses whatever
+    // allowed_domains says. Canonical patterns (sandbox/domain_pattern.hpp): `example.com`,
+    // `*.example.com` (names below it, not itself), an address, each with an optional `:port`.
+    std::vector<std::string> allowed_domains;
+    std::vector<std::string> denied_domains;
+    // Under proxy: names the proxy resolves to the address given instead of asking DNS, which
+    // the operator vouches for (a private or loopback address is then let through).
+    std::vector<host_mapping> proxy_resolve;
 };
 
 struct sandbox_policy {
