@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/network_plan.hpp"
 #include "sandbox/protected_paths.hpp"
@@ -26,6 +27,14 @@ void append_command(std::vector<std::string>& out, std::span<const std::string> 
     out.insert(out.end(), argv.begin(), argv.end());
 }
 
+// A network policy the backend cannot put up at all is never run wider.
+void refuse_unavailable(backend_kind kind, const sandbox_policy& policy,
+                        const network_walls& network) {
+    if (!network.unavailable) return;
+    throw sandbox_unavailable_error(policy.mode, std::nullopt,
+                                    {{std::string(to_string(kind)), *network.unavailable}});
+}
+
 void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& policy,
                 const profile& host) {
     out.backend = kind;
@@ -36,8 +45,10 @@ void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& pol
     out.runner_failure_rules = runner_failure_rules(kind);
     out.status = status_channel{runner_status_fd};
     out.environment_fd = command_environment_fd;
-    out.network =
-        plan_network(kind, policy.network, host.landlock_abi, host.network_namespace).facts;
+    network_walls network =
+        plan_network(kind, policy.network, host.landlock_abi, host.network_namespace);
+    refuse_unavailable(kind, policy, network);
+    out.network = std::move(network.facts);
     if (!out.network.missing.empty()) {
         out.level = enforcement::partial;
         out.gaps.insert(out.gaps.end(), out.network.missing.begin(), out.network.missing.end());
@@ -184,7 +195,9 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     if (!landlock) out.emplace_back("--no-landlock");
     // bwrap exits 128+N both for a command killed by signal N and for one that exited 128+N:
     // inside it, the launcher reports how the command ended.
-    if (inside_bwrap) out.insert(out.end(), {"--private-ipc", "--report-ending"});
+    // The forwarder of the network proxy runs in the launcher while it waits for the command.
+    if (inside_bwrap) out.emplace_back("--private-ipc");
+    if (inside_bwrap || paths.network.proxy) out.emplace_back("--report-ending");
     // The sandbox's user namespace gets low limits of its own for what the kernel counts per uid
     // (quotas.hpp); the launcher writes them with the CAP_SYS_RESOURCE bwrap leaves it, then drops
     // it from every set (CAP_SETPCAP, also left to it, empties the bounding set).
@@ -345,6 +358,9 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"network deny", true,
                      "a network namespace with loopback only; socket(AF_UNIX) refused (host "
                      "pathname sockets), socketpair kept"},
+                    {"network proxy", true,
+                     "network deny's namespace; the launcher hands connections to its loopback "
+                     "port to cordon's filtering proxy"},
                     {"network allow", true, "the host's network"},
                     {"allowed unix sockets", false,
                      "listing any lets socket(AF_UNIX) through for every path (needs "
@@ -366,6 +382,9 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                      "a network namespace with its loopback up where cordon holds "
                      "CAP_SYS_ADMIN; otherwise socket() of every family refused and, from "
                      "Landlock ABI 4, TCP connect and bind (partial below ABI 4)"},
+                    {"network proxy", true,
+                     "where cordon holds CAP_SYS_ADMIN, as bwrap in a namespace of its own; "
+                     "refused without it (Landlock's port rules cannot tell hosts apart)"},
                     {"network allow", true, "the host's network"},
                     {"allowed unix sockets", false,
                      "listing any lets socket(AF_UNIX) through for every path (needs "
@@ -383,6 +402,7 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"private tmp", false, "the host's /tmp"},
                     {"kernel quotas", false, "counted against cordon's uid"},
                     {"network deny", false, "no profile rule (needs --accept-partial)"},
+                    {"network proxy", false, "no network namespace (refused)"},
                     {"network allow", true, "the host's network"},
                     {"allowed unix sockets", false, "no profile rule"},
                     {"local binding", false, "no profile rule"}};
@@ -481,7 +501,7 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                 "/proc",
                 "--remount-ro",
                 "/proc"};
-    if (policy.network.policy == network_policy::deny) {
+    if (policy.network.policy != network_policy::allow) {
         out.argv.insert(out.argv.begin() + 6, "--unshare-net");  // after --unshare-uts
     }
     // bwrap's /dev is a tmpfs of unbounded size and its /dev/shm a directory in it: a sized
@@ -566,7 +586,8 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
     in_child.allow_read = paths.allow_read;
     in_child.network = paths.network;
     out.runner = host.launcher_image;
-    out.in_child = std::move(in_child);
+    // The proxy's forwarder needs the launcher's process: no in-child confinement then.
+    if (!paths.network.proxy) out.in_child = std::move(in_child);
     record_paths(out, host);
     return out;
 }
@@ -605,7 +626,9 @@ confined_argv seatbelt_confine(const std::filesystem::path& sandbox_exec,
     append_command(out.argv, argv);
     out.denial_signatures = denial_signatures(backend_kind::seatbelt);
     out.runner_failure_rules = runner_failure_rules(backend_kind::seatbelt);
-    out.network = plan_network(backend_kind::seatbelt, policy.network, 0, false).facts;
+    network_walls network = plan_network(backend_kind::seatbelt, policy.network, 0, false);
+    refuse_unavailable(backend_kind::seatbelt, policy, network);
+    out.network = std::move(network.facts);
     if (!out.network.missing.empty()) {
         out.level = enforcement::partial;
         out.gaps.insert(out.gaps.end(), out.network.missing.begin(), out.network.missing.end());

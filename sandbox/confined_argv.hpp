@@ -3,6 +3,7 @@
 // backend produced it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,19 @@ struct network_facts {
     network_policy policy = network_policy::allow;
     network_enforcement level = network_enforcement::none;
     std::vector<std::string> missing;  // under partial: one line per part not enforced
+    // Under proxy: the lists the proxy enforces (canonical patterns), and once the run is over
+    // what it refused (proxy/service.hpp: at most 16 destinations, the rest counted together)
+    // and why it stopped serving the run early, if it did.
+    std::vector<std::string> allowed_domains;
+    std::vector<std::string> denied_domains;
+    struct blocked_destination {
+        std::string destination;  // "example.com:443"
+        std::string reason;
+        std::uint64_t count = 0;
+    };
+    std::vector<blocked_destination> blocked;
+    std::uint64_t blocked_more = 0;
+    std::optional<std::string> proxy_failure;
 };
 
 // The network walls of the Landlock rung and of the launcher inside bwrap (sandbox/walls.hpp).
@@ -67,6 +81,9 @@ struct network_confinement {
     bool local_binding = false;      // with deny_sockets: TCP stream sockets may bind
     // with a namespace: refuse the families it does not separate (AF_VSOCK, ...)
     bool namespaced_sockets_only = false;
+    // with a namespace: the launcher listens on the namespace's loopback (proxy_port) and hands
+    // each connection to cordon's proxy over proxy_forwarder_fd (network policy proxy)
+    bool proxy = false;
 };
 
 struct landlock_in_child {

@@ -384,6 +384,11 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
     const network_walls network =
         plan_network(rung->kind, policy.network, rung->landlock_abi.value_or(0),
                      rung->kind == backend_kind::landlock && can_make_network_namespace());
+    if (network.unavailable) {
+        std::vector<unusable_backend> backends;
+        backends.push_back({std::string(to_string(rung->kind)), *network.unavailable});
+        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(backends));
+    }
     if ((!gaps.empty() || !network.facts.missing.empty()) && !policy.rules.accept_partial) {
         std::string why;
         for (const std::string& gap : gaps)

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 
 namespace cordon::sandbox {
@@ -33,6 +34,21 @@ network_walls plan_network(backend_kind kind, const network_rules& rules, int la
     network_walls out;
     out.facts.policy = rules.policy;
     if (rules.policy == network_policy::allow) return out;  // the host's network: none
+    const bool proxy = rules.policy == network_policy::proxy;
+    if (proxy) {
+        out.facts.allowed_domains = rules.allowed_domains;
+        out.facts.denied_domains = rules.denied_domains;
+        if (kind == backend_kind::seatbelt) {
+            out.unavailable =
+                "network proxy needs a network namespace: cordon's Seatbelt "
+                "profile has no network rule";
+        } else if (kind == backend_kind::landlock && !can_unshare_net) {
+            out.unavailable =
+                "network proxy needs a network namespace, and cordon cannot make one without "
+                "CAP_SYS_ADMIN (Landlock's port rules cannot tell one host from another)";
+        }
+        out.how.proxy = out.unavailable == std::nullopt;
+    }
     out.facts.level = network_enforcement::full;
     auto& missing = out.facts.missing;
     const bool listed = !rules.allow_unix_sockets.empty();
@@ -76,9 +92,6 @@ network_walls plan_network(backend_kind kind, const network_rules& rules, int la
             missing.emplace_back("cordon's Seatbelt profile has no network rule");
             break;
     }
-    if (rules.policy == network_policy::proxy) {
-        missing.emplace_back("the network proxy is not built yet: the run has no network");
-    }
     if (!missing.empty()) out.facts.level = network_enforcement::partial;
     return out;
 }
@@ -90,7 +103,30 @@ std::vector<std::string> launcher_network_arguments(const network_confinement& h
     if (how.deny_sockets) out.emplace_back("--deny-sockets");
     if (how.deny_sockets && how.local_binding) out.emplace_back("--local-binding");
     if (how.namespaced_sockets_only) out.emplace_back("--namespaced-sockets-only");
+    if (how.proxy) {
+        out.insert(out.end(), {"--proxy-fd", std::to_string(proxy_forwarder_fd), "--proxy-port",
+                               std::to_string(proxy_port)});
+    }
     return out;
+}
+
+std::vector<std::string> proxy_environment() {
+    const std::string http = "http://127.0.0.1:" + std::to_string(proxy_port);
+    const std::string socks = "socks5h://127.0.0.1:" + std::to_string(proxy_port);
+    constexpr const char* no_proxy = "localhost,127.0.0.1,::1";
+    return {"ALL_PROXY=" + socks,  "HTTPS_PROXY=" + http,
+            "HTTP_PROXY=" + http,  std::string("NO_PROXY=") + no_proxy,
+            "all_proxy=" + socks,  "http_proxy=" + http,
+            "https_proxy=" + http, std::string("no_proxy=") + no_proxy};
+}
+
+bool is_proxy_variable(std::string_view entry) noexcept {
+    const std::string_view name = entry.substr(0, entry.find('='));
+    for (const std::string_view known : {"ALL_PROXY", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY",
+                                         "all_proxy", "https_proxy", "http_proxy", "no_proxy"}) {
+        if (name == known) return true;
+    }
+    return false;
 }
 
 bool can_make_network_namespace() noexcept {

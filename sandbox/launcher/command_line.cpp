@@ -142,6 +142,17 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
         } else if (equals(arg, "--namespaced-sockets-only")) {
             out.namespaced_sockets_only = true;
             ++options;
+        } else if (equals(arg, "--proxy-fd")) {
+            out.proxy_fd = parse_fd_value(report, arg, value);
+            ++options;
+            ++i;
+        } else if (equals(arg, "--proxy-port")) {
+            out.proxy_port = parse_fd_value(report, arg, value);
+            if (out.proxy_port < 1 || out.proxy_port > 65535) {
+                report.fail(launcher_stage::usage, 0, "usage error: --proxy-port needs a port");
+            }
+            ++options;
+            ++i;
         } else if (equals(arg, "--probe")) {
             out.probe = true;
         } else if (equals(arg, "--report-ending")) {
@@ -166,6 +177,10 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
                         "--abi-cap");
         }
         return;
+    }
+    if ((out.proxy_fd >= 0) != (out.proxy_port > 0) || (out.proxy_fd >= 0 && !out.report_ending)) {
+        report.fail(launcher_stage::usage, 0,
+                    "usage error: --proxy-fd and --proxy-port go together, with --report-ending");
     }
     if (out.command == nullptr || out.command[0] == nullptr) {
         report.fail(launcher_stage::usage, 0, "usage error: missing `-- <argv>...` command");

@@ -37,7 +37,11 @@ struct command_line {
     bool deny_sockets = false;
     bool local_binding = false;
     bool namespaced_sockets_only = false;  // --namespaced-sockets-only: AF_INET/6, netlink, unix
-    int env_fd = -1;                       // --env-fd
+    // --proxy-fd N --proxy-port P (with --report-ending): forward connections to 127.0.0.1:P
+    // to cordon's network proxy over fd N (forwarder.hpp).
+    int proxy_fd = -1;
+    int proxy_port = 0;
+    int env_fd = -1;             // --env-fd
     int quota_fd = -1;           // --quota-fd: /proc/sys/user to write the namespace's limits
     bool probe = false;          // --probe
     int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)

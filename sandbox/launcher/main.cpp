@@ -5,7 +5,7 @@
 //
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
 //                   [--unshare-net] [--deny-unix-sockets] [--deny-sockets [--local-binding]]
-//                   [--namespaced-sockets-only]
+//                   [--namespaced-sockets-only] [--proxy-fd N --proxy-port P]
 //                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
 //                   [--rw-try PATH]
 //                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
@@ -144,7 +144,8 @@ int main(int argc, char** argv) {
     cloexec_from_3();
 
     if (line.report_ending) {
-        run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp);
+        run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp,
+                       line.proxy_fd, line.proxy_port);
     }
     // A signal from here on ends the launcher, the leader: the runner's own status says how.
     test_hook::at(test_hook::step::before_started);

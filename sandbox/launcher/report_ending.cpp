@@ -11,6 +11,7 @@
 
 #include "sandbox/exec_search.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/launcher/forwarder.hpp"
 #include "sandbox/launcher/test_hook.hpp"
 
 namespace cordon::launcher {
@@ -18,11 +19,14 @@ namespace cordon::launcher {
 namespace landlock = sandbox::landlock;
 using sandbox::launcher_stage;
 
-void run_and_report(const reporter& report, int scope_abi, char** command, char** envp) noexcept {
+void run_and_report(const reporter& report, int scope_abi, char** command, char** envp,
+                    int proxy_fd, int proxy_port) noexcept {
     sigset_t all;
     sigset_t previous;
     ::sigfillset(&all);
     ::sigprocmask(SIG_SETMASK, &all, &previous);
+    forwarder proxy;
+    if (proxy_fd >= 0) proxy = start_forwarder(report, proxy_fd, proxy_port);
     if (::prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L) != 0) {
         const int error = errno;
         report.fail(launcher_stage::spawn, error, "cannot make the launcher non-dumpable: %s",
@@ -92,6 +96,7 @@ void run_and_report(const reporter& report, int scope_abi, char** command, char*
     ssize_t got;
     while ((got = ::read(exec_check[0], &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
     }
+    if (got == 0 && proxy.channel >= 0) forward_until_exit(proxy, child);
     siginfo_t info{};
     int waited;
     while ((waited = ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED)) < 0 &&

@@ -22,7 +22,9 @@ namespace cordon::launcher {
 
 // Runs `command` with `envp` as this process's child and exits as it did, after an `ended`
 // record. `scope_abi` > 0: the child first enters a nested domain scoped at that ABI.
-[[noreturn]] void run_and_report(const reporter& report, int scope_abi, char** command,
-                                 char** envp) noexcept;
+// `proxy_fd` >= 0: the network proxy's forwarder (forwarder.hpp) serves 127.0.0.1:`proxy_port`
+// while the command runs.
+[[noreturn]] void run_and_report(const reporter& report, int scope_abi, char** command, char** envp,
+                                 int proxy_fd = -1, int proxy_port = 0) noexcept;
 
 }  // namespace cordon::launcher

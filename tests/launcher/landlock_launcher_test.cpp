@@ -23,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "sandbox/landlock_ruleset.hpp"
@@ -900,6 +901,119 @@ TEST_F(ConfinedLauncherTest, ItsOwnNetworkNamespaceHasALoopbackUp) {
     EXPECT_EQ(dev_lines, 3) << "two header lines and lo alone: " << result.out;
     EXPECT_GT(loopback_entries, 0) << "lo is down: " << result.out;
     EXPECT_FALSE(host.reached());
+}
+
+// --- the network proxy's forwarder (sandbox/launcher/forwarder.hpp) ------------------------------
+
+constexpr int proxy_fd_number = 50;
+
+// The proxy's side of the forwarder's socketpair: receives one connection's descriptor.
+int receive_connection(int channel) {
+    char byte = 0;
+    iovec data{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    if (::recvmsg(channel, &message, MSG_CMSG_CLOEXEC) <= 0) return -1;
+    const cmsghdr* header = CMSG_FIRSTHDR(&message);
+    if (header == nullptr || header->cmsg_type != SCM_RIGHTS) return -1;
+    int fd = -1;
+    std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
+    return fd;
+}
+
+std::vector<std::string> forwarder_flags() {
+    return {"--read-root",
+            "--rw",
+            "/dev/null",
+            "--unshare-net",
+            "--deny-unix-sockets",
+            "--namespaced-sockets-only",
+            "--report-ending",
+            "--proxy-fd",
+            std::to_string(proxy_fd_number),
+            "--proxy-port",
+            "3128"};
+}
+
+// Each connection the command makes to the port reaches the proxy's end as a descriptor, in
+// order, and the bytes go both ways through it with nothing in between.
+TEST_F(ConfinedLauncherTest, TheForwarderHandsEachConnectionToTheProxy) {
+    if (::geteuid() != 0) CORDON_SKIP_OR_FAIL("making a network namespace needs CAP_SYS_ADMIN");
+    int pair[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+    std::thread proxy([channel = pair[0]] {
+        for (int i = 0; i < 2; ++i) {
+            const int client = receive_connection(channel);
+            if (client < 0) return;
+            char buffer[64] = {};
+            const ssize_t got = ::read(client, buffer, sizeof buffer - 1);
+            const std::string answer =
+                "proxy saw " + std::string(buffer, got > 0 ? static_cast<std::size_t>(got) : 0);
+            (void)!::write(client, answer.data(), answer.size());
+            ::close(client);
+        }
+    });
+    std::vector<std::string> args = forwarder_flags();
+    for (const char* arg :
+         {"--", "bash", "-c",
+          "for n in one two; do exec 3<>/dev/tcp/127.0.0.1/3128 || exit 9; printf \"$n\\n\" >&3; "
+          "cat <&3; exec 3<&-; done"}) {
+        args.emplace_back(arg);
+    }
+    const auto result = run(args, -1, false, {{pair[1], proxy_fd_number}});
+    ::close(pair[1]);
+    proxy.join();
+    ::close(pair[0]);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "proxy saw one\nproxy saw two\n");
+}
+
+// Once the proxy's end is gone, the port refuses: a connection never waits for a proxy that
+// will not come, and never goes anywhere else.
+TEST_F(ConfinedLauncherTest, WithoutTheProxyTheForwarderRefusesEveryConnection) {
+    if (::geteuid() != 0) CORDON_SKIP_OR_FAIL("making a network namespace needs CAP_SYS_ADMIN");
+    int pair[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+    ::close(pair[0]);
+    std::vector<std::string> args = forwarder_flags();
+    for (const char* arg :
+         {"--", "bash", "-c",
+          "for n in 1 2 3; do if (exec 3<>/dev/tcp/127.0.0.1/3128 && echo x >&3 && "
+          "read -t 10 line <&3) 2>/dev/null; then echo answered; else echo refused; fi; done"}) {
+        args.emplace_back(arg);
+    }
+    const auto result = run(args, -1, false, {{pair[1], proxy_fd_number}});
+    ::close(pair[1]);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "refused\nrefused\nrefused\n");
+}
+
+TEST_F(LauncherTest, TheProxyFlagsAreCheckedBeforeAnythingRuns) {
+    const auto plain = [&](std::vector<std::string> flags) {
+        const std::vector<std::string> command = marker_command();
+        flags.insert(flags.end(), command.begin(), command.end());
+        return run(flags, -1, false, {{0, proxy_fd_number}});
+    };
+    expect_launcher_failure(
+        plain({"--proxy-fd", std::to_string(proxy_fd_number), "--proxy-port", "3128"}),
+        "cordon-landlock: usage error: --proxy-fd and --proxy-port go together, with "
+        "--report-ending");
+    expect_launcher_failure(
+        plain({"--report-ending", "--proxy-fd", std::to_string(proxy_fd_number)}),
+        "cordon-landlock: usage error: --proxy-fd and --proxy-port go "
+        "together, with --report-ending");
+    expect_launcher_failure(plain({"--report-ending", "--proxy-port", "0"}),
+                            "cordon-landlock: usage error: --proxy-port needs a port");
+    // A descriptor that is not the proxy's socket (here /dev/null): refused, nothing runs.
+    expect_launcher_failure(plain({"--report-ending", "--no-landlock", "--proxy-fd",
+                                   std::to_string(proxy_fd_number), "--proxy-port", "3128"}),
+                            "cordon-landlock: usage error: --proxy-fd " +
+                                std::to_string(proxy_fd_number) + " is not the proxy's socket");
+    EXPECT_FALSE(fs::exists(marker_));
 }
 
 }  // namespace

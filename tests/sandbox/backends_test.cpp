@@ -12,7 +12,9 @@
 
 #include "sandbox/backends.hpp"
 #include "sandbox/confined_argv.hpp"
+#include "sandbox/errors.hpp"
 #include "sandbox/launcher_status.hpp"
+#include "sandbox/network_plan.hpp"
 #include "sandbox/status_channel.hpp"
 
 namespace cordon::sandbox {
@@ -566,11 +568,105 @@ TEST(PolicyParts, EveryBackendSaysWhetherItDeniesTheNetwork) {
     for (backend_kind kind :
          {backend_kind::bwrap, backend_kind::landlock, backend_kind::seatbelt}) {
         std::optional<bool> deny;
+        std::optional<bool> proxy;
         for (const policy_part& part : policy_parts(kind)) {
             if (part.part == "network deny") deny = part.enforced;
+            if (part.part == "network proxy") proxy = part.enforced;
         }
         EXPECT_EQ(deny, std::optional<bool>(kind != backend_kind::seatbelt)) << to_string(kind);
+        EXPECT_EQ(proxy, std::optional<bool>(kind != backend_kind::seatbelt)) << to_string(kind);
     }
+}
+
+network_rules proxy_network() {
+    network_rules out;
+    out.policy = network_policy::proxy;
+    out.allowed_domains = {"registry.npmjs.org", "*.github.com:443"};
+    out.denied_domains = {"gist.github.com"};
+    return out;
+}
+
+// Under proxy, deny's walls and the forwarder: the launcher waits for the command (its forwarder
+// runs meanwhile) and is handed the proxy's end at its fixed number.
+TEST(Network, ProxyIsDenysNamespaceWithTheLaunchersForwarder) {
+    const sandbox_policy policy = with_network(read_only, proxy_network());
+    const std::vector<std::string> forwarder = {"--proxy-fd", std::to_string(proxy_forwarder_fd),
+                                                "--proxy-port", std::to_string(proxy_port)};
+    const confined_argv bwrap = bwrap_confine("/b", sample_command, policy, host_with_abi(7));
+    EXPECT_EQ(bwrap.argv[6], "--unshare-net");
+    const strings inside = launcher_part(bwrap.argv, "/proc/self/fd/6");
+    EXPECT_TRUE(has(inside, "--deny-unix-sockets"));
+    EXPECT_TRUE(has(inside, "--namespaced-sockets-only"));
+    EXPECT_TRUE(has(inside, "--report-ending"));
+    EXPECT_FALSE(has(inside, "--unshare-net"));
+    EXPECT_NE(std::search(inside.begin(), inside.end(), forwarder.begin(), forwarder.end()),
+              inside.end());
+    EXPECT_EQ(bwrap.network.policy, network_policy::proxy);
+    EXPECT_EQ(bwrap.network.level, network_enforcement::full);
+    EXPECT_EQ(bwrap.network.allowed_domains, proxy_network().allowed_domains);
+    EXPECT_EQ(bwrap.network.denied_domains, proxy_network().denied_domains);
+
+    profile own = host_with_abi(7);
+    own.network_namespace = true;
+    const confined_argv landlock = landlock_confine("/l", sample_command, policy, own);
+    const strings launcher = launcher_part(landlock.argv, "/l");
+    EXPECT_TRUE(has(launcher, "--unshare-net"));
+    EXPECT_TRUE(has(launcher, "--report-ending"));
+    EXPECT_FALSE(has(launcher, "--deny-sockets"));
+    EXPECT_NE(std::search(launcher.begin(), launcher.end(), forwarder.begin(), forwarder.end()),
+              launcher.end());
+    // The forwarder is the launcher's: no in-child confinement, which has no process to run it.
+    EXPECT_FALSE(landlock.in_child.has_value());
+    EXPECT_EQ(landlock.network.level, network_enforcement::full);
+    // Deny keeps the in-child path and the launcher's plain exec.
+    const confined_argv deny = landlock_confine("/l", sample_command, read_only, own);
+    EXPECT_TRUE(deny.in_child.has_value());
+    EXPECT_FALSE(has(launcher_part(deny.argv, "/l"), "--report-ending"));
+}
+
+// Without a namespace there is no proxy: Landlock's port rules cannot tell one host from another,
+// so a proxied run would be a run with every host or none. Refused, whatever accept_partial says.
+TEST(Network, ProxyWithoutANamespaceIsRefusedNeverWidened) {
+    sandbox_policy policy = with_network(read_only, proxy_network());
+    policy.rules.accept_partial = true;
+    const auto backends_of = [](const sandbox_unavailable_error& error) {
+        std::string out;
+        for (const auto& backend : error.backends())
+            out += backend.backend + ": " + backend.reason;
+        return out;
+    };
+    try {
+        (void)landlock_confine("/l", sample_command, policy, host_with_abi(7));
+        ADD_FAILURE() << "a proxied run without a namespace was confined";
+    } catch (const sandbox_unavailable_error& error) {
+        EXPECT_EQ(backends_of(error),
+                  "landlock: network proxy needs a network namespace, and cordon cannot make one "
+                  "without CAP_SYS_ADMIN (Landlock's port rules cannot tell one host from "
+                  "another)");
+    }
+    try {
+        (void)seatbelt_confine("/s", sample_command, policy, {});
+        ADD_FAILURE() << "a proxied run was confined by Seatbelt";
+    } catch (const sandbox_unavailable_error& error) {
+        EXPECT_EQ(backends_of(error),
+                  "seatbelt: network proxy needs a network namespace: cordon's Seatbelt profile "
+                  "has no network rule");
+    }
+}
+
+TEST(Network, TheProxyVariablesPointAtTheForwarder) {
+    const std::vector<std::string> environment = proxy_environment();
+    EXPECT_THAT(environment,
+                ::testing::IsSupersetOf(
+                    {"HTTP_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
+                     "ALL_PROXY=socks5h://127.0.0.1:3128", "NO_PROXY=localhost,127.0.0.1,::1"}));
+    EXPECT_EQ(environment.size(), 8u);
+    for (const std::string& entry : environment)
+        EXPECT_TRUE(is_proxy_variable(entry)) << entry;
+    EXPECT_TRUE(is_proxy_variable("http_proxy=http://elsewhere"));
+    EXPECT_TRUE(is_proxy_variable("NO_PROXY"));
+    EXPECT_FALSE(is_proxy_variable("HTTP_PROXY_EXTRA=x"));
+    EXPECT_FALSE(is_proxy_variable("PATH=/bin"));
 }
 
 // ---- what a profile hides -------------------------------------------------------------------
