@@ -1,0 +1,369 @@
+// One client connection through the proxy: sniff its protocol, read its request within the head
+// timeout, decide (rules.hpp) before any DNS query, resolve, check the addresses, connect to those
+// only, answer the client, then relay both ways until both sides have closed.
+#include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+#include "proxy/session_state.hpp"
+
+namespace cordon::proxy::detail {
+
+namespace net = boost::asio;
+using boost::system::error_code;
+using net::ip::tcp;
+
+namespace {
+
+// A client that is refused may still be sending (a request body, the rest of a huge head):
+// closing with unread bytes would reset the connection and could destroy the answer before the
+// client reads it, so the proxy reads and discards up to this much after answering.
+constexpr std::size_t most_drained = 1 << 20;
+
+constexpr std::size_t request_read_size = 4096;
+
+}  // namespace
+
+connection::connection(std::shared_ptr<session_state> session, tcp::socket client)
+    : session_(std::move(session)),
+      client_(std::move(client)),
+      upstream_(session_->context()),
+      timer_(session_->context()),
+      read_buffer_(request_read_size) {}
+
+void connection::start() {
+    arm_timer(session_->bounds().head_timeout);
+    read_request();
+}
+
+void connection::arm_timer(std::chrono::milliseconds after) {
+    // A phase per arming: a wait that had already completed when the timer was re-armed must not
+    // end the new stage.
+    const std::uint64_t phase = ++timer_phase_;
+    timer_.expires_after(after);
+    timer_.async_wait([self = shared_from_this(), phase](const error_code& error) {
+        if (error || self->closed_ || phase != self->timer_phase_) return;
+        self->on_timeout();
+    });
+}
+
+void connection::on_timeout() {
+    if (stage_ != stage::deciding) {
+        close();  // a slow request, or a refused client that keeps its end open
+        return;
+    }
+    timed_out_ = true;
+    error_code ignored;
+    upstream_.close(ignored);  // ends a connect in flight; a lookup's answer is ignored
+    fail_upstream(504, socks5::host_unreachable, "timed out");
+}
+
+void connection::read_request() {
+    client_.async_read_some(net::buffer(read_buffer_), [self = shared_from_this()](
+                                                           const error_code& error, std::size_t n) {
+        if (self->closed_) return;
+        if (error) {
+            self->close();
+            return;
+        }
+        self->on_request_bytes(std::string_view(self->read_buffer_.data(), n));
+    });
+}
+
+void connection::on_request_bytes(std::string_view bytes) {
+    if (stage_ == stage::sniff) {
+        switch (sniff(static_cast<unsigned char>(bytes.front()))) {
+            case client_protocol::socks4:
+                reply_then_close(socks4_rejection());
+                return;
+            case client_protocol::socks5:
+                stage_ = stage::socks5_greeting;
+                break;
+            case client_protocol::http:
+                stage_ = stage::http;
+                http_.emplace(session_->bounds().header_limit);
+                break;
+        }
+    }
+    if (stage_ == stage::http) {
+        http_parse parsed = http_->feed(bytes);
+        if (std::holds_alternative<need_more>(parsed)) {
+            read_request();
+            return;
+        }
+        if (auto* refused = std::get_if<http_refusal>(&parsed)) {
+            reply_then_close(http_response(refused->status, "cordon: " + refused->reason + "\n"));
+            return;
+        }
+        auto& request = std::get<http_request>(parsed);
+        kind_ = request.tunnel ? kind::http_tunnel : kind::http_forward;
+        head_ = std::move(request.head);
+        inbox_ = std::move(request.rest);
+        http_.reset();
+        decide(request.host, request.port);
+        return;
+    }
+    inbox_.append(bytes);  // SOCKS5: a greeting and a request take at most 519 bytes
+    on_socks5();
+}
+
+void connection::on_socks5() {
+    if (stage_ == stage::socks5_greeting) {
+        auto parsed = parse_socks5_greeting(inbox_);
+        if (std::holds_alternative<need_more>(parsed)) {
+            read_request();
+            return;
+        }
+        if (std::holds_alternative<socks5_error>(parsed)) {
+            close();
+            return;
+        }
+        const auto greeting = std::get<socks5_greeting>(parsed);
+        if (!greeting.no_auth) {
+            reply_then_close(socks5_method_reply(socks5::no_acceptable_method));
+            return;
+        }
+        inbox_.erase(0, greeting.size);
+        stage_ = stage::socks5_request;
+        auto reply = std::make_shared<std::string>(socks5_method_reply(0x00));
+        net::async_write(client_, net::buffer(*reply),
+                         [self = shared_from_this(), reply](const error_code& error, std::size_t) {
+                             if (self->closed_) return;
+                             if (error) {
+                                 self->close();
+                                 return;
+                             }
+                             self->on_socks5();
+                         });
+        return;
+    }
+    auto parsed = parse_socks5_request(inbox_);
+    if (std::holds_alternative<need_more>(parsed)) {
+        read_request();
+        return;
+    }
+    if (auto* failed = std::get_if<socks5_error>(&parsed)) {
+        if (failed->send_reply) {
+            reply_then_close(socks5_reply(failed->reply));
+        } else {
+            close();
+        }
+        return;
+    }
+    auto& request = std::get<socks5_request>(parsed);
+    inbox_.erase(0, request.size);
+    kind_ = kind::socks5;
+    if (request.command != socks5::command_connect) {
+        reply_then_close(socks5_reply(socks5::command_not_supported));
+        return;
+    }
+    decide(request.host, request.port);
+}
+
+void connection::decide(const std::string& host, std::uint16_t port) {
+    stage_ = stage::deciding;
+    auto verdict = proxy::decide(session_->policy(), host, port);
+    if (auto* refused = std::get_if<refusal>(&verdict)) {
+        refuse(refused->destination, refused->reason, refused->host, true);
+        return;
+    }
+    route_ = std::get<route>(std::move(verdict));
+    arm_timer(session_->bounds().connect_timeout);
+    if (route_->addresses) {
+        // Listed or vouched for: no DNS query. Posted, as a resolver's answer would be.
+        net::post(session_->context(), [self = shared_from_this()] {
+            if (self->closed_ || self->timed_out_) return;
+            self->on_resolved(*self->route_->addresses);
+        });
+        return;
+    }
+    session_->names().async_resolve(session_->context().get_executor(), route_->host.host,
+                                    [self = shared_from_this()](resolver::result result) {
+                                        if (self->closed_ || self->timed_out_) return;
+                                        self->on_resolved(std::move(result));
+                                    });
+}
+
+void connection::on_resolved(resolver::result result) {
+    if (auto* reason = std::get_if<std::string>(&result)) {
+        refuse(route_->destination, *reason, route_->host.host, false);
+        return;
+    }
+    const auto& addresses = std::get<address_list>(result);
+    if (auto reason = check_addresses(session_->policy(), *route_, addresses)) {
+        refuse(route_->destination, *reason, route_->host.host, !addresses.empty());
+        return;
+    }
+    connect(addresses);
+}
+
+void connection::connect(const address_list& addresses) {
+    // Only the addresses just checked: the name is never resolved again (DNS rebinding).
+    std::vector<tcp::endpoint> endpoints;
+    endpoints.reserve(addresses.size());
+    for (const auto& address : addresses)
+        endpoints.emplace_back(address, route_->port);
+    net::async_connect(upstream_, endpoints,
+                       [self = shared_from_this()](const error_code& error, const tcp::endpoint&) {
+                           if (self->closed_ || self->timed_out_) return;
+                           if (error) {
+                               self->fail_upstream(502,
+                                                   error == net::error::connection_refused
+                                                       ? socks5::connection_refused
+                                                       : socks5::host_unreachable,
+                                                   error.message());
+                               return;
+                           }
+                           self->on_connected();
+                       });
+}
+
+void connection::on_connected() {
+    ++timer_phase_;
+    timer_.cancel();
+    stage_ = stage::relaying;
+    session_->record_connection();
+    auto to_client = std::make_shared<std::string>();
+    if (kind_ == kind::http_tunnel) {
+        *to_client = connect_established;
+    } else if (kind_ == kind::socks5) {
+        error_code error;
+        const tcp::endpoint bound = upstream_.local_endpoint(error);
+        std::string bytes;
+        if (!error && bound.address().is_v4()) {
+            const auto v4 = bound.address().to_v4().to_bytes();
+            bytes.assign(v4.begin(), v4.end());
+        } else if (!error) {
+            const auto v6 = bound.address().to_v6().to_bytes();
+            bytes.assign(v6.begin(), v6.end());
+        }
+        *to_client = socks5_reply(socks5::succeeded, bytes, error ? 0 : bound.port());
+    }
+    // The forwarded request's head, then what the client sent after its request.
+    auto to_upstream = std::make_shared<std::string>(head_ + inbox_);
+    head_.clear();
+    inbox_.clear();
+    net::async_write(
+        client_, net::buffer(*to_client),
+        [self = shared_from_this(), to_client, to_upstream](const error_code& error, std::size_t) {
+            if (self->closed_) return;
+            if (error) {
+                self->close();
+                return;
+            }
+            net::async_write(self->upstream_, net::buffer(*to_upstream),
+                             [self, to_upstream](const error_code& failed, std::size_t) {
+                                 if (self->closed_) return;
+                                 if (failed) {
+                                     self->close();
+                                     return;
+                                 }
+                                 self->to_upstream_.resize(self->session_->bounds().relay_buffer);
+                                 self->to_client_.resize(self->session_->bounds().relay_buffer);
+                                 self->relay(true);
+                                 self->relay(false);
+                             });
+        });
+}
+
+void connection::relay(bool from_client) {
+    tcp::socket& from = from_client ? client_ : upstream_;
+    std::vector<char>& buffer = from_client ? to_upstream_ : to_client_;
+    from.async_read_some(net::buffer(buffer), [self = shared_from_this(), from_client](
+                                                  const error_code& error, std::size_t n) {
+        if (self->closed_) return;
+        tcp::socket& to = from_client ? self->upstream_ : self->client_;
+        if (error == net::error::eof) {
+            // Half-close: the other side learns that no more is coming, and may still answer.
+            error_code ignored;
+            to.shutdown(tcp::socket::shutdown_send, ignored);
+            (from_client ? self->client_done_ : self->upstream_done_) = true;
+            if (self->client_done_ && self->upstream_done_) self->close();
+            return;
+        }
+        if (error) {
+            self->close();
+            return;
+        }
+        std::vector<char>& data = from_client ? self->to_upstream_ : self->to_client_;
+        net::async_write(to, net::buffer(data.data(), n),
+                         [self, from_client](const error_code& failed, std::size_t) {
+                             if (self->closed_) return;
+                             if (failed) {
+                                 self->close();
+                                 return;
+                             }
+                             self->relay(from_client);
+                         });
+    });
+}
+
+void connection::refuse(const std::string& destination, const std::string& reason,
+                        const std::string& host, bool policy) {
+    session_->record_refusal(destination, reason);
+    if (kind_ == kind::socks5) {
+        reply_then_close(socks5_reply(policy ? socks5::not_allowed : socks5::host_unreachable));
+    } else if (policy) {
+        reply_then_close(http_response(403, refusal_body(destination, reason, host), destination));
+    } else {
+        reply_then_close(http_response(
+            502, "cordon: network access to " + destination + " failed (" + reason + ")\n",
+            destination));
+    }
+}
+
+void connection::fail_upstream(unsigned http_status, std::uint8_t socks_reply,
+                               const std::string& why) {
+    if (kind_ == kind::socks5) {
+        reply_then_close(socks5_reply(socks_reply));
+        return;
+    }
+    reply_then_close(http_response(
+        http_status, "cordon: could not connect to " + route_->destination + " (" + why + ")\n"));
+}
+
+void connection::reply_then_close(std::string bytes) {
+    stage_ = stage::closing;
+    arm_timer(session_->bounds().head_timeout);  // bounds the drain
+    error_code ignored;
+    upstream_.close(ignored);
+    auto reply = std::make_shared<std::string>(std::move(bytes));
+    net::async_write(client_, net::buffer(*reply),
+                     [self = shared_from_this(), reply](const error_code& error, std::size_t) {
+                         if (self->closed_) return;
+                         if (error) {
+                             self->close();
+                             return;
+                         }
+                         error_code ignored_too;
+                         self->client_.shutdown(tcp::socket::shutdown_send, ignored_too);
+                         self->drain();
+                     });
+}
+
+void connection::drain() {
+    client_.async_read_some(net::buffer(read_buffer_),
+                            [self = shared_from_this()](const error_code& error, std::size_t n) {
+                                if (self->closed_) return;
+                                self->drained_ += n;
+                                if (error || self->drained_ > most_drained) {
+                                    self->close();
+                                    return;
+                                }
+                                self->drain();
+                            });
+}
+
+void connection::close() {
+    if (closed_) return;
+    closed_ = true;
+    ++timer_phase_;
+    timer_.cancel();
+    error_code ignored;
+    client_.close(ignored);
+    upstream_.close(ignored);
+    const auto keep = shared_from_this();  // forget() may drop the session's reference
+    session_->forget(this);
+}
+
+}  // namespace cordon::proxy::detail

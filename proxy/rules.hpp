@@ -1,0 +1,76 @@
+// The proxy's decision: whether a destination may be reached, taken before any DNS query or
+// connection (a lookup of a refused name would itself send the name out), and whether the
+// addresses a name resolved to may be connected to (DNS rebinding: a public name that resolves to
+// loopback or the LAN is refused). Pure functions, no I/O.
+#pragma once
+
+#include <boost/asio/ip/address.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "sandbox/domain_pattern.hpp"
+#include "sandbox/policy.hpp"
+
+namespace cordon::proxy {
+
+using address_list = std::vector<boost::asio::ip::address>;
+
+// A session's rules, parsed once.
+struct rules {
+    std::vector<sandbox::domain_pattern> allowed;
+    std::vector<sandbox::domain_pattern> denied;
+    std::vector<std::pair<std::string, boost::asio::ip::address>> resolve;  // proxy_resolve
+};
+
+// The rules `network` spells, or a one-line reason they are invalid (`invalid allowed_domains
+// entry "x": not a host name`, `invalid proxy_resolve entry "x": ...`).
+[[nodiscard]] std::variant<rules, std::string> compile_rules(const sandbox::network_rules& network);
+
+// How a destination is written in a refusal and in the report: `example.com:443`,
+// `[::1]:80`, `10.1.2.3:22`.
+[[nodiscard]] std::string format_destination(std::string_view host, bool address,
+                                             std::uint16_t port);
+
+// A destination the rules let through, before its name is resolved.
+struct route {
+    sandbox::destination_host host;
+    std::uint16_t port = 0;
+    std::string destination;  // format_destination()
+    // Set when no DNS query is to be made: an address listed in allowed_domains (connected to as
+    // is), or a proxy_resolve entry's address.
+    std::optional<address_list> addresses;
+    bool trusted = false;  // an address listed, or a proxy_resolve entry: no public-address check
+};
+
+// A destination refused, and why (one line).
+struct refusal {
+    std::string destination;
+    std::string reason;
+    std::string host;  // what to name in "--allow-domain <host>"
+};
+
+// The decision for `host_text` (as the request names it) on `port`: denied_domains first, then
+// allowed_domains; an address must be listed itself. No DNS query is made here.
+[[nodiscard]] std::variant<route, refusal> decide(const rules& rules, std::string_view host_text,
+                                                  std::uint16_t port);
+
+// Whether `address` is a public unicast address. Not public: loopback, private (10/8,
+// 172.16/12, 192.168/16, fc00::/7), CGNAT (100.64/10), link-local (169.254/16, fe80::/10),
+// unspecified, multicast, broadcast, 0/8, 192.0.0/24, the documentation and benchmark ranges,
+// 240/4, everything outside 2000::/3 for IPv6 (and 2001::/23, 2001:db8::/32, 3fff::/20 within
+// it). IPv4 inside IPv6 (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::/96, 2002::/16) is judged by the
+// IPv4 address it carries.
+[[nodiscard]] bool is_public(const boost::asio::ip::address& address) noexcept;
+
+// The reason the addresses a name resolved to may not be connected to, or nullopt: any one of
+// them not public (is_public) and not itself listed in allowed_domains for `port`. Nothing is
+// checked for a trusted route.
+[[nodiscard]] std::optional<std::string> check_addresses(const rules& rules, const route& route,
+                                                         const address_list& addresses);
+
+}  // namespace cordon::proxy

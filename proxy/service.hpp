@@ -1,0 +1,148 @@
+// cordon's filtering network proxy: what a command confined under `network = proxy` reaches the
+// network through (docs/network.md says what a user sees).
+//
+// Design.
+// - No listening socket anywhere. The command runs in a network namespace of its own with only
+//   loopback; a forwarder inside the sandbox (the launcher) accepts its TCP connections on
+//   127.0.0.1:3128 and hands each accepted socket to this proxy as an fd, over an unnamed
+//   AF_UNIX SOCK_SEQPACKET socketpair the launcher inherits (SCM_RIGHTS, one fd per message).
+//   A socket bound into the sandbox would have a name another user, or the command itself after
+//   a change of namespace, could reach; an inherited socketpair has none: only the run's own
+//   forwarder holds the other end.
+// - One thread. A service (one per cordon process) runs every session's connections on one
+//   Boost.Asio thread, started with the first open session and joined when the last one closes.
+//   Nothing in a connection blocks: a slow client, a slow DNS answer or a huge header holds up
+//   that connection only, and each connection's memory is bounded (the limits below).
+// - The decision comes before DNS. A destination is checked against denied_domains and
+//   allowed_domains (sandbox/domain_pattern.hpp) before any query: looking a refused name up
+//   would already send it out (a DNS exfiltration channel). Only then is an allowed name
+//   resolved, through proxy_resolve (trusted as the operator wrote it) or the resolver.
+// - DNS rebinding. Every address an allowed name resolves to must be public (rules.hpp,
+//   is_public) unless listed itself, and the proxy connects only to the addresses it checked,
+//   never resolving again: a name cannot be turned into a way to 127.0.0.1, the LAN or a cloud
+//   metadata service. An address is reached only when allowed_domains lists it.
+// - Fail closed. If an exception escapes a handler on the proxy's thread, every open session
+//   records the failure and closes its forwarder end and its connections: the forwarder stops
+//   handing connections over and the run loses its network, it never gains any.
+// - One request per forwarded plain-HTTP connection: the request head is rewritten with
+//   `Connection: close` and the rest of the connection is relayed raw. A second, pipelined
+//   request on the same client connection therefore goes to the same destination, which was
+//   decided already, and the destination closes after the first: a client cannot reach a second
+//   host through a connection the proxy let through for the first.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "proxy/request.hpp"
+#include "proxy/resolver.hpp"
+#include "sandbox/policy.hpp"
+#include "sandbox/unique_fd.hpp"
+
+namespace cordon::proxy {
+
+namespace detail {
+class service_core;
+class session_state;
+}  // namespace detail
+
+// A destination the proxy refused, counted.
+struct blocked_destination {
+    std::string destination;  // "example.com:443", "[::1]:80", "10.1.2.3:22"
+    // One line: "not in allowed_domains", "in denied_domains", "an address, not a name",
+    // "resolves to a private address (10.0.0.5)", "cannot be resolved", "not a host name", ...
+    std::string reason;
+    std::uint64_t count = 0;
+};
+
+struct session_report {
+    std::vector<blocked_destination> blocked;  // at most max_blocked distinct, first seen first
+    std::uint64_t blocked_more = 0;            // refusals of destinations beyond those
+    std::uint64_t connections = 0;             // connections let through (connected upstream)
+    // Set when the session stopped serving before it was closed, and why.
+    std::optional<std::string> failure;
+};
+
+inline constexpr std::size_t default_max_connections = 256;
+inline constexpr std::chrono::milliseconds default_head_timeout{30'000};
+inline constexpr std::chrono::milliseconds default_connect_timeout{30'000};
+inline constexpr std::size_t default_relay_buffer = 16 * 1024;
+inline constexpr std::size_t default_max_blocked = 16;
+
+// The bounds every session of a service keeps; tests lower them.
+struct limits {
+    // Connections served at once per session; one more is closed as soon as it arrives.
+    std::size_t max_connections = default_max_connections;
+    // From a connection's arrival until its request (HTTP head, SOCKS5 greeting and request) is
+    // read; a slower client is closed.
+    std::chrono::milliseconds head_timeout = default_head_timeout;
+    // From the decision until the destination is connected (the DNS lookup included): 504 or
+    // SOCKS5 0x04 after it.
+    std::chrono::milliseconds connect_timeout = default_connect_timeout;
+    std::size_t relay_buffer = default_relay_buffer;  // per direction and connection
+    std::size_t header_limit = default_header_limit;  // an HTTP head; over it: 431
+    std::size_t max_blocked = default_max_blocked;    // distinct entries in a report
+};
+
+// One run's proxy. Closing it (the destructor) closes its forwarder end and every connection it
+// serves, and returns when they are closed.
+class session {
+public:
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
+    ~session();
+
+    // The sandbox's end of an AF_UNIX SOCK_SEQPACKET socketpair (SOCK_CLOEXEC), for the
+    // forwarder: each message it sends carries one byte of data and one fd (SCM_RIGHTS), an
+    // accepted client connection. A message without exactly one fd is ignored (its fds closed).
+    // End of file on it (the forwarder exited) closes nothing: connections already relayed go
+    // on until the session is closed. Taken once; later calls return an invalid fd.
+    [[nodiscard]] unique_fd take_forwarder_end();
+
+    // A snapshot, from any thread.
+    [[nodiscard]] session_report report() const;
+
+private:
+    friend class service;
+    session(std::shared_ptr<detail::service_core> core,
+            std::shared_ptr<detail::session_state> state, unique_fd forwarder_end);
+
+    std::shared_ptr<detail::service_core> core_;
+    std::shared_ptr<detail::session_state> state_;
+    unique_fd forwarder_end_;
+};
+
+// The proxy of one cordon process (a `cordon run`, or a `cordon mcp` server serving many runs).
+// open() and closing sessions are safe from any thread but the proxy's own (a resolver's
+// completion must not close a session).
+class service {
+public:
+    // `resolver` nullptr: the system's (system_resolver()).
+    explicit service(std::shared_ptr<resolver> resolver = nullptr, limits bounds = {});
+    service(const service&) = delete;
+    service& operator=(const service&) = delete;
+    // Closes every session still open and joins the thread; the session objects stay valid
+    // (their report() still answers) and close nothing more when destroyed.
+    ~service();
+
+    // A session enforcing rules.allowed_domains, denied_domains and proxy_resolve (whatever
+    // rules.policy says: the caller opens one for `proxy` only). The proxy's thread starts with
+    // the first open session and stops when the last one closes. The session, or a one-line
+    // reason there is none (an invalid pattern or proxy_resolve entry, a socketpair failure).
+    [[nodiscard]] std::variant<std::unique_ptr<session>, std::string> open(
+        const sandbox::network_rules& rules);
+
+    // Whether the proxy's thread is running (tests: it stops with the last session).
+    [[nodiscard]] bool running() const;
+
+private:
+    std::shared_ptr<detail::service_core> core_;
+};
+
+}  // namespace cordon::proxy

@@ -1,0 +1,144 @@
+// The proxy's insides (service.hpp is the interface): a session's state and a connection it
+// serves. Everything here runs on the service's one thread, except session_state::report().
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "proxy/service.hpp"
+
+namespace cordon::proxy::detail {
+
+class connection;
+
+class session_state : public std::enable_shared_from_this<session_state> {
+public:
+    session_state(boost::asio::io_context& context, rules policy, std::shared_ptr<resolver> names,
+                  const limits& bounds, unique_fd own_end);
+
+    void start();                                 // begins reading the forwarder end
+    void close();                                 // closes the forwarder end and every connection
+    void fail(const std::string& why);            // records the failure, then close()
+    [[nodiscard]] session_report report() const;  // any thread
+
+    // For the connections.
+    [[nodiscard]] boost::asio::io_context& context() noexcept { return context_; }
+    [[nodiscard]] const rules& policy() const noexcept { return policy_; }
+    [[nodiscard]] resolver& names() noexcept { return *names_; }
+    [[nodiscard]] const limits& bounds() const noexcept { return bounds_; }
+    void record_refusal(const std::string& destination, const std::string& reason);
+    void record_connection();
+    void forget(const connection* which);
+
+private:
+    void wait_for_forwarder();
+    void receive_from_forwarder();
+    void serve(int fd);
+
+    boost::asio::io_context& context_;
+    const rules policy_;
+    const std::shared_ptr<resolver> names_;
+    const limits bounds_;
+    unique_fd own_end_;  // until start() wraps it
+    std::optional<boost::asio::posix::stream_descriptor> forwarder_;
+    std::unordered_map<const connection*, std::shared_ptr<connection>> connections_;
+    bool closed_ = false;
+
+    mutable std::mutex mutex_;  // guards report_ only
+    session_report report_;
+};
+
+// One client connection: its request read and decided, then relayed to the destination.
+class connection : public std::enable_shared_from_this<connection> {
+public:
+    connection(std::shared_ptr<session_state> session, boost::asio::ip::tcp::socket client);
+    void start();
+    void close();
+
+private:
+    enum class stage { sniff, http, socks5_greeting, socks5_request, deciding, relaying, closing };
+    enum class kind { http_tunnel, http_forward, socks5 };
+
+    void arm_timer(std::chrono::milliseconds after);
+    void on_timeout();
+    void read_request();
+    void on_request_bytes(std::string_view bytes);
+    void on_socks5();
+    void decide(const std::string& host, std::uint16_t port);
+    void on_resolved(resolver::result result);
+    void connect(const address_list& addresses);
+    void on_connected();
+    void refuse(const std::string& destination, const std::string& reason, const std::string& host,
+                bool policy);
+    void fail_upstream(unsigned http_status, std::uint8_t socks_reply, const std::string& why);
+    void reply_then_close(std::string bytes);
+    void drain();
+    void relay(bool from_client);
+
+    std::shared_ptr<session_state> session_;
+    boost::asio::ip::tcp::socket client_;
+    boost::asio::ip::tcp::socket upstream_;
+    boost::asio::steady_timer timer_;
+    std::uint64_t timer_phase_ = 0;
+    stage stage_ = stage::sniff;
+    kind kind_ = kind::http_tunnel;
+    std::vector<char> read_buffer_;
+    std::string inbox_;  // SOCKS5 bytes not yet parsed; then bytes for the destination
+    std::optional<http_head_reader> http_;
+    std::string head_;  // a forwarded request's rewritten head
+    std::optional<route> route_;
+    std::vector<char> to_upstream_;
+    std::vector<char> to_client_;
+    bool client_done_ = false;    // the client sent EOF (relayed as shutdown)
+    bool upstream_done_ = false;  // the destination sent EOF
+    std::size_t drained_ = 0;
+    bool timed_out_ = false;
+    bool closed_ = false;
+};
+
+// What a service and its sessions share: the context, the thread, the open sessions.
+class service_core : public std::enable_shared_from_this<service_core> {
+public:
+    service_core(std::shared_ptr<resolver> names, limits bounds);
+    ~service_core();
+
+    [[nodiscard]] std::variant<std::shared_ptr<session_state>, std::string> open(
+        const sandbox::network_rules& network, unique_fd& forwarder_end);
+    void close(const std::shared_ptr<session_state>& state);  // waits until it is closed
+    void close_all();                                         // the service's destructor
+    [[nodiscard]] bool running() const;
+
+private:
+    void run();
+    void close_on_thread(const std::shared_ptr<session_state>& state);
+    void stop_if_idle();  // with lifecycle_ held
+
+    boost::asio::io_context context_;
+    const std::shared_ptr<resolver> names_;
+    const limits bounds_;
+
+    // Starting and stopping the thread, and which sessions are counted open. Never taken on the
+    // proxy's thread.
+    mutable std::mutex lifecycle_;
+    std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+    std::thread thread_;
+    std::vector<std::shared_ptr<session_state>> open_;
+
+    // The sessions the thread fails when a handler throws (a copy of open_). Taken on the
+    // proxy's thread, never while waiting for it.
+    std::mutex failing_mutex_;
+    std::vector<std::weak_ptr<session_state>> failing_;
+};
+
+}  // namespace cordon::proxy::detail

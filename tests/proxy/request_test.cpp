@@ -1,0 +1,268 @@
+// The proxy's pure parts: the HTTP head reader (Beast underneath), SOCKS5 parsing, the decision
+// before DNS and the public-address check (proxy/request.hpp, proxy/rules.hpp).
+#include "proxy/request.hpp"
+
+#include <gtest/gtest.h>
+
+#include "proxy/rules.hpp"
+
+namespace cordon::proxy {
+namespace {
+
+http_parse read_head(std::string_view bytes, std::size_t limit = default_header_limit) {
+    http_head_reader reader(limit);
+    return reader.feed(bytes);
+}
+
+TEST(ProxyHttpHead, ConnectNamesHostAndPort) {
+    const auto parsed = read_head("CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\nHELLO");
+    ASSERT_TRUE(std::holds_alternative<http_request>(parsed));
+    const auto& request = std::get<http_request>(parsed);
+    EXPECT_TRUE(request.tunnel);
+    EXPECT_EQ(request.host, "example.com");
+    EXPECT_EQ(request.port, 443);
+    EXPECT_EQ(request.head, "");
+    EXPECT_EQ(request.rest, "HELLO");
+}
+
+TEST(ProxyHttpHead, ConnectToAnIpv6AddressInBrackets) {
+    const auto parsed = read_head("CONNECT [::1]:8443 HTTP/1.1\r\n\r\n");
+    ASSERT_TRUE(std::holds_alternative<http_request>(parsed));
+    EXPECT_EQ(std::get<http_request>(parsed).host, "::1");
+    EXPECT_EQ(std::get<http_request>(parsed).port, 8443);
+}
+
+TEST(ProxyHttpHead, ConnectWithoutAPortIsRefused) {
+    for (const char* head :
+         {"CONNECT example.com HTTP/1.1\r\n\r\n", "CONNECT example.com:0 HTTP/1.1\r\n\r\n",
+          "CONNECT example.com:65536 HTTP/1.1\r\n\r\n", "CONNECT ::1:80 HTTP/1.1\r\n\r\n"}) {
+        const auto parsed = read_head(head);
+        ASSERT_TRUE(std::holds_alternative<http_refusal>(parsed)) << head;
+        EXPECT_EQ(std::get<http_refusal>(parsed).status, 400U) << head;
+    }
+}
+
+TEST(ProxyHttpHead, AbsoluteUriIsRewrittenToOriginForm) {
+    const auto parsed = read_head(
+        "POST http://Example.com:8080/a/b?q=1#frag HTTP/1.1\r\nHost: elsewhere\r\n"
+        "Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eA==\r\n"
+        "Connection: keep-alive\r\nContent-Length: 4\r\nX-Other: y\r\n\r\nbody");
+    ASSERT_TRUE(std::holds_alternative<http_request>(parsed));
+    const auto& request = std::get<http_request>(parsed);
+    EXPECT_FALSE(request.tunnel);
+    EXPECT_EQ(request.host, "Example.com");
+    EXPECT_EQ(request.port, 8080);
+    EXPECT_EQ(request.head,
+              "POST /a/b?q=1 HTTP/1.1\r\nHost: Example.com:8080\r\nContent-Length: 4\r\n"
+              "X-Other: y\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(request.rest, "body");
+}
+
+TEST(ProxyHttpHead, AbsoluteUriDefaultsToPort80AndPathSlash) {
+    const auto parsed = read_head("GET http://example.com HTTP/1.0\r\n\r\n");
+    ASSERT_TRUE(std::holds_alternative<http_request>(parsed));
+    EXPECT_EQ(std::get<http_request>(parsed).port, 80);
+    EXPECT_EQ(std::get<http_request>(parsed).head,
+              "GET / HTTP/1.0\r\nHost: example.com\r\nConnection: close\r\n\r\n");
+}
+
+TEST(ProxyHttpHead, WhatAProxyDoesNotServeIs400) {
+    for (const char* head :
+         {"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n",
+          "GET https://example.com/ HTTP/1.1\r\n\r\n", "GET ftp://example.com/ HTTP/1.1\r\n\r\n",
+          "GET http://user@example.com/ HTTP/1.1\r\n\r\n", "GET http://:80/ HTTP/1.1\r\n\r\n",
+          "NOT HTTP AT ALL\r\n\r\n", "GET http://example.com/ HTTP/1.1\r\nBad Field\r\n\r\n"}) {
+        const auto parsed = read_head(head);
+        ASSERT_TRUE(std::holds_alternative<http_refusal>(parsed)) << head;
+        EXPECT_EQ(std::get<http_refusal>(parsed).status, 400U) << head;
+    }
+    const auto https = read_head("GET https://example.com/ HTTP/1.1\r\n\r\n");
+    EXPECT_NE(std::get<http_refusal>(https).reason.find("CONNECT"), std::string::npos);
+}
+
+TEST(ProxyHttpHead, AHeadOverTheLimitIs431WithoutWaitingForItsEnd) {
+    const std::string head = "GET http://example.com/ HTTP/1.1\r\nX: " + std::string(200, 'a');
+    EXPECT_EQ(std::get<http_refusal>(read_head(head, 100)).status, 431U);
+    EXPECT_TRUE(std::holds_alternative<need_more>(read_head(head, 1000)));
+}
+
+TEST(ProxyHttpHead, ByteByByteGivesTheSameRequest) {
+    const std::string bytes = "CONNECT a.example.com:22 HTTP/1.1\r\nUser-Agent: t\r\n\r\n";
+    http_head_reader reader;
+    http_parse last;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        last = reader.feed(bytes.substr(i, 1));
+        if (i + 1 < bytes.size()) {
+            ASSERT_TRUE(std::holds_alternative<need_more>(last)) << i;
+        }
+    }
+    EXPECT_EQ(last, read_head(bytes));
+}
+
+TEST(ProxyHttpHead, TheRefusalResponseNamesCordonAndTheDestination) {
+    const std::string body =
+        refusal_body("example.com:443", "not in allowed_domains", "example.com");
+    EXPECT_EQ(body,
+              "cordon: network access to example.com:443 is blocked by this run's network policy "
+              "(not in allowed_domains); ask for it with --allow-domain example.com or an "
+              "escalation\n");
+    const std::string response = http_response(403, body, "example.com:443");
+    EXPECT_EQ(response, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: " +
+                            std::to_string(body.size()) +
+                            "\r\nConnection: close\r\nX-Cordon-Blocked: example.com:443\r\n\r\n" +
+                            body);
+}
+
+TEST(ProxySocks5, GreetingOffersNoAuthOrNot) {
+    EXPECT_TRUE(std::holds_alternative<need_more>(parse_socks5_greeting(std::string("\x05", 1))));
+    EXPECT_TRUE(
+        std::holds_alternative<need_more>(parse_socks5_greeting(std::string("\x05\x02\x00", 3))));
+    EXPECT_EQ(std::get<socks5_greeting>(parse_socks5_greeting(std::string("\x05\x02\x02\x00", 4))),
+              (socks5_greeting{true, 4}));
+    EXPECT_EQ(std::get<socks5_greeting>(parse_socks5_greeting(std::string("\x05\x01\x02", 3))),
+              (socks5_greeting{false, 3}));
+}
+
+TEST(ProxySocks5, RequestsByNameAndAddress) {
+    const auto name =
+        parse_socks5_request(std::string("\x05\x01\x00\x03\x0b"
+                                         "example.com\x01\xbb",
+                                         18));
+    EXPECT_EQ(std::get<socks5_request>(name), (socks5_request{1, "example.com", 443, 18}));
+    const auto v4 =
+        parse_socks5_request(std::string("\x05\x01\x00\x01\x0a\x01\x02\x03\x00\x16", 10));
+    EXPECT_EQ(std::get<socks5_request>(v4), (socks5_request{1, "10.1.2.3", 22, 10}));
+    std::string v6("\x05\x02\x00\x04", 4);
+    v6 += std::string(15, '\0') + '\x01' + std::string("\x00\x50", 2);
+    EXPECT_EQ(std::get<socks5_request>(parse_socks5_request(v6)),
+              (socks5_request{2, "::1", 80, 22}));
+    EXPECT_TRUE(std::holds_alternative<need_more>(parse_socks5_request(v6.substr(0, 21))));
+    const auto unknown = parse_socks5_request(std::string("\x05\x01\x00\x07", 4));
+    EXPECT_EQ(std::get<socks5_error>(unknown).reply, socks5::address_type_not_supported);
+}
+
+TEST(ProxySocks5, Replies) {
+    EXPECT_EQ(socks5_reply(socks5::not_allowed), std::string("\x05\x02\x00\x01\0\0\0\0\0\0", 10));
+    EXPECT_EQ(socks5_reply(0, std::string("\x7f\0\0\x01", 4), 0x1234),
+              std::string("\x05\x00\x00\x01\x7f\0\0\x01\x12\x34", 10));
+    EXPECT_EQ(socks4_rejection(), std::string("\0\x5b\0\0\0\0\0\0", 8));
+    EXPECT_EQ(sniff(5), client_protocol::socks5);
+    EXPECT_EQ(sniff(4), client_protocol::socks4);
+    EXPECT_EQ(sniff('C'), client_protocol::http);
+}
+
+rules compiled(std::vector<std::string> allowed, std::vector<std::string> denied = {},
+               std::vector<sandbox::host_mapping> resolve = {}) {
+    sandbox::network_rules network;
+    network.policy = sandbox::network_policy::proxy;
+    network.allowed_domains = std::move(allowed);
+    network.denied_domains = std::move(denied);
+    network.proxy_resolve = std::move(resolve);
+    auto result = compile_rules(network);
+    EXPECT_TRUE(std::holds_alternative<rules>(result));
+    return std::holds_alternative<rules>(result) ? std::get<rules>(result) : rules{};
+}
+
+std::string refused_because(const rules& policy, std::string_view host, std::uint16_t port) {
+    auto verdict = decide(policy, host, port);
+    if (auto* refused = std::get_if<refusal>(&verdict)) return refused->reason;
+    return "";
+}
+
+TEST(ProxyDecision, DeniedWinsThenAllowedDecides) {
+    const rules policy =
+        compiled({"*.example.com", "example.org:443", "10.1.2.3"}, {"bad.example.com"});
+    EXPECT_EQ(refused_because(policy, "a.example.com", 80), "");
+    EXPECT_EQ(refused_because(policy, "bad.example.com", 80), "in denied_domains");
+    EXPECT_EQ(refused_because(policy, "example.com", 80), "not in allowed_domains");
+    EXPECT_EQ(refused_because(policy, "example.org", 443), "");
+    EXPECT_EQ(refused_because(policy, "example.org", 80), "not in allowed_domains");
+    EXPECT_EQ(refused_because(policy, "10.1.2.3", 22), "");
+    EXPECT_EQ(refused_because(policy, "10.1.2.4", 22), "an address, not a name");
+    EXPECT_EQ(refused_because(policy, "bad name!", 22), "not a host name");
+    const auto literal = std::get<route>(decide(policy, "10.1.2.3", 22));
+    EXPECT_TRUE(literal.trusted);
+    EXPECT_EQ(literal.destination, "10.1.2.3:22");
+    EXPECT_EQ(std::get<refusal>(decide(policy, "::1", 80)).destination, "[::1]:80");
+}
+
+TEST(ProxyDecision, InvalidEntriesAreRefusedWithTheirReason) {
+    sandbox::network_rules network;
+    network.allowed_domains = {"exa mple.com"};
+    EXPECT_EQ(std::get<std::string>(compile_rules(network)),
+              "invalid allowed_domains entry \"exa mple.com\": is not a host name");
+    network.allowed_domains = {};
+    network.proxy_resolve = {{"example.com", "not-an-address"}};
+    EXPECT_EQ(std::get<std::string>(compile_rules(network)),
+              "invalid proxy_resolve entry \"example.com=not-an-address\": not an address");
+}
+
+TEST(ProxyDecision, ProxyResolveIsUsedAndTrusted) {
+    const rules policy = compiled({"local.test"}, {}, {{"local.test", "127.0.0.1"}});
+    const auto allowed = std::get<route>(decide(policy, "LOCAL.test.", 8080));
+    ASSERT_TRUE(allowed.addresses.has_value());
+    EXPECT_EQ(allowed.addresses->front().to_string(), "127.0.0.1");
+    EXPECT_EQ(check_addresses(policy, allowed, *allowed.addresses), std::nullopt);
+}
+
+TEST(ProxyDecision, PrivateAddressesAreRefusedUnlessListed) {
+    const rules policy = compiled({"*.test", "10.9.9.9"});
+    const auto named = std::get<route>(decide(policy, "a.test", 80));
+    const auto check = [&](std::string_view address) {
+        return check_addresses(policy, named, {boost::asio::ip::make_address(address)})
+            .value_or("");
+    };
+    EXPECT_EQ(check("127.0.0.1"), "resolves to a private address (127.0.0.1)");
+    EXPECT_EQ(check("10.9.9.8"), "resolves to a private address (10.9.9.8)");
+    EXPECT_EQ(check("10.9.9.9"), "");
+    EXPECT_EQ(check("93.184.216.34"), "");
+    EXPECT_EQ(check_addresses(policy, named, {}).value_or(""), "cannot be resolved");
+    EXPECT_EQ(check_addresses(policy, named,
+                              {boost::asio::ip::make_address("93.184.216.34"),
+                               boost::asio::ip::make_address("169.254.169.254")})
+                  .value_or(""),
+              "resolves to a private address (169.254.169.254)");
+}
+
+TEST(ProxyDecision, IsPublic) {
+    for (const char* address : {"0.1.2.3",
+                                "10.0.0.1",
+                                "100.64.0.1",
+                                "127.0.0.1",
+                                "169.254.169.254",
+                                "172.16.0.1",
+                                "172.31.255.255",
+                                "192.0.0.8",
+                                "192.0.2.1",
+                                "192.168.1.1",
+                                "198.18.0.1",
+                                "198.51.100.1",
+                                "203.0.113.1",
+                                "224.0.0.1",
+                                "240.0.0.1",
+                                "255.255.255.255",
+                                "::",
+                                "::1",
+                                "fe80::1",
+                                "fc00::1",
+                                "fd12::1",
+                                "ff02::1",
+                                "::ffff:127.0.0.1",
+                                "::ffff:10.0.0.1",
+                                "64:ff9b::a00:1",
+                                "2002:7f00:1::",
+                                "2001:db8::1",
+                                "2001::1",
+                                "3fff::1",
+                                "::127.0.0.1"}) {
+        EXPECT_FALSE(is_public(boost::asio::ip::make_address(address))) << address;
+    }
+    for (const char* address :
+         {"1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "2606:4700::1111",
+          "::ffff:1.1.1.1", "64:ff9b::101:101", "2002:101:101::", "2a00:1450::1"}) {
+        EXPECT_TRUE(is_public(boost::asio::ip::make_address(address))) << address;
+    }
+}
+
+}  // namespace
+}  // namespace cordon::proxy
