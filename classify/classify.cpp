@@ -250,9 +250,10 @@ verdict decided(const run_evidence& evidence, const run_context& context) {
     // The command's own exit code: under bwrap a death by signal N is not an exit of 128+N.
     const bool network_dialect =
         context.network_denied && matches_network_denial(context.stderr_text);
+    const bool network_refused = network_dialect || context.proxy_blocked;
     out.denied = context.confined != nullptr && outcome.exit_code.value_or(0) != 0 &&
-                 (evidence.denial_seen || network_dialect);
-    out.network_denied = out.denied && network_dialect;
+                 (evidence.denial_seen || network_refused);
+    out.network_denied = out.denied && network_refused;
     return out;
 }
 

@@ -57,6 +57,9 @@ struct run_context {
     // The run's network policy is `deny` (a confined run): the network denial dialect
     // (network_denial.hpp) makes a non-zero exit a denial too.
     bool network_denied = false;
+    // The network proxy refused a destination during the run (network policy proxy): a
+    // non-zero exit is then a denial of the network's.
+    bool proxy_blocked = false;
 };
 
 struct verdict {

@@ -18,9 +18,11 @@
 
 #include "classify/classify.hpp"
 #include "classify/network_denial.hpp"
+#include "proxy/service.hpp"
 #include "runtime/environment.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/child_confinement.hpp"
+#include "sandbox/network_plan.hpp"
 #include "sandbox/protected_paths.hpp"
 
 extern char** environ;
@@ -111,6 +113,33 @@ std::optional<std::uint64_t> effective_limit(std::optional<std::uint64_t> asked,
     return enforceable.empty() ? fallback : std::nullopt;
 }
 
+// Under network proxy: the launcher's forwarder gets the session's end of the socketpair
+// (sandbox::proxy_forwarder_fd), and the command variables that point its clients at the
+// forwarder, in place of any it had (the proxy is the only way out).
+void attach_proxy(proxy::session& session, process_spec& spec) {
+    if (spec.confinement) {
+        throw std::logic_error(
+            "a proxied run has no in-child confinement: the forwarder is the "
+            "launcher's");
+    }
+    spec.fds.push_back({sandbox::proxy_forwarder_fd,
+                        std::make_shared<const unique_fd>(session.take_forwarder_end())});
+    std::erase_if(spec.env,
+                  [](const std::string& entry) { return sandbox::is_proxy_variable(entry); });
+    for (std::string& entry : sandbox::proxy_environment())
+        spec.env.push_back(std::move(entry));
+    std::sort(spec.env.begin(), spec.env.end());
+}
+
+void add_proxy_report(sandbox::network_facts& facts, proxy::session_report report) {
+    for (proxy::blocked_destination& blocked : report.blocked) {
+        facts.blocked.push_back(
+            {std::move(blocked.destination), std::move(blocked.reason), blocked.count});
+    }
+    facts.blocked_more = report.blocked_more;
+    facts.proxy_failure = std::move(report.failure);
+}
+
 }  // namespace
 
 run_record sandbox_unavailable_record(sandbox::sandbox_mode mode, runner_failure failure) {
@@ -138,6 +167,7 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
       provider_(std::move(provider)),
       options_(std::move(options)),
       confinements_(std::make_shared<child_confinement_cache>()) {
+    if (!options_.proxy) options_.proxy = std::make_shared<proxy::service>();
     if (options_.spill) spill_ = std::make_shared<spill_directory>(options_.spill_root);
     if (options_.cgroup_containment) {
         auto host = cgroup_host::create();
@@ -320,9 +350,19 @@ preparation executor::prepare(run_request request) const {
             spec.exec_image = confined->runner;
         }
         spec.denial_signatures = confined->denial_signatures;
-        if (request.network.policy == sandbox::network_policy::deny) {
+        if (confined->network.policy == sandbox::network_policy::proxy) {
+            auto opened = options_.proxy->open(request.network);
+            if (auto* reason = std::get_if<std::string>(&opened)) {
+                return not_started({spawn_stage::policy, EINVAL},
+                                   "cannot start the network proxy: " + *reason);
+            }
+            prepared.proxy_session_ = std::move(std::get<0>(opened));
+            attach_proxy(*prepared.proxy_session_, spec);
+        }
+        if (request.network.policy != sandbox::network_policy::allow) {
             // What commands print when the network is refused is a denial too
-            // (classify/network_denial.hpp); never under allow.
+            // (classify/network_denial.hpp): under proxy, from a client that ignores the proxy
+            // variables; never under allow.
             const auto network = classify::network_denial_signatures();
             spec.denial_signatures.insert(spec.denial_signatures.end(), network.begin(),
                                           network.end());
@@ -353,11 +393,17 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
     auto on_done = [done = std::move(done), confined = std::move(run.confined_), mode, timeout,
                     writable = std::move(run.writable_roots_), tmp = run.tmp_, provider = provider_,
                     in_child = spec.confinement != nullptr, spawned = spec.argv.front(),
-                    network_denied = run.network_denied_,
+                    network_denied = run.network_denied_, proxy = std::move(run.proxy_session_),
                     command = std::move(run.command_)](process_outcome outcome) mutable {
+        // Every process of the run is gone: the proxy has served the last connection it will.
+        std::optional<proxy::session_report> proxied;
+        if (proxy) proxied = proxy->report();
+        proxy.reset();
+        const bool proxy_blocked =
+            proxied && (!proxied->blocked.empty() || proxied->blocked_more != 0);
         const classify::verdict verdict = classify::decide(
             outcome, {confined ? &*confined : nullptr, spawned, outcome.stderr_output.text, command,
-                      in_child, network_denied});
+                      in_child, network_denied, proxy_blocked});
         // Every process of the run is gone: what it left on the host (mask points, a private
         // /tmp) goes now.
         if (confined) confined->residue.clear();
@@ -388,6 +434,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
             record.sandbox.gaps = confined->gaps;
             record.sandbox.quotas_per_run = confined->quotas_per_run;
             record.sandbox.network = confined->network;
+            if (proxied) add_proxy_report(*record.sandbox.network, std::move(*proxied));
             if (mode == sandbox::sandbox_mode::workspace_write) {
                 record.sandbox.writable_roots = std::move(writable);
                 record.sandbox.tmp = tmp;

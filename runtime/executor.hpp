@@ -40,6 +40,11 @@
 #include "runtime/record.hpp"
 #include "sandbox/provider.hpp"
 
+namespace cordon::proxy {
+class service;
+class session;
+}  // namespace cordon::proxy
+
 namespace cordon::runtime {
 
 struct run_request {
@@ -99,6 +104,10 @@ struct executor_options {
     // cordon-landlock, as a consumer that spawns confine()'s argv does. Both put up the same
     // walls in the same order and give the same record; the test suites run on both paths.
     bool landlock_in_child = default_landlock_in_child();
+    // The network proxy that runs under network proxy use (proxy/service.hpp): null, the
+    // executor's own, whose thread starts with the first such run and stops after the last.
+    // Shared, so that every executor of a process (a cordon mcp server's) serves one proxy.
+    std::shared_ptr<proxy::service> proxy;
 };
 
 // Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
@@ -144,7 +153,9 @@ private:
     std::vector<std::string> writable_roots_;
     std::chrono::milliseconds timeout_{0};
     std::string command_;          // the caller's argv[0]
-    bool network_denied_ = false;  // confined under network deny: its dialect is a denial
+    bool network_denied_ = false;  // confined under network deny or proxy: its dialect is a denial
+    // Network proxy: the run's session, closed once the run is over.
+    std::shared_ptr<proxy::session> proxy_session_;
 };
 
 // What prepare() gives: a run ready to launch, or the record of a run that cannot start (outcome

@@ -47,6 +47,20 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
         out["network"] = json{{"policy", sandbox::to_string(facts.network->policy)},
                               {"enforcement", sandbox::to_string(facts.network->level)},
                               {"missing", facts.network->missing}};
+        if (facts.network->policy == sandbox::network_policy::proxy) {
+            json blocked = json::array();
+            for (const auto& entry : facts.network->blocked) {
+                blocked.push_back({{"destination", entry.destination},
+                                   {"reason", entry.reason},
+                                   {"count", entry.count}});
+            }
+            out["network"]["allowedDomains"] = facts.network->allowed_domains;
+            out["network"]["deniedDomains"] = facts.network->denied_domains;
+            out["network"]["blocked"] = std::move(blocked);
+            out["network"]["blockedMore"] = facts.network->blocked_more;
+            out["network"]["proxyFailure"] =
+                facts.network->proxy_failure ? json(*facts.network->proxy_failure) : json();
+        }
     }
     if (facts.enforcement) {
         out["policy"] = json{{"writableRoots", facts.writable_roots},

@@ -14,6 +14,22 @@ std::string stream_text(const collected_output& output) {
     return text;
 }
 
+// The destinations the proxy refused, as the denial marker names them: the first three, with
+// why, e.g. "a.com:443 (not in allowed_domains), b.org:80 (in denied_domains) and others (the
+// record lists them)".
+std::string blocked_list(const sandbox::network_facts& network) {
+    constexpr std::size_t named = 3;
+    std::string out;
+    for (std::size_t i = 0; i < network.blocked.size() && i < named; ++i) {
+        if (!out.empty()) out += ", ";
+        out += network.blocked[i].destination + " (" + network.blocked[i].reason + ")";
+    }
+    if (network.blocked.size() > named || network.blocked_more != 0) {
+        out += " and others (the record lists them)";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string memory_size(std::uint64_t bytes) {
@@ -50,12 +66,29 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
             break;
     }
     std::string out;
+    const sandbox::network_facts* network =
+        record.sandbox.network ? &*record.sandbox.network : nullptr;
     if (record.sandbox.denied) {
-        out += record.sandbox.network_denied ? "[sandbox: network access denied under "
-                                             : "[sandbox: file access denied under ";
+        out +=
+            record.sandbox.network_denied ? "[sandbox: network access " : "[sandbox: file access ";
+        if (record.sandbox.network_denied && network != nullptr && !network->blocked.empty()) {
+            out += "to " + blocked_list(*network) + " blocked under ";
+        } else {
+            out += "denied under ";
+        }
         out += sandbox::to_string(record.sandbox.mode);
-        out += record.sandbox.network_denied ? " mode, network deny]\n" : " mode]\n";
+        if (record.sandbox.network_denied) {
+            out += " mode, network ";
+            out += network != nullptr ? sandbox::to_string(network->policy) : "deny";
+            out += "]\n";
+        } else {
+            out += " mode]\n";
+        }
         out += denial_hint;
+    }
+    if (network != nullptr && network->proxy_failure) {
+        out += "[sandbox: the network proxy stopped during the run (" + *network->proxy_failure +
+               "): no connection went out through it afterwards]\n";
     }
     if (outcome.kind == outcome_kind::timed_out) {
         out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";

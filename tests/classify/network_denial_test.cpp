@@ -150,6 +150,31 @@ TEST(NetworkDenial, AFileDenialUnderDenyIsNotTheNetworks) {
     EXPECT_FALSE(file.network_denied);
 }
 
+// Under proxy, the proxy's own count of refusals makes a non-zero exit a network denial, whatever
+// the client printed (curl prints nothing of a CONNECT's 403 body); a run that exits 0 is no
+// denial, and a runner failure still comes first.
+TEST(NetworkDenial, AProxyRefusalMakesAFailedRunANetworkDenial) {
+    const sandbox::confined_argv bwrap = bwrap_argv();
+    const run_evidence ran = started_and_exited(56);
+    const std::string text = "curl: (56) CONNECT tunnel failed, response 403\n";
+    const auto under = [&](bool blocked, const run_evidence& evidence) {
+        return decide(evidence, {&bwrap, "bwrap", text, "curl", false, true, blocked});
+    };
+    EXPECT_TRUE(under(true, ran).denied);
+    EXPECT_TRUE(under(true, ran).network_denied);
+    EXPECT_FALSE(under(false, ran).denied) << "nothing refused, no denial words: a failure";
+    run_evidence succeeded = ran;
+    succeeded.exit_code = 0;
+    EXPECT_FALSE(under(true, succeeded).denied) << "the command recovered";
+    run_evidence failed_runner = ran;
+    sandbox::status_report failure;
+    failure.outcome = sandbox::status_report::verdict::failed;
+    failure.message = "cannot listen for the network proxy on 127.0.0.1:3128";
+    failed_runner.status = failure;
+    EXPECT_EQ(under(true, failed_runner).outcome.kind, outcome_kind::runner_failed);
+    EXPECT_FALSE(under(true, failed_runner).denied);
+}
+
 TEST(NetworkDenial, TheSignaturesAreLowerCaseForTheScanner) {
     for (const std::string& each : network_denial_signatures()) {
         EXPECT_FALSE(each.empty());
