@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/asio/post.hpp>
 #include <cerrno>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -226,6 +228,45 @@ TEST_P(ProxyPolicy, WhatIsNotAllowedIsRefusedAndRecorded) {
                 HasSubstr("[sandbox: network access to unlisted.example:" + port +
                           " (not in allowed_domains), denied.wild.example:" + port +
                           " (in denied_domains), localhost:" + port + " ("));
+}
+
+// A resolver whose answer throws on the proxy's thread: the proxy dies mid-run.
+class exploding_resolver : public proxy::resolver {
+public:
+    void async_resolve(const boost::asio::any_io_executor& executor, const std::string& name,
+                       completion done) override {
+        boost::asio::post(executor, [name, done = std::move(done)] {
+            throw std::runtime_error("the test's resolver exploded on " + name);
+        });
+    }
+};
+
+// A proxy that dies while a run is under way fails it closed: what went through before went
+// through, nothing goes out afterwards (not even to a name that was reachable a moment ago), and
+// the record and the markers say why.
+TEST_P(ProxyPolicy, AProxyThatDiesMidRunLeavesTheRunWithoutNetwork) {
+    proxy_ = std::make_shared<proxy::service>(std::make_shared<exploding_resolver>());
+    network_rules rules = proxied();
+    rules.allowed_domains.emplace_back("explode.example");
+    const std::string script = "curl -sS --max-time 30 " + url("localtest.example") +
+                               "; curl -sS --max-time 30 " + url("explode.example") +
+                               "; curl -sS --max-time 30 " + url("localtest.example") +
+                               " || echo 'no network after the proxy died'";
+    const runtime::run_record record = run(script, rules);
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_EQ(record.stdout_output.text,
+              "hello from the test server\nno network after the proxy died\n")
+        << describe(record);
+    EXPECT_EQ(server_.requests(), 1);
+    ASSERT_TRUE(record.sandbox.network.has_value());
+    ASSERT_TRUE(record.sandbox.network->proxy_failure.has_value()) << describe(record);
+    EXPECT_THAT(*record.sandbox.network->proxy_failure,
+                HasSubstr("the test's resolver exploded on explode.example"));
+    EXPECT_THAT(runtime::to_json(record.sandbox, &record.outcome)["network"]["proxyFailure"],
+                ::testing::Ne(nullptr));
+    EXPECT_THAT(runtime::render_markers(record),
+                HasSubstr("[sandbox: the network proxy stopped during the run (the proxy's thread "
+                          "failed: the test's resolver exploded on explode.example)"));
 }
 
 // The Landlock rung and bwrap both run the forwarder in the launcher; the in-child path has no
