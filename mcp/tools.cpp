@@ -101,9 +101,16 @@ json annotations(std::string title, bool read_only, bool destructive, bool idemp
 
 json describe_bash(const tool_limits& limits) {
     const std::string mode(sandbox::to_string(limits.mode));
-    const std::string network = limits.mode == sandbox::sandbox_mode::danger_full_access
-                                    ? std::string("the host's, under danger-full-access")
-                                    : std::string(sandbox::to_string(limits.network));
+    std::string network = limits.mode == sandbox::sandbox_mode::danger_full_access
+                              ? std::string("the host's, under danger-full-access")
+                              : std::string(sandbox::to_string(limits.network));
+    if (limits.mode != sandbox::sandbox_mode::danger_full_access &&
+        limits.network == sandbox::network_policy::proxy) {
+        std::string domains;
+        for (const std::string& each : limits.allowed_domains)
+            domains += (domains.empty() ? "" : ", ") + each;
+        network += domains.empty() ? " to no domain" : " to " + domains;
+    }
     return json{
         {"title", "Run a shell command (sandboxed)"},
         {"description",

@@ -142,7 +142,8 @@ TEST_F(McpNetwork, ACallAsksForADomainAndTheQuestionNamesIt) {
         if (tool["name"] != "bash") continue;
         const std::string described =
             tool["inputSchema"]["properties"]["sandbox_network"]["description"];
-        EXPECT_NE(described.find("the server's network: proxy"), std::string::npos) << described;
+        EXPECT_NE(described.find("(the server's network: proxy to a.example)"), std::string::npos)
+            << described;
     }
     peer.start_call(2, "bash",
                     {{"command", "npm ci"},
