@@ -186,6 +186,8 @@ int show(const show_options& given) {
         list_of("deny_read", rules.rules.deny_read, rules),
         list_of("allow_read", rules.rules.allow_read, rules),
         list_of("allow_unix_sockets", rules.network.allow_unix_sockets, rules),
+        list_of("allowed_domains", rules.network.allowed_domains, rules),
+        list_of("denied_domains", rules.network.denied_domains, rules),
         env_list("env_keep", values.env_keep, given.environment.keep),
         env_list("env_unset", values.env_unset, given.environment.unset),
     };
@@ -218,6 +220,14 @@ int show(const show_options& given) {
             }
             out["settings"][std::string(list.key)] = std::move(entries);
         }
+        // A table as the file holds it: each name with its address and origin.
+        nlohmann::json resolve = nlohmann::json::object();
+        for (const auto& each : rules.network.proxy_resolve) {
+            nlohmann::json one = {{"value", each.address}};
+            describe(origin_of(rules, "proxy_resolve " + each.name), one);
+            resolve[each.name] = std::move(one);
+        }
+        out["settings"]["proxy_resolve"] = std::move(resolve);
         std::cout << base::dump_json(out) << '\n';
         return 0;
     }
@@ -255,6 +265,24 @@ int show(const show_options& given) {
             text += line + "# " + entry.from.text() + "\n";
         }
         text += "]\n";
+    }
+    // Last: a table header ends the top level, and an inline table holds no comments.
+    if (rules.network.proxy_resolve.empty()) {
+        text += "proxy_resolve = {}\n";
+    } else {
+        text += "[proxy_resolve]\n";
+        const auto entry = [](const sandbox::host_mapping& each) {
+            return quoted(each.name) + " = " + quoted(each.address);
+        };
+        std::size_t longest = 0;
+        for (const auto& each : rules.network.proxy_resolve) {
+            longest = std::max(longest, entry(each).size());
+        }
+        for (const auto& each : rules.network.proxy_resolve) {
+            std::string line = entry(each);
+            line.append(longest + 2 - line.size(), ' ');
+            text += line + "# " + origin_of(rules, "proxy_resolve " + each.name).text() + "\n";
+        }
     }
     std::cout << text;
     return 0;

@@ -253,12 +253,46 @@ std::optional<std::string> apply_key(const key_context& key, config_values& out)
             return key.fail("expected a string, not " + std::string(type_name(key.node)));
         }
         if (!sandbox::parse_network_policy(text->get())) {
-            return key.fail("invalid network \"" + text->get() + "\" (deny or allow)");
+            return key.fail("invalid network \"" + text->get() + "\" (deny, proxy or allow)");
         }
         out.paths.network = text->get();
         return std::nullopt;
     }
     if (name == "allow_unix_sockets") return list(out.paths.allow_unix_sockets, paths(key));
+    if (name == "allowed_domains" || name == "denied_domains") {
+        auto given = strings(key);
+        if (auto* error = std::get_if<std::string>(&given)) return *error;
+        auto& slot =
+            name == "allowed_domains" ? out.paths.allowed_domains : out.paths.denied_domains;
+        for (const std::string& each : std::get<0>(given)) {
+            auto domain = canonical_domain(each);
+            if (auto* bad = std::get_if<domain_error>(&domain)) {
+                return key.fail("invalid domain \"" + each + "\": " + bad->reason);
+            }
+            slot.push_back(std::get<std::string>(std::move(domain)));
+        }
+        return std::nullopt;
+    }
+    if (name == "proxy_resolve") {
+        // A table: a later layer's entry for a name replaces the one below (path_options.hpp).
+        const auto* table = key.node.as_table();
+        if (table == nullptr) {
+            return key.fail("expected a table of names and addresses, not " +
+                            std::string(type_name(key.node)));
+        }
+        for (const auto& [host, address] : *table) {
+            const auto* text = address.as_string();
+            if (text == nullptr) {
+                return key.fail("expected an address for \"" + std::string(host.str()) +
+                                "\", not " + std::string(type_name(address)));
+            }
+            auto mapping = host_mapping_of(host.str(), text->get());
+            if (auto* error = std::get_if<std::string>(&mapping)) return key.fail(*error);
+            const auto& mapped = std::get<sandbox::host_mapping>(mapping);
+            out.paths.proxy_resolve.push_back(mapped.name + "=" + mapped.address);
+        }
+        return std::nullopt;
+    }
     if (name == "accept_partial" || name == "allow_local_binding") {
         const auto* flag = key.node.as_boolean();
         if (flag == nullptr) {
@@ -285,25 +319,6 @@ std::optional<std::string> apply_table(const fs::path& file, const toml::table& 
         }
     }
     return std::nullopt;
-}
-
-template <typename T>
-void overlay(std::optional<T>& onto, const std::optional<T>& over) {
-    if (over) onto = over;
-}
-
-void overlay(config_values& onto, const config_values& over) {
-    overlay(onto.mode, over.mode);
-    overlay(onto.backend, over.backend);
-    overlay(onto.timeout, over.timeout);
-    overlay(onto.max_output, over.max_output);
-    overlay(onto.max_processes, over.max_processes);
-    overlay(onto.max_memory, over.max_memory);
-    overlay(onto.approval, over.approval);
-    overlay(onto.approval_timeout, over.approval_timeout);
-    overlay(onto.env_clear, over.env_clear);
-    onto.env_keep.insert(onto.env_keep.end(), over.env_keep.begin(), over.env_keep.end());
-    onto.env_unset.insert(onto.env_unset.end(), over.env_unset.begin(), over.env_unset.end());
 }
 
 // Why a file (or its directory) with this status could be changed by someone else, or "".
@@ -365,32 +380,6 @@ std::variant<std::string, std::string> read_checked(const fs::path& file, const 
 }
 
 }  // namespace
-
-const std::vector<std::string_view>& config_keys() {
-    static const std::vector<std::string_view> keys{"mode",
-                                                    "backend",
-                                                    "timeout",
-                                                    "max_output",
-                                                    "max_processes",
-                                                    "max_memory",
-                                                    "approval",
-                                                    "approval_timeout",
-                                                    "writable_roots",
-                                                    "read_only",
-                                                    "deny_read",
-                                                    "allow_read",
-                                                    "protect",
-                                                    "unprotect",
-                                                    "tmp",
-                                                    "accept_partial",
-                                                    "env_clear",
-                                                    "env_keep",
-                                                    "env_unset",
-                                                    "network",
-                                                    "allow_unix_sockets",
-                                                    "allow_local_binding"};
-    return keys;
-}
 
 std::vector<fs::path> config_candidates() {
     std::vector<fs::path> out;

@@ -67,7 +67,9 @@ struct config_values {
     // layer's lists extend the layers below, its unprotect and allow_read take away from them.
     path_flags paths;
     std::optional<bool> accept_partial;  // a later layer may turn it off again
-    // The network (paths.network, paths.allow_unix_sockets): allow_local_binding likewise.
+    // The network (paths.network, paths.allow_unix_sockets, paths.allowed_domains,
+    // paths.denied_domains, and paths.proxy_resolve as "NAME=ADDRESS"): allow_local_binding
+    // likewise.
     std::optional<bool> allow_local_binding;
     // The environment: env_clear as a value (a later layer may turn it off again), env_keep and
     // env_unset as lists that extend the layers below (names or globs, runtime/environment.hpp).
@@ -80,7 +82,9 @@ struct config_values {
 // entry and value came from ("protect .envrc", "deny_read /root/.ssh", "tmp", "accept_partial").
 struct configured_rules {
     sandbox::path_rules rules;
-    sandbox::network_rules network;  // "network", "allow_unix_sockets PATH", "allow_local_binding"
+    // "network", "allow_unix_sockets PATH", "allow_local_binding", "allowed_domains D",
+    // "denied_domains D", "proxy_resolve NAME"
+    sandbox::network_rules network;
     std::map<std::string, origin> origins;
 };
 
@@ -95,6 +99,9 @@ struct loaded_config {
     config_values values;                          // the scalars, merged (values.paths is unused)
     configured_rules rules;
 };
+
+// The scalars of `over` (a higher layer) over those of `onto`; its env_keep and env_unset added.
+void overlay(config_values& onto, const config_values& over);
 
 // Applies one layer's policy parts (a file's, a profile's, the flags') on top of `into`, noting
 // where each new entry came from; the message, naming the layer and the key, when one is bad.

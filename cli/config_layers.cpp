@@ -16,6 +16,10 @@ namespace {
 
 // The key a path option's message names, for a message about a file's layer.
 std::string keyed(std::string message) {
+    // The one message that names two options (path_options.cpp).
+    if (message == "--allow-domain needs --network proxy") {
+        return "allowed_domains needs network proxy";
+    }
     static const std::pair<std::string_view, std::string_view> keys[] = {
         {"--writable-root", "writable_roots"},
         {"--read-only-path", "read_only"},
@@ -25,7 +29,10 @@ std::string keyed(std::string message) {
         {"--unprotect", "unprotect"},
         {"--tmp", "tmp"},
         {"--network", "network"},
-        {"--allow-unix-socket", "allow_unix_sockets"}};
+        {"--allow-unix-socket", "allow_unix_sockets"},
+        {"--allow-domain", "allowed_domains"},
+        {"--deny-domain", "denied_domains"},
+        {"--proxy-resolve", "proxy_resolve"}};
     for (const auto& [flag, key] : keys) {
         if (const auto at = message.find(flag); at != std::string::npos) {
             message.replace(at, flag.size(), key);
@@ -35,7 +42,27 @@ std::string keyed(std::string message) {
     return message;
 }
 
+// A layer's scalar, where it sets one, over the one below.
+template <typename T>
+void overlay(std::optional<T>& onto, const std::optional<T>& over) {
+    if (over) onto = over;
+}
+
 }  // namespace
+
+void overlay(config_values& onto, const config_values& over) {
+    overlay(onto.mode, over.mode);
+    overlay(onto.backend, over.backend);
+    overlay(onto.timeout, over.timeout);
+    overlay(onto.max_output, over.max_output);
+    overlay(onto.max_processes, over.max_processes);
+    overlay(onto.max_memory, over.max_memory);
+    overlay(onto.approval, over.approval);
+    overlay(onto.approval_timeout, over.approval_timeout);
+    overlay(onto.env_clear, over.env_clear);
+    onto.env_keep.insert(onto.env_keep.end(), over.env_keep.begin(), over.env_keep.end());
+    onto.env_unset.insert(onto.env_unset.end(), over.env_unset.begin(), over.env_unset.end());
+}
 
 // Applies one layer's path settings on top of `into`, noting where each new entry came from
 // (entries without a note are the defaults').
@@ -79,6 +106,22 @@ std::optional<std::string> apply_rules(configured_rules& into, const path_flags&
         note("protect " + each, had(before.protect, each));
     for (const auto& each : into.network.allow_unix_sockets)
         note("allow_unix_sockets " + each.string(), had(network_before.allow_unix_sockets, each));
+    for (const auto& each : into.network.allowed_domains)
+        note("allowed_domains " + each, had(network_before.allowed_domains, each));
+    for (const auto& each : into.network.denied_domains)
+        note("denied_domains " + each, had(network_before.denied_domains, each));
+    // A name this layer maps is this layer's, whether it was mapped below or not (the entries
+    // are valid: network_rules_of() took them).
+    for (const auto& each : into.network.proxy_resolve)
+        note("proxy_resolve " + each.name, true);
+    for (const std::string& entry : paths.proxy_resolve) {
+        const std::size_t equals = entry.find('=');
+        const auto mapping = host_mapping_of(std::string_view(entry).substr(0, equals),
+                                             std::string_view(entry).substr(equals + 1));
+        if (const auto* mapped = std::get_if<sandbox::host_mapping>(&mapping)) {
+            origins["proxy_resolve " + mapped->name] = from;
+        }
+    }
     for (const std::string key : {"tmp", "accept_partial", "network", "allow_local_binding"}) {
         if (const auto found = into.origins.find(key); found != into.origins.end()) {
             origins[key] = found->second;
@@ -86,7 +129,8 @@ std::optional<std::string> apply_rules(configured_rules& into, const path_flags&
     }
     if (!paths.tmp.empty()) origins["tmp"] = from;
     if (accept_partial || paths.accept_partial) origins["accept_partial"] = from;
-    if (!paths.network.empty()) origins["network"] = from;
+    // --allow-domain (allowed_domains) without a network of its layer's makes it proxy.
+    if (!paths.network.empty() || !paths.allowed_domains.empty()) origins["network"] = from;
     if (allow_local_binding || paths.allow_local_binding) origins["allow_local_binding"] = from;
     into.origins = std::move(origins);
     return std::nullopt;
@@ -99,6 +143,35 @@ std::variant<configured_rules, std::string> rules_with_flags(const configured_ru
         return *error;
     }
     return out;
+}
+
+const std::vector<std::string_view>& config_keys() {
+    static const std::vector<std::string_view> keys{"mode",
+                                                    "backend",
+                                                    "timeout",
+                                                    "max_output",
+                                                    "max_processes",
+                                                    "max_memory",
+                                                    "approval",
+                                                    "approval_timeout",
+                                                    "writable_roots",
+                                                    "read_only",
+                                                    "deny_read",
+                                                    "allow_read",
+                                                    "protect",
+                                                    "unprotect",
+                                                    "tmp",
+                                                    "accept_partial",
+                                                    "env_clear",
+                                                    "env_keep",
+                                                    "env_unset",
+                                                    "network",
+                                                    "allow_unix_sockets",
+                                                    "allow_local_binding",
+                                                    "allowed_domains",
+                                                    "denied_domains",
+                                                    "proxy_resolve"};
+    return keys;
 }
 
 std::string origin::text() const {

@@ -63,7 +63,8 @@ escalation_answer ask_to_escalate(const validated& checked, const standing& stan
     question.requested_mode = mode;
     question.effective_mode = stand.policy.mode;
     question.requested_network = checked.escalate_network;
-    question.effective_network = checked.request.network.policy;
+    question.effective_network = policy::network_of(checked.request.network);
+    question.denied_domains = checked.request.network.denied_domains;
     question.justification = checked.justification;
     question.subject = "command";
     question.tool = std::string(run_command_name);

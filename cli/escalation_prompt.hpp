@@ -19,7 +19,8 @@ namespace cordon::cli {
 
 struct escalation_answer {
     std::optional<sandbox::sandbox_mode> granted;
-    sandbox::network_policy granted_network = sandbox::network_policy::deny;  // with `granted`
+    // With `granted`: the network to run with (policy::with_network() makes the rules).
+    policy::network_request granted_network;
     std::string error;  // the exact refusal text when not granted
     nlohmann::json approval;
     int interrupted_by = 0;  // the signal that withdrew the question, or 0

@@ -77,6 +77,7 @@ int run_mcp_command(mcp_options& given) {
     }
     options.network = std::get<sandbox::network_rules>(std::move(network));
     options.limits.network = options.network.policy;
+    options.limits.allowed_domains = options.network.allowed_domains;
     if (given.timeout) options.limits.default_timeout = *given.timeout;
     if (given.job_timeout) {
         options.limits.job_timeout = *given.job_timeout;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <tuple>
+
+#include "sandbox/domain_pattern.hpp"
 
 namespace cordon::cli {
 
@@ -39,8 +42,20 @@ void add_path_options(CLI::App& sub, path_flags& flags) {
         ->group(group);
     const std::string network = "Network (docs/network.md)";
     sub.add_option("--network", flags.network,
-                   "deny (default: loopback only) or allow (the host's network); "
-                   "danger-full-access always has the host's")
+                   "deny (default: loopback only), proxy (only the allowed domains, through "
+                   "cordon's proxy) or allow (the host's network); danger-full-access always "
+                   "has the host's")
+        ->group(network);
+    sub.add_option("--allow-domain", flags.allowed_domains,
+                   "A domain the proxy lets through: example.com, *.example.com, an address, "
+                   "each with an optional :port (repeatable; implies --network proxy)")
+        ->group(network);
+    sub.add_option("--deny-domain", flags.denied_domains,
+                   "A domain the proxy refuses whatever --allow-domain says (repeatable)")
+        ->group(network);
+    sub.add_option("--proxy-resolve", flags.proxy_resolve,
+                   "NAME=ADDRESS: the proxy resolves NAME to ADDRESS instead of asking DNS "
+                   "(repeatable)")
         ->group(network);
     sub.add_option("--allow-unix-socket", flags.allow_unix_sockets,
                    "A host unix socket confined commands may connect to under deny (repeatable)")
@@ -130,13 +145,76 @@ std::variant<sandbox::path_rules, std::string> path_rules_of(const path_flags& f
     return out;
 }
 
+std::variant<std::string, domain_error> canonical_domain(std::string_view text) {
+    auto parsed = sandbox::parse_domain_pattern(text);
+    if (auto* reason = std::get_if<std::string>(&parsed)) return domain_error{std::move(*reason)};
+    return sandbox::to_string(std::get<sandbox::domain_pattern>(parsed));
+}
+
+std::variant<sandbox::host_mapping, std::string> host_mapping_of(std::string_view name,
+                                                                 std::string_view address) {
+    const auto host = sandbox::parse_destination_host(name);
+    if (!host || host->address) return "\"" + std::string(name) + "\" is not a host name";
+    // An IPv6 address may be written as in a URL, [::1].
+    std::string_view bare = address;
+    if (bare.size() > 2 && bare.front() == '[' && bare.back() == ']') {
+        bare = bare.substr(1, bare.size() - 2);
+    }
+    const auto to = sandbox::parse_destination_host(bare);
+    if (!to || !to->address) {
+        return "\"" + std::string(address) + "\" is not an IPv4 or IPv6 address";
+    }
+    return sandbox::host_mapping{host->host, to->host};
+}
+
 std::variant<sandbox::network_rules, std::string> network_rules_of(const path_flags& flags,
                                                                    sandbox::network_rules base) {
     sandbox::network_rules out = std::move(base);
     if (!flags.network.empty()) {
         auto policy = sandbox::parse_network_policy(flags.network);
-        if (!policy) return "invalid --network \"" + flags.network + "\" (deny or allow)";
+        if (!policy) return "invalid --network \"" + flags.network + "\" (deny, proxy or allow)";
+        // Domains to allow under a network that would not use them: one of the two is a mistake.
+        if (*policy != sandbox::network_policy::proxy && !flags.allowed_domains.empty()) {
+            return std::string("--allow-domain needs --network proxy");
+        }
         out.policy = *policy;
+    } else if (!flags.allowed_domains.empty()) {
+        out.policy = sandbox::network_policy::proxy;
+    }
+    for (const auto& [option, given, into] :
+         {std::tuple{"--allow-domain", &flags.allowed_domains, &out.allowed_domains},
+          std::tuple{"--deny-domain", &flags.denied_domains, &out.denied_domains}}) {
+        for (const std::string& raw : *given) {
+            auto domain = canonical_domain(raw);
+            if (auto* error = std::get_if<domain_error>(&domain)) {
+                return "invalid " + std::string(option) + " \"" + raw + "\": " + error->reason;
+            }
+            std::string& canonical = std::get<std::string>(domain);
+            if (std::find(into->begin(), into->end(), canonical) == into->end()) {
+                into->push_back(std::move(canonical));
+            }
+        }
+    }
+    for (const std::string& raw : flags.proxy_resolve) {
+        const std::size_t equals = raw.find('=');
+        if (equals == std::string::npos) {
+            return "invalid --proxy-resolve \"" + raw + "\": expected NAME=ADDRESS";
+        }
+        auto mapping = host_mapping_of(std::string_view(raw).substr(0, equals),
+                                       std::string_view(raw).substr(equals + 1));
+        if (auto* error = std::get_if<std::string>(&mapping)) {
+            return "invalid --proxy-resolve \"" + raw + "\": " + *error;
+        }
+        auto& mapped = std::get<sandbox::host_mapping>(mapping);
+        // A later one names the same host again: it wins.
+        const auto same = std::find_if(
+            out.proxy_resolve.begin(), out.proxy_resolve.end(),
+            [&mapped](const sandbox::host_mapping& each) { return each.name == mapped.name; });
+        if (same != out.proxy_resolve.end()) {
+            same->address = mapped.address;
+        } else {
+            out.proxy_resolve.push_back(std::move(mapped));
+        }
     }
     for (const std::string& raw : flags.allow_unix_sockets) {
         auto path = absolute_of("--allow-unix-socket", raw);

@@ -128,7 +128,7 @@ int run_run_command(run_options& options) {
         }
         request.mode = std::get<policy::resolved_policy>(escalated).mode;
         request.workspace_root = std::get<policy::resolved_policy>(escalated).workspace_root;
-        request.network.policy = answer.granted_network;
+        request.network = policy::with_network(std::move(request.network), answer.granted_network);
         approval_record = std::move(answer.approval);
     }
 

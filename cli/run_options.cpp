@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -97,7 +98,11 @@ void add_run_options(CLI::App& sub, run_options& options) {
             [](const std::string& text) { return "--escalate: " + unknown_mode(text); }, given)))
         ->type_name("TEXT");
     sub.add_option("--escalate-network", options.escalate_network,
-                   "Ask (on the terminal) to run this once with the network: allow");
+                   "Ask (on the terminal) to run this once with more network: proxy (with "
+                   "--escalate-domain) or allow");
+    sub.add_option("--escalate-domain", options.escalate_domains,
+                   "Ask (on the terminal) to run this once with domain D allowed through the "
+                   "proxy, beside the run's own (repeatable; implies --escalate-network proxy)");
     sub.add_option("--justification", options.justification,
                    "Why the wider mode is needed: one sentence, shown to the person asked")
         ->each([&options](const std::string&) { options.has_justification = true; });
@@ -142,22 +147,60 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->each([&options](const std::string&) { options.has_shell_command = true; });
 }
 
+namespace {
+
+// --escalate-network and --escalate-domain as a network request (nullopt: neither was given),
+// or the usage error.
+std::optional<std::variant<policy::network_request, std::string>> escalated_network(
+    const std::string& policy_text, const std::vector<std::string>& domains) {
+    if (policy_text.empty() && domains.empty()) return std::nullopt;
+    policy::network_request out{sandbox::network_policy::proxy, {}};
+    if (!policy_text.empty()) {
+        const auto policy = sandbox::parse_network_policy(policy_text);
+        if (!policy || *policy == sandbox::network_policy::deny) {
+            return "invalid --escalate-network \"" + policy_text + "\" (proxy or allow)";
+        }
+        out.policy = *policy;
+    }
+    if (out.policy == sandbox::network_policy::allow) {
+        if (!domains.empty()) return "--escalate-domain needs --escalate-network proxy";
+        return out;
+    }
+    for (const std::string& raw : domains) {
+        auto domain = canonical_domain(raw);
+        if (auto* error = std::get_if<domain_error>(&domain)) {
+            return "invalid --escalate-domain \"" + raw + "\": " + error->reason;
+        }
+        std::string& canonical = std::get<std::string>(domain);
+        if (std::find(out.domains.begin(), out.domains.end(), canonical) == out.domains.end()) {
+            out.domains.push_back(std::move(canonical));
+        }
+    }
+    // Proxy to no new domain lets nothing more through: nothing to ask for.
+    if (out.domains.empty()) return "--escalate-network proxy needs --escalate-domain";
+    return out;
+}
+
+}  // namespace
+
 std::variant<validated, std::string> validate(run_options& options) {
     validated out;
     out.backend = options.policy.backend.value_or(sandbox::backend_choice::automatic);
     out.approval_timeout = options.policy.approval_timeout.value_or(default_approval_timeout);
     out.escalate = options.escalate;
-    if (!options.escalate_network.empty()) {
-        out.escalate_network = sandbox::parse_network_policy(options.escalate_network);
-        if (!out.escalate_network) {
-            return "invalid --escalate-network \"" + options.escalate_network + "\" (allow)";
-        }
+    if (auto network = escalated_network(options.escalate_network, options.escalate_domains)) {
+        if (auto* wrong = std::get_if<std::string>(&*network)) return *wrong;
+        out.escalate_network = std::get<policy::network_request>(std::move(*network));
+    }
+    const char* field = "--escalate";
+    if (!options.escalate && out.escalate_network) {
+        field = options.escalate_network.empty() ? "--escalate-domain" : "--escalate-network";
     }
     if (auto wrong = policy::check_escalation_fields(
             options.escalate.has_value() || out.escalate_network.has_value(),
             options.has_justification ? std::optional<std::string>(options.justification)
                                       : std::nullopt,
-            options.escalate || !out.escalate_network ? "--escalate" : "--escalate-network")) {
+            field)) {
         return *wrong;
     }
     out.justification = options.justification;

@@ -17,6 +17,7 @@
 
 #include "cli/path_options.hpp"
 #include "cli/standing.hpp"
+#include "policy/network_request.hpp"
 #include "runtime/executor.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/mode.hpp"
@@ -37,7 +38,8 @@ struct run_options {
     sandbox::path_rules configured_rules;
     sandbox::network_rules configured_network;
     std::optional<sandbox::sandbox_mode> escalate;
-    std::string escalate_network;  // --escalate-network allow ("" not given)
+    std::string escalate_network;               // --escalate-network proxy|allow ("" not given)
+    std::vector<std::string> escalate_domains;  // --escalate-domain D
     std::string justification;
     bool has_justification = false;
     std::string workdir;
@@ -64,8 +66,9 @@ struct validated {
     policy::deployment where;
     sandbox::backend_choice backend = sandbox::backend_choice::automatic;
     std::chrono::milliseconds approval_timeout = default_approval_timeout;
-    std::optional<sandbox::sandbox_mode> escalate;            // --escalate
-    std::optional<sandbox::network_policy> escalate_network;  // --escalate-network
+    std::optional<sandbox::sandbox_mode> escalate;  // --escalate
+    // --escalate-network and --escalate-domain: what the run asks for beside its own network.
+    std::optional<policy::network_request> escalate_network;
     std::string justification;
     std::string command_text;  // the command as the person asked sees it
     std::string input_text;    // what --stdin-file feeds it, as the person asked sees it

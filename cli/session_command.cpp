@@ -105,12 +105,13 @@ std::string describe_event(const policy::session_event& event) {
 }
 
 nlohmann::json grant_json(const policy::session_grant& grant) {
-    return {{"id", grant.id},
-            {"prefix", grant.prefix},
-            {"exact", grant.exact},
-            {"mode", std::string(sandbox::to_string(grant.mode))},
-            {"network", std::string(sandbox::to_string(grant.network))},
-            {"covers", policy::describe(grant)}};
+    nlohmann::json out{{"id", grant.id},
+                       {"prefix", grant.prefix},
+                       {"exact", grant.exact},
+                       {"mode", std::string(sandbox::to_string(grant.mode))},
+                       {"covers", policy::describe(grant)}};
+    policy::put_network(out, grant.network, "network", "domains");
+    return out;
 }
 
 int show(const session_options& options) {
@@ -166,11 +167,12 @@ int show(const session_options& options) {
     text += "\n";
     for (const auto& grant : state.grants) {
         // The network only where it was asked for: danger-full-access has the host's anyway.
-        const bool network =
-            sandbox::is_confined(grant.mode) && grant.network == sandbox::network_policy::allow;
+        const bool network = sandbox::is_confined(grant.mode) &&
+                             grant.network.policy != sandbox::network_policy::deny;
         text += "  " + policy::shown_safely(grant.id) + "  " + policy::describe(grant) + " under " +
                 std::string(sandbox::to_string(grant.mode)) +
-                (network ? " with network allow" : "") + "\n";
+                (network ? " with network " + policy::to_string(grant.network) : std::string()) +
+                "\n";
     }
     text += "trail\n";
     for (const auto& event : state.events) {

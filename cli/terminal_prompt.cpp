@@ -68,11 +68,10 @@ std::string question(const policy::approval_request& request, bool with_session,
         const policy::session_grant grant =
             policy::grant_for(request.command, request.requested_mode);
         const bool network = !request.network.empty();
-        text +=
-            ",\n  s = allow " + policy::describe(grant) + " under " + to +
-            (network ? " with network " + std::string(sandbox::to_string(request.requested_network))
-                     : std::string()) +
-            " without asking again in this session";
+        text += ",\n  s = allow " + policy::describe(grant) + " under " + to +
+                (network ? " with network " + policy::to_string(request.requested_network)
+                         : std::string()) +
+                " without asking again in this session";
     } else if (with_session) {
         text += "\n  (no s: a command with a character shown escaped, or longer than " +
                 std::to_string(policy::display_bound) + " bytes, is never allowed for the session)";

@@ -128,6 +128,25 @@ std::optional<std::string> arguments::choice(std::string_view name,
     return std::nullopt;
 }
 
+std::optional<std::vector<std::string>> arguments::strings(std::string_view name) {
+    const json* value = find(name);
+    if (!value) return std::nullopt;
+    if (!value->is_array()) {
+        fail(std::string(name) + " must be an array of strings, not " + type_name(*value));
+        return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (const json& each : *value) {
+        if (!each.is_string()) {
+            fail(std::string(name) + " must be an array of strings, not one holding " +
+                 type_name(each));
+            return std::nullopt;
+        }
+        out.push_back(base::unescape_invalid_utf8(each.get_ref<const std::string&>()));
+    }
+    return out;
+}
+
 std::optional<std::map<std::string, std::optional<std::string>>> arguments::environment(
     std::string_view name) {
     const json* value = find(name);

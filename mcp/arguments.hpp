@@ -32,6 +32,8 @@ public:
     // One of `choices`.
     std::optional<std::string> choice(std::string_view name,
                                       std::initializer_list<std::string_view> choices);
+    // An array of strings (each as text() returns it).
+    std::optional<std::vector<std::string>> strings(std::string_view name);
     // An object of NAME: string | null.
     std::optional<std::map<std::string, std::optional<std::string>>> environment(
         std::string_view name);

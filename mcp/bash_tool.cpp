@@ -1,15 +1,20 @@
 // The `bash` tool: a command under the standing policy (the session's, else the server's), or
 // once under a wider mode when the person behind the client approves; it returns within
 // yield_ms, and a command still running then goes on as a job.
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "mcp/arguments.hpp"
 #include "mcp/tool_context.hpp"
 #include "mcp/tools.hpp"
 #include "policy/escalation_json.hpp"
+#include "policy/network_request.hpp"
 #include "policy/resolve.hpp"
+#include "sandbox/domain_pattern.hpp"
 #include "sandbox/policy.hpp"
 
 namespace cordon::mcp {
@@ -21,6 +26,36 @@ using std::chrono::steady_clock;
 namespace {
 
 constexpr std::string_view owner = "mcp";  // the jobs' owner, for the running-job cap
+
+// What sandbox_network and sandbox_domains ask for (nullopt: nothing), or the tool error: proxy
+// needs domains, domains need proxy (implied when sandbox_network is not given), and each domain
+// is a pattern of sandbox/domain_pattern.hpp, kept in its canonical text.
+std::variant<std::optional<policy::network_request>, std::string> network_asked_for(
+    const std::string& network, const std::optional<std::vector<std::string>>& domains) {
+    const std::string wrong = "invalid arguments for bash: ";
+    if (network == "allow") {
+        if (domains)
+            return wrong + "sandbox_domains needs sandbox_network \"proxy\", not \"allow\"";
+        return policy::network_request{sandbox::network_policy::allow, {}};
+    }
+    if (!domains) {
+        if (network == "proxy") return wrong + "sandbox_network \"proxy\" needs sandbox_domains";
+        return std::optional<policy::network_request>();
+    }
+    policy::network_request out{sandbox::network_policy::proxy, {}};
+    for (const std::string& each : *domains) {
+        const auto parsed = sandbox::parse_domain_pattern(each);
+        if (const auto* reason = std::get_if<std::string>(&parsed)) {
+            return wrong + "sandbox_domains: invalid domain \"" + each + "\": " + *reason;
+        }
+        std::string canonical = sandbox::to_string(std::get<sandbox::domain_pattern>(parsed));
+        if (std::find(out.domains.begin(), out.domains.end(), canonical) == out.domains.end()) {
+            out.domains.push_back(std::move(canonical));
+        }
+    }
+    if (out.domains.empty()) return wrong + "sandbox_domains is empty";
+    return out;
+}
 
 }  // namespace
 
@@ -46,7 +81,8 @@ json run_bash(tool_context& context, call& running, const json& given) {
                     {"use_default", "require_escalated", "workspace-write", "danger-full-access"})
             .value_or("use_default");
     const std::string network =
-        args.choice("sandbox_network", {"use_default", "allow"}).value_or("use_default");
+        args.choice("sandbox_network", {"use_default", "proxy", "allow"}).value_or("use_default");
+    const auto domains = args.strings("sandbox_domains");
     const auto justification = args.text("justification");
     if (!args.ok()) return tool_error(args.error());
     if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -84,10 +120,15 @@ json run_bash(tool_context& context, call& running, const json& given) {
     } else if (permissions == "workspace-write") {
         requested = sandbox::sandbox_mode::workspace_write;
     }
-    const bool network_asked = network == "allow";
+    auto asked_network = network_asked_for(network, domains);
+    if (auto* wrong = std::get_if<std::string>(&asked_network)) return tool_error(*wrong);
+    const auto& network_asked = std::get<std::optional<policy::network_request>>(asked_network);
+    const char* field = "sandbox_permissions";
+    if (!requested && network_asked) {
+        field = network == "use_default" ? "sandbox_domains" : "sandbox_network";
+    }
     if (auto wrong = policy::check_escalation_fields(
-            requested.has_value() || network_asked, justification,
-            requested || !network_asked ? "sandbox_permissions" : "sandbox_network")) {
+            requested.has_value() || network_asked.has_value(), justification, field)) {
         return tool_error(*wrong);
     }
 
@@ -136,8 +177,9 @@ json run_bash(tool_context& context, call& running, const json& given) {
         policy::escalation_request asked;
         asked.requested_mode = requested.value_or(standing.mode);
         asked.effective_mode = standing.mode;
-        if (network_asked) asked.requested_network = sandbox::network_policy::allow;
-        asked.effective_network = request.run.network.policy;
+        asked.requested_network = network_asked;
+        asked.effective_network = policy::network_of(request.run.network);
+        asked.denied_domains = request.run.network.denied_domains;
         asked.justification = *justification;
         asked.subject = "command";
         asked.tool = "bash";
@@ -158,7 +200,8 @@ json run_bash(tool_context& context, call& running, const json& given) {
                                true);
         }
         request.run.mode = *decided.granted;
-        request.run.network.policy = decided.granted_network;
+        request.run.network =
+            policy::with_network(std::move(request.run.network), decided.granted_network);
     }
 
     auto started = jobs.start(std::move(request));

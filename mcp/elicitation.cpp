@@ -77,7 +77,7 @@ json elicitation_params(const policy::approval_request& request, std::string_vie
         " under " + mode_name(request.requested_mode) +
         (request.network.empty()
              ? std::string()
-             : " with network " + std::string(sandbox::to_string(request.requested_network))) +
+             : " with network " + policy::to_string(request.requested_network)) +
         " for this session";
     const bool titled = protocol >= titled_enums_since;
     json scope{{"type", "string"}, {"title", "Remember"}};

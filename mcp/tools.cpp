@@ -101,9 +101,16 @@ json annotations(std::string title, bool read_only, bool destructive, bool idemp
 
 json describe_bash(const tool_limits& limits) {
     const std::string mode(sandbox::to_string(limits.mode));
-    const std::string network = limits.mode == sandbox::sandbox_mode::danger_full_access
-                                    ? std::string("the host's, under danger-full-access")
-                                    : std::string(sandbox::to_string(limits.network));
+    std::string network = limits.mode == sandbox::sandbox_mode::danger_full_access
+                              ? std::string("the host's, under danger-full-access")
+                              : std::string(sandbox::to_string(limits.network));
+    if (limits.mode != sandbox::sandbox_mode::danger_full_access &&
+        limits.network == sandbox::network_policy::proxy) {
+        std::string domains;
+        for (const std::string& each : limits.allowed_domains)
+            domains += (domains.empty() ? "" : ", ") + each;
+        network += domains.empty() ? " to no domain" : " to " + domains;
+    }
     return json{
         {"title", "Run a shell command (sandboxed)"},
         {"description",
@@ -119,7 +126,8 @@ json describe_bash(const tool_limits& limits) {
              " mode, network deny]) and is a policy decision: do not retry another way, unless "
              "the result also says escalation is available: then retry that exact command once "
              "with what it names (sandbox_permissions: the narrowest wider mode that suffices; "
-             "sandbox_network) and a one-sentence justification. The user is asked; nothing runs "
+             "sandbox_network; sandbox_domains: the blocked domain) and a one-sentence "
+             "justification. The user is asked; nothing runs "
              "unless they accept, the grant "
              "covers that one call, and a refusal is a tool error that says why. Long output "
              "keeps its first fifth and last four fifths; job_output reads the rest by offset."},
@@ -156,12 +164,22 @@ json describe_bash(const tool_limits& limits) {
                        mode + " mode)"}}},
                 {"sandbox_network",
                  {{"type", "string"},
-                  {"enum", {"use_default", "allow"}},
+                  {"enum", {"use_default", "proxy", "allow"}},
                   {"description",
-                   "Run this one call with the host's network, after the user approves (alone "
-                   "or with sandbox_permissions). Needs justification, which then says why the "
-                   "network is needed. Default use_default (the server's network: " +
+                   "Run this one call with more network, after the user approves (alone or with "
+                   "sandbox_permissions): allow (the host's network), or proxy (only the "
+                   "sandbox_domains, through cordon's proxy, beside those the server allows). "
+                   "Needs justification, which then says why the network is needed. Default "
+                   "use_default (the server's network: " +
                        network + ")"}}},
+                {"sandbox_domains",
+                 {{"type", "array"},
+                  {"items", {{"type", "string"}}},
+                  {"description",
+                   "The domains this one call asks to reach through the proxy (implies "
+                   "sandbox_network proxy): names such as registry.npmjs.org, *.example.com for "
+                   "the names below it, an optional :port. Ask for the domain a blocked request "
+                   "named, no more"}}},
                 {"justification",
                  text("One sentence saying why the command needs the wider mode (shown to the "
                       "user; only with sandbox_permissions)")}},

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "sandbox/mode.hpp"
 #include "sandbox/policy.hpp"
@@ -21,6 +23,7 @@ struct tool_limits {
     // The server's network policy, as the bash tool's schema names it (server_options::network
     // is what every call runs with).
     sandbox::network_policy network = sandbox::network_policy::deny;
+    std::vector<std::string> allowed_domains;            // under proxy, as the schema names them
     std::chrono::milliseconds default_timeout{120'000};  // a bash call that is not backgrounded
     std::chrono::milliseconds max_timeout{600'000};
     std::chrono::milliseconds job_timeout{1'800'000};  // run_in_background

@@ -197,9 +197,9 @@ approval_decision approval_service::request(const approval_request& request,
                    {"tool", request.tool},
                    {"command", request.command},
                    {"mode", sandbox::to_string(request.requested_mode)},
-                   {"from", sandbox::to_string(request.effective_mode)},
-                   {"network", sandbox::to_string(request.requested_network)},
-                   {"network_from", sandbox::to_string(request.effective_network)}};
+                   {"from", sandbox::to_string(request.effective_mode)}};
+        put_network(asked, request.requested_network, "network", "domains");
+        put_network(asked, request.effective_network, "network_from", "domains_from");
         if (!request.workdir.empty()) asked["workdir"] = request.workdir.string();
         if (!request.reason.empty()) asked["reason"] = request.reason;
         if (!request.justification.empty()) asked["justification"] = request.justification;
@@ -354,8 +354,8 @@ approval_decision approval_service::request(const approval_request& request,
             decided["grant"] = {{"id", decision.grant->id},
                                 {"prefix", decision.grant->prefix},
                                 {"exact", decision.grant->exact},
-                                {"mode", sandbox::to_string(decision.grant->mode)},
-                                {"network", sandbox::to_string(decision.grant->network)}};
+                                {"mode", sandbox::to_string(decision.grant->mode)}};
+            put_network(decided["grant"], decision.grant->network, "network", "domains");
         }
         if (auto error = log_->append(std::move(decided))) {
             // An allowance that is not on record is not given.

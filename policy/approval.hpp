@@ -24,8 +24,9 @@
 //   6. writes `approval/decided` (with the grant, for allowed-for-session) and returns.
 //
 // Events: {"type":"approval/asked","id","tool","command","workdir","mode","from","reason",
-// "justification","network","network_from"(,"env")} and {"type":"approval/decided","id","outcome",
-// "by"(,"grant":{"prefix","exact","mode","network"})(,"detail")}. `by` names who decided: "policy",
+// "justification","network","network_from"(,"domains","domains_from": under proxy)(,"env")} and
+// {"type":"approval/decided","id","outcome","by"(,"grant":{"prefix","exact","mode","network"
+// (,"domains")})(,"detail")}. `by` names who decided: "policy",
 // "grant", a responder's name, "timeout", "cancel", "none" (decided_by below).
 #pragma once
 
@@ -57,8 +58,8 @@ struct approval_request {
     // The network the call stands under and the one it would run with (danger-full-access: the
     // host's, allow). Logged beside the modes; a standing grant covers no call that asks for
     // more network than it was given under.
-    sandbox::network_policy effective_network = sandbox::network_policy::deny;
-    sandbox::network_policy requested_network = sandbox::network_policy::deny;
+    network_request effective_network;
+    network_request requested_network;
     std::string justification;  // the agent's one sentence
     std::string reason;         // "escalate sandbox to <mode>: <justification>"
     // What the call does to the command's environment, "NAME=value" or "-NAME" (unset). Shown to
@@ -73,8 +74,8 @@ struct approval_request {
     // What else the wider mode changes beyond the mode, one line (policy_change()): the
     // protections that stay, or that an unconfined run drops. Shown to the person asked.
     std::string policy;
-    // What the call changes in the network, "deny \u2192 allow" (network_change()); empty when
-    // nothing. Shown to the person asked.
+    // What the call changes in the network, "deny \u2192 proxy: registry.npmjs.org"
+    // (network_change()); empty when nothing. Shown to the person asked.
     std::string network;
 };
 

@@ -162,12 +162,9 @@ session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode) {
 }
 
 bool covers(const session_grant& grant, std::string_view command, sandbox::sandbox_mode mode,
-            sandbox::network_policy network) {
+            const network_request& network) {
     if (grant.mode != mode || grant.prefix.empty()) return false;
-    if (network == sandbox::network_policy::allow &&
-        grant.network != sandbox::network_policy::allow) {
-        return false;
-    }
+    if (!covers(grant.network, network)) return false;
     if (grant.exact) return grant.prefix.size() == 1 && grant.prefix.front() == command;
     const auto words = simple_command_words(command);
     if (!words || words->size() < grant.prefix.size()) return false;

@@ -46,10 +46,9 @@ namespace cordon::policy {
 [[nodiscard]] session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode);
 
 // Whether `grant` covers running `command` under `mode` with `network`: never a call that asks
-// for more network than the grant was given under.
+// for more network than the grant was given under (covers() of network_request.hpp).
 [[nodiscard]] bool covers(const session_grant& grant, std::string_view command,
-                          sandbox::sandbox_mode mode,
-                          sandbox::network_policy network = sandbox::network_policy::deny);
+                          sandbox::sandbox_mode mode, const network_request& network = {});
 
 // The grant as a person reads it, with the rule of what it covers: "`git push …` (… = more
 // plain words, none starting with -, + or @ or holding =)" or "exactly `make && make

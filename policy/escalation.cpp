@@ -1,5 +1,9 @@
 #include "policy/escalation.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include "base/json_text.hpp"
+
 namespace cordon::policy {
 
 using sandbox::sandbox_mode;
@@ -22,20 +26,11 @@ std::string quoted(sandbox_mode mode) {
     return "\"" + std::string(sandbox::to_string(mode)) + "\"";
 }
 
-std::string quoted(sandbox::network_policy network) {
-    return "\"" + std::string(sandbox::to_string(network)) + "\"";
+std::string quoted(const network_request& network) {
+    return "\"" + to_string(network) + "\"";
 }
 
 }  // namespace
-
-sandbox::network_policy network_under(sandbox_mode mode, sandbox::network_policy policy) noexcept {
-    return mode == sandbox_mode::danger_full_access ? sandbox::network_policy::allow : policy;
-}
-
-std::string network_change(sandbox::network_policy from, sandbox::network_policy to) {
-    if (from == to) return "";
-    return std::string(sandbox::to_string(from)) + " \u2192 " + std::string(sandbox::to_string(to));
-}
 
 bool is_strictly_wider(sandbox_mode requested, sandbox_mode effective) noexcept {
     return width(requested) > width(effective);
@@ -70,16 +65,16 @@ escalation_result approve_escalation(const escalation_request& request, approval
     escalation_result result;
     const sandbox_mode mode = request.requested_mode;
     result.requested = mode;
-    const sandbox::network_policy from_network =
+    const network_request from_network =
         network_under(request.effective_mode, request.effective_network);
-    const sandbox::network_policy to_network =
-        network_under(mode, request.requested_network.value_or(request.effective_network));
+    const network_request to_network =
+        network_under(mode, joined(request.effective_network,
+                                   request.requested_network.value_or(request.effective_network)));
     result.requested_network = to_network;
     const bool network_only = request.requested_network && mode == request.effective_mode;
-    const bool network_wider = to_network == sandbox::network_policy::allow &&
-                               from_network == sandbox::network_policy::deny;
+    const bool network_wider = !covers(from_network, to_network);
     if (network_only && !network_wider) {
-        result.error = "sandbox escalation to network " + quoted(to_network) +
+        result.error = "sandbox escalation to network " + quoted(*request.requested_network) +
                        " is not wider than this call's current network " + quoted(from_network);
         return result;
     }
@@ -88,6 +83,17 @@ escalation_result approve_escalation(const escalation_request& request, approval
                        " is not strictly wider than this call's current " +
                        quoted(request.effective_mode) + " mode";
         return result;
+    }
+    // A domain the denied list refuses stays refused whatever the answer: nobody is asked.
+    if (request.requested_network && to_network.policy == sandbox::network_policy::proxy) {
+        for (const std::string& domain : request.requested_network->domains) {
+            if (auto refusing = denied_by(request.denied_domains, domain)) {
+                result.error = "sandbox escalation to network " +
+                               quoted(*request.requested_network) + " asks for \"" + domain +
+                               "\", which denied_domains refuses (\"" + *refusing + "\")";
+                return result;
+            }
+        }
     }
     // What the texts name: the mode as before, the network when it was asked for and widens.
     const bool names_network = request.requested_network && network_wider;
@@ -116,12 +122,11 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.network = sandbox::is_confined(mode) ? network_change(from_network, to_network) : "";
     asked.justification = request.justification;
     if (network_only) {
-        asked.reason = "escalate sandbox network to " +
-                       std::string(sandbox::to_string(to_network)) + ": " + request.justification;
+        asked.reason =
+            "escalate sandbox network to " + to_string(to_network) + ": " + request.justification;
     } else {
         asked.reason = "escalate sandbox to " + std::string(sandbox::to_string(mode)) +
-                       (names_network ? ", network " + std::string(sandbox::to_string(to_network))
-                                      : std::string()) +
+                       (names_network ? ", network " + to_string(to_network) : std::string()) +
                        ": " + request.justification;
     }
     result.decision = service->request(asked, std::move(cancel));
@@ -174,6 +179,19 @@ std::string network_escalation_hint(std::string_view subject) {
 std::string cli_network_escalation_hint() {
     return "[sandbox: escalation available \u2014 retry this exact command once with "
            "--escalate-network allow --justification TEXT; cordon asks on this terminal]\n";
+}
+
+std::string network_domain_escalation_hint(std::string_view domain, std::string_view subject) {
+    return "[sandbox: network access to " + std::string(domain) +
+           " was blocked \u2014 retry this exact " + std::string(subject) +
+           " once with sandbox_domains [" + base::dump_json(nlohmann::json(std::string(domain))) +
+           "] + justification; the approval prompt asks the user]\n";
+}
+
+std::string cli_network_domain_escalation_hint(std::string_view domain) {
+    return "[sandbox: network access to " + std::string(domain) +
+           " was blocked \u2014 retry this exact command once with --escalate-domain " +
+           std::string(domain) + " --justification TEXT; cordon asks on this terminal]\n";
 }
 
 std::string cli_escalation_hint() {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy/approval.hpp"
+#include "policy/network_request.hpp"
 #include "sandbox/mode.hpp"
 #include "sandbox/policy.hpp"
 
@@ -34,21 +35,18 @@ namespace cordon::policy {
     bool requested, const std::optional<std::string>& justification,
     std::string_view field = "sandbox_permissions");
 
-// The network a run under `mode` has: danger-full-access has the host's whatever `policy` says.
-[[nodiscard]] sandbox::network_policy network_under(sandbox::sandbox_mode mode,
-                                                    sandbox::network_policy policy) noexcept;
-
-// What a run changes in the network, "deny \u2192 allow"; empty when `from` and `to` agree.
-[[nodiscard]] std::string network_change(sandbox::network_policy from, sandbox::network_policy to);
-
 struct escalation_request {
     // A network-only escalation asks for the mode it stands under (requested == effective).
     sandbox::sandbox_mode requested_mode = sandbox::sandbox_mode::danger_full_access;
     sandbox::sandbox_mode effective_mode = sandbox::sandbox_mode::read_only;
     // The network asked for (nullopt: the standing one) and the one the call stands under
-    // (network_under: the host's under danger-full-access).
-    std::optional<sandbox::network_policy> requested_network;
-    sandbox::network_policy effective_network = sandbox::network_policy::deny;
+    // (network_of() its rules). What the call would run with is joined(effective, requested):
+    // asking adds to the standing network, never takes from it.
+    std::optional<network_request> requested_network;
+    network_request effective_network;
+    // The call's denied_domains: asking for a domain one of them refuses is refused before
+    // anyone is asked (the proxy would refuse it whatever the answer).
+    std::vector<std::string> denied_domains;
     std::string justification;
     std::string subject = "command";  // as in "the user rejected escalating this command"
     std::string tool = "bash";
@@ -67,10 +65,11 @@ struct escalation_request {
 
 struct escalation_result {
     sandbox::sandbox_mode requested = sandbox::sandbox_mode::danger_full_access;  // as asked
-    sandbox::network_policy requested_network = sandbox::network_policy::deny;    // what it means
+    network_request requested_network;  // what the call would run with (joined, network_under)
     std::optional<sandbox::sandbox_mode> granted;  // the mode to run this one call under
-    // With `granted`: the network to run it with (the host's under danger-full-access).
-    sandbox::network_policy granted_network = sandbox::network_policy::deny;
+    // With `granted`: the network to run it with (the host's under danger-full-access); the
+    // call's rules are with_network(its standing rules, granted_network).
+    network_request granted_network;
     std::optional<approval_decision> decision;  // absent when nobody was asked
     std::string error;                          // the exact refusal text when not granted
 };
@@ -79,13 +78,18 @@ struct escalation_result {
 //   sandbox escalation to "<mode>" is not strictly wider than this call's current "<effective>"
 //   mode
 // (a network-only escalation, whose mode is the effective one, that asks for no more network:
-//   sandbox escalation to network "<network>" is not wider than this call's current network
-//   "<effective network>")
+//   sandbox escalation to network "<asked>" is not wider than this call's current network
+//   "<effective network>"
+// with each network as to_string() spells it: "allow", "proxy: a.example"; and one that asks for
+// a domain the call's denied_domains refuse:
+//   sandbox escalation to network "<asked>" asks for "<domain>", which denied_domains refuses
+//   ("<denied pattern>"))
 // Below, "<mode>" stands for the target: "<mode>" alone when only the mode widens (the texts are
-// then exactly the ones before the network policy existed), network "allow" when only the
-// network does, "<mode>" with network "allow" when both do. The reason adds ", network allow"
-// (or is "escalate sandbox network to allow: ..."), and the request's `network` says
-// "deny \u2192 allow".
+// then exactly the ones before the network policy existed), network "<to>" when only the
+// network does, "<mode>" with network "<to>" when both do, <to> being what the call would run
+// with ("allow", "proxy: a.example, b.example"). The reason adds ", network <to>" (or is
+// "escalate sandbox network to <to>: ..."), and the request's `network` says what changes
+// (network_change(): "deny \u2192 proxy: registry.npmjs.org").
 // no service:
 //   sandbox escalation to "<mode>" requires approval, but no approval service is composed
 // then asks with reason "escalate sandbox to <mode>: <justification>" and maps the outcome:
@@ -110,6 +114,15 @@ struct escalation_result {
 // allowed, over MCP (sandbox_network) and at a terminal (--escalate-network).
 [[nodiscard]] std::string network_escalation_hint(std::string_view subject = "command");
 [[nodiscard]] std::string cli_network_escalation_hint();
+// After the proxy refused `domain` (a destination host as the proxy names it): retry asking for
+// that domain.
+//   [sandbox: network access to <domain> was blocked \u2014 retry this exact <subject> once with
+//   sandbox_domains ["<domain>"] + justification; the approval prompt asks the user]
+[[nodiscard]] std::string network_domain_escalation_hint(std::string_view domain,
+                                                         std::string_view subject = "command");
+//   [sandbox: network access to <domain> was blocked \u2014 retry this exact command once with
+//   --escalate-domain <domain> --justification TEXT; cordon asks on this terminal]
+[[nodiscard]] std::string cli_network_domain_escalation_hint(std::string_view domain);
 
 // Whether a denied call may be retried escalated: a wider mode exists, the effective policy is
 // `ask`, and someone can be asked.

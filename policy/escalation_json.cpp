@@ -44,8 +44,8 @@ json to_json(const escalation_result& result) {
              {"outcome", nullptr},
              {"id", nullptr},
              {"mode", sandbox::to_string(result.requested)},
-             {"network", sandbox::to_string(result.requested_network)},
              {"by", nullptr}};
+    put_network(out, result.requested_network, "network", "domains");
     if (const auto& decision = result.decision) {
         out["outcome"] = to_string(decision->outcome);
         if (!decision->id.empty()) out["id"] = decision->id;
@@ -53,8 +53,8 @@ json to_json(const escalation_result& result) {
         if (decision->grant) {
             out["grant"] = {{"id", decision->grant->id},
                             {"covers", describe(*decision->grant)},
-                            {"mode", sandbox::to_string(decision->grant->mode)},
-                            {"network", sandbox::to_string(decision->grant->network)}};
+                            {"mode", sandbox::to_string(decision->grant->mode)}};
+            put_network(out["grant"], decision->grant->network, "network", "domains");
         }
         if (!decision->detail.empty()) out["detail"] = decision->detail;
     }

@@ -173,16 +173,6 @@ std::optional<std::string> bad_mode(const json& event, const char* field, bool r
     return std::nullopt;
 }
 
-// An optional network policy field: absent, or "deny" or "allow".
-std::optional<std::string> bad_network(const json& event, const char* field) {
-    const auto found = event.find(field);
-    if (found == event.end()) return std::nullopt;
-    if (!found->is_string() || !sandbox::parse_network_policy(found->get<std::string>())) {
-        return "\"" + std::string(field) + "\" is not a network policy";
-    }
-    return std::nullopt;
-}
-
 std::optional<std::string> bad_grant(const json& grant) {
     if (!grant.is_object()) return "\"grant\" is not an object";
     const auto prefix = grant.find("prefix");
@@ -200,7 +190,7 @@ std::optional<std::string> bad_grant(const json& grant) {
     if (const auto exact = grant.find("exact"); exact != grant.end() && !exact->is_boolean()) {
         return "the grant's \"exact\" is not a boolean";
     }
-    if (auto bad = bad_network(grant, "network")) return bad;
+    if (auto bad = invalid_network_fields(grant, "network", "domains")) return bad;
     return bad_mode(grant, "mode");
 }
 
@@ -239,8 +229,8 @@ std::optional<std::string> invalid_event(const json& event) {
         }
         if (auto bad = bad_mode(event, "mode")) return bad;
         if (auto bad = bad_mode(event, "from", false)) return bad;
-        if (auto bad = bad_network(event, "network")) return bad;
-        if (auto bad = bad_network(event, "network_from")) return bad;
+        if (auto bad = invalid_network_fields(event, "network", "domains")) return bad;
+        if (auto bad = invalid_network_fields(event, "network_from", "domains_from")) return bad;
         if (const auto env = event.find("env"); env != event.end()) {
             if (!env->is_array() || !std::all_of(env->begin(), env->end(),
                                                  [](const json& e) { return e.is_string(); })) {
@@ -303,8 +293,7 @@ session_state fold(std::vector<session_event> events) {
                 granted.prefix.push_back(word.get<std::string>());
             granted.exact = grant.value("exact", false);
             granted.mode = *sandbox::parse_sandbox_mode(grant["mode"].get<std::string>());
-            granted.network = sandbox::parse_network_policy(grant.value("network", "deny"))
-                                  .value_or(sandbox::network_policy::deny);
+            granted.network = network_from_json(grant, "network", "domains");
             state.grants.push_back(std::move(granted));
         } else if (event.type == event_type::approval_revoked) {
             const std::string id = body["grant"].get<std::string>();

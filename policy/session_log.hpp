@@ -36,6 +36,7 @@
 #include <variant>
 #include <vector>
 
+#include "policy/network_request.hpp"
 #include "sandbox/mode.hpp"
 #include "sandbox/policy.hpp"
 
@@ -96,9 +97,10 @@ struct session_grant {
     std::vector<std::string> prefix;  // words (command_prefix.hpp); the whole text when exact
     bool exact = false;               // a command with shell syntax: only that very text
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
-    // The network it was granted under: it never covers a call that asks for more. A grant
-    // logged without one (before the network policy existed) is read as deny: fail closed.
-    sandbox::network_policy network = sandbox::network_policy::deny;
+    // The network it was granted under (policy and, under proxy, domains): it never covers a
+    // call that asks for more. A grant logged without one (before the network policy existed)
+    // is read as deny, and one under proxy without domains as proxy to none: fail closed.
+    network_request network;
 };
 
 // The folds: what the events say, the last event of each kind winning.

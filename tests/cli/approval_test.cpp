@@ -321,6 +321,37 @@ TEST_F(Approval, TheNetworkIsAskedForAndTheQuestionSaysWhatChanges) {
               "escalate sandbox to workspace-write, network allow: " + std::string(justification));
 }
 
+// A domain asked for: the question's network line says exactly which, and so does the session
+// offer; the log records the domains beside the network.
+TEST_F(Approval, ADomainIsAskedForAndTheQuestionNamesIt) {
+    const tty_result asked =
+        on_terminal({"run", "--session", log_.string(), "--escalate-domain", "Registry.npmjs.org",
+                     "--justification", std::string(justification), "--", "true"},
+                    answering("n\n"));
+    EXPECT_TRUE(asked.prompted) << asked.terminal;
+    EXPECT_EQ(asked.exit_code, cli::exit_not_approved) << asked.err;
+    EXPECT_EQ(asked.err,
+              "cordon run: the user rejected escalating this command to network \"proxy: "
+              "registry.npmjs.org\"\n");
+    // The whole line: nothing after the domain.
+    const std::string line = "  network:  deny \u2192 proxy: registry.npmjs.org";
+    const std::size_t at = asked.terminal.find(line);
+    ASSERT_NE(at, std::string::npos) << asked.terminal;
+    EXPECT_TRUE(asked.terminal.compare(at + line.size(), 1, "\r") == 0 ||
+                asked.terminal.compare(at + line.size(), 1, "\n") == 0)
+        << asked.terminal;
+    EXPECT_NE(asked.terminal.find("under read-only with network proxy: registry.npmjs.org without "
+                                  "asking again"),
+              std::string::npos)
+        << asked.terminal;
+    const auto events = events_of(log_, "approval/asked");
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0]["network"], "proxy");
+    EXPECT_EQ(events[0]["domains"], nlohmann::json({"registry.npmjs.org"}));
+    EXPECT_EQ(events[0]["network_from"], "deny");
+    EXPECT_FALSE(events[0].contains("domains_from"));
+}
+
 // The session's root is recorded once. A run that could write the root's parent (/tmp under the
 // Landlock rung; any directory that contains another session's root) could put a symlink where the
 // root was: the session's standing mode and grants must not follow it to another directory.

@@ -3,29 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 
 #include "cli/commands.hpp"
 #include "support.hpp"
+#include "support/cordon_cli.hpp"
 
 namespace cordon::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using test::cli_result;
-using test::run_cordon;
-using test::temp_dir;
-
-// `cordon config show ARGS...` with `text` as the one configuration file.
-cli_result show_with(const std::string& text, std::vector<std::string> args = {}) {
-    temp_dir dir;
-    fs::permissions(dir.path(), fs::perms::owner_all);
-    test::write_file(dir / "config.toml", text, fs::perms::owner_read | fs::perms::owner_write);
-    args.insert(args.begin(), {"config", "show"});
-    return run_cordon(args, dir.path(), {},
-                      {{"CORDON_CONFIG_DIRS", dir.path().string()}, {"XDG_CONFIG_HOME", {}}});
-}
+using test::show_with;
 
 // Text on which toml++ 3.3 breaks its own preconditions (cli/toml_hazard.hpp): a table header
 // whose key starts with a character no key starts with failed an assertion (cordon died of

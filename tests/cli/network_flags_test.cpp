@@ -148,7 +148,8 @@ TEST_F(NetworkFlags, TheKeysFollowThePrecedenceOfEveryOtherKey) {
 TEST_F(NetworkFlags, EachBadKeyIsOneLineNamingTheFileAndTheKey) {
     const std::string file = (etc_ / "config.toml").string();
     const std::vector<std::pair<std::string, std::string>> cases{
-        {"network = \"proxy\"\n", file + ":1: network: invalid network \"proxy\" (deny or allow)"},
+        {"network = \"open\"\n",
+         file + ":1: network: invalid network \"open\" (deny, proxy or allow)"},
         {"network = true\n", file + ":1: network: expected a string, not a boolean"},
         {"allow_local_binding = \"yes\"\n",
          file + ":1: allow_local_binding: expected true or false, not a string"},
@@ -207,6 +208,206 @@ TEST_F(NetworkFlags, ThePolicyReachesTheRunAndTheSessionLog) {
         recorded = true;
     }
     EXPECT_TRUE(recorded);
+}
+
+// The proxy's flags as `cordon config show` reports what they made: each domain in its canonical
+// text, once; --allow-domain alone makes the network proxy; a later --proxy-resolve for a name
+// wins. Each bad value is one line and exit 2, on run and mcp alike.
+TEST_F(NetworkFlags, TheDomainFlagsAreCanonicalAndImplyProxy) {
+    auto shown =
+        settings({"--allow-domain", "Registry.NPMJS.org.", "--allow-domain", "registry.npmjs.org",
+                  "--deny-domain", "*.Bad.example:443", "--proxy-resolve",
+                  "LocalTest.example=127.0.0.1", "--proxy-resolve", "localtest.example=[::1]"});
+    EXPECT_EQ(shown["network"], nlohmann::json({{"value", "proxy"}, {"source", "flag"}}));
+    EXPECT_EQ(shown["allowed_domains"],
+              nlohmann::json::array({{{"value", "registry.npmjs.org"}, {"source", "flag"}}}));
+    EXPECT_EQ(shown["denied_domains"],
+              nlohmann::json::array({{{"value", "*.bad.example:443"}, {"source", "flag"}}}));
+    EXPECT_EQ(shown["proxy_resolve"],
+              nlohmann::json({{"localtest.example", {{"value", "::1"}, {"source", "flag"}}}}));
+    // Proxy with no domain is a network that lets nothing through, and may be asked for.
+    shown = settings({"--network", "proxy"});
+    EXPECT_EQ(shown["network"]["value"], "proxy");
+    EXPECT_EQ(shown["allowed_domains"], nlohmann::json::array());
+    EXPECT_EQ(shown["proxy_resolve"], nlohmann::json::object());
+    EXPECT_EQ(settings({"--network", "proxy", "--allow-domain", "a.example"})["network"]["value"],
+              "proxy");
+
+    for (const auto& [given, message] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--network", "deny", "--allow-domain", "a.example"},
+              "--allow-domain needs --network proxy"},
+             {{"--network", "allow", "--allow-domain", "a.example"},
+              "--allow-domain needs --network proxy"},
+             {{"--network", "open"}, "invalid --network \"open\" (deny, proxy or allow)"},
+             {{"--allow-domain", "a b"}, "invalid --allow-domain \"a b\": is not a host name"},
+             {{"--allow-domain", "https://a.example"},
+              "invalid --allow-domain \"https://a.example\": is a URL, not a host name"},
+             {{"--deny-domain", ""}, "invalid --deny-domain \"\": empty"},
+             {{"--deny-domain", "1.2.3"},
+              "invalid --deny-domain \"1.2.3\": is neither a host name nor an address"},
+             {{"--proxy-resolve", "a.example"},
+              "invalid --proxy-resolve \"a.example\": expected NAME=ADDRESS"},
+             {{"--proxy-resolve", "10.0.0.1=10.0.0.2"},
+              "invalid --proxy-resolve \"10.0.0.1=10.0.0.2\": \"10.0.0.1\" is not a host name"},
+             {{"--proxy-resolve", "a.example=host.example"},
+              "invalid --proxy-resolve \"a.example=host.example\": \"host.example\" is not an "
+              "IPv4 or IPv6 address"}}) {
+        for (const std::string command : {"run", "mcp"}) {
+            std::vector<std::string> args{command};
+            args.insert(args.end(), given.begin(), given.end());
+            if (command == "run") args.insert(args.end(), {"--", "true"});
+            const cli_result result = cordon(args);
+            EXPECT_EQ(result.exit_code, exit_usage) << message;
+            EXPECT_EQ(result.err, "cordon " + command + ": " + message + "\n");
+        }
+    }
+}
+
+// The lists extend the layers below, a later layer's proxy_resolve entry replaces a name's, and
+// allowed_domains in a layer that sets no network makes it proxy (as --allow-domain does).
+TEST_F(NetworkFlags, TheDomainKeysExtendTheLayersAndAResolvedNameIsReplaced) {
+    const std::string file = (etc_ / "config.toml").string();
+    write_config(
+        "allowed_domains = [\"A.example\"]\ndenied_domains = [\"bad.example\"]\n"
+        "proxy_resolve = { \"localtest.example\" = \"127.0.0.1\", \"other.example\" = "
+        "\"10.0.0.1\" }\n[profile.ci]\nallowed_domains = [\"b.example\"]\n"
+        "proxy_resolve = { \"localtest.example\" = \"::1\" }\n[profile.off]\nnetwork = "
+        "\"allow\"\n");
+    auto shown = settings();
+    EXPECT_EQ(shown["network"],
+              nlohmann::json({{"value", "proxy"}, {"source", "file"}, {"file", file}}));
+    EXPECT_EQ(shown["allowed_domains"][0]["value"], "a.example");
+    EXPECT_EQ(shown["proxy_resolve"]["localtest.example"],
+              nlohmann::json({{"value", "127.0.0.1"}, {"source", "file"}, {"file", file}}));
+
+    shown = settings({"--profile", "ci", "--allow-domain", "c.example"});
+    EXPECT_EQ(shown["network"], nlohmann::json({{"value", "proxy"}, {"source", "flag"}}));
+    ASSERT_EQ(shown["allowed_domains"].size(), 3u);
+    EXPECT_EQ(shown["allowed_domains"][0]["source"], "file");
+    EXPECT_EQ(
+        shown["allowed_domains"][1],
+        nlohmann::json(
+            {{"value", "b.example"}, {"source", "profile"}, {"profile", "ci"}, {"file", file}}));
+    EXPECT_EQ(shown["allowed_domains"][2]["value"], "c.example");
+    EXPECT_EQ(shown["allowed_domains"][2]["source"], "flag");
+    EXPECT_EQ(shown["denied_domains"][0]["value"], "bad.example");
+    EXPECT_EQ(shown["proxy_resolve"]["localtest.example"]["value"], "::1");
+    EXPECT_EQ(shown["proxy_resolve"]["localtest.example"]["source"], "profile");
+    EXPECT_EQ(shown["proxy_resolve"]["other.example"]["source"], "file");
+
+    // A layer's network wins over what the layers below implied; the domains stay listed.
+    shown = settings({"--profile", "off"});
+    EXPECT_EQ(shown["network"]["value"], "allow");
+    EXPECT_EQ(shown["allowed_domains"].size(), 1u);
+
+    // The TOML rendering: the table last, each name with its origin.
+    const cli_result toml = cordon({"config", "show", "--profile", "ci"});
+    EXPECT_NE(toml.out.find("allowed_domains = [\n  \"a.example\","), std::string::npos)
+        << toml.out;
+    EXPECT_NE(toml.out.find("\n[proxy_resolve]\n\"localtest.example\" = \"::1\"   # profile "
+                            "ci in " +
+                            file + "\n\"other.example\" = \"10.0.0.1\"  # " + file + "\n"),
+              std::string::npos)
+        << toml.out;
+
+    // One layer that names domains to allow under a network that would not use them.
+    write_config("network = \"deny\"\nallowed_domains = [\"a.example\"]\n");
+    const cli_result contradiction = cordon({"run", "--", "true"});
+    EXPECT_EQ(contradiction.exit_code, exit_usage);
+    EXPECT_EQ(contradiction.err, "cordon run: " + file + ": allowed_domains needs network proxy\n");
+}
+
+TEST_F(NetworkFlags, EachBadDomainKeyIsOneLineNamingTheLineAndTheKey) {
+    for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+             {"allowed_domains = \"a.example\"\n",
+              ":1: allowed_domains: expected an array of strings, not a string"},
+             {"allowed_domains = [\"a b\"]\n",
+              ":1: allowed_domains: invalid domain \"a b\": is not a host name"},
+             {"denied_domains = [1]\n",
+              ":1: denied_domains: expected an array of strings, not one holding an integer"},
+             {"proxy_resolve = [\"a\"]\n",
+              ":1: proxy_resolve: expected a table of names and addresses, not an array"},
+             {"proxy_resolve = { \"a.example\" = 1 }\n",
+              ":1: proxy_resolve: expected an address for \"a.example\", not an integer"},
+             {"proxy_resolve = { \"a.example\" = \"nope\" }\n",
+              ":1: proxy_resolve: \"nope\" is not an IPv4 or IPv6 address"},
+             {"proxy_resolve = { \"1.2.3.4\" = \"10.0.0.1\" }\n",
+              ":1: proxy_resolve: \"1.2.3.4\" is not a host name"},
+             {"[profile.x]\nproxy_resolve = { \"a.example\" = \"nope\" }\n",
+              ":2: profile.x.proxy_resolve: \"nope\" is not an IPv4 or IPv6 address"}}) {
+        const cli_result result = test::show_with(text);
+        EXPECT_EQ(result.exit_code, exit_usage) << text;
+        EXPECT_TRUE(result.err.starts_with("cordon config show: /")) << result.err;
+        EXPECT_TRUE(result.err.ends_with("config.toml" + message + "\n")) << result.err;
+    }
+}
+
+// --escalate-domain asks for domains beside the run's own: the refusal names what the run would
+// have had, the log records it; asking for what the run has, or for a denied domain, asks nobody;
+// each bad combination is one line.
+TEST_F(NetworkFlags, AnEscalationAsksForDomains) {
+    const fs::path log = scratch_.path() / "session.jsonl";
+    const cli_result asked =
+        cordon({"run", "--escalate-domain", "Registry.npmjs.org", "--justification", "fetch",
+                "--approval", "never", "--session", log.string(), "--", "true"});
+    EXPECT_EQ(asked.exit_code, exit_not_approved);
+    EXPECT_EQ(asked.err,
+              "cordon run: the user rejected escalating this command to network \"proxy: "
+              "registry.npmjs.org\" (the approval policy is \"never\": nobody was asked)\n");
+    std::ifstream lines(log);
+    bool recorded = false;
+    for (std::string line; std::getline(lines, line);) {
+        const auto event = nlohmann::json::parse(line);
+        if (event["type"] != "approval/asked") continue;
+        EXPECT_EQ(event["network"], "proxy");
+        EXPECT_EQ(event["domains"], nlohmann::json({"registry.npmjs.org"}));
+        EXPECT_EQ(event["network_from"], "deny");
+        recorded = true;
+    }
+    EXPECT_TRUE(recorded);
+
+    const cli_result json_form =
+        cordon({"run", "--json", "--allow-domain", "a.example", "--escalate-domain", "b.example",
+                "--justification", "fetch", "--approval", "never", "--", "true"});
+    EXPECT_EQ(json_form.exit_code, exit_not_approved);
+    const auto refused = nlohmann::json::parse(json_form.out);
+    EXPECT_EQ(refused["approval"]["network"], "proxy");
+    EXPECT_EQ(refused["approval"]["domains"], nlohmann::json({"a.example", "b.example"}));
+
+    for (const auto& [given, message] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--allow-domain", "a.example", "--escalate-domain", "a.example", "--justification",
+               "fetch"},
+              "sandbox escalation to network \"proxy: a.example\" is not wider than this call's "
+              "current network \"proxy: a.example\""},
+             {{"--network", "allow", "--escalate-domain", "a.example", "--justification", "fetch"},
+              "sandbox escalation to network \"proxy: a.example\" is not wider than this call's "
+              "current network \"allow\""},
+             {{"--deny-domain", "*.bad.example", "--escalate-domain", "x.bad.example",
+               "--justification", "fetch"},
+              "sandbox escalation to network \"proxy: x.bad.example\" asks for \"x.bad.example\", "
+              "which denied_domains refuses (\"*.bad.example\")"},
+             {{"--escalate-network", "proxy", "--justification", "fetch"},
+              "--escalate-network proxy needs --escalate-domain"},
+             {{"--escalate-network", "allow", "--escalate-domain", "a.example", "--justification",
+               "fetch"},
+              "--escalate-domain needs --escalate-network proxy"},
+             {{"--escalate-network", "deny", "--justification", "fetch"},
+              "invalid --escalate-network \"deny\" (proxy or allow)"},
+             {{"--escalate-domain", "a b", "--justification", "fetch"},
+              "invalid --escalate-domain \"a b\": is not a host name"},
+             {{"--escalate-domain", "a.example"},
+              "invalid escalation: --escalate-domain requires a justification"},
+             {{"--escalate-network", "proxy", "--escalate-domain", "a.example"},
+              "invalid escalation: --escalate-network requires a justification"}}) {
+        std::vector<std::string> args{"run"};
+        args.insert(args.end(), given.begin(), given.end());
+        args.insert(args.end(), {"--", "true"});
+        const cli_result result = cordon(args);
+        EXPECT_NE(result.exit_code, 0) << message;
+        EXPECT_EQ(result.err, "cordon run: " + message + "\n");
+    }
 }
 
 }  // namespace

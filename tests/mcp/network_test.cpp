@@ -43,7 +43,10 @@ TEST_F(McpNetwork, TheServersPolicyAppliesToEveryCallAndTheSchemaNamesIt) {
         if (tool["name"] == "bash") bash = tool;
     }
     const json& property = bash["inputSchema"]["properties"]["sandbox_network"];
-    EXPECT_EQ(property["enum"], json::array({"use_default", "allow"})) << bash.dump();
+    EXPECT_EQ(property["enum"], json::array({"use_default", "proxy", "allow"})) << bash.dump();
+    const json& domains = bash["inputSchema"]["properties"]["sandbox_domains"];
+    EXPECT_EQ(domains["type"], "array") << bash.dump();
+    EXPECT_EQ(domains["items"], json({{"type", "string"}}));
     EXPECT_NE(property["description"].get<std::string>().find("the server's network: allow"),
               std::string::npos)
         << property.dump();
@@ -82,6 +85,95 @@ TEST_F(McpNetwork, ACallAsksForTheNetworkAndTheQuestionSaysWhatChanges) {
         EXPECT_EQ(event["network"], "allow");
         EXPECT_EQ(event["network_from"], "deny");
         EXPECT_EQ(event["reason"], "escalate sandbox network to allow: fetch the dependencies");
+        recorded = true;
+    }
+    EXPECT_TRUE(recorded);
+}
+
+// sandbox_domains: an array of domain patterns; each wrong shape is the tool's usual argument
+// error, before anyone is asked or anything runs.
+TEST_F(McpNetwork, SandboxDomainsIsCheckedLikeEveryArgument) {
+    mcp_peer peer(server_args());
+    peer.initialize("2025-11-25", network_client_asks_by_form);
+    const auto calling = [](json domains, std::string network = "") {
+        json args{{"command", "true"},
+                  {"sandbox_domains", std::move(domains)},
+                  {"justification", "fetch the dependencies"}};
+        if (!network.empty()) args["sandbox_network"] = network;
+        return args;
+    };
+    const std::vector<std::pair<json, std::string>> cases{
+        {calling("a.example"),
+         "invalid arguments for bash: sandbox_domains must be an array of strings, not a string"},
+        {calling({"a.example", 1}),
+         "invalid arguments for bash: sandbox_domains must be an array of strings, not one "
+         "holding an integer"},
+        {calling({"a b"}),
+         "invalid arguments for bash: sandbox_domains: invalid domain \"a b\": is not a host name"},
+        {calling({"*"}),
+         "invalid arguments for bash: sandbox_domains: invalid domain \"*\": matches every name "
+         "(use network allow)"},
+        {calling(json::array()), "invalid arguments for bash: sandbox_domains is empty"},
+        {calling({"a.example"}, "allow"),
+         "invalid arguments for bash: sandbox_domains needs sandbox_network \"proxy\", not "
+         "\"allow\""},
+        {json{{"command", "true"},
+              {"sandbox_network", "proxy"},
+              {"justification", "fetch the dependencies"}},
+         "invalid arguments for bash: sandbox_network \"proxy\" needs sandbox_domains"},
+        {json{{"command", "true"}, {"sandbox_domains", {"a.example"}}},
+         "invalid escalation: sandbox_domains requires a justification"},
+    };
+    int id = 1;
+    for (const auto& [args, message] : cases) {
+        const json result = peer.call(id++, "bash", args);
+        EXPECT_EQ(result["isError"], true) << args.dump();
+        EXPECT_EQ(text_of(result), message) << args.dump();
+    }
+}
+
+// A call asks for a domain: the question names exactly the domains added, the refusal and the
+// approval name them, and the session log records them beside the standing ones.
+TEST_F(McpNetwork, ACallAsksForADomainAndTheQuestionNamesIt) {
+    mcp_peer peer(server_args({"--allow-domain", "a.example"}));
+    peer.initialize("2025-11-25", network_client_asks_by_form);
+    const json tools = peer.request(1, "tools/list")["result"]["tools"];
+    for (const json& tool : tools) {
+        if (tool["name"] != "bash") continue;
+        const std::string described =
+            tool["inputSchema"]["properties"]["sandbox_network"]["description"];
+        EXPECT_NE(described.find("(the server's network: proxy to a.example)"), std::string::npos)
+            << described;
+    }
+    peer.start_call(2, "bash",
+                    {{"command", "npm ci"},
+                     {"sandbox_domains", {"Registry.NPMJS.org", "a.example"}},
+                     {"justification", "fetch the dependencies"}});
+    const json asked = peer.server_request();
+    ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
+    const std::string message = asked["params"]["message"];
+    EXPECT_NE(message.find("with the network (proxy \u2192 proxy: +registry.npmjs.org) under "
+                           "read-only?"),
+              std::string::npos)
+        << message;
+    peer.answer(asked, {{"action", "decline"}});
+    const json result = peer.reply_to(2)["result"];
+    EXPECT_EQ(result["structuredContent"]["message"],
+              "the user rejected escalating this command to network \"proxy: a.example, "
+              "registry.npmjs.org\"");
+    EXPECT_EQ(result["structuredContent"]["approval"]["network"], "proxy");
+    EXPECT_EQ(result["structuredContent"]["approval"]["domains"],
+              json({"a.example", "registry.npmjs.org"}));
+
+    std::ifstream in(state_ / "session.jsonl");
+    bool recorded = false;
+    for (std::string line; std::getline(in, line);) {
+        const json event = json::parse(line);
+        if (event["type"] != "approval/asked") continue;
+        EXPECT_EQ(event["network"], "proxy");
+        EXPECT_EQ(event["domains"], json({"a.example", "registry.npmjs.org"}));
+        EXPECT_EQ(event["network_from"], "proxy");
+        EXPECT_EQ(event["domains_from"], json({"a.example"}));
         recorded = true;
     }
     EXPECT_TRUE(recorded);

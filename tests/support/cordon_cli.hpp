@@ -54,4 +54,16 @@ inline cli_result run_cordon(const std::vector<std::string>& args,
     return result;
 }
 
+// `cordon config show ARGS...` with `text` as the one configuration file (in a directory of its
+// own, which is also the working directory; no user configuration).
+inline cli_result show_with(const std::string& text, std::vector<std::string> args = {}) {
+    temp_dir dir;
+    std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all);
+    write_file(dir / "config.toml", text,
+               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    args.insert(args.begin(), {"config", "show"});
+    return run_cordon(args, dir.path(), {},
+                      {{"CORDON_CONFIG_DIRS", dir.path().string()}, {"XDG_CONFIG_HOME", {}}});
+}
+
 }  // namespace cordon::test
