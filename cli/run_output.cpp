@@ -153,10 +153,11 @@ int report_run(const runtime::run_record& record, const run_report& report) {
             const bool hint =
                 record.sandbox.denied &&
                 policy::escalation_possible(run_mode, stand.approval, terminal_can_ask());
-            const std::string how = !hint ? std::string()
-                                    : record.sandbox.network_denied
-                                        ? policy::cli_network_escalation_hint()
-                                        : policy::cli_escalation_hint();
+            const auto blocked = runtime::first_blocked_host(record.sandbox);
+            const std::string how = !hint                            ? std::string()
+                                    : !record.sandbox.network_denied ? policy::cli_escalation_hint()
+                                    : blocked ? policy::cli_network_domain_escalation_hint(*blocked)
+                                              : policy::cli_network_escalation_hint();
             markers += runtime::render_markers(record, how);
         }
         own_lines(std::move(markers));

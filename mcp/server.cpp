@@ -456,8 +456,10 @@ struct server::impl final : tool_context {
         if (snapshot.sandbox.denied &&
             policy::escalation_possible(snapshot.sandbox.mode, approvals.effective_policy(),
                                         approvals.has_responders())) {
-            hint = snapshot.sandbox.network_denied ? policy::network_escalation_hint("command")
-                                                   : policy::escalation_hint("command");
+            const auto blocked = runtime::first_blocked_host(snapshot.sandbox);
+            hint = !snapshot.sandbox.network_denied ? policy::escalation_hint("command")
+                   : blocked ? policy::network_domain_escalation_hint(*blocked, "command")
+                             : policy::network_escalation_hint("command");
         }
         return view(job, snapshot, shown, hint);
     }

@@ -32,6 +32,16 @@ std::string blocked_list(const sandbox::network_facts& network) {
 
 }  // namespace
 
+std::optional<std::string> first_blocked_host(const sandbox_facts& facts) {
+    if (!facts.network || facts.network->blocked.empty()) return std::nullopt;
+    std::string_view destination = facts.network->blocked.front().destination;
+    destination = destination.substr(0, destination.rfind(':'));
+    if (destination.size() >= 2 && destination.front() == '[' && destination.back() == ']') {
+        destination = destination.substr(1, destination.size() - 2);
+    }
+    return std::string(destination);
+}
+
 std::string memory_size(std::uint64_t bytes) {
     constexpr std::uint64_t mib = std::uint64_t{1} << 20;
     constexpr std::uint64_t gib = std::uint64_t{1} << 30;

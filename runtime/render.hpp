@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,11 @@ namespace cordon::runtime {
 // retry wider, when that could work; policy::escalation_hint and cli_escalation_hint).
 [[nodiscard]] std::string render_markers(const run_record& record,
                                          std::string_view denial_hint = {});
+
+// The host of the first destination the network proxy refused during the run (`example.com`
+// for "example.com:443", `::1` for "[::1]:80"), for a retry hint that asks for it; nullopt when
+// the proxy refused nothing.
+[[nodiscard]] std::optional<std::string> first_blocked_host(const sandbox_facts& facts);
 
 // The output section: stdout, then "[stderr]\n" + stderr, truncation notices with the spill path,
 // "(no output)" when both are empty.

@@ -6,18 +6,12 @@
 // never an outside address, and no DNS query.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/asio/post.hpp>
 #include <cerrno>
 #include <stdexcept>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "proxy/service.hpp"
 #include "real_backend.hpp"
@@ -28,76 +22,13 @@
 #include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
+#include "support/http_test_server.hpp"
 
 namespace cordon::sandbox {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// An HTTP server on 127.0.0.1 that answers every request with one line and counts them. For a
-// CONNECT tunnel the proxy hands it the client's bytes as they are: the same plain request.
-class test_server {
-public:
-    test_server() {
-        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t size = sizeof address;
-        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
-            ::listen(fd_, 16) != 0 ||
-            ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size) != 0 ||
-            ::pipe2(stop_, O_CLOEXEC) != 0) {
-            throw std::system_error(errno, std::generic_category(), "test server");
-        }
-        port_ = ntohs(address.sin_port);
-        thread_ = std::thread([this] { serve(); });
-    }
-    ~test_server() {
-        ::close(stop_[1]);
-        thread_.join();
-        ::close(stop_[0]);
-        ::close(fd_);
-    }
-    test_server(const test_server&) = delete;
-    test_server& operator=(const test_server&) = delete;
-
-    [[nodiscard]] int port() const { return port_; }
-    [[nodiscard]] int requests() const { return requests_.load(); }
-
-private:
-    void serve() {
-        for (;;) {
-            pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_[0], POLLIN, 0}};
-            if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
-            if (fds[1].revents != 0) return;
-            if ((fds[0].revents & POLLIN) == 0) continue;
-            const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (client < 0) continue;
-            std::string head;
-            char buffer[1024];
-            ssize_t got;
-            while (head.find("\r\n\r\n") == std::string::npos &&
-                   (got = ::read(client, buffer, sizeof buffer)) > 0) {
-                head.append(buffer, static_cast<std::size_t>(got));
-            }
-            ++requests_;
-            const std::string body = "hello from the test server\n";
-            const std::string answer =
-                "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
-                "\r\nConnection: close\r\n\r\n" + body;
-            (void)!::write(client, answer.data(), answer.size());
-            ::close(client);
-        }
-    }
-
-    int fd_ = -1;
-    int stop_[2] = {-1, -1};
-    int port_ = 0;
-    std::atomic<int> requests_{0};
-    std::thread thread_;
-};
 
 class ProxyPolicy : public ::testing::TestWithParam<test::real_backend> {
 protected:
@@ -147,7 +78,7 @@ protected:
     }
 
     test::temp_dir tree_{"/var/tmp", "cordon-proxy-test-"};
-    test_server server_;
+    test::http_test_server server_;
     std::shared_ptr<proxy::service> proxy_ = std::make_shared<proxy::service>();
     std::shared_ptr<local_provider> provider_;
 };

@@ -716,8 +716,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     record.sandbox.backend = sandbox::backend_kind::bwrap;
     record.sandbox.hidden_paths = {"/home/u/.ssh"};
     record.sandbox.quotas_per_run = true;
-    record.sandbox.network = sandbox::network_facts{
-        sandbox::network_policy::deny, sandbox::network_enforcement::full, {}};
+    record.sandbox.network = sandbox::network_facts{};
+    record.sandbox.network->policy = sandbox::network_policy::deny;
+    record.sandbox.network->level = sandbox::network_enforcement::full;
     auto json = to_json(record);
 
     EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
