@@ -27,8 +27,10 @@
 //       * under network deny, socket(AF_UNIX): a network namespace does not separate pathname
 //         unix sockets (a container daemon's, the session bus's), and neither a read-only mount
 //         nor Landlock stops a connect() to one; socketpair() stays, so that a command's own
-//         processes still talk over unix sockets they never name, except a datagram pair (a
-//         datagram socket can sendto() any named one, or connect() to it). Where the command has no
+//         processes still talk over unix sockets they never name, but for stream and seqpacket
+//         pairs only (a datagram socket can sendto() any named one, or connect() to it, and
+//         AF_UNIX makes a SOCK_RAW pair a datagram one), and of AF_UNIX only wherever a socket
+//         family is refused (AF_TIPC makes pairs too). Where the command has no
 //         network namespace of its own, socket() of every other family as well (TCP, UDP, raw,
 //         packet, netlink: the host's network and its interfaces), with, for allow_local_binding,
 //         TCP stream sockets alone let through (Landlock's network rights refuse their connects);

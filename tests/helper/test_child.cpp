@@ -68,7 +68,8 @@
 //                           socket, a
 //                           connect to the pathname unix socket UNIX and to the abstract one
 //                           ABSTRACT (stream), then to each further UNIX path, a datagram pair
-//                           sending to the datagram socket UNIX.dgram, and a stream socketpair
+//                           and a SOCK_RAW pair sending to the datagram socket UNIX.dgram, an
+//                           AF_TIPC socketpair, and a stream socketpair
 //   dev-use                 use the devices a command needs: /dev/null, /dev/zero, /dev/full,
 //                           /dev/random, /dev/urandom, /dev/stdout
 //   proc-attack TARGETFILE MS
@@ -146,6 +147,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/launcher_status.hpp"
@@ -998,22 +1000,36 @@ int main(int argc, char** argv) {
         for (int i = 6; arg(i) != nullptr; ++i)
             unix_connect(std::string("unix-connect ") + arg(i), arg(i), false);
         // A datagram socket may send to any named one: only a stream pair stays the run's own.
+        // AF_UNIX makes a SOCK_RAW pair a datagram one.
         const std::string dgram = std::string(arg(4)) + ".dgram";
-        attempt("dgram-pair-sendto " + dgram, [&] {
+        for (const auto& [name, type] :
+             {std::pair<const char*, int>{"dgram-pair-sendto ", SOCK_DGRAM},
+              std::pair<const char*, int>{"raw-pair-sendto ", SOCK_RAW}}) {
+            attempt(name + dgram, [&] {
+                int pair[2];
+                if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, pair) != 0) return false;
+                sockaddr_un address{};
+                address.sun_family = AF_UNIX;
+                std::memcpy(address.sun_path, dgram.data(),
+                            std::min(dgram.size(), sizeof address.sun_path - 1));
+                const bool sent =
+                    ::sendto(pair[0], "pwned", 5, 0, reinterpret_cast<const sockaddr*>(&address),
+                             sizeof address) == 5;
+                const int error = errno;
+                ::close(pair[0]);
+                ::close(pair[1]);
+                errno = error;
+                return sent;
+            });
+        }
+        // socketpair() of another family than AF_UNIX (AF_TIPC makes pairs, where the kernel has
+        // it) makes sockets that socket()'s rules never see.
+        attempt("tipc-pair", [] {
             int pair[2];
-            if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
-            sockaddr_un address{};
-            address.sun_family = AF_UNIX;
-            std::memcpy(address.sun_path, dgram.data(),
-                        std::min(dgram.size(), sizeof address.sun_path - 1));
-            const bool sent =
-                ::sendto(pair[0], "pwned", 5, 0, reinterpret_cast<const sockaddr*>(&address),
-                         sizeof address) == 5;
-            const int error = errno;
+            if (::socketpair(AF_TIPC, SOCK_RDM | SOCK_CLOEXEC, 0, pair) != 0) return false;
             ::close(pair[0]);
             ::close(pair[1]);
-            errno = error;
-            return sent;
+            return true;
         });
         attempt("socketpair", [] {
             int pair[2];

@@ -851,10 +851,14 @@ TEST_F(ConfinedLauncherTest, WithoutANetworkNamespaceTheFilterRefusesEverySocket
              cordon::test::test_child_path().string(), "net-probe", host.port, host.port,
              (dir_ / "none.sock").string(), "cordon-launcher-test"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    for (const char* line :
-         {"DENIED tcp-connect EPERM", "DENIED udp-send EPERM", "DENIED raw-socket EPERM",
-          "DENIED packet-socket EPERM", "DENIED ping-send EPERM",
-          "DENIED abstract-connect @cordon-launcher-test EPERM", "ALLOWED socketpair"}) {
+    // Of socketpair(), only AF_UNIX stream and seqpacket pairs: AF_UNIX makes a SOCK_RAW pair a
+    // datagram one, which may send to any named socket.
+    for (const std::string& line : std::vector<std::string>{
+             "DENIED tcp-connect EPERM", "DENIED udp-send EPERM", "DENIED raw-socket EPERM",
+             "DENIED packet-socket EPERM", "DENIED ping-send EPERM",
+             "DENIED abstract-connect @cordon-launcher-test EPERM",
+             "DENIED raw-pair-sendto " + (dir_ / "none.sock.dgram").string() + " EPERM",
+             "DENIED tipc-pair EPERM", "ALLOWED socketpair"}) {
         EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
     }
     EXPECT_FALSE(host.reached());
