@@ -283,6 +283,18 @@ public:
         load_nr();
     }
 
+    // nr == call: `action` when argument 1 is `level` and argument 2 is `option` (setsockopt).
+    void refuse_option(long call, std::uint32_t level, std::uint32_t option,
+                       std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 6);
+        load_arg(1);
+        jump_eq(level, 0, 3);  // to the final load_nr
+        load_arg(2);
+        jump_eq(option, 0, 1);
+        ret(action);
+        load_nr();
+    }
+
     // nr == socketpair: `action` unless the family (argument 0) is AF_UNIX (AF_TIPC makes pairs
     // too, of sockets that are the host's network where there is no namespace) and, with
     // `streams_only`, the type (argument 1, flags masked off) is SOCK_STREAM or SOCK_SEQPACKET:
@@ -423,6 +435,12 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
         // a SOCK_RAW pair a datagram one: only stream and seqpacket pairs are kept, which stay
         // connected to each other for good.
         p.refuse_socketpairs(options.deny_unix_sockets, eperm);
+    }
+    if (options.deny_other_sockets && options.allow_tcp_streams) {
+        // A listener on the host's own interfaces, with SO_REUSEPORT, joins the group of a host
+        // service listening on the same port under the same uid, and the kernel hands it a
+        // share of that service's connections: the command would intercept them.
+        p.refuse_option(SYS_setsockopt, SOL_SOCKET, SO_REUSEPORT, eperm);
     }
     if (options.deny_metadata) {
         p.refuse_ioctls_except(read_only_ioctls, read_only_ioctl_families, eperm);

@@ -33,7 +33,9 @@
 //         family is refused (AF_TIPC makes pairs too). Where the command has no
 //         network namespace of its own, socket() of every other family as well (TCP, UDP, raw,
 //         packet, netlink: the host's network and its interfaces), with, for allow_local_binding,
-//         TCP stream sockets alone let through (Landlock's network rights refuse their connects);
+//         TCP stream sockets alone let through (Landlock's network rights refuse their connects)
+//         and SO_REUSEPORT refused on them (it would join a host service's listener of the same
+//         uid and take a share of its connections);
 //         and where it has one, every family but AF_INET, AF_INET6 and AF_NETLINK beside
 //         AF_UNIX: a namespace does not separate the others (AF_VSOCK reaches the hypervisor);
 //       * under read-only, changes of file metadata (chmod, chown, utime, xattrs and the

@@ -62,6 +62,8 @@
 //   keyring DESC            add_key("user", DESC) to the user keyring, keyctl, request_key
 //   abstract-connect NAME   connect a unix stream socket to the abstract address NAME
 //   abstract-send NAME      send a datagram to the abstract address NAME
+//   reuseport-listen PORT   a TCP socket with SO_REUSEPORT bound to 127.0.0.1:PORT and listening:
+//                           joins the host listener's group there, if the uid matches
 //   net-probe TCP UDP UNIX ABSTRACT [UNIX...]
 //                           every network channel at once: a TCP connect to 127.0.0.1:TCP, a
 //                           datagram to 127.0.0.1:UDP, a raw ICMP, a packet, a vsock and a ping
@@ -939,6 +941,27 @@ int main(int argc, char** argv) {
             attempt(std::string("sendto @") + arg(2),
                     [&] { return ::sendto(sock, "pwned", 5, 0, target, size) == 5; });
         }
+        ::close(sock);
+        return 0;
+    }
+    if (cmd == "reuseport-listen" && arg(2)) {
+        const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (sock < 0) {
+            denied("socket", errno);
+            return 0;
+        }
+        const int one = 1;
+        attempt("reuseport-option", [&] {
+            return ::setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) == 0;
+        });
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<std::uint16_t>(std::atoi(arg(2))));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        attempt(std::string("reuseport-listen ") + arg(2), [&] {
+            return ::bind(sock, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+                   ::listen(sock, 8) == 0;
+        });
         ::close(sock);
         return 0;
     }
