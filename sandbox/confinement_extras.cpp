@@ -436,6 +436,13 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
         // connected to each other for good.
         p.refuse_socketpairs(options.deny_unix_sockets, eperm);
     }
+    if (options.deny_unix_sockets && options.deny_other_sockets && !options.allow_tcp_streams) {
+        // Without a namespace of its own the command can make no socket but a socketpair's,
+        // which needs no name; bound to an abstract one (Landlock's scopes govern connects and
+        // sends, not bind), it would take that name in the host's namespace from the daemon
+        // that binds it later.
+        p.refuse(SYS_bind, eperm);
+    }
     if (options.deny_other_sockets && options.allow_tcp_streams) {
         // A listener on the host's own interfaces, with SO_REUSEPORT, joins the group of a host
         // service listening on the same port under the same uid, and the kernel hands it a

@@ -32,7 +32,9 @@
 //         AF_UNIX makes a SOCK_RAW pair a datagram one), and of AF_UNIX only wherever a socket
 //         family is refused (AF_TIPC makes pairs too). Where the command has no
 //         network namespace of its own, socket() of every other family as well (TCP, UDP, raw,
-//         packet, netlink: the host's network and its interfaces), with, for allow_local_binding,
+//         packet, netlink: the host's network and its interfaces) and, with socket(AF_UNIX)
+//         refused too, bind() (a socketpair's socket bound to an abstract name would take it in
+//         the host's namespace), with, for allow_local_binding,
 //         TCP stream sockets alone let through (Landlock's network rights refuse their connects)
 //         and SO_REUSEPORT refused on them (it would join a host service's listener of the same
 //         uid and take a share of its connections);

@@ -71,7 +71,8 @@
 //                           connect to the pathname unix socket UNIX and to the abstract one
 //                           ABSTRACT (stream), then to each further UNIX path, a datagram pair
 //                           and a SOCK_RAW pair sending to the datagram socket UNIX.dgram, an
-//                           AF_TIPC socketpair, and a stream socketpair
+//                           AF_TIPC socketpair, a stream socketpair, and one bound to the
+//                           abstract name ABSTRACT-squat
 //   dev-use                 use the devices a command needs: /dev/null, /dev/zero, /dev/full,
 //                           /dev/random, /dev/urandom, /dev/stdout
 //   proc-attack TARGETFILE MS
@@ -1060,6 +1061,25 @@ int main(int argc, char** argv) {
             ::close(pair[0]);
             ::close(pair[1]);
             return true;
+        });
+        // A pair's socket may still take a name: an abstract one is the host's where the run has
+        // no network namespace, and a host daemon binding it later would find it taken.
+        const std::string squat = std::string(arg(5)) + "-squat";
+        attempt("pair-bind @" + squat, [&] {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            const std::size_t length = std::min(squat.size(), sizeof address.sun_path - 1);
+            std::memcpy(address.sun_path + 1, squat.data(), length);
+            const bool bound =
+                ::bind(pair[0], reinterpret_cast<const sockaddr*>(&address),
+                       static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length)) == 0;
+            const int error = errno;
+            ::close(pair[0]);
+            ::close(pair[1]);
+            errno = error;
+            return bound;
         });
         return 0;
     }

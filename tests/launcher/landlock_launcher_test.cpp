@@ -863,7 +863,10 @@ TEST_F(ConfinedLauncherTest, WithoutANetworkNamespaceTheFilterRefusesEverySocket
              "DENIED packet-socket EPERM", "DENIED ping-send EPERM",
              "DENIED abstract-connect @cordon-launcher-test EPERM",
              "DENIED raw-pair-sendto " + (dir_ / "none.sock.dgram").string() + " EPERM",
-             "DENIED tipc-pair EPERM", "ALLOWED socketpair"}) {
+             "DENIED tipc-pair EPERM", "ALLOWED socketpair",
+             // Nothing the command can make needs a name: bind() is refused, so that no abstract
+             // name of the host's is squatted.
+             "DENIED pair-bind @cordon-launcher-test-squat EPERM"}) {
         EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
     }
     EXPECT_FALSE(host.reached());
