@@ -283,13 +283,37 @@ public:
         load_nr();
     }
 
-    // nr == call: `action` when argument 1 (a socket type) without its flags is `type`.
-    void refuse_socket_type(long call, std::uint32_t type, std::uint32_t action) noexcept {
-        jump_eq(sysno(call), 0, 5);
+    // nr == call: `action` when argument 1 is `level` and argument 2 is `option` (setsockopt).
+    void refuse_option(long call, std::uint32_t level, std::uint32_t option,
+                       std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 6);
         load_arg(1);
-        emit(stmt(BPF_ALU | BPF_AND | BPF_K, 0xfU));
-        jump_eq(type, 0, 1);
+        jump_eq(level, 0, 3);  // to the final load_nr
+        load_arg(2);
+        jump_eq(option, 0, 1);
         ret(action);
+        load_nr();
+    }
+
+    // nr == socketpair: `action` unless the family (argument 0) is AF_UNIX (AF_TIPC makes pairs
+    // too, of sockets that are the host's network where there is no namespace) and, with
+    // `streams_only`, the type (argument 1, flags masked off) is SOCK_STREAM or SOCK_SEQPACKET:
+    // an allowlist, because AF_UNIX turns SOCK_RAW into SOCK_DGRAM, and a datagram socket may
+    // sendto() or connect() to any named one.
+    void refuse_socketpairs(bool streams_only, std::uint32_t action) noexcept {
+        // After the first jump: load, family test, verdict, (load, and, two type tests,
+        // verdict), load_nr. A mismatch on the number skips the final load_nr too.
+        jump_eq(sysno(SYS_socketpair), 0, streams_only ? 9 : 4);
+        load_arg(0);
+        jump_eq(AF_UNIX, 1, 0);
+        ret(action);
+        if (streams_only) {
+            load_arg(1);
+            emit(stmt(BPF_ALU | BPF_AND | BPF_K, 0xfU));  // the type without its flags
+            jump_eq(SOCK_STREAM, 2, 0);                   // to the final load_nr
+            jump_eq(SOCK_SEQPACKET, 1, 0);
+            ret(action);
+        }
         load_nr();
     }
 
@@ -403,11 +427,27 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
         p.refuse_sockets(options.deny_unix_sockets, options.deny_other_sockets,
                          options.allow_tcp_streams, options.namespaced_sockets_only, eperm);
     }
-    if (options.deny_unix_sockets) {
-        // An unnamed datagram socket can still sendto() or connect() to any named one of the
-        // host (a datagram socket may change peers): a datagram pair is refused; stream and
-        // seqpacket pairs stay connected to each other for good.
-        p.refuse_socket_type(SYS_socketpair, SOCK_DGRAM, eperm);
+    if (options.deny_unix_sockets || options.deny_other_sockets ||
+        options.namespaced_sockets_only) {
+        // socketpair() makes sockets the socket() rules never see: only AF_UNIX pairs are kept.
+        // Without socket(AF_UNIX), an unnamed datagram socket could still sendto() or connect()
+        // to any named one of the host (a datagram socket may change peers), and AF_UNIX makes
+        // a SOCK_RAW pair a datagram one: only stream and seqpacket pairs are kept, which stay
+        // connected to each other for good.
+        p.refuse_socketpairs(options.deny_unix_sockets, eperm);
+    }
+    if (options.deny_unix_sockets && options.deny_other_sockets && !options.allow_tcp_streams) {
+        // Without a namespace of its own the command can make no socket but a socketpair's,
+        // which needs no name; bound to an abstract one (Landlock's scopes govern connects and
+        // sends, not bind), it would take that name in the host's namespace from the daemon
+        // that binds it later.
+        p.refuse(SYS_bind, eperm);
+    }
+    if (options.deny_other_sockets && options.allow_tcp_streams) {
+        // A listener on the host's own interfaces, with SO_REUSEPORT, joins the group of a host
+        // service listening on the same port under the same uid, and the kernel hands it a
+        // share of that service's connections: the command would intercept them.
+        p.refuse_option(SYS_setsockopt, SOL_SOCKET, SO_REUSEPORT, eperm);
     }
     if (options.deny_metadata) {
         p.refuse_ioctls_except(read_only_ioctls, read_only_ioctl_families, eperm);

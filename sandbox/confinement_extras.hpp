@@ -27,11 +27,17 @@
 //       * under network deny, socket(AF_UNIX): a network namespace does not separate pathname
 //         unix sockets (a container daemon's, the session bus's), and neither a read-only mount
 //         nor Landlock stops a connect() to one; socketpair() stays, so that a command's own
-//         processes still talk over unix sockets they never name, except a datagram pair (a
-//         datagram socket can sendto() any named one, or connect() to it). Where the command has no
+//         processes still talk over unix sockets they never name, but for stream and seqpacket
+//         pairs only (a datagram socket can sendto() any named one, or connect() to it, and
+//         AF_UNIX makes a SOCK_RAW pair a datagram one), and of AF_UNIX only wherever a socket
+//         family is refused (AF_TIPC makes pairs too). Where the command has no
 //         network namespace of its own, socket() of every other family as well (TCP, UDP, raw,
-//         packet, netlink: the host's network and its interfaces), with, for allow_local_binding,
-//         TCP stream sockets alone let through (Landlock's network rights refuse their connects);
+//         packet, netlink: the host's network and its interfaces) and, with socket(AF_UNIX)
+//         refused too, bind() (a socketpair's socket bound to an abstract name would take it in
+//         the host's namespace), with, for allow_local_binding,
+//         TCP stream sockets alone let through (Landlock's network rights refuse their connects)
+//         and SO_REUSEPORT refused on them (it would join a host service's listener of the same
+//         uid and take a share of its connections);
 //         and where it has one, every family but AF_INET, AF_INET6 and AF_NETLINK beside
 //         AF_UNIX: a namespace does not separate the others (AF_VSOCK reaches the hypervisor);
 //       * under read-only, changes of file metadata (chmod, chown, utime, xattrs and the

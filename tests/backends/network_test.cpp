@@ -163,6 +163,7 @@ TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
         "ping-send",
         "unix-connect " + unix_path_.string(),
         "dgram-pair-sendto " + unix_path_.string() + ".dgram",
+        "raw-pair-sendto " + unix_path_.string() + ".dgram",
         "abstract-connect @" + abstract_name_,
         "unix-connect " + listed_path_.string(),
         "dev-tcp"};
@@ -171,6 +172,9 @@ TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
     for (const std::string& what : channels) {
         EXPECT_THAT(out, HasSubstr("DENIED " + what)) << describe(record);
     }
+    // socketpair() of a family other than AF_UNIX is refused by the filter, not only where the
+    // kernel lacks it (AF_TIPC makes pairs of sockets no socket() rule sees).
+    EXPECT_THAT(out, HasSubstr("DENIED tipc-pair EPERM")) << describe(record);
     // A run's own processes still talk over an unnamed pair.
     EXPECT_THAT(out, HasSubstr("ALLOWED socketpair")) << describe(record);
     // Checked on the host, not on the command's word.

@@ -62,13 +62,17 @@
 //   keyring DESC            add_key("user", DESC) to the user keyring, keyctl, request_key
 //   abstract-connect NAME   connect a unix stream socket to the abstract address NAME
 //   abstract-send NAME      send a datagram to the abstract address NAME
+//   reuseport-listen PORT   a TCP socket with SO_REUSEPORT bound to 127.0.0.1:PORT and listening:
+//                           joins the host listener's group there, if the uid matches
 //   net-probe TCP UDP UNIX ABSTRACT [UNIX...]
 //                           every network channel at once: a TCP connect to 127.0.0.1:TCP, a
 //                           datagram to 127.0.0.1:UDP, a raw ICMP, a packet, a vsock and a ping
 //                           socket, a
 //                           connect to the pathname unix socket UNIX and to the abstract one
 //                           ABSTRACT (stream), then to each further UNIX path, a datagram pair
-//                           sending to the datagram socket UNIX.dgram, and a stream socketpair
+//                           and a SOCK_RAW pair sending to the datagram socket UNIX.dgram, an
+//                           AF_TIPC socketpair, a stream socketpair, and one bound to the
+//                           abstract name ABSTRACT-squat
 //   dev-use                 use the devices a command needs: /dev/null, /dev/zero, /dev/full,
 //                           /dev/random, /dev/urandom, /dev/stdout
 //   proc-attack TARGETFILE MS
@@ -146,6 +150,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/launcher_status.hpp"
@@ -940,6 +945,27 @@ int main(int argc, char** argv) {
         ::close(sock);
         return 0;
     }
+    if (cmd == "reuseport-listen" && arg(2)) {
+        const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (sock < 0) {
+            denied("socket", errno);
+            return 0;
+        }
+        const int one = 1;
+        attempt("reuseport-option", [&] {
+            return ::setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) == 0;
+        });
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<std::uint16_t>(std::atoi(arg(2))));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        attempt(std::string("reuseport-listen ") + arg(2), [&] {
+            return ::bind(sock, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+                   ::listen(sock, 8) == 0;
+        });
+        ::close(sock);
+        return 0;
+    }
     if (cmd == "net-probe" && arg(5)) {
         const auto inet = [](const char* port) {
             sockaddr_in address{};
@@ -998,22 +1024,36 @@ int main(int argc, char** argv) {
         for (int i = 6; arg(i) != nullptr; ++i)
             unix_connect(std::string("unix-connect ") + arg(i), arg(i), false);
         // A datagram socket may send to any named one: only a stream pair stays the run's own.
+        // AF_UNIX makes a SOCK_RAW pair a datagram one.
         const std::string dgram = std::string(arg(4)) + ".dgram";
-        attempt("dgram-pair-sendto " + dgram, [&] {
+        for (const auto& [name, type] :
+             {std::pair<const char*, int>{"dgram-pair-sendto ", SOCK_DGRAM},
+              std::pair<const char*, int>{"raw-pair-sendto ", SOCK_RAW}}) {
+            attempt(name + dgram, [&] {
+                int pair[2];
+                if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, pair) != 0) return false;
+                sockaddr_un address{};
+                address.sun_family = AF_UNIX;
+                std::memcpy(address.sun_path, dgram.data(),
+                            std::min(dgram.size(), sizeof address.sun_path - 1));
+                const bool sent =
+                    ::sendto(pair[0], "pwned", 5, 0, reinterpret_cast<const sockaddr*>(&address),
+                             sizeof address) == 5;
+                const int error = errno;
+                ::close(pair[0]);
+                ::close(pair[1]);
+                errno = error;
+                return sent;
+            });
+        }
+        // socketpair() of another family than AF_UNIX (AF_TIPC makes pairs, where the kernel has
+        // it) makes sockets that socket()'s rules never see.
+        attempt("tipc-pair", [] {
             int pair[2];
-            if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
-            sockaddr_un address{};
-            address.sun_family = AF_UNIX;
-            std::memcpy(address.sun_path, dgram.data(),
-                        std::min(dgram.size(), sizeof address.sun_path - 1));
-            const bool sent =
-                ::sendto(pair[0], "pwned", 5, 0, reinterpret_cast<const sockaddr*>(&address),
-                         sizeof address) == 5;
-            const int error = errno;
+            if (::socketpair(AF_TIPC, SOCK_RDM | SOCK_CLOEXEC, 0, pair) != 0) return false;
             ::close(pair[0]);
             ::close(pair[1]);
-            errno = error;
-            return sent;
+            return true;
         });
         attempt("socketpair", [] {
             int pair[2];
@@ -1021,6 +1061,25 @@ int main(int argc, char** argv) {
             ::close(pair[0]);
             ::close(pair[1]);
             return true;
+        });
+        // A pair's socket may still take a name: an abstract one is the host's where the run has
+        // no network namespace, and a host daemon binding it later would find it taken.
+        const std::string squat = std::string(arg(5)) + "-squat";
+        attempt("pair-bind @" + squat, [&] {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            const std::size_t length = std::min(squat.size(), sizeof address.sun_path - 1);
+            std::memcpy(address.sun_path + 1, squat.data(), length);
+            const bool bound =
+                ::bind(pair[0], reinterpret_cast<const sockaddr*>(&address),
+                       static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length)) == 0;
+            const int error = errno;
+            ::close(pair[0]);
+            ::close(pair[1]);
+            errno = error;
+            return bound;
         });
         return 0;
     }

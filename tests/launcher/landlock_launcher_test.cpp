@@ -818,8 +818,13 @@ namespace {
 
 // A TCP listener on the host's 127.0.0.1, non-blocking; closed at scope end.
 struct loopback_listener {
-    loopback_listener() {
+    // With `reuse_port`, SO_REUSEPORT: a socket of the same uid may then join its port.
+    explicit loopback_listener(bool reuse_port = false) {
         fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        const int one = 1;
+        if (reuse_port) {
+            EXPECT_EQ(::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one), 0);
+        }
         sockaddr_in address{};
         address.sin_family = AF_INET;
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -852,10 +857,17 @@ TEST_F(ConfinedLauncherTest, WithoutANetworkNamespaceTheFilterRefusesEverySocket
              cordon::test::test_child_path().string(), "net-probe", host.port, host.port,
              (dir_ / "none.sock").string(), "cordon-launcher-test"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    for (const char* line :
-         {"DENIED tcp-connect EPERM", "DENIED udp-send EPERM", "DENIED raw-socket EPERM",
-          "DENIED packet-socket EPERM", "DENIED ping-send EPERM",
-          "DENIED abstract-connect @cordon-launcher-test EPERM", "ALLOWED socketpair"}) {
+    // Of socketpair(), only AF_UNIX stream and seqpacket pairs: AF_UNIX makes a SOCK_RAW pair a
+    // datagram one, which may send to any named socket.
+    for (const std::string& line : std::vector<std::string>{
+             "DENIED tcp-connect EPERM", "DENIED udp-send EPERM", "DENIED raw-socket EPERM",
+             "DENIED packet-socket EPERM", "DENIED ping-send EPERM",
+             "DENIED abstract-connect @cordon-launcher-test EPERM",
+             "DENIED raw-pair-sendto " + (dir_ / "none.sock.dgram").string() + " EPERM",
+             "DENIED tipc-pair EPERM", "ALLOWED socketpair",
+             // Nothing the command can make needs a name: bind() is refused, so that no abstract
+             // name of the host's is squatted.
+             "DENIED pair-bind @cordon-launcher-test-squat EPERM"}) {
         EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
     }
     EXPECT_FALSE(host.reached());
@@ -878,6 +890,22 @@ TEST_F(ConfinedLauncherTest, LocalBindingWithoutANamespaceStillRefusesConnects) 
         EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
     }
     EXPECT_FALSE(host.reached());
+}
+
+// allow_local_binding without a namespace binds the host's interfaces, where a host service of
+// the same uid may listen with SO_REUSEPORT: joining its port would hand the command a share of
+// that service's connections. The filter refuses the option, and the bind then finds the port
+// taken.
+TEST_F(ConfinedLauncherTest, LocalBindingWithoutANamespaceCannotJoinAHostListenersPort) {
+    loopback_listener host(true);
+    const auto result =
+        run({"--read-root", "--rw", "/dev/null", "--deny-sockets", "--local-binding", "--",
+             cordon::test::test_child_path().string(), "reuseport-listen", host.port});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("DENIED reuseport-option EPERM"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("DENIED reuseport-listen " + host.port + " EADDRINUSE"),
+              std::string::npos)
+        << result.out;
 }
 
 // As root, the launcher makes the namespace itself and brings its loopback up: the host's
