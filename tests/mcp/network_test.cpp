@@ -10,6 +10,7 @@
 
 #include "mcp/mcp_peer.hpp"
 #include "support.hpp"
+#include "support/http_test_server.hpp"
 
 namespace cordon::test {
 namespace {
@@ -177,6 +178,54 @@ TEST_F(McpNetwork, ACallAsksForADomainAndTheQuestionNamesIt) {
         recorded = true;
     }
     EXPECT_TRUE(recorded);
+}
+
+// Under the server's proxy, a call reaches an allowed name; a refused one is a network denial
+// whose structured record and text name the destination, with a hint that asks for the domain;
+// and a call that asks for that domain, once granted, reaches it. The names are mapped to a
+// server on loopback (--proxy-resolve): never an outside address.
+TEST_F(McpNetwork, AProxyRefusalNamesTheDomainAndAGrantedDomainIsReached) {
+    http_test_server server;
+    const std::string port = std::to_string(server.port());
+    mcp_peer peer(
+        server_args({"--network", "proxy", "--allow-domain", "localtest.example", "--proxy-resolve",
+                     "localtest.example=127.0.0.1", "--proxy-resolve", "other.example=127.0.0.1"}));
+    peer.initialize("2025-11-25", network_client_asks_by_form);
+
+    const json reached =
+        peer.call(1, "bash", {{"command", "curl -sS http://localtest.example:" + port + "/"}});
+    EXPECT_EQ(reached["isError"], false) << text_of(reached);
+    EXPECT_NE(text_of(reached).find("hello from the test server"), std::string::npos);
+    EXPECT_EQ(reached["structuredContent"]["sandbox"]["network"]["policy"], "proxy");
+
+    const json refused =
+        peer.call(2, "bash", {{"command", "curl -sSf http://other.example:" + port + "/"}});
+    const json& sandbox = refused["structuredContent"]["sandbox"];
+    EXPECT_EQ(sandbox["denied"], true) << refused.dump();
+    EXPECT_EQ(sandbox["denial"], "network");
+    EXPECT_EQ(sandbox["network"]["blocked"][0]["destination"], "other.example:" + port);
+    EXPECT_EQ(sandbox["network"]["blocked"][0]["reason"], "not in allowed_domains");
+    const std::string text = text_of(refused);
+    EXPECT_NE(text.find("[sandbox: network access to other.example:" + port +
+                        " (not in allowed_domains) blocked under read-only mode, network proxy]"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("sandbox_domains [\"other.example\"]"), std::string::npos) << text;
+    EXPECT_EQ(server.requests(), 1);
+
+    peer.start_call(3, "bash",
+                    {{"command", "curl -sSf http://other.example:" + port + "/"},
+                     {"sandbox_domains", {"other.example"}},
+                     {"justification", "the test server"}});
+    const json asked = peer.server_request();
+    ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
+    peer.answer(asked, {{"action", "accept"}});
+    const json granted = peer.reply_to(3)["result"];
+    EXPECT_EQ(granted["isError"], false) << text_of(granted);
+    EXPECT_NE(text_of(granted).find("hello from the test server"), std::string::npos);
+    EXPECT_EQ(granted["structuredContent"]["sandbox"]["network"]["allowedDomains"],
+              json({"localtest.example", "other.example"}));
+    EXPECT_EQ(server.requests(), 2);
 }
 
 }  // namespace
