@@ -1,5 +1,7 @@
 #include "runtime/render.hpp"
 
+#include <algorithm>
+
 namespace cordon::runtime {
 
 namespace {
@@ -33,8 +35,13 @@ std::string blocked_list(const sandbox::network_facts& network) {
 }  // namespace
 
 std::optional<std::string> first_blocked_host(const sandbox_facts& facts) {
-    if (!facts.network || facts.network->blocked.empty()) return std::nullopt;
-    std::string_view destination = facts.network->blocked.front().destination;
+    if (!facts.network) return std::nullopt;
+    const auto& blocked = facts.network->blocked;
+    const auto askable = std::find_if(blocked.begin(), blocked.end(), [](const auto& entry) {
+        return entry.reason == "not in allowed_domains" || entry.reason == "an address, not a name";
+    });
+    if (askable == blocked.end()) return std::nullopt;
+    std::string_view destination = askable->destination;
     destination = destination.substr(0, destination.rfind(':'));
     if (destination.size() >= 2 && destination.front() == '[' && destination.back() == ']') {
         destination = destination.substr(1, destination.size() - 2);

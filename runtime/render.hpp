@@ -24,9 +24,10 @@ namespace cordon::runtime {
 [[nodiscard]] std::string render_markers(const run_record& record,
                                          std::string_view denial_hint = {});
 
-// The host of the first destination the network proxy refused during the run (`example.com`
-// for "example.com:443", `::1` for "[::1]:80"), for a retry hint that asks for it; nullopt when
-// the proxy refused nothing.
+// The host of the first destination the network proxy refused during the run because no allowed
+// pattern covered it (`example.com` for "example.com:443", `::1` for "[::1]:80"), for a retry
+// hint that asks for it; nullopt when it refused nothing that asking for a domain would let
+// through (a denied_domains entry, a name resolving to a private address).
 [[nodiscard]] std::optional<std::string> first_blocked_host(const sandbox_facts& facts);
 
 // The output section: stdout, then "[stderr]\n" + stderr, truncation notices with the spill path,

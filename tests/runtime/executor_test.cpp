@@ -969,6 +969,47 @@ TEST(Render, ANetworkDenialIsNamedAsTheNetworks) {
     EXPECT_TRUE(to_json(record)["sandbox"]["denial"].is_null());
 }
 
+// Under proxy the marker names what was refused (three at most: the record has the rest), the
+// hint asks for the first destination a domain would let through, and a proxy that stopped early
+// says so.
+TEST(Render, AProxyRefusalNamesTheDestinations) {
+    run_record record;
+    record.sandbox.mode = sandbox_mode::read_only;
+    record.sandbox.denied = true;
+    record.sandbox.network_denied = true;
+    record.outcome.exit_code = 56;
+    sandbox::network_facts network;
+    network.policy = sandbox::network_policy::proxy;
+    network.level = sandbox::network_enforcement::full;
+    network.blocked = {{"gist.github.com:443", "in denied_domains", 1},
+                       {"localhost:80", "resolves to a private address (127.0.0.1)", 1},
+                       {"[2001:db8::1]:443", "an address, not a name", 2}};
+    record.sandbox.network = network;
+    EXPECT_EQ(render_markers(record),
+              "[sandbox: network access to gist.github.com:443 (in denied_domains), localhost:80 "
+              "(resolves to a private address (127.0.0.1)), [2001:db8::1]:443 (an address, not "
+              "a name) blocked under read-only mode, network proxy]\n"
+              "[exit code: 56]\n");
+    EXPECT_EQ(first_blocked_host(record.sandbox), std::optional<std::string>("2001:db8::1"));
+    record.sandbox.network->blocked.push_back({"npmjs.org:443", "not in allowed_domains", 1});
+    record.sandbox.network->proxy_failure = "the proxy's thread failed";
+    EXPECT_EQ(render_markers(record),
+              "[sandbox: network access to gist.github.com:443 (in denied_domains), localhost:80 "
+              "(resolves to a private address (127.0.0.1)), [2001:db8::1]:443 (an address, not "
+              "a name) and others (the record lists them) blocked under read-only mode, network "
+              "proxy]\n"
+              "[sandbox: the network proxy stopped during the run (the proxy's thread failed): no "
+              "connection went out through it afterwards]\n"
+              "[exit code: 56]\n");
+    // Nothing a domain would let through: no domain to ask for.
+    record.sandbox.network->blocked.erase(record.sandbox.network->blocked.begin() + 2,
+                                          record.sandbox.network->blocked.end());
+    EXPECT_EQ(first_blocked_host(record.sandbox), std::nullopt);
+    record.sandbox.network->blocked.push_back(
+        {"registry.npmjs.org:443", "not in allowed_domains", 3});
+    EXPECT_EQ(first_blocked_host(record.sandbox), std::optional<std::string>("registry.npmjs.org"));
+}
+
 TEST(Render, MarkersInOrderDenialTimeoutSignal) {
     run_record record;
     record.sandbox.mode = sandbox_mode::read_only;
