@@ -54,6 +54,12 @@ int run_confine_command(const confine_options& options) {
     if (auto* message = std::get_if<std::string>(&rules)) return usage_error(command, *message);
     auto network = network_rules_of(options.paths);
     if (auto* message = std::get_if<std::string>(&network)) return usage_error(command, *message);
+    if (std::get<sandbox::network_rules>(network).policy == sandbox::network_policy::proxy) {
+        // The argv's launcher would wait for a proxy at its --proxy-fd that nobody gives it.
+        return usage_error(command,
+                           "network proxy needs cordon's proxy, which only cordon run and cordon "
+                           "mcp start; a printed argv would have no network at all");
+    }
     sandbox::local_provider_options provider_options;
     provider_options.choice = *choice;
     provider_options.verdict_directory = sandbox::default_verdict_cache();

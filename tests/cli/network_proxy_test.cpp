@@ -99,5 +99,17 @@ TEST_F(NetworkProxyCli, AnAllowedNameIsReachedAndAnUnlistedOneRefused) {
                                          "reason": "not in allowed_domains", "count": 1}])"));
 }
 
+// `cordon confine` prints an argv for someone else to spawn, who has no proxy to give it: refused
+// rather than printed to run without network.
+TEST_F(NetworkProxyCli, ConfineRefusesAProxiedArgv) {
+    const cli_result result = cordon(
+        {"confine", "--mode", "read-only", "--allow-domain", "localtest.example", "--", "true"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err,
+              "cordon confine: network proxy needs cordon's proxy, which only cordon run and "
+              "cordon mcp start; a printed argv would have no network at all\n");
+}
+
 }  // namespace
 }  // namespace cordon::cli
