@@ -325,6 +325,17 @@ TEST_F(ProxyService, ASlowClientIsClosedWhileOthersAreServed) {
     expect_echo(fast.get());                 // a relay has no head timeout
 }
 
+TEST_F(ProxyService, ALookupThatNeverEndsIsA504AfterTheConnectTimeout) {
+    limits bounds;
+    bounds.connect_timeout = std::chrono::milliseconds(200);
+    open(allow({"*.test"}), bounds);
+    names_->map("silent.test", "never");
+    const std::string answer = ask(connect_line("silent.test", 443));
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 504 Gateway Timeout\r\n")) << answer;
+    EXPECT_NE(answer.find("(timed out)"), std::string::npos);
+    EXPECT_EQ(session_->report().connections, 0U);
+}
+
 TEST_F(ProxyService, ConnectionsOverTheCapAreClosedAtOnce) {
     limits bounds;
     bounds.max_connections = 2;
