@@ -90,26 +90,34 @@ http_head_reader::http_head_reader(std::size_t header_limit) : header_limit_(hea
 
 http_parse http_head_reader::feed(std::string_view bytes) {
     if (!std::holds_alternative<need_more>(result_)) return result_;
-    // The parser consumes nothing until the whole head is there; it keeps no more than the
-    // limit's worth (it fails with header_limit past it), so neither does pending_.
+    // The parser may take the request line before the rest of the head is there (it returns
+    // how much it took with need_more), and wants the bytes it did not take again with the next
+    // ones. Its limit applies to the fields after the request line: the whole head's is kept
+    // here, so that pending_ never holds much more than the limit and the answer does not
+    // depend on how the bytes were cut.
     pending_.append(bytes);
+    // Nothing to give: an empty buffer is a null pointer, on which the parser would compute
+    // offsets (undefined behaviour, found by tests/fuzz/proxy_request.cpp).
+    if (pending_.empty()) return result_;
     boost::beast::error_code error;
     const std::size_t used = parser_.put(boost::asio::buffer(pending_), error);
+    pending_.erase(0, used);
+    consumed_ += used;
+    const http_refusal too_large{
+        431, "the request head is larger than " + std::to_string(header_limit_) + " bytes"};
     if (error == http::error::need_more) {
-        if (pending_.size() > header_limit_) {
-            result_ = http_refusal{431, "the request head is larger than 16 KiB"};
-        }
+        // Without its end the head is longer than what is here: at the limit it is over it.
+        if (consumed_ + pending_.size() >= header_limit_) result_ = too_large;
         return result_;
     }
-    if (error && error != http::error::header_limit) {
+    if (error == http::error::header_limit || (!error && consumed_ > header_limit_)) {
+        result_ = too_large;
+        return result_;
+    }
+    if (error || !parser_.is_header_done()) {
         result_ = http_refusal{400, "malformed request: " + error.message()};
         return result_;
     }
-    if (error == http::error::header_limit || !parser_.is_header_done()) {
-        result_ = http_refusal{431, "the request head is larger than 16 KiB"};
-        return result_;
-    }
-    pending_.erase(0, used);
     return finish();
 }
 

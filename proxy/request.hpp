@@ -69,7 +69,8 @@ private:
     http_parse finish();
 
     boost::beast::http::request_parser<boost::beast::http::empty_body> parser_;
-    std::string pending_;  // bytes the parser has not consumed yet
+    std::string pending_;       // bytes the parser has not taken yet
+    std::size_t consumed_ = 0;  // bytes it took
     std::size_t header_limit_;
     http_parse result_;
 };

@@ -91,7 +91,8 @@ struct limits {
 };
 
 // One run's proxy. Closing it (the destructor) closes its forwarder end and every connection it
-// serves, and returns when they are closed.
+// serves, and returns when they are closed; closing the last one also joins the proxy's thread,
+// which waits for a system DNS lookup in flight to return (resolver.hpp).
 class session {
 public:
     session(const session&) = delete;

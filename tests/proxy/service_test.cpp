@@ -264,6 +264,42 @@ TEST_F(ProxyService, Socks5RefusalsAndUnsupportedRequests) {
     EXPECT_EQ(names_->queries, 1);
 }
 
+TEST_F(ProxyService, Socks5ToAnUnlistedAddressIsRefusedByTheRuleset) {
+    open(allow({"local.test"}, {}, local_test));
+    const unique_fd fd = client();
+    std::string bytes("\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x01", 11);
+    bytes.push_back(static_cast<char>(echo_.port() >> 8));
+    bytes.push_back(static_cast<char>(echo_.port() & 0xFF));
+    send_all(fd.get(), bytes);
+    EXPECT_EQ(read_to_eof(fd.get()), std::string("\x05\x00\x05\x02\x00\x01\0\0\0\0\0\0", 12));
+    const session_report report = session_->report();
+    ASSERT_EQ(report.blocked.size(), 1U);
+    EXPECT_EQ(report.blocked[0].destination, "127.0.0.1:" + std::to_string(echo_.port()));
+    EXPECT_EQ(report.blocked[0].reason, "an address, not a name");
+}
+
+TEST_F(ProxyService, ADestinationThatRefusesIsA502OrSocks5RefusedAndNotABlock) {
+    std::uint16_t closed_port = 0;
+    listen_loopback(closed_port).reset();  // nothing listens there any more
+    open(allow({"local.test"}, {}, local_test));
+    const std::string answer = ask(connect_line("local.test", closed_port));
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << answer;
+    EXPECT_NE(answer.find("cordon: could not connect to local.test:" + std::to_string(closed_port)),
+              std::string::npos)
+        << answer;
+    const unique_fd fd = client();
+    std::string bytes(
+        "\x05\x01\x00\x05\x01\x00\x03\x0a"
+        "local.test",
+        18);
+    bytes.push_back(static_cast<char>(closed_port >> 8));
+    bytes.push_back(static_cast<char>(closed_port & 0xFF));
+    send_all(fd.get(), bytes);
+    EXPECT_EQ(read_to_eof(fd.get()).substr(2, 2), std::string("\x05\x05", 2));
+    EXPECT_TRUE(session_->report().blocked.empty());
+    EXPECT_EQ(session_->report().connections, 0U);
+}
+
 TEST_F(ProxyService, AHugeHeaderIs431AndTheProxyServesTheNext) {
     open(allow({"local.test"}, {}, local_test));
     const std::string huge =
@@ -287,6 +323,17 @@ TEST_F(ProxyService, ASlowClientIsClosedWhileOthersAreServed) {
     expect_echo(fast.get());
     EXPECT_EQ(read_to_eof(slow.get()), "");  // closed by the head timeout, nothing answered
     expect_echo(fast.get());                 // a relay has no head timeout
+}
+
+TEST_F(ProxyService, ALookupThatNeverEndsIsA504AfterTheConnectTimeout) {
+    limits bounds;
+    bounds.connect_timeout = std::chrono::milliseconds(200);
+    open(allow({"*.test"}), bounds);
+    names_->map("silent.test", "never");
+    const std::string answer = ask(connect_line("silent.test", 443));
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 504 Gateway Timeout\r\n")) << answer;
+    EXPECT_NE(answer.find("(timed out)"), std::string::npos);
+    EXPECT_EQ(session_->report().connections, 0U);
 }
 
 TEST_F(ProxyService, ConnectionsOverTheCapAreClosedAtOnce) {
