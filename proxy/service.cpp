@@ -36,7 +36,9 @@ std::variant<std::shared_ptr<session_state>, std::string> service_core::open(
     auto state = std::make_shared<session_state>(context_, std::get<rules>(std::move(compiled)),
                                                  names_, bounds_, std::move(own_end));
     const std::lock_guard lock(lifecycle_);
-    if (!thread_.joinable()) {
+    if (!work_) {
+        // A thread the last session left may still be finishing what it had in flight.
+        if (thread_.joinable()) thread_.join();
         context_.restart();
         work_.emplace(context_.get_executor());
         thread_ = std::thread([this] { run(); });
@@ -70,7 +72,7 @@ void service_core::close_all() {
 
 bool service_core::running() const {
     const std::lock_guard lock(lifecycle_);
-    return thread_.joinable();
+    return work_.has_value();
 }
 
 void service_core::close_on_thread(const std::shared_ptr<session_state>& state) {
@@ -97,11 +99,12 @@ void service_core::close_on_thread(const std::shared_ptr<session_state>& state) 
 }
 
 void service_core::stop_if_idle() {
-    if (!open_.empty() || !thread_.joinable()) return;
-    // No more work once the closed sessions' handlers have run (a system lookup in flight is
-    // waited for): run() returns.
+    if (!open_.empty() || !work_) return;
+    // No more work once the closed sessions' handlers have run: run() returns and the thread
+    // ends by itself. It is not joined here: a system lookup in flight (getaddrinfo, which
+    // nothing can cancel) would hold the closing caller, a run's event loop, for as long as DNS
+    // takes. The next open() or the destructor joins it.
     work_.reset();
-    thread_.join();
 }
 
 void service_core::run() {

@@ -139,7 +139,9 @@ public:
     [[nodiscard]] std::variant<std::unique_ptr<session>, std::string> open(
         const sandbox::network_rules& rules);
 
-    // Whether the proxy's thread is running (tests: it stops with the last session).
+    // Whether the proxy's thread serves sessions (tests: it stops with the last session). Once
+    // the last session has closed the thread ends by itself, as soon as what it had in flight
+    // (a system lookup) is done; closing never waits for that.
     [[nodiscard]] bool running() const;
 
 private:

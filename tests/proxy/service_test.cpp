@@ -6,6 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include "tests/proxy/proxy_fixture.hpp"
 
 namespace cordon::proxy::test {
@@ -334,6 +341,58 @@ TEST_F(ProxyService, ALookupThatNeverEndsIsA504AfterTheConnectTimeout) {
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 504 Gateway Timeout\r\n")) << answer;
     EXPECT_NE(answer.find("(timed out)"), std::string::npos);
     EXPECT_EQ(session_->report().connections, 0U);
+}
+
+// A lookup the way the system's runs: on a thread of its own, holding the proxy's event loop
+// open (outstanding work) until getaddrinfo returns, which nothing can cancel. Held until the
+// test releases it.
+class held_resolver final : public resolver {
+public:
+    void async_resolve(const boost::asio::any_io_executor& executor, const std::string&,
+                       completion done) override {
+        auto tracked =
+            boost::asio::prefer(executor, boost::asio::execution::outstanding_work.tracked);
+        lookup_ = std::thread([this, tracked, done = std::move(done)]() mutable {
+            released_.wait();
+            boost::asio::post(
+                tracked, [done = std::move(done)] { done(std::string("cannot be resolved")); });
+        });
+        asked_.set_value();
+    }
+    void wait_until_asked() { asked_.get_future().wait(); }
+    void release_and_join() {
+        release_.set_value();
+        if (lookup_.joinable()) lookup_.join();
+    }
+
+private:
+    std::promise<void> asked_;
+    std::promise<void> release_;
+    std::shared_future<void> released_ = release_.get_future().share();
+    std::thread lookup_;
+};
+
+// Closing the last session while a lookup is in flight returns at once: the caller is a run's
+// event loop, which must not wait for DNS. The thread ends by itself once the lookup is back.
+TEST_F(ProxyService, ClosingTheLastSessionNeverWaitsForALookupInFlight) {
+    const auto lookup = std::make_shared<held_resolver>();
+    service_.emplace(lookup);
+    sandbox::network_rules network = allow({"*.test"});
+    network.policy = sandbox::network_policy::proxy;
+    session_ = std::get<std::unique_ptr<session>>(service_->open(network));
+    forwarder_ = session_->take_forwarder_end();
+    const unique_fd fd = client();
+    send_all(fd.get(), connect_line("slow.test", 443));
+    lookup->wait_until_asked();
+
+    auto closed = std::async(std::launch::async, [this] { session_.reset(); });
+    const bool returned = closed.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    EXPECT_TRUE(returned) << "closing the session waited for the lookup";
+    EXPECT_EQ(read_to_eof(fd.get()), "");
+    lookup->release_and_join();
+    closed.wait();
+    EXPECT_FALSE(service_->running());
+    service_.reset();  // joins the thread, which has ended
 }
 
 TEST_F(ProxyService, ConnectionsOverTheCapAreClosedAtOnce) {
