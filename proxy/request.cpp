@@ -205,8 +205,20 @@ std::string refusal_body(std::string_view destination, std::string_view reason,
                          std::string_view host) {
     std::string out = "cordon: network access to ";
     out.append(destination).append(" is blocked by this run's network policy (");
-    out.append(reason).append("); ask for it with --allow-domain ");
-    out.append(host).append(" or an escalation\n");
+    out.append(reason).append(")");
+    // What would let it through, where asking can: a denied one never is, a private address
+    // only by the operator's say.
+    if (reason == "not in allowed_domains" || reason == "an address, not a name") {
+        out.append("; ask for it with --allow-domain ").append(host).append(" or an escalation");
+    } else if (reason.starts_with("in denied_domains") ||
+               reason.starts_with("resolves to a denied address")) {
+        out.append("; denied_domains refuses it, whatever is asked");
+    } else if (reason.starts_with("resolves to a private address")) {
+        out.append(
+            "; a private address is reached only where the operator maps the name "
+            "(proxy_resolve) or allowed_domains lists the address");
+    }
+    out.append("\n");
     return out;
 }
 

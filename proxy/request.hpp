@@ -79,7 +79,8 @@ private:
 // `blocked_destination` is not empty, `X-Cordon-Blocked: <it>`.
 [[nodiscard]] std::string http_response(unsigned status, std::string_view body,
                                         std::string_view blocked_destination = {});
-// The body of a refusal by the policy (403): names cordon, the destination and how to ask.
+// The body of a refusal by the policy (403): names cordon, the destination, why, and what would
+// let it through: asking for the domain, or nothing asking can (denied, a private address).
 [[nodiscard]] std::string refusal_body(std::string_view destination, std::string_view reason,
                                        std::string_view host);
 inline constexpr std::string_view connect_established =

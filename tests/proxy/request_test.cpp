@@ -106,6 +106,20 @@ TEST(ProxyHttpHead, TheRefusalResponseNamesCordonAndTheDestination) {
               "cordon: network access to example.com:443 is blocked by this run's network policy "
               "(not in allowed_domains); ask for it with --allow-domain example.com or an "
               "escalation\n");
+    EXPECT_EQ(refusal_body("10.1.2.3:80", "an address, not a name", "10.1.2.3"),
+              "cordon: network access to 10.1.2.3:80 is blocked by this run's network policy (an "
+              "address, not a name); ask for it with --allow-domain 10.1.2.3 or an escalation\n");
+    EXPECT_EQ(refusal_body("gist.github.com:443", "in denied_domains", "gist.github.com"),
+              "cordon: network access to gist.github.com:443 is blocked by this run's network "
+              "policy (in denied_domains); denied_domains refuses it, whatever is asked\n");
+    EXPECT_EQ(
+        refusal_body("localhost:80", "resolves to a private address (127.0.0.1)", "localhost"),
+        "cordon: network access to localhost:80 is blocked by this run's network policy "
+        "(resolves to a private address (127.0.0.1)); a private address is reached only "
+        "where the operator maps the name (proxy_resolve) or allowed_domains lists the "
+        "address\n");
+    EXPECT_EQ(refusal_body("x:0", "port 0", "x"),
+              "cordon: network access to x:0 is blocked by this run's network policy (port 0)\n");
     const std::string response = http_response(403, body, "example.com:443");
     EXPECT_EQ(response, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: " +
                             std::to_string(body.size()) +

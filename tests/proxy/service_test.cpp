@@ -139,7 +139,7 @@ TEST_F(ProxyService, ADeniedNameGetsA403NamingItAndIsCounted) {
     const std::string answer = ask(connect_line("bad.test", 443));
     const std::string body =
         "cordon: network access to bad.test:443 is blocked by this run's network policy (in "
-        "denied_domains); ask for it with --allow-domain bad.test or an escalation\n";
+        "denied_domains); denied_domains refuses it, whatever is asked\n";
     EXPECT_EQ(answer, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: " +
                           std::to_string(body.size()) +
                           "\r\nConnection: close\r\nX-Cordon-Blocked: bad.test:443\r\n\r\n" + body);
