@@ -1,6 +1,9 @@
 // One client connection through the proxy: sniff its protocol, read its request within the head
 // timeout, decide (rules.hpp) before any DNS query, resolve, check the addresses, connect to those
 // only, answer the client, then relay both ways until both sides have closed.
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
@@ -199,23 +202,49 @@ void connection::on_resolved(resolver::result result) {
 
 void connection::connect(const address_list& addresses) {
     // Only the addresses just checked: the name is never resolved again (DNS rebinding).
-    std::vector<tcp::endpoint> endpoints;
-    endpoints.reserve(addresses.size());
+    endpoints_.clear();
+    endpoints_.reserve(addresses.size());
     for (const auto& address : addresses)
-        endpoints.emplace_back(address, route_->port);
-    net::async_connect(upstream_, endpoints,
-                       [self = shared_from_this()](const error_code& error, const tcp::endpoint&) {
-                           if (self->closed_ || self->timed_out_) return;
-                           if (error) {
-                               self->fail_upstream(502,
-                                                   error == net::error::connection_refused
-                                                       ? socks5::connection_refused
-                                                       : socks5::host_unreachable,
-                                                   error.message());
-                               return;
-                           }
-                           self->on_connected();
-                       });
+        endpoints_.emplace_back(address, route_->port);
+    connect_next(0, {});
+}
+
+// Tries endpoints_[next] and those after it in turn, as Asio's range connect does, but on a
+// socket of its own opening: Asio opens sockets without SOCK_CLOEXEC, and cordon keeps every
+// descriptor close-on-exec.
+void connection::connect_next(std::size_t next, error_code last) {
+    if (next == endpoints_.size()) {
+        if (!last) last = net::error::host_unreachable;
+        fail_upstream(502,
+                      last == net::error::connection_refused ? socks5::connection_refused
+                                                             : socks5::host_unreachable,
+                      last.message());
+        return;
+    }
+    const tcp::endpoint& endpoint = endpoints_[next];
+    error_code ignored;
+    upstream_.close(ignored);
+    const int fd = ::socket(endpoint.address().is_v4() ? AF_INET : AF_INET6,
+                            SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    error_code opened;
+    if (fd < 0) {
+        opened.assign(errno, boost::system::system_category());
+    } else {
+        upstream_.assign(endpoint.protocol(), fd, opened);
+        if (opened) ::close(fd);
+    }
+    if (opened) {
+        connect_next(next + 1, opened);
+        return;
+    }
+    upstream_.async_connect(endpoint, [self = shared_from_this(), next](const error_code& error) {
+        if (self->closed_ || self->timed_out_) return;
+        if (error) {
+            self->connect_next(next + 1, error);
+            return;
+        }
+        self->on_connected();
+    });
 }
 
 void connection::on_connected() {

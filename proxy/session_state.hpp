@@ -78,6 +78,7 @@ private:
     void decide(const std::string& host, std::uint16_t port);
     void on_resolved(resolver::result result);
     void connect(const address_list& addresses);
+    void connect_next(std::size_t next, boost::system::error_code last);
     void on_connected();
     void refuse(const std::string& destination, const std::string& reason, const std::string& host,
                 bool policy);
@@ -98,6 +99,7 @@ private:
     std::optional<http_head_reader> http_;
     std::string head_;  // a forwarded request's rewritten head
     std::optional<route> route_;
+    std::vector<boost::asio::ip::tcp::endpoint> endpoints_;  // the checked addresses, in order
     std::vector<char> to_upstream_;
     std::vector<char> to_client_;
     bool client_done_ = false;    // the client sent EOF (relayed as shutdown)

@@ -6,10 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
+
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <thread>
 
@@ -393,6 +398,30 @@ TEST_F(ProxyService, ClosingTheLastSessionNeverWaitsForALookupInFlight) {
     closed.wait();
     EXPECT_FALSE(service_->running());
     service_.reset();  // joins the thread, which has ended
+}
+
+// Every socket the proxy opens is close-on-exec (Asio's own are not): a run spawned meanwhile
+// must not inherit another run's connection upstream.
+TEST_F(ProxyService, TheSocketsUpstreamAreCloseOnExec) {
+    open(allow({"local.test"}, {}, local_test));
+    const unique_fd fd = client();
+    send_all(fd.get(), connect_line("local.test", echo_.port()));
+    EXPECT_EQ(read_exact(fd.get(), connect_established.size()), connect_established);
+    expect_echo(fd.get());
+    int upstream = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        const int each = std::stoi(entry.path().filename().string());
+        sockaddr_storage peer{};
+        socklen_t size = sizeof peer;
+        if (::getpeername(each, reinterpret_cast<sockaddr*>(&peer), &size) != 0 ||
+            peer.ss_family != AF_INET) {
+            continue;
+        }
+        if (ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port) != echo_.port()) continue;
+        ++upstream;
+        EXPECT_NE(::fcntl(each, F_GETFD) & FD_CLOEXEC, 0) << "fd " << each;
+    }
+    EXPECT_EQ(upstream, 1);
 }
 
 TEST_F(ProxyService, ConnectionsOverTheCapAreClosedAtOnce) {
