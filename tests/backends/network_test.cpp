@@ -130,6 +130,9 @@ protected:
         return runtime::run(provider_, std::move(request), std::move(options));
     }
 
+    // Every channel of the probes refused, checked on the host too; the record says `policy`.
+    void expect_every_channel_closed(const runtime::run_record& record, network_policy policy);
+
     static std::string describe(const runtime::run_record& record) {
         return "stdout: " + record.stdout_output.text + "\nstderr: " + record.stderr_output.text +
                "\nmessage: " + record.outcome.message;
@@ -151,8 +154,19 @@ protected:
     backend_kind kind_ = backend_kind::bwrap;
 };
 
-TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
-    const runtime::run_record record = run(network_rules{}, false);
+// Under proxy the walls are deny's: the proxy's port is the one way out, and these channels do
+// not go through it.
+TEST_P(NetworkPolicy, DenyAndProxyCloseEveryChannelOut) {
+    for (const network_policy policy : {network_policy::deny, network_policy::proxy}) {
+        SCOPED_TRACE(std::string(to_string(policy)));
+        network_rules network;
+        network.policy = policy;
+        expect_every_channel_closed(run(network, false), policy);
+    }
+}
+
+void NetworkPolicy::expect_every_channel_closed(const runtime::run_record& record,
+                                                network_policy policy) {
     ASSERT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
     const std::string& out = record.stdout_output.text;
     const std::vector<std::string> channels = {
@@ -186,10 +200,10 @@ TEST_P(NetworkPolicy, DenyClosesEveryChannelOut) {
     EXPECT_FALSE(abstract_.reached(true));
 
     ASSERT_TRUE(record.sandbox.network.has_value());
-    EXPECT_EQ(record.sandbox.network->policy, network_policy::deny);
+    EXPECT_EQ(record.sandbox.network->policy, policy);
     EXPECT_EQ(record.sandbox.network->level, network_enforcement::full);
     const auto json = runtime::to_json(record.sandbox, &record.outcome);
-    EXPECT_EQ(json["network"]["policy"], "deny");
+    EXPECT_EQ(json["network"]["policy"], to_string(policy));
     EXPECT_EQ(json["network"]["enforcement"], "full");
     EXPECT_TRUE(json["network"]["missing"].empty());
 }
