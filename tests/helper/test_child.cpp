@@ -1026,10 +1026,10 @@ int main(int argc, char** argv) {
         // A datagram socket may send to any named one: only a stream pair stays the run's own.
         // AF_UNIX makes a SOCK_RAW pair a datagram one.
         const std::string dgram = std::string(arg(4)) + ".dgram";
-        for (const auto& [name, type] :
-             {std::pair<const char*, int>{"dgram-pair-sendto ", SOCK_DGRAM},
-              std::pair<const char*, int>{"raw-pair-sendto ", SOCK_RAW}}) {
-            attempt(name + dgram, [&] {
+        for (const auto& probe : {std::pair<const char*, int>{"dgram-pair-sendto ", SOCK_DGRAM},
+                                  std::pair<const char*, int>{"raw-pair-sendto ", SOCK_RAW}}) {
+            const int type = probe.second;  // not a structured binding: clang 14 cannot capture one
+            attempt(probe.first + dgram, [&] {
                 int pair[2];
                 if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, pair) != 0) return false;
                 sockaddr_un address{};
