@@ -62,6 +62,33 @@ namespace {
            std::uint32_t{bytes[at + 2]} << 8 | std::uint32_t{bytes[at + 3]};
 }
 
+// The IPv4 address an IPv6 one carries to the same host: IPv4-mapped (::ffff:a.b.c.d),
+// IPv4-compatible (::a.b.c.d), NAT64's well-known prefix (64:ff9b::a.b.c.d) or 6to4
+// (2002:AABB:CCDD::). A connection to one of these reaches a.b.c.d where the host or its
+// network translates them, so an address denied_domains names is refused in these forms too.
+[[nodiscard]] std::optional<boost::asio::ip::address> embedded_v4(
+    const boost::asio::ip::address& address) {
+    if (!address.is_v6()) return std::nullopt;
+    const auto bytes = address.to_v6().to_bytes();
+    const auto zero = [&](std::size_t begin, std::size_t end) {
+        return std::all_of(bytes.begin() + static_cast<std::ptrdiff_t>(begin),
+                           bytes.begin() + static_cast<std::ptrdiff_t>(end),
+                           [](unsigned char b) { return b == 0; });
+    };
+    const auto v4 = [&](std::size_t at) {
+        return boost::asio::ip::address{boost::asio::ip::address_v4{v4_at(bytes, at)}};
+    };
+    if (zero(0, 10) && bytes[10] == bytes[11] && (bytes[10] == 0xFF || bytes[10] == 0)) {
+        return v4(12);
+    }
+    if (bytes[0] == 0x00 && bytes[1] == 0x64 && bytes[2] == 0xFF && bytes[3] == 0x9B &&
+        zero(4, 12)) {
+        return v4(12);
+    }
+    if (bytes[0] == 0x20 && bytes[1] == 0x02) return v4(2);
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::variant<rules, std::string> compile_rules(const sandbox::network_rules& network) {
@@ -163,7 +190,10 @@ std::optional<std::string> check_addresses(const rules& rules, const route& rout
     if (route.trusted) return std::nullopt;
     for (const auto& address : addresses) {
         const sandbox::destination_host host{address.to_string(), true};
-        if (listed(rules.denied, host, route.port)) {
+        const auto carried = embedded_v4(address);
+        if (listed(rules.denied, host, route.port) ||
+            (carried && listed(rules.denied, sandbox::destination_host{carried->to_string(), true},
+                               route.port))) {
             return "resolves to a denied address (" + host.host + ")";
         }
         if (!is_public(address) && !listed(rules.allowed, host, route.port)) {

@@ -238,6 +238,26 @@ TEST(ProxyDecision, PrivateAddressesAreRefusedUnlessListed) {
               "resolves to a private address (169.254.169.254)");
 }
 
+TEST(ProxyDecision, DeniedAddressesAreRefusedInTheirIpv6Forms) {
+    // A name the command controls may answer with an IPv6 form of a denied IPv4 address; the
+    // connection would reach that address all the same.
+    sandbox::network_rules network;
+    network.allowed_domains = {"*.test"};
+    network.denied_domains = {"93.184.216.34"};
+    const rules policy = std::get<rules>(compile_rules(network));
+    const auto named = std::get<route>(decide(policy, "a.test", 80));
+    const auto check = [&](std::string_view address) {
+        return check_addresses(policy, named, {boost::asio::ip::make_address(address)})
+            .value_or("");
+    };
+    EXPECT_EQ(check("93.184.216.34"), "resolves to a denied address (93.184.216.34)");
+    EXPECT_EQ(check("::ffff:93.184.216.34"), "resolves to a denied address (::ffff:93.184.216.34)");
+    EXPECT_EQ(check("64:ff9b::5db8:d822"), "resolves to a denied address (64:ff9b::5db8:d822)");
+    EXPECT_EQ(check("2002:5db8:d822::1"), "resolves to a denied address (2002:5db8:d822::1)");
+    EXPECT_EQ(check("::ffff:93.184.216.35"), "");
+    EXPECT_EQ(check("2606:2800:220:1::1"), "");
+}
+
 TEST(ProxyDecision, IsPublic) {
     for (const char* address : {"0.1.2.3",
                                 "10.0.0.1",
