@@ -187,6 +187,19 @@ bool is_public(const boost::asio::ip::address& address) noexcept {
 std::optional<std::string> check_addresses(const rules& rules, const route& route,
                                            const address_list& addresses) {
     if (addresses.empty()) return "cannot be resolved";
+    // Connecting to 0.0.0.0 (any of 0.0.0.0/8 that connects at all) or :: reaches this host's
+    // loopback, whoever listed or mapped it: refused even where the address was listed.
+    for (const auto& address : addresses) {
+        const auto zero_network = [](const boost::asio::ip::address_v4& v4) {
+            return (v4.to_uint() >> 24) == 0;
+        };
+        if (address.is_unspecified() || (address.is_v4() && zero_network(address.to_v4())) ||
+            (address.is_v6() && address.to_v6().is_v4_mapped() &&
+             zero_network(
+                 boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6())))) {
+            return "the unspecified address (" + address.to_string() + ") is this host itself";
+        }
+    }
     if (route.trusted) return std::nullopt;
     for (const auto& address : addresses) {
         const sandbox::destination_host host{address.to_string(), true};

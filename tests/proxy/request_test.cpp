@@ -258,6 +258,26 @@ TEST(ProxyDecision, DeniedAddressesAreRefusedInTheirIpv6Forms) {
     EXPECT_EQ(check("2606:2800:220:1::1"), "");
 }
 
+TEST(ProxyDecision, TheUnspecifiedAddressIsRefusedEvenWhenListed) {
+    // A connection to 0.0.0.0 or :: goes to this host's loopback.
+    const rules policy = compiled({"0.0.0.0", "[::]", "[::ffff:0.0.0.0]", "0.1.2.3", "zero.test"},
+                                  {}, {{"zero.test", "0.0.0.0"}});
+    for (const char* host : {"0.0.0.0", "::", "::ffff:0.0.0.0", "0.1.2.3", "zero.test"}) {
+        const auto listed = std::get<route>(decide(policy, host, 8080));
+        ASSERT_TRUE(listed.addresses.has_value()) << host;
+        EXPECT_NE(check_addresses(policy, listed, *listed.addresses)
+                      .value_or("")
+                      .find("the unspecified address"),
+                  std::string::npos)
+            << host;
+    }
+    const rules loopback = compiled({"[::1]", "127.0.0.1"});
+    for (const char* host : {"::1", "127.0.0.1"}) {
+        const auto listed = std::get<route>(decide(loopback, host, 8080));
+        EXPECT_EQ(check_addresses(loopback, listed, *listed.addresses), std::nullopt) << host;
+    }
+}
+
 TEST(ProxyDecision, IsPublic) {
     for (const char* address : {"0.1.2.3",
                                 "10.0.0.1",
