@@ -256,17 +256,9 @@ void connection::on_connected() {
     if (kind_ == kind::http_tunnel) {
         *to_client = connect_established;
     } else if (kind_ == kind::socks5) {
-        error_code error;
-        const tcp::endpoint bound = upstream_.local_endpoint(error);
-        std::string bytes;
-        if (!error && bound.address().is_v4()) {
-            const auto v4 = bound.address().to_v4().to_bytes();
-            bytes.assign(v4.begin(), v4.end());
-        } else if (!error) {
-            const auto v6 = bound.address().to_v6().to_bytes();
-            bytes.assign(v6.begin(), v6.end());
-        }
-        *to_client = socks5_reply(socks5::succeeded, bytes, error ? 0 : bound.port());
+        // The bound address would be the host's own source address and port: the command learns
+        // nothing of the host's side (0.0.0.0:0, which clients ignore for CONNECT).
+        *to_client = socks5_reply(socks5::succeeded);
     }
     // The forwarded request's head, then what the client sent after its request.
     auto to_upstream = std::make_shared<std::string>(head_ + inbox_);
