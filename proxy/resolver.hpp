@@ -28,8 +28,9 @@ public:
 };
 
 // getaddrinfo through Boost.Asio's resolver, which runs it on a thread of its own: a slow DNS
-// server holds up that one lookup, not the proxy. A lookup cannot be interrupted: closing the last
-// session waits for one in flight to return (the resolver's timeout, a few seconds at worst).
+// server holds up that one lookup, not the proxy. A lookup cannot be interrupted: only the
+// service's destructor waits for one in flight to return (the resolver's timeout, a few seconds at
+// worst); closing a session or opening one never does.
 [[nodiscard]] std::shared_ptr<resolver> system_resolver();
 
 }  // namespace cordon::proxy

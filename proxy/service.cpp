@@ -37,11 +37,16 @@ std::variant<std::shared_ptr<session_state>, std::string> service_core::open(
                                                  names_, bounds_, std::move(own_end));
     const std::lock_guard lock(lifecycle_);
     if (!work_) {
-        // A thread the last session left may still be finishing what it had in flight.
-        if (thread_.joinable()) thread_.join();
-        context_.restart();
+        // The work is taken first: a context not stopped now cannot stop afterwards. A thread
+        // the last session left that is still running (a lookup in flight kept it) then serves
+        // again, and nobody waits for the lookup; one that has stopped has nothing in flight,
+        // and joining it is quick.
         work_.emplace(context_.get_executor());
-        thread_ = std::thread([this] { run(); });
+        if (!thread_.joinable() || context_.stopped()) {
+            if (thread_.joinable()) thread_.join();
+            context_.restart();
+            thread_ = std::thread([this] { run(); });
+        }
     }
     open_.push_back(state);
     {
@@ -103,7 +108,7 @@ void service_core::stop_if_idle() {
     // No more work once the closed sessions' handlers have run: run() returns and the thread
     // ends by itself. It is not joined here: a system lookup in flight (getaddrinfo, which
     // nothing can cancel) would hold the closing caller, a run's event loop, for as long as DNS
-    // takes. The next open() or the destructor joins it.
+    // takes. The next open() serves on it again or joins it; the destructor joins it.
     work_.reset();
 }
 

@@ -91,8 +91,9 @@ struct limits {
 };
 
 // One run's proxy. Closing it (the destructor) closes its forwarder end and every connection it
-// serves, and returns when they are closed; closing the last one also joins the proxy's thread,
-// which waits for a system DNS lookup in flight to return (resolver.hpp).
+// serves, and returns when the proxy's thread has closed them (that thread never waits for DNS:
+// lookups run on Asio's resolver thread). Closing the last one lets the thread end by itself; it
+// waits for nothing in flight.
 class session {
 public:
     session(const session&) = delete;

@@ -147,8 +147,8 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             ++options;
             ++i;
         } else if (equals(arg, "--proxy-port")) {
-            out.proxy_port = parse_fd_value(report, arg, value);
-            if (out.proxy_port < 1 || out.proxy_port > 65535) {
+            if (value == nullptr || !parse_fd(value, &out.proxy_port) || out.proxy_port < 1 ||
+                out.proxy_port > 65535) {
                 report.fail(launcher_stage::usage, 0, "usage error: --proxy-port needs a port");
             }
             ++options;

@@ -71,7 +71,8 @@ forwarder start_forwarder(const reporter& report, int channel, int port) noexcep
     }
     out.channel = channel;
 
-    out.listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Non-blocking: a client that gives up between poll() and accept4() never holds the loop.
+    out.listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -112,8 +113,7 @@ void forward_until_exit(forwarder& state, pid_t child) noexcept {
                          {state.listener >= 0 ? state.channel : -1, 0, 0}};
         if (::poll(fds, 3, -1) < 0) {
             if (errno == EINTR) continue;
-            stop_listening();  // cannot watch the listener: refuse rather than queue
-            fds[0].revents = POLLIN;
+            break;  // cannot watch: refuse rather than queue, and let the caller wait
         }
         if (fds[0].revents != 0) {
             signalfd_siginfo info;
@@ -124,10 +124,10 @@ void forward_until_exit(forwarder& state, pid_t child) noexcept {
         if (state.listener >= 0 && (fds[1].revents & POLLIN)) {
             const int client = ::accept4(state.listener, nullptr, nullptr, SOCK_CLOEXEC);
             if (client < 0) continue;  // the client gave up, or out of descriptors: it retries
-            // A connection the proxy cannot take now is closed (the client sees a reset); one it
-            // will never take again closes the port.
+            // A connection the proxy cannot take now (full, short of memory) is closed and the
+            // client sees a reset; once the proxy's end is gone the port closes.
             const int error = hand_over(state.channel, client);
-            if (error != 0 && error != EAGAIN) stop_listening();
+            if (error == EPIPE || error == ECONNRESET || error == ENOTCONN) stop_listening();
             ::close(client);
         }
     }

@@ -1020,6 +1020,22 @@ TEST_F(ConfinedLauncherTest, WithoutTheProxyTheForwarderRefusesEveryConnection) 
     EXPECT_EQ(result.out, "refused\nrefused\nrefused\n");
 }
 
+// The proxy's end, the forwarder's listener and its signalfd are the launcher's: the command
+// sees none of them.
+TEST_F(ConfinedLauncherTest, TheCommandSeesNoneOfTheForwardersFds) {
+    if (::geteuid() != 0) CORDON_SKIP_OR_FAIL("making a network namespace needs CAP_SYS_ADMIN");
+    int pair[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+    std::vector<std::string> args = forwarder_flags();
+    for (const char* arg : {"--", "ls", "/proc/self/fd"})
+        args.emplace_back(arg);
+    const auto result = run(args, -1, false, {{pair[1], proxy_fd_number}});
+    ::close(pair[0]);
+    ::close(pair[1]);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "0\n1\n2\n3\n");
+}
+
 TEST_F(LauncherTest, TheProxyFlagsAreCheckedBeforeAnythingRuns) {
     const auto plain = [&](std::vector<std::string> flags) {
         const std::vector<std::string> command = marker_command();
@@ -1035,6 +1051,8 @@ TEST_F(LauncherTest, TheProxyFlagsAreCheckedBeforeAnythingRuns) {
         "cordon-landlock: usage error: --proxy-fd and --proxy-port go "
         "together, with --report-ending");
     expect_launcher_failure(plain({"--report-ending", "--proxy-port", "0"}),
+                            "cordon-landlock: usage error: --proxy-port needs a port");
+    expect_launcher_failure(plain({"--report-ending", "--proxy-port", "http"}),
                             "cordon-landlock: usage error: --proxy-port needs a port");
     // A descriptor that is not the proxy's socket (here /dev/null): refused, nothing runs.
     expect_launcher_failure(plain({"--report-ending", "--no-landlock", "--proxy-fd",

@@ -395,10 +395,27 @@ TEST_F(ProxyService, ClosingTheLastSessionNeverWaitsForALookupInFlight) {
     const bool returned = closed.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
     EXPECT_TRUE(returned) << "closing the session waited for the lookup";
     EXPECT_EQ(read_to_eof(fd.get()), "");
-    lookup->release_and_join();
-    closed.wait();
     EXPECT_FALSE(service_->running());
-    service_.reset();  // joins the thread, which has ended
+
+    // The next run's session neither waits for it: the thread still running serves again.
+    sandbox::network_rules local = allow({"local.test"}, {}, local_test);
+    local.policy = sandbox::network_policy::proxy;
+    auto reopened = std::async(std::launch::async, [&] { return service_->open(local); });
+    const bool opened = reopened.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    EXPECT_TRUE(opened) << "opening a session waited for the lookup";
+    if (!opened) lookup->release_and_join();
+    session_ = std::get<std::unique_ptr<session>>(reopened.get());
+    forwarder_ = session_->take_forwarder_end();
+    EXPECT_TRUE(service_->running());
+    const unique_fd served = client();
+    send_all(served.get(), connect_line("local.test", echo_.port()));
+    EXPECT_EQ(read_exact(served.get(), connect_established.size()), connect_established);
+    expect_echo(served.get());
+
+    if (opened) lookup->release_and_join();
+    closed.wait();
+    session_.reset();
+    service_.reset();  // joins the thread
 }
 
 // Every socket the proxy opens is close-on-exec (Asio's own are not): a run spawned meanwhile
