@@ -181,8 +181,9 @@ json describe_bash(const tool_limits& limits) {
                    "the names below it, an optional :port. Ask for the domain a blocked request "
                    "named, no more"}}},
                 {"justification",
-                 text("One sentence saying why the command needs the wider mode (shown to the "
-                      "user; only with sandbox_permissions)")}},
+                 text("One sentence saying why the command needs the wider mode or network "
+                      "(shown to the user; only with sandbox_permissions, sandbox_network or "
+                      "sandbox_domains)")}},
                {"command"})},
         {"outputSchema", job_schema(true)},
         {"annotations", annotations("Run shell command (sandboxed)", false, true, false, true)}};

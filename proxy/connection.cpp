@@ -321,7 +321,8 @@ void connection::relay(bool from_client) {
 
 void connection::refuse(const std::string& destination, const std::string& reason,
                         const std::string& host, bool policy) {
-    session_->record_refusal(destination, reason);
+    // Only the policy's refusals are the record's: a name that does not exist is no denial.
+    if (policy) session_->record_refusal(destination, reason);
     if (kind_ == kind::socks5) {
         reply_then_close(socks5_reply(policy ? socks5::not_allowed : socks5::host_unreachable));
     } else if (policy) {

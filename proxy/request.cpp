@@ -213,7 +213,8 @@ std::string refusal_body(std::string_view destination, std::string_view reason,
     } else if (reason.starts_with("in denied_domains") ||
                reason.starts_with("resolves to a denied address")) {
         out.append("; denied_domains refuses it, whatever is asked");
-    } else if (reason.starts_with("resolves to a private address")) {
+    } else if (reason.starts_with("resolves to a private address") ||
+               reason.starts_with("resolves to this host's own address")) {
         out.append(
             "; a private address is reached only where the operator maps the name "
             "(proxy_resolve) or allowed_domains lists the address");

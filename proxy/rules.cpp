@@ -1,6 +1,11 @@
 #include "proxy/rules.hpp"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
 #include <algorithm>
+#include <cstring>
 
 #include "proxy/request.hpp"
 
@@ -209,11 +214,35 @@ std::optional<std::string> check_addresses(const rules& rules, const route& rout
                                route.port))) {
             return "resolves to a denied address (" + host.host + ")";
         }
-        if (!is_public(address) && !listed(rules.allowed, host, route.port)) {
-            return "resolves to a private address (" + host.host + ")";
+        if (listed(rules.allowed, host, route.port)) continue;
+        if (!is_public(address)) return "resolves to a private address (" + host.host + ")";
+        // A public address of one of this host's interfaces is the host itself: the proxy
+        // connects from the host's namespace, where its services listen on every interface.
+        if (is_local_address(address)) {
+            return "resolves to this host's own address (" + host.host + ")";
         }
     }
     return std::nullopt;
+}
+
+bool is_local_address(const boost::asio::ip::address& address) {
+    ifaddrs* interfaces = nullptr;
+    if (::getifaddrs(&interfaces) != 0) return true;  // cannot tell: treat it as the host's
+    bool found = false;
+    for (const ifaddrs* each = interfaces; each != nullptr && !found; each = each->ifa_next) {
+        if (each->ifa_addr == nullptr) continue;
+        if (each->ifa_addr->sa_family == AF_INET && address.is_v4()) {
+            const auto* v4 = reinterpret_cast<const sockaddr_in*>(each->ifa_addr);
+            found = ntohl(v4->sin_addr.s_addr) == address.to_v4().to_uint();
+        } else if (each->ifa_addr->sa_family == AF_INET6 && address.is_v6()) {
+            const auto* v6 = reinterpret_cast<const sockaddr_in6*>(each->ifa_addr);
+            boost::asio::ip::address_v6::bytes_type bytes{};
+            std::memcpy(bytes.data(), v6->sin6_addr.s6_addr, bytes.size());
+            found = bytes == address.to_v6().to_bytes();
+        }
+    }
+    ::freeifaddrs(interfaces);
+    return found;
 }
 
 }  // namespace cordon::proxy

@@ -67,9 +67,14 @@ struct refusal {
 // IPv4 address it carries.
 [[nodiscard]] bool is_public(const boost::asio::ip::address& address) noexcept;
 
-// The reason the addresses a name resolved to may not be connected to, or nullopt: any one of
-// them not public (is_public) and not itself listed in allowed_domains for `port`. Nothing is
-// checked for a trusted route.
+// Whether `address` is one of this host's interface addresses (getifaddrs; when they cannot be
+// read, every address is taken for one: fail closed).
+[[nodiscard]] bool is_local_address(const boost::asio::ip::address& address);
+
+// The reason the addresses a name resolved to may not be connected to, or nullopt: the
+// unspecified address (whatever the route); else, for a route not trusted, any one of them
+// denied, or not itself listed in allowed_domains for `port` and either not public (is_public)
+// or this host's own (is_local_address).
 [[nodiscard]] std::optional<std::string> check_addresses(const rules& rules, const route& route,
                                                          const address_list& addresses);
 

@@ -106,7 +106,7 @@ struct executor_options {
     bool landlock_in_child = default_landlock_in_child();
     // The network proxy that runs under network proxy use (proxy/service.hpp): null, the
     // executor's own, whose thread starts with the first such run and stops after the last.
-    // Shared, so that every executor of a process (a cordon mcp server's) serves one proxy.
+    // A caller with several executors may give them one, so that they serve one proxy.
     std::shared_ptr<proxy::service> proxy;
 };
 

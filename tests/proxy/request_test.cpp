@@ -2,7 +2,12 @@
 // before DNS and the public-address check (proxy/request.hpp, proxy/rules.hpp).
 #include "proxy/request.hpp"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
+#include <array>
 
 #include "proxy/rules.hpp"
 
@@ -236,6 +241,36 @@ TEST(ProxyDecision, PrivateAddressesAreRefusedUnlessListed) {
                                boost::asio::ip::make_address("169.254.169.254")})
                   .value_or(""),
               "resolves to a private address (169.254.169.254)");
+}
+
+// The host's own interface addresses are the host, public or not; an address no interface has
+// is not. (A public address of the host's is refused as "this host's own address" once it is
+// public: this machine may have none, so the reason is checked through the predicate.)
+TEST(ProxyDecision, TheHostsOwnAddressesAreKnown) {
+    ifaddrs* interfaces = nullptr;
+    ASSERT_EQ(::getifaddrs(&interfaces), 0);
+    int seen = 0;
+    for (const ifaddrs* each = interfaces; each != nullptr; each = each->ifa_next) {
+        if (each->ifa_addr == nullptr) continue;
+        std::array<char, INET6_ADDRSTRLEN> text{};
+        const void* raw = nullptr;
+        if (each->ifa_addr->sa_family == AF_INET) {
+            raw = &reinterpret_cast<const sockaddr_in*>(each->ifa_addr)->sin_addr;
+        } else if (each->ifa_addr->sa_family == AF_INET6) {
+            raw = &reinterpret_cast<const sockaddr_in6*>(each->ifa_addr)->sin6_addr;
+        } else {
+            continue;
+        }
+        ASSERT_NE(::inet_ntop(each->ifa_addr->sa_family, raw, text.data(), text.size()), nullptr);
+        std::string_view shown(text.data());
+        shown = shown.substr(0, shown.find('%'));
+        EXPECT_TRUE(is_local_address(boost::asio::ip::make_address(shown))) << shown;
+        ++seen;
+    }
+    ::freeifaddrs(interfaces);
+    EXPECT_GT(seen, 0);
+    EXPECT_FALSE(is_local_address(boost::asio::ip::make_address("192.0.2.200")));
+    EXPECT_FALSE(is_local_address(boost::asio::ip::make_address("2001:db8::200")));
 }
 
 TEST(ProxyDecision, DeniedAddressesAreRefusedInTheirIpv6Forms) {
