@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "base/json_text.hpp"
-#include "runtime/executor.hpp"
+#include "cordon/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/runner_path.hpp"
 

@@ -24,8 +24,8 @@
 #include <string>
 #include <string_view>
 
-#include "classify/outcome.hpp"
-#include "sandbox/confined_argv.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/outcome.hpp"
 #include "sandbox/status_channel.hpp"
 
 namespace cordon::classify {

@@ -1,4 +1,4 @@
-#include "classify/outcome.hpp"
+#include "cordon/outcome.hpp"
 
 #include <cstring>
 

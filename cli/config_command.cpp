@@ -19,8 +19,8 @@
 #include "cli/path_options.hpp"
 #include "cli/run_options.hpp"
 #include "cli/standing.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/limits.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/limits.hpp"
 
 namespace cordon::cli {
 

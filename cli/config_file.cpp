@@ -16,9 +16,9 @@
 
 #include "cli/options.hpp"
 #include "cli/toml_hazard.hpp"
-#include "runtime/environment.hpp"
-#include "sandbox/policy.hpp"
-#include "sandbox/unique_fd.hpp"
+#include "cordon/environment.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/unique_fd.hpp"
 
 namespace cordon::cli {
 

@@ -27,10 +27,10 @@
 #include <vector>
 
 #include "cli/path_options.hpp"
-#include "policy/session_log.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/session_log.hpp"
 #include "sandbox/local_provider.hpp"
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
 
 namespace cordon::cli {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::cli {
 

@@ -11,9 +11,9 @@
 #include "cli/commands.hpp"
 #include "cli/path_options.hpp"
 #include "cli/shell_quote.hpp"
-#include "runtime/limits.hpp"
+#include "cordon/limits.hpp"
+#include "cordon/record_json.hpp"
 #include "runtime/local_provider_factory.hpp"
-#include "runtime/record_json.hpp"
 
 namespace cordon::cli {
 

@@ -10,8 +10,8 @@
 #include <stop_token>
 #include <thread>
 
-#include "cli/terminal_prompt.hpp"
-#include "policy/approval.hpp"
+#include "cordon/approval.hpp"
+#include "cordon/terminal_prompt.hpp"
 #include "policy/display.hpp"
 #include "policy/escalation.hpp"
 #include "policy/escalation_json.hpp"
@@ -57,7 +57,7 @@ private:
 escalation_answer ask_to_escalate(const validated& checked, const standing& stand) {
     policy::approval_service service(
         policy::approval_options{stand.approval, checked.approval_timeout}, stand.log);
-    service.add_responder(std::make_shared<terminal_prompt>(stand.log != nullptr));
+    service.add_responder(std::make_shared<policy::terminal_prompt>(stand.log != nullptr));
     policy::escalation_request question;
     const sandbox::sandbox_mode mode = checked.escalate.value_or(stand.policy.mode);
     question.requested_mode = mode;

@@ -1,6 +1,6 @@
 // `cordon run --escalate`: the question whether this one run may go under a wider mode, asked at
-// the terminal (terminal_prompt.hpp) through the approval chain (policy/approval.hpp), and the
-// "approval" object of the record that says how it was answered.
+// the terminal (cordon/terminal_prompt.hpp) through the approval chain (cordon/approval.hpp), and
+// the "approval" object of the record that says how it was answered.
 //
 // SIGINT, SIGTERM or SIGHUP while someone is being asked withdraws the question (`cancelled`, and
 // the audit pair is still written) instead of killing cordon between the two events.
@@ -13,7 +13,7 @@
 
 #include "cli/run_options.hpp"
 #include "cli/standing.hpp"
-#include "sandbox/mode.hpp"
+#include "cordon/mode.hpp"
 
 namespace cordon::cli {
 

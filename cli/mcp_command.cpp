@@ -21,12 +21,12 @@
 #include "cli/options.hpp"
 #include "cli/path_options.hpp"
 #include "cli/standing.hpp"
-#include "mcp/server.hpp"
-#include "policy/approval.hpp"
-#include "policy/session_log.hpp"
+#include "cordon/approval.hpp"
+#include "cordon/mcp_server.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/session_log.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/unique_fd.hpp"
-#include "sandbox/policy.hpp"
 #include "sandbox/runner_path.hpp"
 
 namespace cordon::cli {

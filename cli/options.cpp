@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "policy/session_log.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/session_log.hpp"
 #include "sandbox/local_provider.hpp"
-#include "sandbox/mode.hpp"
 
 namespace cordon::cli {
 

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::cli {
 

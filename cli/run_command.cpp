@@ -23,10 +23,10 @@
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
 #include "cli/standing.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/policy.hpp"
 #include "policy/escalation.hpp"
-#include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
-#include "sandbox/policy.hpp"
 #include "sandbox/verdict_cache.hpp"
 
 namespace cordon::cli {

@@ -14,11 +14,11 @@
 #include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
 #include "cli/stdin_pump.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/unique_fd.hpp"
 #include "policy/display.hpp"
 #include "policy/escalation.hpp"
-#include "sandbox/policy.hpp"
 #include "sandbox/runner_path.hpp"
-#include "sandbox/unique_fd.hpp"
 
 namespace cordon::cli {
 

@@ -17,10 +17,10 @@
 
 #include "cli/path_options.hpp"
 #include "cli/standing.hpp"
-#include "policy/network_request.hpp"
-#include "runtime/executor.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/network_request.hpp"
 #include "sandbox/local_provider.hpp"
-#include "sandbox/mode.hpp"
 
 namespace cordon::cli {
 

@@ -15,9 +15,9 @@
 
 #include "base/json_text.hpp"
 #include "cli/commands.hpp"
-#include "cli/terminal_prompt.hpp"
+#include "cordon/record_json.hpp"
+#include "cordon/terminal_prompt.hpp"
 #include "policy/escalation.hpp"
-#include "runtime/record_json.hpp"
 #include "runtime/render.hpp"
 
 namespace cordon::cli {
@@ -152,7 +152,7 @@ int report_run(const runtime::run_record& record, const run_report& report) {
             // the policy asks, and there is a terminal to ask on.
             const bool hint =
                 record.sandbox.denied &&
-                policy::escalation_possible(run_mode, stand.approval, terminal_can_ask());
+                policy::escalation_possible(run_mode, stand.approval, policy::terminal_can_ask());
             const auto blocked = runtime::first_blocked_host(record.sandbox);
             const std::string how = !hint                            ? std::string()
                                     : !record.sandbox.network_denied ? policy::cli_escalation_hint()

@@ -12,8 +12,8 @@
 #include "cli/live_writer.hpp"
 #include "cli/run_options.hpp"
 #include "cli/standing.hpp"
-#include "runtime/executor.hpp"
-#include "sandbox/mode.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/mode.hpp"
 
 namespace cordon::cli {
 

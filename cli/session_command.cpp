@@ -19,13 +19,13 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
-#include "policy/approval.hpp"
+#include "cordon/approval.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/session_log.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
 #include "policy/presets.hpp"
 #include "policy/resolve.hpp"
-#include "policy/session_log.hpp"
-#include "sandbox/policy.hpp"
 
 namespace cordon::cli {
 

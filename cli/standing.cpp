@@ -6,7 +6,7 @@
 #include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
 #include "cli/workspace.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 #include "sandbox/protected_paths.hpp"
 
 namespace cordon::cli {

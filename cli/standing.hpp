@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "cli/config_file.hpp"
+#include "cordon/environment.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/session_log.hpp"
 #include "policy/resolve.hpp"
-#include "policy/session_log.hpp"
-#include "runtime/environment.hpp"
 #include "sandbox/local_provider.hpp"
-#include "sandbox/mode.hpp"
 
 namespace CLI {
 class App;

@@ -16,7 +16,7 @@
 #include <system_error>
 #include <variant>
 
-#include "sandbox/unique_fd.hpp"
+#include "cordon/unique_fd.hpp"
 
 namespace cordon::cli {
 

@@ -1,6 +1,6 @@
 #include "cli/workspace.hpp"
 
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::cli {
 

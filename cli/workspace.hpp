@@ -6,7 +6,7 @@
 #include <string>
 #include <variant>
 
-#include "sandbox/mode.hpp"
+#include "cordon/mode.hpp"
 
 namespace cordon::cli {
 

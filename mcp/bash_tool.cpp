@@ -8,14 +8,14 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/network_request.hpp"
+#include "cordon/policy.hpp"
 #include "mcp/arguments.hpp"
 #include "mcp/tool_context.hpp"
 #include "mcp/tools.hpp"
 #include "policy/escalation_json.hpp"
-#include "policy/network_request.hpp"
 #include "policy/resolve.hpp"
 #include "sandbox/domain_pattern.hpp"
-#include "sandbox/policy.hpp"
 
 namespace cordon::mcp {
 

@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "base/json_text.hpp"
+#include "cordon/mode.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
-#include "sandbox/mode.hpp"
 
 namespace cordon::mcp {
 

@@ -24,8 +24,8 @@
 #include <string_view>
 #include <variant>
 
+#include "cordon/approval.hpp"
 #include "mcp/client_requests.hpp"
-#include "policy/approval.hpp"
 
 namespace cordon::mcp {
 

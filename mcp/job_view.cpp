@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "runtime/record_json.hpp"
+#include "cordon/record_json.hpp"
+#include "runtime/output_collector.hpp"
 #include "runtime/render.hpp"
 
 namespace cordon::mcp {

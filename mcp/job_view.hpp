@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/jobs.hpp"
+#include "cordon/jobs.hpp"
 
 namespace cordon::mcp {
 

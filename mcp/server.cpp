@@ -2,7 +2,7 @@
 // tools/list), the calls in flight (a thread each, their cancellation and progress) and the
 // approval bridge. The tools themselves are in the registry (mcp/tools.hpp) and their own files;
 // they see the server through tool_context (mcp/tool_context.hpp), which this implements.
-#include "mcp/server.hpp"
+#include "cordon/mcp_server.hpp"
 
 #include <poll.h>
 #include <unistd.h>

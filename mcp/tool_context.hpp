@@ -17,10 +17,10 @@
 #include <string_view>
 #include <variant>
 
+#include "cordon/jobs.hpp"
+#include "cordon/mcp_server.hpp"
 #include "mcp/job_view.hpp"
-#include "mcp/server.hpp"
 #include "policy/escalation.hpp"
-#include "runtime/jobs.hpp"
 
 namespace cordon::mcp {
 

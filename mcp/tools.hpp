@@ -13,23 +13,11 @@
 #include <string_view>
 #include <vector>
 
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/mcp_server.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::mcp {
-
-struct tool_limits {
-    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
-    // The server's network policy, as the bash tool's schema names it (server_options::network
-    // is what every call runs with).
-    sandbox::network_policy network = sandbox::network_policy::deny;
-    std::vector<std::string> allowed_domains;            // under proxy, as the schema names them
-    std::chrono::milliseconds default_timeout{120'000};  // a bash call that is not backgrounded
-    std::chrono::milliseconds max_timeout{600'000};
-    std::chrono::milliseconds job_timeout{1'800'000};  // run_in_background
-    std::chrono::milliseconds max_job_timeout{7'200'000};
-    std::size_t max_jobs = 10;
-};
 
 // Inline output budgets, in bytes (max_output_bytes, max_bytes).
 inline constexpr std::int64_t default_output_bytes = 30'000;

@@ -1,4 +1,4 @@
-#include "policy/approval.hpp"
+#include "cordon/approval.hpp"
 
 #include <algorithm>
 #include <condition_variable>

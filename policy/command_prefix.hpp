@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/session_log.hpp"
+#include "cordon/session_log.hpp"
 
 namespace cordon::policy {
 

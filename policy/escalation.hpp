@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/approval.hpp"
-#include "policy/network_request.hpp"
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/approval.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/network_request.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::policy {
 

@@ -1,4 +1,4 @@
-#include "policy/network_request.hpp"
+#include "cordon/network_request.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -17,8 +17,8 @@
 #include <variant>
 #include <vector>
 
-#include "policy/session_log.hpp"
-#include "sandbox/mode.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/session_log.hpp"
 
 namespace cordon::policy {
 

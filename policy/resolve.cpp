@@ -1,6 +1,6 @@
 #include "policy/resolve.hpp"
 
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::policy {
 

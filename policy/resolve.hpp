@@ -20,8 +20,8 @@
 #include <string>
 #include <variant>
 
-#include "policy/session_log.hpp"
-#include "sandbox/mode.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/session_log.hpp"
 
 namespace cordon::policy {
 

@@ -1,4 +1,4 @@
-#include "policy/session_log.hpp"
+#include "cordon/session_log.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,8 +14,8 @@
 #include <random>
 
 #include "base/json_text.hpp"
-#include "sandbox/policy.hpp"
-#include "sandbox/unique_fd.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/unique_fd.hpp"
 #include "sandbox/write_all.hpp"
 
 namespace cordon::policy {

@@ -13,8 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/policy.hpp"
 #include "sandbox/domain_pattern.hpp"
-#include "sandbox/policy.hpp"
 
 namespace cordon::proxy {
 

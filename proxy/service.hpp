@@ -40,10 +40,10 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/policy.hpp"
+#include "cordon/unique_fd.hpp"
 #include "proxy/request.hpp"
 #include "proxy/resolver.hpp"
-#include "sandbox/policy.hpp"
-#include "sandbox/unique_fd.hpp"
 
 namespace cordon::proxy {
 

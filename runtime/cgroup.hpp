@@ -45,8 +45,8 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/limits.hpp"
 #include "runtime/cgroup_watchdog.hpp"
-#include "runtime/limits.hpp"
 #include "runtime/unique_fd.hpp"
 
 namespace cordon::runtime {

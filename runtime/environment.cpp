@@ -1,4 +1,4 @@
-#include "runtime/environment.hpp"
+#include "cordon/environment.hpp"
 
 #include <algorithm>
 #include <array>

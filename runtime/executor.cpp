@@ -1,4 +1,4 @@
-#include "runtime/executor.hpp"
+#include "cordon/executor.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,8 +18,12 @@
 
 #include "classify/classify.hpp"
 #include "classify/network_denial.hpp"
+#include "cordon/environment.hpp"
 #include "proxy/service.hpp"
-#include "runtime/environment.hpp"
+#include "runtime/cgroup.hpp"
+#include "runtime/local_provider_factory.hpp"
+#include "runtime/output_collector.hpp"
+#include "runtime/process.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/child_confinement.hpp"
 #include "sandbox/network_plan.hpp"
@@ -161,6 +165,11 @@ sandbox::sandbox_unavailable_error sandbox_unavailable(const run_record& record)
     return error;
 }
 
+prepared_run::prepared_run() : spec_(std::make_unique<process_spec>()) {}
+prepared_run::prepared_run(prepared_run&&) noexcept = default;
+prepared_run& prepared_run::operator=(prepared_run&&) noexcept = default;
+prepared_run::~prepared_run() = default;
+
 executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
                    executor_options options)
     : io_(std::move(io)),
@@ -221,7 +230,7 @@ preparation executor::prepare(run_request request) const {
     const sandbox::sandbox_mode mode = request.mode;
 
     prepared_run prepared;
-    process_spec& spec = prepared.spec_;
+    process_spec& spec = *prepared.spec_;
     spec.env = build_environment(environ, request.env, request.environment);
     spec.cwd = workdir;
     spec.stdin_data = std::move(request.stdin_data);
@@ -387,7 +396,7 @@ preparation executor::prepare(run_request request) const {
 }
 
 run_handle executor::launch(prepared_run run, std::function<void(run_record)> done) {
-    process_spec& spec = run.spec_;
+    process_spec& spec = *run.spec_;
     const sandbox::sandbox_mode mode = run.mode_;
     const std::chrono::milliseconds timeout = run.timeout_;
     auto on_done = [done = std::move(done), confined = std::move(run.confined_), mode, timeout,
@@ -454,7 +463,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
         }
         done(std::move(record));
     };
-    return run_handle(start_process(io_, std::move(spec), std::move(on_done)));
+    return start_process(io_, std::move(spec), std::move(on_done));
 }
 
 run_record run(std::shared_ptr<sandbox::provider> provider, run_request request,
@@ -464,8 +473,13 @@ run_record run(std::shared_ptr<sandbox::provider> provider, run_request request,
     std::optional<run_record> result;
     exec.async_run(std::move(request), [&result](run_record r) { result = std::move(r); });
     context.run();
-    if (result->outcome.kind == outcome_kind::runner_failed) throw sandbox_unavailable(*result);
     return std::move(*result);
+}
+
+run_record run(run_request request, executor_options options) {
+    // Probed once, by the first caller, and shared: a provider is safe for concurrent use.
+    static const std::shared_ptr<sandbox::provider> shared = make_local_provider();
+    return run(shared, std::move(request), std::move(options));
 }
 
 }  // namespace cordon::runtime

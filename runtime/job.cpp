@@ -1,6 +1,9 @@
 // The job: its streams, its cursors, its stdin, kill() and how it settles (jobs.hpp). The
 // supervisor that starts and retires jobs is in jobs.cpp.
-#include "runtime/jobs.hpp"
+#include "cordon/jobs.hpp"
+
+#include "cordon/executor.hpp"
+#include "runtime/job_stream.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -40,9 +43,9 @@ job::job(private_tag, std::string id, const job_request& request, std::size_t me
       label_(request.label.empty() ? joined(request.run.argv) : request.label),
       started_at_(std::chrono::system_clock::now()),
       mode_(request.run.mode),
-      merged_(id_ + "-output", memory_bytes, spill_max_bytes, spill),
-      stdout_(id_ + "-stdout", memory_bytes, spill_max_bytes, spill),
-      stderr_(id_ + "-stderr", memory_bytes, spill_max_bytes, spill),
+      merged_(std::make_unique<job_stream>(id_ + "-output", memory_bytes, spill_max_bytes, spill)),
+      stdout_(std::make_unique<job_stream>(id_ + "-stdout", memory_bytes, spill_max_bytes, spill)),
+      stderr_(std::make_unique<job_stream>(id_ + "-stderr", memory_bytes, spill_max_bytes, spill)),
       completion_(promise_.get_future().share()) {}
 
 job::~job() = default;
@@ -50,13 +53,13 @@ job::~job() = default;
 const job_stream& job::stream(job_output which) const {
     switch (which) {
         case job_output::stdout_only:
-            return stdout_;
+            return *stdout_;
         case job_output::stderr_only:
-            return stderr_;
+            return *stderr_;
         case job_output::merged:
             break;
     }
-    return merged_;
+    return *merged_;
 }
 
 stream_read job::read(job_output which, std::uint64_t offset, std::size_t max_bytes) const {
@@ -97,9 +100,9 @@ job_snapshot job::snapshot() const {
         out.started_at = started_at_;
         out.sandbox.mode = mode_;
     }
-    out.output_bytes = merged_.size();
-    out.stdout_bytes = stdout_.size();
-    out.stderr_bytes = stderr_.size();
+    out.output_bytes = merged_->size();
+    out.stdout_bytes = stdout_->size();
+    out.stderr_bytes = stderr_->size();
     return out;
 }
 
@@ -196,12 +199,12 @@ void job::settle(run_record record, const std::function<void()>& retire) {
     if (!record.outcome.started() && !message.empty()) {
         // A job that never ran says why where its output would be, once.
         const std::string line = "cordon: " + message + "\n";
-        stderr_.append(line);
-        merged_.append(line);
+        stderr_->append(line);
+        merged_->append(line);
     }
-    merged_.seal();
-    stdout_.seal();
-    stderr_.seal();
+    merged_->seal();
+    stdout_->seal();
+    stderr_->seal();
     retire();
     job_snapshot copy;
     {
@@ -216,9 +219,9 @@ void job::settle(run_record record, const std::function<void()>& retire) {
     }
     // A writer waiting on the pipe closes it when it sees the job settled.
     if (std::unique_lock stdin_lock(stdin_mutex_, std::try_to_lock); stdin_lock) stdin_.reset();
-    copy.output_bytes = merged_.size();
-    copy.stdout_bytes = stdout_.size();
-    copy.stderr_bytes = stderr_.size();
+    copy.output_bytes = merged_->size();
+    copy.stdout_bytes = stdout_->size();
+    copy.stderr_bytes = stderr_->size();
     settled_changed_.notify_all();
     promise_.set_value(std::move(copy));
 }

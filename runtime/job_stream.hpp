@@ -25,14 +25,6 @@
 
 namespace cordon::runtime {
 
-struct stream_read {
-    std::string data;
-    std::uint64_t offset = 0;       // where `data` starts (later than asked when lossy)
-    std::uint64_t next_offset = 0;  // ask for this next
-    bool lossy = false;             // bytes between the asked offset and `offset` are gone
-    bool complete = false;          // the stream is sealed and nothing is left after next_offset
-};
-
 class job_stream {
 public:
     // `spill` may be null: memory only. `stream` names the spill file (valid_stream_name).

@@ -1,6 +1,9 @@
 // The supervisor (jobs.hpp): start, the per-owner cap, the preparing threads and the loop that
 // spawns every job, retire, shutdown. The job itself is in job.cpp.
-#include "runtime/jobs.hpp"
+#include "cordon/jobs.hpp"
+
+#include "cordon/executor.hpp"
+#include "runtime/job_stream.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -185,16 +188,16 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     request.run.on_stdout = [weak,
                              theirs = std::move(request.run.on_stdout)](std::string_view chunk) {
         if (auto self = weak.lock()) {
-            self->merged_.append(chunk);
-            self->stdout_.append(chunk);
+            self->merged_->append(chunk);
+            self->stdout_->append(chunk);
         }
         if (theirs) theirs(chunk);
     };
     request.run.on_stderr = [weak,
                              theirs = std::move(request.run.on_stderr)](std::string_view chunk) {
         if (auto self = weak.lock()) {
-            self->merged_.append(chunk);
-            self->stderr_.append(chunk);
+            self->merged_->append(chunk);
+            self->stderr_->append(chunk);
         }
         if (theirs) theirs(chunk);
     };

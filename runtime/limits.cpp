@@ -1,5 +1,5 @@
 // The memory a host gives cordon, and the default memory limit of a run (limits.hpp).
-#include "runtime/limits.hpp"
+#include "cordon/limits.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,7 @@
 #include "runtime/local_provider_factory.hpp"
 
 #include "classify/classify.hpp"
-#include "runtime/environment.hpp"
+#include "cordon/environment.hpp"
 #include "runtime/process.hpp"
 
 extern char** environ;
@@ -79,3 +79,11 @@ std::shared_ptr<sandbox::local_provider> make_local_provider(
 }
 
 }  // namespace cordon::runtime
+
+namespace cordon {
+
+std::shared_ptr<sandbox::provider> make_local_provider(sandbox::local_provider_options options) {
+    return runtime::make_local_provider(std::move(options));
+}
+
+}  // namespace cordon

@@ -27,21 +27,10 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/output.hpp"
 #include "runtime/unique_fd.hpp"
 
 namespace cordon::runtime {
-
-struct output_limits {
-    std::size_t tail_bytes = 64000;               // in-memory tail per stream; must be > 0
-    std::uint64_t spill_max_bytes = 64ull << 20;  // spill file cap per stream (64 MiB)
-};
-
-struct collected_output {
-    std::string text;        // the retained tail, cut so it starts on a UTF-8 boundary
-    bool truncated = false;  // bytes were dropped from memory
-    std::optional<std::filesystem::path> spill_path;  // the complete stream, when intact
-    std::uint64_t bytes = 0;                          // every byte the stream produced
-};
 
 // `text` without the continuation bytes (10xxxxxx) that open it, when it opens with one to three
 // of them: those are the end of a character whose lead byte was cut off, and a decoder would turn

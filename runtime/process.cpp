@@ -626,7 +626,7 @@ private:
     std::chrono::steady_clock::time_point reaped_at_;
 };
 
-void process_handle::cancel(std::optional<kill_plan> plan) const {
+void run_handle::cancel(std::optional<kill_plan> plan) const {
     if (tree_) tree_->cancel(std::move(plan));
 }
 

@@ -26,11 +26,12 @@
 #include <vector>
 
 #include "classify/classify.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/kill_plan.hpp"
 #include "runtime/cgroup.hpp"
-#include "runtime/kill_plan.hpp"
 #include "runtime/output_collector.hpp"
 #include "runtime/spawn.hpp"
-#include "sandbox/confined_argv.hpp"
 #include "sandbox/status_channel.hpp"
 
 namespace cordon::runtime {
@@ -98,15 +99,8 @@ class process_tree;
 // A handle on a running process tree; cancel() may be called from any thread, any number of
 // times, also after completion. It ends the tree with the spec's kill plan, or with `plan` when
 // given (which then always ends in SIGKILL too); only the first cancel counts.
-class process_handle {
-public:
-    process_handle() = default;
-    explicit process_handle(std::shared_ptr<process_tree> tree) : tree_(std::move(tree)) {}
-    void cancel(std::optional<kill_plan> plan = std::nullopt) const;
-
-private:
-    std::shared_ptr<process_tree> tree_;
-};
+// The handle of a started tree is the executor's run_handle (cordon/executor.hpp).
+using process_handle = run_handle;
 
 // Starts the tree; `done` runs exactly once on the tree's strand.
 process_handle start_process(boost::asio::any_io_executor executor, process_spec spec,

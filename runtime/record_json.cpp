@@ -1,4 +1,6 @@
-#include "runtime/record_json.hpp"
+#include "cordon/record_json.hpp"
+
+#include "base/json_text.hpp"
 
 namespace cordon::runtime {
 
@@ -128,6 +130,10 @@ json to_json(const sandbox::sandbox_unavailable_error& error) {
         failure.backend = sandbox::parse_backend_kind(*error.failed_backend());
     return json{{"outcome", classify::to_string(outcome_kind::runner_failed)},
                 {"error", sandbox_error_json(error.mode(), error.what(), failure)}};
+}
+
+std::string dump(const nlohmann::json& value, int indent) {
+    return base::dump_json(value, indent);
 }
 
 }  // namespace cordon::runtime

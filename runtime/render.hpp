@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/record.hpp"
+#include "cordon/record.hpp"
 
 namespace cordon::runtime {
 

@@ -16,7 +16,8 @@
 #include <variant>
 #include <vector>
 
-#include "classify/outcome.hpp"
+#include "cordon/outcome.hpp"
+#include "cordon/run.hpp"
 #include "runtime/unique_fd.hpp"
 #include "sandbox/child_confinement.hpp"
 
@@ -26,12 +27,6 @@ namespace cordon::runtime {
 using classify::describe;
 using classify::spawn_error;
 using classify::spawn_stage;
-
-enum class spawn_method {
-    vfork,  // clone(CLONE_VM|CLONE_VFORK): no page-table copy, the fast default
-    fork,   // fork(): used under sanitizers, whose runtimes cannot follow a CLONE_VM child
-};
-[[nodiscard]] spawn_method default_spawn_method() noexcept;
 
 // The child moves the fds it is given through a fixed array on its stack (it may not allocate).
 inline constexpr std::size_t max_fd_mappings = 16;

@@ -1,7 +1,7 @@
 // The runtime's fd helpers on top of cordon::unique_fd (sandbox/unique_fd.hpp).
 #pragma once
 
-#include "sandbox/unique_fd.hpp"
+#include "cordon/unique_fd.hpp"
 
 namespace cordon::runtime {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sandbox/errors.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/network_plan.hpp"
 #include "sandbox/protected_paths.hpp"

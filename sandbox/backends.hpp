@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/confined_argv.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/policy.hpp"
 #include "sandbox/path_plan.hpp"
-#include "sandbox/policy.hpp"
 #include "sandbox/walls.hpp"
 
 namespace cordon::sandbox {

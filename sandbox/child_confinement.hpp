@@ -13,10 +13,10 @@
 #include <string>
 #include <variant>
 
-#include "sandbox/confined_argv.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/unique_fd.hpp"
 #include "sandbox/confinement_extras.hpp"
 #include "sandbox/launcher_status.hpp"
-#include "sandbox/unique_fd.hpp"
 
 namespace cordon::sandbox {
 

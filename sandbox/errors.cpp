@@ -1,4 +1,4 @@
-#include "sandbox/errors.hpp"
+#include "cordon/sandbox_error.hpp"
 
 namespace cordon::sandbox {
 

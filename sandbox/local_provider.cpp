@@ -11,8 +11,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "cordon/sandbox_error.hpp"
 #include "sandbox/backends.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/mount_exposure.hpp"
 #include "sandbox/network_plan.hpp"

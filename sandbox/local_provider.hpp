@@ -32,51 +32,14 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/local_provider.hpp"
+#include "cordon/provider.hpp"
 #include "sandbox/path_plan.hpp"
 #include "sandbox/protected_paths.hpp"
-#include "sandbox/provider.hpp"
 #include "sandbox/rung_report.hpp"
 #include "sandbox/verdict_cache.hpp"
 
 namespace cordon::sandbox {
-
-enum class platform { linux_, macos, other };
-[[nodiscard]] platform current_platform() noexcept;
-
-enum class backend_choice { automatic, bwrap, landlock, seatbelt };
-[[nodiscard]] std::string_view to_string(backend_choice choice) noexcept;
-[[nodiscard]] std::optional<backend_choice> parse_backend_choice(std::string_view text) noexcept;
-
-// What running one probe argv proved, as the runtime's classifier decided it (classify.hpp): a
-// probe is an ordinary confined run of `true` (or of the launcher's --probe).
-struct probe_run_result {
-    // nullopt: the runner did what it was asked and the run exited 0; else one line saying why
-    // not (the runner's own line, a spawn error, a timeout, an exit status).
-    std::optional<std::string> failure;
-    int abi = 0;  // the launcher's answer to --probe: the kernel's Landlock ABI, or -errno
-};
-
-// Runs `wrapped` (honouring its status channel, environment fd and passed fds) to completion
-// within `timeout`.
-using probe_runner = std::function<probe_run_result(const confined_argv& wrapped,
-                                                    std::chrono::milliseconds timeout)>;
-
-struct local_provider_options {
-    backend_choice choice = backend_choice::automatic;
-    platform host = current_platform();
-    // Empty: resolved once, from root-owned directories only (find_trusted_executable). A path
-    // given here is the caller's decision and is used as is.
-    std::filesystem::path bwrap_path;
-    std::filesystem::path launcher_path;  // empty: cordon-landlock beside the running executable
-    std::filesystem::path sandbox_exec_path = "/usr/bin/sandbox-exec";
-    std::chrono::milliseconds probe_timeout{5000};
-    probe_runner run_probe;  // required whenever a rung has to be probed
-    // Where verdicts are shared across processes (verdict_cache.hpp), Linux only; empty: every
-    // provider probes for itself. cordon's commands pass default_verdict_cache().
-    std::filesystem::path verdict_directory;
-    // Probe even when the cached verdict is current, and store what was found (cordon probe).
-    bool refresh_verdict = false;
-};
 
 class local_provider final : public provider {
 public:

@@ -1,6 +1,6 @@
 // The spellings of the sandbox contract's enumerations, in one small file that the pieces reading
 // them (the CLI's options, the configuration, the verdict cache) can link without the provider.
-#include "sandbox/mode.hpp"
+#include "cordon/mode.hpp"
 
 #include "sandbox/local_provider.hpp"
 #include "sandbox/rung_report.hpp"

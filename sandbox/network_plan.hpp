@@ -24,8 +24,8 @@
 #include <optional>
 #include <string_view>
 
-#include "sandbox/confined_argv.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::sandbox {
 

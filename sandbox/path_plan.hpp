@@ -42,7 +42,7 @@
 #include <variant>
 #include <vector>
 
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 
 namespace cordon::sandbox {
 

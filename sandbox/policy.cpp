@@ -1,4 +1,4 @@
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 
 #include <pwd.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "sandbox/confined_argv.hpp"
+#include "cordon/confined_argv.hpp"
 
 namespace cordon::sandbox {
 

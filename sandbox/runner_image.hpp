@@ -6,7 +6,7 @@
 #include <string>
 #include <variant>
 
-#include "sandbox/unique_fd.hpp"
+#include "cordon/unique_fd.hpp"
 
 namespace cordon::sandbox {
 

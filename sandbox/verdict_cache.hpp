@@ -30,8 +30,8 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/unique_fd.hpp"
 #include "sandbox/rung_report.hpp"
-#include "sandbox/unique_fd.hpp"
 
 namespace cordon::sandbox {
 

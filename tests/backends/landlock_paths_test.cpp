@@ -21,13 +21,14 @@
 #include <vector>
 
 #include "classify/classify.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "real_backend.hpp"
-#include "runtime/executor.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/process.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "sandbox/child_confinement.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
@@ -70,7 +71,7 @@ protected:
         request.timeout = std::chrono::seconds(60);
         runtime::executor_options options;
         options.landlock_in_child = in_child;
-        return runtime::run(provider_, std::move(request), options);
+        return test::run_or_throw(provider_, std::move(request), options);
     }
 
     test::temp_dir runners_;
@@ -185,7 +186,8 @@ TEST(LandlockPathsAlike, APathEntryTheSandboxClosesIsPassedOver) {
         request.timeout = std::chrono::seconds(60);
         runtime::executor_options options;
         options.landlock_in_child = in_child;
-        const runtime::run_record record = runtime::run(provider, std::move(request), options);
+        const runtime::run_record record =
+            test::run_or_throw(provider, std::move(request), options);
         EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0))
             << record.outcome.message << record.stderr_output.text;
         EXPECT_EQ(record.stdout_output.text, "open\n");

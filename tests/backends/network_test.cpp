@@ -19,11 +19,12 @@
 #include <system_error>
 #include <vector>
 
+#include "cordon/executor.hpp"
+#include "cordon/record_json.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "real_backend.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/record_json.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/runtime_test_util.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
 
@@ -127,7 +128,7 @@ protected:
         request.timeout = std::chrono::seconds(60);
         runtime::executor_options options;
         options.landlock_in_child = test::landlock_in_child(GetParam());
-        return runtime::run(provider_, std::move(request), std::move(options));
+        return test::run_or_throw(provider_, std::move(request), std::move(options));
     }
 
     // Every channel of the probes refused, checked on the host too; the record says `policy`.

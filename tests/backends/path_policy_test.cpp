@@ -26,11 +26,12 @@
 #include <thread>
 #include <vector>
 
+#include "cordon/executor.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "real_backend.hpp"
-#include "runtime/executor.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/runtime_test_util.hpp"
-#include "sandbox/errors.hpp"
-#include "sandbox/policy.hpp"
 #include "support.hpp"
 
 namespace cordon::sandbox::path_policy_tests {
@@ -112,7 +113,7 @@ protected:
         runtime::executor_options options;
         options.landlock_in_child = test::landlock_in_child(GetParam());
         try {
-            return runtime::run(provider_, std::move(request), std::move(options));
+            return test::run_or_throw(provider_, std::move(request), std::move(options));
         } catch (const sandbox_unavailable_error& error) {
             refused_ = error.what();
             return std::nullopt;

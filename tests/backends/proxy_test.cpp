@@ -13,13 +13,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "cordon/executor.hpp"
+#include "cordon/record_json.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "proxy/service.hpp"
 #include "real_backend.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/record_json.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/render.hpp"
 #include "runtime/runtime_test_util.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
 #include "support/http_test_server.hpp"
@@ -65,7 +66,7 @@ protected:
         runtime::executor_options options;
         options.landlock_in_child = test::landlock_in_child(GetParam());
         options.proxy = proxy_;
-        return runtime::run(provider_, std::move(request), std::move(options));
+        return test::run_or_throw(provider_, std::move(request), std::move(options));
     }
 
     std::string url(std::string_view host) const {

@@ -24,13 +24,14 @@
 #include <vector>
 
 #include "classify/signature_scanner.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "real_backend.hpp"
-#include "runtime/executor.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/process.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "sandbox/backends.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/launcher_status.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
@@ -107,7 +108,7 @@ protected:
         request.timeout = generous;
         runtime::executor_options options;
         options.landlock_in_child = test::landlock_in_child(GetParam());
-        return runtime::run(provider_, std::move(request), std::move(options));
+        return test::run_or_throw(provider_, std::move(request), std::move(options));
     }
 
     [[nodiscard]] std::string test_child() const { return test::test_child_in(tree_.workspace); }
@@ -474,7 +475,7 @@ TEST(LauncherImage, ReplacingTheLauncherOnDiskDoesNotUnconfineLaterRuns) {
         request.workspace_root = tree.workspace;
         runtime::executor_options executor;
         executor.landlock_in_child = test::landlock_in_child(path);
-        return runtime::run(provider, std::move(request), std::move(executor));
+        return test::run_or_throw(provider, std::move(request), std::move(executor));
     };
     for (auto path : {test::real_backend::landlock, test::real_backend::landlock_via_launcher}) {
         EXPECT_TRUE(attempt(path).sandbox.denied) << test::to_string(path);
@@ -518,7 +519,7 @@ TEST(BwrapAsRoot, RemountUnmountAndNestedNamespacesCannotReachAWrite) {
     request.workspace_root = "/";
     request.workdir = "/";
     request.timeout = generous;
-    auto record = runtime::run(bwrap, std::move(request));
+    auto record = test::run_or_throw(bwrap, std::move(request));
     EXPECT_FALSE(exists_then_remove(target)) << target << " was written on the host";
     ASSERT_TRUE(record.outcome.exit_code.has_value()) << describe(record);
     EXPECT_NE(*record.outcome.exit_code, 0) << describe(record);

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/terminal_prompt.hpp"
+#include "cordon/terminal_prompt.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
@@ -488,9 +488,9 @@ TEST_F(Approval, ControlCharactersInTheQuestionAreShownEscaped) {
     EXPECT_EQ(r.exit_code, cli::exit_not_approved) << r.err;
     // The only escape sequence on the terminal is the reset cordon writes before asking.
     std::string transcript = r.terminal;
-    const auto reset = transcript.find(cli::terminal_reset);
+    const auto reset = transcript.find(policy::terminal_reset);
     ASSERT_NE(reset, std::string::npos) << transcript;
-    transcript.erase(reset, cli::terminal_reset.size());
+    transcript.erase(reset, policy::terminal_reset.size());
     EXPECT_EQ(transcript.find('\x1b'), std::string::npos) << transcript;
     EXPECT_NE(r.terminal.find("touch f1 #\\r"), std::string::npos) << r.terminal;
     EXPECT_NE(r.terminal.find("[2Kls"), std::string::npos) << r.terminal;

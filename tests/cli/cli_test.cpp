@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
+#include "cordon/environment.hpp"
 #include "real_backend.hpp"
 #include "runtime/cgroup.hpp"
-#include "runtime/environment.hpp"
 #include "runtime/process.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"

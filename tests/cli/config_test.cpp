@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cordon/limits.hpp"
 #include "real_backend.hpp"
-#include "runtime/limits.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
 

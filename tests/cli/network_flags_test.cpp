@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/policy.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
 

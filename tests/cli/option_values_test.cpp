@@ -16,9 +16,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "policy/session_log.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/session_log.hpp"
 #include "sandbox/local_provider.hpp"
-#include "sandbox/mode.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "cordon/session_log.hpp"
 #include "policy/command_prefix.hpp"
-#include "policy/session_log.hpp"
 #include "tests/fuzz/property.hpp"
 
 using namespace cordon::policy;

@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/record_json.hpp"
 #include "mcp/json_rpc.hpp"
-#include "runtime/record_json.hpp"
 #include "tests/fuzz/property.hpp"
 
 using namespace cordon::mcp;

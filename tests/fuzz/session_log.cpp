@@ -7,7 +7,7 @@
 #include <string>
 #include <variant>
 
-#include "policy/session_log.hpp"
+#include "cordon/session_log.hpp"
 #include "tests/fuzz/property.hpp"
 #include "tests/fuzz/scratch.hpp"
 

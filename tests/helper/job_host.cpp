@@ -11,7 +11,7 @@
 #include <string>
 #include <variant>
 
-#include "runtime/jobs.hpp"
+#include "cordon/jobs.hpp"
 #include "runtime/local_provider_factory.hpp"
 
 int main(int argc, char** argv) {

@@ -37,11 +37,12 @@
 #include <tuple>
 #include <vector>
 
+#include "cordon/executor.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "real_backend.hpp"
-#include "runtime/executor.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/backends.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
@@ -266,7 +267,7 @@ public:
         };
         result_ = std::async(std::launch::async,
                              [provider = std::move(provider), request = std::move(request)]() {
-                                 return runtime::run(provider, request);
+                                 return test::run_or_throw(provider, request);
                              });
     }
     ~background_run() {
@@ -344,7 +345,7 @@ protected:
     }
 
     [[nodiscard]] runtime::run_record run(runtime::run_request request) const {
-        return runtime::run(selection_->provider, std::move(request), path_options());
+        return test::run_or_throw(selection_->provider, std::move(request), path_options());
     }
 
     // The executor options that take this test's path through its backend.

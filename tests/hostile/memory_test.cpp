@@ -6,8 +6,8 @@
 // says so. Each test is run by the test process itself: that it survives is part of the proof.
 #include <sys/statvfs.h>
 
+#include "cordon/limits.hpp"
 #include "hostile_support.hpp"
-#include "runtime/limits.hpp"
 #include "runtime/render.hpp"
 
 namespace cordon::hostile {

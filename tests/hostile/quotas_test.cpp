@@ -7,6 +7,7 @@
 #include <sys/inotify.h>
 
 #include "hostile_support.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/unique_fd.hpp"
 #include "sandbox/quotas.hpp"
 
@@ -28,10 +29,11 @@ public:
             stdout_ += chunk;
             changed_.notify_all();
         };
-        result_ = std::async(
-            std::launch::async,
-            [provider = std::move(provider), request = std::move(request),
-             options = std::move(options)]() { return runtime::run(provider, request, options); });
+        result_ = std::async(std::launch::async,
+                             [provider = std::move(provider), request = std::move(request),
+                              options = std::move(options)]() {
+                                 return test::run_or_throw(provider, request, options);
+                             });
     }
     ~held_run() {
         writer_.reset();

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "hostile_support.hpp"
+#include "run_or_throw.hpp"
 
 namespace cordon::hostile {
 namespace {
@@ -539,7 +540,7 @@ TEST(FakeBwrapOnPath, IsNeverExecutedAndRunsStillGoThroughTheRealBwrap) {
         req.workspace_root = tree.workspace();
         req.timeout = generous;
         req.env["PATH"] = path;
-        const runtime::run_record record = runtime::run(provider, std::move(req));
+        const runtime::run_record record = test::run_or_throw(provider, std::move(req));
         EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
         EXPECT_EQ(record.sandbox.backend, std::optional<backend_kind>(backend_kind::bwrap));
         EXPECT_FALSE(fs::exists(marker)) << "cordon executed the fake bwrap";

@@ -9,7 +9,7 @@
 #include <map>
 #include <thread>
 
-#include "policy/approval.hpp"
+#include "cordon/approval.hpp"
 #include "policy/display.hpp"
 #include "support.hpp"
 

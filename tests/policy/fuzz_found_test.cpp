@@ -2,7 +2,7 @@
 // the class it belongs to; the inputs are in tests/fuzz/corpus/ too.
 #include <gtest/gtest.h>
 
-#include "policy/approval.hpp"
+#include "cordon/approval.hpp"
 #include "policy/command_prefix.hpp"
 #include "support.hpp"
 

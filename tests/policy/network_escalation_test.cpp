@@ -8,11 +8,11 @@
 
 #include <algorithm>
 
+#include "cordon/network_request.hpp"
+#include "cordon/session_log.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/escalation.hpp"
 #include "policy/escalation_json.hpp"
-#include "policy/network_request.hpp"
-#include "policy/session_log.hpp"
 #include "support.hpp"
 
 namespace cordon::policy {

@@ -14,10 +14,10 @@
 #include <set>
 #include <sstream>
 
-#include "policy/approval.hpp"
+#include "cordon/approval.hpp"
+#include "cordon/session_log.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/escalation.hpp"
-#include "policy/session_log.hpp"
 #include "support.hpp"
 #include "support/processes.hpp"
 

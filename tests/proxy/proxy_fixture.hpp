@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "cordon/unique_fd.hpp"
 #include "proxy/service.hpp"
-#include "sandbox/unique_fd.hpp"
 
 namespace cordon::proxy::test {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "cordon/environment.hpp"
+#include "cordon/executor.hpp"
 #include "runtime/child_and_clock.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/executor.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
 

@@ -18,8 +18,8 @@
 #include <tuple>
 #include <vector>
 
+#include "cordon/executor.hpp"
 #include "runtime/child_and_clock.hpp"
-#include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/render.hpp"
 #include "runtime_test_util.hpp"

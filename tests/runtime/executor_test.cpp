@@ -20,11 +20,12 @@
 #include <variant>
 #include <vector>
 
+#include "base/json_text.hpp"
+#include "cordon/environment.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/record_json.hpp"
 #include "runtime/child_and_clock.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
-#include "runtime/record_json.hpp"
 #include "runtime/render.hpp"
 #include "runtime_test_util.hpp"
 #include "sandbox/landlock_ruleset.hpp"
@@ -217,7 +218,8 @@ TEST(ExecutorProvider, DangerFullAccessNeverCallsTheProvider) {
 }
 
 // Runs a marker-writing command under both confined modes through `provider`; each must fail
-// closed with sandbox_unavailable_error (handed to `check`), and the marker must stay absent.
+// closed: a runner_failed record, whose sandbox_unavailable_error (handed to `check`) says
+// SANDBOX_UNAVAILABLE, and the marker must stay absent.
 void expect_fails_closed(const std::shared_ptr<sandbox::provider>& provider,
                          const std::function<void(const sandbox::sandbox_unavailable_error&,
                                                   sandbox_mode)>& check = {}) {
@@ -225,15 +227,15 @@ void expect_fails_closed(const std::shared_ptr<sandbox::provider>& provider,
     const auto marker = workspace / "ran";
     for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(sandbox::to_string(mode)));
-        try {
-            (void)run(provider, request_for({child(), "write", marker.string(), "x"}, mode,
-                                            workspace.path()));
-            ADD_FAILURE() << "expected sandbox_unavailable_error";
-        } catch (const sandbox::sandbox_unavailable_error& error) {
-            EXPECT_EQ(error.mode(), mode);
-            EXPECT_EQ(error.code(), "SANDBOX_UNAVAILABLE");
-            if (check) check(error, mode);
-        }
+        const run_record record =
+            run(provider,
+                request_for({child(), "write", marker.string(), "x"}, mode, workspace.path()));
+        ASSERT_EQ(record.outcome.kind, classify::outcome_kind::runner_failed)
+            << record.outcome.message;
+        const sandbox::sandbox_unavailable_error error = sandbox_unavailable(record);
+        EXPECT_EQ(error.mode(), mode);
+        EXPECT_EQ(error.code(), "SANDBOX_UNAVAILABLE");
+        if (check) check(error, mode);
     }
     EXPECT_FALSE(fs::exists(marker)) << "the command ran although nothing could confine it";
 }

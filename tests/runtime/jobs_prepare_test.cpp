@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "cordon/jobs.hpp"
 #include "runtime/child_and_clock.hpp"
-#include "runtime/jobs.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 

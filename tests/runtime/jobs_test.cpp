@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "cordon/jobs.hpp"
 #include "real_backend.hpp"
 #include "runtime/child_and_clock.hpp"
 #include "runtime/job_stream.hpp"
-#include "runtime/jobs.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "runtime/spawn.hpp"
 #include "support.hpp"

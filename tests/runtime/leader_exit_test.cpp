@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
+#include "cordon/executor.hpp"
 #include "real_backend.hpp"
 #include "runtime/child_and_clock.hpp"
-#include "runtime/executor.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"

@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "cordon/executor.hpp"
+#include "cordon/record_json.hpp"
 #include "real_backend.hpp"
-#include "runtime/executor.hpp"
+#include "run_or_throw.hpp"
 #include "runtime/local_provider_factory.hpp"
-#include "runtime/record_json.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
 
@@ -74,7 +75,7 @@ run_record run_under(const setting& where, std::vector<std::string> argv, const 
     executor_options options;
     options.landlock_in_child = where.landlock_in_child;
     try {
-        return run(provider, std::move(request), std::move(options));
+        return test::run_or_throw(provider, std::move(request), std::move(options));
     } catch (const sandbox::sandbox_unavailable_error& error) {
         return sandbox_unavailable_record(where.mode,
                                           {error.detail(), std::nullopt, error.backends()});
@@ -175,7 +176,8 @@ TEST(LyingLauncher, ExitingZeroWithoutRunningTheCommandIsARunnerFailure) {
     executor_options through_the_launcher;
     through_the_launcher.landlock_in_child = false;
     try {
-        const run_record record = run(provider, std::move(request), through_the_launcher);
+        const run_record record =
+            test::run_or_throw(provider, std::move(request), through_the_launcher);
         ADD_FAILURE() << "a silent exit 0 was taken for a run: " << to_json(record).dump();
     } catch (const sandbox::sandbox_unavailable_error& error) {
         ASSERT_TRUE(error.detail());

@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "cordon/environment.hpp"
 #include "runtime/cgroup.hpp"
-#include "runtime/environment.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/process.hpp"
 #include "runtime/spawn.hpp"

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "child_and_clock.hpp"
-#include "runtime/executor.hpp"
+#include "cordon/executor.hpp"
+#include "cordon/record_json.hpp"
 #include "runtime/local_provider_factory.hpp"
-#include "runtime/record_json.hpp"
 #include "without_proc.hpp"
 
 namespace cordon::runtime {

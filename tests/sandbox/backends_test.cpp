@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "cordon/confined_argv.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "sandbox/backends.hpp"
-#include "sandbox/confined_argv.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/launcher_status.hpp"
 #include "sandbox/network_plan.hpp"
 #include "sandbox/status_channel.hpp"

@@ -11,11 +11,11 @@
 #include <string>
 #include <system_error>
 
-#include "sandbox/confined_argv.hpp"
-#include "sandbox/errors.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "sandbox/local_provider.hpp"
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
 #include "support.hpp"
 
 namespace cordon::sandbox {

@@ -25,11 +25,11 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/policy.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "sandbox/backends.hpp"
-#include "sandbox/errors.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/local_provider.hpp"
-#include "sandbox/policy.hpp"
 #include "sandbox/runner_path.hpp"
 #include "sandbox/verdict_cache.hpp"
 #include "support.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/errors.hpp"
+#include "cordon/sandbox_error.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/verdict_cache.hpp"

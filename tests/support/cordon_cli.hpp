@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/environment.hpp"
+#include "cordon/environment.hpp"
 #include "runtime/process.hpp"
 #include "support.hpp"
 

@@ -9,14 +9,16 @@
 #include <optional>
 #include <string>
 
-#include "classify/outcome.hpp"
-#include "runtime/limits.hpp"
-#include "runtime/output_collector.hpp"
-#include "sandbox/confined_argv.hpp"
-#include "sandbox/errors.hpp"
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/export.hpp"
+#include "cordon/limits.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/outcome.hpp"
+#include "cordon/output.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/sandbox_error.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::runtime {
 
 using classify::outcome_kind;
@@ -67,3 +69,11 @@ struct run_record {
 [[nodiscard]] sandbox::sandbox_unavailable_error sandbox_unavailable(const run_record& record);
 
 }  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::run_record;
+using runtime::sandbox_facts;
+using runtime::sandbox_unavailable;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -11,9 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "sandbox/confined_argv.hpp"
-#include "sandbox/errors.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/export.hpp"
+#include "cordon/sandbox_error.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::classify {
 
 // Where starting a command failed. Stages before `exec` happen in cordon or in the child before
@@ -93,3 +95,17 @@ struct run_outcome {
 [[nodiscard]] std::string signal_name(int signal);
 
 }  // namespace cordon::classify
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using classify::describe;
+using classify::limit_events;
+using classify::outcome_kind;
+using classify::run_outcome;
+using classify::runner_failure;
+using classify::signal_name;
+using classify::spawn_error;
+using classify::spawn_stage;
+using classify::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

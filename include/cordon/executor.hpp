@@ -13,140 +13,61 @@
 // process was started. One run's callbacks never overlap. Callbacks of different runs may run at
 // the same time when several threads run the loop. run_handle::cancel() may be called from any
 // thread. Blocking: with cgroup containment, the constructor first ends the runs that a crashed
-// cordon of the same user left behind (cgroup.hpp): SIGKILL to what is left, then up to about
-// 200 ms per stale cgroup while it empties. A run is prepared (prepare(): the checks, confine(),
-// the Landlock ruleset, which may wait on the file system) and then launched (launch(): the
-// spawn); async_run() does both on the calling thread. A caller whose loop thread must stay
+// cordon of the same user left behind (docs/execution.md): SIGKILL to what is left, then up to
+// about 200 ms per stale cgroup while it empties. A run is prepared (prepare(): the checks,
+// confine(), the Landlock ruleset, which may wait on the file system) and then launched (launch():
+// the spawn); async_run() does both on the calling thread. A caller whose loop thread must stay
 // responsive (the job supervisor) prepares on another thread and launches on the loop.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
 
 #include <chrono>
-#include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
-#include "runtime/cgroup.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/kill_plan.hpp"
-#include "runtime/output_collector.hpp"
-#include "runtime/process.hpp"
-#include "runtime/record.hpp"
-#include "sandbox/provider.hpp"
+#include "cordon/export.hpp"
+#include "cordon/kill_plan.hpp"
+#include "cordon/provider.hpp"
+#include "cordon/record.hpp"
+#include "cordon/run.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::proxy {
-class service;
 class session;
 }  // namespace cordon::proxy
 
 namespace cordon::runtime {
 
-struct run_request {
-    std::vector<std::string> argv;  // e.g. {"bash", "-c", command}
-    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
-    std::filesystem::path workspace_root;  // absolute and canonical
-    // The policy's other parts (sandbox/policy.hpp): protected names and the credential stores
-    // hidden by default, extra writable roots, read-only carve-outs, what /tmp is.
-    sandbox::path_rules rules;
-    // What the command may reach over the network (docs/network.md). Ignored under
-    // danger-full-access, which has the host's network.
-    sandbox::network_rules network;
-    std::optional<std::filesystem::path> workdir;           // default: the workspace root
-    std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
-    std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
-    std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
-    // How the inherited environment is filtered (clear, keep, unset); `env` wins over it.
-    environment_policy environment;
-    // Each replaces its executor_options::default_limits entry for this call; 0 means no limit.
-    // A limit given here that the host cannot enforce means the run is not started; a default
-    // limit it cannot enforce is dropped (the record shows which limits held).
-    std::optional<std::uint64_t> max_processes;
-    std::optional<std::uint64_t> max_memory;
-    // The command's stdin: these bytes through a pipe, or this descriptor handed over as is (an
-    // open file or pipe: nothing is read into memory). Neither: /dev/null. Not both. A host
-    // file's own description lets the command change that file's metadata (fchmod, futimens)
-    // whatever the mode; hand over a pipe to give it bytes only (cordon run does).
-    std::optional<std::string> stdin_data;
-    std::shared_ptr<const unique_fd> stdin_fd;
-    // Live output, called on the run's strand as chunks arrive.
-    std::function<void(std::string_view)> on_stdout;
-    std::function<void(std::string_view)> on_stderr;
-};
-
-// True unless the environment variable CORDON_LANDLOCK_VIA_LAUNCHER is set to 1: a diagnostic
-// switch (and how the test suites run the launcher path), never a change of what is enforced.
-[[nodiscard]] bool default_landlock_in_child() noexcept;
-
-struct executor_options {
-    std::chrono::milliseconds default_timeout{120'000};
-    std::chrono::milliseconds max_timeout{600'000};
-    kill_plan plan = kill_plan::standard();
-    output_limits limits;  // per stream: 64,000-byte tail, 64 MiB spill
-    // Processes: 4096; memory: half of what the host gives cordon (limits.hpp).
-    run_limits default_limits{default_max_processes, default_max_memory()};
-    std::filesystem::path spill_root = "/var/tmp";
-    bool spill = true;
-    bool cgroup_containment = true;  // when the host allows it
-    spawn_method method = default_spawn_method();
-    // spawn_request::die_with_spawning_thread for every run: only when async_run() and launch()
-    // are always called on a thread that outlives the runs (the job supervisor's loop thread).
-    bool die_with_spawning_thread = false;
-    // More paths (globs as for provider::refusal) that no workspace-write run may be able to
-    // write, beside the executor's own spill files: the job supervisor's stream files.
-    std::vector<std::filesystem::path> protected_paths;
-    // The Landlock rung: applied in the forked child (one exec fewer per run), or by exec'ing
-    // cordon-landlock, as a consumer that spawns confine()'s argv does. Both put up the same
-    // walls in the same order and give the same record; the test suites run on both paths.
-    bool landlock_in_child = default_landlock_in_child();
-    // The network proxy that runs under network proxy use (proxy/service.hpp): null, the
-    // executor's own, whose thread starts with the first such run and stops after the last.
-    // A caller with several executors may give them one, so that they serve one proxy.
-    std::shared_ptr<proxy::service> proxy;
-};
-
-// Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
-// relative workspace, a non-positive timeout, or both stdin_data and stdin_fd.
-void check_request(const run_request& request);
-
-class run_handle {
-public:
-    run_handle() = default;
-    explicit run_handle(process_handle process) : process_(std::move(process)) {}
-    // Cancels the run with the executor's kill plan (SIGTERM to the tree, SIGKILL after the
-    // grace), or with `plan`; safe from any thread. Only the first cancel counts.
-    void cancel(std::optional<kill_plan> plan = std::nullopt) const {
-        process_.cancel(std::move(plan));
-    }
-
-private:
-    process_handle process_;
-};
+// The private parts an executor and its runs hold (runtime/).
+class cgroup_host;
+class child_confinement_cache;
+class spill_directory;
+struct process_spec;
 
 // A run that executor::prepare() made ready: the program found, the request checked against the
 // policy, the argv confined and the Landlock ruleset built; nothing started yet. Move-only.
 // Dropping one starts nothing and closes what it holds (the workspace, the runner's image).
 class prepared_run {
 public:
-    prepared_run(prepared_run&&) noexcept = default;
-    prepared_run& operator=(prepared_run&&) noexcept = default;
+    prepared_run(prepared_run&&) noexcept;
+    prepared_run& operator=(prepared_run&&) noexcept;
     prepared_run(const prepared_run&) = delete;
     prepared_run& operator=(const prepared_run&) = delete;
-    ~prepared_run() = default;
+    ~prepared_run();
 
     [[nodiscard]] sandbox::sandbox_mode mode() const noexcept { return mode_; }
     [[nodiscard]] std::chrono::milliseconds timeout() const noexcept { return timeout_; }
 
 private:
     friend class executor;
-    prepared_run() = default;
+    prepared_run();
 
-    process_spec spec_;
+    std::unique_ptr<process_spec> spec_;
     std::optional<sandbox::confined_argv> confined_;
     sandbox::sandbox_mode mode_ = sandbox::sandbox_mode::read_only;
     sandbox::tmp_policy tmp_ = sandbox::tmp_policy::private_tmp;
@@ -202,7 +123,7 @@ public:
     [[nodiscard]] std::chrono::milliseconds timeout_for(const run_request& request) const noexcept;
 
     [[nodiscard]] const executor_options& options() const noexcept { return options_; }
-    // Whether runs are contained in their own cgroup (see cgroup.hpp), and why not.
+    // Whether runs are contained in their own cgroup (docs/execution.md), and why not.
     [[nodiscard]] bool cgroup_containment() const noexcept { return cgroups_ != nullptr; }
     [[nodiscard]] const std::string& cgroup_unavailable() const noexcept { return no_cgroup_; }
     [[nodiscard]] const std::shared_ptr<cgroup_host>& cgroups() const noexcept { return cgroups_; }
@@ -214,13 +135,15 @@ private:
     std::shared_ptr<spill_directory> spill_;
     std::shared_ptr<cgroup_host> cgroups_;
     std::string no_cgroup_;
-    std::shared_ptr<class child_confinement_cache> confinements_;
+    std::shared_ptr<child_confinement_cache> confinements_;
 };
 
-// The synchronous form for simple callers: runs on a private event loop. Returns the record, or
-// throws sandbox::sandbox_unavailable_error when the sandbox could not run the command (the
-// contract's one exception: sandbox_unavailable(record)).
-[[nodiscard]] run_record run(std::shared_ptr<sandbox::provider> provider, run_request request,
-                             executor_options options = {});
-
 }  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::executor;
+using runtime::preparation;
+using runtime::prepared_run;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -40,11 +40,20 @@
 #include <variant>
 #include <vector>
 
-#include "runtime/executor.hpp"
-#include "runtime/job_stream.hpp"
-#include "runtime/record.hpp"
+#include "cordon/export.hpp"
+#include "cordon/output.hpp"
+#include "cordon/record.hpp"
+#include "cordon/run.hpp"
+#include "cordon/unique_fd.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::runtime {
+
+// The private parts a job and its supervisor hold (runtime/).
+class executor;
+class job_stream;
+class prepared_run;
+class spill_directory;
 
 enum class job_status {
     running,
@@ -192,9 +201,9 @@ private:
     const std::chrono::system_clock::time_point started_at_;
     const sandbox::sandbox_mode mode_;
 
-    job_stream merged_;
-    job_stream stdout_;
-    job_stream stderr_;
+    std::unique_ptr<job_stream> merged_;
+    std::unique_ptr<job_stream> stdout_;
+    std::unique_ptr<job_stream> stderr_;
     std::array<std::atomic<std::uint64_t>, 3> cursors_{};  // by job_output
 
     mutable std::mutex mutex_;
@@ -266,7 +275,8 @@ private:
     void prepare(const std::shared_ptr<job>& started, run_request run);
     // On the loop thread: spawns the prepared run, or settles the job when it cannot start or was
     // killed while it was being prepared.
-    void launch(const std::shared_ptr<job>& started, preparation prepared);
+    void launch(const std::shared_ptr<job>& started,
+                std::variant<prepared_run, run_record> prepared);
     void retire(const std::shared_ptr<job>& finished);
     // Throws std::logic_error on the loop thread, where waiting would deadlock the loop.
     void not_on_the_loop(const char* what) const;
@@ -285,3 +295,21 @@ private:
 };
 
 }  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::job;
+using runtime::job_output;
+using runtime::job_refusal;
+using runtime::job_refused;
+using runtime::job_request;
+using runtime::job_snapshot;
+using runtime::job_status;
+using runtime::job_write_error;
+using runtime::job_write_failure;
+using runtime::job_write_result;
+using runtime::supervisor;
+using runtime::supervisor_options;
+using runtime::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -14,9 +14,11 @@
 #include <string_view>
 #include <vector>
 
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/export.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/policy.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::policy {
 
 struct network_request {
@@ -80,3 +82,9 @@ void put_network(nlohmann::json& into, const network_request& network, const cha
                                                                 const char* domains_key);
 
 }  // namespace cordon::policy
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using policy::network_request;
+}  // namespace cordon
+CORDON_PUBLIC_END

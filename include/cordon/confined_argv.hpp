@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
-#include "sandbox/unique_fd.hpp"
+#include "cordon/export.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/unique_fd.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
 
 enum class backend_kind { bwrap, landlock, seatbelt };
@@ -139,3 +141,13 @@ struct confined_argv {
 };
 
 }  // namespace cordon::sandbox
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using sandbox::backend_kind;
+using sandbox::confined_argv;
+using sandbox::network_enforcement;
+using sandbox::network_facts;
+using sandbox::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -6,7 +6,9 @@
 
 #include <optional>
 #include <string_view>
+#include "cordon/export.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
 
 enum class sandbox_mode {
@@ -31,3 +33,13 @@ enum class enforcement {
 }
 
 }  // namespace cordon::sandbox
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using sandbox::enforcement;
+using sandbox::is_confined;
+using sandbox::parse_sandbox_mode;
+using sandbox::sandbox_mode;
+using sandbox::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -13,9 +13,11 @@
 #include <span>
 #include <string>
 
-#include "sandbox/confined_argv.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/confined_argv.hpp"
+#include "cordon/export.hpp"
+#include "cordon/policy.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
 
 class provider {
@@ -50,3 +52,9 @@ public:
 };
 
 }  // namespace cordon::sandbox
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using sandbox::provider;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -44,9 +44,11 @@
 #include <thread>
 #include <vector>
 
-#include "policy/session_log.hpp"
-#include "sandbox/mode.hpp"
+#include "cordon/export.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/session_log.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::policy {
 
 struct approval_request {
@@ -203,3 +205,16 @@ private:
 [[nodiscard]] std::string new_approval_id();
 
 }  // namespace cordon::policy
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using policy::approval_decision;
+using policy::approval_options;
+using policy::approval_request;
+using policy::approval_responder;
+using policy::approval_service;
+using policy::decided_by;
+using policy::function_responder;
+using policy::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -17,8 +17,10 @@
 #include <string_view>
 #include <vector>
 
-#include "sandbox/mode.hpp"
+#include "cordon/export.hpp"
+#include "cordon/mode.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
 
 // What /tmp is for a workspace-write command (a read-only command never writes it).
@@ -149,3 +151,17 @@ struct sandbox_policy {
 [[nodiscard]] std::vector<std::filesystem::path> effective_deny_read(const path_rules& rules);
 
 }  // namespace cordon::sandbox
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using sandbox::host_mapping;
+using sandbox::network_policy;
+using sandbox::network_rules;
+using sandbox::parse_network_policy;
+using sandbox::parse_tmp_policy;
+using sandbox::path_rules;
+using sandbox::sandbox_policy;
+using sandbox::tmp_policy;
+using sandbox::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <utility>
+#include "cordon/export.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon {
 
 class unique_fd {
@@ -35,3 +37,4 @@ private:
 };
 
 }  // namespace cordon
+CORDON_PUBLIC_END

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "classify/outcome.hpp"
+#include "cordon/export.hpp"
+#include "cordon/outcome.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::runtime {
 
 // nullopt: not limited.
@@ -33,3 +35,9 @@ inline constexpr std::uint64_t default_max_processes = 4096;
 using classify::limit_events;
 
 }  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::run_limits;
+}  // namespace cordon
+CORDON_PUBLIC_END

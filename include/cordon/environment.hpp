@@ -13,7 +13,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "cordon/export.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::runtime {
 
 // How the inherited environment is filtered, per call. Patterns are names in which `*` matches
@@ -65,3 +67,9 @@ struct environment_policy {
     const environment_policy& policy = {});
 
 }  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::environment_policy;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -22,14 +22,31 @@
 #include <optional>
 #include <string>
 
-#include "mcp/tools.hpp"
-#include "policy/approval.hpp"
-#include "policy/session_log.hpp"
-#include "runtime/jobs.hpp"
-#include "sandbox/policy.hpp"
-#include "sandbox/provider.hpp"
+#include "cordon/approval.hpp"
+#include "cordon/export.hpp"
+#include "cordon/jobs.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/provider.hpp"
+#include "cordon/session_log.hpp"
+#include "cordon/version.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::mcp {
+
+// What the tools offer, as their schemas say it: the mode and network of a call, its timeouts,
+// the cap on running jobs.
+struct tool_limits {
+    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    // The server's network policy, as the bash tool's schema names it (server_options::network
+    // is what every call runs with).
+    sandbox::network_policy network = sandbox::network_policy::deny;
+    std::vector<std::string> allowed_domains;            // under proxy, as the schema names them
+    std::chrono::milliseconds default_timeout{120'000};  // a bash call that is not backgrounded
+    std::chrono::milliseconds max_timeout{600'000};
+    std::chrono::milliseconds job_timeout{1'800'000};  // run_in_background
+    std::chrono::milliseconds max_job_timeout{7'200'000};
+    std::size_t max_jobs = 10;
+};
 
 struct server_options {
     tool_limits limits;
@@ -63,7 +80,7 @@ struct server_options {
     std::chrono::milliseconds shutdown_grace{500};
     std::size_t max_line_bytes = 8 << 20;  // a longer message is refused, and the server goes on
     std::size_t max_calls_in_flight = 64;
-    std::string version = "0.1.0";  // serverInfo.version; `cordon mcp` gives the project's
+    std::string version = CORDON_VERSION_STRING;  // serverInfo.version
 };
 
 class server {
@@ -85,3 +102,4 @@ private:
 };
 
 }  // namespace cordon::mcp
+CORDON_PUBLIC_END

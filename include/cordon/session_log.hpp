@@ -36,10 +36,12 @@
 #include <variant>
 #include <vector>
 
-#include "policy/network_request.hpp"
-#include "sandbox/mode.hpp"
-#include "sandbox/policy.hpp"
+#include "cordon/export.hpp"
+#include "cordon/mode.hpp"
+#include "cordon/network_request.hpp"
+#include "cordon/policy.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::policy {
 
 enum class approval_policy {
@@ -153,3 +155,13 @@ private:
 [[nodiscard]] std::optional<std::string> invalid_event(const nlohmann::json& event);
 
 }  // namespace cordon::policy
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using policy::approval_outcome;
+using policy::approval_policy;
+using policy::is_allowed;
+using policy::session_log;
+using policy::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

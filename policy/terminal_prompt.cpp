@@ -1,4 +1,4 @@
-#include "cli/terminal_prompt.hpp"
+#include "cordon/terminal_prompt.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,13 +8,13 @@
 
 #include <cerrno>
 
+#include "cordon/mode.hpp"
+#include "cordon/unique_fd.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
-#include "sandbox/mode.hpp"
-#include "sandbox/unique_fd.hpp"
 #include "sandbox/write_all.hpp"
 
-namespace cordon::cli {
+namespace cordon::policy {
 
 namespace {
 
@@ -43,8 +43,10 @@ std::string question(const policy::approval_request& request, bool with_session,
     const std::string command = policy::shown_compactly(request.command);
     std::string text(terminal_reset);
     const bool same_mode = request.effective_mode == request.requested_mode;
-    text += same_mode ? "\ncordon run: the command asks to run with a wider network\n"
-                      : "\ncordon run: the command asks to run under a wider sandbox mode\n";
+    // Who asks: "cordon run", or the program that embeds the library.
+    text += "\n" + policy::shown_compactly(request.tool);
+    text += same_mode ? ": the command asks to run with a wider network\n"
+                      : ": the command asks to run under a wider sandbox mode\n";
     text += "  command:  " + command + "\n";
     text += "  workdir:  " + policy::shown_compactly(request.workdir.string()) + "\n";
     for (const auto& each : request.env) {
@@ -103,7 +105,7 @@ policy::approval_outcome outcome_of(std::string line, bool offer_session) {
 // flock(2) of the terminal device itself (/dev/pts/N, what ttyname names: every process asking
 // on that terminal locks the same inode), held until the answer is read. Waiting for it honours
 // `stop`. Null when the wait was stopped or the terminal cannot be locked.
-unique_fd lock_terminal(int tty, const std::stop_token& stop) {
+unique_fd lock_terminal(int tty, std::string_view asker, const std::stop_token& stop) {
     char name[256];
     unique_fd device;
     if (::ttyname_r(tty, name, sizeof name) == 0) {
@@ -116,9 +118,10 @@ unique_fd lock_terminal(int tty, const std::stop_token& stop) {
         if (errno != EWOULDBLOCK && errno != EINTR) return unique_fd();
         if (!told) {
             told = true;
-            (void)write_all(tty,
-                            "\ncordon run: another question is open on this terminal; this "
-                            "one waits for it to be answered\n");
+            const std::string waiting = "\n" + policy::shown_compactly(asker) +
+                                        ": another question is open on this terminal; this one "
+                                        "waits for it to be answered\n";
+            (void)write_all(tty, waiting);
         }
         if (stop.stop_requested()) return unique_fd();
         ::poll(nullptr, 0, poll_slice_ms);
@@ -136,7 +139,7 @@ std::optional<policy::approval_outcome> terminal_prompt::answer(
     const policy::approval_request& request, std::stop_token stop) {
     const unique_fd tty = open_terminal();
     if (!tty || !in_foreground(tty.get())) return std::nullopt;
-    const unique_fd turn = lock_terminal(tty.get(), stop);
+    const unique_fd turn = lock_terminal(tty.get(), request.tool, stop);
     if (!turn) {
         if (stop.stop_requested()) return policy::approval_outcome::cancelled;
         return std::nullopt;  // a terminal that cannot be locked is not one to ask on
@@ -177,4 +180,4 @@ std::optional<policy::approval_outcome> terminal_prompt::answer(
     return outcome_of(std::move(line), offer);
 }
 
-}  // namespace cordon::cli
+}  // namespace cordon::policy

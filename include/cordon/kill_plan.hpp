@@ -11,7 +11,9 @@
 
 #include <chrono>
 #include <vector>
+#include "cordon/export.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::runtime {
 
 struct kill_step {
@@ -45,3 +47,9 @@ struct kill_plan {
 };
 
 }  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::kill_plan;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -10,8 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "sandbox/mode.hpp"
+#include "cordon/export.hpp"
+#include "cordon/mode.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
 
 inline constexpr std::string_view sandbox_unavailable_code = "SANDBOX_UNAVAILABLE";
@@ -79,3 +81,11 @@ private:
     const std::vector<unusable_backend>& backends = {});
 
 }  // namespace cordon::sandbox
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using sandbox::request_refused_error;
+using sandbox::sandbox_unavailable_error;
+using sandbox::unusable_backend;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -7,9 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/json_text.hpp"
-#include "runtime/record.hpp"
+#include "cordon/export.hpp"
+#include "cordon/record.hpp"
 
+CORDON_PUBLIC_BEGIN
 namespace cordon::runtime {
 
 [[nodiscard]] nlohmann::json to_json(const collected_output& output);
@@ -28,10 +29,16 @@ namespace cordon::runtime {
 // "error": <the same error object as a runner-failed record's>}.
 [[nodiscard]] nlohmann::json to_json(const sandbox::sandbox_unavailable_error& error);
 
-// base::dump_json(), the one serialisation (base/json_text.hpp: bytes that are not UTF-8 are
-// escaped reversibly, never thrown on), under the name its callers knew.
-[[nodiscard]] inline std::string dump(const nlohmann::json& value, int indent = -1) {
-    return base::dump_json(value, indent);
-}
+// The JSON text of `value`, as cordon writes every record: bytes that are not UTF-8 (a command's
+// output is bytes) are escaped reversibly instead of thrown on, as nlohmann::json::dump() would.
+[[nodiscard]] std::string dump(const nlohmann::json& value, int indent = -1);
 
 }  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::dump;
+using runtime::ending_json;
+using runtime::to_json;
+}  // namespace cordon
+CORDON_PUBLIC_END

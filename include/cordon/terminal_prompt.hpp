@@ -1,4 +1,10 @@
-// The terminal responder: `cordon run --escalate` asks the person at the controlling terminal.
+// The terminal responder: asks the person at the controlling terminal whether a command may run
+// under a wider mode, as `cordon run --escalate` does.
+//
+//     cordon::approval_service approvals;
+//     approvals.add_responder(std::make_shared<cordon::terminal_prompt>(false));
+//     const cordon::approval_decision decision = approvals.request(question);
+//     if (cordon::is_allowed(decision.outcome)) { /* run it under question.requested_mode */ }
 //
 // The question goes to /dev/tty and the answer comes from /dev/tty, never from cordon's stdin:
 // stdin belongs to the command (and to whoever feeds it), and an answer read from there would
@@ -22,9 +28,11 @@
 #include <string>
 #include <string_view>
 
-#include "policy/approval.hpp"
+#include "cordon/approval.hpp"
+#include "cordon/export.hpp"
 
-namespace cordon::cli {
+CORDON_PUBLIC_BEGIN
+namespace cordon::policy {
 
 // Written before every question: what earlier output may have left switched on must not hide or
 // disguise it. Colours and concealed text (SGR), a line-drawing character set (G0/G1, shift-out),
@@ -37,22 +45,29 @@ inline constexpr std::string_view terminal_reset =
     "\0337\x1b[r\0338"  // no scroll region, the cursor kept where it was
     "\x1b[4l\x1b[?7h";  // replace mode, wrapping on
 
-class terminal_prompt final : public policy::approval_responder {
+class terminal_prompt final : public approval_responder {
 public:
     // `offer_session`: whether `s` (allowed-for-session) is offered; without a session log a
     // session grant would end with this process, so it is not.
     explicit terminal_prompt(bool offer_session) : offer_session_(offer_session) {}
 
     [[nodiscard]] std::string name() const override { return "terminal"; }
-    std::optional<policy::approval_outcome> answer(const policy::approval_request& request,
-                                                   std::stop_token stop) override;
+    std::optional<approval_outcome> answer(const approval_request& request,
+                                           std::stop_token stop) override;
 
 private:
     bool offer_session_;
 };
 
-// Whether a controlling terminal can be opened and cordon is in its foreground process group:
+// Whether a controlling terminal can be opened and this process is in its foreground process group:
 // whether the terminal responder could ask.
 [[nodiscard]] bool terminal_can_ask();
 
-}  // namespace cordon::cli
+}  // namespace cordon::policy
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using policy::terminal_can_ask;
+using policy::terminal_prompt;
+}  // namespace cordon
+CORDON_PUBLIC_END

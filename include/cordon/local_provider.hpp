@@ -1,0 +1,86 @@
+// The sandbox cordon brings: the local provider, a ladder of backends probed in order (Linux:
+// bubblewrap, then cordon's own Landlock launcher; macOS: Seatbelt), of which the first that
+// really confines a probe command is used for every run.
+//
+//     auto provider = cordon::make_local_provider();          // probes now, once
+//     cordon::run_record record = cordon::run(provider, request);
+//
+// make_local_provider() probes before it returns (a few confined runs of `true`, typically tens
+// of milliseconds, each bounded by probe_timeout): call it at start-up, off any event loop that
+// must stay responsive. The provider is then safe to share between threads, executors and job
+// supervisors, and never probes again. When no rung works, every confined run it is asked for
+// fails closed (a runner_failed record saying why each backend was unusable); danger-full-access
+// still runs.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cordon/confined_argv.hpp"
+#include "cordon/export.hpp"
+#include "cordon/provider.hpp"
+
+CORDON_PUBLIC_BEGIN
+namespace cordon::sandbox {
+
+enum class platform { linux_, macos, other };
+[[nodiscard]] platform current_platform() noexcept;
+
+enum class backend_choice { automatic, bwrap, landlock, seatbelt };
+[[nodiscard]] std::string_view to_string(backend_choice choice) noexcept;
+[[nodiscard]] std::optional<backend_choice> parse_backend_choice(std::string_view text) noexcept;
+
+// What running one probe argv proved, as the runtime's classifier decided it: a
+// probe is an ordinary confined run of `true` (or of the launcher's --probe).
+struct probe_run_result {
+    // nullopt: the runner did what it was asked and the run exited 0; else one line saying why
+    // not (the runner's own line, a spawn error, a timeout, an exit status).
+    std::optional<std::string> failure;
+    int abi = 0;  // the launcher's answer to --probe: the kernel's Landlock ABI, or -errno
+};
+
+// Runs `wrapped` (honouring its status channel, environment fd and passed fds) to completion
+// within `timeout`.
+using probe_runner = std::function<probe_run_result(const confined_argv& wrapped,
+                                                    std::chrono::milliseconds timeout)>;
+
+struct local_provider_options {
+    backend_choice choice = backend_choice::automatic;
+    platform host = current_platform();
+    // Empty: resolved once, from root-owned directories only (find_trusted_executable). A path
+    // given here is the caller's decision and is used as is.
+    std::filesystem::path bwrap_path;
+    std::filesystem::path launcher_path;  // empty: cordon-landlock beside the running executable
+    std::filesystem::path sandbox_exec_path = "/usr/bin/sandbox-exec";
+    std::chrono::milliseconds probe_timeout{5000};
+    probe_runner run_probe;  // required whenever a rung has to be probed
+    // Where verdicts are shared across processes (one file per user under /var/tmp), Linux only;
+    // empty: every provider probes for itself. cordon's commands pass default_verdict_cache().
+    std::filesystem::path verdict_directory;
+    // Probe even when the cached verdict is current, and store what was found (cordon probe).
+    bool refresh_verdict = false;
+};
+
+}  // namespace cordon::sandbox
+
+namespace cordon {
+
+// A local provider, probed (see above). `options.run_probe` is filled in: probes run through the
+// same spawn path and classifier as every run.
+[[nodiscard]] std::shared_ptr<sandbox::provider> make_local_provider(
+    sandbox::local_provider_options options = {});
+
+}  // namespace cordon
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using sandbox::backend_choice;
+using sandbox::local_provider_options;
+using sandbox::to_string;
+}  // namespace cordon
+CORDON_PUBLIC_END

@@ -1,0 +1,162 @@
+// The front of the library: run one command confined, request in, record out.
+//
+//     #include <cordon/cordon.hpp>
+//
+//     cordon::run_request request;
+//     request.argv = {"bash", "-c", "make test"};
+//     request.mode = cordon::sandbox_mode::read_only;
+//     request.workspace_root = "/home/me/src/app";  // absolute and canonical
+//     cordon::run_record record = cordon::run(request);
+//     if (record.sandbox.denied) { /* the sandbox stopped a write: ask, then retry wider */ }
+//
+// run() blocks until the command's whole tree has ended, on a private event loop; it may be called
+// from any number of threads at once. The record is the one value every outcome arrives as, the
+// sandbox that could not run the command included (outcome runner_failed, what
+// SANDBOX_UNAVAILABLE says). Only a request that breaks the contract (an empty argv, a relative
+// workspace, a non-positive timeout, both stdin_data and stdin_fd) throws std::invalid_argument:
+// a programmer's error, not an outcome. Running on the caller's own event loop is executor.hpp;
+// in the background, jobs.hpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cordon/environment.hpp"
+#include "cordon/export.hpp"
+#include "cordon/kill_plan.hpp"
+#include "cordon/limits.hpp"
+#include "cordon/output.hpp"
+#include "cordon/policy.hpp"
+#include "cordon/provider.hpp"
+#include "cordon/record.hpp"
+#include "cordon/unique_fd.hpp"
+
+CORDON_PUBLIC_BEGIN
+namespace cordon::proxy {
+class service;
+}  // namespace cordon::proxy
+
+namespace cordon::runtime {
+
+class process_tree;  // private (runtime/process.hpp)
+
+struct run_request {
+    std::vector<std::string> argv;  // e.g. {"bash", "-c", command}
+    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    std::filesystem::path workspace_root;  // absolute and canonical
+    // The policy's other parts (policy.hpp): protected names and the credential stores
+    // hidden by default, extra writable roots, read-only carve-outs, what /tmp is.
+    sandbox::path_rules rules;
+    // What the command may reach over the network (docs/network.md). Ignored under
+    // danger-full-access, which has the host's network.
+    sandbox::network_rules network;
+    std::optional<std::filesystem::path> workdir;           // default: the workspace root
+    std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
+    std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
+    std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
+    // How the inherited environment is filtered (clear, keep, unset); `env` wins over it.
+    environment_policy environment;
+    // Each replaces its executor_options::default_limits entry for this call; 0 means no limit.
+    // A limit given here that the host cannot enforce means the run is not started; a default
+    // limit it cannot enforce is dropped (the record shows which limits held).
+    std::optional<std::uint64_t> max_processes;
+    std::optional<std::uint64_t> max_memory;
+    // The command's stdin: these bytes through a pipe, or this descriptor handed over as is (an
+    // open file or pipe: nothing is read into memory). Neither: /dev/null. Not both. A host
+    // file's own description lets the command change that file's metadata (fchmod, futimens)
+    // whatever the mode; hand over a pipe to give it bytes only (cordon run does).
+    std::optional<std::string> stdin_data;
+    std::shared_ptr<const unique_fd> stdin_fd;
+    // Live output, called on the run's strand as chunks arrive.
+    std::function<void(std::string_view)> on_stdout;
+    std::function<void(std::string_view)> on_stderr;
+};
+
+// How a command is started: clone(CLONE_VM|CLONE_VFORK), with no page-table copy (the fast
+// default), or fork(), which the sanitizer builds use because their runtimes cannot follow a
+// CLONE_VM child.
+enum class spawn_method {
+    vfork,
+    fork,
+};
+[[nodiscard]] spawn_method default_spawn_method() noexcept;
+
+// True unless the environment variable CORDON_LANDLOCK_VIA_LAUNCHER is set to 1: a diagnostic
+// switch (and how the test suites run the launcher path), never a change of what is enforced.
+[[nodiscard]] bool default_landlock_in_child() noexcept;
+
+struct executor_options {
+    std::chrono::milliseconds default_timeout{120'000};
+    std::chrono::milliseconds max_timeout{600'000};
+    kill_plan plan = kill_plan::standard();
+    output_limits limits;  // per stream: 64,000-byte tail, 64 MiB spill
+    // Processes: 4096; memory: half of what the host gives cordon (limits.hpp).
+    run_limits default_limits{default_max_processes, default_max_memory()};
+    std::filesystem::path spill_root = "/var/tmp";
+    bool spill = true;
+    bool cgroup_containment = true;  // when the host allows it
+    spawn_method method = default_spawn_method();
+    // Every run's leader dies with the thread that spawned it (PR_SET_PDEATHSIG): only when
+    // async_run() and launch() are always called on a thread that outlives the runs (the job
+    // supervisor's loop thread).
+    bool die_with_spawning_thread = false;
+    // More paths (globs as for provider::refusal) that no workspace-write run may be able to
+    // write, beside the executor's own spill files: the job supervisor's stream files.
+    std::vector<std::filesystem::path> protected_paths;
+    // The Landlock rung: applied in the forked child (one exec fewer per run), or by exec'ing
+    // cordon-landlock, as a consumer that spawns confine()'s argv does. Both put up the same
+    // walls in the same order and give the same record; the test suites run on both paths.
+    bool landlock_in_child = default_landlock_in_child();
+    // The network proxy that runs under network proxy use (docs/network.md): null, the
+    // executor's own, whose thread starts with the first such run and stops after the last.
+    // A caller with several executors may give them one, so that they serve one proxy.
+    std::shared_ptr<proxy::service> proxy;
+};
+
+// Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
+// relative workspace, a non-positive timeout, or both stdin_data and stdin_fd.
+void check_request(const run_request& request);
+
+// A started run (executor.hpp) or background job: how to end it early.
+class run_handle {
+public:
+    run_handle() = default;
+    explicit run_handle(std::shared_ptr<process_tree> tree) : tree_(std::move(tree)) {}
+    // Cancels the run with the executor's kill plan (SIGTERM to the tree, SIGKILL after the
+    // grace), or with `plan`; safe from any thread. Only the first cancel counts.
+    void cancel(std::optional<kill_plan> plan = std::nullopt) const;
+
+private:
+    std::shared_ptr<process_tree> tree_;  // null: nothing was started
+};
+
+// Runs `request` confined by `provider` (null: only danger-full-access can run; a confined mode
+// fails closed, as a runner_failed record) and returns its record. A caller that wants the
+// contract's exception for a sandbox that could not run the command throws
+// sandbox_unavailable(record) itself.
+[[nodiscard]] run_record run(std::shared_ptr<sandbox::provider> provider, run_request request,
+                             executor_options options = {});
+
+// The same with the process's default provider: the local sandbox ladder (bwrap, then the
+// Landlock launcher), probed once, on the first call, and shared by every later one.
+[[nodiscard]] run_record run(run_request request, executor_options options = {});
+
+}  // namespace cordon::runtime
+
+// The same names in namespace cordon, as the library's users write them.
+namespace cordon {
+using runtime::executor_options;
+using runtime::run;
+using runtime::run_handle;
+using runtime::run_request;
+using runtime::spawn_method;
+}  // namespace cordon
+CORDON_PUBLIC_END
