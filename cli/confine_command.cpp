@@ -9,6 +9,7 @@
 
 #include "base/json_text.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "cli/path_options.hpp"
 #include "cli/shell_quote.hpp"
 #include "cordon/limits.hpp"
@@ -95,10 +96,16 @@ std::function<int()> add_confine_command(CLI::App& app, std::vector<std::string>
     auto options = std::make_shared<confine_options>();
     options->argv = std::move(command);
     auto* sub = app.add_subcommand("confine", "Print the confined argv for a command");
-    sub->footer("cordon confine --mode MODE [OPTIONS] -- PROGRAM ARGS...");
-    sub->add_option("--mode", options->mode, "read-only or workspace-write")->required();
-    sub->add_option("--workspace", options->workspace, "Workspace root (default: .)");
-    sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt");
+    // The values are checked after the parse, with confine's own messages.
+    offer_choices(
+        sub->add_option("--mode", options->mode, "read-only or workspace-write"),
+        names_of({sandbox::sandbox_mode::read_only, sandbox::sandbox_mode::workspace_write}))
+        ->required();
+    sub->add_option("--workspace", options->workspace, "Workspace root (default: .)")
+        ->type_name("DIR");
+    offer_choices(
+        sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt"),
+        backend_names());
     sub->add_flag("--json", options->json, "Print the argv as a JSON array");
     add_path_options(*sub, options->paths);
     return [options] { return run_confine_command(*options); };

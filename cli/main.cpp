@@ -6,6 +6,9 @@
 //   cordon mcp     [options]                  (an MCP server on stdin/stdout)
 //   cordon session show|set|revoke FILE ...   (a session log: policy, grants, audit trail)
 //   cordon config show [--json] [--profile NAME] [options]   (the effective settings)
+//
+// The command line itself is built by cli/app.hpp, which cordon-docgen turns into the man pages
+// and the bash completion.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -16,28 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "policy/display.hpp"
-
-namespace cordon::cli {
-
-int usage_error(std::string_view command, std::string_view message) {
-    std::cerr << command << ": " << message << '\n';
-    return exit_usage;
-}
-
-int internal_error(std::string_view command, std::string_view what) noexcept {
-    try {
-        // One line, whatever the exception's text holds (a path's bytes, a newline).
-        std::cerr << command << ": internal error: " << cordon::policy::shown_safely(what) << '\n';
-    } catch (...) {
-        // Nothing more can be said; the exit code still says it.
-    }
-    return exit_internal_error;
-}
-
-}  // namespace cordon::cli
 
 namespace {
 
@@ -48,13 +32,6 @@ int cordon_main(int argc, char** argv, std::string& running) {
     // decides this; the library never touches signal dispositions. Commands start with every
     // disposition at its default (spawn.hpp).
     ::signal(SIGPIPE, SIG_IGN);
-    CLI::App app{"cordon: confined process execution for AI agents", "cordon"};
-    app.require_subcommand(1);
-    bool verbose = false;
-    app.add_flag("-v,--verbose", verbose, "Log what cordon does (to stderr)");
-    app.set_version_flag("--version", std::string("cordon ") + CORDON_VERSION,
-                         "Print cordon's version and exit");
-
     // Everything after the first "--" is the command, verbatim. It is cut off before CLI11 sees
     // the arguments: CLI11 lets a multi-value option consume "--", after which the command's own
     // words would be parsed as cordon's options (`--mode danger-full-access` among them).
@@ -68,18 +45,13 @@ int cordon_main(int argc, char** argv, std::string& running) {
     for (const auto& word : words)
         kept.push_back(word.c_str());
 
-    auto probe = add_probe_command(app);
-    auto confine = add_confine_command(app, command);
-    auto run = add_run_command(app, command);
-    auto mcp = add_mcp_command(app);
-    auto session = add_session_command(app);
-    auto config = add_config_command(app);
-
+    cordon_app cordon = make_app(std::move(command));
+    CLI::App& app = *cordon.app;
     try {
         app.parse(static_cast<int>(kept.size()), kept.data());
     } catch (const CLI::CallForHelp&) {
-        const auto subs = app.get_subcommands();
-        std::cout << (subs.empty() ? app.help() : subs.front()->help());
+        // The help of the (sub)command asked about, its usage line starting with "cordon".
+        std::cout << app.help();
         return 0;
     } catch (const CLI::CallForAllHelp&) {
         std::cout << app.help("", CLI::AppFormatMode::All);
@@ -102,16 +74,11 @@ int cordon_main(int argc, char** argv, std::string& running) {
     auto logger = spdlog::stderr_color_mt("cordon");
     logger->set_pattern("cordon: [%l] %v");
     spdlog::set_default_logger(logger);
-    spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+    spdlog::set_level(app.count("--verbose") > 0 ? spdlog::level::debug : spdlog::level::warn);
 
     const std::string& name = app.get_subcommands().front()->get_name();
     running = "cordon " + name;
-    if (name == "probe") return probe();
-    if (name == "confine") return confine();
-    if (name == "mcp") return mcp();
-    if (name == "session") return session();
-    if (name == "config") return config();
-    return run();
+    return cordon.actions.at(name)();
 }
 
 }  // namespace

@@ -160,10 +160,6 @@ int run_mcp_command(mcp_options& given) {
 std::function<int()> add_mcp_command(CLI::App& app) {
     auto options = std::make_shared<mcp_options>();
     auto* sub = app.add_subcommand("mcp", "Serve MCP (Model Context Protocol) on stdin/stdout");
-    sub->footer(
-        "Tools: bash, job_output, job_write, job_kill, job_list (docs/mcp.md). Every command "
-        "runs under --mode (or the session's mode); a bash call may ask for a wider mode, which "
-        "the client's user approves through MCP elicitation.");
     const auto rule = [](std::function<std::string(const std::string&)> message,
                          bool empty_is_unset) {
         return value_rule{std::string(mcp_command_name), std::move(message), empty_is_unset};
@@ -180,7 +176,8 @@ std::function<int()> add_mcp_command(CLI::App& app) {
                     "read-only (default), workspace-write or danger-full-access")
         ->transform(mode_value(rule(unknown_mode, given)))
         ->type_name("TEXT");
-    sub->add_option("--workspace", flags.workspace, "Workspace root (default: .)");
+    sub->add_option("--workspace", flags.workspace, "Workspace root (default: .)")
+        ->type_name("DIR");
     sub->add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
         ->transform(backend_value(rule(unknown_backend, given)))
         ->type_name("TEXT");
@@ -203,7 +200,8 @@ std::function<int()> add_mcp_command(CLI::App& app) {
         ->type_name("TEXT");
     sub->add_option("--session", flags.session,
                     "Session log (created if missing): standing mode, approval policy, grants "
-                    "and the audit trail of every approval");
+                    "and the audit trail of every approval")
+        ->type_name("FILE");
     sub->add_option("--profile", flags.profile,
                     "Configuration profile: the [profile.NAME] table of the config files");
     sub->add_option("--approval", flags.approval,

@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -41,17 +42,27 @@ CLI::Validator checked(value_rule rule, std::vector<CLI::Validator> steps,
         "");
 }
 
+// The name of a validator that carries an option's choices (offer_choices): the prefix, then the
+// values, each after a space.
+constexpr std::string_view choices_prefix = "choices:";
+
+std::string choices_name(const std::vector<std::string>& values) {
+    std::string name(choices_prefix);
+    for (const std::string& value : values)
+        name += " " + value;
+    return name;
+}
+
 // One of `names`, turned into its enumerator's number for CLI11 to convert. IsMember first:
 // CLI::CheckedTransformer would also let the numbers through ("--mode 2").
 template <typename Enum>
 CLI::Validator choice(value_rule rule, std::initializer_list<Enum> values) {
-    std::vector<std::string> names;
+    std::vector<std::string> names = names_of(values);
     std::vector<std::pair<std::string, Enum>> table;
-    for (Enum value : values) {
-        names.emplace_back(to_string(value));
-        table.emplace_back(names.back(), value);
-    }
-    return checked(std::move(rule), {CLI::IsMember(names), CLI::Transformer(table)});
+    for (Enum value : values)
+        table.emplace_back(std::string(to_string(value)), value);
+    return checked(std::move(rule), {CLI::IsMember(names), CLI::Transformer(table)})
+        .name(choices_name(names));
 }
 
 // The digits a number starts with, in canonical decimal, then its unit (`bare_unit` when it has
@@ -75,6 +86,10 @@ CLI::Validator plain_number(std::string bare_unit) {
         },
         "");
 }
+
+constexpr std::initializer_list<sandbox::backend_choice> backend_choices = {
+    sandbox::backend_choice::automatic, sandbox::backend_choice::bwrap,
+    sandbox::backend_choice::landlock, sandbox::backend_choice::seatbelt};
 
 }  // namespace
 
@@ -102,9 +117,11 @@ CLI::Validator mode_value(value_rule rule) {
 }
 
 CLI::Validator backend_value(value_rule rule) {
-    using sandbox::backend_choice;
-    return choice(std::move(rule), {backend_choice::automatic, backend_choice::bwrap,
-                                    backend_choice::landlock, backend_choice::seatbelt});
+    return choice(std::move(rule), backend_choices);
+}
+
+std::vector<std::string> backend_names() {
+    return names_of(backend_choices);
 }
 
 CLI::Validator approval_value(value_rule rule) {
@@ -173,6 +190,33 @@ CLI::Validator assignment_value(value_rule rule) {
         },
         "");
     return checked(std::move(rule), {name_equals});
+}
+
+CLI::Option* offer_choices(CLI::Option* option, const std::vector<std::string>& values) {
+    // A validator that checks nothing and describes nothing: only its name is read.
+    return option->check(CLI::Validator().name(choices_name(values)));
+}
+
+std::vector<std::string> choices_of(CLI::Option& option) {
+    // CLI11 2.1 lists an option's validators only by index, and says where they end by throwing.
+    for (int index = 0;; ++index) {
+        const CLI::Validator* validator = nullptr;
+        try {
+            validator = option.get_validator(index);
+        } catch (const CLI::OptionNotFound&) {
+            return {};
+        }
+        std::string_view name = validator->get_name();
+        if (!name.starts_with(choices_prefix)) continue;
+        std::vector<std::string> values;
+        for (name.remove_prefix(choices_prefix.size()); !name.empty();) {
+            name.remove_prefix(1);  // the space before each value
+            const std::size_t end = std::min(name.find(' '), name.size());
+            values.emplace_back(name.substr(0, end));
+            name.remove_prefix(end);
+        }
+        return values;
+    }
 }
 
 }  // namespace cordon::cli

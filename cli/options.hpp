@@ -23,10 +23,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cordon::cli {
 
@@ -72,6 +74,7 @@ struct value_rule {
 [[nodiscard]] CLI::Validator mode_value(value_rule rule);
 // "auto", "bwrap", "landlock", "seatbelt".
 [[nodiscard]] CLI::Validator backend_value(value_rule rule);
+[[nodiscard]] std::vector<std::string> backend_names();
 // "ask", "never".
 [[nodiscard]] CLI::Validator approval_value(value_rule rule);
 
@@ -98,5 +101,22 @@ CLI::Option* add_duration_option(CLI::App& app, std::string name,
 
 // NAME=VALUE with a non-empty NAME (checked only; the text stays as it is).
 [[nodiscard]] CLI::Validator assignment_value(value_rule rule);
+
+// The values of an option that takes one of a fixed few, for the man pages and the bash completion
+// (cli/docgen.cpp): mode_value, backend_value and approval_value say theirs, and offer_choices says
+// them for an option whose value is checked after the parse. CLI11 2.1 keeps nothing else on an
+// option, so they ride on a validator's name, which neither the parse nor --help shows.
+CLI::Option* offer_choices(CLI::Option* option, const std::vector<std::string>& values);
+// The values `option` was given by either, or none.
+[[nodiscard]] std::vector<std::string> choices_of(CLI::Option& option);
+
+// The names of `values`, each its to_string().
+template <typename Enum>
+[[nodiscard]] std::vector<std::string> names_of(std::initializer_list<Enum> values) {
+    std::vector<std::string> names;
+    for (Enum value : values)
+        names.emplace_back(to_string(value));
+    return names;
+}
 
 }  // namespace cordon::cli

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "cli/options.hpp"
 #include "sandbox/domain_pattern.hpp"
 
 namespace cordon::cli {
@@ -15,17 +16,21 @@ void add_path_options(CLI::App& sub, path_flags& flags) {
     const std::string group = "Policy beyond the mode (docs/sandbox.md)";
     sub.add_option("--writable-root", flags.writable_roots,
                    "Another directory workspace-write commands may write (repeatable)")
+        ->type_name("DIR")
         ->group(group);
     sub.add_option("--read-only-path", flags.read_only,
                    "A path beneath a writable root that stays read-only (repeatable)")
+        ->type_name("PATH")
         ->group(group);
     sub.add_option("--deny-read", flags.deny_read,
                    "A path no confined command may read, beside the credential stores "
                    "(repeatable)")
+        ->type_name("PATH")
         ->group(group);
     sub.add_option("--allow-read", flags.allow_read,
                    "A denied path (e.g. ~/.ssh) confined commands may read after all; / lets "
                    "every one through (repeatable)")
+        ->type_name("PATH")
         ->group(group);
     sub.add_option("--protect", flags.protect,
                    "A name kept read-only in every writable root, beside the defaults "
@@ -34,17 +39,22 @@ void add_path_options(CLI::App& sub, path_flags& flags) {
     sub.add_option("--unprotect", flags.unprotect,
                    "A protected name to leave writable; all: every one (repeatable)")
         ->group(group);
-    sub.add_option("--tmp", flags.tmp, "/tmp for workspace-write: private (default), host or none")
+    offer_choices(sub.add_option("--tmp", flags.tmp,
+                                 "/tmp for workspace-write: private (default), host or none"),
+                  names_of({sandbox::tmp_policy::private_tmp, sandbox::tmp_policy::host,
+                            sandbox::tmp_policy::none}))
         ->group(group);
     sub.add_flag("--accept-partial", flags.accept_partial,
                  "Run where the backend cannot enforce part of the policy (the Landlock rung "
                  "cannot keep protected names); the record says which part")
         ->group(group);
     const std::string network = "Network (docs/network.md)";
-    sub.add_option("--network", flags.network,
-                   "deny (default: loopback only), proxy (only the allowed domains, through "
-                   "cordon's proxy) or allow (the host's network); danger-full-access always "
-                   "has the host's")
+    offer_choices(sub.add_option("--network", flags.network,
+                                 "deny (default: loopback only), proxy (only the allowed domains, "
+                                 "through cordon's proxy) or allow (the host's network); "
+                                 "danger-full-access always has the host's"),
+                  names_of({sandbox::network_policy::deny, sandbox::network_policy::proxy,
+                            sandbox::network_policy::allow}))
         ->group(network);
     sub.add_option("--allow-domain", flags.allowed_domains,
                    "A domain the proxy lets through: example.com, *.example.com, an address, "
@@ -59,6 +69,7 @@ void add_path_options(CLI::App& sub, path_flags& flags) {
         ->group(network);
     sub.add_option("--allow-unix-socket", flags.allow_unix_sockets,
                    "A host unix socket confined commands may connect to under deny (repeatable)")
+        ->type_name("PATH")
         ->group(network);
     sub.add_flag("--allow-local-binding", flags.allow_local_binding,
                  "Let confined commands listen on loopback under deny")

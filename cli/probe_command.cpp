@@ -10,6 +10,7 @@
 
 #include "base/json_text.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/backends.hpp"
@@ -152,6 +153,7 @@ int run_probe_command(const probe_options& options) {
 
     if (options.json) {
         nlohmann::json out;
+        out["version"] = CORDON_VERSION;
         out["rungs"] = nlohmann::json::array();
         for (const auto& rung : rungs)
             out["rungs"].push_back(rung_json(rung));
@@ -177,7 +179,10 @@ std::function<int()> add_probe_command(CLI::App& app) {
     auto options = std::make_shared<probe_options>();
     auto* sub = app.add_subcommand("probe", "Probe every sandbox backend on this host");
     sub->add_flag("--json", options->json, "Print the report as JSON");
-    sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt");
+    // The value is checked after the parse, with probe's own message.
+    offer_choices(
+        sub->add_option("--backend", options->backend, "auto, bwrap, landlock or seatbelt"),
+        backend_names());
     return [options] { return run_probe_command(*options); };
 }
 

@@ -179,7 +179,6 @@ std::function<int()> add_run_command(CLI::App& app, std::vector<std::string> com
     auto options = std::make_shared<run_options>();
     options->argv = std::move(command);
     auto* sub = app.add_subcommand("run", "Run a command under a sandbox policy");
-    sub->footer("cordon run [OPTIONS] (-c 'COMMAND' | -- PROGRAM ARGS...)");
     add_run_options(*sub, *options);
     return [options] { return run_run_command(*options); };
 }

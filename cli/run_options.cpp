@@ -80,9 +80,11 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->transform(mode_value(rule(unknown_mode, given)))
         ->type_name("TEXT");
     sub.add_option("--workspace", flags.workspace, "Workspace root (default: .)")
+        ->type_name("DIR")
         ->each([&flags](const std::string&) { flags.has_workspace = true; });
     sub.add_option("--session", flags.session,
-                   "Session log: its mode, approval policy, root and grants apply");
+                   "Session log: its mode, approval policy, root and grants apply")
+        ->type_name("FILE");
     sub.add_option("--profile", flags.profile,
                    "Configuration profile: the [profile.NAME] table of the config files");
     sub.add_option("--approval", flags.approval,
@@ -97,16 +99,18 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->transform(mode_value(rule(
             [](const std::string& text) { return "--escalate: " + unknown_mode(text); }, given)))
         ->type_name("TEXT");
-    sub.add_option("--escalate-network", options.escalate_network,
-                   "Ask (on the terminal) to run this once with more network: proxy (with "
-                   "--escalate-domain) or allow");
+    offer_choices(sub.add_option("--escalate-network", options.escalate_network,
+                                 "Ask (on the terminal) to run this once with more network: proxy "
+                                 "(with --escalate-domain) or allow"),
+                  names_of({sandbox::network_policy::proxy, sandbox::network_policy::allow}));
     sub.add_option("--escalate-domain", options.escalate_domains,
                    "Ask (on the terminal) to run this once with domain D allowed through the "
                    "proxy, beside the run's own (repeatable; implies --escalate-network proxy)");
     sub.add_option("--justification", options.justification,
                    "Why the wider mode is needed: one sentence, shown to the person asked")
         ->each([&options](const std::string&) { options.has_justification = true; });
-    sub.add_option("--workdir", options.workdir, "Working directory (default: the workspace)");
+    sub.add_option("--workdir", options.workdir, "Working directory (default: the workspace)")
+        ->type_name("DIR");
     add_duration_option(sub, "--timeout", options.timeout,
                         "e.g. 500ms, 30s, 2m (default 120s, max 600s)",
                         rule(quoting("invalid timeout", "(e.g. 500ms, 30s, 2m)"), unset));
@@ -138,7 +142,8 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->check(assignment_value(rule(quoting("invalid --env", "(expected NAME=VALUE)"), given)));
     add_env_options(sub, options.environment, run_command_name);
-    sub.add_option("--stdin-file", options.stdin_file, "Feed this file (or - for stdin)");
+    sub.add_option("--stdin-file", options.stdin_file, "Feed this file (or - for stdin)")
+        ->type_name("FILE");
     sub.add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
         ->transform(backend_value(rule(unknown_backend, given)))
         ->type_name("TEXT");

@@ -268,5 +268,33 @@ TEST_F(OptionMessages, ATimeoutIsReadAsTheUserMeantIt) {
     }
 }
 
+// The values of an option with fixed choices, as the man pages and the completion read them
+// (cli/docgen.cpp): said by the value's own validator or by offer_choices, and seen by neither
+// --help nor the parse.
+TEST(OptionChoices, AreReadFromTheOptionAndChangeNothingElse) {
+    CLI::App app;
+    std::optional<sandbox::sandbox_mode> mode;
+    std::string network;
+    std::string text;
+    CLI::Option* mode_option =
+        app.add_option("--mode", mode)->transform(cli::mode_value(rule()))->type_name("TEXT");
+    CLI::Option* network_option =
+        cli::offer_choices(app.add_option("--network", network), {"deny", "proxy", "allow"});
+    CLI::Option* text_option = app.add_option("--text", text);
+    EXPECT_EQ(cli::choices_of(*mode_option),
+              (std::vector<std::string>{"read-only", "workspace-write", "danger-full-access"}));
+    EXPECT_EQ(cli::choices_of(*network_option),
+              (std::vector<std::string>{"deny", "proxy", "allow"}));
+    EXPECT_EQ(cli::choices_of(*text_option), std::vector<std::string>{});
+    const std::string help = app.help();
+    EXPECT_EQ(help.find("choices"), std::string::npos) << help;
+    EXPECT_EQ(help.find("deny"), std::string::npos) << help;
+    EXPECT_NE(help.find("--network TEXT"), std::string::npos) << help;
+    // Offered, not checked: the command checks the value after the parse, with its own message.
+    app.parse("--network anything --mode workspace-write", false);
+    EXPECT_EQ(network, "anything");
+    EXPECT_EQ(mode, sandbox::sandbox_mode::workspace_write);
+}
+
 }  // namespace
 }  // namespace cordon::test
