@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/environment.hpp"
+#include "cordon/environment.hpp"
 #include "runtime/process.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
