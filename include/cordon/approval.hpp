@@ -1,5 +1,16 @@
 // The approval service: whether one specific operation that needs approval may proceed.
 //
+//     cordon::approval_service approvals;        // no session log: grants last as long as it
+//     approvals.add_responder(std::make_shared<cordon::function_responder>(
+//         "my-ui", [](const cordon::approval_request& asked, std::stop_token) {
+//             return ask_my_user(asked) ? std::optional(cordon::approval_outcome::allowed_once)
+//                                       : std::optional(cordon::approval_outcome::rejected);
+//         }));
+//     cordon::approval_request question;
+//     question.command = "npm install";
+//     question.requested_mode = cordon::sandbox_mode::workspace_write;
+//     if (cordon::is_allowed(approvals.request(question).outcome)) { /* run it wider */ }
+//
 // The sandbox governs the boundary a command runs within; approval governs whether a wider
 // boundary may be used for one operation. Both fail closed: every path that is not a clear "yes"
 // from someone who was asked ends in "not allowed".

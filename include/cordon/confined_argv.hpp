@@ -1,6 +1,11 @@
 // What confine() returns: the argv to spawn instead of the caller's, the descriptors the runner
 // needs, and everything a consumer needs to classify the run afterwards without knowing which
 // backend produced it.
+//
+//     const cordon::confined_argv wrapped = provider->confine(argv, policy, workdir);
+//     // spawn wrapped.argv with wrapped.fds, then read wrapped.status to classify the run
+//
+// Most programs never see one: run() and the executor confine, spawn and classify themselves.
 #pragma once
 
 #include <cstdint>
@@ -61,7 +66,7 @@ struct network_facts {
     network_enforcement level = network_enforcement::none;
     std::vector<std::string> missing;  // under partial: one line per part not enforced
     // Under proxy: the lists the proxy enforces (canonical patterns), and once the run is over
-    // what it refused (proxy/service.hpp: at most 16 destinations, the rest counted together)
+    // what it refused (docs/network.md: at most 16 destinations, the rest counted together)
     // and why it stopped serving the run early, if it did.
     std::vector<std::string> allowed_domains;
     std::vector<std::string> denied_domains;
@@ -75,7 +80,7 @@ struct network_facts {
     std::optional<std::string> proxy_failure;
 };
 
-// The network walls of the Landlock rung and of the launcher inside bwrap (sandbox/walls.hpp).
+// The network walls of the Landlock rung and of the launcher inside bwrap (docs/sandbox.md).
 struct network_confinement {
     bool unshare_net = false;        // make a private network namespace, loopback up
     bool deny_unix_sockets = false;  // refuse socket(AF_UNIX): host pathname sockets

@@ -3,6 +3,10 @@
 // with explicitly passed variables winning over everything. The policy's `keep` rescues names the
 // scrub or the clear would drop; its `unset` removes names whatever else says.
 //
+//     request.environment.clear = true;            // start from PATH, HOME, LANG, ...
+//     request.environment.keep = {"NPM_CONFIG_*"};  // and keep these
+//     request.env["CI"] = "1";                      // explicit: wins over everything
+//
 // The scrub is a heuristic over names and values (docs/execution.md lists it): a credential under
 // an innocent name with an innocent-looking value still passes, which is why callers can also
 // unset names, or start from the minimal set.

@@ -3,6 +3,13 @@
 // runs the result as one process tree on the event loop, and classifies the outcome in order:
 // runner failure (SANDBOX_UNAVAILABLE, the command never ran) before denial.
 //
+//     boost::asio::io_context io;
+//     cordon::executor exec(io.get_executor(), cordon::make_local_provider());
+//     cordon::run_handle handle = exec.async_run(request, [](cordon::run_record record) {
+//         std::cout << cordon::to_string(record.outcome.kind) << '\n';
+//     });
+//     io.run();  // handle.cancel() from any thread ends the run's tree early
+//
 // The executor holds no policy of its own: every call carries its mode and workspace, so an
 // approved escalation is just another call.
 //

@@ -1,5 +1,17 @@
 // Background jobs and the supervisor that owns them (docs/jobs.md).
 //
+//     cordon::supervisor jobs(provider);
+//     auto started = jobs.start({.run = request});
+//     auto job = std::get<std::shared_ptr<cordon::job>>(started);  // or a cordon::job_refused
+//     std::uint64_t cursor = 0;
+//     while (true) {
+//         job->wait_output(cordon::job_output::merged, cursor, deadline);
+//         const cordon::stream_read piece = job->read(cordon::job_output::merged, cursor, 4096);
+//         std::cout << piece.data;
+//         cursor = piece.next_offset;
+//         if (piece.complete) break;
+//     }
+//
 // supervisor::start() returns at once with a job whose id the supervisor minted ("job-1", never an
 // OS pid). The job runs through the same executor as `cordon run` (confinement, classification,
 // the kill plan, cgroup containment): it is prepared (executor::prepare: the program's lookup, the
@@ -18,7 +30,7 @@
 //     in it;
 //   - under the Landlock launcher and danger-full-access, the job's leader dies with the
 //     supervisor's loop thread (PR_SET_PDEATHSIG: the thread that spawned it), and what it started
-//     is swept from its cgroup by the next cordon that starts (cgroup.hpp).
+//     is swept from its cgroup by the next cordon that starts (docs/jobs.md).
 //
 // Thread safety: every member of supervisor and job may be called from any thread but one: the
 // supervisor's loop thread, on which the live-output callbacks of run_request run. There, the

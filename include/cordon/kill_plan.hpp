@@ -3,6 +3,8 @@
 // running may keep its pipes open once the command itself exited. Tests shorten both; callers can
 // read them.
 //
+//     options.plan = cordon::kill_plan::standard(std::chrono::seconds(2));  // TERM, 2 s, KILL
+//
 // A plan always ends: one whose last step is not SIGKILL is run with a SIGKILL after its last
 // wait (ending_in_sigkill()), so no plan the type admits can leave a process running.
 #pragma once

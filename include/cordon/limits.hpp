@@ -1,4 +1,8 @@
-// The resource limits of one run, set in its cgroup (cgroup.hpp), and what the run met of them.
+// The resource limits of one run, set in its cgroup (docs/execution.md), and what the run met of
+// them.
+//
+//     request.max_memory = 512ull << 20;  // this run: 512 MiB; 0 would mean no limit
+//     if (record.limits_hit.memory) { /* the OOM killer ended it at that limit */ }
 #pragma once
 
 #include <cstdint>

@@ -2,11 +2,17 @@
 // shell tool to agents in any language: `bash` runs a command under the standing sandbox mode
 // (the session's, else the server's) and returns within a bounded time, turning a long command
 // into a background job; job_output, job_write, job_kill and job_list work on those jobs. Jobs
-// belong to the server's supervisor (runtime/jobs.hpp), so that none outlives the server.
+// belong to the server's supervisor (jobs.hpp), so that none outlives the server.
+//
+//     cordon::mcp::server_options options;
+//     options.workspace = "/home/me/src/app";
+//     options.bash = "/bin/bash";
+//     cordon::mcp::server(cordon::make_local_provider(), std::move(options))
+//         .serve(STDIN_FILENO, STDOUT_FILENO);
 //
 // Escalation: a bash call may ask to run under a wider mode with a justification. The server's
-// approval service (policy/approval.hpp) decides before anything runs; when the client declared
-// form elicitation, its chain asks the person behind the client (mcp/elicitation.hpp).
+// approval service (approval.hpp) decides before anything runs; when the client declared
+// form elicitation, its chain asks the person behind the client (docs/mcp.md).
 //
 // Concurrency: one thread reads the input and answers what is quick (initialize, ping,
 // tools/list, cancellations) at once; every tools/call runs on a thread of its own, so that a
@@ -52,7 +58,7 @@ struct server_options {
     tool_limits limits;
     std::filesystem::path workspace;  // absolute and canonical
     std::filesystem::path bash;       // the shell `bash` calls run with -c
-    // The policy's parts beyond the mode, applied to every call (sandbox/policy.hpp).
+    // The policy's parts beyond the mode, applied to every call (policy.hpp).
     sandbox::path_rules rules;
     // The network of every bash call (docs/network.md); a call may ask for more by escalation.
     sandbox::network_rules network;

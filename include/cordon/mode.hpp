@@ -1,5 +1,8 @@
 // The sandbox vocabulary: file-effect modes and how completely a backend enforces them.
 //
+//     request.mode = cordon::sandbox_mode::workspace_write;
+//     if (auto mode = cordon::parse_sandbox_mode("read-only")) request.mode = *mode;
+//
 // Modes govern file effects only; network and process visibility are outside the vocabulary.
 // `enforcement` is a reported fact about the selected backend on this host, never upgraded.
 #pragma once

@@ -5,6 +5,8 @@
 // `*.example.com` does not stand for `a.example.com` here, so a grant never covers a name nobody
 // saw). denied_domains are no part of it: an escalation only adds to what is allowed, and the
 // denied list still wins at the proxy.
+//
+//     question.requested_network = {cordon::network_policy::proxy, {"registry.npmjs.org"}};
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -23,7 +25,7 @@ namespace cordon::policy {
 
 struct network_request {
     sandbox::network_policy policy = sandbox::network_policy::deny;
-    // Under proxy: canonical patterns (sandbox/domain_pattern.hpp), each once, in the order
+    // Under proxy: canonical patterns (docs/network.md), each once, in the order
     // given; empty under deny and allow.
     std::vector<std::string> domains;
     friend bool operator==(const network_request&, const network_request&) = default;

@@ -1,9 +1,12 @@
 // How a run ended, as one value: the vocabulary every report of a run speaks (the record, its
-// JSON, the text markers, `cordon run`'s exit code). classify.hpp holds the one function that
-// decides it; nothing else derives an ending from raw process facts.
+// JSON, the text markers, `cordon run`'s exit code). One function of the library decides it;
+// nothing else derives an ending from raw process facts.
 //
-// Value headers only: the spawner, which reports where starting a command failed, includes this
-// too.
+//     switch (record.outcome.kind) {
+//         case cordon::outcome_kind::exited: return *record.outcome.exit_code;
+//         case cordon::outcome_kind::runner_failed: /* nothing ran: record.outcome.message */
+//         ...
+//     }
 #pragma once
 
 #include <optional>
@@ -62,7 +65,7 @@ enum class outcome_kind {
 [[nodiscard]] std::string_view to_string(outcome_kind kind) noexcept;
 
 // runner_failed: why the sandbox could not run the command, as the SANDBOX_UNAVAILABLE error says
-// it (sandbox/errors.hpp). Either no backend could enforce the mode (`detail` absent) or the
+// it (sandbox_error.hpp). Either no backend could enforce the mode (`detail` absent) or the
 // selected backend's runner failed before the command started.
 struct runner_failure {
     std::optional<std::string> detail;                // the runner's own line

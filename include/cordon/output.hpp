@@ -1,6 +1,10 @@
 // The output of a run as its record holds it, and the limits that bound it: each stream keeps a
 // tail in memory and, from the first overflow on, the complete stream in a spill file under
 // /var/tmp (docs/contract.md, "Output").
+//
+//     std::cout << record.stdout_output.text;           // the tail, cut on a UTF-8 boundary
+//     if (record.stdout_output.truncated && record.stdout_output.spill_path)
+//         read_all(*record.stdout_output.spill_path);   // every byte the command printed
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,10 @@
 // callers may confine under different policies at the same instant, and an approved escalation
 // is simply a new call with a wider policy.
 //
+//     request.rules.writable_roots = {"/home/me/.cache/pip"};
+//     request.network.policy = cordon::network_policy::proxy;
+//     request.network.allowed_domains = {"pypi.org", "*.pythonhosted.org"};
+//
 // Beyond the mode, a policy says where it may write (the workspace and extra writable roots,
 // minus read-only carve-outs and the protected names), what it may not read (deny_read, minus
 // allow_read), and what /tmp is. Every part is on by default: a caller that names nothing gets
@@ -109,7 +113,7 @@ struct network_rules {
     // rung without a namespace), this lets it bind the host's loopback ports.
     bool allow_local_binding = false;
     // Under proxy: the destinations the proxy lets through, and those it refuses whatever
-    // allowed_domains says. Canonical patterns (sandbox/domain_pattern.hpp): `example.com`,
+    // allowed_domains says. Canonical patterns (docs/network.md): `example.com`,
     // `*.example.com` (names below it, not itself), an address, each with an optional `:port`.
     std::vector<std::string> allowed_domains;
     std::vector<std::string> denied_domains;

@@ -1,11 +1,18 @@
 // The sandbox seam: wrap an argv so that it runs confined under a per-call policy
 // (docs/contract.md, "confine()").
 //
+//     class my_sandbox final : public cordon::provider {
+//         cordon::confined_argv confine(std::span<const std::string> argv,
+//                                       const cordon::sandbox_policy& policy,
+//                                       const std::filesystem::path& workdir) override;
+//     };
+//     cordon::run(std::make_shared<my_sandbox>(), request);
+//
 // Thread safety: implementations must allow confine() and refusal() to be called concurrently
 // from any thread. The executor calls them on the thread that prepares a run (executor::prepare),
 // and the policy travels with each call: nothing about one call may be kept on the provider. May
 // block: local_provider probes its ladder on first use, unless it came from
-// runtime::make_local_provider(), which probes before it returns.
+// make_local_provider(), which probes before it returns.
 #pragma once
 
 #include <filesystem>

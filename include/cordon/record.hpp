@@ -1,8 +1,11 @@
 // The record of one run: how it ended (one classify::run_outcome), its output, its limits and
 // the sandbox facts (mode, enforcement, denied, backend). Every run delivers one, including a run
 // the sandbox could not run (runner_failed, with the SANDBOX_UNAVAILABLE error's facts). Plain
-// values; converted to JSON in record_json.cpp and to the human rendering in render.cpp, nowhere
-// else.
+// values; record_json.hpp gives their JSON.
+//
+//     const cordon::run_record record = cordon::run(request);
+//     if (record.sandbox.denied) { /* the sandbox stopped it: ask for a wider mode */ }
+//     else if (record.outcome.exit_code == 0) { use(record.stdout_output.text); }
 #pragma once
 
 #include <chrono>

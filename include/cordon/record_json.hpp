@@ -2,7 +2,9 @@
 // absent values, "outcome" in every record, and an "error" object for a run that never ran
 // (not-started: REQUEST_REFUSED or SPAWN_FAILED; runner-failed: SANDBOX_UNAVAILABLE with its
 // mode, runner line, failed backend and unusable backends). `cordon run --json` prints to_json();
-// the MCP server's job results (mcp/job_view.cpp) are ending_json() plus the job's own fields.
+// the MCP server's job results are ending_json() plus the job's own fields.
+//
+//     std::cout << cordon::dump(cordon::to_json(record), 2) << '\n';
 #pragma once
 
 #include <nlohmann/json.hpp>

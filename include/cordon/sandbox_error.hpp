@@ -2,6 +2,10 @@
 // enforce it, or the backend's runner failed before the command started. Either way the command
 // did not run. Code and message are a compatibility contract (docs/contract.md); what follows the
 // contract's text says why: the runner's own line, and why each backend was unusable.
+//
+//     const cordon::run_record record = cordon::run(request);
+//     if (record.outcome.kind == cordon::outcome_kind::runner_failed)
+//         throw cordon::sandbox_unavailable(record);   // code() == "SANDBOX_UNAVAILABLE"
 #pragma once
 
 #include <optional>

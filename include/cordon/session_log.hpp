@@ -3,6 +3,9 @@
 // audit trail of every approval (`approval/asked`, `approval/decided`, `approval/revoked`); the
 // folds below read the effective value of each (the last event wins).
 //
+//     auto log = std::make_shared<const cordon::session_log>("/home/me/.cordon/app.log");
+//     cordon::approval_service approvals({}, log);  // every question and answer is audited
+//
 // Durability and concurrency: each event is one write(2) of one whole line under an exclusive
 // flock(2) of the file, then fsync(2), so two cordon processes appending at once never
 // interleave a line, and an append that returned has reached the disk. A line torn by a crash is
@@ -10,9 +13,9 @@
 // read() with its line number, as is any line that is not a valid event: nothing is skipped
 // silently.
 //
-// Bytes: a command or a path need not be UTF-8. append() writes every string through
-// base::dump_json(), which escapes bytes that are not UTF-8 reversibly (base/json_text.hpp), and
-// read() unescapes them, so an event reads back with the very bytes it was appended with.
+// Bytes: a command or a path need not be UTF-8. append() escapes bytes that are not UTF-8
+// reversibly, as dump() (record_json.hpp) does, and read() unescapes them, so an event reads back
+// with the very bytes it was appended with.
 //
 // No lock is waited on without a bound: whoever can open the file for reading (a confined
 // command, a background job, any process of the user) can take its flock and hold it. Readers

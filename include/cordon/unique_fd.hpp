@@ -1,6 +1,9 @@
 // An owning file descriptor, the one type every layer uses. Every fd cordon opens is born
 // CLOEXEC (pipe2(O_CLOEXEC), open(O_CLOEXEC), ...: no window in which a concurrent spawn could
 // inherit it); this type only guarantees that it is closed exactly once.
+//
+//     auto input = std::make_shared<const cordon::unique_fd>(::open(path, O_RDONLY | O_CLOEXEC));
+//     request.stdin_fd = input;  // handed to the command as its stdin, closed with the last owner
 #pragma once
 
 #include <unistd.h>
