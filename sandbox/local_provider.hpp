@@ -67,7 +67,12 @@ struct local_provider_options {
     // Empty: resolved once, from root-owned directories only (find_trusted_executable). A path
     // given here is the caller's decision and is used as is.
     std::filesystem::path bwrap_path;
-    std::filesystem::path launcher_path;  // empty: cordon-landlock beside the running executable
+    // Empty: the first of `launcher_candidates` that exists, run only if find_launcher() trusts
+    // it (runner_path.hpp); what it refuses makes both Linux rungs unusable, saying why. A path
+    // given here is the caller's decision and is used as is.
+    std::filesystem::path launcher_path;
+    // Where the launcher is looked for; empty: launcher_candidates() of this process.
+    std::vector<std::filesystem::path> launcher_candidates;
     std::filesystem::path sandbox_exec_path = "/usr/bin/sandbox-exec";
     std::chrono::milliseconds probe_timeout{5000};
     probe_runner run_probe;  // required whenever a rung has to be probed
@@ -161,7 +166,10 @@ private:
     verdict verdict_;
     launcher_state launcher_;
     std::shared_ptr<const unique_fd> bwrap_image_;  // bwrap, held open since it was checked
-    std::string bwrap_skipped_;  // an untrusted bwrap that the search passed over
+    std::string bwrap_skipped_;     // an untrusted bwrap that the search passed over
+    std::string launcher_refused_;  // why the launcher found is not run (find_launcher)
+    // Where the launcher was looked for before it was found: protected like the launcher.
+    std::vector<std::filesystem::path> launcher_passed_over_;
     std::optional<verdict_cache> cache_;
     std::string cache_key_;
     std::string origin_;                      // verdict_origin()
