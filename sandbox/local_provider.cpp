@@ -107,7 +107,12 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         }
         rungs_.push_back(std::move(report));
     }
-    if (!options_.verdict_directory.empty() && options_.host == platform::linux_) {
+    if (!launcher_refused_.empty()) {
+        // A refusal can end without the launcher changing (its directory made private again),
+        // and the key would not see it: no verdict is shared meanwhile. Probing costs nothing
+        // then, since no rung can run without the launcher.
+        origin_ = "probed (no verdict is shared while the launcher is refused)";
+    } else if (!options_.verdict_directory.empty() && options_.host == platform::linux_) {
         auto cache = verdict_cache::open(options_.verdict_directory);
         if (auto* reason = std::get_if<std::string>(&cache)) {
             origin_ = "probed (verdict cache unusable: " + *reason + ")";

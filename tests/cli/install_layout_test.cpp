@@ -101,6 +101,13 @@ TEST_F(InstalledLayout, ALauncherOthersCouldWriteIsRefusedAndNamed) {
     EXPECT_EQ(r.exit_code, 125) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+
+    // Made private again, the same launcher is taken: the verdict shared while it was refused
+    // does not outlive the refusal.
+    fs::permissions(launcher_.parent_path(), fs::perms::group_write, fs::perm_options::remove);
+    const cli_result again = run({"run", "-c", "echo ran"});
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(again.out, "ran\n");
 }
 
 }  // namespace
