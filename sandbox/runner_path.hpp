@@ -14,7 +14,7 @@ namespace cordon::sandbox {
 
 // Why `path` cannot be trusted as a runner (empty when it can): it and every directory above it
 // must be owned by root (or by `also_owner`) and writable by nobody else, and it must be an
-// executable regular file. One exception: a root-owned directory with the sticky bit (/tmp,
+// executable regular file. One exception: a directory so owned with the sticky bit (/tmp,
 // /var/tmp) may be writable by all when the entry beneath it on the way is a directory, since
 // nobody but that entry's owner can then rename or remove it, and a directory cannot be
 // hard-linked in from elsewhere. `path` must be canonical (symlinks already resolved).
