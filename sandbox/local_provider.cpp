@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 
 #include "cordon/sandbox_error.hpp"
 #include "sandbox/backends.hpp"
@@ -81,7 +82,15 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
     if (options_.bwrap_path.empty() && wants_bwrap) {
         options_.bwrap_path = find_trusted_executable("bwrap", &bwrap_skipped_);
     }
-    if (options_.launcher_path.empty()) options_.launcher_path = default_launcher_path();
+    if (options_.launcher_path.empty()) {
+        const std::vector<fs::path> candidates = options_.launcher_candidates.empty()
+                                                     ? launcher_candidates()
+                                                     : options_.launcher_candidates;
+        launcher_lookup found = find_launcher(candidates);
+        options_.launcher_path = std::move(found.path);
+        launcher_refused_ = std::move(found.refused);
+        launcher_passed_over_ = std::move(found.passed_over);
+    }
     for (backend_kind kind : rungs) {
         rung_report report;
         report.kind = kind;
@@ -98,7 +107,12 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         }
         rungs_.push_back(std::move(report));
     }
-    if (!options_.verdict_directory.empty() && options_.host == platform::linux_) {
+    if (!launcher_refused_.empty()) {
+        // A refusal can end without the launcher changing (its directory made private again),
+        // and the key would not see it: no verdict is shared meanwhile. Probing costs nothing
+        // then, since no rung can run without the launcher.
+        origin_ = "probed (no verdict is shared while the launcher is refused)";
+    } else if (!options_.verdict_directory.empty() && options_.host == platform::linux_) {
         auto cache = verdict_cache::open(options_.verdict_directory);
         if (auto* reason = std::get_if<std::string>(&cache)) {
             origin_ = "probed (verdict cache unusable: " + *reason + ")";
@@ -125,6 +139,13 @@ std::variant<protected_paths, std::string> local_provider::protected_set() {
     auto closure = runner_closure(runners, trusted_directories());
     if (auto* reason = std::get_if<std::string>(&closure)) return *reason;
     protected_paths set = std::move(std::get<protected_paths>(closure));
+    // A launcher created where it was looked for first would be the next process's launcher.
+    for (const fs::path& candidate : launcher_passed_over_) {
+        std::error_code ec;
+        fs::path place = fs::weakly_canonical(candidate, ec);
+        set.push_back({ec ? candidate : std::move(place),
+                       "is where the next cordon would look for cordon-landlock first"});
+    }
     // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
     set.push_back(
         {canonical_path("/var/tmp") / "cordon-probe-*", "holds the workspaces cordon probes with"});

@@ -124,7 +124,10 @@ private:
     verdict verdict_;
     launcher_state launcher_;
     std::shared_ptr<const unique_fd> bwrap_image_;  // bwrap, held open since it was checked
-    std::string bwrap_skipped_;  // an untrusted bwrap that the search passed over
+    std::string bwrap_skipped_;     // an untrusted bwrap that the search passed over
+    std::string launcher_refused_;  // why the launcher found is not run (find_launcher)
+    // Where the launcher was looked for before it was found: protected like the launcher.
+    std::vector<std::filesystem::path> launcher_passed_over_;
     std::optional<verdict_cache> cache_;
     std::string cache_key_;
     std::string origin_;                      // verdict_origin()

@@ -99,8 +99,8 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
 bool local_provider::load_launcher_image_locked() {
     if (launcher_.image) return true;
     const fs::path& path = options_.launcher_path;
-    if (path.empty()) {
-        launcher_.reason = "cordon-landlock not found beside the running executable";
+    if (!launcher_refused_.empty()) {
+        launcher_.reason = launcher_refused_;
         return false;
     }
     if (::access(path.c_str(), X_OK) != 0) {

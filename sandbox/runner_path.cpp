@@ -1,5 +1,6 @@
 #include "sandbox/runner_path.hpp"
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,8 +8,16 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <system_error>
 #include <vector>
+
+// CMake's libexec directory for cordon (sandbox/CMakeLists.txt), relative to its bin directory and
+// absolute, as this build was configured to be installed.
+#if !defined(CORDON_LAUNCHER_RELATIVE_DIR) || !defined(CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR) || \
+    !defined(CORDON_LAUNCHER_DIR)
+#error "CORDON_LAUNCHER_*DIR come from sandbox/CMakeLists.txt"
+#endif
 
 namespace cordon::sandbox {
 
@@ -16,17 +25,47 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string owned_badly(const fs::path& path, const struct stat& st) {
-    if (st.st_uid != 0) return path.string() + " is owned by uid " + std::to_string(st.st_uid);
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        return path.string() + " is writable by group or others";
+// An object in the module this file is linked into, for dladdr(3) to name that module.
+const char module_marker = 0;
+
+std::string owned_by_another(const fs::path& path, const struct stat& st, uid_t also_owner) {
+    if (st.st_uid == 0 || st.st_uid == also_owner) return {};
+    return path.string() + " is owned by uid " + std::to_string(st.st_uid);
+}
+
+bool writable_by_others(const struct stat& st) {
+    return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
+std::string writable_by_others_message(const fs::path& path) {
+    return path.string() + " is writable by group or others";
+}
+
+// Why `dir` or a directory above it cannot be trusted (empty when none). `child_is_directory`:
+// the entry beneath `dir` on the way is a directory, which a sticky `dir` keeps in place.
+std::string directories_untrusted_because(fs::path dir, uid_t also_owner, bool child_is_directory) {
+    for (;; dir = dir.parent_path()) {
+        struct stat st {};
+        if (::lstat(dir.c_str(), &st) != 0) {
+            const int error = errno;
+            return dir.string() + ": " + std::strerror(error);
+        }
+        if (!S_ISDIR(st.st_mode)) return dir.string() + " is not a directory";
+        if (std::string why = owned_by_another(dir, st, also_owner); !why.empty()) return why;
+        // In a sticky directory only an entry's owner, the directory's owner or a privileged
+        // process may remove or rename the entry (unlink(2), EPERM); a file could still be
+        // hard-linked in by anyone, a directory cannot.
+        const bool keeps_child = child_is_directory && (st.st_mode & S_ISVTX) != 0;
+        if (writable_by_others(st) && !keeps_child) return writable_by_others_message(dir);
+        if (dir == dir.root_path()) break;
+        child_is_directory = true;
     }
     return {};
 }
 
 }  // namespace
 
-std::string untrusted_because(const fs::path& path) {
+std::string untrusted_because(const fs::path& path, uid_t also_owner) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
         const int error = errno;
@@ -34,17 +73,9 @@ std::string untrusted_because(const fs::path& path) {
     }
     if (!S_ISREG(st.st_mode)) return path.string() + " is not a regular file";
     if ((st.st_mode & S_IXUSR) == 0) return path.string() + " is not executable";
-    if (std::string why = owned_badly(path, st); !why.empty()) return why;
-    for (fs::path dir = path.parent_path();; dir = dir.parent_path()) {
-        if (::lstat(dir.c_str(), &st) != 0) {
-            const int error = errno;
-            return dir.string() + ": " + std::strerror(error);
-        }
-        if (!S_ISDIR(st.st_mode)) return dir.string() + " is not a directory";
-        if (std::string why = owned_badly(dir, st); !why.empty()) return why;
-        if (dir == dir.root_path()) break;
-    }
-    return {};
+    if (std::string why = owned_by_another(path, st, also_owner); !why.empty()) return why;
+    if (writable_by_others(st)) return writable_by_others_message(path);
+    return directories_untrusted_because(path.parent_path(), also_owner, false);
 }
 
 namespace {
@@ -154,11 +185,105 @@ fs::path find_trusted_executable(std::string_view name, std::string* skipped) {
     return {};
 }
 
-fs::path default_launcher_path() {
+namespace {
+
+constexpr std::string_view launcher_name = "cordon-landlock";
+
+// Why a symbolic link on the way to `path` (absolute, lexically normal) could be pointed
+// elsewhere by someone else: a link cannot be changed, only replaced, by whoever may write the
+// directory holding it. Empty when there is none such.
+std::string links_untrusted_because(const fs::path& path, uid_t also_owner) {
+    fs::path prefix;
+    for (const fs::path& component : path) {
+        prefix /= component;
+        struct stat st {};
+        if (::lstat(prefix.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+        std::error_code ec;
+        const fs::path holder = fs::canonical(prefix.parent_path(), ec);
+        if (ec) return prefix.parent_path().string() + ": " + ec.message();
+        if (std::string why = directories_untrusted_because(holder, also_owner, false);
+            !why.empty()) {
+            return "the symbolic link " + prefix.string() + " could be replaced: " + why;
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+std::vector<fs::path> launcher_candidates(const fs::path& executable,
+                                          const fs::path& relative_libexec,
+                                          const fs::path& absolute_libexec, const fs::path& library,
+                                          const fs::path& library_relative_libexec) {
+    std::vector<fs::path> out;
+    const auto add = [&out](const fs::path& candidate) {
+        fs::path normal = candidate.lexically_normal();
+        if (std::find(out.begin(), out.end(), normal) == out.end())
+            out.push_back(std::move(normal));
+    };
+    const fs::path dir = executable.parent_path();
+    add(dir / launcher_name);
+    if (!relative_libexec.empty()) add(dir / relative_libexec / launcher_name);
+    if (library.is_absolute() && !library_relative_libexec.empty()) {
+        add(library.parent_path() / library_relative_libexec / launcher_name);
+    }
+    if (absolute_libexec.is_absolute()) add(absolute_libexec / launcher_name);
+    return out;
+}
+
+std::vector<fs::path> launcher_candidates() {
     std::error_code ec;
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    return self.parent_path() / "cordon-landlock";
+    if (ec || !self.is_absolute()) return {};
+    // A program replaced since it started (a package upgrade) shows as "<path> (deleted)": what
+    // lies beside <path> now belongs to the new one, which is still this program's place.
+    constexpr std::string_view deleted = " (deleted)";
+    if (std::string name = self.string(); name.ends_with(deleted)) {
+        self = name.substr(0, name.size() - deleted.size());
+    }
+    // The shared object this function is in: libcordon.so when a program links it, else the
+    // program itself (dladdr gives no name for a static one).
+    fs::path library;
+    Dl_info info{};
+    if (::dladdr(&module_marker, &info) != 0 && info.dli_fname != nullptr) {
+        library = fs::weakly_canonical(info.dli_fname, ec);
+        if (ec || library == fs::weakly_canonical(self, ec)) library.clear();
+    }
+    return launcher_candidates(self, CORDON_LAUNCHER_RELATIVE_DIR, CORDON_LAUNCHER_DIR, library,
+                               CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR);
+}
+
+launcher_lookup find_launcher(std::span<const fs::path> candidates) {
+    launcher_lookup out;
+    const uid_t self = ::geteuid();
+    for (const fs::path& candidate : candidates) {
+        struct stat st {};
+        if (::lstat(candidate.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+            out.passed_over.push_back(candidate);
+            continue;
+        }
+        std::error_code ec;
+        fs::path canonical = fs::canonical(candidate, ec);
+        std::string why;
+        if (ec) {
+            out.path = candidate;
+            why = candidate.string() + ": " + ec.message();
+        } else {
+            out.path = std::move(canonical);
+            why = untrusted_because(out.path, self);
+            if (why.empty()) why = links_untrusted_because(candidate.lexically_normal(), self);
+        }
+        if (!why.empty()) {
+            out.refused = "cordon-landlock at " + candidate.string() + " is refused: " + why;
+        }
+        return out;
+    }
+    out.refused = "cordon-landlock not found";
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        out.refused += (i == 0 ? " (looked for " : ", ") + candidates[i].string();
+    }
+    out.refused += candidates.empty() ? ": /proc/self/exe cannot be read" : ")";
+    return out;
 }
 
 }  // namespace cordon::sandbox

@@ -2,7 +2,10 @@
 // next cordon process will run it again: it must come from a place no confined command can write.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,9 +13,13 @@
 namespace cordon::sandbox {
 
 // Why `path` cannot be trusted as a runner (empty when it can): it and every directory above it
-// must be owned by root and writable by nobody else, and it must be an executable regular file.
-// `path` must be canonical (symlinks already resolved).
-[[nodiscard]] std::string untrusted_because(const std::filesystem::path& path);
+// must be owned by root (or by `also_owner`) and writable by nobody else, and it must be an
+// executable regular file. One exception: a directory so owned with the sticky bit (/tmp,
+// /var/tmp) may be writable by all when the entry beneath it on the way is a directory, since
+// nobody but that entry's owner can then rename or remove it, and a directory cannot be
+// hard-linked in from elsewhere. `path` must be canonical (symlinks already resolved).
+[[nodiscard]] std::string untrusted_because(const std::filesystem::path& path,
+                                            uid_t also_owner = 0);
 
 // The only directories runners (and the programs cordon itself names: `true` for probes, `bash`
 // for `cordon run -c`) are taken from: /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin,
@@ -27,8 +34,39 @@ namespace cordon::sandbox {
 [[nodiscard]] std::filesystem::path find_trusted_executable(std::string_view name,
                                                             std::string* skipped = nullptr);
 
-// cordon-landlock beside the running executable (/proc/self/exe), never found through PATH or an
-// environment variable.
-[[nodiscard]] std::filesystem::path default_launcher_path();
+// Where cordon-landlock is looked for on behalf of the program at `executable` (canonical), in
+// order: beside it (the build tree, where everything lands in bin/), then `relative_libexec` from
+// its directory (an installed cordon, wherever its prefix was moved), then, when cordon's code is
+// in a shared library at `library` (canonical), `library_relative_libexec` from the library's
+// directory (a program linked with libcordon.so of a moved prefix), then `absolute_libexec` (a
+// program that links the static library and lives elsewhere). Duplicates are left out; an empty
+// or relative path adds nothing. Never PATH or an environment variable: whoever sets those for a
+// later cordon would choose what runs before any confinement.
+[[nodiscard]] std::vector<std::filesystem::path> launcher_candidates(
+    const std::filesystem::path& executable, const std::filesystem::path& relative_libexec,
+    const std::filesystem::path& absolute_libexec, const std::filesystem::path& library = {},
+    const std::filesystem::path& library_relative_libexec = {});
+
+// The same for this process (/proc/self/exe, and the shared object holding this code when it is
+// not the executable: dladdr(3)) and the directories configured at build time: CMake's libexec
+// directory + "/cordon", relative to its bin and lib directories and absolute. Empty when
+// /proc/self/exe cannot be read (the absolute candidate alone would then be a guess).
+[[nodiscard]] std::vector<std::filesystem::path> launcher_candidates();
+
+// What find_launcher() decided.
+struct launcher_lookup {
+    std::filesystem::path path;  // the first candidate that exists, canonical; empty: none does
+    std::string refused;         // why `path` may not run, or why there is none; empty: it may
+    // The candidates before `path`, none of which exists. A command that could create one would
+    // choose the next process's launcher: they are protected like the launcher itself.
+    std::vector<std::filesystem::path> passed_over;
+};
+
+// The first of `candidates` that exists, and whether it may run: untrusted_because() with this
+// process's own user as an owner too (the launcher runs with this process's rights, so that user
+// could as well change the process itself), and every symbolic link on the way in a directory
+// only they can write. An existing candidate that fails the check is refused, never passed over
+// for a later one: the caller says why nothing runs rather than running something else.
+[[nodiscard]] launcher_lookup find_launcher(std::span<const std::filesystem::path> candidates);
 
 }  // namespace cordon::sandbox

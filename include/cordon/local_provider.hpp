@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cordon/confined_argv.hpp"
 #include "cordon/export.hpp"
@@ -55,7 +56,14 @@ struct local_provider_options {
     // Empty: resolved once, from root-owned directories only (find_trusted_executable). A path
     // given here is the caller's decision and is used as is.
     std::filesystem::path bwrap_path;
-    std::filesystem::path launcher_path;  // empty: cordon-landlock beside the running executable
+    // Empty: the first of `launcher_candidates` that exists, run only if the trust check passes
+    // (root-owned, or the user's own, and writable by nobody else, all the way up); a launcher it
+    // refuses makes both Linux rungs unusable, saying why. A path given here is the caller's
+    // decision and is used as is.
+    std::filesystem::path launcher_path;
+    // Where the launcher is looked for; empty: beside the running program, then libexec/cordon of
+    // the prefix cordon was installed to (docs/library.md).
+    std::vector<std::filesystem::path> launcher_candidates;
     std::filesystem::path sandbox_exec_path = "/usr/bin/sandbox-exec";
     std::chrono::milliseconds probe_timeout{5000};
     probe_runner run_probe;  // required whenever a rung has to be probed

@@ -1240,6 +1240,7 @@ TEST(TrustedExecutable, UntrustedBecauseNamesTheFlaw) {
     scratch_dir dir;
     const fs::path file = dir.path() / "runner";
     make_executable(file);
+    fs::permissions(dir.path(), fs::perms::group_write, fs::perm_options::add);
     EXPECT_THAT(untrusted_because(file), HasSubstr("writable by group or others"));
     EXPECT_THAT(untrusted_because(dir.path() / "missing"), HasSubstr("No such file"));
     EXPECT_THAT(untrusted_because("/usr/bin"), HasSubstr("not a regular file"));
@@ -1249,10 +1250,137 @@ TEST(TrustedExecutable, UntrustedBecauseNamesTheFlaw) {
     }
 }
 
-TEST(DefaultLauncherPath, IsBesideTheRunningExecutable) {
-    const fs::path path = default_launcher_path();
-    EXPECT_EQ(path.filename(), "cordon-landlock");
-    EXPECT_EQ(path.parent_path(), fs::canonical("/proc/self/exe").parent_path());
+// A directory anyone may write but whose sticky bit keeps others' entries in place (/tmp,
+// /var/tmp) may lie above a runner, not hold it: a file there could be a hard link to anything.
+TEST(TrustedExecutable, AStickyDirectoryMayLieAboveARunnerButNotHoldIt) {
+    scratch_dir dir;
+    const uid_t self = ::geteuid();
+    for (const char* name : {"sticky", "open"}) {
+        fs::create_directories(dir.path() / name / "sub");
+        make_executable(dir.path() / name / "runner");
+        make_executable(dir.path() / name / "sub" / "runner");
+    }
+    ASSERT_EQ(::chmod((dir.path() / "sticky").c_str(), 01777), 0);
+    ASSERT_EQ(::chmod((dir.path() / "open").c_str(), 0777), 0);
+    EXPECT_EQ(untrusted_because(dir.path() / "sticky" / "sub" / "runner", self), "");
+    EXPECT_THAT(untrusted_because(dir.path() / "sticky" / "runner", self),
+                HasSubstr("sticky is writable by group or others"));
+    EXPECT_THAT(untrusted_because(dir.path() / "open" / "sub" / "runner", self),
+                HasSubstr("open is writable by group or others"));
+}
+
+// ---- where the launcher comes from -----------------------------------------------------------
+
+TEST(LauncherLookup, BesideTheProgramThenItsLibexecThenTheConfiguredOne) {
+    EXPECT_THAT(
+        launcher_candidates("/opt/agent/bin/agent", "../libexec/cordon", "/usr/libexec/cordon"),
+        ElementsAre("/opt/agent/bin/cordon-landlock", "/opt/agent/libexec/cordon/cordon-landlock",
+                    "/usr/libexec/cordon/cordon-landlock"));
+    // An installed cordon: its own libexec is the configured one, looked at once.
+    EXPECT_THAT(launcher_candidates("/usr/bin/cordon", "../libexec/cordon", "/usr/libexec/cordon"),
+                ElementsAre("/usr/bin/cordon-landlock", "/usr/libexec/cordon/cordon-landlock"));
+    // A relative "absolute" directory is no place to look (it would depend on the cwd).
+    EXPECT_THAT(launcher_candidates("/opt/bin/cordon", "", "libexec/cordon"),
+                ElementsAre("/opt/bin/cordon-landlock"));
+}
+
+// A program linked with libcordon.so: after its own directory, the libexec of the prefix the
+// library was installed to (moved or not), before the configured one.
+TEST(LauncherLookup, ASharedLibraryLooksInItsOwnPrefixBeforeTheConfiguredOne) {
+    EXPECT_THAT(
+        launcher_candidates("/opt/agent/bin/agent", "../libexec/cordon", "/usr/libexec/cordon",
+                            "/srv/cordon/lib/libcordon.so.0.1", "../libexec/cordon"),
+        ElementsAre("/opt/agent/bin/cordon-landlock", "/opt/agent/libexec/cordon/cordon-landlock",
+                    "/srv/cordon/libexec/cordon/cordon-landlock",
+                    "/usr/libexec/cordon/cordon-landlock"));
+    // A multiarch libdir is one level deeper; the library's own prefix is still the one found.
+    EXPECT_THAT(
+        launcher_candidates("/usr/bin/agent", "../libexec/cordon", "/usr/libexec/cordon",
+                            "/usr/lib/x86_64-linux-gnu/libcordon.so.0.1", "../../libexec/cordon"),
+        ElementsAre("/usr/bin/cordon-landlock", "/usr/libexec/cordon/cordon-landlock"));
+    // No library (a static program), or no relative path: nothing more.
+    EXPECT_THAT(
+        launcher_candidates("/opt/bin/agent", "", "/usr/libexec/cordon", "", "../libexec/cordon"),
+        ElementsAre("/opt/bin/cordon-landlock", "/usr/libexec/cordon/cordon-landlock"));
+}
+
+TEST(LauncherLookup, ThisProcessLooksBesideItselfFirstAndNeverOnPath) {
+    scoped_env path("PATH", "/nonexistent-cordon-bin");
+    const std::vector<fs::path> candidates = launcher_candidates();
+    ASSERT_GE(candidates.size(), 2u);
+    EXPECT_EQ(candidates.front(),
+              fs::canonical("/proc/self/exe").parent_path() / "cordon-landlock");
+    for (const fs::path& candidate : candidates) {
+        EXPECT_TRUE(candidate.is_absolute()) << candidate;
+        EXPECT_EQ(candidate.filename(), "cordon-landlock");
+        EXPECT_THAT(candidate.string(), Not(HasSubstr("nonexistent-cordon-bin")));
+    }
+    EXPECT_EQ(candidates.back().parent_path().filename(), "cordon");
+}
+
+// The layout of an installed prefix, under a scratch directory: bin/ without the launcher, and
+// libexec/cordon/ with it.
+class LauncherLookupTest : public ::testing::Test {
+protected:
+    LauncherLookupTest() {
+        fs::create_directories(dir_.path() / "bin");
+        fs::create_directories(libexec_);
+    }
+
+    scratch_dir dir_;
+    fs::path beside_ = dir_.path() / "bin" / "cordon-landlock";
+    fs::path libexec_ = dir_.path() / "libexec" / "cordon";
+    fs::path installed_ = libexec_ / "cordon-landlock";
+};
+
+TEST_F(LauncherLookupTest, TakesTheFirstThatExistsAndRemembersWhereItLookedBefore) {
+    make_executable(installed_);
+    const std::vector<fs::path> candidates{beside_, installed_};
+    launcher_lookup found = find_launcher(candidates);
+    EXPECT_EQ(found.path, installed_);
+    EXPECT_EQ(found.refused, "");
+    EXPECT_THAT(found.passed_over, ElementsAre(beside_));
+
+    make_executable(beside_);
+    found = find_launcher(candidates);
+    EXPECT_EQ(found.path, beside_);
+    EXPECT_THAT(found.passed_over, IsEmpty());
+}
+
+TEST_F(LauncherLookupTest, AnUntrustedLauncherIsRefusedNotPassedOverForTheNext) {
+    make_executable(beside_);
+    make_executable(installed_);
+    fs::permissions(beside_, fs::perms::group_write, fs::perm_options::add);
+    const std::vector<fs::path> candidates{beside_, installed_};
+    const launcher_lookup found = find_launcher(candidates);
+    EXPECT_EQ(found.path, beside_);
+    EXPECT_THAT(found.refused, HasSubstr("cordon-landlock at " + beside_.string() + " is refused"));
+    EXPECT_THAT(found.refused, HasSubstr("writable by group or others"));
+}
+
+TEST_F(LauncherLookupTest, ALinkOthersCouldReplaceIsRefused) {
+    make_executable(installed_);
+    const fs::path links = dir_.path() / "links";
+    fs::create_directory(links);
+    fs::create_symlink(installed_, links / "cordon-landlock");
+    const std::vector<fs::path> candidates{links / "cordon-landlock"};
+    launcher_lookup found = find_launcher(candidates);
+    EXPECT_EQ(found.path, installed_) << "the link is followed";
+    EXPECT_EQ(found.refused, "");
+
+    fs::permissions(links, fs::perms::group_write, fs::perm_options::add);
+    found = find_launcher(candidates);
+    EXPECT_THAT(found.refused,
+                HasSubstr("the symbolic link " + (links / "cordon-landlock").string() +
+                          " could be replaced"));
+}
+
+TEST_F(LauncherLookupTest, NoneFoundSaysWhereItLooked) {
+    const std::vector<fs::path> candidates{beside_, installed_};
+    const launcher_lookup found = find_launcher(candidates);
+    EXPECT_TRUE(found.path.empty());
+    EXPECT_EQ(found.refused, "cordon-landlock not found (looked for " + beside_.string() + ", " +
+                                 installed_.string() + ")");
 }
 
 // ---- contract violations and concurrency ----------------------------------------------------
@@ -1370,6 +1498,62 @@ TEST_F(LadderTest, AnyRunnerInsideTheWritableWorkspaceFailsClosed) {
             EXPECT_NO_THROW((void)confine(provider, sandbox_mode::workspace_write));
         }
     }
+}
+
+// Without a launcher path the provider looks for one: the one it finds is the Landlock rung's
+// runner, and a workspace-write run is refused when its workspace holds the launcher or a place
+// looked at before it (a launcher planted there would be the next process's).
+TEST_F(LadderTest, TheLauncherFoundAndWhereItWasLookedForFirstAreProtected) {
+    const fs::path first = dir_.path() / "bin" / "cordon-landlock";
+    const fs::path found = dir_.path() / "libexec" / "cordon" / "cordon-landlock";
+    fs::create_directories(first.parent_path());
+    fs::create_directories(found.parent_path());
+    make_executable(found);
+    scripted_runner runner(all_usable);
+    auto opts = options(runner, backend_choice::landlock);
+    opts.launcher_path.clear();
+    opts.launcher_candidates = {first, found};
+    local_provider provider(opts);
+    EXPECT_EQ(confine(provider, sandbox_mode::read_only).argv.front(), found.string());
+    EXPECT_NO_THROW((void)confine(provider, sandbox_mode::workspace_write));
+    for (const auto& [root, says] :
+         {std::pair{dir_.path() / "libexec", found.string() + " lies inside"},
+          std::pair{dir_.path() / "bin", first.string() + " lies inside"}}) {
+        try {
+            (void)provider.confine(command_, {sandbox_mode::workspace_write, root}, root);
+            ADD_FAILURE() << "expected sandbox_unavailable_error with workspace " << root;
+        } catch (const sandbox_unavailable_error& error) {
+            EXPECT_THAT(error.what(), HasSubstr(says));
+        }
+    }
+}
+
+// A launcher that fails the trust check is the reason both Linux rungs are unusable: the
+// provider never runs it, nor falls back to one looked at later.
+TEST_F(LadderTest, AnUntrustedLauncherMakesBothRungsUnusableAndSaysWhy) {
+    const fs::path first = dir_.path() / "bin" / "cordon-landlock";
+    const fs::path later = dir_.path() / "libexec" / "cordon-landlock";
+    fs::create_directories(first.parent_path());
+    fs::create_directories(later.parent_path());
+    make_executable(first);
+    make_executable(later);
+    fs::permissions(first.parent_path(), fs::perms::others_write, fs::perm_options::add);
+    scripted_runner runner(all_usable);
+    auto opts = options(runner);
+    opts.launcher_path.clear();
+    opts.launcher_candidates = {first, later};
+    local_provider provider(opts);
+    EXPECT_THROW((void)confine(provider, sandbox_mode::read_only), sandbox_unavailable_error);
+    const auto reports = provider.probe_all();
+    ASSERT_EQ(reports.size(), 2u);
+    for (const auto& report : reports) {
+        EXPECT_EQ(report.state, rung_state::unusable);
+        EXPECT_THAT(report.reason, HasSubstr("cordon-landlock at " + first.string() +
+                                             " is refused: " + first.parent_path().string() +
+                                             " is writable by group or others"));
+    }
+    EXPECT_EQ(reports[1].runner, first.string());
+    EXPECT_EQ(runner.count(), 0u);
 }
 
 // What runs unconfined later includes cordon itself and what every runner loads.

@@ -1,0 +1,76 @@
+# The Debian packages, built by `cpack -G DEB` in a configured build tree (included at the end of
+# the top-level CMakeLists.txt, after every install() rule).
+#
+# Two components, one package each (CPACK_DEB_COMPONENT_INSTALL):
+#   runtime -> cordon:     bin/cordon, libexec/cordon/cordon-landlock, the man pages, the bash
+#                          completion, and the shared library (a program linking it needs it, and
+#                          it needs the launcher);
+#   dev     -> cordon-dev: the headers, the static library, the CMake package configuration and
+#                          the pkg-config file, for building against the library.
+# Debian's own split: an agent's host needs cordon alone, a developer both. An install() rule
+# names its component (COMPONENT runtime|dev); a component with no rule yet has no package, and
+# a rule without COMPONENT would land in a third package ("Unspecified"), which nothing should.
+#
+# The packages install where the tree was configured to (CMAKE_INSTALL_PREFIX, /usr/local unless
+# told), since the library's absolute path to the launcher is compiled in
+# (sandbox/CMakeLists.txt): configure with -DCMAKE_INSTALL_PREFIX=/usr for a package to hand out,
+# as scripts/test does. cordon itself finds its launcher relative to its own directory either way.
+set(CORDON_PACKAGE_MAINTAINER
+    "cordon maintainers <maintainers@users.noreply.a-seed-f668f7d0.example>"
+    CACHE STRING "The Maintainer field of the Debian packages")
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME cordon)
+set(CPACK_PACKAGE_VENDOR cordon)
+set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
+# Without the line tables of RelWithDebInfo: a quarter of the size, and they belong in a separate
+# debug package if anywhere.
+set(CPACK_STRIP_FILES ON)
+
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+# Named, so that one component alone still makes its own package (CPack otherwise treats a single
+# component as a monolithic install, under the package-wide settings).
+get_cmake_property(CPACK_COMPONENTS_ALL COMPONENTS)
+if("Unspecified" IN_LIST CPACK_COMPONENTS_ALL)
+  message(FATAL_ERROR "an install() rule names no COMPONENT: give it COMPONENT runtime or "
+                      "COMPONENT dev (cmake/packaging.cmake says which is which)")
+endif()
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # <name>_<version>_<arch>.deb
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CORDON_PACKAGE_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# gzip: as small as xz within a few percent here, and compressed in a fraction of the time
+# (scripts/check-install builds the package on every CI run).
+set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
+# The dependencies of what the packages link dynamically (the shared library; cordon and
+# cordon-landlock are static), as dpkg-shlibdeps (dpkg-dev) finds them.
+find_program(CORDON_DPKG_SHLIBDEPS dpkg-shlibdeps)
+if(CORDON_DPKG_SHLIBDEPS)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+endif()
+
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME cordon)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION utils)
+# `cordon run -c` runs bash; bwrap is the first rung of the ladder, and without it cordon still
+# confines with its Landlock launcher.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS bash)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS bubblewrap)
+# The first line is the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY, if set, would be put before
+# it); the rest, wrapped for Debian's 80 columns, the long description.
+set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
+    "confined execution of an AI agent's shell commands
+cordon runs the shell commands an AI agent asks for under a file-effect
+policy (read-only, workspace-write or danger-full-access) enforced by
+bubblewrap or its own Landlock launcher, in a process group and cgroup of
+their own, and reports how each run ended. It also serves them as an MCP
+shell tool.")
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME cordon-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "cordon (= ${PROJECT_VERSION})")
+set(CPACK_DEBIAN_DEV_DESCRIPTION
+    "development files of cordon's library
+The headers, the static library, the CMake package configuration and the
+pkg-config file of cordon's C++ library, for agents that confine commands
+in process.")
+
+include(CPack)
