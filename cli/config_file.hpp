@@ -72,7 +72,7 @@ struct config_values {
     // likewise.
     std::optional<bool> allow_local_binding;
     // The environment: env_clear as a value (a later layer may turn it off again), env_keep and
-    // env_unset as lists that extend the layers below (names or globs, runtime/environment.hpp).
+    // env_unset as lists that extend the layers below (names or globs, cordon/environment.hpp).
     std::optional<sourced<bool>> env_clear;
     std::vector<sourced<std::string>> env_keep;
     std::vector<sourced<std::string>> env_unset;

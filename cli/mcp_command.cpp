@@ -1,4 +1,4 @@
-// `cordon mcp`: the MCP server of mcp/server.hpp on cordon's stdin and stdout (docs/mcp.md).
+// `cordon mcp`: the MCP server of cordon/mcp_server.hpp on cordon's stdin and stdout (docs/mcp.md).
 // Its options mirror `cordon run`'s; every call runs under the standing mode (the --session's
 // sandbox/mode, else --mode), or, escalated and approved, under a wider one for that call only.
 //
@@ -101,7 +101,7 @@ int run_mcp_command(mcp_options& given) {
         }
         options.session = std::get<std::shared_ptr<const policy::session_log>>(std::move(session));
         // Nor may a run read it: it holds what earlier calls were given (their env, their input),
-        // and whoever can open it can hold its lock (policy/session_log.hpp).
+        // and whoever can open it can hold its lock (cordon/session_log.hpp).
         options.rules.deny_read.push_back(sandbox::canonical_path(options.session->path()));
     }
     // No run may write the configuration: whoever can write it sets every later server's

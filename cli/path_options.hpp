@@ -1,5 +1,5 @@
 // The options of `cordon run` and `cordon mcp` that shape a policy beyond its mode
-// (sandbox/policy.hpp): --writable-root, --read-only-path, --deny-read, --allow-read, --protect,
+// (cordon/policy.hpp): --writable-root, --read-only-path, --deny-read, --allow-read, --protect,
 // --unprotect, --tmp and --accept-partial; and the network's (docs/network.md): --network,
 // --allow-unix-socket, --allow-local-binding, --allow-domain, --deny-domain and --proxy-resolve.
 // Parsed as given, then turned into path_rules and network_rules before anything runs; a bad value

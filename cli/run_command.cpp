@@ -71,7 +71,7 @@ int run_run_command(run_options& options) {
 
     // No run may be able to write the session log: whoever can write it widens every later run.
     // Nor read it: it holds what earlier runs were given (their env, their input), and whoever
-    // can open it can hold its lock (policy/session_log.hpp).
+    // can open it can hold its lock (cordon/session_log.hpp).
     runtime::executor_options executor_options;
     if (stand.log) {
         executor_options.protected_paths.push_back(sandbox::canonical_path(stand.log->path()));

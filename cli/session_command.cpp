@@ -1,4 +1,4 @@
-// `cordon session`: read and change a session log (policy/session_log.hpp).
+// `cordon session`: read and change a session log (cordon/session_log.hpp).
 //
 //   cordon session show   FILE [--json]     the effective mode, approval policy, preset and root,
 //                                           the live grants and the audit trail

@@ -23,7 +23,7 @@
 
 namespace cordon::runtime {
 
-// Where a spawn failed, and why: the outcome vocabulary (classify/outcome.hpp).
+// Where a spawn failed, and why: the outcome vocabulary (cordon/outcome.hpp).
 using classify::describe;
 using classify::spawn_error;
 using classify::spawn_stage;

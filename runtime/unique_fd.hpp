@@ -1,4 +1,4 @@
-// The runtime's fd helpers on top of cordon::unique_fd (sandbox/unique_fd.hpp).
+// The runtime's fd helpers on top of cordon::unique_fd (cordon/unique_fd.hpp).
 #pragma once
 
 #include "cordon/unique_fd.hpp"

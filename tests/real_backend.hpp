@@ -74,7 +74,7 @@ inline auto all_real_backends() {
 inline constexpr real_backend every_real_backend[] = {real_backend::bwrap, real_backend::landlock,
                                                       real_backend::landlock_via_launcher};
 
-// The Landlock rung cannot keep protected names (sandbox/policy.hpp) and refuses a workspace-write
+// The Landlock rung cannot keep protected names (cordon/policy.hpp) and refuses a workspace-write
 // run that has them unless the gap is accepted, as a deployment without bwrap must. Tests of the
 // other walls accept it there; tests/backends/path_policy_test.cpp tests the refusal itself.
 [[nodiscard]] inline sandbox::path_rules rules_for(real_backend backend) {

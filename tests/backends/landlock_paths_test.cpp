@@ -1,4 +1,4 @@
-// The Landlock rung's two paths (runtime/executor.hpp): applied in the forked child of an
+// The Landlock rung's two paths (cordon/executor.hpp): applied in the forked child of an
 // in-process spawn, or by the exec'd cordon-landlock. Every real-backend suite runs on both
 // (tests/CMakeLists.txt); these tests pin which path a run took, and that a failure to put the
 // walls up in the child is the same runner failure the launcher reports.

@@ -1,4 +1,4 @@
-// The command's environment (runtime/environment.hpp): the credential scrub by class of name and
+// The command's environment (cordon/environment.hpp): the credential scrub by class of name and
 // by value (a URL with a password), the names a real workstation holds that must survive it, the
 // environment policy (clear, keep, unset; globs), and the same policy carried by a run_request
 // into a real process, which prints what it got.

@@ -1,4 +1,4 @@
-// The executor end to end (runtime/executor.hpp) and the values it produces: the environment
+// The executor end to end (cordon/executor.hpp) and the values it produces: the environment
 // scrub, which runs consult the provider, fail-closed runner failures, missing programs, the
 // timeout's default and cap, many concurrent runs on one event loop, prepare() and launch() apart,
 // the record's JSON shape (record_json.hpp) and its human rendering (render.hpp).
