@@ -33,7 +33,7 @@ function(cordon_installed_library name type)
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(${name} INTERFACE cxx_std_20)
   target_link_libraries(${name} PUBLIC nlohmann_json::nlohmann_json Boost::headers
-                        PRIVATE Threads::Threads)
+                        PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 endfunction()
 
 cordon_installed_library(cordon_static STATIC)
@@ -68,6 +68,11 @@ install(FILES ${PROJECT_BINARY_DIR}/cordonConfig.cmake ${PROJECT_BINARY_DIR}/cor
 
 # pkg-config: the shared library by default; `pkg-config --static` adds what the static one needs.
 file(RELATIVE_PATH cordon_pc_prefix /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+# dladdr1 (sandbox/runner_path.cpp) is in libc from glibc 2.34 on, in libdl before.
+set(CMAKE_DL_LIBS_FLAG)
+foreach(lib IN LISTS CMAKE_DL_LIBS)
+  string(APPEND CMAKE_DL_LIBS_FLAG " -l${lib}")
+endforeach()
 configure_file(cmake/cordon.pc.in ${PROJECT_BINARY_DIR}/cordon.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cordon.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
         COMPONENT dev)

@@ -66,7 +66,10 @@ shell tool.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME cordon-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "cordon (= ${PROJECT_VERSION})")
+# What the package configuration finds (cordonConfig.cmake's find_dependency, cordon.pc's
+# Requires): the headers the public headers include.
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
+    "cordon (= ${PROJECT_VERSION}), nlohmann-json3-dev (>= 3.11), libboost-dev (>= 1.81) | libboost1.81-dev")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
     "development files of cordon's library
 The headers, the static library, the CMake package configuration and the

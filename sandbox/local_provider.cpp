@@ -90,6 +90,7 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         options_.launcher_path = std::move(found.path);
         launcher_refused_ = std::move(found.refused);
         launcher_passed_over_ = std::move(found.passed_over);
+        launcher_links_ = std::move(found.links);
     }
     for (backend_kind kind : rungs) {
         rung_report report;
@@ -145,6 +146,9 @@ std::variant<protected_paths, std::string> local_provider::protected_set() {
         fs::path place = fs::weakly_canonical(candidate, ec);
         set.push_back({ec ? candidate : std::move(place),
                        "is where the next cordon would look for cordon-landlock first"});
+    }
+    for (const fs::path& link : launcher_links_) {
+        set.push_back({link, "is a symbolic link on the way to cordon-landlock"});
     }
     // The probe workspaces (probe.cpp): cordon removes them outside any sandbox.
     set.push_back(

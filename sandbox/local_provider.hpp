@@ -128,6 +128,8 @@ private:
     std::string launcher_refused_;  // why the launcher found is not run (find_launcher)
     // Where the launcher was looked for before it was found: protected like the launcher.
     std::vector<std::filesystem::path> launcher_passed_over_;
+    // The symbolic links on the way to the launcher and to the candidates before it: protected.
+    std::vector<std::filesystem::path> launcher_links_;
     std::optional<verdict_cache> cache_;
     std::string cache_key_;
     std::string origin_;                      // verdict_origin()

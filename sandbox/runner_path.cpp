@@ -1,6 +1,7 @@
 #include "sandbox/runner_path.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,8 +13,8 @@
 #include <system_error>
 #include <vector>
 
-// CMake's libexec directory for cordon (sandbox/CMakeLists.txt), relative to its bin directory and
-// absolute, as this build was configured to be installed.
+// CMake's libexec directory for cordon (sandbox/CMakeLists.txt), relative to its bin and lib
+// directories and absolute, as this build was configured to be installed.
 #if !defined(CORDON_LAUNCHER_RELATIVE_DIR) || !defined(CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR) || \
     !defined(CORDON_LAUNCHER_DIR)
 #error "CORDON_LAUNCHER_*DIR come from sandbox/CMakeLists.txt"
@@ -211,6 +212,15 @@ std::string links_untrusted_because(const fs::path& path, uid_t also_owner) {
 
 }  // namespace
 
+bool prefix_open_to_others(fs::path dir, const fs::path& relative) {
+    for (const fs::path& part : relative) {
+        if (part != "..") break;
+        dir = dir.parent_path();
+    }
+    struct stat st {};
+    return ::stat(dir.c_str(), &st) != 0 || writable_by_others(st);
+}
+
 std::vector<fs::path> launcher_candidates(const fs::path& executable,
                                           const fs::path& relative_libexec,
                                           const fs::path& absolute_libexec, const fs::path& library,
@@ -241,22 +251,59 @@ std::vector<fs::path> launcher_candidates() {
     if (std::string name = self.string(); name.ends_with(deleted)) {
         self = name.substr(0, name.size() - deleted.size());
     }
-    // The shared object this function is in: libcordon.so when a program links it, else the
-    // program itself (dladdr gives no name for a static one).
+    // The shared object this code is in, when it is not the program: libcordon.so, as the
+    // dynamic loader mapped it (its link map's name: absolute when it was found through an
+    // absolute path, the only kind taken). The program's own map has an empty name; dladdr's
+    // dli_fname would give argv[0] for it instead, which the caller chose, relative to the cwd.
     fs::path library;
     Dl_info info{};
-    if (::dladdr(&module_marker, &info) != 0 && info.dli_fname != nullptr) {
-        library = fs::weakly_canonical(info.dli_fname, ec);
-        if (ec || library == fs::weakly_canonical(self, ec)) library.clear();
+    struct link_map* map = nullptr;
+    if (::dladdr1(&module_marker, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) != 0 &&
+        map != nullptr && map->l_name != nullptr && map->l_name[0] == '/') {
+        library = fs::weakly_canonical(map->l_name, ec);
+        if (ec) library.clear();
     }
-    return launcher_candidates(self, CORDON_LAUNCHER_RELATIVE_DIR, CORDON_LAUNCHER_DIR, library,
-                               CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR);
+    // A prefix whose root others may write (an agent built in /tmp/agent/bin: the relative
+    // libexec climbs to /tmp) holds entries of theirs: not a place to look for the launcher, and
+    // a launcher another user put there would only make every run fail.
+    const fs::path relative =
+        prefix_open_to_others(self.parent_path(), CORDON_LAUNCHER_RELATIVE_DIR)
+            ? fs::path()
+            : fs::path(CORDON_LAUNCHER_RELATIVE_DIR);
+    const fs::path library_relative =
+        library.empty() ||
+                prefix_open_to_others(library.parent_path(), CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR)
+            ? fs::path()
+            : fs::path(CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR);
+    return launcher_candidates(self, relative, CORDON_LAUNCHER_DIR, library, library_relative);
 }
 
 launcher_lookup find_launcher(std::span<const fs::path> candidates) {
     launcher_lookup out;
     const uid_t self = ::geteuid();
     for (const fs::path& candidate : candidates) {
+        // Every symbolic link on the way is protected with the launcher: a command that could
+        // point one elsewhere would choose the next process's launcher.
+        const fs::path normal = candidate.lexically_normal();
+        fs::path prefix;
+        for (const fs::path& component : normal) {
+            prefix /= component;
+            struct stat st {};
+            if (::lstat(prefix.c_str(), &st) != 0) break;
+            if (!S_ISLNK(st.st_mode)) continue;
+            std::error_code ec;
+            fs::path holder = fs::canonical(prefix.parent_path(), ec);
+            out.links.push_back(ec ? prefix : holder / prefix.filename());
+            // A link that points nowhere hides where a launcher would appear: whoever may
+            // create its target chooses it, and the place it names cannot be protected.
+            if (::stat(prefix.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+                out.path = candidate;
+                out.refused = "cordon-landlock at " + candidate.string() +
+                              " is refused: the symbolic link " + prefix.string() +
+                              " on the way points to nothing";
+                return out;
+            }
+        }
         struct stat st {};
         if (::lstat(candidate.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
             out.passed_over.push_back(candidate);
@@ -271,7 +318,7 @@ launcher_lookup find_launcher(std::span<const fs::path> candidates) {
         } else {
             out.path = std::move(canonical);
             why = untrusted_because(out.path, self);
-            if (why.empty()) why = links_untrusted_because(candidate.lexically_normal(), self);
+            if (why.empty()) why = links_untrusted_because(normal, self);
         }
         if (!why.empty()) {
             out.refused = "cordon-landlock at " + candidate.string() + " is refused: " + why;

@@ -47,9 +47,16 @@ namespace cordon::sandbox {
     const std::filesystem::path& absolute_libexec, const std::filesystem::path& library = {},
     const std::filesystem::path& library_relative_libexec = {});
 
+// Whether the directory `relative` climbs to from `dir` (its leading ".." components taken: the
+// root of the prefix it names) is missing or writable by group or others, sticky or not. A
+// relative candidate there is left out: another user's entries may lie in it.
+[[nodiscard]] bool prefix_open_to_others(std::filesystem::path dir,
+                                         const std::filesystem::path& relative);
+
 // The same for this process (/proc/self/exe, and the shared object holding this code when it is
-// not the executable: dladdr(3)) and the directories configured at build time: CMake's libexec
-// directory + "/cordon", relative to its bin and lib directories and absolute. Empty when
+// not the executable: its link map's name, dladdr1(3), when absolute) and the directories
+// configured at build time: CMake's libexec directory + "/cordon", relative to its bin and lib
+// directories (each left out when prefix_open_to_others()) and absolute. Empty when
 // /proc/self/exe cannot be read (the absolute candidate alone would then be a guess).
 [[nodiscard]] std::vector<std::filesystem::path> launcher_candidates();
 
@@ -60,13 +67,17 @@ struct launcher_lookup {
     // The candidates before `path`, none of which exists. A command that could create one would
     // choose the next process's launcher: they are protected like the launcher itself.
     std::vector<std::filesystem::path> passed_over;
+    // The symbolic links on the way to the candidates looked at (the link itself, in its
+    // canonical directory): one pointed elsewhere would choose the next launcher too.
+    std::vector<std::filesystem::path> links;
 };
 
 // The first of `candidates` that exists, and whether it may run: untrusted_because() with this
 // process's own user as an owner too (the launcher runs with this process's rights, so that user
 // could as well change the process itself), and every symbolic link on the way in a directory
 // only they can write. An existing candidate that fails the check is refused, never passed over
-// for a later one: the caller says why nothing runs rather than running something else.
+// for a later one: the caller says why nothing runs rather than running something else. So is a
+// candidate whose way runs through a symbolic link that points to nothing.
 [[nodiscard]] launcher_lookup find_launcher(std::span<const std::filesystem::path> candidates);
 
 }  // namespace cordon::sandbox

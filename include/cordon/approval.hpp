@@ -63,8 +63,10 @@ CORDON_PUBLIC_BEGIN
 namespace cordon::policy {
 
 struct approval_request {
-    std::string tool = "bash";  // what asks: "bash" (MCP), "cordon run", ...
-    std::string command;        // as the person answering will see it
+    // What asks: "bash" (MCP), "cordon run", your program's name. The terminal prompt opens with
+    // it ("<tool>: the command asks to run under a wider sandbox mode"): set it.
+    std::string tool = "bash";
+    std::string command;  // as the person answering will see it
     std::filesystem::path workdir;
     sandbox::sandbox_mode effective_mode = sandbox::sandbox_mode::read_only;  // standing mode
     sandbox::sandbox_mode requested_mode = sandbox::sandbox_mode::read_only;

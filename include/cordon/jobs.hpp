@@ -169,7 +169,8 @@ public:
     // Up to `max_bytes` of `which` from `offset`; see stream_read.
     [[nodiscard]] stream_read read(job_output which, std::uint64_t offset,
                                    std::size_t max_bytes) const;
-    // The file that holds all of `which` while it does (see job_stream::spill_path).
+    // The file that holds all of `which` while it does: none once the stream outgrew its spill
+    // cap, or when it could not be written.
     [[nodiscard]] std::optional<std::filesystem::path> spill_path(job_output which) const;
     // Where a reader of `which` last stopped (0 until set_cursor): a consumer that reads the job
     // from several calls (the MCP job tools) keeps its place here, so that it goes with the job.

@@ -68,7 +68,8 @@ struct run_record {
 [[nodiscard]] run_record sandbox_unavailable_record(sandbox::sandbox_mode mode,
                                                     classify::runner_failure failure);
 
-// The error runtime::run() throws for such a record (the contract's one exception).
+// The contract's exception for such a record, for a caller who wants to throw it (run() returns
+// the record).
 [[nodiscard]] sandbox::sandbox_unavailable_error sandbox_unavailable(const run_record& record);
 
 }  // namespace cordon::runtime

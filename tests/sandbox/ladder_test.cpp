@@ -1375,6 +1375,44 @@ TEST_F(LauncherLookupTest, ALinkOthersCouldReplaceIsRefused) {
                           " could be replaced"));
 }
 
+// A link on the way that points to nothing hides where a launcher would appear: whoever may create
+// its target would choose the launcher, and that place cannot be protected. Refused, never
+// passed over for the next candidate.
+TEST_F(LauncherLookupTest, ALinkOnTheWayThatPointsToNothingIsRefused) {
+    make_executable(installed_);
+    const fs::path elsewhere = dir_.path() / "elsewhere";
+    fs::create_directory_symlink(dir_.path() / "gone", elsewhere);
+    const fs::path planted = elsewhere / "cordon" / "cordon-landlock";
+    const std::vector<fs::path> candidates{planted, installed_};
+    launcher_lookup found = find_launcher(candidates);
+    EXPECT_EQ(found.path, planted);
+    EXPECT_THAT(found.refused, HasSubstr("the symbolic link " + elsewhere.string() +
+                                         " on the way points to nothing"));
+    EXPECT_THAT(found.links, ElementsAre(elsewhere));
+
+    // Once it points to a directory, the candidate is passed over like any missing one, and
+    // the link is still among what is protected.
+    fs::create_directory(dir_.path() / "gone");
+    found = find_launcher(candidates);
+    EXPECT_EQ(found.path, installed_);
+    EXPECT_EQ(found.refused, "");
+    EXPECT_THAT(found.passed_over, ElementsAre(planted));
+    EXPECT_THAT(found.links, ElementsAre(elsewhere));
+}
+
+// A relative candidate is looked for only in a prefix whose root nobody else may write: an agent
+// built in /tmp/agent/bin would otherwise look in /tmp/libexec, where any user can put a file.
+TEST_F(LauncherLookupTest, APrefixOthersMayWriteIsNoPlaceToLook) {
+    EXPECT_FALSE(prefix_open_to_others(dir_.path() / "bin", "../libexec/cordon"));
+    const fs::path shared = dir_.path() / "shared";
+    fs::create_directories(shared / "agent" / "bin");
+    fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+    EXPECT_TRUE(prefix_open_to_others(shared / "agent" / "bin", "../../libexec/cordon"));
+    EXPECT_FALSE(prefix_open_to_others(shared / "agent" / "bin", "../libexec/cordon"));
+    EXPECT_TRUE(prefix_open_to_others(dir_.path() / "missing" / "bin", "../libexec/cordon"));
+    EXPECT_TRUE(prefix_open_to_others("/tmp/agent", "../libexec/cordon"));
+}
+
 TEST_F(LauncherLookupTest, NoneFoundSaysWhereItLooked) {
     const std::vector<fs::path> candidates{beside_, installed_};
     const launcher_lookup found = find_launcher(candidates);
@@ -1525,6 +1563,30 @@ TEST_F(LadderTest, TheLauncherFoundAndWhereItWasLookedForFirstAreProtected) {
         } catch (const sandbox_unavailable_error& error) {
             EXPECT_THAT(error.what(), HasSubstr(says));
         }
+    }
+}
+
+// A link on the way to the launcher is protected with it: a workspace-write command that could
+// point it elsewhere would choose the next process's launcher.
+TEST_F(LadderTest, ALinkOnTheWayToTheLauncherIsProtected) {
+    const fs::path found = dir_.path() / "real" / "cordon" / "cordon-landlock";
+    fs::create_directories(found.parent_path());
+    make_executable(found);
+    const fs::path prefix = dir_.path() / "prefix";
+    fs::create_directories(prefix / "libexec");
+    fs::create_directory_symlink(found.parent_path(), prefix / "libexec" / "cordon");
+    scripted_runner runner(all_usable);
+    auto opts = options(runner, backend_choice::landlock);
+    opts.launcher_path.clear();
+    opts.launcher_candidates = {prefix / "libexec" / "cordon" / "cordon-landlock"};
+    local_provider provider(opts);
+    EXPECT_EQ(confine(provider, sandbox_mode::read_only).argv.front(), found.string());
+    const fs::path root = prefix / "libexec";
+    try {
+        (void)provider.confine(command_, {sandbox_mode::workspace_write, root}, root);
+        ADD_FAILURE() << "a workspace holding the link to the launcher was accepted";
+    } catch (const sandbox_unavailable_error& error) {
+        EXPECT_THAT(error.what(), HasSubstr((root / "cordon").string() + " lies inside"));
     }
 }
 
