@@ -9,9 +9,6 @@
 //
 // The command line itself is built by cli/app.hpp, which cordon-docgen turns into the man pages
 // and the bash completion.
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
 #include <signal.h>
 
 #include <algorithm>
@@ -22,6 +19,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cordon/logging.hpp"
 
 namespace {
 
@@ -70,11 +68,10 @@ int cordon_main(int argc, char** argv, std::string& running) {
         return usage_error(context, error.what());
     }
 
-    // Logs go to cordon's own stderr, never into a child's pipes; quiet unless --verbose.
-    auto logger = spdlog::stderr_color_mt("cordon");
-    logger->set_pattern("cordon: [%l] %v");
-    spdlog::set_default_logger(logger);
-    spdlog::set_level(app.count("--verbose") > 0 ? spdlog::level::debug : spdlog::level::warn);
+    // Logs go to cordon's own stderr, never into a child's pipes (cordon/logging.hpp, as for any
+    // program of the library): warnings and errors only, unless --verbose.
+    cordon::set_log_level(app.count("--verbose") > 0 ? cordon::log_level::debug
+                                                     : cordon::log_level::warn);
 
     const std::string& name = app.get_subcommands().front()->get_name();
     running = "cordon " + name;

@@ -11,6 +11,7 @@
 #include <cordon/approval.hpp>
 #include <cordon/cordon.hpp>
 #include <cordon/jobs.hpp>
+#include <cordon/logging.hpp>
 #include <cordon/terminal_prompt.hpp>
 
 #include <chrono>
@@ -135,6 +136,8 @@ bool step_jobs(const std::shared_ptr<cordon::provider>& provider, const fs::path
 
 int main(int argc, char** argv) {
     const fs::path workspace = fs::canonical(argc > 1 ? fs::path(argv[1]) : fs::current_path());
+    // The library's warnings, on stderr (it logs nothing until asked, and never on stdout).
+    cordon::set_log_level(cordon::log_level::warn);
     std::cout << "cordon " << cordon::library_version() << ", workspace " << workspace.string()
               << '\n';
     // Probes the sandbox backends once; every run after this shares the verdict.

@@ -20,6 +20,7 @@
 //   - jobs.hpp         background jobs: start, read by cursor, write stdin, kill;
 //   - approval.hpp     asking a person before a command runs under a wider mode;
 //   - mcp_server.hpp   cordon's MCP server, to serve over any pair of descriptors;
+//   - logging.hpp      the library's log lines: none until set_log_level(), on stderr or a sink;
 //   - version.hpp      CORDON_VERSION_MAJOR, _MINOR, _PATCH.
 //
 // Errors: every outcome a caller must expect is a value with a machine-readable kind and a message

@@ -1,0 +1,155 @@
+// The library's logger (cordon/logging.hpp): spdlog's default logger, through which every unit of
+// the library logs (spdlog::info and the like), replaced before anything can log by one that is
+// `off` and writes to standard error or to the program's sink.
+//
+// spdlog's registry starts with a default logger of its own: level info, on standard output. A
+// program that embeds the library would find cordon's notes in its own output, and with
+// libcordon.so it cannot reach the hidden spdlog to turn them down. The replacement is installed
+// by a static initializer of this file, which therefore must be linked wherever anything logs, a
+// static library's member included: spdlog's free functions (spdlog-inl.h: default_logger_raw(),
+// which every spdlog::info(...) calls) are compiled here rather than in spdlog_impl.cpp, so that
+// whatever logs links this object.
+#ifndef SPDLOG_COMPILED_LIB
+#error "logging.cpp is part of the compiled spdlog: build it with SPDLOG_COMPILED_LIB"
+#endif
+
+#include "cordon/logging.hpp"
+
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog-inl.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+namespace cordon::base {
+
+namespace {
+
+spdlog::level::level_enum to_spdlog(log_level level) noexcept {
+    switch (level) {
+        case log_level::trace:
+            return spdlog::level::trace;
+        case log_level::debug:
+            return spdlog::level::debug;
+        case log_level::info:
+            return spdlog::level::info;
+        case log_level::warn:
+            return spdlog::level::warn;
+        case log_level::error:
+            return spdlog::level::err;
+        case log_level::off:
+            return spdlog::level::off;
+    }
+    return spdlog::level::off;
+}
+
+// spdlog's critical, which the library does not use, is an error to a sink.
+log_level from_spdlog(spdlog::level::level_enum level) noexcept {
+    switch (level) {
+        case spdlog::level::trace:
+            return log_level::trace;
+        case spdlog::level::debug:
+            return log_level::debug;
+        case spdlog::level::info:
+            return log_level::info;
+        case spdlog::level::warn:
+            return log_level::warn;
+        case spdlog::level::err:
+        case spdlog::level::critical:
+            return log_level::error;
+        case spdlog::level::off:
+        case spdlog::level::n_levels:
+            return log_level::off;
+    }
+    return log_level::off;
+}
+
+// The library's one sink: the program's function when it gave one, standard error otherwise.
+// base_sink holds its mutex around sink_it_(), so that the lines never interleave and the function
+// is never swapped while it runs.
+class library_sink final : public spdlog::sinks::base_sink<std::mutex> {
+public:
+    void set(log_sink replacement) {
+        {
+            std::lock_guard lock(mutex_);
+            std::swap(sink_, replacement);
+        }
+        // The previous function is destroyed here, outside the lock: its destructor may log.
+    }
+
+private:
+    void sink_it_(const spdlog::details::log_msg& message) override {
+        if (sink_) {
+            try {
+                sink_(from_spdlog(message.level), {message.payload.data(), message.payload.size()});
+            } catch (...) {  // log_sink's contract: what a sink throws is dropped
+            }
+            return;
+        }
+        // As spdlog's console sinks write: one fwrite of the whole line, then a flush.
+        spdlog::memory_buf_t line;
+        formatter_->format(message, line);
+        std::fwrite(line.data(), 1, line.size(), stderr);
+        std::fflush(stderr);
+    }
+    void flush_() override { std::fflush(stderr); }
+
+    log_sink sink_;
+};
+
+struct library_logger {
+    std::shared_ptr<library_sink> sink = std::make_shared<library_sink>();
+    std::shared_ptr<spdlog::logger> logger = std::make_shared<spdlog::logger>("cordon", sink);
+};
+
+library_logger& the_logger() {
+    static library_logger made = [] {
+        library_logger fresh;
+        fresh.logger->set_pattern("cordon: [%l] %v");
+        fresh.logger->set_level(spdlog::level::off);
+        return fresh;
+    }();
+    return made;
+}
+
+// Before every initializer of default priority, the library's and a statically linked program's
+// alike, so that a run started from one of those already logs here. spdlog's registry forbids
+// replacing the default logger while another thread logs: this is the only replacement, and it
+// happens before main().
+struct installer {
+    installer() { spdlog::set_default_logger(the_logger().logger); }
+};
+[[maybe_unused]] const installer install __attribute__((init_priority(101)));
+
+}  // namespace
+
+std::string_view to_string(log_level level) noexcept {
+    switch (level) {
+        case log_level::trace:
+            return "trace";
+        case log_level::debug:
+            return "debug";
+        case log_level::info:
+            return "info";
+        case log_level::warn:
+            return "warn";
+        case log_level::error:
+            return "error";
+        case log_level::off:
+            return "off";
+    }
+    return "off";
+}
+
+void set_log_level(log_level level) noexcept {
+    the_logger().logger->set_level(to_spdlog(level));
+}
+
+void set_log_sink(log_sink sink) {
+    the_logger().sink->set(std::move(sink));
+}
+
+}  // namespace cordon::base
