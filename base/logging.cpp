@@ -24,7 +24,7 @@
 #include <mutex>
 #include <utility>
 
-namespace cordon::base {
+namespace cordon {
 
 namespace {
 
@@ -152,4 +152,4 @@ void set_log_sink(log_sink sink) {
     the_logger().sink->set(std::move(sink));
 }
 
-}  // namespace cordon::base
+}  // namespace cordon

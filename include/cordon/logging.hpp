@@ -23,7 +23,7 @@
 #include "cordon/export.hpp"
 
 CORDON_PUBLIC_BEGIN
-namespace cordon::base {
+namespace cordon {
 
 enum class log_level { trace, debug, info, warn, error, off };
 
@@ -42,14 +42,5 @@ using log_sink = std::function<void(log_level level, std::string_view line)>;
 // receives nothing while it is `off`.
 void set_log_sink(log_sink sink);
 
-}  // namespace cordon::base
-
-// The same names in namespace cordon, as the library's users write them.
-namespace cordon {
-using base::log_level;
-using base::log_sink;
-using base::set_log_level;
-using base::set_log_sink;
-using base::to_string;
 }  // namespace cordon
 CORDON_PUBLIC_END
