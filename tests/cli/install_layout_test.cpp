@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,18 +29,9 @@ protected:
 
     // The installed cordon with `args`, in the workspace.
     [[nodiscard]] cli_result run(const std::vector<std::string>& args) const {
-        runtime::process_spec spec;
-        spec.argv = {cordon_.string()};
-        spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-        spec.env = runtime::build_environment(environ, {});
-        spec.cwd = workspace_;
-        spec.timeout = std::chrono::seconds(60);
-        const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
-        cli_result result;
-        if (outcome.exit_code) result.exit_code = *outcome.exit_code;
-        result.out = outcome.stdout_output.text;
-        result.err = outcome.stderr_output.text;
-        return result;
+        std::vector<std::string> argv{cordon_.string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_program(std::move(argv), workspace_);
     }
 
     temp_dir scratch_{"/var/tmp", "cordon-install-test-"};

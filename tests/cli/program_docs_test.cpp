@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -18,13 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cordon/environment.hpp"
-#include "runtime/process.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
-
-extern char** environ;
 
 namespace cordon::test {
 namespace {
@@ -53,22 +48,6 @@ std::string joined(const std::vector<std::string>& words) {
     for (const std::string& word : words)
         out += (out.empty() ? "" : " ") + word;
     return out;
-}
-
-// Runs `argv` (an absolute program path first) to its end, `input` on its stdin.
-cli_result run_program(std::vector<std::string> argv, std::optional<std::string> input = {}) {
-    runtime::process_spec spec;
-    spec.argv = std::move(argv);
-    spec.env = runtime::build_environment(environ, {});
-    spec.cwd = fs::current_path();
-    spec.stdin_data = std::move(input);
-    spec.timeout = std::chrono::seconds(60);
-    const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
-    cli_result result;
-    if (outcome.exit_code) result.exit_code = *outcome.exit_code;
-    result.out = outcome.stdout_output.text;
-    result.err = outcome.stderr_output.text;
-    return result;
 }
 
 std::optional<fs::path> program(const std::string& name) {

@@ -32,15 +32,14 @@ struct cli_stdin {
     std::shared_ptr<const unique_fd> fd;
 };
 
-// Runs `cordon args...` in `cwd` with this process's environment (scrubbed as the executor
-// scrubs it) and `env` set over it.
-inline cli_result run_cordon(const std::vector<std::string>& args,
-                             const std::filesystem::path& cwd = std::filesystem::current_path(),
-                             cli_stdin input = {},
-                             const std::map<std::string, std::optional<std::string>>& env = {}) {
+// Runs `argv` (an absolute program path first) to its end in `cwd`, with this process's
+// environment (scrubbed as the executor scrubs it) and `env` set over it.
+inline cli_result run_program(std::vector<std::string> argv,
+                              const std::filesystem::path& cwd = std::filesystem::current_path(),
+                              cli_stdin input = {},
+                              const std::map<std::string, std::optional<std::string>>& env = {}) {
     runtime::process_spec spec;
-    spec.argv = {cordon_path().string()};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.argv = std::move(argv);
     spec.env = runtime::build_environment(environ, env);
     spec.cwd = cwd;
     spec.stdin_data = std::move(input.data);
@@ -52,6 +51,16 @@ inline cli_result run_cordon(const std::vector<std::string>& args,
     result.out = outcome.stdout_output.text;
     result.err = outcome.stderr_output.text;
     return result;
+}
+
+// Runs `cordon args...` as run_program() does.
+inline cli_result run_cordon(const std::vector<std::string>& args,
+                             const std::filesystem::path& cwd = std::filesystem::current_path(),
+                             cli_stdin input = {},
+                             const std::map<std::string, std::optional<std::string>>& env = {}) {
+    std::vector<std::string> argv{cordon_path().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(std::move(argv), cwd, std::move(input), env);
 }
 
 // `cordon config show ARGS...` with `text` as the one configuration file (in a directory of its
