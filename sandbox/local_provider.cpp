@@ -83,13 +83,13 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         options_.bwrap_path = find_trusted_executable("bwrap", &bwrap_skipped_);
     }
     if (options_.launcher_path.empty()) {
-        const std::vector<fs::path> candidates = options_.launcher_candidates.empty()
-                                                     ? launcher_candidates()
-                                                     : options_.launcher_candidates;
+        const bool given = !options_.launcher_candidates.empty();
+        const std::vector<fs::path> candidates =
+            given ? options_.launcher_candidates : launcher_candidates();
+        launcher_places_ = given ? options_.launcher_candidates : launcher_places();
         launcher_lookup found = find_launcher(candidates);
         options_.launcher_path = std::move(found.path);
         launcher_refused_ = std::move(found.refused);
-        launcher_passed_over_ = std::move(found.passed_over);
         launcher_links_ = std::move(found.links);
     }
     for (backend_kind kind : rungs) {
@@ -140,12 +140,14 @@ std::variant<protected_paths, std::string> local_provider::protected_set() {
     auto closure = runner_closure(runners, trusted_directories());
     if (auto* reason = std::get_if<std::string>(&closure)) return *reason;
     protected_paths set = std::move(std::get<protected_paths>(closure));
-    // A launcher created where it was looked for first would be the next process's launcher.
-    for (const fs::path& candidate : launcher_passed_over_) {
+    // A launcher created where cordon looks for one could be the next process's launcher: before
+    // the one found, where it was looked for first; after it, once a run made the one found fail
+    // the trust check; in a prefix left out today, once a run closed its root (launcher_places).
+    for (const fs::path& place : launcher_places_) {
         std::error_code ec;
-        fs::path place = fs::weakly_canonical(candidate, ec);
-        set.push_back({ec ? candidate : std::move(place),
-                       "is where the next cordon would look for cordon-landlock first"});
+        fs::path canonical = fs::weakly_canonical(place, ec);
+        set.push_back({ec ? place : std::move(canonical),
+                       "is where the next cordon would look for cordon-landlock"});
     }
     for (const fs::path& link : launcher_links_) {
         set.push_back({link, "is a symbolic link on the way to cordon-landlock"});

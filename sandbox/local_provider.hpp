@@ -126,8 +126,8 @@ private:
     std::shared_ptr<const unique_fd> bwrap_image_;  // bwrap, held open since it was checked
     std::string bwrap_skipped_;     // an untrusted bwrap that the search passed over
     std::string launcher_refused_;  // why the launcher found is not run (find_launcher)
-    // Where the launcher was looked for before it was found: protected like the launcher.
-    std::vector<std::filesystem::path> launcher_passed_over_;
+    // Every place it could be looked for (runner_path.hpp, launcher_places): protected.
+    std::vector<std::filesystem::path> launcher_places_;
     // The symbolic links on the way to the launcher and to the candidates before it: protected.
     std::vector<std::filesystem::path> launcher_links_;
     std::optional<verdict_cache> cache_;

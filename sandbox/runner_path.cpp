@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -241,10 +242,19 @@ std::vector<fs::path> launcher_candidates(const fs::path& executable,
     return out;
 }
 
-std::vector<fs::path> launcher_candidates() {
+namespace {
+
+// This process's program (/proc/self/exe) and, when cordon's code is in a shared library, that
+// library; nullopt when /proc/self/exe cannot be read.
+struct this_process {
+    fs::path program;
+    fs::path library;
+};
+
+std::optional<this_process> locate_this_process() {
     std::error_code ec;
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec || !self.is_absolute()) return {};
+    if (ec || !self.is_absolute()) return std::nullopt;
     // A program replaced since it started (a package upgrade) shows as "<path> (deleted)": what
     // lies beside <path> now belongs to the new one, which is still this program's place.
     constexpr std::string_view deleted = " (deleted)";
@@ -263,19 +273,35 @@ std::vector<fs::path> launcher_candidates() {
         library = fs::weakly_canonical(map->l_name, ec);
         if (ec) library.clear();
     }
+    return this_process{std::move(self), std::move(library)};
+}
+
+}  // namespace
+
+std::vector<fs::path> launcher_candidates() {
+    const std::optional<this_process> here = locate_this_process();
+    if (!here) return {};
     // A prefix whose root others may write (an agent built in /tmp/agent/bin: the relative
     // libexec climbs to /tmp) holds entries of theirs: not a place to look for the launcher, and
     // a launcher another user put there would only make every run fail.
     const fs::path relative =
-        prefix_open_to_others(self.parent_path(), CORDON_LAUNCHER_RELATIVE_DIR)
+        prefix_open_to_others(here->program.parent_path(), CORDON_LAUNCHER_RELATIVE_DIR)
             ? fs::path()
             : fs::path(CORDON_LAUNCHER_RELATIVE_DIR);
     const fs::path library_relative =
-        library.empty() ||
-                prefix_open_to_others(library.parent_path(), CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR)
+        here->library.empty() || prefix_open_to_others(here->library.parent_path(),
+                                                       CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR)
             ? fs::path()
             : fs::path(CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR);
-    return launcher_candidates(self, relative, CORDON_LAUNCHER_DIR, library, library_relative);
+    return launcher_candidates(here->program, relative, CORDON_LAUNCHER_DIR, here->library,
+                               library_relative);
+}
+
+std::vector<fs::path> launcher_places() {
+    const std::optional<this_process> here = locate_this_process();
+    if (!here) return {};
+    return launcher_candidates(here->program, CORDON_LAUNCHER_RELATIVE_DIR, CORDON_LAUNCHER_DIR,
+                               here->library, CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR);
 }
 
 launcher_lookup find_launcher(std::span<const fs::path> candidates) {

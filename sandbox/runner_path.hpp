@@ -60,6 +60,13 @@ namespace cordon::sandbox {
 // /proc/self/exe cannot be read (the absolute candidate alone would then be a guess).
 [[nodiscard]] std::vector<std::filesystem::path> launcher_candidates();
 
+// Every place launcher_candidates() could name for this process, whatever the modes of the
+// directories on the way: the relative ones too when prefix_open_to_others() leaves them out
+// today. A run that could change those modes (chmod of its own directories) changes which of
+// them count, so all are protected, and so are those after the one found: a run that could make
+// the launcher it used fail the trust check would otherwise choose which one comes next.
+[[nodiscard]] std::vector<std::filesystem::path> launcher_places();
+
 // What find_launcher() decided.
 struct launcher_lookup {
     std::filesystem::path path;  // the first candidate that exists, canonical; empty: none does

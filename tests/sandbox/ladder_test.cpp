@@ -1413,6 +1413,21 @@ TEST_F(LauncherLookupTest, APrefixOthersMayWriteIsNoPlaceToLook) {
     EXPECT_TRUE(prefix_open_to_others("/tmp/agent", "../libexec/cordon"));
 }
 
+// Whether a relative candidate counts depends on the modes of directories a run's own user may
+// change (chmod from inside a Landlock run): every place this process could look is protected,
+// the ones left out today included, and the found launcher's later ones too.
+TEST(LauncherLookup, ThisProcessProtectsEveryPlaceItCouldLook) {
+    const std::vector<fs::path> places = launcher_places();
+    const fs::path program = fs::canonical("/proc/self/exe");
+    EXPECT_THAT(places,
+                Contains((program.parent_path() / CORDON_LAUNCHER_RELATIVE_DIR / "cordon-landlock")
+                             .lexically_normal()))
+        << "the relative place, whatever the prefix root's mode";
+    for (const fs::path& candidate : launcher_candidates()) {
+        EXPECT_THAT(places, Contains(candidate));
+    }
+}
+
 TEST_F(LauncherLookupTest, NoneFoundSaysWhereItLooked) {
     const std::vector<fs::path> candidates{beside_, installed_};
     const launcher_lookup found = find_launcher(candidates);
@@ -1587,6 +1602,34 @@ TEST_F(LadderTest, ALinkOnTheWayToTheLauncherIsProtected) {
         ADD_FAILURE() << "a workspace holding the link to the launcher was accepted";
     } catch (const sandbox_unavailable_error& error) {
         EXPECT_THAT(error.what(), HasSubstr((root / "cordon").string() + " lies inside"));
+    }
+}
+
+// The reproduction of a break: a workspace-write run in a prefix's libexec plants a launcher where
+// the next cordon would look once the run has changed which candidate counts (it closed a
+// prefix root, or made the launcher it used fail the trust check). Every place is protected:
+// before the launcher found and after it.
+TEST_F(LadderTest, EveryPlaceTheLauncherIsLookedForIsProtected) {
+    const fs::path first = dir_.path() / "bin" / "cordon-landlock";
+    const fs::path found = dir_.path() / "found" / "cordon" / "cordon-landlock";
+    const fs::path later = dir_.path() / "later" / "cordon" / "cordon-landlock";
+    fs::create_directories(first.parent_path());
+    fs::create_directories(found.parent_path());
+    fs::create_directories(later.parent_path());
+    make_executable(found);
+    scripted_runner runner(all_usable);
+    auto opts = options(runner, backend_choice::landlock);
+    opts.launcher_path.clear();
+    opts.launcher_candidates = {first, found, later};
+    local_provider provider(opts);
+    EXPECT_EQ(confine(provider, sandbox_mode::read_only).argv.front(), found.string());
+    for (const fs::path& root : {dir_.path() / "bin", dir_.path() / "later"}) {
+        try {
+            (void)provider.confine(command_, {sandbox_mode::workspace_write, root}, root);
+            ADD_FAILURE() << "a workspace holding a place the launcher is looked for: " << root;
+        } catch (const sandbox_unavailable_error& error) {
+            EXPECT_THAT(error.what(), HasSubstr(" lies inside")) << root;
+        }
     }
 }
 
