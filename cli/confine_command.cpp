@@ -64,6 +64,7 @@ int run_confine_command(const confine_options& options) {
     sandbox::local_provider_options provider_options;
     provider_options.choice = *choice;
     provider_options.verdict_directory = sandbox::default_verdict_cache();
+    provider_options.judge_runs = false;
     auto provider = runtime::make_local_provider(std::move(provider_options));
     try {
         sandbox::sandbox_policy policy{*mode, workspace, std::get<sandbox::path_rules>(rules)};

@@ -28,6 +28,7 @@
 #include "sandbox/child_confinement.hpp"
 #include "sandbox/network_plan.hpp"
 #include "sandbox/protected_paths.hpp"
+#include "sandbox/run_judgement.hpp"
 
 extern char** environ;
 
@@ -413,9 +414,14 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
         const classify::verdict verdict = classify::decide(
             outcome, {confined ? &*confined : nullptr, spawned, outcome.stderr_output.text, command,
                       in_child, network_denied, proxy_blocked});
-        // Every process of the run is gone: what it left on the host (mask points, a private
-        // /tmp) goes now.
+        // Every process of the run is gone: what it left on the host (a private /tmp) goes now,
+        // and what it left in its writable roots is judged.
         if (confined) confined->residue.clear();
+        std::optional<sandbox::judgement_report> judged;
+        if (confined && confined->judgement) {
+            judged = confined->judgement->finish();
+            confined->judgement.reset();
+        }
         if (verdict.outcome.kind == outcome_kind::runner_failed) {
             // The command never ran: the record says what the fail-closed contract's error says.
             spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
@@ -449,8 +455,13 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
                 record.sandbox.tmp = tmp;
             }
             record.sandbox.protected_paths = std::move(confined->protected_paths);
-            record.sandbox.masked_paths = std::move(confined->masked_paths);
             record.sandbox.hidden_paths = std::move(confined->hidden_paths);
+            if (judged) {
+                // What would have run outside the sandbox later was stopped: a denial, after
+                // the fact.
+                if (!judged->neutralized.empty()) record.sandbox.denied = true;
+                record.sandbox.judged = std::move(judged);
+            }
         } else {
             record.sandbox.network = sandbox::network_facts{};  // the host's: allow, none
         }

@@ -65,10 +65,25 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
         }
     }
     if (facts.enforcement) {
+        json judged;
+        if (facts.judged) {
+            json neutralized = json::array();
+            for (const sandbox::neutralized_path& path : facts.judged->neutralized) {
+                neutralized.push_back(
+                    {{"path", path.path},
+                     {"what", path.what},
+                     {"action", sandbox::to_string(path.action)},
+                     {"keptAt", path.kept_at.empty() ? json() : json(path.kept_at)}});
+            }
+            judged =
+                json{{"by", facts.judged->by.empty() ? json() : json(facts.judged->by)},
+                     {"neutralized", std::move(neutralized)},
+                     {"failure", facts.judged->failure ? json(*facts.judged->failure) : json()}};
+        }
         out["policy"] = json{{"writableRoots", facts.writable_roots},
                              {"tmp", facts.tmp ? json(sandbox::to_string(*facts.tmp)) : json()},
                              {"protected", facts.protected_paths},
-                             {"masked", facts.masked_paths},
+                             {"judged", std::move(judged)},
                              {"hidden", facts.hidden_paths},
                              {"gaps", facts.gaps},
                              {"quotas", facts.quotas_per_run ? "run" : "uid"}};

@@ -57,6 +57,43 @@ std::string memory_size(std::uint64_t bytes) {
     return std::to_string(bytes) + " bytes";
 }
 
+std::string judgement_markers(const sandbox::judgement_report& judged) {
+    constexpr std::size_t named = 10;
+    std::string out;
+    std::size_t shown = 0;
+    for (const sandbox::neutralized_path& path : judged.neutralized) {
+        if (++shown > named) {
+            out += "[sandbox: and " + std::to_string(judged.neutralized.size() - named) +
+                   " more taken from what the run left (the record lists them)]\n";
+            break;
+        }
+        switch (path.action) {
+            case sandbox::neutral_action::quarantined:
+                out += "[sandbox: quarantined ";
+                break;
+            case sandbox::neutral_action::rewritten:
+                out += "[sandbox: rewrote ";
+                break;
+            case sandbox::neutral_action::restored:
+                out += "[sandbox: restored ";
+                break;
+            case sandbox::neutral_action::removed:
+                out += "[sandbox: removed ";
+                break;
+            case sandbox::neutral_action::failed:
+                out += "[sandbox: could not take away ";
+                break;
+        }
+        out += path.path + " after the run: " + path.what;
+        if (!path.kept_at.empty()) out += "; kept at " + path.kept_at;
+        out += "]\n";
+    }
+    if (judged.failure) {
+        out += "[sandbox: what the run left may be judged in part: " + *judged.failure + "]\n";
+    }
+    return out;
+}
+
 std::string runner_failed_marker(sandbox::sandbox_mode mode) {
     return "[sandbox: the sandbox runner itself failed under " +
            std::string(sandbox::to_string(mode)) +
@@ -103,6 +140,7 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
         }
         out += denial_hint;
     }
+    if (record.sandbox.judged) out += judgement_markers(*record.sandbox.judged);
     if (network != nullptr && network->proxy_failure) {
         out += "[sandbox: the network proxy stopped during the run (" + *network->proxy_failure +
                "): no connection went out through it afterwards]\n";

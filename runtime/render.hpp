@@ -16,6 +16,11 @@ namespace cordon::runtime {
 // "[sandbox: the sandbox runner itself failed under <mode> mode — ...]\n": the command never ran.
 [[nodiscard]] std::string runner_failed_marker(sandbox::sandbox_mode mode);
 
+// One marker per path the judgement of what a workspace-write run left took away
+// ("[sandbox: quarantined <path> after the run: <what>; kept at <where>]"), at most ten, then
+// how many more; and why the judgement may be partial, if it may.
+[[nodiscard]] std::string judgement_markers(const sandbox::judgement_report& judged);
+
 // "[sandbox: file access denied under <mode> mode]" and the other markers, each ending in '\n'.
 // A runner_failed record whose runner never ran (no backend could enforce the mode) has
 // "[sandbox unavailable: <message>]" instead of the runner-failed marker.

@@ -84,7 +84,8 @@ enforcement_assessment assess(backend_kind kind, sandbox_mode mode, int landlock
             if (landlock_abi <= 0) {
                 out.gaps.emplace_back(
                     "Landlock is unavailable: only bwrap's mounts stand between the command and "
-                    "host FIFOs, mounts that appear during the run, and abstract unix sockets");
+                    "host FIFOs, mounts that appear during the run, abstract unix sockets, and "
+                    "credential stores made during the run");
             } else {
                 if (landlock_abi < landlock::full_filesystem_abi) {
                     out.gaps.push_back(abi +
@@ -131,7 +132,6 @@ enforcement_assessment assess(backend_kind kind, sandbox_mode mode, int landlock
 //                                        binds are separate mounts, Landlock refuses REFER from a
 //                                        hierarchy that does not grant it
 //   EPERM   "operation not permitted"    the read-only metadata filter (seccomp)
-//   EISDIR  "<name>: is a directory"     a write to a masked missing name (added per mask)
 // EXDEV is also an ordinary answer between two real filesystems: `ln` from one to another
 // counts as a denial too. That cannot be told apart from the text alone and is accepted (docs/
 // contract.md); `mv` falls back to copying on EXDEV and prints nothing of it, so an ordinary
@@ -241,6 +241,9 @@ launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy
     if (host.paths != nullptr) {
         for (const hidden_path& hidden : host.paths->hidden)
             out.deny_read.push_back(hidden.path.string());
+        // Not there yet: the read grants leave room for nothing new on the way to them.
+        for (const auto& missing : host.paths->hidden_missing)
+            out.deny_read.push_back(missing.string());
         for (const auto& exposed : host.paths->exposed)
             out.allow_read.push_back(exposed.string());
     }
@@ -250,8 +253,8 @@ launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy
 // Every tmpfs of a run has a size (bwrap --size, 0.7.0 and later). Their pages belong to no
 // process but are charged to the writer's memory cgroup, so the run's memory limit bounds them
 // all together; the sizes keep one mount from growing to the whole limit and add up to less than
-// it (sandbox_policy::tmpfs_bytes): /tmp half, /dev/shm a quarter, and the masks and hidden
-// directories, which are read-only and hold nothing but mount points, a page each.
+// it (sandbox_policy::tmpfs_bytes): /tmp half, /dev/shm a quarter, and the hidden directories,
+// which are read-only and hold nothing but mount points, a page each.
 constexpr const char* sealed_tmpfs_bytes = "4096";
 std::string tmpfs_share(const sandbox_policy& policy, unsigned divisor) {
     return std::to_string(std::max<std::uint64_t>(policy.tmpfs_bytes / divisor, 4096));
@@ -259,43 +262,29 @@ std::string tmpfs_share(const sandbox_policy& policy, unsigned divisor) {
 
 // The mounts that keep the protected names and the carve-outs of a workspace-write run, parents
 // first: a directory kept in place (a writable bind onto itself: it cannot be removed, renamed or
-// replaced), a path kept read-only, a missing name masked by an empty read-only directory. A
-// directory rather than a file: git, like most tools that walk a tree, does not see an empty
-// directory, so `git add -A` and `git status` are not disturbed by the masks.
+// replaced), a path kept read-only. Every one is a path that exists: bwrap makes no mount point on
+// the host. What is missing is judged once the run is over (judgement.hpp).
 void add_protection_mounts(std::vector<std::string>& argv, const path_plan& paths) {
     struct step {
         const std::filesystem::path* path;
-        int kind;  // 0 entry, 1 read-only, 2 mask
+        bool read_only;
     };
     std::vector<step> steps;
     for (const auto& p : paths.entries)
-        steps.push_back({&p, 0});
+        steps.push_back({&p, false});
     for (const auto& p : paths.read_only)
-        steps.push_back({&p, 1});
-    for (const auto& p : paths.masks)
-        steps.push_back({&p, 2});
+        steps.push_back({&p, true});
     const auto depth = [](const std::filesystem::path& p) {
         return std::distance(p.begin(), p.end());
     };
     std::stable_sort(steps.begin(), steps.end(), [&depth](const step& a, const step& b) {
         const auto da = depth(*a.path);
         const auto db = depth(*b.path);
-        return da != db ? da < db : a.kind < b.kind;
+        return da != db ? da < db : a.read_only < b.read_only;
     });
     for (const step& s : steps) {
         const std::string path = s.path->string();
-        switch (s.kind) {
-            case 0:
-                argv.insert(argv.end(), {"--bind", path, path});
-                break;
-            case 1:
-                argv.insert(argv.end(), {"--ro-bind", path, path});
-                break;
-            default:
-                argv.insert(argv.end(), {"--perms", "0555", "--size", sealed_tmpfs_bytes, "--tmpfs",
-                                         path, "--remount-ro", path});
-                break;
-        }
+        argv.insert(argv.end(), {s.read_only ? "--ro-bind" : "--bind", path, path});
     }
 }
 
@@ -335,11 +324,10 @@ void record_paths(confined_argv& out, const profile& host) {
     for (const auto& p : host.paths->read_only)
         out.protected_paths.push_back(p.string());
     std::sort(out.protected_paths.begin(), out.protected_paths.end());
-    for (const auto& p : host.paths->masks)
-        out.masked_paths.push_back(p.string());
     for (const hidden_path& h : host.paths->hidden)
         out.hidden_paths.push_back(h.path.string());
-    if (host.paths->residue) out.residue.push_back(host.paths->residue);
+    for (const auto& p : host.paths->hidden_missing)
+        out.hidden_paths.push_back(p.string());
 }
 
 }  // namespace
@@ -347,7 +335,9 @@ void record_paths(confined_argv& out, const profile& host) {
 std::vector<policy_part> policy_parts(backend_kind kind) {
     switch (kind) {
         case backend_kind::bwrap:
-            return {{"protected names", true, "binds over each, masks over the missing ones"},
+            return {{"protected names", true,
+                     "read-only binds over those at the top of each root and in its repository's "
+                     "git directory; everything the run creates or changes judged afterwards"},
                     {"read-only paths", true, "read-only binds"},
                     {"denied reads", true, "mode-0000 mounts, and Landlock inside"},
                     {"writable roots", true, "binds of the opened directories"},
@@ -367,8 +357,10 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                      "--accept-partial)"},
                     {"local binding", true, "the run's own loopback"}};
         case backend_kind::landlock:
-            return {{"protected names", false,
-                     "Landlock grants write to a whole tree (needs --accept-partial)"},
+            return {{"protected names", true,
+                     "those at the top of each root and in its repository's git directory put "
+                     "back afterwards; everything the run creates or changes judged afterwards "
+                     "(the change is there while the run lasts)"},
                     {"read-only paths", false,
                      "Landlock grants write to a whole tree (needs --accept-partial)"},
                     {"denied reads", true,
@@ -425,16 +417,9 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         }
         return text;
     };
-    if (!paths.symlinked.empty() && kind != backend_kind::seatbelt) {
-        out.push_back(
-            "protected names that are symlinks cannot be kept from being replaced (a "
-            "mount follows the link): " +
-            list(paths.symlinked));
-    }
     if (kind == backend_kind::seatbelt) {
         // The Seatbelt profile has no rule for these: each is named, never dropped silently.
-        if (policy.mode == sandbox_mode::workspace_write &&
-            (paths.protected_count > 0 || !paths.masks.empty())) {
+        if (policy.mode == sandbox_mode::workspace_write && !policy.rules.protect.empty()) {
             out.emplace_back("protected names are not kept under Seatbelt");
         }
         if (policy.mode == sandbox_mode::workspace_write && !policy.rules.read_only.empty()) {
@@ -449,16 +434,9 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         return out;
     }
     if (kind != backend_kind::landlock || policy.mode != sandbox_mode::workspace_write) return out;
-    if (!paths.entries.empty() || !paths.read_only.empty() || !paths.masks.empty()) {
-        if (paths.protected_count > 0 || !paths.masks.empty()) {
-            out.emplace_back(
-                "protected names are not kept: Landlock grants write to a whole tree and "
-                "cannot keep a path in it read-only or uncreatable");
-        }
-        if (!policy.rules.read_only.empty()) {
-            out.push_back("read-only paths beneath a writable root are writable: " +
-                          list(policy.rules.read_only));
-        }
+    if (!policy.rules.read_only.empty()) {
+        out.push_back("read-only paths beneath a writable root are writable: " +
+                      list(policy.rules.read_only));
     }
     std::vector<std::filesystem::path> exposed_reads;
     for (const hidden_path& hidden : paths.hidden) {
@@ -536,10 +514,6 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                 out.fds.push_back({writable_fd + slot, host.writable[i]});
             }
             add_protection_mounts(out.argv, *host.paths);
-            // A write to a masked name fails with EISDIR: the sandbox's refusal all the same.
-            for (const auto& mask : host.paths->masks) {
-                out.denial_signatures.push_back(mask.filename().string() + ": is a directory");
-            }
         }
     }
     // A listed host socket stays reachable where a mount of the profile (the private /tmp)

@@ -20,6 +20,9 @@
 #include "sandbox/path_plan.hpp"
 #include "sandbox/private_tmp.hpp"
 #include "sandbox/protected_paths.hpp"
+#include "sandbox/quarantine.hpp"
+#include "sandbox/run_journal.hpp"
+#include "sandbox/run_judgement.hpp"
 #include "sandbox/runner_image.hpp"
 #include "sandbox/runner_path.hpp"
 
@@ -159,12 +162,32 @@ std::variant<protected_paths, std::string> local_provider::protected_set() {
         set.push_back(
             {canonical_path(options_.verdict_directory), "holds cordon's probe verdicts"});
     }
+    // A run that could remove the record of its window would leave it unjudged should its
+    // cordon die.
+    if (const fs::path journal = journal_directory(); !journal.empty()) {
+        set.push_back({canonical_path(journal), "holds the judgements cordon owes"});
+    }
     protected_ = std::move(set);
     return *protected_;
 }
 
+fs::path local_provider::journal_directory() const {
+    return options_.journal_directory.value_or(default_journal_directory());
+}
+
+fs::path local_provider::quarantine_home() const {
+    return options_.quarantine_home.value_or(default_quarantine_home());
+}
+
 std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
                                                    std::span<const fs::path> also_protected) {
+    std::vector<mount_entry> mounts;
+    return refusal(policy, also_protected, mounts);
+}
+
+std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
+                                                   std::span<const fs::path> also_protected,
+                                                   std::vector<mount_entry>& mounts) {
     if (policy.mode != sandbox_mode::workspace_write) return std::nullopt;
     // The path must name the directory itself: a symlink on the way (planted by an earlier run
     // in a directory it could write) would decide which directory becomes writable.
@@ -181,7 +204,7 @@ std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
         return "refusing a workspace-write workspace: " + *unreadable +
                "; cordon cannot tell which filesystems the command could write";
     }
-    const std::vector<mount_entry>& mounts = std::get<std::vector<mount_entry>>(table);
+    mounts = std::get<std::vector<mount_entry>>(table);
     if (auto pseudo = pseudo_filesystem_at(policy.workspace_root, mounts)) {
         return "refusing a workspace-write workspace: " + *pseudo;
     }
@@ -355,6 +378,7 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
         out.gaps.insert(out.gaps.end(), extra.gaps.begin(), extra.gaps.end());
     }
     out.residue.insert(out.residue.end(), extra.residue.begin(), extra.residue.end());
+    out.judgement = std::move(extra.judgement);
     if (!host.private_tmp.empty()) out.tmpdir = host.private_tmp.string();
     return out;
 }
@@ -395,7 +419,10 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         }
         workspace = std::make_shared<const unique_fd>(std::move(fd));
     }
-    if (auto refused = refusal(policy, {})) throw request_refused_error(policy.mode, *refused);
+    std::vector<mount_entry> mounts;
+    if (auto refused = refusal(policy, {}, mounts)) {
+        throw request_refused_error(policy.mode, *refused);
+    }
     if (workspace && !still_names(policy.workspace_root, workspace->get())) {
         throw request_refused_error(policy.mode, "the workspace " + policy.workspace_root.string() +
                                                      " was moved while it was being checked");
@@ -469,6 +496,43 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
             extra.private_tmp = name;
             extra.residue.push_back(std::move(directory));
         }
+    }
+    // What the run leaves is judged once it is over; the window opens now, after every check
+    // that could refuse the run. A window a dead cordon left is judged first, and reported with
+    // this run.
+    std::vector<neutralized_path> earlier;
+    if (options_.judge_runs)
+        earlier = judge_abandoned_windows(journal_directory(), quarantine_home());
+    if (!options_.judge_runs) {
+        // Nothing is judged for this argv: nobody is there when it ends.
+    } else if (policy.mode == sandbox_mode::workspace_write && !policy.rules.protect.empty() &&
+               rung->kind != backend_kind::seatbelt) {
+        run_judgement::settings judged;
+        judged.scope.roots = writable_for(rung->kind, policy);
+        judged.scope.names = policy.rules.protect;
+        judged.scope.hook_directories = paths.hook_directories;
+        judged.scope.configurations = paths.configurations;
+        if (rung->kind == backend_kind::bwrap) {
+            judged.scope.kept = paths.read_only;  // bound read-only: nothing changes them
+        } else {
+            // No mounts: kept by a copy put back afterwards (the carve-outs remain a gap).
+            for (const fs::path& path : paths.read_only) {
+                if (std::find(policy.rules.read_only.begin(), policy.rules.read_only.end(), path) ==
+                    policy.rules.read_only.end()) {
+                    judged.copied.push_back(path);
+                }
+            }
+        }
+        judged.mounts = std::move(mounts);
+        judged.journal = journal_directory();
+        judged.quarantine_home = quarantine_home();
+        judged.watch = options_.watch_changes;
+        judged.earlier = std::move(earlier);
+        extra.judgement = run_judgement::start(std::move(judged));
+    } else if (!earlier.empty()) {
+        run_judgement::settings judged;
+        judged.earlier = std::move(earlier);
+        extra.judgement = run_judgement::start(std::move(judged));
     }
     return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
                 std::move(workspace), std::move(extra));

@@ -32,6 +32,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/mountinfo.hpp"
 #include "cordon/local_provider.hpp"
 #include "cordon/provider.hpp"
 #include "sandbox/path_plan.hpp"
@@ -87,6 +88,12 @@ private:
         std::string reason;  // why the image could not be loaded, or why Landlock is unavailable
     };
 
+    // refusal(), with the mount table it read (empty when it read none).
+    [[nodiscard]] std::optional<std::string> refusal(
+        const sandbox_policy& policy, std::span<const std::filesystem::path> also_protected,
+        std::vector<base::mount_entry>& mounts);
+    [[nodiscard]] std::filesystem::path journal_directory() const;
+    [[nodiscard]] std::filesystem::path quarantine_home() const;
     rung_report& probe_rung_locked(std::size_t index);
     const launcher_state& probe_launcher_locked();
     bool load_launcher_image_locked();
@@ -105,6 +112,7 @@ private:
         std::filesystem::path private_tmp;
         std::vector<std::string> gaps;  // accepted (policy.rules.accept_partial)
         std::vector<std::shared_ptr<const void>> residue;
+        std::shared_ptr<run_judgement> judgement;
     };
     [[nodiscard]] confined_argv wrap(const rung_report& rung, std::span<const std::string> argv,
                                      const sandbox_policy& policy,

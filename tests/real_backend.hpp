@@ -74,18 +74,13 @@ inline auto all_real_backends() {
 inline constexpr real_backend every_real_backend[] = {real_backend::bwrap, real_backend::landlock,
                                                       real_backend::landlock_via_launcher};
 
-// The Landlock rung cannot keep protected names (cordon/policy.hpp) and refuses a workspace-write
-// run that has them unless the gap is accepted, as a deployment without bwrap must. Tests of the
-// other walls accept it there; tests/backends/path_policy_test.cpp tests the refusal itself.
-[[nodiscard]] inline sandbox::path_rules rules_for(real_backend backend) {
-    sandbox::path_rules rules;
-    rules.accept_partial = backend != real_backend::bwrap;
-    return rules;
+// The policy rules a suite runs under on `backend`: the defaults. (The Landlock rung keeps
+// protected names as bwrap does, by judging what a run leaves: no gap to accept.)
+[[nodiscard]] inline sandbox::path_rules rules_for(real_backend) {
+    return {};
 }
-[[nodiscard]] inline sandbox::path_rules rules_for(sandbox::backend_choice choice) {
-    sandbox::path_rules rules;
-    rules.accept_partial = choice != sandbox::backend_choice::bwrap;
-    return rules;
+[[nodiscard]] inline sandbox::path_rules rules_for(sandbox::backend_choice) {
+    return {};
 }
 
 }  // namespace cordon::test

@@ -22,6 +22,8 @@
 CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
 
+class run_judgement;
+
 enum class backend_kind { bwrap, landlock, seatbelt };
 
 [[nodiscard]] std::string_view to_string(backend_kind kind) noexcept;
@@ -93,6 +95,36 @@ struct network_confinement {
     bool proxy = false;
 };
 
+// What cordon did with something a workspace-write run left that would have run outside the
+// sandbox later: a git hook, a configuration entry git would run a program for, a protected name
+// (docs/sandbox.md, "What a run leaves").
+enum class neutral_action {
+    quarantined,  // moved out of the tree, into the quarantine (kept_at)
+    rewritten,    // a git configuration kept without the entries that are not known to be inert
+    restored,     // a path kept for the run put back as it was before it (the Landlock rung)
+    removed,      // taken out of the tree without a copy (no quarantine could take it)
+    failed,       // still there: cordon could not take it away (the record says why)
+};
+[[nodiscard]] std::string_view to_string(neutral_action value) noexcept;
+
+struct neutralized_path {
+    std::string path;  // where it was (canonical)
+    std::string what;  // what it is and why it cannot stay
+    neutral_action action = neutral_action::quarantined;
+    std::string kept_at;  // where the original went (the quarantine), or empty
+};
+
+// How what a workspace-write run left was judged once it was over (record: sandbox.policy.judged).
+struct judgement_report {
+    // What saw the run's changes: "fanotify" (the kernel's events, as they happened), "scan"
+    // (the inodes' change times, once the run was over), or both for roots on several
+    // filesystems.
+    std::string by;
+    std::vector<neutralized_path> neutralized;
+    // Why the judgement may have missed something (a root that could not be read, say).
+    std::optional<std::string> failure;
+};
+
 struct landlock_in_child {
     sandbox_mode mode;
     int abi;                                     // the kernel's Landlock ABI (> 0)
@@ -127,15 +159,19 @@ struct confined_argv {
     // the forked child, instead of exec'ing the launcher (child_confinement.hpp). A consumer
     // that spawns `argv` itself ignores it.
     std::optional<landlock_in_child> in_child;
-    // What the run leaves on the host until it is over (bwrap's mask mount points, the Landlock
-    // rung's private /tmp): held by whoever runs `argv` until every process of the run is gone,
-    // then released, which removes it.
+    // What the run leaves on the host until it is over (the Landlock rung's private /tmp): held by
+    // whoever runs `argv` until every process of the run is gone, then released, which removes
+    // it.
     std::vector<std::shared_ptr<const void>> residue;
+    // Workspace-write: the judgement of what the run leaves (docs/sandbox.md, "What a run
+    // leaves"), opened before it starts. Held like `residue`: released once every process of the
+    // run is gone, it judges what the run changed and neutralizes what would run outside the
+    // sandbox later. The executor asks it for the record first (run_judgement::finish).
+    std::shared_ptr<run_judgement> judgement;
     // When set, the command's $TMPDIR (the Landlock rung's private /tmp directory).
     std::string tmpdir;
     // The policy's parts as this run enforces them, for the record (sandbox.policy).
-    std::vector<std::string> protected_paths;  // kept read-only or in place (canonical)
-    std::vector<std::string> masked_paths;     // missing protected names kept from creation
+    std::vector<std::string> protected_paths;  // kept read-only, in place or by copy (canonical)
     std::vector<std::string> hidden_paths;     // credential stores and other denied reads
     // Whether the kernel quotas counted per uid (inotify, fanotify, namespaces) have limits of
     // the run's own: bwrap's user namespace carries them (quotas.hpp). False: they count against

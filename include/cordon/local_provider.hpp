@@ -72,6 +72,21 @@ struct local_provider_options {
     std::filesystem::path verdict_directory;
     // Probe even when the cached verdict is current, and store what was found (cordon probe).
     bool refresh_verdict = false;
+    // What a workspace-write run leaves is judged once it is over (docs/sandbox.md, "What a run
+    // leaves"). The window each run opens is recorded here until it is judged, so that a cordon
+    // killed first leaves it to the next (nullopt: /dev/shm/cordon-judgements-<uid>; empty: not
+    // recorded).
+    std::optional<std::filesystem::path> journal_directory;
+    // Where what is taken out of a tree goes (nullopt: $XDG_STATE_HOME/cordon/quarantine, else
+    // ~/.local/state/cordon/quarantine; empty: it is removed, not kept).
+    std::optional<std::filesystem::path> quarantine_home;
+    // See a run's changes as they happen (fanotify, where cordon holds CAP_SYS_ADMIN) rather
+    // than scanning for them once it is over. Both find the same; the watch costs nothing that
+    // grows with the tree.
+    bool watch_changes = true;
+    // Judge what workspace-write runs leave (confined_argv::judgement). Off only where the argv
+    // is printed, not run (cordon confine): nobody would be there when it ends.
+    bool judge_runs = true;
 };
 
 }  // namespace cordon::sandbox

@@ -36,13 +36,16 @@ struct sandbox_facts {
     bool network_denied = false;  // the denial was the network's (classify::verdict)
     std::optional<sandbox::backend_kind> backend;  // absent for danger-full-access
     // The policy as the run enforced it (confined runs only): where it could write, what /tmp
-    // was, the protected paths kept, the missing ones kept from creation, the paths hidden, and
-    // why enforcement is partial (one line per part).
+    // was, the protected paths kept, the paths hidden, and why enforcement is partial (one line
+    // per part).
     std::vector<std::string> writable_roots;
     std::optional<sandbox::tmp_policy> tmp;
     std::vector<std::string> protected_paths;
-    std::vector<std::string> masked_paths;
     std::vector<std::string> hidden_paths;
+    // Workspace-write: how what the run left was judged once it was over, and what was
+    // neutralized (docs/sandbox.md, "What a run leaves"). Anything neutralized makes the run
+    // `denied`. Absent where nothing was judged.
+    std::optional<sandbox::judgement_report> judged;
     std::vector<std::string> gaps;
     bool quotas_per_run = false;  // sandbox::confined_argv::quotas_per_run
     // The network policy as the run had it: confine()'s facts for a confined run; for

@@ -32,12 +32,14 @@
 #include "real_backend.hpp"
 #include "run_or_throw.hpp"
 #include "runtime/runtime_test_util.hpp"
+#include "sandbox/landlock_ruleset.hpp"
 #include "support.hpp"
 
 namespace cordon::sandbox::path_policy_tests {
 namespace {
 
 namespace fs = std::filesystem;
+using sandbox::neutral_action;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -139,13 +141,12 @@ protected:
     std::string refused_;
 };
 
-// Each class of protected name, existing, at the root and nested, against every way to change it:
-// a write, an append, a rename over it, a removal (of it and of its parent), a symlink swap, a
-// rename of the directory that holds it. bwrap keeps them all; the Landlock rung cannot and
-// refuses the run.
-TEST_P(PathPolicy, ExistingProtectedNamesCannotBeChangedAtAnyDepth) {
+// Each class of protected name, existing at the top of the workspace, against every way to change
+// it: a write, an append, a rename over it, a removal (of it and of its parent), a symlink swap, a
+// rename of the directory that holds it. bwrap keeps them read-only; the Landlock rung puts them
+// back once the run is over. Either way they are as they were.
+TEST_P(PathPolicy, ExistingProtectedNamesAtTheTopAreKept) {
     make_repository(workspace_);
-    make_repository(workspace_ / "sub" / "nested");
     const strings files = {".envrc",
                            ".bashrc",
                            ".profile",
@@ -162,41 +163,27 @@ TEST_P(PathPolicy, ExistingProtectedNamesCannotBeChangedAtAnyDepth) {
                            ".idea/workspace.xml",
                            ".git/hooks/pre-commit",
                            ".git/config"};
-    for (const std::string& root : {std::string(), std::string("sub/nested/")}) {
-        for (const std::string& name : files) {
-            const fs::path path = workspace_ / (root + name);
-            fs::create_directories(path.parent_path());
-            if (!fs::exists(path)) test::write_file(path, "original " + name + "\n");
-        }
+    for (const std::string& name : files) {
+        const fs::path path = workspace_ / name;
+        fs::create_directories(path.parent_path());
+        if (name != ".git/config") test::write_file(path, "original " + name + "\n");
     }
-    // The hook must not run: a planted one would make `git commit` below touch the marker.
     const auto before = snapshot(workspace_);
     std::string attack;
-    for (const std::string& root : {std::string(), std::string("sub/nested/")}) {
-        for (const std::string& name : files) {
-            const std::string p = root + name;
-            attack += "echo evil >> " + p + "; echo evil > " + p + "; mv " + p + " " + p +
-                      ".moved; rm -f " + p + "; ln -sf /etc/passwd " + p +
-                      "; echo x > x.$$ && mv -f x.$$ " + p + "; ";
-        }
-        attack += "rm -rf " + root + ".git; rm -rf " + root + ".claude " + root + ".vscode; ";
+    for (const std::string& p : files) {
+        attack += "echo evil >> " + p + "; echo evil > " + p + "; mv " + p + " " + p +
+                  ".moved; rm -f " + p + "; ln -sf /etc/passwd " + p +
+                  "; echo x > x.$$ && mv -f x.$$ " + p + "; ";
     }
     attack +=
-        "mv sub sub.moved; mv sub/nested sub/nested.moved; mkdir -p sub/nested/.git/hooks; "
+        "rm -rf .claude .vscode; mv .git .git.moved; "
         "printf '#!/bin/sh\\ntouch \"$HOME/../hook-ran\"\\n' > .git/hooks/pre-commit; "
         "git config core.hooksPath /tmp; exit 0";
     auto record = run(request(attack, sandbox_mode::workspace_write));
-    if (!bwrap()) {
-        ASSERT_FALSE(record.has_value()) << "the Landlock rung cannot keep protected names";
-        EXPECT_THAT(refused_, HasSubstr("protected names"));
-        EXPECT_THAT(refused_, HasSubstr("--accept-partial"));
-        EXPECT_EQ(snapshot(workspace_), before) << "nothing ran";
-        return;
-    }
     ASSERT_TRUE(record.has_value()) << refused_;
     ASSERT_EQ(record->outcome.exit_code, std::optional<int>(0)) << describe(*record);
-    // rm -rf .git empties what is writable in it (objects, refs): the protected parts stay.
-    auto after = snapshot(workspace_);
+    // rm -rf and mv empty what is writable in .git (objects, refs): the protected parts stay.
+    const auto after = snapshot(workspace_);
     for (const auto& [path, content] : before) {
         const bool writable_git_part = path.find(".git/") != std::string::npos &&
                                        path.find(".git/hooks") == std::string::npos &&
@@ -205,86 +192,165 @@ TEST_P(PathPolicy, ExistingProtectedNamesCannotBeChangedAtAnyDepth) {
         ASSERT_TRUE(after.contains(path)) << path << " is gone\n" << describe(*record);
         EXPECT_EQ(after.at(path), content) << path << "\n" << describe(*record);
     }
-    EXPECT_TRUE(fs::is_directory(workspace_ / ".git" / "hooks"));
-    EXPECT_FALSE(fs::exists(workspace_ / "sub.moved"));
-    // The protected paths are in the record.
+    EXPECT_FALSE(fs::exists(base_ / "hook-ran"));
+    // The protected paths are in the record, and the run that tried is a denied one.
     EXPECT_THAT(record->sandbox.protected_paths,
                 Contains((workspace_ / ".git" / "hooks").string()));
-    EXPECT_THAT(record->sandbox.protected_paths,
-                Contains((workspace_ / "sub" / "nested" / ".envrc").string()));
-    EXPECT_THAT(record->sandbox.protected_paths, Contains((workspace_ / "sub").string()))
-        << "the directory on the way to a protected path is kept in place";
-    EXPECT_EQ(record->sandbox.enforcement, std::optional(enforcement::full));
+    EXPECT_THAT(record->sandbox.protected_paths, Contains((workspace_ / ".envrc").string()));
+    // Kept on every rung: no gap names them (the Landlock rung's own gaps are its metadata's).
+    EXPECT_THAT(record->sandbox.gaps, Not(Contains(HasSubstr("protected"))));
+    if (!bwrap()) {
+        EXPECT_TRUE(record->sandbox.denied) << describe(*record);
+        // Put back afterwards: the record says which.
+        ASSERT_TRUE(record->sandbox.judged);
+        const auto& judged = record->sandbox.judged->neutralized;
+        EXPECT_TRUE(std::any_of(judged.begin(), judged.end(), [this](const auto& n) {
+            return n.path == (workspace_ / ".envrc").string() &&
+                   n.action == neutral_action::restored;
+        })) << describe(*record);
+    }
 }
 
-// A missing protected name cannot be created at a writable root nor in a repository found there,
-// and the masks that keep it leave nothing behind once the run is over.
-TEST_P(PathPolicy, MissingProtectedNamesCannotBeCreatedAndLeaveNoResidue) {
+// Beneath the top, and where nothing existed, a run may create and change protected names: a
+// nested repository's hooks and configuration, an `.envrc` in a subdirectory, `.vscode` in a new
+// project. Once it is over, none of it is left to run: what it made is quarantined, a git
+// configuration keeps only what is inert, and the record names each.
+TEST_P(PathPolicy, WhatARunMakesAtProtectedNamesIsTakenAway) {
     make_repository(workspace_);
     make_repository(workspace_ / "lib" / "inner");
-    fs::remove_all(workspace_ / ".git" / "hooks");
-    fs::remove_all(workspace_ / "lib" / "inner" / ".git" / "hooks");
+    fs::create_directories(workspace_ / "plain");
+    test::write_file(workspace_ / "lib" / "inner" / ".envrc", "original\n");
     const auto before = snapshot(workspace_);
     std::string attack;
-    for (const std::string& root : {std::string(), std::string("lib/inner/")}) {
-        for (const std::string name : {".envrc", ".bashrc", ".mcp.json", ".npmrc", ".gitmodules"}) {
+    for (const std::string& root :
+         {std::string(), std::string("lib/inner/"), std::string("plain/")}) {
+        for (const std::string name : {".envrc", ".bashrc", ".mcp.json", ".npmrc", "mise.toml"}) {
             attack += "echo evil > " + root + name + "; ";
         }
-        for (const std::string dir : {".claude", ".vscode", ".codex", ".cursor", ".git/hooks"}) {
-            attack += "mkdir -p " + root + dir + " && echo evil > " + root + dir + "/x; ";
+        for (const std::string dir : {".claude", ".vscode", ".codex", ".cursor", ".cargo"}) {
+            attack += "mkdir -p " + root + dir + " && echo evil > " + root + dir + "/config.toml; ";
         }
     }
-    attack += "ls -a; exit 0";
-    runtime::run_request req = request(attack, sandbox_mode::workspace_write);
-    req.rules.accept_partial = !bwrap();
-    auto record = run(std::move(req));
+    attack +=
+        "printf '#!/bin/sh\\necho ran > ran\\n' > lib/inner/.git/hooks/post-checkout; "
+        "chmod +x lib/inner/.git/hooks/post-checkout; "
+        "git -C lib/inner config core.fsmonitor 'echo ran > ran'; "
+        "git -C lib/inner config alias.st '-c core.fsmonitor=x status'; "
+        "ls -a; exit 0";
+    auto record = run(request(attack, sandbox_mode::workspace_write));
     ASSERT_TRUE(record.has_value()) << refused_;
     ASSERT_EQ(record->outcome.exit_code, std::optional<int>(0)) << describe(*record);
-    if (bwrap()) {
-        EXPECT_EQ(snapshot(workspace_), before) << describe(*record);
-        EXPECT_THAT(record->sandbox.masked_paths, Contains((workspace_ / ".envrc").string()));
-        EXPECT_THAT(record->sandbox.masked_paths,
-                    Contains((workspace_ / "lib" / "inner" / ".git" / "hooks").string()));
-        EXPECT_EQ(record->sandbox.enforcement, std::optional(enforcement::full));
-    } else {
-        // Accepted: the gap is named and the record says partial.
-        EXPECT_EQ(record->sandbox.enforcement, std::optional(enforcement::partial));
-        EXPECT_THAT(record->sandbox.gaps, Contains(HasSubstr("protected names are not kept")));
-        EXPECT_TRUE(fs::exists(workspace_ / ".envrc")) << "the gap is real, and recorded";
+    // `ls -a` inside showed the tree as it is: no name that does not exist.
+    EXPECT_THAT(record->stdout_output.text, Not(HasSubstr(".git/")));
+    EXPECT_THAT(record->stdout_output.text, Not(HasSubstr("lefthook")));
+    auto after = snapshot(workspace_);
+    // The nested repository's configuration, rewritten without what git would run.
+    const std::string inner_config = (fs::path("lib") / "inner" / ".git" / "config").string();
+    ASSERT_TRUE(after.contains(inner_config));
+    EXPECT_THAT(after.at(inner_config), Not(HasSubstr("fsmonitor")));
+    EXPECT_THAT(after.at(inner_config), Not(HasSubstr("status")));
+    EXPECT_THAT(after.at(inner_config), HasSubstr("repositoryformatversion"));
+    after.erase(inner_config);
+    // Everything else is as it was: what the run made is gone, its changes with it. The index
+    // and such are git's own; `git config` touched nothing else.
+    for (const auto& [path, content] : after) {
+        // A directory the command made and left empty (`.cargo` once its config.toml is taken)
+        // holds nothing to run.
+        if (content == "dir") continue;
+        EXPECT_TRUE(before.contains(path)) << path << " was made by the run\n" << describe(*record);
     }
-    // A read-only run never masks (it writes nothing) and leaves nothing either.
+    EXPECT_FALSE(fs::exists(workspace_ / "lib" / "inner" / ".envrc"))
+        << "an existing one the run changed is taken too";
+    ASSERT_TRUE(record->sandbox.judged);
+    EXPECT_TRUE(record->sandbox.denied);
+    std::set<std::string> taken;
+    for (const auto& n : record->sandbox.judged->neutralized) {
+        taken.insert(n.path);
+        if (n.action == neutral_action::quarantined) {
+            EXPECT_TRUE(fs::exists(n.kept_at)) << n.path << " -> " << n.kept_at;
+        }
+    }
+    EXPECT_THAT(taken, Contains((workspace_ / ".vscode").string()));
+    EXPECT_THAT(taken, Contains((workspace_ / "plain" / ".envrc").string()));
+    EXPECT_THAT(
+        taken,
+        Contains((workspace_ / "lib" / "inner" / ".git" / "hooks" / "post-checkout").string()));
+    EXPECT_THAT(record->sandbox.gaps, Not(Contains(HasSubstr("protected"))));
+    // The person checks out and looks at the status outside the sandbox: nothing runs.
+    ASSERT_EQ(on_host(workspace_ / "lib" / "inner", "git checkout -q -b x && git status"), 0);
+    EXPECT_FALSE(fs::exists(workspace_ / "lib" / "inner" / "ran"));
+
+    // A read-only run writes nothing and leaves nothing.
     const auto ro_before = snapshot(workspace_);
     auto read_only = run(request("ls -a >/dev/null", sandbox_mode::read_only));
     ASSERT_TRUE(read_only.has_value()) << refused_;
     EXPECT_EQ(snapshot(workspace_), ro_before);
 }
 
-// git works inside under workspace-write: add, commit, a new branch. A hook planted by the run
-// never runs when the person commits afterwards, outside any sandbox.
+// git works inside under workspace-write: add, commit, a new branch, a new repository. A hook the
+// run plants, at the top or in the repository it made, never runs when the person commits
+// afterwards, outside any sandbox.
 TEST_P(PathPolicy, GitCommitWorksInsideAndAPlantedHookNeverRunsOutside) {
     make_repository(workspace_);
     const fs::path marker = base_.path() / "hook-ran";
-    runtime::run_request req = request(
-        "echo two >> f && echo new > g && git add -A && git commit -qm two && "
-        "git checkout -qb feature && echo three >> f && git commit -qam three && "
-        "git init -q newsub && printf '#!/bin/sh\\ntouch " +
-            marker.string() +
-            "\\n' > newsub/.git/hooks/pre-commit && chmod +x newsub/.git/hooks/pre-commit; "
-            "printf '#!/bin/sh\\ntouch " +
-            marker.string() +
-            "\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; exit 0",
-        sandbox_mode::workspace_write);
-    req.rules.accept_partial = !bwrap();
-    auto record = run(std::move(req));
+    auto record = run(
+        request("echo two >> f && echo new > g && git add -A && git commit -qm two && "
+                "git checkout -qb feature && echo three >> f && git commit -qam three && "
+                "git init -q newsub && printf '#!/bin/sh\\ntouch " +
+                    marker.string() +
+                    "\\n' > newsub/.git/hooks/pre-commit && chmod +x newsub/.git/hooks/pre-commit; "
+                    "printf '#!/bin/sh\\ntouch " +
+                    marker.string() +
+                    "\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; exit 0",
+                sandbox_mode::workspace_write));
     ASSERT_TRUE(record.has_value()) << refused_;
     ASSERT_EQ(record->outcome.exit_code, std::optional<int>(0)) << describe(*record);
     EXPECT_EQ(on_host(workspace_, "git log --oneline feature | wc -l | grep -qx 3"), 0)
         << describe(*record);
-    if (!bwrap()) return;  // the accepted gap: the hook was planted (see the test above)
     EXPECT_FALSE(fs::exists(workspace_ / ".git" / "hooks" / "pre-commit")) << describe(*record);
-    // The person commits outside the sandbox, in the repository the run worked in.
+    EXPECT_FALSE(fs::exists(workspace_ / "newsub" / ".git" / "hooks" / "pre-commit"))
+        << describe(*record);
+    // The person commits outside the sandbox, in both repositories.
     ASSERT_EQ(on_host(workspace_, "git commit -q --allow-empty -m outside"), 0);
+    ASSERT_EQ(on_host(workspace_ / "newsub",
+                      "git -c user.email=t@t -c user.name=t commit -q --allow-empty -m outside"),
+              0);
     EXPECT_FALSE(fs::exists(marker)) << "a hook planted by the run ran outside the sandbox";
+}
+
+// A credential store that does not exist when the run starts (a first `aws configure` on the
+// host while a job runs) is as unreadable as one that did, wherever Landlock holds.
+TEST_P(PathPolicy, ACredentialStoreMadeDuringTheRunIsUnreadable) {
+    if (landlock::query_abi() <= 0) CORDON_SKIP_OR_FAIL("needs Landlock");
+    const fs::path started = workspace_ / "started";
+    const fs::path release = base_ / "release";
+    const fs::path store = home_ / ".aws" / "credentials";
+    fs::remove_all(home_ / ".aws");
+    boost::asio::io_context io;
+    runtime::executor_options options;
+    options.landlock_in_child = test::landlock_in_child(GetParam());
+    runtime::executor exec(io.get_executor(), provider_, options);
+    std::optional<runtime::run_record> record;
+    exec.async_run(request("touch started; while [ ! -e '" + release.string() +
+                               "' ]; do sleep 0.01; done; cat '" + store.string() + "'",
+                           sandbox_mode::workspace_write),
+                   [&](runtime::run_record r) { record = std::move(r); });
+    std::thread host([&] {
+        // The store appears once the run is under way.
+        const auto deadline = std::chrono::steady_clock::now() + generous;
+        while (!fs::exists(started) && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        fs::create_directories(store.parent_path());
+        test::write_file(store, "SECRET\n");
+        test::write_file(release, "");
+    });
+    io.run();
+    host.join();
+    ASSERT_TRUE(record);
+    EXPECT_THAT(record->stdout_output.text, Not(HasSubstr("SECRET"))) << describe(*record);
+    EXPECT_TRUE(record->sandbox.denied) << describe(*record);
+    EXPECT_THAT(record->sandbox.hidden_paths, Contains((home_ / ".aws").string()));
 }
 
 // Every default credential store is unreadable in every confined mode, reading one is a denial,
@@ -311,7 +377,6 @@ TEST_P(PathPolicy, CredentialStoresAreUnreadableUntilAllowed) {
         SCOPED_TRACE(std::string(to_string(mode)));
         for (const std::string& store : stores) {
             runtime::run_request req = request("cat '" + (home_ / store).string() + "'", mode);
-            req.rules.accept_partial = !bwrap();
             auto record = run(std::move(req));
             ASSERT_TRUE(record.has_value()) << refused_;
             EXPECT_NE(record->outcome.exit_code, std::optional<int>(0)) << store;
@@ -320,7 +385,6 @@ TEST_P(PathPolicy, CredentialStoresAreUnreadableUntilAllowed) {
         }
         runtime::run_request listing = request(
             "cat '" + (home_ / "notes.txt").string() + "' && ls -a '" + home_.string() + "'", mode);
-        listing.rules.accept_partial = !bwrap();
         auto listed = run(std::move(listing));
         ASSERT_TRUE(listed.has_value()) << refused_;
         EXPECT_EQ(listed->outcome.exit_code, std::optional<int>(0)) << describe(*listed);
@@ -332,7 +396,6 @@ TEST_P(PathPolicy, CredentialStoresAreUnreadableUntilAllowed) {
                                                    "'; cat '" + (home_ / ".netrc").string() + "'",
                                                mode);
         allowed.rules.allow_read = {home_ / ".ssh"};
-        allowed.rules.accept_partial = !bwrap();
         auto let_through = run(std::move(allowed));
         ASSERT_TRUE(let_through.has_value()) << refused_;
         EXPECT_THAT(let_through->stdout_output.text, HasSubstr("SECRET-.ssh/id_ed25519"));
@@ -344,7 +407,6 @@ TEST_P(PathPolicy, CredentialStoresAreUnreadableUntilAllowed) {
                                            mode);
         test::write_file(home_ / ".aws" / "config", "REGION\n");
         one.rules.allow_read = {home_ / ".aws" / "config"};
-        one.rules.accept_partial = !bwrap();
         auto exception = run(std::move(one));
         ASSERT_TRUE(exception.has_value()) << refused_;
         EXPECT_THAT(exception->stdout_output.text, HasSubstr("REGION"));
@@ -362,7 +424,6 @@ TEST_P(PathPolicy, ExtraWritableRootsAndTheirRefusals) {
                     (beside_ / "b").string() + "'",
                 sandbox_mode::workspace_write);
     req.rules.writable_roots = {extra};
-    req.rules.accept_partial = !bwrap();
     auto record = run(std::move(req));
     ASSERT_TRUE(record.has_value()) << refused_;
     EXPECT_EQ(test::read_file(extra / "a"), "in\n") << describe(*record);
@@ -372,7 +433,7 @@ TEST_P(PathPolicy, ExtraWritableRootsAndTheirRefusals) {
     EXPECT_THAT(record->sandbox.writable_roots, Contains(extra.string()));
 
     // Protected names hold in an extra root as in the workspace.
-    if (bwrap()) {
+    {
         test::write_file(extra / ".envrc", "original\n");
         runtime::run_request protect =
             request("echo evil > '" + (extra / ".envrc").string() + "'; echo evil > '" +
@@ -392,7 +453,6 @@ TEST_P(PathPolicy, ExtraWritableRootsAndTheirRefusals) {
         runtime::run_request refused =
             request("echo x > '" + (bad / "c").string() + "'", sandbox_mode::workspace_write);
         refused.rules.writable_roots = {bad};
-        refused.rules.accept_partial = !bwrap();
         auto never = run(std::move(refused));
         ASSERT_TRUE(never.has_value()) << refused_;
         EXPECT_EQ(never->outcome.kind, classify::outcome_kind::not_started) << describe(*never);
@@ -444,7 +504,6 @@ TEST_P(PathPolicy, TmpIsPrivateHostOrNone) {
                                                "\" && echo \"$TMPDIR\"; echo host > /tmp/" + name,
                                            sandbox_mode::workspace_write);
         req.rules.tmp = tmp;
-        req.rules.accept_partial = !bwrap();
         auto record = run(std::move(req));
         ASSERT_TRUE(record.has_value()) << refused_;
         EXPECT_EQ(record->sandbox.tmp, std::optional(tmp));
@@ -474,56 +533,51 @@ TEST_P(PathPolicy, TmpIsPrivateHostOrNone) {
     }
 }
 
-// Runs of one process in the same workspace share their masks (the MCP server's jobs): a run that
-// starts while another's mask points exist keeps them masked, the first run's end does not unmask
-// them for the second, and nothing is left once both are over.
-TEST_P(PathPolicy, ConcurrentRunsInOneWorkspaceShareTheirMasks) {
-    if (!bwrap()) {
-        // The Landlock rung makes no mask: the refusal is the test above's.
-        EXPECT_FALSE(run(request("true", sandbox_mode::workspace_write)).has_value());
-        return;
-    }
+// Many runs of one process in one workspace at once (the MCP server's jobs): every one runs with
+// its protection and succeeds, each one's judgement sees the others' work as harmless, and once
+// they are over the tree holds what their commands made and nothing else.
+TEST_P(PathPolicy, ConcurrentRunsInOneWorkspaceAllSucceedAndLeaveNothing) {
+    make_repository(workspace_);
     const auto before = snapshot(workspace_);
-    const fs::path first_go = base_ / "first-go";
-    const fs::path second_go = base_ / "second-go";
-    const auto waiting_for = [](const fs::path& go) {
-        return "while [ ! -e '" + go.string() + "' ]; do sleep 0.01; done; ";
-    };
+    constexpr std::size_t runs = 8;
+    const fs::path go = base_ / "go";
     boost::asio::io_context io;
     runtime::executor_options options;
     options.landlock_in_child = test::landlock_in_child(GetParam());
     runtime::executor exec(io.get_executor(), provider_, options);
-    std::optional<runtime::run_record> first;
-    std::optional<runtime::run_record> second;
-    exec.async_run(request(waiting_for(first_go) + "exit 0", sandbox_mode::workspace_write),
-                   [&](runtime::run_record r) {
-                       first = std::move(r);
-                       // The first run is over: now the second one tries.
-                       test::write_file(second_go, "");
-                   });
-    // Started once the first run's mask points exist on the host.
+    std::vector<std::optional<runtime::run_record>> records(runs);
+    for (std::size_t i = 0; i < runs; ++i) {
+        // All at work together: each waits for the go before it writes.
+        exec.async_run(request("while [ ! -e '" + go.string() +
+                                   "' ]; do sleep 0.01; done; "
+                                   "git status --short >/dev/null; ls -la >/dev/null; echo " +
+                                   std::to_string(i) + " > out-" + std::to_string(i) + ".txt",
+                               sandbox_mode::workspace_write),
+                       [&records, i](runtime::run_record r) { records[i] = std::move(r); });
+    }
     std::thread starter([&] {
-        const auto deadline = std::chrono::steady_clock::now() + generous;
-        while (!fs::exists(workspace_ / ".envrc") && std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-        boost::asio::post(io, [&] {
-            exec.async_run(
-                request(waiting_for(second_go) + "echo evil > .envrc; echo evil > .mcp.json; "
-                                                 "mkdir -p .claude && echo x > .claude/x; exit 0",
-                        sandbox_mode::workspace_write),
-                [&](runtime::run_record r) { second = std::move(r); });
-            test::write_file(first_go, "");
-        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        test::write_file(go, "");
     });
     io.run();
     starter.join();
-    ASSERT_TRUE(first && second);
-    EXPECT_EQ(first->outcome.exit_code, std::optional<int>(0)) << describe(*first);
-    EXPECT_EQ(second->outcome.exit_code, std::optional<int>(0))
-        << describe(*second) << second->outcome.message;
-    EXPECT_THAT(second->sandbox.masked_paths, Contains((workspace_ / ".envrc").string()));
-    EXPECT_EQ(snapshot(workspace_), before) << describe(*second);
+    auto after = snapshot(workspace_);
+    for (std::size_t i = 0; i < runs; ++i) {
+        ASSERT_TRUE(records[i]);
+        EXPECT_EQ(records[i]->outcome.exit_code, std::optional<int>(0)) << describe(*records[i]);
+        EXPECT_FALSE(records[i]->sandbox.denied) << describe(*records[i]);
+        const std::string out = "out-" + std::to_string(i) + ".txt";
+        EXPECT_EQ(after[out], std::to_string(i) + "\n");
+        after.erase(out);
+    }
+    for (const auto& [path, content] : after) {
+        if (path.starts_with(".git/")) continue;  // git status may refresh the index
+        EXPECT_TRUE(before.contains(path)) << path << " was left behind";
+    }
+    EXPECT_EQ(on_host(workspace_,
+                      "git status --porcelain --ignored | grep -v '^?? out-' | "
+                      "grep -q . && exit 1 || exit 0"),
+              0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PathPolicy, test::all_real_backends(), test::real_backend_name);

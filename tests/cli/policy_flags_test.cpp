@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,9 +51,10 @@ protected:
     fs::path home_ = scratch_ / "home";
 };
 
-// The scenario: a planted hook, an rc file and a key read change nothing, read nothing
-// and record a denial, while `git commit -am` in the same workspace succeeds. Without bwrap the
-// Landlock rung refuses the run (it cannot keep the protected names) and nothing runs.
+// The scenario: a planted hook, an rc file and a key read leave nothing and read nothing,
+// and record a denial, while `git commit -am` in the same workspace succeeds. bwrap keeps the
+// hook's directory read-only; the Landlock rung puts it back once the run is over, and takes the
+// rc file the run made away: the record names both.
 TEST_F(PolicyFlags, AHookAnRcFileAndAKeyAreOutOfReachWhileGitCommitWorks) {
     const std::string attack = "echo evil >> .git/hooks/pre-commit; echo x >> .bashrc; cat " +
                                (home_ / ".ssh" / "id_ed25519").string();
@@ -67,51 +69,76 @@ TEST_F(PolicyFlags, AHookAnRcFileAndAKeyAreOutOfReachWhileGitCommitWorks) {
         EXPECT_FALSE(fs::exists(workspace_ / ".bashrc"));
         EXPECT_EQ(record["stdout"]["text"].get<std::string>().find("PRIVATE-KEY"),
                   std::string::npos);
-        if (path != real_backend::bwrap) {
-            EXPECT_EQ(r.exit_code, 125) << r.out;
-            EXPECT_EQ(record["outcome"], "runner-failed") << r.out;
-            EXPECT_NE(record["error"]["message"].get<std::string>().find("protected names"),
-                      std::string::npos)
-                << r.out;
-            continue;
-        }
         EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
-        EXPECT_EQ(record["sandbox"]["enforcement"], "full") << r.out;
+        std::set<std::string> taken;
+        for (const auto& n : record["sandbox"]["policy"]["judged"]["neutralized"]) {
+            taken.insert(n["path"].get<std::string>());
+        }
+        EXPECT_TRUE(taken.contains((workspace_ / ".bashrc").string())) << r.out;
+        if (path == real_backend::bwrap) {
+            EXPECT_EQ(record["sandbox"]["enforcement"], "full") << r.out;
+        } else {
+            EXPECT_TRUE(taken.contains((workspace_ / ".git" / "hooks").string())) << r.out;
+        }
+        // The text says so too, on stderr: one marker per path taken.
+        const cli_result shown = cordon(
+            {"run", "--backend", backend, "--mode", "workspace-write", "-c", "echo x > .envrc"});
+        EXPECT_NE(shown.err.find("[sandbox: quarantined " + (workspace_ / ".envrc").string() +
+                                 " after the run: a protected name (.envrc)"),
+                  std::string::npos)
+            << shown.err;
         const cli_result commit = cordon({"run", "--backend", backend, "--mode", "workspace-write",
                                           "-c", "echo two >> f && git commit -qam msg"});
         EXPECT_EQ(commit.exit_code, 0) << commit.err;
         EXPECT_EQ(on_host(workspace_, "git log --oneline | wc -l | grep -qx 2"), 0);
-        EXPECT_TRUE(fs::is_empty(workspace_ / ".git" / "hooks") ||
-                    !fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"));
+        EXPECT_FALSE(fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"));
+        ASSERT_EQ(on_host(workspace_, "git reset -q --hard HEAD~1"), 0);
     }
 }
 
-// The flags change the defaults: --allow-read lets the key through, --unprotect all and
-// --accept-partial let the Landlock rung run, with the gap in the record.
+// The flags change the defaults: --allow-read lets the key through, --unprotect all turns the
+// protected names off (nothing is judged), --accept-partial lets a run through the Landlock
+// rung's carve-out gap, with the gap in the record.
 TEST_F(PolicyFlags, TheFlagsLetAPathThroughOrAcceptTheGap) {
     const cli_result key = cordon({"run", "--allow-read", (home_ / ".ssh").string(), "-c",
                                    "cat " + (home_ / ".ssh" / "id_ed25519").string()});
     EXPECT_EQ(key.exit_code, 0) << key.err;
     EXPECT_EQ(key.out, "PRIVATE-KEY\n");
+    write_file(workspace_ / "vendor.txt", "vendor\n");
     for (const auto path : {real_backend::landlock, real_backend::landlock_via_launcher}) {
         scoped_backend_path on(path);
         SCOPED_TRACE(std::string(to_string(path)));
-        const cli_result accepted = cordon({"run", "--json", "--backend", "landlock", "--mode",
-                                            "workspace-write", "--accept-partial", "-c", "true"});
+        const std::vector<std::string> carve{"run",
+                                             "--json",
+                                             "--backend",
+                                             "landlock",
+                                             "--mode",
+                                             "workspace-write",
+                                             "--read-only-path",
+                                             (workspace_ / "vendor.txt").string(),
+                                             "-c",
+                                             "true"};
+        const cli_result refused = cordon(carve);
+        EXPECT_EQ(refused.exit_code, 125) << refused.out << refused.err;
+        std::vector<std::string> accepting = carve;
+        accepting.insert(accepting.end() - 2, "--accept-partial");
+        const cli_result accepted = cordon(accepting);
         EXPECT_EQ(accepted.exit_code, 0) << accepted.out << accepted.err;
         const nlohmann::json record = nlohmann::json::parse(accepted.out);
         EXPECT_EQ(record["sandbox"]["enforcement"], "partial");
         bool named = false;
         for (const auto& gap : record["sandbox"]["policy"]["gaps"]) {
-            named = named || gap.get<std::string>().find("protected names") != std::string::npos;
+            named = named || gap.get<std::string>().find("read-only paths") != std::string::npos;
         }
         EXPECT_TRUE(named) << accepted.out;
         const cli_result unprotected =
-            cordon({"run", "--backend", "landlock", "--mode", "workspace-write", "--unprotect",
-                    "all", "-c", "echo ok > made.txt"});
+            cordon({"run", "--json", "--backend", "landlock", "--mode", "workspace-write",
+                    "--unprotect", "all", "-c", "echo ok > .envrc"});
         EXPECT_EQ(unprotected.exit_code, 0) << unprotected.err;
-        EXPECT_TRUE(fs::exists(workspace_ / "made.txt"));
-        fs::remove(workspace_ / "made.txt");
+        EXPECT_TRUE(fs::exists(workspace_ / ".envrc"));
+        EXPECT_TRUE(nlohmann::json::parse(unprotected.out)["sandbox"]["policy"]["judged"].is_null())
+            << unprotected.out;
+        fs::remove(workspace_ / ".envrc");
     }
 }
 

@@ -173,6 +173,13 @@ bool write_text(const char* path, const std::string& text) {
     return ok;
 }
 
+// A pid file appears whole or not at all (written aside, then renamed into place): a test that
+// waits for it, or a parent that exits once it exists, never reads it empty.
+bool publish_text(const char* path, const std::string& text) {
+    const std::string aside = std::string(path) + ".part";
+    return write_text(aside.c_str(), text) && ::rename(aside.c_str(), path) == 0;
+}
+
 int usage() {
     std::fprintf(stderr, "cordon-test-child: bad arguments\n");
     return 64;
@@ -600,7 +607,7 @@ int main(int argc, char** argv) {
     }
     if (cmd == "grandchild-pidfile" && arg(2) && arg(3)) {
         if (::fork() == 0) {
-            write_text(arg(2), std::to_string(::getpid()));
+            publish_text(arg(2), std::to_string(::getpid()));
             sleep_ms(std::atol(arg(3)));
             _exit(0);
         }
@@ -642,7 +649,7 @@ int main(int argc, char** argv) {
                 ::dup2(null, 0);
                 ::dup2(null, 1);
                 ::dup2(null, 2);
-                write_text(arg(2), std::to_string(::getpid()));
+                publish_text(arg(2), std::to_string(::getpid()));
                 sleep_ms(std::atol(arg(3)));
                 _exit(0);
             }
@@ -658,7 +665,7 @@ int main(int argc, char** argv) {
     if (cmd == "setsid-child" && arg(2) && arg(3)) {
         if (::fork() == 0) {
             ::setsid();
-            write_text(arg(2), std::to_string(::getpid()));
+            publish_text(arg(2), std::to_string(::getpid()));
             sleep_ms(std::atol(arg(3)));
             _exit(0);
         }

@@ -1,17 +1,21 @@
 // git obeys more of a repository than `.git/hooks` and `.git/config`: a git directory's
 // `commondir` names the directory its configuration and hooks are read from, a submodule's git
-// directory (`.git/modules/NAME`) has hooks and a configuration of its own, and a gitlink in the
-// index makes `git status` at the top run git in the submodule's work tree. A workspace-write
-// command that reaches any of these plants code that git runs unconfined, outside the sandbox,
-// on the user's next git command. Each test plants, then runs git on the host as the user would
-// and checks that nothing the command wrote ran.
+// directory (`.git/modules/NAME`) has hooks and a configuration of its own, a gitlink in the
+// index makes `git status` at the top run git in the submodule's work tree, a separate git
+// directory sits wherever `--separate-git-dir` put it, and a configuration includes others. A
+// workspace-write command that reaches any of these plants code that git runs unconfined, outside
+// the sandbox, on the user's next git command. Each test plants, then runs git on the host as the
+// user would and checks that nothing the command wrote ran, and that the record names what was
+// taken.
 //
-// bwrap only: the Landlock rung cannot keep protected names at all and refuses such a run unless
-// the gap is accepted (tests/backends/partial_enforcement_test.cpp).
+// Every rung: bwrap keeps the top repository's own parts read-only, the Landlock rung puts them
+// back; what a run makes anywhere else is judged once it is over, the same on both.
 #include "hostile_support.hpp"
 
 namespace cordon::hostile {
 namespace {
+
+using ::testing::HasSubstr;
 
 class GitRedirect : public BackendTest {
 protected:
@@ -25,28 +29,46 @@ protected:
         return std::system(command.c_str());
     }
 
-    // A repository in the workspace with one commit.
-    void make_repository() {
-        ASSERT_EQ(host_sh(tree_.workspace(),
+    // A repository at `dir` (the workspace by default) with one commit.
+    void make_repository(const fs::path& dir = {}) {
+        const fs::path at = dir.empty() ? tree_.workspace() : dir;
+        fs::create_directories(at);
+        ASSERT_EQ(host_sh(at,
                           "git init -q . && git config user.email t@t && git config user.name t && "
                           "echo one > file && git add file && git commit -qm one"),
                   0);
     }
 
     // The command's script under workspace-write: it must have run.
-    runtime::run_record plant(const std::string& script) {
+    runtime::run_record plant(const std::string& script,
+                              std::function<void(runtime::run_request&)> adjust = {}) {
         runtime::run_request req = request({"bash", "-c", script}, sandbox_mode::workspace_write);
-        req.env = {{"HOME", tree_.outside().string()}, {"GIT_CONFIG_NOSYSTEM", "1"}};
+        req.env = {{"HOME", home().string()},   {"GIT_CONFIG_NOSYSTEM", "1"},
+                   {"GIT_AUTHOR_NAME", "t"},    {"GIT_AUTHOR_EMAIL", "t@t"},
+                   {"GIT_COMMITTER_NAME", "t"}, {"GIT_COMMITTER_EMAIL", "t@t"}};
+        if (adjust) adjust(req);
         runtime::run_record record = run(std::move(req));
         EXPECT_NE(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
         return record;
     }
 
-    [[nodiscard]] fs::path marker() const { return tree_.outside() / "ran-unconfined"; }
+    [[nodiscard]] fs::path marker() const { return tree_.base() / "ran-unconfined"; }
 
-    // The hook script that proves code ran: it creates the marker.
+    // A command line that proves code ran: it creates the marker.
+    [[nodiscard]] std::string touch_marker() const { return "touch " + marker().string(); }
+
+    // The hook script that proves code ran.
     [[nodiscard]] std::string marker_script() const {
-        return "#!/bin/sh\\ntouch " + marker().string() + "\\n";
+        return "#!/bin/sh\\n" + touch_marker() + "\\n";
+    }
+
+    // Whether the record says `path` was taken (quarantined, rewritten, restored or removed).
+    static bool taken(const runtime::run_record& record, const fs::path& path) {
+        if (!record.sandbox.judged) return false;
+        const auto& all = record.sandbox.judged->neutralized;
+        return std::any_of(all.begin(), all.end(), [&path](const sandbox::neutralized_path& n) {
+            return n.path == path.string() && n.action != sandbox::neutral_action::failed;
+        });
     }
 };
 
@@ -58,16 +80,17 @@ TEST_P(GitRedirect, ACommondirCannotRedirectTheRepository) {
     make_repository();
     const std::string hook = marker_script();
     const runtime::run_record record = plant(
-        "git -c user.email=t@t -c user.name=t commit -qm inside --allow-empty && echo COMMITTED; "
+        "git commit -qm inside --allow-empty && echo COMMITTED; "
         "mkdir -p .git/evil/hooks && cp -r .git/objects .git/refs .git/HEAD .git/evil/; "
         "printf '[core]\\n\\trepositoryformatversion = 0\\n' > .git/evil/config; "
         "printf '" +
         hook +
         "' > .git/evil/hooks/pre-commit; chmod +x .git/evil/hooks/pre-commit; "
         "echo evil > .git/commondir; true");
-    EXPECT_THAT(record.stdout_output.text, ::testing::HasSubstr("COMMITTED")) << describe(record);
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("COMMITTED")) << describe(record);
 
     EXPECT_FALSE(fs::exists(tree_.workspace() / ".git" / "commondir"));
+    EXPECT_TRUE(taken(record, tree_.workspace() / ".git" / "commondir")) << describe(record);
     EXPECT_EQ(host_sh(tree_.workspace(), "echo two >> file && git commit -qam two"), 0);
     EXPECT_FALSE(fs::exists(marker())) << "a hook the command planted ran outside the sandbox";
 }
@@ -77,11 +100,7 @@ TEST_P(GitRedirect, ACommondirCannotRedirectTheRepository) {
 // which runs git in every submodule and so its core.fsmonitor).
 TEST_P(GitRedirect, ASubmodulesGitDirectoryKeepsItsHooksAndConfig) {
     make_repository();
-    ASSERT_EQ(host_sh(tree_.outside(),
-                      "git init -q lib && cd lib && git config user.email t@t && "
-                      "git config user.name t && echo lib > lib && git add lib && "
-                      "git commit -qm lib"),
-              0);
+    make_repository(tree_.outside() / "lib");
     ASSERT_EQ(host_sh(tree_.workspace(), "git -c protocol.file.allow=always submodule add -q " +
                                              (tree_.outside() / "lib").string() +
                                              " lib && git commit -qm lib"),
@@ -91,12 +110,107 @@ TEST_P(GitRedirect, ASubmodulesGitDirectoryKeepsItsHooksAndConfig) {
     const std::string hook = marker_script();
     plant("printf '" + hook +
           "' > .git/modules/lib/hooks/pre-commit; chmod +x .git/modules/lib/hooks/pre-commit; "
-          "git -C lib config core.fsmonitor 'touch " +
-          marker().string() + "; false'; true");
+          "git -C lib config core.fsmonitor '" +
+          touch_marker() + "; false'; true");
 
     host_sh(tree_.workspace(), "git status --short");
     host_sh(tree_.workspace() / "lib", "git commit -q --allow-empty -m two");
     EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox";
+}
+
+// The attack the protection was blind to before: a run makes a repository of its own in a
+// subdirectory, sets core.fsmonitor there, and records it as a gitlink in the top repository's
+// index. The user's next plain `git status` at the top (or the IDE's) runs git in it.
+TEST_P(GitRedirect, ANestedRepositoryBehindAGitlinkRunsNothing) {
+    make_repository();
+    const runtime::run_record record = plant(
+        "git init -q sub && git -C sub commit -q --allow-empty -m x && "
+        "git -C sub config core.fsmonitor '" +
+        touch_marker() +
+        "; false' && git add sub 2>/dev/null; "
+        "git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub; "
+        "git ls-files -s sub");
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("160000")) << describe(record);
+    EXPECT_TRUE(record.sandbox.denied) << describe(record);
+    EXPECT_TRUE(taken(record, tree_.workspace() / "sub" / ".git" / "config")) << describe(record);
+
+    EXPECT_EQ(host_sh(tree_.workspace(), "git status --short && git diff --stat"), 0);
+    EXPECT_EQ(host_sh(tree_.workspace() / "sub", "git status --short"), 0);
+    EXPECT_FALSE(fs::exists(marker())) << "core.fsmonitor of a nested repository ran outside";
+}
+
+// Its variants: a separate git directory (`git init --separate-git-dir`), a submodule's git
+// directory the run makes in `.git/modules`, a hook in the nested repository, a configuration it
+// includes, an alias that carries `-c core.fsmonitor`. None of it runs afterwards.
+TEST_P(GitRedirect, EveryWayToPlantInANestedRepositoryIsTaken) {
+    make_repository();
+    const std::string hook = marker_script();
+    const runtime::run_record record = plant(
+        // a separate git directory, its work tree behind a gitlink
+        "git init -q --separate-git-dir=.sep sep && git -C sep commit -q --allow-empty -m x && "
+        "git -C sep config core.fsmonitor '" +
+        touch_marker() +
+        "; false' && "
+        "git update-index --add --cacheinfo 160000,$(git -C sep rev-parse HEAD),sep; "
+        // a submodule's git directory made by hand in .git/modules, and its work tree
+        "mkdir -p mod .git/modules && git init -q --separate-git-dir=.git/modules/mod mod && "
+        "git -C mod commit -q --allow-empty -m x && "
+        "printf '" +
+        hook +
+        "' > .git/modules/mod/hooks/post-checkout && "
+        "chmod +x .git/modules/mod/hooks/post-checkout && "
+        "git update-index --add --cacheinfo 160000,$(git -C mod rev-parse HEAD),mod; "
+        // a nested repository's hook and included configuration
+        "git init -q nested && printf '" +
+        hook +
+        "' > nested/.git/hooks/pre-commit && "
+        "chmod +x nested/.git/hooks/pre-commit && "
+        "printf '[core]\\n\\tfsmonitor = " +
+        touch_marker() +
+        "\\n' > nested/evil.inc && "
+        "git -C nested config include.path ../evil.inc && "
+        "git -C nested config alias.st \"-c core.pager=" +
+        touch_marker() + " status\"; true");
+    EXPECT_TRUE(record.sandbox.denied) << describe(record);
+
+    host_sh(tree_.workspace(), "git status && git submodule status");
+    host_sh(tree_.workspace() / "sep", "git status");
+    host_sh(tree_.workspace() / "mod", "git checkout -q -b y && git status");
+    host_sh(tree_.workspace() / "nested", "git commit -q --allow-empty -m y; git st; git status");
+    EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox\n"
+                                       << describe(record);
+    EXPECT_TRUE(taken(record, tree_.workspace() / ".sep" / "config")) << describe(record);
+    EXPECT_TRUE(
+        taken(record, tree_.workspace() / ".git" / "modules" / "mod" / "hooks" / "post-checkout"))
+        << describe(record);
+    EXPECT_TRUE(taken(record, tree_.workspace() / "nested" / ".git" / "hooks" / "pre-commit"))
+        << describe(record);
+    EXPECT_TRUE(taken(record, tree_.workspace() / "nested" / ".git" / "config"))
+        << describe(record);
+}
+
+// Where the scan before a run never looked: a repository beneath node_modules, and one in the
+// host's /tmp when the run may write it (--tmp host).
+TEST_P(GitRedirect, RepositoriesBeneathNodeModulesAndInTheHostsTmpAreJudged) {
+    const fs::path tmp_repo = fs::path("/tmp") / ("cordon-git-redirect-" + unique_suffix());
+    const std::string hook = marker_script();
+    const runtime::run_record record =
+        plant("git init -q node_modules/pkg && printf '" + hook +
+                  "' > node_modules/pkg/.git/hooks/pre-commit && chmod +x "
+                  "node_modules/pkg/.git/hooks/pre-commit && git init -q " +
+                  tmp_repo.string() + " && git -C " + tmp_repo.string() +
+                  " config core.fsmonitor '" + touch_marker() + "; false'; true",
+              [](runtime::run_request& req) { req.rules.tmp = sandbox::tmp_policy::host; });
+    host_sh(tree_.workspace() / "node_modules" / "pkg", "git commit -q --allow-empty -m y");
+    host_sh(tmp_repo, "git status");
+    const bool tmp_taken = taken(record, tmp_repo / ".git" / "config");
+    std::error_code ec;
+    fs::remove_all(tmp_repo, ec);
+    EXPECT_FALSE(fs::exists(marker())) << describe(record);
+    EXPECT_TRUE(tmp_taken) << describe(record);
+    EXPECT_TRUE(
+        taken(record, tree_.workspace() / "node_modules" / "pkg" / ".git" / "hooks" / "pre-commit"))
+        << describe(record);
 }
 
 // The repository's configuration (protected) points core.hooksPath at a directory of the work
@@ -109,10 +223,29 @@ TEST_P(GitRedirect, HooksWhereCoreHooksPathPointsAreKept) {
                       "printf \"#!/bin/sh\\ntrue\\n\" > .githooks/pre-commit && "
                       "chmod +x .githooks/pre-commit"),
               0);
-    plant("echo 'touch " + marker().string() + "' >> .githooks/pre-commit; true");
+    plant("echo '" + touch_marker() + "' >> .githooks/pre-commit; true");
 
     EXPECT_EQ(host_sh(tree_.workspace(), "echo two >> file && git commit -qam two"), 0);
     EXPECT_FALSE(fs::exists(marker())) << "a hook the command changed ran outside the sandbox";
+}
+
+// The user's own configuration points core.hooksPath into the workspace, which is no repository:
+// every repository of the user's runs what lies there, so it is kept whatever the root.
+TEST_P(GitRedirect, WhereTheUsersHooksPathLeadsIsKeptInAnyRoot) {
+    fs::create_directories(tree_.workspace() / "hooks");
+    write_file(tree_.workspace() / "hooks" / "pre-commit", "#!/bin/sh\ntrue\n");
+    fs::permissions(tree_.workspace() / "hooks" / "pre-commit", fs::perms::owner_all);
+    write_file(home() / ".gitconfig",
+               "[core]\n\thooksPath = " + (tree_.workspace() / "hooks").string() + "\n");
+    // The user's configuration is cordon's user's: the plan reads it from cordon's own home.
+    test::scoped_env user_home("HOME", home().string());
+    const runtime::run_record record =
+        plant("echo '" + touch_marker() + "' >> hooks/pre-commit; printf '" + marker_script() +
+              "' > hooks/post-commit; chmod +x hooks/post-commit; true");
+    make_repository(tree_.outside() / "other");
+    host_sh(tree_.outside() / "other", "git commit -q --allow-empty -m two");
+    fs::remove(home() / ".gitconfig");
+    EXPECT_FALSE(fs::exists(marker())) << describe(record);
 }
 
 // The repository's configuration includes a file of the work tree (include.path, as projects
@@ -133,7 +266,7 @@ TEST_P(GitRedirect, AConfigurationTheRepositoryIncludesIsKept) {
 
 // A bare repository in the workspace (a local remote) is a git directory by another name: a push
 // to it runs its hooks on the host.
-TEST_P(GitRedirect, ABareRepositorysHooksAreKept) {
+TEST_P(GitRedirect, ABareRepositorysHooksAreTaken) {
     ASSERT_EQ(host_sh(tree_.workspace(),
                       "git init -q --bare origin.git && git clone -q origin.git proj && cd proj && "
                       "git config user.email t@t && git config user.name t && echo one > file && "
@@ -149,6 +282,25 @@ TEST_P(GitRedirect, ABareRepositorysHooksAreKept) {
     EXPECT_FALSE(fs::exists(marker())) << "a hook the command planted ran outside the sandbox";
 }
 
+// A writable root that is a git directory itself (a local bare remote given as a writable root,
+// so that a push to it can write its objects): its hooks and configuration are kept like a
+// repository's.
+TEST_P(GitRedirect, AWritableRootThatIsAGitDirectoryKeepsItsHooks) {
+    make_repository();
+    const fs::path remote = tree_.outside() / "remote.git";
+    ASSERT_EQ(host_sh(tree_.outside(), "git init -q --bare remote.git"), 0);
+    const fs::path hook = remote / "hooks" / "pre-receive";
+    const runtime::run_record record =
+        plant("echo made > '" + (remote / "made-inside").string() + "' && echo WROTE; printf '" +
+                  marker_script() + "' > '" + hook.string() + "'; chmod +x '" + hook.string() +
+                  "'; git --git-dir='" + remote.string() + "' config core.hooksPath /tmp; true",
+              [&remote](runtime::run_request& req) { req.rules.writable_roots = {remote}; });
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("WROTE")) << describe(record);
+    EXPECT_EQ(host_sh(tree_.workspace(), "git push -q '" + remote.string() + "' HEAD:main"), 0);
+    EXPECT_FALSE(fs::exists(marker())) << describe(record);
+    EXPECT_FALSE(fs::exists(hook)) << describe(record);
+}
+
 // A hook installed as a symlink into the work tree (`.git/hooks/pre-commit ->
 // ../../tools/pre-commit`): the link is kept, and what it leads to must be kept as well.
 TEST_P(GitRedirect, WhatASymlinkedHookLeadsToIsKept) {
@@ -158,14 +310,36 @@ TEST_P(GitRedirect, WhatASymlinkedHookLeadsToIsKept) {
                       "chmod +x tools/pre-commit && "
                       "ln -s ../../tools/pre-commit .git/hooks/pre-commit"),
               0);
-    plant("echo 'touch " + marker().string() + "' >> tools/pre-commit; true");
+    plant("echo '" + touch_marker() + "' >> tools/pre-commit; true");
 
     EXPECT_EQ(host_sh(tree_.workspace(), "echo two >> file && git commit -qam two"), 0);
     EXPECT_FALSE(fs::exists(marker())) << "a hook the command changed ran outside the sandbox";
 }
 
-INSTANTIATE_TEST_SUITE_P(Real, GitRedirect, ::testing::Values(test::real_backend::bwrap),
-                         ::cordon::hostile::backend_name);
+// No refusal a run can cause: a `.git` file whose `gitdir:` leads nowhere, left by one run, and
+// a `.git` file at the top that does, leave every later run to go ahead.
+TEST_P(GitRedirect, ABrokenGitPointerNeverMakesALaterRunRefuse) {
+    make_repository();
+    plant(
+        "mkdir -p sub && echo 'gitdir: /nonexistent/x' > sub/.git; "
+        "mkdir -p deep/er && printf 'gitdir: ../../nowhere\\n' > deep/er/.git; true");
+    for (int i = 0; i < 2; ++i) {
+        const runtime::run_record again = plant("echo fine > made.txt");
+        EXPECT_EQ(again.outcome.exit_code, std::optional<int>(0)) << describe(again);
+    }
+    EXPECT_EQ(read_file(tree_.workspace() / "made.txt"), "fine\n");
+    // A workspace that is itself a linked worktree whose git directory is gone.
+    const fs::path worktree = tree_.base() / "wt";
+    fs::create_directories(worktree);
+    write_file(worktree / ".git", "gitdir: /nonexistent/worktrees/wt\n");
+    runtime::run_request req =
+        request({"bash", "-c", "echo fine > made.txt"}, sandbox_mode::workspace_write);
+    req.workspace_root = worktree;
+    const runtime::run_record record = run(std::move(req));
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+}
+
+CORDON_HOSTILE_BACKENDS(GitRedirect);
 
 }  // namespace
 }  // namespace cordon::hostile

@@ -338,9 +338,6 @@ protected:
         out.mode = mode;
         out.workspace_root = tree_.workspace();
         out.timeout = generous;
-        // The Landlock rung cannot keep protected names and refuses them unless the gap is
-        // accepted, as a deployment without bwrap must: these attacks are on the other walls.
-        if (backend_ != real_backend::bwrap) out.rules.accept_partial = true;
         return out;
     }
 

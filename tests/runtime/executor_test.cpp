@@ -735,7 +735,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     EXPECT_EQ(keys_of(json["sandbox"]["network"]),
               (std::set<std::string>{"policy", "enforcement", "missing"}));
     EXPECT_EQ(keys_of(json["sandbox"]["policy"]),
-              (std::set<std::string>{"writableRoots", "tmp", "protected", "masked", "hidden",
+              (std::set<std::string>{"writableRoots", "tmp", "protected", "judged", "hidden",
                                      "gaps", "quotas"}));
 
     const auto expected = nlohmann::json::parse(R"({
@@ -746,7 +746,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                    "spillPath": null, "bytes": 45},
         "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "denial": "file",
                     "backend": "bwrap",
-                    "policy": {"writableRoots": [], "tmp": null, "protected": [], "masked": [],
+                    "policy": {"writableRoots": [], "tmp": null, "protected": [], "judged": null,
                                "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"},
                     "network": {"policy": "deny", "enforcement": "full", "missing": []}},
         "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
@@ -907,7 +907,8 @@ TEST(RecordJson, EveryStringFieldKeepsBytesThatAreNotUtf8) {
     ran.sandbox.backend = sandbox::backend_kind::landlock;
     ran.sandbox.writable_roots = {planted[3]};
     ran.sandbox.protected_paths = {planted[4]};
-    ran.sandbox.masked_paths = {planted[5]};
+    ran.sandbox.judged = sandbox::judgement_report{
+        "scan", {{planted[5], planted[5], sandbox::neutral_action::quarantined, planted[5]}}, {}};
     ran.sandbox.hidden_paths = {planted[6]};
     ran.sandbox.gaps = {planted[7]};
     run_record refused;

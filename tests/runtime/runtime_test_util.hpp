@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -73,9 +74,12 @@ inline runtime::process_spec child_spec(
 // A provider that may use only `choice`, or nullptr with why that choice is unusable on this host
 // in `why` (for CORDON_SKIP_OR_FAIL). The launcher is the one built beside the tests, and the
 // probe timeout is generous: a loaded CI machine must not turn a slow probe into a skip.
-inline std::shared_ptr<sandbox::local_provider> provider_for(sandbox::backend_choice choice,
-                                                             std::string& why) {
+// `adjust` may change the options further (where what a run leaves is quarantined, say).
+inline std::shared_ptr<sandbox::local_provider> provider_for(
+    sandbox::backend_choice choice, std::string& why,
+    const std::function<void(sandbox::local_provider_options&)>& adjust = {}) {
     sandbox::local_provider_options options;
+    if (adjust) adjust(options);
     options.choice = choice;
     options.launcher_path = launcher_path();
     options.probe_timeout = std::chrono::seconds(60);

@@ -1,0 +1,412 @@
+// See change_watch.hpp. fanotify(7) with FAN_REPORT_DFID_NAME: each event names its directory by
+// file handle and the entry by name; the handles are opened (open_by_handle_at(2)) and named once
+// the run is over, each directory once. A thread drains the queue while the run lasts, so that
+// the kernel never holds more than a moment's events; a lost event (a queue overflow, more names
+// than cordon keeps) makes the watch's answer unusable, and the caller scans instead.
+#include "sandbox/change_watch.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "cordon/unique_fd.hpp"
+#include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/protected_paths.hpp"
+#include "sandbox/quarantine.hpp"
+
+namespace cordon::sandbox {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Entries (a directory and a name) a watch keeps; a run that changes more is scanned instead.
+constexpr std::size_t most_names = 1'000'000;
+
+constexpr std::uint64_t watched_events =
+    FAN_CREATE | FAN_MOVED_TO | FAN_MODIFY | FAN_ATTRIB | FAN_ONDIR;
+
+bool not_before(const struct statx_timestamp& t, const timespec& since) {
+    return t.tv_sec > since.tv_sec ||
+           (t.tv_sec == since.tv_sec && static_cast<long>(t.tv_nsec) >= since.tv_nsec);
+}
+
+std::string fsid_key(const fsid_t& id) {
+    return std::string(reinterpret_cast<const char*>(&id), sizeof id);
+}
+
+}  // namespace
+
+struct change_watch::state {
+    struct filesystem {
+        std::string fsid;
+        unique_fd mount;  // a directory on it, for open_by_handle_at
+    };
+
+    unique_fd fanotify;
+    unique_fd stop;
+    std::vector<filesystem> filesystems;
+    std::thread reader;
+
+    std::mutex mutex;
+    // fsid + handle type + handle -> the names changed in that directory ("." for itself)
+    std::map<std::string, std::set<std::string>> names;
+    std::set<std::pair<std::string, std::string>> moved;  // directories renamed in
+    std::size_t count = 0;
+    std::optional<std::string> lost;
+
+    // Reads every queued event; false on an error reading.
+    bool drain() {
+        alignas(fanotify_event_metadata) char buffer[65536];
+        for (;;) {
+            const ssize_t got = ::read(fanotify.get(), buffer, sizeof buffer);
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                if (errno == EAGAIN) return true;
+                std::lock_guard lock(mutex);
+                lost = std::string("cannot read fanotify events: ") + std::strerror(errno);
+                return false;
+            }
+            if (got == 0) return true;
+            std::lock_guard lock(mutex);
+            ssize_t left = got;
+            for (auto* event = reinterpret_cast<const fanotify_event_metadata*>(buffer);
+                 FAN_EVENT_OK(event, left); event = FAN_EVENT_NEXT(event, left)) {
+                take(*event);
+            }
+        }
+    }
+
+    void take(const fanotify_event_metadata& event) {
+        if (event.vers != FANOTIFY_METADATA_VERSION) {
+            lost = "fanotify events of another version";
+            return;
+        }
+        if (event.fd >= 0) ::close(event.fd);
+        if ((event.mask & FAN_Q_OVERFLOW) != 0) {
+            lost = "the kernel's fanotify queue overflowed";
+            return;
+        }
+        const char* at = reinterpret_cast<const char*>(&event) + event.metadata_len;
+        const char* end = reinterpret_cast<const char*>(&event) + event.event_len;
+        while (at + sizeof(fanotify_event_info_header) <= end) {
+            const auto* header = reinterpret_cast<const fanotify_event_info_header*>(at);
+            if (header->len < sizeof *header || at + header->len > end) break;
+            const auto type = header->info_type;
+            if (type == FAN_EVENT_INFO_TYPE_DFID_NAME || type == FAN_EVENT_INFO_TYPE_DFID ||
+                type == FAN_EVENT_INFO_TYPE_FID) {
+                const auto* info = reinterpret_cast<const fanotify_event_info_fid*>(at);
+                const auto* handle = reinterpret_cast<const file_handle*>(info->handle);
+                const char* handle_end =
+                    reinterpret_cast<const char*>(handle->f_handle) + handle->handle_bytes;
+                if (handle_end > at + header->len) break;
+                std::string key(reinterpret_cast<const char*>(&info->fsid), sizeof info->fsid);
+                key.append(reinterpret_cast<const char*>(&handle->handle_type),
+                           sizeof handle->handle_type);
+                key.append(reinterpret_cast<const char*>(handle->f_handle), handle->handle_bytes);
+                std::string name = ".";
+                if (type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
+                    name.assign(handle_end,
+                                strnlen(handle_end,
+                                        static_cast<std::size_t>(at + header->len - handle_end)));
+                }
+                if (name.empty() || name.find('/') != std::string::npos) name = ".";
+                if (names[key].insert(name).second && ++count > most_names) {
+                    lost = "more than " + std::to_string(most_names) + " entries changed";
+                }
+                if ((event.mask & FAN_MOVED_TO) != 0 && (event.mask & FAN_ONDIR) != 0 &&
+                    name != ".") {
+                    moved.emplace(key, name);
+                }
+            }
+            at += header->len;
+        }
+    }
+
+    void stop_reader() {
+        if (!reader.joinable()) return;
+        const std::uint64_t one = 1;
+        while (::write(stop.get(), &one, sizeof one) < 0 && errno == EINTR) {
+        }
+        reader.join();
+    }
+
+    // The directory a key names, by the path it has now; nullopt when it is gone.
+    std::optional<fs::path> directory_of(const std::string& key) const {
+        constexpr std::size_t fsid_size = sizeof(__kernel_fsid_t);
+        constexpr std::size_t type_size = sizeof(int);
+        if (key.size() < fsid_size + type_size) return std::nullopt;
+        const std::string fsid = key.substr(0, fsid_size);
+        const auto found = std::find_if(filesystems.begin(), filesystems.end(),
+                                        [&fsid](const filesystem& f) { return f.fsid == fsid; });
+        if (found == filesystems.end()) return std::nullopt;
+        const std::size_t bytes = key.size() - fsid_size - type_size;
+        std::vector<unsigned char> storage(sizeof(file_handle) + bytes);
+        auto* handle = reinterpret_cast<file_handle*>(storage.data());
+        handle->handle_bytes = static_cast<unsigned int>(bytes);
+        std::memcpy(&handle->handle_type, key.data() + fsid_size, type_size);
+        std::memcpy(handle->f_handle, key.data() + fsid_size + type_size, bytes);
+        unique_fd dir(::open_by_handle_at(found->mount.get(), handle, O_PATH | O_CLOEXEC));
+        if (!dir) return std::nullopt;
+        std::error_code ec;
+        const fs::path path = fs::read_symlink("/proc/self/fd/" + std::to_string(dir.get()), ec);
+        if (ec || !path.is_absolute()) return std::nullopt;
+        // A directory removed since keeps its handle for a while: its path is then no path.
+        struct stat by_fd {};
+        struct stat by_path {};
+        if (::fstat(dir.get(), &by_fd) != 0 || ::lstat(path.c_str(), &by_path) != 0 ||
+            by_fd.st_ino != by_path.st_ino || by_fd.st_dev != by_path.st_dev) {
+            return std::nullopt;
+        }
+        return path;
+    }
+};
+
+change_watch::change_watch(std::unique_ptr<state> s) : state_(std::move(s)) {}
+
+change_watch::~change_watch() {
+    if (state_) state_->stop_reader();
+}
+
+std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
+    std::span<const fs::path> roots, std::span<const base::mount_entry> mounts) {
+    auto s = std::make_unique<state>();
+    s->fanotify.reset(::fanotify_init(
+        FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME,
+        O_RDONLY | O_CLOEXEC | O_LARGEFILE));
+    if (!s->fanotify) {
+        if (errno == EPERM) return std::string("fanotify needs CAP_SYS_ADMIN");
+        if (errno == EINVAL) return std::string("this kernel's fanotify reports no names");
+        return std::string("fanotify_init: ") + std::strerror(errno);
+    }
+    // Every filesystem a root lies on, or a writable mount beneath one.
+    std::vector<fs::path> points;
+    for (const fs::path& root : roots) {
+        points.push_back(root);
+        for (const base::mount_entry& mount : mounts) {
+            if (!mount.read_only && mount.point != root && is_within(mount.point, root)) {
+                points.push_back(mount.point);
+            }
+        }
+    }
+    for (const fs::path& point : points) {
+        // A descriptor that is more than a path: fanotify_mark and open_by_handle_at want one.
+        unique_fd path_only = open_directory_no_symlinks(point);
+        unique_fd dir(path_only ? ::openat(path_only.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                                : -1);
+        if (!dir) return "cannot open " + point.string() + ": " + std::strerror(errno);
+        struct statfs fs_info {};
+        if (::fstatfs(dir.get(), &fs_info) != 0) {
+            return "cannot read the filesystem of " + point.string() + ": " + std::strerror(errno);
+        }
+        const std::string fsid = fsid_key(fs_info.f_fsid);
+        if (std::any_of(s->filesystems.begin(), s->filesystems.end(),
+                        [&fsid](const state::filesystem& f) { return f.fsid == fsid; })) {
+            continue;
+        }
+        if (::fanotify_mark(s->fanotify.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM, watched_events,
+                            dir.get(), nullptr) != 0) {
+            return "fanotify cannot watch the filesystem of " + point.string() + ": " +
+                   std::strerror(errno);
+        }
+        s->filesystems.push_back({fsid, std::move(dir)});
+    }
+    s->stop.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!s->stop) return std::string("eventfd: ") + std::strerror(errno);
+    state* raw = s.get();
+    s->reader = std::thread([raw] {
+        pollfd fds[2] = {{raw->fanotify.get(), POLLIN, 0}, {raw->stop.get(), POLLIN, 0}};
+        for (;;) {
+            if (::poll(fds, 2, -1) < 0) {
+                if (errno == EINTR) continue;
+                return;
+            }
+            if ((fds[1].revents & POLLIN) != 0) return;
+            if (!raw->drain()) return;
+        }
+    });
+    return std::unique_ptr<change_watch>(new change_watch(std::move(s)));
+}
+
+std::variant<change_set, std::string> change_watch::finish() {
+    state_->stop_reader();
+    // Every process of the run is gone, and the kernel queued its events before its calls
+    // returned: what is left in the queue is the rest.
+    (void)state_->drain();
+    std::lock_guard lock(state_->mutex);
+    if (state_->lost) return *state_->lost;
+    change_set out;
+    for (const auto& [key, names] : state_->names) {
+        const std::optional<fs::path> dir = state_->directory_of(key);
+        if (!dir) continue;
+        for (const std::string& name : names) {
+            const fs::path path = name == "." ? *dir : *dir / name;
+            out.paths.push_back(path);
+            if (state_->moved.contains({key, name})) out.moved.push_back(path);
+        }
+    }
+    return out;
+}
+
+// ---- the scan ----------------------------------------------------------------------------------
+
+scan_interest interest_of(std::span<const std::string> names) {
+    // A name that starts a protected name, or a git directory's part wherever it lies (a bare
+    // repository's `config` is named by no protected name).
+    std::set<std::string, std::less<>> first;
+    for (const std::string& name : names)
+        first.insert(fs::path(name).begin()->string());
+    return [first = std::move(first)](const fs::path& path) {
+        const std::string last = path.filename().string();
+        if (last == "config" || last == "config.worktree" || last == "commondir" ||
+            last == "HEAD" || path.parent_path().filename() == "hooks") {
+            return true;
+        }
+        for (const fs::path& part : path) {
+            if (first.contains(part.native())) return true;
+        }
+        return false;
+    };
+}
+
+namespace {
+
+// The names a directory held when its ctime was `ctime`: they stay until it moves. Per process,
+// shared by the scans of every run in it; cleared when it grows beyond what a tree needs.
+struct remembered_directory {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    statx_timestamp ctime{};
+    std::vector<std::string> directories;
+    std::vector<std::string> others;  // the entries that are not directories
+};
+
+struct scan_memory {
+    std::mutex mutex;
+    std::unordered_map<std::string, remembered_directory> directories;
+};
+scan_memory& memory() {
+    static scan_memory instance;
+    return instance;
+}
+constexpr std::size_t most_remembered = 500'000;
+
+bool same_time(const statx_timestamp& a, const statx_timestamp& b) {
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+// The entries of the directory at `path`, read; nullopt when it cannot be listed.
+std::optional<remembered_directory> read_directory(const fs::path& path, int fd) {
+    const int listed = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (listed < 0) return std::nullopt;
+    DIR* stream = ::fdopendir(listed);
+    if (stream == nullptr) {
+        ::close(listed);
+        return std::nullopt;
+    }
+    remembered_directory out;
+    errno = 0;
+    while (const dirent* entry = ::readdir(stream)) {
+        const std::string_view name = entry->d_name;
+        if (name == "." || name == "..") continue;
+        unsigned char type = entry->d_type;
+        if (type == DT_UNKNOWN) {
+            struct stat st {};
+            if (::fstatat(::dirfd(stream), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+        }
+        (type == DT_DIR ? out.directories : out.others).emplace_back(name);
+    }
+    const bool failed = errno != 0;
+    ::closedir(stream);
+    if (failed) return std::nullopt;
+    (void)path;
+    return out;
+}
+
+}  // namespace
+
+std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roots, timespec since,
+                                                   const scan_interest& interest) {
+    change_set out;
+    for (const fs::path& root : roots) {
+        std::vector<fs::path> pending{root};
+        while (!pending.empty()) {
+            const fs::path dir = std::move(pending.back());
+            pending.pop_back();
+            const bool is_root = dir == root;
+            unique_fd fd = open_directory_no_symlinks(dir);
+            struct statx st {};
+            if (!fd || ::statx(fd.get(), "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+                               STATX_CTIME | STATX_MTIME | STATX_INO, &st) != 0) {
+                // Gone since its parent was read (another run's doing): nothing of it to judge.
+                if (!is_root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
+                return "cannot scan " + dir.string() + ": " + std::strerror(errno);
+            }
+            const bool changed = not_before(st.stx_ctime, since);
+            if (changed && !is_root) {
+                out.paths.push_back(dir);
+                // Its inode changed but not its entries: renamed in (or its mode changed), with
+                // everything beneath it, which the judgement walks whole.
+                if (!not_before(st.stx_mtime, since)) {
+                    out.moved.push_back(dir);
+                    continue;
+                }
+            }
+            const dev_t dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+            std::optional<remembered_directory> entries;
+            if (!changed) {
+                std::lock_guard lock(memory().mutex);
+                auto found = memory().directories.find(dir.native());
+                if (found != memory().directories.end() && found->second.ino == st.stx_ino &&
+                    found->second.dev == dev && same_time(found->second.ctime, st.stx_ctime)) {
+                    entries = found->second;
+                }
+            }
+            if (!entries) {
+                entries = read_directory(dir, fd.get());
+                if (!entries) {
+                    if (!is_root && errno == ENOENT) continue;
+                    return "cannot scan " + dir.string() + ": " + std::strerror(errno);
+                }
+                entries->dev = dev;
+                entries->ino = st.stx_ino;
+                entries->ctime = st.stx_ctime;
+                std::lock_guard lock(memory().mutex);
+                if (memory().directories.size() > most_remembered) memory().directories.clear();
+                memory().directories[dir.native()] = *entries;
+            }
+            // A changed directory's entries are all looked at; an unchanged one's only where
+            // something protected may have been written in place.
+            for (const std::string& name : entries->others) {
+                if (!changed && !interest(dir / name)) continue;
+                struct statx entry {};
+                if (::statx(fd.get(), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+                            STATX_CTIME, &entry) == 0 &&
+                    not_before(entry.stx_ctime, since)) {
+                    out.paths.push_back(dir / name);
+                }
+            }
+            for (const std::string& name : entries->directories)
+                pending.push_back(dir / name);
+        }
+    }
+    return out;
+}
+
+}  // namespace cordon::sandbox

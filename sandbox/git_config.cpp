@@ -1,0 +1,471 @@
+// See git_config.hpp. The reader follows git's config.c (v2.51) step by step; each function names
+// the one it ports. Where git would accept a byte cordon does not expect in a configuration (a
+// NUL), the file is refused: the caller then takes it away whole, which is never less safe than
+// reading it.
+#include "sandbox/git_config.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace cordon::sandbox::git_config {
+
+namespace {
+
+// git's sane_ctype: ASCII only, whatever the locale.
+bool is_space(int c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+bool is_alpha(int c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_alnum(int c) {
+    return is_alpha(c) || (c >= '0' && c <= '9');
+}
+bool is_key_char(int c) {
+    return is_alnum(c) || c == '-';
+}
+char lower(int c) {
+    return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+}
+
+class reader {
+public:
+    explicit reader(std::string_view text) : text_(text) {}
+
+    std::variant<std::vector<entry>, std::string> parse() {
+        // git_parse_source: a UTF-8 byte order mark is skipped, a partial one is an error.
+        if (text_.starts_with("\xef\xbb\xbf")) {
+            at_ = 3;
+        } else if (text_.starts_with("\xef")) {
+            return error();
+        }
+        std::string var;
+        std::size_t base_length = 0;
+        bool comment = false;
+        for (;;) {
+            const int c = next();
+            if (c == 0) return error();
+            if (c == '\n') {
+                if (eof_) return std::move(entries_);
+                comment = false;
+                continue;
+            }
+            if (comment) continue;
+            if (is_space(c)) continue;
+            if (c == '#' || c == ';') {
+                comment = true;
+                continue;
+            }
+            if (c == '[') {
+                var.clear();
+                if (!base_var(var) || var.empty()) return error();
+                var += '.';
+                base_length = var.size();
+                continue;
+            }
+            if (!is_alpha(c)) return error();
+            var.resize(base_length);
+            var += lower(c);
+            if (!value_of(var, last_)) return error();
+        }
+    }
+
+private:
+    // get_next_char: CRLF reads as a newline, the end of the text as one more (with eof_ set).
+    int next() {
+        last_ = at_;
+        int c = at_ < text_.size() ? static_cast<unsigned char>(text_[at_++]) : -1;
+        if (c == '\r') {
+            if (at_ < text_.size() && text_[at_] == '\n') {
+                ++at_;
+                c = '\n';
+            }
+        }
+        if (c == '\n') ++line_;
+        if (c == -1) {
+            eof_ = true;
+            ++line_;
+            c = '\n';
+        }
+        return c;
+    }
+
+    std::string error() const {
+        return "git cannot read line " + std::to_string(std::max<std::size_t>(line_, 1));
+    }
+
+    // get_base_var: `[section]`, `[section.sub]` (old style, lower-cased), `[section "sub"]`.
+    bool base_var(std::string& name) {
+        for (;;) {
+            const int c = next();
+            if (eof_ || c == 0) return false;
+            if (c == ']') return true;
+            if (is_space(c)) return extended_base_var(name, c);
+            if (!is_key_char(c) && c != '.') return false;
+            name += lower(c);
+        }
+    }
+
+    // get_extended_base_var: the subsection, quoted, as written; `\x` is x.
+    bool extended_base_var(std::string& name, int c) {
+        do {
+            if (c == '\n') return false;
+            c = next();
+        } while (is_space(c));
+        if (c != '"') return false;
+        name += '.';
+        for (;;) {
+            int d = next();
+            if (d == '\n' || d == 0) return false;
+            if (d == '"') break;
+            if (d == '\\') {
+                d = next();
+                if (d == '\n' || d == 0) return false;
+            }
+            name += static_cast<char>(d);
+        }
+        return next() == ']';
+    }
+
+    // get_value: the rest of the name, then `= value` or nothing (a name alone is true).
+    bool value_of(std::string& name, std::size_t begin) {
+        int c = 0;
+        for (;;) {
+            c = next();
+            if (eof_) break;
+            if (!is_key_char(c)) break;
+            name += lower(c);
+        }
+        while (c == ' ' || c == '\t')
+            c = next();
+        std::optional<std::string> value;
+        if (c != '\n') {
+            if (c != '=') return false;
+            value = parse_value();
+            if (!value) return false;
+        }
+        entry out;
+        const std::size_t first_dot = name.find('.');
+        const std::size_t last_dot = name.rfind('.');
+        if (first_dot == std::string::npos) {
+            out.name = name;  // before any section: git passes it on, no callback knows it
+        } else {
+            out.section = name.substr(0, first_dot);
+            out.name = name.substr(last_dot + 1);
+            out.has_subsection = first_dot != last_dot;
+            if (out.has_subsection) {
+                out.subsection = name.substr(first_dot + 1, last_dot - first_dot - 1);
+            }
+        }
+        out.value = std::move(value);
+        out.begin = begin;
+        out.end = eof_ ? text_.size() : last_;
+        entries_.push_back(std::move(out));
+        return true;
+    }
+
+    // parse_value: quotes, escapes, comments, trailing blanks, continuation lines.
+    std::optional<std::string> parse_value() {
+        bool quote = false;
+        bool comment = false;
+        std::size_t trim_length = 0;
+        std::string value;
+        for (;;) {
+            int c = next();
+            if (c == 0) return std::nullopt;
+            if (c == '\n') {
+                if (quote) return std::nullopt;
+                if (trim_length != 0) value.resize(trim_length);
+                return value;
+            }
+            if (comment) continue;
+            if (is_space(c) && !quote) {
+                if (trim_length == 0) trim_length = value.size();
+                if (!value.empty()) value += static_cast<char>(c);
+                continue;
+            }
+            if (!quote && (c == ';' || c == '#')) {
+                comment = true;
+                continue;
+            }
+            trim_length = 0;
+            if (c == '\\') {
+                c = next();
+                switch (c) {
+                    case '\n':
+                        continue;
+                    case 't':
+                        c = '\t';
+                        break;
+                    case 'b':
+                        c = '\b';
+                        break;
+                    case 'n':
+                        c = '\n';
+                        break;
+                    case '\\':
+                    case '"':
+                        break;
+                    default:
+                        return std::nullopt;
+                }
+                value += static_cast<char>(c);
+                continue;
+            }
+            if (c == '"') {
+                quote = !quote;
+                continue;
+            }
+            value += static_cast<char>(c);
+        }
+    }
+
+    std::string_view text_;
+    std::size_t at_ = 0;
+    std::size_t last_ = 0;  // where the character next() returned last began
+    std::size_t line_ = 0;
+    bool eof_ = false;
+    std::vector<entry> entries_;
+};
+
+// An inert entry: section, whether it has a subsection, name ("*": any).
+struct inert {
+    std::string_view section;
+    bool subsection;
+    std::string_view name;
+};
+
+// What a repository's configuration may hold and git still run nothing it names: what git itself
+// writes (init, clone, submodule add, worktree add, remote add, branch --set-upstream-to, lfs
+// install) and the plain switches people set. Paths git only reads (core.excludesFile,
+// commit.template) are inert too. Not here, among others: core.fsmonitor, core.hooksPath,
+// core.sshCommand, core.pager, core.editor, core.askPass, core.gitProxy, every alias (one can
+// carry `-c core.fsmonitor=...`), include and includeIf, credential.*, filter.*, diff.<driver>,
+// merge.<driver>, difftool, mergetool, sequence.editor, gpg.program, remote.*.uploadpack and
+// .receivepack, init.templateDir (the next `git init` copies hooks from it), url.*.insteadOf.
+constexpr std::array repository_inert = {
+    inert{"core", false, "repositoryformatversion"},
+    inert{"core", false, "filemode"},
+    inert{"core", false, "bare"},
+    inert{"core", false, "logallrefupdates"},
+    inert{"core", false, "ignorecase"},
+    inert{"core", false, "precomposeunicode"},
+    inert{"core", false, "symlinks"},
+    inert{"core", false, "worktree"},
+    inert{"core", false, "autocrlf"},
+    inert{"core", false, "eol"},
+    inert{"core", false, "safecrlf"},
+    inert{"core", false, "sparsecheckout"},
+    inert{"core", false, "sparsecheckoutcone"},
+    inert{"core", false, "untrackedcache"},
+    inert{"core", false, "splitindex"},
+    inert{"core", false, "commitgraph"},
+    inert{"core", false, "multipackindex"},
+    inert{"core", false, "compression"},
+    inert{"core", false, "loosecompression"},
+    inert{"core", false, "bigfilethreshold"},
+    inert{"core", false, "abbrev"},
+    inert{"core", false, "quotepath"},
+    inert{"core", false, "checkstat"},
+    inert{"core", false, "trustctime"},
+    inert{"core", false, "preloadindex"},
+    inert{"core", false, "protectntfs"},
+    inert{"core", false, "protecthfs"},
+    inert{"core", false, "warnambiguousrefs"},
+    inert{"core", false, "sharedrepository"},
+    inert{"core", false, "whitespace"},
+    inert{"core", false, "longpaths"},
+    inert{"core", false, "excludesfile"},
+    inert{"core", false, "attributesfile"},
+    inert{"extensions", false, "*"},
+    inert{"user", false, "name"},
+    inert{"user", false, "email"},
+    inert{"user", false, "signingkey"},
+    inert{"user", false, "useconfigonly"},
+    inert{"author", false, "name"},
+    inert{"author", false, "email"},
+    inert{"committer", false, "name"},
+    inert{"committer", false, "email"},
+    inert{"init", false, "defaultbranch"},
+    inert{"pull", false, "rebase"},
+    inert{"pull", false, "ff"},
+    inert{"push", false, "default"},
+    inert{"push", false, "autosetupremote"},
+    inert{"push", false, "followtags"},
+    inert{"fetch", false, "prune"},
+    inert{"fetch", false, "prunetags"},
+    inert{"fetch", false, "recursesubmodules"},
+    inert{"fetch", false, "writecommitgraph"},
+    inert{"fetch", false, "parallel"},
+    inert{"fetch", false, "fsckobjects"},
+    inert{"merge", false, "ff"},
+    inert{"merge", false, "conflictstyle"},
+    inert{"merge", false, "renames"},
+    inert{"merge", false, "renamelimit"},
+    inert{"merge", false, "log"},
+    inert{"merge", false, "stat"},
+    inert{"merge", false, "autostash"},
+    inert{"rebase", false, "autostash"},
+    inert{"rebase", false, "autosquash"},
+    inert{"rebase", false, "updaterefs"},
+    inert{"rebase", false, "stat"},
+    inert{"rebase", false, "missingcommitscheck"},
+    inert{"diff", false, "algorithm"},
+    inert{"diff", false, "renames"},
+    inert{"diff", false, "renamelimit"},
+    inert{"diff", false, "noprefix"},
+    inert{"diff", false, "mnemonicprefix"},
+    inert{"diff", false, "context"},
+    inert{"diff", false, "interhunkcontext"},
+    inert{"diff", false, "indentheuristic"},
+    inert{"diff", false, "colormoved"},
+    inert{"diff", false, "submodule"},
+    inert{"diff", false, "ignoresubmodules"},
+    inert{"diff", false, "relative"},
+    inert{"status", false, "showuntrackedfiles"},
+    inert{"status", false, "submodulesummary"},
+    inert{"status", false, "short"},
+    inert{"status", false, "branch"},
+    inert{"status", false, "relativepaths"},
+    inert{"status", false, "aheadbehind"},
+    inert{"status", false, "showstash"},
+    inert{"log", false, "date"},
+    inert{"log", false, "decorate"},
+    inert{"log", false, "follow"},
+    inert{"log", false, "abbrevcommit"},
+    inert{"log", false, "mailmap"},
+    inert{"color", false, "*"},
+    inert{"color", true, "*"},
+    inert{"advice", false, "*"},
+    inert{"column", false, "*"},
+    inert{"i18n", false, "commitencoding"},
+    inert{"i18n", false, "logoutputencoding"},
+    inert{"gc", false, "auto"},
+    inert{"gc", false, "autodetach"},
+    inert{"gc", false, "autopacklimit"},
+    inert{"gc", false, "reflogexpire"},
+    inert{"gc", false, "reflogexpireunreachable"},
+    inert{"gc", false, "pruneexpire"},
+    inert{"gc", false, "writecommitgraph"},
+    inert{"gc", true, "reflogexpire"},
+    inert{"gc", true, "reflogexpireunreachable"},
+    inert{"index", false, "version"},
+    inert{"index", false, "threads"},
+    inert{"index", false, "skiphash"},
+    inert{"index", false, "sparse"},
+    inert{"feature", false, "manyfiles"},
+    inert{"pack", false, "threads"},
+    inert{"pack", false, "compression"},
+    inert{"rerere", false, "enabled"},
+    inert{"rerere", false, "autoupdate"},
+    inert{"commit", false, "gpgsign"},
+    inert{"commit", false, "verbose"},
+    inert{"commit", false, "cleanup"},
+    inert{"commit", false, "status"},
+    inert{"commit", false, "template"},
+    inert{"tag", false, "gpgsign"},
+    inert{"tag", false, "sort"},
+    inert{"blame", false, "ignorerevsfile"},
+    inert{"blame", false, "date"},
+    inert{"grep", false, "linenumber"},
+    inert{"grep", false, "patterntype"},
+    inert{"grep", false, "extendedregexp"},
+    inert{"lfs", false, "repositoryformatversion"},
+    inert{"lfs", false, "url"},
+    inert{"lfs", false, "pushurl"},
+    inert{"lfs", false, "locksverify"},
+    inert{"lfs", true, "access"},
+    inert{"lfs", true, "locksverify"},
+    inert{"worktree", false, "guessremote"},
+    inert{"submodule", false, "recurse"},
+    inert{"submodule", false, "active"},
+    inert{"submodule", false, "fetchjobs"},
+    inert{"submodule", false, "propagatebranches"},
+    inert{"remote", true, "url"},
+    inert{"remote", true, "pushurl"},
+    inert{"remote", true, "fetch"},
+    inert{"remote", true, "push"},
+    inert{"remote", true, "mirror"},
+    inert{"remote", true, "skipdefaultupdate"},
+    inert{"remote", true, "skipfetchall"},
+    inert{"remote", true, "tagopt"},
+    inert{"remote", true, "prune"},
+    inert{"remote", true, "prunetags"},
+    inert{"remote", true, "promisor"},
+    inert{"remote", true, "partialclonefilter"},
+    inert{"remote", true, "followremotehead"},
+    inert{"branch", true, "remote"},
+    inert{"branch", true, "merge"},
+    inert{"branch", true, "rebase"},
+    inert{"branch", true, "pushremote"},
+    inert{"branch", true, "description"},
+    inert{"submodule", true, "url"},
+    inert{"submodule", true, "active"},
+    inert{"submodule", true, "branch"},
+    inert{"submodule", true, "update"},
+    inert{"submodule", true, "fetchrecursesubmodules"},
+    inert{"submodule", true, "ignore"},
+    inert{"submodule", true, "path"},
+};
+
+// `.gitmodules`: what git reads of it (gitmodules(5)).
+constexpr std::array gitmodules_inert = {
+    inert{"submodule", true, "path"},    inert{"submodule", true, "url"},
+    inert{"submodule", true, "branch"},  inert{"submodule", true, "update"},
+    inert{"submodule", true, "ignore"},  inert{"submodule", true, "fetchrecursesubmodules"},
+    inert{"submodule", true, "shallow"},
+};
+
+template <std::size_t N>
+bool listed(const std::array<inert, N>& list, const entry& e) {
+    return std::any_of(list.begin(), list.end(), [&e](const inert& i) {
+        return i.section == e.section && i.subsection == e.has_subsection &&
+               (i.name == "*" || i.name == e.name);
+    });
+}
+
+}  // namespace
+
+std::string entry::key() const {
+    std::string out = section;
+    if (has_subsection) out += "." + subsection;
+    if (!out.empty()) out += ".";
+    return out + name;
+}
+
+std::variant<std::vector<entry>, std::string> parse(std::string_view text) {
+    return reader(text).parse();
+}
+
+std::optional<std::string> offence(const entry& e, file_kind kind) {
+    const bool known =
+        kind == file_kind::repository ? listed(repository_inert, e) : listed(gitmodules_inert, e);
+    if (!known) return e.key() + " is not known to be inert";
+    // `update = !command` runs the command on `git submodule update` (git ignores it in
+    // .gitmodules since 2.24, but not in a repository's configuration).
+    if (e.section == "submodule" && e.name == "update" && e.value &&
+        e.value->find_first_not_of(" \t") != std::string::npos &&
+        (*e.value)[e.value->find_first_not_of(" \t")] == '!') {
+        return e.key() + " runs a command";
+    }
+    return std::nullopt;
+}
+
+std::string without(std::string_view text, std::span<const entry> drop) {
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    ranges.reserve(drop.size());
+    for (const entry& e : drop)
+        ranges.emplace_back(std::min(e.begin, text.size()), std::min(e.end, text.size()));
+    std::sort(ranges.begin(), ranges.end());
+    std::string out;
+    out.reserve(text.size());
+    std::size_t at = 0;
+    for (const auto& [begin, end] : ranges) {
+        if (begin > at) out.append(text.substr(at, begin - at));
+        at = std::max(at, end);
+    }
+    if (at < text.size()) out.append(text.substr(at));
+    return out;
+}
+
+}  // namespace cordon::sandbox::git_config

@@ -1,0 +1,68 @@
+// What a workspace-write run left, judged once it is over (docs/sandbox.md, "What a run leaves").
+//
+// The protected names keep what exists at the places host tools look first (each writable root's
+// top, the repository there and what its git directory obeys): bwrap binds them read-only, the
+// Landlock rung puts them back afterwards. Everything else a run may create or change at any depth:
+// a nested repository, a submodule's git directory, a `.vscode` in a subdirectory, a `.gitmodules`.
+// What it did create or change is judged here, from the list of changed paths a change_watch or a
+// scan found, and what would run outside the sandbox later is neutralized:
+//
+//   - in a git directory (a `.git`, a bare or separate one, `.git/modules/NAME`,
+//     `.git/worktrees/NAME`): a hook that is neither one of git's samples nor the template's own is
+//     quarantined; a configuration (`config`, `config.worktree`) keeps only the entries known to be
+//     inert (git_config.hpp) and goes whole when git could not read it; a `commondir` that does not
+//     lead from a linked worktree's git directory to its own repository is quarantined;
+//   - `.gitmodules`, `.gitconfig` and `.config/git/config` are judged by their entries the same
+//   way;
+//   - any other protected name (`.envrc`, `.vscode`, `.mcp.json`, ...) is quarantined: a new one
+//     whole, changes to an existing one one by one. Beneath `node_modules` only git directories are
+//     judged: packages ship editor and tool configurations that nothing runs from there.
+//
+// Only what changed is judged: a nested repository's own hooks and configuration that the run did
+// not touch stay as they are. A repository the run's own `git init`, `git clone`, `git submodule
+// add` or `git worktree add` made holds git's defaults and nothing is taken from it.
+#pragma once
+
+#include <time.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cordon/confined_argv.hpp"
+#include "sandbox/quarantine.hpp"
+
+namespace cordon::sandbox {
+
+struct judgement_scope {
+    std::vector<std::filesystem::path> roots;  // the writable roots, canonical
+    std::vector<std::string> names;            // the protected names (path_rules::protect)
+    // Paths kept for the run (read-only, or put back afterwards): the command could not change
+    // them, or what it did is undone; never judged.
+    std::vector<std::filesystem::path> kept;
+    // Beyond the protected names: directories git runs hooks from (core.hooksPath targets) and
+    // files it reads configuration from (included files), inside a writable root
+    // (path_plan::hook_directories, path_plan::configurations).
+    std::vector<std::filesystem::path> hook_directories;
+    std::vector<std::filesystem::path> configurations;
+    timespec since{};  // when the window opened (CLOCK_REALTIME, as the inodes' times)
+};
+
+struct change_set {
+    // Entries created, renamed in or changed while the run lasted (canonical; may be gone).
+    std::vector<std::filesystem::path> paths;
+    // Directories renamed into place whole: what lies beneath them is new there, whatever its age.
+    std::vector<std::filesystem::path> moved;
+};
+
+// Judges `changes` and neutralizes what would run outside the sandbox later, taking it into
+// `away`; what it did, one entry per path.
+[[nodiscard]] std::vector<neutralized_path> judge_changes(const judgement_scope& scope,
+                                                          const change_set& changes,
+                                                          quarantine& away);
+
+// Whether `name` (a protected name) is judged by its content rather than by its name:
+// the git directory's parts, `.gitmodules`, `.gitconfig` and `.config/git`.
+[[nodiscard]] bool judged_by_content(std::string_view name);
+
+}  // namespace cordon::sandbox

@@ -1,0 +1,387 @@
+// The judgement of what a workspace-write run left, part by part, without a sandbox: what changed
+// (fanotify and the scan must find the same), what is taken and how (quarantine, rewrite, put
+// back), that no step follows a symlink out of the tree, and the record of a window owed by a
+// cordon that died. The same, end to end under the real runners, is in
+// tests/backends/path_policy_test.cpp and tests/hostile/git_redirect_test.cpp.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/mountinfo.hpp"
+#include "cordon/policy.hpp"
+#include "sandbox/change_watch.hpp"
+#include "sandbox/judgement.hpp"
+#include "sandbox/kept_copies.hpp"
+#include "sandbox/quarantine.hpp"
+#include "sandbox/run_journal.hpp"
+#include "sandbox/run_judgement.hpp"
+#include "support.hpp"
+
+namespace cordon::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// When a window opens after everything made so far: the coarse clock (the inodes' times) read
+// once it has moved past the change time of `newest`, a file just made. A tick is a few
+// milliseconds; the bound only ends a test whose clock stands still.
+timespec window_after(const fs::path& newest) {
+    struct stat st {};
+    if (::stat(newest.c_str(), &st) != 0) return {};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    timespec t{};
+    do {
+        ::clock_gettime(CLOCK_REALTIME_COARSE, &t);
+        if (t.tv_sec > st.st_ctim.tv_sec ||
+            (t.tv_sec == st.st_ctim.tv_sec && t.tv_nsec > st.st_ctim.tv_nsec)) {
+            return t;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return t;
+}
+
+timespec now() {
+    timespec t{};
+    ::clock_gettime(CLOCK_REALTIME_COARSE, &t);
+    return t;
+}
+
+int sh(const fs::path& dir, const std::string& script) {
+    return std::system(("cd '" + dir.string() + "' && GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent " +
+                        "sh -c '" + script + "' >/dev/null 2>&1")
+                           .c_str());
+}
+
+std::set<fs::path> as_set(const std::vector<fs::path>& paths) {
+    return {paths.begin(), paths.end()};
+}
+
+class Judgement : public ::testing::Test {
+protected:
+    void SetUp() override {
+        fs::create_directories(root_);
+        fs::create_directories(away_home_);
+        fs::create_directories(outside_);
+        ASSERT_EQ(sh(root_, "git init -q . && git init -q nested"), 0);
+        // Files to change in place, made before the window opens.
+        test::write_file(root_ / "nested" / ".envrc", "original\n");
+        fs::create_directories(root_ / "stash" / "inner");
+        test::write_file(root_ / "stash" / "inner" / ".envrc", "old but moved\n");
+        test::write_file(root_ / "plain.txt", "plain\n");
+        fs::create_directories(root_ / "node_modules" / "pkg");
+        test::write_file(base_ / "stamp", "");
+        since_ = window_after(base_ / "stamp");
+    }
+
+    [[nodiscard]] judgement_scope scope() const {
+        judgement_scope out;
+        out.roots = {root_};
+        out.names = default_protected_names();
+        out.since = since_;
+        return out;
+    }
+
+    // The run's doings: in place, created, renamed in, deep.
+    void run_changes() {
+        ASSERT_EQ(sh(root_,
+                     "echo evil >> nested/.envrc; "
+                     "git -C nested config core.fsmonitor \"touch x\"; "
+                     "printf \"#!/bin/sh\\n\" > nested/.git/hooks/pre-commit; "
+                     "mkdir -p sub/.vscode && echo {} > sub/.vscode/tasks.json; "
+                     "mv stash moved; "
+                     "mkdir -p node_modules/pkg/.vscode && git init -q node_modules/pkg/lib && "
+                     "printf \"#!/bin/sh\\n\" > node_modules/pkg/lib/.git/hooks/pre-push; "
+                     "echo x > plain2.txt; chmod +x plain.txt"),
+                  0);
+    }
+
+    test::temp_dir base_;
+    fs::path root_ = base_ / "ws";
+    fs::path away_home_ = base_ / "quarantine";
+    fs::path outside_ = base_ / "outside";
+    timespec since_{};
+};
+
+// fanotify and the scan find the same: every path the run created, changed in place or renamed
+// in, and the directory it renamed in whole.
+TEST_F(Judgement, TheWatchAndTheScanSeeTheSameChanges) {
+    std::vector<base::mount_entry> mounts;
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    if (auto* reason = std::get_if<std::string>(&opened)) CORDON_SKIP_OR_FAIL(*reason);
+    auto watch = std::move(std::get<std::unique_ptr<change_watch>>(opened));
+    run_changes();
+    auto watched = watch->finish();
+    ASSERT_TRUE(std::holds_alternative<change_set>(watched)) << std::get<std::string>(watched);
+    const auto scope_names = default_protected_names();
+    auto scanned = scan_changes(std::vector<fs::path>{root_}, since_, interest_of(scope_names));
+    ASSERT_TRUE(std::holds_alternative<change_set>(scanned)) << std::get<std::string>(scanned);
+    const change_set& a = std::get<change_set>(watched);
+    const change_set& b = std::get<change_set>(scanned);
+    for (const fs::path& expected :
+         {root_ / "nested" / ".envrc", root_ / "nested" / ".git" / "config",
+          root_ / "nested" / ".git" / "hooks" / "pre-commit",
+          root_ / "sub" / ".vscode" / "tasks.json", root_ / "moved", root_ / "plain2.txt",
+          root_ / "plain.txt",
+          root_ / "node_modules" / "pkg" / "lib" / ".git" / "hooks" / "pre-push"}) {
+        EXPECT_THAT(as_set(a.paths), Contains(expected)) << "fanotify";
+        EXPECT_THAT(as_set(b.paths), Contains(expected)) << "scan";
+    }
+    EXPECT_THAT(as_set(a.moved), Contains(root_ / "moved"));
+    EXPECT_THAT(as_set(b.moved), Contains(root_ / "moved"));
+}
+
+// What the judgement takes: the nested repository's hook and fsmonitor, the existing `.envrc`
+// the run changed, the `.vscode` it made, the `.envrc` it moved into a new place; in
+// node_modules only the git directory's hook. What it leaves: everything else.
+TEST_F(Judgement, TakesWhatWouldRunAndLeavesTheRest) {
+    run_changes();
+    auto scanned =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    ASSERT_TRUE(std::holds_alternative<change_set>(scanned));
+    quarantine away(away_home_);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    std::map<std::string, neutralized_path> by_path;
+    for (const auto& t : taken)
+        by_path[t.path] = t;
+    const auto action_of = [&](const fs::path& path) -> std::optional<neutral_action> {
+        auto found = by_path.find(path.string());
+        if (found == by_path.end()) return std::nullopt;
+        return found->second.action;
+    };
+    EXPECT_EQ(action_of(root_ / "nested" / ".git" / "hooks" / "pre-commit"),
+              neutral_action::quarantined);
+    EXPECT_EQ(action_of(root_ / "nested" / ".git" / "config"), neutral_action::rewritten);
+    EXPECT_EQ(action_of(root_ / "nested" / ".envrc"), neutral_action::quarantined);
+    EXPECT_EQ(action_of(root_ / "sub" / ".vscode"), neutral_action::quarantined);
+    EXPECT_EQ(action_of(root_ / "moved" / "inner" / ".envrc"), neutral_action::quarantined);
+    EXPECT_EQ(action_of(root_ / "node_modules" / "pkg" / "lib" / ".git" / "hooks" / "pre-push"),
+              neutral_action::quarantined);
+    EXPECT_EQ(action_of(root_ / "node_modules" / "pkg" / ".vscode"), std::nullopt);
+    EXPECT_EQ(taken.size(), 6U);
+    // The rewritten configuration keeps what is inert, is still the file it was, and reads.
+    const std::string config = test::read_file(root_ / "nested" / ".git" / "config");
+    EXPECT_THAT(config, Not(HasSubstr("fsmonitor")));
+    EXPECT_THAT(config, HasSubstr("repositoryformatversion"));
+    EXPECT_EQ(sh(root_ / "nested", "git status"), 0);
+    // Each original is in the quarantine, beneath the root's own name, and the manifest says why.
+    for (const auto& t : taken) {
+        ASSERT_FALSE(t.kept_at.empty()) << t.path;
+        EXPECT_TRUE(fs::exists(t.kept_at)) << t.kept_at;
+        EXPECT_TRUE(t.kept_at.starts_with((away_home_ / "").string())) << t.kept_at;
+    }
+    EXPECT_THAT(test::read_file(by_path[(root_ / "nested" / ".git" / "config").string()].kept_at),
+                HasSubstr("fsmonitor"));
+    EXPECT_EQ(test::read_file(root_ / "plain.txt"), "plain\n");
+    EXPECT_TRUE(fs::exists(root_ / "plain2.txt"));
+    EXPECT_TRUE(fs::exists(root_ / "node_modules" / "pkg" / ".vscode"));
+    EXPECT_THAT(test::read_file(away.directory() / "manifest"), HasSubstr("pre-commit"));
+}
+
+// What git makes itself has nothing to take: a repository from `git init`, a clone, a submodule
+// added, a linked worktree, with git's own hook samples.
+TEST_F(Judgement, WhatGitMakesItselfIsLeftAlone) {
+    ASSERT_EQ(sh(root_,
+                 "git config user.email t@t && git config user.name t && "
+                 "git commit -q --allow-empty -m one"),
+              0);
+    test::write_file(base_ / "stamp", "");
+    since_ = window_after(base_ / "stamp");
+    ASSERT_EQ(sh(root_,
+                 "git init -q fresh && git clone -q . cloned && "
+                 "git -c protocol.file.allow=always submodule add -q ./cloned sub && "
+                 "git worktree add -q wt && git -C wt commit -q --allow-empty -m two"),
+              0);
+    auto scanned =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    ASSERT_TRUE(std::holds_alternative<change_set>(scanned));
+    quarantine away(away_home_);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    for (const auto& t : taken)
+        ADD_FAILURE() << to_string(t.action) << " " << t.path << ": " << t.what;
+}
+
+// A path kept for the run (bound read-only, or put back from a copy) is never judged.
+TEST_F(Judgement, KeptPathsAreNotJudged) {
+    run_changes();
+    auto scanned =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    judgement_scope kept = scope();
+    kept.kept = {root_ / "nested" / ".git" / "config", root_ / "sub"};
+    quarantine away(away_home_);
+    const auto taken = judge_changes(kept, std::get<change_set>(scanned), away);
+    for (const auto& t : taken) {
+        EXPECT_NE(t.path, (root_ / "nested" / ".git" / "config").string());
+        EXPECT_FALSE(t.path.starts_with((root_ / "sub").string())) << t.path;
+    }
+}
+
+// No step follows a symlink the run left: a hooks directory that is a link to a directory outside
+// goes as the link, and what it leads to stays untouched; a parent replaced by a link makes the
+// step fail, never act elsewhere.
+TEST_F(Judgement, NothingFollowsASymlinkOutOfTheTree) {
+    test::write_file(outside_ / "victim", "keep me\n");
+    ASSERT_EQ(
+        sh(root_, "git init -q evil && rm -rf evil/.git/hooks && ln -s '" + outside_.string() +
+                      "' evil/.git/hooks && mkdir real && printf x > real/.envrc"),
+        0);
+    change_set changes;
+    changes.paths = {root_ / "evil" / ".git" / "hooks", root_ / "real" / ".envrc"};
+    // The parent of .envrc becomes a link to outside between the finding and the taking.
+    fs::rename(root_ / "real", root_ / "real.moved");
+    fs::create_directory_symlink(outside_, root_ / "real");
+    test::write_file(outside_ / ".envrc", "outside's own\n");
+    quarantine away(away_home_);
+    const auto taken = judge_changes(scope(), changes, away);
+    EXPECT_EQ(test::read_file(outside_ / "victim"), "keep me\n");
+    EXPECT_EQ(test::read_file(outside_ / ".envrc"), "outside's own\n");
+    EXPECT_FALSE(fs::exists(fs::symlink_status(root_ / "evil" / ".git" / "hooks")));
+    ASSERT_FALSE(taken.empty());
+    EXPECT_EQ(taken.front().path, (root_ / "evil" / ".git" / "hooks").string());
+}
+
+// Across filesystems (the quarantine on a tmpfs, the tree on disk) the original is copied, then
+// removed; without a quarantine home it is removed.
+TEST_F(Judgement, AQuarantineElsewhereCopiesAndNoneRemoves) {
+    ASSERT_EQ(
+        sh(root_, "mkdir -p a/.claude && echo x > a/.claude/settings.json && echo y > a/.envrc"),
+        0);
+    test::temp_dir shm("/dev/shm", "cordon-quarantine-test-");
+    quarantine elsewhere(shm.path());
+    change_set changes;
+    changes.paths = {root_ / "a" / ".claude"};
+    auto taken = judge_changes(scope(), changes, elsewhere);
+    ASSERT_EQ(taken.size(), 1U);
+    EXPECT_EQ(taken[0].action, neutral_action::quarantined);
+    EXPECT_EQ(test::read_file(fs::path(taken[0].kept_at) / "settings.json"), "x\n");
+    EXPECT_FALSE(fs::exists(root_ / "a" / ".claude"));
+    quarantine nowhere({});
+    changes.paths = {root_ / "a" / ".envrc"};
+    taken = judge_changes(scope(), changes, nowhere);
+    ASSERT_EQ(taken.size(), 1U);
+    EXPECT_EQ(taken[0].action, neutral_action::removed);
+    EXPECT_FALSE(fs::exists(root_ / "a" / ".envrc"));
+}
+
+// The Landlock rung's copies: put back as they were, the changed state quarantined; untouched
+// copies cost nothing.
+TEST_F(Judgement, KeptCopiesArePutBack) {
+    ASSERT_EQ(sh(root_,
+                 "mkdir -p .vscode && echo settings > .vscode/settings.json && "
+                 "echo rc > .envrc && ln -s target .link"),
+              0);
+    const std::vector<fs::path> paths{root_ / ".vscode", root_ / ".envrc", root_ / ".link",
+                                      root_ / ".git" / "hooks"};
+    const kept_copies copies = kept_copies::take(paths, std::vector<fs::path>{root_});
+    EXPECT_EQ(copies.covered().size(), 4U);
+    quarantine away(away_home_);
+    EXPECT_TRUE(copies.restore(away).empty()) << "nothing changed";
+    ASSERT_EQ(sh(root_,
+                 "echo evil > .vscode/tasks.json && echo evil > .envrc && rm .link && "
+                 "ln -s elsewhere .link && rm -rf .git/hooks && echo x > .git/hooks"),
+              0);
+    const auto restored = copies.restore(away);
+    EXPECT_EQ(restored.size(), 4U);
+    for (const auto& r : restored)
+        EXPECT_EQ(r.action, neutral_action::restored) << r.path << ": " << r.what;
+    EXPECT_EQ(test::read_file(root_ / ".envrc"), "rc\n");
+    EXPECT_FALSE(fs::exists(root_ / ".vscode" / "tasks.json"));
+    EXPECT_EQ(test::read_file(root_ / ".vscode" / "settings.json"), "settings\n");
+    EXPECT_EQ(fs::read_symlink(root_ / ".link"), "target");
+    EXPECT_TRUE(fs::is_directory(root_ / ".git" / "hooks"));
+    EXPECT_TRUE(copies.restore(away).empty()) << "put back: nothing left to do";
+}
+
+// The record of a window: read back as written, nothing else accepted.
+TEST(RunJournal, AWindowReadsBackAsWritten) {
+    judgement_scope window;
+    window.roots = {"/w/one", "/w/two with\nnewline"};
+    window.names = {".envrc", ".git/hooks"};
+    window.kept = {"/w/one/.git/config"};
+    window.hook_directories = {"/w/one/.githooks"};
+    window.configurations = {"/w/one/project.gitconfig"};
+    window.since = {1234567890, 123456789};
+    const auto back = parse_window(window_text(window));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->roots, window.roots);
+    EXPECT_EQ(back->names, window.names);
+    EXPECT_EQ(back->kept, window.kept);
+    EXPECT_EQ(back->hook_directories, window.hook_directories);
+    EXPECT_EQ(back->configurations, window.configurations);
+    EXPECT_EQ(back->since.tv_sec, window.since.tv_sec);
+    EXPECT_EQ(back->since.tv_nsec, window.since.tv_nsec);
+    for (const std::string& bad :
+         {std::string(), std::string("cordon-judgement-1\0", 19),
+          std::string("nope\0since\0001.0\0root\0/x\0", 25),
+          std::string("cordon-judgement-1\0since\0001.0\0root\0rel\0", 39),
+          std::string("cordon-judgement-1\0since\0001.0\0name\0../x\0root\0/x\0", 48)}) {
+        EXPECT_FALSE(parse_window(bad)) << ::testing::PrintToString(bad);
+    }
+}
+
+// A window whose cordon is alive is not taken; one whose cordon died is, once, and judged.
+TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
+    test::temp_dir base;
+    const fs::path journal = base / "journal";
+    const fs::path root = base / "ws";
+    fs::create_directories(root);
+    judgement_scope window;
+    window.roots = {root};
+    window.names = default_protected_names();
+    window.since = now();
+    {
+        auto alive = owed_judgement::record(journal, window);
+        ASSERT_TRUE(std::holds_alternative<std::unique_ptr<owed_judgement>>(alive));
+        EXPECT_TRUE(owed_judgement::claim_abandoned(journal).empty()) << "its cordon lives";
+    }
+    EXPECT_TRUE(fs::is_empty(journal)) << "judged: the record went";
+    // A cordon that records a window and is killed before it judges it.
+    const pid_t child = ::fork();
+    if (child == 0) {
+        auto owed = owed_judgement::record(journal, window);
+        if (!std::holds_alternative<std::unique_ptr<owed_judgement>>(owed)) ::_exit(1);
+        (void)std::get<std::unique_ptr<owed_judgement>>(owed).release();
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_EQ(status, 0);
+    test::write_file(root / ".envrc", "planted\n");
+    const auto found = judge_abandoned_windows(journal, base / "quarantine");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found[0].path, (root / ".envrc").string());
+    EXPECT_THAT(found[0].what, HasSubstr("cordon died"));
+    EXPECT_FALSE(fs::exists(root / ".envrc"));
+    EXPECT_TRUE(fs::is_empty(journal));
+    EXPECT_TRUE(judge_abandoned_windows(journal, base / "quarantine").empty());
+}
+
+// The journal's directory must be this user's own: one others could write is not used.
+TEST(RunJournal, AJournalOthersMayWriteIsRefused) {
+    test::temp_dir base;
+    const fs::path journal = base / "journal";
+    fs::create_directories(journal);
+    fs::permissions(journal, fs::perms::all);
+    judgement_scope window;
+    window.roots = {base.path()};
+    window.since = now();
+    auto refused = owed_judgement::record(journal, window);
+    EXPECT_TRUE(std::holds_alternative<std::string>(refused));
+}
+
+}  // namespace
+}  // namespace cordon::sandbox
