@@ -166,13 +166,47 @@ int create_ruleset(int abi, failure* out) noexcept {
     return static_cast<int>(ruleset);
 }
 
+namespace {
+
+// The kernel denies REFER in every layer of a domain that handles any filesystem right, even in a
+// layer that does not handle it (_LANDLOCK_ACCESS_FS_INITIALLY_DENIED, security/landlock/
+// access.h): stacked on the filesystem ruleset, a scope or network layer with no rule would answer
+// every link or rename into another directory with EXDEV. Such a layer handles REFER and grants
+// it beneath "/", so that the filesystem layer alone decides; REFER alone grants nothing, and the
+// filesystem layer still refuses a move that would gain a file any right. 0, or -1 with *out set.
+int allow_refer_everywhere(int ruleset, failure* out) noexcept {
+    const int root = retry_open(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0) return fail(out, launcher_stage::open_rule_path, errno, "/");
+    landlock_path_beneath_attr beneath{};
+    beneath.allowed_access = LANDLOCK_ACCESS_FS_REFER;
+    beneath.parent_fd = root;
+    const long added =
+        ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0U);
+    const int error = errno;
+    ::close(root);
+    if (added != 0) return fail(out, launcher_stage::ruleset, error, nullptr);
+    return 0;
+}
+
+// Creates a ruleset from `attr` (`size` bytes of it), REFER handled and granted everywhere.
+int create_refer_neutral_ruleset(ruleset_attr& attr, std::size_t size, failure* out) noexcept {
+    attr.handled_access_fs = LANDLOCK_ACCESS_FS_REFER;
+    const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, size, 0U);
+    if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
+    if (allow_refer_everywhere(static_cast<int>(ruleset), out) != 0) {
+        ::close(static_cast<int>(ruleset));
+        return -1;
+    }
+    return static_cast<int>(ruleset);
+}
+
+}  // namespace
+
 int create_scope_ruleset(int abi, failure* out) noexcept {
     ruleset_attr attr{};
     attr.scoped = scopes(abi);
     if (attr.scoped == 0) return fail(out, launcher_stage::ruleset, EOPNOTSUPP, nullptr);
-    const long ruleset = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0U);
-    if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
-    return static_cast<int>(ruleset);
+    return create_refer_neutral_ruleset(attr, sizeof attr, out);
 }
 
 int create_network_ruleset(int abi, bool allow_bind, failure* out) noexcept {
@@ -181,11 +215,8 @@ int create_network_ruleset(int abi, bool allow_bind, failure* out) noexcept {
     constexpr std::uint64_t connect_tcp = 1ULL << 1;  // LANDLOCK_ACCESS_NET_CONNECT_TCP
     ruleset_attr attr{};
     attr.handled_access_net = connect_tcp | (allow_bind ? 0 : bind_tcp);
-    // The layer handles nothing else: the struct ends before `scoped` for the kernel's check.
-    const long ruleset =
-        ::syscall(SYS_landlock_create_ruleset, &attr, offsetof(ruleset_attr, scoped), 0U);
-    if (ruleset < 0) return fail(out, launcher_stage::ruleset, errno, nullptr);
-    return static_cast<int>(ruleset);
+    // No scopes: the struct ends before `scoped` for the kernel's check.
+    return create_refer_neutral_ruleset(attr, offsetof(ruleset_attr, scoped), out);
 }
 
 int add_fd_rule(int ruleset_fd, int abi, int target, access rights, failure* out) noexcept {

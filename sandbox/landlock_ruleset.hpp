@@ -54,16 +54,18 @@ struct failure {
 // with *out filled in.
 [[nodiscard]] int create_ruleset(int abi, failure* out) noexcept;
 
-// Creates a ruleset that handles no filesystem right, only scopes(abi): restricting itself with
+// Creates a ruleset that governs no filesystem right, only scopes(abi): restricting itself with
 // it puts a process in a nested domain that can no longer signal, ptrace or reach the abstract
-// sockets of the domain it came from. Needs ABI 6 (EOPNOTSUPP below). Returns its fd (CLOEXEC),
-// or -1 with *out filled in.
+// sockets of the domain it came from. It handles REFER and grants it beneath "/" (opened here),
+// since the kernel would otherwise deny REFER in this layer and break every cross-directory link
+// and rename. Needs ABI 6 (EOPNOTSUPP below). Returns its fd (CLOEXEC), or -1 with *out filled in.
 [[nodiscard]] int create_scope_ruleset(int abi, failure* out) noexcept;
 
 // Creates a ruleset that handles TCP connect and, unless `allow_bind`, TCP bind, with no port
 // allowed: restricting itself with it (a second layer beside the filesystem ruleset) leaves a
-// process no TCP connect to any port, on any host. Needs ABI 4 (EOPNOTSUPP below). Returns its fd
-// (CLOEXEC), or -1 with *out filled in.
+// process no TCP connect to any port, on any host. Like create_scope_ruleset(), it grants REFER
+// beneath "/" so that it leaves links and renames to the filesystem layer. Needs ABI 4
+// (EOPNOTSUPP below). Returns its fd (CLOEXEC), or -1 with *out filled in.
 [[nodiscard]] int create_network_ruleset(int abi, bool allow_bind, failure* out) noexcept;
 
 // Adds a PATH_BENEATH rule for `target` (any open fd; O_PATH is enough). On a non-directory the

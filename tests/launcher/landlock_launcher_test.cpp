@@ -403,6 +403,39 @@ TEST_F(ConfinedLauncherTest, ConfinedEchoRunsWithCleanStderr) {
     EXPECT_EQ(result.err, notice());  // empty from ABI 5 on
 }
 
+// A second layer stacked on the filesystem ruleset (the scopes of --report-ending, the TCP rules of
+// --deny-sockets) leaves links and renames between directories of a writable tree to the
+// filesystem layer: the kernel denies reparenting in every layer that does not grant it, and
+// `git push` to a local repository, `mv a/f b/` or a package manager's moves then failed with
+// EXDEV. A move out of the writable tree stays refused.
+TEST_F(ConfinedLauncherTest, ExtraLayersLeaveRenamesBetweenDirectoriesAlone) {
+    if (abi_ < 2) GTEST_SKIP() << "reparenting is refused outright below Landlock ABI 2";
+    const fs::path tree = dir_ / "tree";
+    fs::create_directories(tree / "a");
+    fs::create_directories(tree / "b");
+    fs::create_directories(dir_ / "outside");
+    const std::string script =
+        "cd '" + tree.string() + "' && echo x > a/f && ln a/f b/linked && mv a/f b/moved && "
+        "mkdir -p a/d && mv a/d b/ && echo RENAMED; mv b/moved '" + (dir_ / "outside").string() +
+        "/' 2>/dev/null && echo ESCAPED; true";
+    for (const std::vector<std::string>& layer :
+         {std::vector<std::string>{"--report-ending"}, std::vector<std::string>{"--deny-sockets"}}) {
+        SCOPED_TRACE(layer.front());
+        if (layer.front() == "--deny-sockets" && abi_ < landlock::network_abi) continue;
+        fs::remove_all(tree / "b");
+        fs::create_directories(tree / "b");
+        std::vector<std::string> args{"--ro", "/", "--rw", "/dev/null", "--rw", tree.string()};
+        args.insert(args.end(), layer.begin(), layer.end());
+        args.insert(args.end(), {"--", "sh", "-c", script});
+        const run_result result = run(args);
+        EXPECT_EQ(result.exit_code, 0) << result.err;
+        EXPECT_EQ(result.out, "RENAMED\n") << result.err;
+        EXPECT_TRUE(fs::exists(tree / "b" / "moved"));
+        EXPECT_TRUE(fs::is_directory(tree / "b" / "d"));
+        EXPECT_FALSE(fs::exists(dir_ / "outside" / "moved"));
+    }
+}
+
 TEST_F(ConfinedLauncherTest, ExitCodePassesThrough) {
     const run_result result = run({"--ro", "/", "--", "sh", "-c", "exit 7"});
     EXPECT_EQ(result.exit_code, 7);
