@@ -4,7 +4,7 @@
 // all of them alike, and reports each as a ratio to a baseline measured in the same run: absolute
 // times on these machines move by factors, ratios much less.
 //
-//   cordon-bench [--quick] [--json FILE] [--section spawn|cli|probe|throughput|kill|output]...
+//   cordon-bench [--quick] [--json FILE] [--section spawn|cli|tree|probe|throughput|kill|output]...
 //
 // Longer than the ~500 lines a file here stays under, on purpose: one program whose sections share
 // the interleaving, the statistics and the report, each a few dozen lines read beside the others.
@@ -88,11 +88,11 @@ struct report {
         }
         std::printf("\n== %s (%s, %s is better; ratio to \"%s\")\n", section.c_str(), unit.c_str(),
                     higher_is_better ? "higher" : "lower", baseline.c_str());
-        std::printf("%-52s %10s %10s %10s %8s\n", "variant", "median", "p90", "p99", "ratio");
+        std::printf("%-66s %10s %10s %10s %8s\n", "variant", "median", "p90", "p99", "ratio");
         json out = json::array();
         for (const auto& [name, stats] : rows) {
             const double ratio = base > 0 ? stats.median / base : 0;
-            std::printf("%-52s %10.3f %10.3f %10.3f %7.2fx\n", name.c_str(), stats.median,
+            std::printf("%-66s %10.3f %10.3f %10.3f %7.2fx\n", name.c_str(), stats.median,
                         stats.p90, stats.p99, ratio);
             out.push_back({{"variant", name},
                            {"median", stats.median},
@@ -390,6 +390,78 @@ void cli_section(const settings& given, report& out) {
               interleaved(variants, given.rounds(100)));
 }
 
+// What a workspace-write call costs in a large tree against an empty one: what a run leaves is
+// judged from what it changed (fanotify, as root), so the ratio should stay near 1 whatever the
+// size; the scan that judges where fanotify is not available (not root) reads every directory's
+// change time, and its rows show what that costs. The tree: 20,000 directories of 50 entries
+// (one million), a tenth of it with --quick.
+void tree_section(const settings& given, report& out) {
+    const std::size_t directories = given.quick ? 2'000 : 20'000;
+    const std::size_t per_directory = 49;  // and one subdirectory level: 50 entries each
+    char pattern[] = "/var/tmp/cordon-bench-tree-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+    const fs::path base = fs::canonical(pattern);
+    const fs::path empty = base / "empty";
+    const fs::path large = base / "large";
+    fs::create_directories(empty);
+    std::size_t entries = 0;
+    for (std::size_t d = 0; d < directories; ++d) {
+        const fs::path dir = large / ("d" + std::to_string(d / 200)) / ("e" + std::to_string(d));
+        fs::create_directories(dir);
+        for (std::size_t f = 0; f < per_directory; ++f) {
+            const int fd = ::open((dir / ("f" + std::to_string(f))).c_str(),
+                                  O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            if (fd >= 0) ::close(fd);
+        }
+        entries += per_directory + 1;
+    }
+    const std::string size = std::to_string(entries / 1000) + "k entries";
+    const std::string cordon = given.cordon.string();
+    const auto call = [&cordon](const std::string& backend, const fs::path& workspace) {
+        const int status =
+            posix_spawn_wait({cordon, "run", "--backend", backend, "--mode", "workspace-write",
+                              "--workspace", workspace.string(), "-c", "true"});
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            throw std::runtime_error("cordon run in " + workspace.string() + ": did not exit 0");
+    };
+    std::vector<std::pair<std::string, std::function<void()>>> variants;
+    for (const std::string backend : {"bwrap", "landlock"}) {
+        if (!provider_for(*sandbox::parse_backend_choice(backend))) continue;
+        variants.emplace_back("cordon run --backend " + backend + " workspace-write, empty",
+                              [=] { call(backend, empty); });
+        variants.emplace_back("cordon run --backend " + backend + " workspace-write, " + size,
+                              [=] { call(backend, large); });
+    }
+    // The library, with the changes scanned for instead of watched (cordon without
+    // CAP_SYS_ADMIN): each call reads every directory's change time.
+    sandbox::local_provider_options scanning;
+    scanning.choice = sandbox::backend_choice::bwrap;
+    scanning.watch_changes = false;
+    std::shared_ptr<sandbox::provider> scanner = runtime::make_local_provider(scanning);
+    std::optional<in_process> scanned;
+    if (std::static_pointer_cast<sandbox::local_provider>(scanner)->selected()) {
+        scanned.emplace(scanner);
+        const std::vector<std::string> bash_true{given.bash.string(), "-c", "true"};
+        const std::vector<std::pair<std::string, fs::path>> trees{{"empty", empty}, {size, large}};
+        for (const auto& [label, workspace] : trees) {
+            variants.emplace_back(
+                "executor bwrap workspace-write, changes scanned, " + label,
+                [&scanned, bash_true, workspace = workspace] {
+                    expect_exit_zero(
+                        scanned->run(
+                            request(bash_true, sandbox::sandbox_mode::workspace_write, workspace)),
+                        "scanned");
+                });
+        }
+    }
+    if (!variants.empty()) {
+        const std::string baseline = variants.front().first;
+        out.table("workspace size", "ms per call", baseline,
+                  interleaved(variants, given.rounds(50)));
+    }
+    fs::remove_all(base);
+}
+
 void probe_section(const settings& given, report& out) {
     std::vector<std::pair<std::string, std::function<void()>>> variants{
         {"probe the ladder (make_local_provider)",
@@ -586,9 +658,13 @@ int main(int argc, char** argv) {
 
     report out;
     const std::vector<std::pair<std::string, std::function<void(const settings&, report&)>>>
-        sections{{"spawn", spawn_section}, {"cli", cli_section},
-                 {"probe", probe_section}, {"throughput", throughput_section},
-                 {"kill", kill_section},   {"output", output_section}};
+        sections{{"spawn", spawn_section},
+                 {"cli", cli_section},
+                 {"tree", tree_section},
+                 {"probe", probe_section},
+                 {"throughput", throughput_section},
+                 {"kill", kill_section},
+                 {"output", output_section}};
     int status = 0;
     for (const auto& [name, body] : sections) {
         if (!only.empty() && only.count(name) == 0) continue;

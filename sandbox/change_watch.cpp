@@ -265,40 +265,55 @@ std::variant<change_set, std::string> change_watch::finish() {
 
 // ---- the scan ----------------------------------------------------------------------------------
 
-scan_interest interest_of(std::span<const std::string> names) {
-    // A name that starts a protected name, or a git directory's part wherever it lies (a bare
-    // repository's `config` is named by no protected name).
-    std::set<std::string, std::less<>> first;
+scan_interest::scan_interest(std::span<const std::string> names) {
     for (const std::string& name : names)
-        first.insert(fs::path(name).begin()->string());
-    return [first = std::move(first)](const fs::path& path) {
-        const std::string last = path.filename().string();
-        if (last == "config" || last == "config.worktree" || last == "commondir" ||
-            last == "HEAD" || path.parent_path().filename() == "hooks") {
-            return true;
-        }
-        for (const fs::path& part : path) {
-            if (first.contains(part.native())) return true;
-        }
-        return false;
-    };
+        first_.insert(fs::path(name).begin()->string());
+    for (const std::string& first : first_)
+        key_ += first + '/';
+}
+
+bool scan_interest::everything_in(const fs::path& dir) const {
+    if (dir.filename() == "hooks") return true;
+    for (const fs::path& part : dir) {
+        if (first_.contains(part.native())) return true;
+    }
+    return false;
+}
+
+const std::string& scan_interest::key() const {
+    return key_;
+}
+
+bool scan_interest::entry(std::string_view name) const {
+    // A git directory's parts are named by no protected name where the directory is not `.git`
+    // (a bare or separate one).
+    return name == "config" || name == "config.worktree" || name == "commondir" || name == "HEAD" ||
+           first_.contains(name);
+}
+
+scan_interest interest_of(std::span<const std::string> names) {
+    return scan_interest(names);
 }
 
 namespace {
 
-// The names a directory held when its ctime was `ctime`: they stay until it moves. Per process,
-// shared by the scans of every run in it; cleared when it grows beyond what a tree needs.
+// What the scan needs of a directory whose ctime was `ctime`: its subdirectories, and its other
+// entries that may be of interest (all of them in a directory whose every entry is). It stays
+// true until the ctime moves. Per process, shared by the scans of every run in it (a long-lived
+// `cordon mcp` lists each directory once); cleared when it grows beyond what a tree needs.
 struct remembered_directory {
     dev_t dev = 0;
     ino_t ino = 0;
     statx_timestamp ctime{};
+    std::string interest;  // scan_interest::key() it was filtered with
+    bool everything = false;
     std::vector<std::string> directories;
-    std::vector<std::string> others;  // the entries that are not directories
+    std::vector<std::string> others;
 };
 
 struct scan_memory {
     std::mutex mutex;
-    std::unordered_map<std::string, remembered_directory> directories;
+    std::unordered_map<std::string, std::shared_ptr<const remembered_directory>> directories;
 };
 scan_memory& memory() {
     static scan_memory instance;
@@ -310,8 +325,9 @@ bool same_time(const statx_timestamp& a, const statx_timestamp& b) {
     return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
-// The entries of the directory at `path`, read; nullopt when it cannot be listed.
-std::optional<remembered_directory> read_directory(const fs::path& path, int fd) {
+// The entries of the directory open as `fd` that the scan needs; nullopt when it cannot be listed.
+std::optional<remembered_directory> read_directory(int fd, const scan_interest& interest,
+                                                   bool everything) {
     const int listed = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (listed < 0) return std::nullopt;
     DIR* stream = ::fdopendir(listed);
@@ -320,6 +336,8 @@ std::optional<remembered_directory> read_directory(const fs::path& path, int fd)
         return std::nullopt;
     }
     remembered_directory out;
+    out.interest = interest.key();
+    out.everything = everything;
     errno = 0;
     while (const dirent* entry = ::readdir(stream)) {
         const std::string_view name = entry->d_name;
@@ -330,12 +348,15 @@ std::optional<remembered_directory> read_directory(const fs::path& path, int fd)
             if (::fstatat(::dirfd(stream), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
             type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
         }
-        (type == DT_DIR ? out.directories : out.others).emplace_back(name);
+        if (type == DT_DIR) {
+            out.directories.emplace_back(name);
+        } else if (everything || interest.entry(name)) {
+            out.others.emplace_back(name);
+        }
     }
     const bool failed = errno != 0;
     ::closedir(stream);
     if (failed) return std::nullopt;
-    (void)path;
     return out;
 }
 
@@ -343,19 +364,28 @@ std::optional<remembered_directory> read_directory(const fs::path& path, int fd)
 
 std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roots, timespec since,
                                                    const scan_interest& interest) {
+    constexpr unsigned wanted = STATX_CTIME | STATX_MTIME | STATX_INO | STATX_TYPE;
     change_set out;
     for (const fs::path& root : roots) {
-        std::vector<fs::path> pending{root};
+        // A directory and what its parent's statx said of it (nothing for the root). A directory
+        // that holds nothing the scan needs (no subdirectory, no entry of interest) and did not
+        // change is never opened: in a tree of many leaf directories that is most of them.
+        std::vector<std::pair<fs::path, std::optional<struct statx>>> pending;
+        pending.emplace_back(root, std::nullopt);
         while (!pending.empty()) {
-            const fs::path dir = std::move(pending.back());
+            auto [dir, known] = std::move(pending.back());
             pending.pop_back();
             const bool is_root = dir == root;
-            unique_fd fd = open_directory_no_symlinks(dir);
+            unique_fd fd;
+            const auto opened = [&fd, &dir]() {
+                if (!fd) fd = open_directory_no_symlinks(dir);
+                return static_cast<bool>(fd);
+            };
             struct statx st {};
-            if (!fd || ::statx(fd.get(), "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-                               STATX_CTIME | STATX_MTIME | STATX_INO, &st) != 0) {
-                // Gone since its parent was read (another run's doing): nothing of it to judge.
-                if (!is_root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
+            if (known) {
+                st = *known;
+            } else if (!opened() || ::statx(fd.get(), "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+                                            wanted, &st) != 0) {
                 return "cannot scan " + dir.string() + ": " + std::strerror(errno);
             }
             const bool changed = not_before(st.stx_ctime, since);
@@ -368,33 +398,49 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
                     continue;
                 }
             }
+            // A changed directory's entries are all looked at; an unchanged one's only where
+            // something protected may have been written in place.
+            const bool everything =
+                changed ||
+                interest.everything_in(is_root ? fs::path() : dir.lexically_relative(root));
             const dev_t dev = makedev(st.stx_dev_major, st.stx_dev_minor);
-            std::optional<remembered_directory> entries;
+            std::shared_ptr<const remembered_directory> entries;
             if (!changed) {
                 std::lock_guard lock(memory().mutex);
                 auto found = memory().directories.find(dir.native());
-                if (found != memory().directories.end() && found->second.ino == st.stx_ino &&
-                    found->second.dev == dev && same_time(found->second.ctime, st.stx_ctime)) {
-                    entries = found->second;
+                if (found != memory().directories.end()) {
+                    const remembered_directory& seen = *found->second;
+                    if (seen.ino == st.stx_ino && seen.dev == dev &&
+                        same_time(seen.ctime, st.stx_ctime) && seen.everything == everything &&
+                        seen.interest == interest.key()) {
+                        entries = found->second;
+                    }
                 }
             }
             if (!entries) {
-                entries = read_directory(dir, fd.get());
-                if (!entries) {
-                    if (!is_root && errno == ENOENT) continue;
+                std::optional<remembered_directory> read;
+                if (opened()) read = read_directory(fd.get(), interest, everything);
+                if (!read) {
+                    // Gone since its parent was read (another run's doing): nothing to judge.
+                    if (!is_root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) {
+                        continue;
+                    }
                     return "cannot scan " + dir.string() + ": " + std::strerror(errno);
                 }
-                entries->dev = dev;
-                entries->ino = st.stx_ino;
-                entries->ctime = st.stx_ctime;
+                read->dev = dev;
+                read->ino = st.stx_ino;
+                read->ctime = st.stx_ctime;
+                entries = std::make_shared<const remembered_directory>(std::move(*read));
                 std::lock_guard lock(memory().mutex);
                 if (memory().directories.size() > most_remembered) memory().directories.clear();
-                memory().directories[dir.native()] = *entries;
+                memory().directories[dir.native()] = entries;
             }
-            // A changed directory's entries are all looked at; an unchanged one's only where
-            // something protected may have been written in place.
+            if (entries->others.empty() && entries->directories.empty()) continue;
+            if (!opened()) {
+                if (!is_root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
+                return "cannot scan " + dir.string() + ": " + std::strerror(errno);
+            }
             for (const std::string& name : entries->others) {
-                if (!changed && !interest(dir / name)) continue;
                 struct statx entry {};
                 if (::statx(fd.get(), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                             STATX_CTIME, &entry) == 0 &&
@@ -402,8 +448,19 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
                     out.paths.push_back(dir / name);
                 }
             }
-            for (const std::string& name : entries->directories)
-                pending.push_back(dir / name);
+            for (const std::string& name : entries->directories) {
+                struct statx child {};
+                if (::statx(fd.get(), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+                            wanted, &child) != 0) {
+                    continue;  // gone since the listing
+                }
+                if (!S_ISDIR(child.stx_mode)) {
+                    // Replaced by something else since the listing: judged as an entry.
+                    if (not_before(child.stx_ctime, since)) out.paths.push_back(dir / name);
+                    continue;
+                }
+                pending.emplace_back(dir / name, child);
+            }
         }
     }
     return out;

@@ -20,8 +20,8 @@
 #include <time.h>
 
 #include <filesystem>
-#include <functional>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <variant>
@@ -54,10 +54,28 @@ private:
     std::unique_ptr<state> state_;
 };
 
-// Whether the entry at `path` may be what judge_changes() looks at (a protected name or lies in
-// one, a git directory's part): the scan reads its change time even in a directory that did not
-// change, since a file written in place changes only its own.
-using scan_interest = std::function<bool(const std::filesystem::path& path)>;
+// Which entries may be what judge_changes() looks at (a protected name or what lies in one, a git
+// directory's part): the scan reads their change time even in a directory that did not change,
+// since a file written in place changes only its own. Asked once per directory, then per name.
+class scan_interest {
+public:
+    explicit scan_interest(std::span<const std::string> names);
+
+    // Everything in `dir` (relative to its writable root) is of interest (a component of it
+    // starts a protected name, or it is a hooks directory).
+    [[nodiscard]] bool everything_in(const std::filesystem::path& dir) const;
+    // The entry `name` is, wherever it lies (a protected name's first component, a git
+    // directory's config, commondir or HEAD).
+    [[nodiscard]] bool entry(std::string_view name) const;
+
+    // Says which interest this is: what a scan remembered with one holds for another only when
+    // their keys are equal.
+    [[nodiscard]] const std::string& key() const;
+
+private:
+    std::set<std::string, std::less<>> first_;
+    std::string key_;
+};
 
 // The scan_interest for the protected names `names`.
 [[nodiscard]] scan_interest interest_of(std::span<const std::string> names);

@@ -291,12 +291,12 @@ TEST_P(GitRedirect, AWritableRootThatIsAGitDirectoryKeepsItsHooks) {
     ASSERT_EQ(host_sh(tree_.outside(), "git init -q --bare remote.git"), 0);
     const fs::path hook = remote / "hooks" / "pre-receive";
     const runtime::run_record record =
-        plant("echo made > '" + (remote / "made-inside").string() + "' && echo WROTE; printf '" +
+        plant("git push -q '" + remote.string() + "' HEAD:main && echo PUSHED; printf '" +
                   marker_script() + "' > '" + hook.string() + "'; chmod +x '" + hook.string() +
                   "'; git --git-dir='" + remote.string() + "' config core.hooksPath /tmp; true",
               [&remote](runtime::run_request& req) { req.rules.writable_roots = {remote}; });
-    EXPECT_THAT(record.stdout_output.text, HasSubstr("WROTE")) << describe(record);
-    EXPECT_EQ(host_sh(tree_.workspace(), "git push -q '" + remote.string() + "' HEAD:main"), 0);
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("PUSHED")) << describe(record);
+    EXPECT_EQ(host_sh(tree_.workspace(), "git push -q '" + remote.string() + "' HEAD:other"), 0);
     EXPECT_FALSE(fs::exists(marker())) << describe(record);
     EXPECT_FALSE(fs::exists(hook)) << describe(record);
 }
