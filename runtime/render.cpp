@@ -57,6 +57,33 @@ std::string memory_size(std::uint64_t bytes) {
     return std::to_string(bytes) + " bytes";
 }
 
+namespace {
+
+// "[sandbox: quarantined <path>"
+std::string taken_marker(const sandbox::neutralized_path& path) {
+    std::string out = "[sandbox: ";
+    switch (path.action) {
+        case sandbox::neutral_action::quarantined:
+            out += "quarantined ";
+            break;
+        case sandbox::neutral_action::rewritten:
+            out += "rewrote ";
+            break;
+        case sandbox::neutral_action::restored:
+            out += "restored ";
+            break;
+        case sandbox::neutral_action::removed:
+            out += "removed ";
+            break;
+        case sandbox::neutral_action::failed:
+            out += "could not take away ";
+            break;
+    }
+    return out + path.path;
+}
+
+}  // namespace
+
 std::string judgement_markers(const sandbox::judgement_report& judged) {
     constexpr std::size_t named = 10;
     std::string out;
@@ -67,29 +94,23 @@ std::string judgement_markers(const sandbox::judgement_report& judged) {
                    " more taken from what the run left (the record lists them)]\n";
             break;
         }
-        switch (path.action) {
-            case sandbox::neutral_action::quarantined:
-                out += "[sandbox: quarantined ";
-                break;
-            case sandbox::neutral_action::rewritten:
-                out += "[sandbox: rewrote ";
-                break;
-            case sandbox::neutral_action::restored:
-                out += "[sandbox: restored ";
-                break;
-            case sandbox::neutral_action::removed:
-                out += "[sandbox: removed ";
-                break;
-            case sandbox::neutral_action::failed:
-                out += "[sandbox: could not take away ";
-                break;
-        }
-        out += path.path + " after the run: " + path.what;
+        out += taken_marker(path) + " after the run: " + path.what;
         if (!path.kept_at.empty()) out += "; kept at " + path.kept_at;
         out += "]\n";
     }
     if (judged.failure) {
         out += "[sandbox: what the run left may be judged in part: " + *judged.failure + "]\n";
+    }
+    shown = 0;
+    for (const sandbox::neutralized_path& path : judged.abandoned) {
+        if (++shown > named) {
+            out += "[sandbox: and " + std::to_string(judged.abandoned.size() - named) +
+                   " more left by runs whose cordon died (the record lists them)]\n";
+            break;
+        }
+        out += taken_marker(path) + ", left by a run whose cordon died: " + path.what;
+        if (!path.kept_at.empty()) out += "; kept at " + path.kept_at;
+        out += "]\n";
     }
     return out;
 }

@@ -18,7 +18,8 @@ namespace cordon::runtime {
 
 // One marker per path the judgement of what a workspace-write run left took away
 // ("[sandbox: quarantined <path> after the run: <what>; kept at <where>]"), at most ten, then
-// how many more; and why the judgement may be partial, if it may.
+// how many more; why the judgement may be partial, if it may; and, the same way, what runs whose
+// cordon died had left (", left by a run whose cordon died: <what>").
 [[nodiscard]] std::string judgement_markers(const sandbox::judgement_report& judged);
 
 // "[sandbox: file access denied under <mode> mode]" and the other markers, each ending in '\n'.

@@ -498,41 +498,40 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         }
     }
     // What the run leaves is judged once it is over; the window opens now, after every check
-    // that could refuse the run. A window a dead cordon left is judged first, and reported with
-    // this run.
-    std::vector<neutralized_path> earlier;
-    if (options_.judge_runs)
-        earlier = judge_abandoned_windows(journal_directory(), quarantine_home());
-    if (!options_.judge_runs) {
-        // Nothing is judged for this argv: nobody is there when it ends.
-    } else if (policy.mode == sandbox_mode::workspace_write && !policy.rules.protect.empty() &&
-               rung->kind != backend_kind::seatbelt) {
-        run_judgement::settings judged;
-        judged.scope.roots = writable_for(rung->kind, policy);
-        judged.scope.names = policy.rules.protect;
-        judged.scope.hook_directories = paths.hook_directories;
-        judged.scope.configurations = paths.configurations;
-        if (rung->kind == backend_kind::bwrap) {
-            judged.scope.kept = paths.read_only;  // bound read-only: nothing changes them
-        } else {
-            // No mounts: kept by a copy put back afterwards (the carve-outs remain a gap).
-            for (const fs::path& path : paths.read_only) {
-                if (std::find(policy.rules.read_only.begin(), policy.rules.read_only.end(), path) ==
-                    policy.rules.read_only.end()) {
-                    judged.copied.push_back(path);
+    // that could refuse the run. The windows dead cordons left are judged first, and reported
+    // beside this run's record (judgement_report::abandoned).
+    if (options_.judge_runs) {
+        std::vector<neutralized_path> abandoned =
+            judge_abandoned_windows(journal_directory(), quarantine_home());
+        if (policy.mode == sandbox_mode::workspace_write && !policy.rules.protect.empty() &&
+            rung->kind != backend_kind::seatbelt) {
+            run_judgement::settings judged;
+            judged.scope.roots = writable_for(rung->kind, policy);
+            judged.scope.names = policy.rules.protect;
+            judged.scope.hook_directories = paths.hook_directories;
+            judged.scope.configurations = paths.configurations;
+            if (rung->kind == backend_kind::bwrap) {
+                judged.scope.kept = paths.read_only;  // bound read-only: nothing changes them
+            } else {
+                // No mounts: kept by a copy put back afterwards (the carve-outs remain a gap).
+                for (const fs::path& path : paths.read_only) {
+                    if (std::find(policy.rules.read_only.begin(), policy.rules.read_only.end(),
+                                  path) == policy.rules.read_only.end()) {
+                        judged.copied.push_back(path);
+                    }
                 }
             }
+            judged.mounts = std::move(mounts);
+            judged.journal = journal_directory();
+            judged.quarantine_home = quarantine_home();
+            judged.watch = options_.watch_changes;
+            judged.abandoned = std::move(abandoned);
+            extra.judgement = run_judgement::start(std::move(judged));
+        } else if (!abandoned.empty()) {
+            run_judgement::settings judged;
+            judged.abandoned = std::move(abandoned);
+            extra.judgement = run_judgement::start(std::move(judged));
         }
-        judged.mounts = std::move(mounts);
-        judged.journal = journal_directory();
-        judged.quarantine_home = quarantine_home();
-        judged.watch = options_.watch_changes;
-        judged.earlier = std::move(earlier);
-        extra.judgement = run_judgement::start(std::move(judged));
-    } else if (!earlier.empty()) {
-        run_judgement::settings judged;
-        judged.earlier = std::move(earlier);
-        extra.judgement = run_judgement::start(std::move(judged));
     }
     return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
                 std::move(workspace), std::move(extra));

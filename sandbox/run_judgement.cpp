@@ -84,7 +84,7 @@ judgement_report run_judgement::finish() {
     std::lock_guard lock(mutex_);
     if (report_) return *report_;
     judgement_report report;
-    report.neutralized = settings_.earlier;
+    report.abandoned = settings_.abandoned;
     if (settings_.scope.roots.empty()) {
         report_ = report;
         return report;
@@ -145,7 +145,6 @@ std::vector<neutralized_path> judge_abandoned_windows(
         quarantine away(quarantine_home);
         for (neutralized_path& found : judge_changes(window, std::get<change_set>(scanned), away)) {
             if (found.path.empty()) continue;
-            found.what = "left by a run whose cordon died before judging it: " + found.what;
             out.push_back(std::move(found));
         }
     }

@@ -38,8 +38,9 @@ public:
         std::filesystem::path journal;          // where the window is owed; empty: nowhere
         std::filesystem::path quarantine_home;  // empty: what is taken away is removed
         bool watch = true;                      // false: always scan (tests of the scan)
-        // Judged already (a window a dead cordon left): reported with this run's.
-        std::vector<neutralized_path> earlier;
+        // Judged already (windows dead cordons left): reported beside this run's, as
+        // judgement_report::abandoned.
+        std::vector<neutralized_path> abandoned;
     };
 
     // Opens the window. Never fails: where no watch can be opened the run is scanned afterwards.
@@ -66,7 +67,7 @@ private:
 };
 
 // Judges, by a scan each, the windows of the cordons that died owing one (run_journal.hpp);
-// what was neutralized, each entry's `what` saying so.
+// what was neutralized.
 [[nodiscard]] std::vector<neutralized_path> judge_abandoned_windows(
     const std::filesystem::path& journal, const std::filesystem::path& quarantine_home);
 

@@ -123,6 +123,9 @@ struct judgement_report {
     std::vector<neutralized_path> neutralized;
     // Why the judgement may have missed something (a root that could not be read, say).
     std::optional<std::string> failure;
+    // What runs whose cordon died before judging them had left, judged by this run's cordon
+    // first (a window owed, run_journal.hpp). Not this run's doing: it does not make it denied.
+    std::vector<neutralized_path> abandoned;
 };
 
 struct landlock_in_child {

@@ -44,8 +44,9 @@ std::set<std::string> changed_since(const fs::path& root, const timespec& since)
          ++it) {
         struct stat st {};
         if (::lstat(it->path().c_str(), &st) != 0) continue;
-        const bool newer = st.st_ctim.tv_sec > since.tv_sec ||
-                           (st.st_ctim.tv_sec == since.tv_sec && st.st_ctim.tv_nsec >= since.tv_nsec);
+        const bool newer =
+            st.st_ctim.tv_sec > since.tv_sec ||
+            (st.st_ctim.tv_sec == since.tv_sec && st.st_ctim.tv_nsec >= since.tv_nsec);
         const std::string relative = it->path().lexically_relative(root).string();
         if (newer && !relative.starts_with(".git/") && !it->is_directory()) out.insert(relative);
     }
@@ -57,9 +58,10 @@ protected:
     void SetUp() override {
         fs::create_directories(workspace_);
         fs::create_directories(home_);
-        ASSERT_EQ(on_host(workspace_, "git init -q . && git config user.email t@t && "
-                                      "git config user.name t && echo one > f && git add f && "
-                                      "git commit -qm one"),
+        ASSERT_EQ(on_host(workspace_,
+                          "git init -q . && git config user.email t@t && "
+                          "git config user.name t && echo one > f && git add f && "
+                          "git commit -qm one"),
                   0);
     }
 
@@ -91,9 +93,10 @@ TEST_F(Protection, FiftyRunsAtOnceInOneWorkspaceAllSucceedAndLeaveNothing) {
         std::vector<std::thread> threads;
         for (std::size_t i = 0; i < runs; ++i) {
             threads.emplace_back([&, i] {
-                results[i] = cordon({"run", "--json", "--backend", std::string(backend_flag(backend)),
-                                     "--mode", "workspace-write", "-c",
-                                     "ls -la >/dev/null && cat f && git log --oneline >/dev/null"});
+                results[i] =
+                    cordon({"run", "--json", "--backend", std::string(backend_flag(backend)),
+                            "--mode", "workspace-write", "-c",
+                            "ls -la >/dev/null && cat f && git log --oneline >/dev/null"});
             });
         }
         for (std::thread& thread : threads)
@@ -115,18 +118,19 @@ TEST_F(Protection, TwentyMcpJobsAtOnceInOneWorkspace) {
     timespec before{};
     ::clock_gettime(CLOCK_REALTIME_COARSE, &before);
     const fs::path go = scratch_ / "go";
-    mcp_peer peer({"--mode", "workspace-write", "--workspace", workspace_.string(), "--max-jobs",
-                   "32"});
+    mcp_peer peer(
+        {"--mode", "workspace-write", "--workspace", workspace_.string(), "--max-jobs", "32"});
     peer.initialize();
     constexpr int jobs = 20;
     std::vector<std::string> ids;
     for (int i = 0; i < jobs; ++i) {
-        const json started = peer.call(
-            i + 1, "bash",
-            {{"command", "while [ ! -e '" + go.string() + "' ]; do sleep 0.01; done; "
-                         "git status --short >/dev/null; echo " + std::to_string(i) +
-                         " > out-" + std::to_string(i)},
-             {"run_in_background", true}});
+        const json started =
+            peer.call(i + 1, "bash",
+                      {{"command", "while [ ! -e '" + go.string() +
+                                       "' ]; do sleep 0.01; done; "
+                                       "git status --short >/dev/null; echo " +
+                                       std::to_string(i) + " > out-" + std::to_string(i)},
+                       {"run_in_background", true}});
         ids.push_back(started["structuredContent"]["job_id"].get<std::string>());
     }
     write_file(go, "");
@@ -162,7 +166,8 @@ TEST_F(Protection, ACordonKilledMidRunLeavesItsJudgementToTheNextOne) {
         scoped_backend_path on(backend);
         const fs::path marker = scratch_ / "ran-unconfined";
         std::map<std::string, std::string> overrides;
-        for (const auto& [name, value] : env()) overrides[name] = *value;
+        for (const auto& [name, value] : env())
+            overrides[name] = *value;
         spawned_process killed(
             {cordon_path().string(), "run", "--backend", std::string(backend_flag(backend)),
              "--mode", "workspace-write", "--workspace", workspace_.string(), "-c",
@@ -173,10 +178,18 @@ TEST_F(Protection, ACordonKilledMidRunLeavesItsJudgementToTheNextOne) {
         ASSERT_TRUE(killed.wait_for_output("READY"));
         killed.kill(SIGKILL);
         (void)killed.wait();
-        // The run died with its cordon; what it made is still there.
-        ASSERT_TRUE(fs::exists(workspace_ / ".vscode" / "tasks.json"));
+        // The run died with its cordon, its window unjudged. The next cordon, whatever it runs,
+        // judges the window first and says so beside its own record. (Another cordon of this user
+        // that starts meanwhile, in a test beside this one, may be the one that takes it: then it
+        // is gone all the same, once that one is done.)
         const cli_result next = cordon({"run", "--json", "-c", "true"});
         EXPECT_EQ(next.exit_code, 0) << next.err;
+        const json record = json::parse(next.out);
+        EXPECT_EQ(record["sandbox"]["denied"], false) << "not this run's doing: " << next.out;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (fs::exists(workspace_ / ".vscode") && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
         EXPECT_FALSE(fs::exists(workspace_ / ".vscode")) << next.out;
         EXPECT_EQ(on_host(workspace_ / "sub", "git status"), 0);
         EXPECT_FALSE(fs::exists(marker)) << "the killed run's fsmonitor ran on the host";
@@ -189,9 +202,10 @@ TEST_F(Protection, ACordonKilledMidRunLeavesItsJudgementToTheNextOne) {
 // the empty workspace, `npm init`. `ls -a` shows what is there, and nothing else.
 TEST_F(Protection, EverydayWorkInAFreshWorkspaceTakesNothing) {
     const fs::path library = scratch_ / "library";
-    ASSERT_EQ(on_host(scratch_.path(), "git init -q library && cd library && git config user.email t@t "
-                                "&& git config user.name t && echo lib > lib && git add lib && "
-                                "git commit -qm lib"),
+    ASSERT_EQ(on_host(scratch_.path(),
+                      "git init -q library && cd library && git config user.email t@t "
+                      "&& git config user.name t && echo lib > lib && git add lib && "
+                      "git commit -qm lib"),
               0);
     for (const auto backend : every_real_backend) {
         SCOPED_TRACE(std::string(to_string(backend)));
@@ -206,9 +220,10 @@ TEST_F(Protection, EverydayWorkInAFreshWorkspaceTakesNothing) {
         cli_result made = cordon(
             {"run", "--json", "--backend", std::string(backend_flag(backend)), "--mode",
              "workspace-write", "-c",
-             identity + "set -e; ls -a; git init -q . && echo a > a && git add a && "
-                        "git commit -qm one && git checkout -qb feature && "
-                        "git -c protocol.file.allow=always submodule add -q " +
+             identity +
+                 "set -e; ls -a; git init -q . && echo a > a && git add a && "
+                 "git commit -qm one && git checkout -qb feature && "
+                 "git -c protocol.file.allow=always submodule add -q " +
                  library.string() +
                  " lib && git commit -qm lib && git worktree add -q wt && "
                  "git -C wt commit -q --allow-empty -m in-worktree && npm init -y >/dev/null && "
@@ -220,8 +235,9 @@ TEST_F(Protection, EverydayWorkInAFreshWorkspaceTakesNothing) {
             << "ls -a in an empty workspace shows no phantom name: " << made.out;
         EXPECT_EQ(record["sandbox"]["denied"], false) << made.out;
         EXPECT_TRUE(record["sandbox"]["policy"]["judged"]["neutralized"].empty()) << made.out;
-        EXPECT_EQ(on_host(fresh, "git log --oneline feature | wc -l | grep -qx 2 && "
-                                 "git submodule status lib && git worktree list | grep -q wt"),
+        EXPECT_EQ(on_host(fresh,
+                          "git log --oneline feature | wc -l | grep -qx 2 && "
+                          "git submodule status lib && git worktree list | grep -q wt"),
                   0);
 
         cli_result clone = cordon({"run", "--json", "--backend", std::string(backend_flag(backend)),

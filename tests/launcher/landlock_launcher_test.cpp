@@ -414,12 +414,12 @@ TEST_F(ConfinedLauncherTest, ExtraLayersLeaveRenamesBetweenDirectoriesAlone) {
     fs::create_directories(tree / "a");
     fs::create_directories(tree / "b");
     fs::create_directories(dir_ / "outside");
-    const std::string script =
-        "cd '" + tree.string() + "' && echo x > a/f && ln a/f b/linked && mv a/f b/moved && "
-        "mkdir -p a/d && mv a/d b/ && echo RENAMED; mv b/moved '" + (dir_ / "outside").string() +
-        "/' 2>/dev/null && echo ESCAPED; true";
-    for (const std::vector<std::string>& layer :
-         {std::vector<std::string>{"--report-ending"}, std::vector<std::string>{"--deny-sockets"}}) {
+    const std::string script = "cd '" + tree.string() +
+                               "' && echo x > a/f && ln a/f b/linked && mv a/f b/moved && "
+                               "mkdir -p a/d && mv a/d b/ && echo RENAMED; mv b/moved '" +
+                               (dir_ / "outside").string() + "/' 2>/dev/null && echo ESCAPED; true";
+    for (const std::vector<std::string>& layer : {std::vector<std::string>{"--report-ending"},
+                                                  std::vector<std::string>{"--deny-sockets"}}) {
         SCOPED_TRACE(layer.front());
         if (layer.front() == "--deny-sockets" && abi_ < landlock::network_abi) continue;
         fs::remove_all(tree / "b");

@@ -908,7 +908,10 @@ TEST(RecordJson, EveryStringFieldKeepsBytesThatAreNotUtf8) {
     ran.sandbox.writable_roots = {planted[3]};
     ran.sandbox.protected_paths = {planted[4]};
     ran.sandbox.judged = sandbox::judgement_report{
-        "scan", {{planted[5], planted[5], sandbox::neutral_action::quarantined, planted[5]}}, {}};
+        "scan",
+        {{planted[5], planted[5], sandbox::neutral_action::quarantined, planted[5]}},
+        {},
+        {{planted[5], planted[5], sandbox::neutral_action::removed, ""}}};
     ran.sandbox.hidden_paths = {planted[6]};
     ran.sandbox.gaps = {planted[7]};
     run_record refused;

@@ -364,7 +364,7 @@ TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
     const auto found = judge_abandoned_windows(journal, base / "quarantine");
     ASSERT_EQ(found.size(), 1U);
     EXPECT_EQ(found[0].path, (root / ".envrc").string());
-    EXPECT_THAT(found[0].what, HasSubstr("cordon died"));
+    EXPECT_THAT(found[0].what, HasSubstr("a protected name (.envrc)"));
     EXPECT_FALSE(fs::exists(root / ".envrc"));
     EXPECT_TRUE(fs::is_empty(journal));
     EXPECT_TRUE(judge_abandoned_windows(journal, base / "quarantine").empty());
