@@ -67,18 +67,22 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
     if (facts.enforcement) {
         json judged;
         if (facts.judged) {
-            json neutralized = json::array();
-            for (const sandbox::neutralized_path& path : facts.judged->neutralized) {
-                neutralized.push_back(
-                    {{"path", path.path},
-                     {"what", path.what},
-                     {"action", sandbox::to_string(path.action)},
-                     {"keptAt", path.kept_at.empty() ? json() : json(path.kept_at)}});
-            }
+            const auto paths = [](const std::vector<sandbox::neutralized_path>& taken) {
+                json listed = json::array();
+                for (const sandbox::neutralized_path& path : taken) {
+                    listed.push_back(
+                        {{"path", path.path},
+                         {"what", path.what},
+                         {"action", sandbox::to_string(path.action)},
+                         {"keptAt", path.kept_at.empty() ? json() : json(path.kept_at)}});
+                }
+                return listed;
+            };
             judged =
                 json{{"by", facts.judged->by.empty() ? json() : json(facts.judged->by)},
-                     {"neutralized", std::move(neutralized)},
-                     {"failure", facts.judged->failure ? json(*facts.judged->failure) : json()}};
+                     {"neutralized", paths(facts.judged->neutralized)},
+                     {"failure", facts.judged->failure ? json(*facts.judged->failure) : json()},
+                     {"abandoned", paths(facts.judged->abandoned)}};
         }
         out["policy"] = json{{"writableRoots", facts.writable_roots},
                              {"tmp", facts.tmp ? json(sandbox::to_string(*facts.tmp)) : json()},

@@ -758,6 +758,36 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     EXPECT_TRUE(json["stdout"]["bytes"].is_number_unsigned());
 }
 
+// What the judgement of a workspace-write run took, as the record says it: each path with what it
+// is, the action and where the original went; what dead cordons had left beside it.
+TEST(RecordJson, TheJudgementOfWhatARunLeft) {
+    run_record record;
+    record.sandbox.mode = sandbox_mode::workspace_write;
+    record.sandbox.enforcement = sandbox::enforcement::full;
+    record.sandbox.denied = true;
+    record.sandbox.judged = sandbox::judgement_report{
+        "fanotify",
+        {{"/w/sub/.git/hooks/pre-commit", "a git hook", sandbox::neutral_action::quarantined,
+          "/q/w/sub/.git/hooks/pre-commit"},
+         {"/w/sub/.git/config", "core.fsmonitor ...", sandbox::neutral_action::rewritten, ""}},
+        std::nullopt,
+        {{"/w/.envrc", "a protected name (.envrc)", sandbox::neutral_action::removed, ""}}};
+    const auto json = to_json(record)["sandbox"]["policy"]["judged"];
+    EXPECT_EQ(keys_of(json), (std::set<std::string>{"by", "neutralized", "failure", "abandoned"}));
+    EXPECT_EQ(json["by"], "fanotify");
+    EXPECT_TRUE(json["failure"].is_null());
+    ASSERT_EQ(json["neutralized"].size(), 2U);
+    EXPECT_EQ(keys_of(json["neutralized"][0]),
+              (std::set<std::string>{"path", "what", "action", "keptAt"}));
+    EXPECT_EQ(json["neutralized"][0]["action"], "quarantined");
+    EXPECT_EQ(json["neutralized"][0]["keptAt"], "/q/w/sub/.git/hooks/pre-commit");
+    EXPECT_EQ(json["neutralized"][1]["action"], "rewritten");
+    EXPECT_TRUE(json["neutralized"][1]["keptAt"].is_null());
+    ASSERT_EQ(json["abandoned"].size(), 1U);
+    EXPECT_EQ(json["abandoned"][0]["path"], "/w/.envrc");
+    EXPECT_EQ(json["abandoned"][0]["action"], "removed");
+}
+
 TEST(RecordJson, SignalNamesAndSpillPaths) {
     run_record record;
     record.outcome.signal = SIGTERM;
