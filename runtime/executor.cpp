@@ -147,6 +147,10 @@ void add_proxy_report(sandbox::network_facts& facts, proxy::session_report repor
 
 }  // namespace
 
+void executor::judge_on(boost::asio::any_io_executor where) {
+    judge_on_ = std::move(where);
+}
+
 run_record sandbox_unavailable_record(sandbox::sandbox_mode mode, runner_failure failure) {
     run_record record;
     record.sandbox.mode = mode;
@@ -396,83 +400,131 @@ preparation executor::prepare(run_request request) const {
     return preparation(std::in_place_type<prepared_run>, std::move(prepared));
 }
 
-run_handle executor::launch(prepared_run run, std::function<void(run_record)> done) {
-    process_spec& spec = *run.spec_;
-    const sandbox::sandbox_mode mode = run.mode_;
-    const std::chrono::milliseconds timeout = run.timeout_;
-    auto on_done = [done = std::move(done), confined = std::move(run.confined_), mode, timeout,
-                    writable = std::move(run.writable_roots_), tmp = run.tmp_, provider = provider_,
-                    in_child = spec.confinement != nullptr, spawned = spec.argv.front(),
-                    network_denied = run.network_denied_, proxy = std::move(run.proxy_session_),
-                    command = std::move(run.command_)](process_outcome outcome) mutable {
-        // Every process of the run is gone: the proxy has served the last connection it will.
-        std::optional<proxy::session_report> proxied;
-        if (proxy) proxied = proxy->report();
-        proxy.reset();
-        const bool proxy_blocked =
-            proxied && (!proxied->blocked.empty() || proxied->blocked_more != 0);
-        const classify::verdict verdict = classify::decide(
-            outcome, {confined ? &*confined : nullptr, spawned, outcome.stderr_output.text, command,
-                      in_child, network_denied, proxy_blocked});
-        // Every process of the run is gone: what it left on the host (a private /tmp) goes now,
-        // and what it left in its writable roots is judged.
-        if (confined) confined->residue.clear();
-        std::optional<sandbox::judgement_report> judged;
-        if (confined && confined->judgement) {
-            judged = confined->judgement->finish();
-            confined->judgement.reset();
-        }
-        if (verdict.outcome.kind == outcome_kind::runner_failed) {
-            // The command never ran: the record says what the fail-closed contract's error says.
-            spdlog::debug("runner failure under {}: {}", sandbox::to_string(mode),
-                          verdict.outcome.message);
-            if (confined) provider->runner_failed(*confined);
-            run_record record =
-                sandbox_unavailable_record(mode, verdict.outcome.runner.value_or(runner_failure{}));
-            record.timeout = timeout;
-            record.duration_ms = outcome.duration_ms;
-            record.limits = outcome.limits_applied;
-            record.limits_hit = outcome.limits_hit;
-            done(std::move(record));
-            return;
-        }
-        run_record record;
-        record.outcome = verdict.outcome;
-        record.timeout = timeout;
+namespace {
+
+// What a run's record is made of once every process of it is gone.
+struct ended_run {
+    std::function<void(run_record)> done;
+    std::optional<sandbox::confined_argv> confined;
+    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    std::chrono::milliseconds timeout{0};
+    std::vector<std::string> writable_roots;
+    sandbox::tmp_policy tmp = sandbox::tmp_policy::private_tmp;
+    std::shared_ptr<sandbox::provider> provider;
+    std::optional<proxy::session_report> proxied;
+    classify::verdict verdict;
+    process_outcome outcome;
+};
+
+// Builds the record and hands it to `done`, with what the judgement of the run's leavings took.
+void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
+    const classify::verdict& verdict = ended.verdict;
+    process_outcome& outcome = ended.outcome;
+    if (verdict.outcome.kind == outcome_kind::runner_failed) {
+        // The command never ran: the record says what the fail-closed contract's error says.
+        spdlog::debug("runner failure under {}: {}", sandbox::to_string(ended.mode),
+                      verdict.outcome.message);
+        if (ended.confined) ended.provider->runner_failed(*ended.confined);
+        run_record record = sandbox_unavailable_record(
+            ended.mode, verdict.outcome.runner.value_or(runner_failure{}));
+        record.timeout = ended.timeout;
         record.duration_ms = outcome.duration_ms;
-        record.sandbox.mode = mode;
-        record.sandbox.denied = verdict.denied;
-        record.sandbox.network_denied = verdict.network_denied;
-        if (confined) {
-            record.sandbox.enforcement = confined->level;
-            record.sandbox.backend = confined->backend;
-            record.sandbox.gaps = confined->gaps;
-            record.sandbox.quotas_per_run = confined->quotas_per_run;
-            record.sandbox.network = confined->network;
-            if (proxied) add_proxy_report(*record.sandbox.network, std::move(*proxied));
-            if (mode == sandbox::sandbox_mode::workspace_write) {
-                record.sandbox.writable_roots = std::move(writable);
-                record.sandbox.tmp = tmp;
-            }
-            record.sandbox.protected_paths = std::move(confined->protected_paths);
-            record.sandbox.hidden_paths = std::move(confined->hidden_paths);
-            if (judged) {
-                // What would have run outside the sandbox later was stopped: a denial, after
-                // the fact.
-                if (!judged->neutralized.empty()) record.sandbox.denied = true;
-                record.sandbox.judged = std::move(judged);
-            }
-        } else {
-            record.sandbox.network = sandbox::network_facts{};  // the host's: allow, none
-        }
         record.limits = outcome.limits_applied;
         record.limits_hit = outcome.limits_hit;
-        // What a runner printed before the command could start is not the command's output.
-        if (record.outcome.started()) {
-            record.stdout_output = std::move(outcome.stdout_output);
-            record.stderr_output = std::move(outcome.stderr_output);
+        ended.done(std::move(record));
+        return;
+    }
+    run_record record;
+    record.outcome = verdict.outcome;
+    record.timeout = ended.timeout;
+    record.duration_ms = outcome.duration_ms;
+    record.sandbox.mode = ended.mode;
+    record.sandbox.denied = verdict.denied;
+    record.sandbox.network_denied = verdict.network_denied;
+    if (sandbox::confined_argv* confined = ended.confined ? &*ended.confined : nullptr) {
+        record.sandbox.enforcement = confined->level;
+        record.sandbox.backend = confined->backend;
+        record.sandbox.gaps = confined->gaps;
+        record.sandbox.quotas_per_run = confined->quotas_per_run;
+        record.sandbox.network = confined->network;
+        if (ended.proxied) add_proxy_report(*record.sandbox.network, std::move(*ended.proxied));
+        if (ended.mode == sandbox::sandbox_mode::workspace_write) {
+            record.sandbox.writable_roots = std::move(ended.writable_roots);
+            record.sandbox.tmp = ended.tmp;
         }
-        done(std::move(record));
+        record.sandbox.protected_paths = std::move(confined->protected_paths);
+        record.sandbox.hidden_paths = std::move(confined->hidden_paths);
+        if (judged) {
+            // What would have run outside the sandbox later was stopped: a denial, after the
+            // fact.
+            if (!judged->neutralized.empty()) record.sandbox.denied = true;
+            record.sandbox.judged = std::move(judged);
+        }
+    } else {
+        record.sandbox.network = sandbox::network_facts{};  // the host's: allow, none
+    }
+    record.limits = outcome.limits_applied;
+    record.limits_hit = outcome.limits_hit;
+    // What a runner printed before the command could start is not the command's output.
+    if (record.outcome.started()) {
+        record.stdout_output = std::move(outcome.stdout_output);
+        record.stderr_output = std::move(outcome.stderr_output);
+    }
+    ended.done(std::move(record));
+}
+
+}  // namespace
+
+run_handle executor::launch(prepared_run run, std::function<void(run_record)> done) {
+    process_spec& spec = *run.spec_;
+    ended_run ended;
+    ended.done = std::move(done);
+    ended.confined = std::move(run.confined_);
+    ended.mode = run.mode_;
+    ended.timeout = run.timeout_;
+    ended.writable_roots = std::move(run.writable_roots_);
+    ended.tmp = run.tmp_;
+    ended.provider = provider_;
+    auto on_done = [ended = std::move(ended), in_child = spec.confinement != nullptr,
+                    spawned = spec.argv.front(), network_denied = run.network_denied_,
+                    proxy = std::move(run.proxy_session_), command = std::move(run.command_),
+                    io = io_, judge_on = judge_on_](process_outcome outcome) mutable {
+        // Every process of the run is gone: the proxy has served the last connection it will.
+        if (proxy) ended.proxied = proxy->report();
+        proxy.reset();
+        const bool proxy_blocked =
+            ended.proxied && (!ended.proxied->blocked.empty() || ended.proxied->blocked_more != 0);
+        sandbox::confined_argv* confined = ended.confined ? &*ended.confined : nullptr;
+        ended.verdict =
+            classify::decide(outcome, {confined, spawned, outcome.stderr_output.text, command,
+                                       in_child, network_denied, proxy_blocked});
+        ended.outcome = std::move(outcome);
+        // What the run left on the host (a private /tmp) goes now; what it left in its writable
+        // roots is judged before the record is delivered.
+        std::shared_ptr<sandbox::run_judgement> judgement;
+        if (confined) {
+            confined->residue.clear();
+            judgement = std::move(confined->judgement);
+        }
+        if (!judgement) {
+            deliver(std::move(ended), std::nullopt);
+        } else if (!judge_on) {
+            sandbox::judgement_report judged = judgement->finish();
+            judgement.reset();
+            deliver(std::move(ended), std::move(judged));
+        } else {
+            // Judged where the host does blocking work, so that a scan of a large tree holds up
+            // no other run's output; the record follows on the event loop.
+            boost::asio::post(*judge_on, [judgement = std::move(judgement),
+                                          ended = std::move(ended), io]() mutable {
+                sandbox::judgement_report judged = judgement->finish();
+                judgement.reset();
+                boost::asio::post(io,
+                                  [ended = std::move(ended), judged = std::move(judged)]() mutable {
+                                      deliver(std::move(ended), std::move(judged));
+                                  });
+            });
+        }
     };
     return start_process(io_, std::move(spec), std::move(on_done));
 }

@@ -112,6 +112,9 @@ supervisor::supervisor(std::shared_ptr<sandbox::provider> provider, supervisor_o
     run_options.protected_paths.push_back(spill_->root() / "cordon-spill-*");
     executor_ =
         std::make_unique<executor>(loop_->io.get_executor(), std::move(provider), run_options);
+    // What a job left is judged beside the preparations, off the loop: every job's output keeps
+    // flowing meanwhile. A job settles only once judged, so the pool outlives every judgement.
+    executor_->judge_on(loop_->preparers.get_executor());
 }
 
 supervisor::~supervisor() {

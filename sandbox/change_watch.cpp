@@ -21,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -38,8 +39,10 @@ namespace {
 // Entries (a directory and a name) a watch keeps; a run that changes more is scanned instead.
 constexpr std::size_t most_names = 1'000'000;
 
+// FAN_CLOSE_WRITE as well as FAN_MODIFY: a write through a shared mapping raises no FAN_MODIFY,
+// but the file was opened for writing, and its closing is reported.
 constexpr std::uint64_t watched_events =
-    FAN_CREATE | FAN_MOVED_TO | FAN_MODIFY | FAN_ATTRIB | FAN_ONDIR;
+    FAN_CREATE | FAN_MOVED_TO | FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_ONDIR;
 
 bool not_before(const struct statx_timestamp& t, const timespec& since) {
     return t.tv_sec > since.tv_sec ||
@@ -66,7 +69,8 @@ struct change_watch::state {
     std::mutex mutex;
     // fsid + handle type + handle -> the names changed in that directory ("." for itself)
     std::map<std::string, std::set<std::string>> names;
-    std::set<std::pair<std::string, std::string>> moved;  // directories renamed in
+    std::set<std::pair<std::string, std::string>> moved;    // directories renamed in
+    std::set<std::pair<std::string, std::string>> written;  // files written
     std::size_t count = 0;
     std::optional<std::string> lost;
 
@@ -84,57 +88,75 @@ struct change_watch::state {
             }
             if (got == 0) return true;
             std::lock_guard lock(mutex);
-            ssize_t left = got;
-            for (auto* event = reinterpret_cast<const fanotify_event_metadata*>(buffer);
-                 FAN_EVENT_OK(event, left); event = FAN_EVENT_NEXT(event, left)) {
-                take(*event);
+            // The records are read by copy, field by field: nothing here relies on their
+            // alignment in the buffer.
+            const auto size = static_cast<std::size_t>(got);
+            for (std::size_t at = 0; at + sizeof(fanotify_event_metadata) <= size;) {
+                fanotify_event_metadata event{};
+                std::memcpy(&event, buffer + at, sizeof event);
+                if (event.event_len < sizeof event || at + event.event_len > size) break;
+                take(event, std::string_view(buffer + at, event.event_len));
+                at += event.event_len;
             }
         }
     }
 
-    void take(const fanotify_event_metadata& event) {
+    // One event: its directory's handle and the entry's name, kept until finish().
+    void take(const fanotify_event_metadata& event, std::string_view record) {
+        if (event.fd >= 0) ::close(event.fd);
+        if (lost) return;  // the answer is the scan's already: nothing more to keep
         if (event.vers != FANOTIFY_METADATA_VERSION) {
             lost = "fanotify events of another version";
             return;
         }
-        if (event.fd >= 0) ::close(event.fd);
         if ((event.mask & FAN_Q_OVERFLOW) != 0) {
             lost = "the kernel's fanotify queue overflowed";
             return;
         }
-        const char* at = reinterpret_cast<const char*>(&event) + event.metadata_len;
-        const char* end = reinterpret_cast<const char*>(&event) + event.event_len;
-        while (at + sizeof(fanotify_event_info_header) <= end) {
-            const auto* header = reinterpret_cast<const fanotify_event_info_header*>(at);
-            if (header->len < sizeof *header || at + header->len > end) break;
-            const auto type = header->info_type;
-            if (type == FAN_EVENT_INFO_TYPE_DFID_NAME || type == FAN_EVENT_INFO_TYPE_DFID ||
-                type == FAN_EVENT_INFO_TYPE_FID) {
-                const auto* info = reinterpret_cast<const fanotify_event_info_fid*>(at);
-                const auto* handle = reinterpret_cast<const file_handle*>(info->handle);
-                const char* handle_end =
-                    reinterpret_cast<const char*>(handle->f_handle) + handle->handle_bytes;
-                if (handle_end > at + header->len) break;
-                std::string key(reinterpret_cast<const char*>(&info->fsid), sizeof info->fsid);
-                key.append(reinterpret_cast<const char*>(&handle->handle_type),
-                           sizeof handle->handle_type);
-                key.append(reinterpret_cast<const char*>(handle->f_handle), handle->handle_bytes);
-                std::string name = ".";
-                if (type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
-                    name.assign(handle_end,
-                                strnlen(handle_end,
-                                        static_cast<std::size_t>(at + header->len - handle_end)));
-                }
-                if (name.empty() || name.find('/') != std::string::npos) name = ".";
-                if (names[key].insert(name).second && ++count > most_names) {
-                    lost = "more than " + std::to_string(most_names) + " entries changed";
-                }
-                if ((event.mask & FAN_MOVED_TO) != 0 && (event.mask & FAN_ONDIR) != 0 &&
-                    name != ".") {
-                    moved.emplace(key, name);
-                }
+        for (std::size_t at = event.metadata_len;
+             at + sizeof(fanotify_event_info_header) <= record.size();) {
+            fanotify_event_info_header header{};
+            std::memcpy(&header, record.data() + at, sizeof header);
+            if (header.len < sizeof header || at + header.len > record.size()) break;
+            const std::string_view info = record.substr(at, header.len);
+            at += header.len;
+            const auto type = header.info_type;
+            if (type != FAN_EVENT_INFO_TYPE_DFID_NAME && type != FAN_EVENT_INFO_TYPE_DFID &&
+                type != FAN_EVENT_INFO_TYPE_FID) {
+                continue;
             }
-            at += header->len;
+            // fanotify_event_info_fid: the header, the fsid, then a file_handle (its byte count,
+            // its type, its bytes) and, for DFID_NAME, the entry's name.
+            const std::size_t fsid_at = sizeof header;
+            const std::size_t handle_at = fsid_at + sizeof(__kernel_fsid_t);
+            if (handle_at + sizeof(file_handle) > info.size()) continue;
+            file_handle handle{};
+            std::memcpy(&handle, info.data() + handle_at, sizeof handle);
+            const std::size_t bytes_at = handle_at + sizeof(file_handle);
+            if (bytes_at + handle.handle_bytes > info.size()) continue;
+            std::string key(info.substr(fsid_at, sizeof(__kernel_fsid_t)));
+            key.append(reinterpret_cast<const char*>(&handle.handle_type),
+                       sizeof handle.handle_type);
+            key.append(info.substr(bytes_at, handle.handle_bytes));
+            std::string name = ".";
+            if (type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
+                const std::string_view rest = info.substr(bytes_at + handle.handle_bytes);
+                name.assign(rest.substr(0, rest.find('\0')));
+            }
+            if (name.empty() || name.find('/') != std::string::npos) name = ".";
+            if (names[key].insert(name).second && ++count > most_names) {
+                lost = "more than " + std::to_string(most_names) + " entries changed";
+                names.clear();
+                moved.clear();
+                written.clear();
+                return;
+            }
+            if ((event.mask & FAN_MOVED_TO) != 0 && (event.mask & FAN_ONDIR) != 0 && name != ".") {
+                moved.emplace(key, name);
+            }
+            if ((event.mask & (FAN_MODIFY | FAN_CLOSE_WRITE)) != 0 && name != ".") {
+                written.emplace(key, name);
+            }
         }
     }
 
@@ -229,17 +251,21 @@ std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
     s->stop.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!s->stop) return std::string("eventfd: ") + std::strerror(errno);
     state* raw = s.get();
-    s->reader = std::thread([raw] {
-        pollfd fds[2] = {{raw->fanotify.get(), POLLIN, 0}, {raw->stop.get(), POLLIN, 0}};
-        for (;;) {
-            if (::poll(fds, 2, -1) < 0) {
-                if (errno == EINTR) continue;
-                return;
+    try {
+        s->reader = std::thread([raw] {
+            pollfd fds[2] = {{raw->fanotify.get(), POLLIN, 0}, {raw->stop.get(), POLLIN, 0}};
+            for (;;) {
+                if (::poll(fds, 2, -1) < 0) {
+                    if (errno == EINTR) continue;
+                    return;
+                }
+                if ((fds[1].revents & POLLIN) != 0) return;
+                if (!raw->drain()) return;
             }
-            if ((fds[1].revents & POLLIN) != 0) return;
-            if (!raw->drain()) return;
-        }
-    });
+        });
+    } catch (const std::system_error& error) {
+        return std::string("cannot start the fanotify reader: ") + error.what();
+    }
     return std::unique_ptr<change_watch>(new change_watch(std::move(s)));
 }
 
@@ -258,6 +284,16 @@ std::variant<change_set, std::string> change_watch::finish() {
             const fs::path path = name == "." ? *dir : *dir / name;
             out.paths.push_back(path);
             if (state_->moved.contains({key, name})) out.moved.push_back(path);
+            if (!state_->written.contains({key, name})) continue;
+            // A file of several names written under one: its other names (a protected one,
+            // perhaps) changed too, and no event says where they are. The scan finds them (their
+            // change time moved).
+            struct statx st {};
+            if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+                        STATX_TYPE | STATX_NLINK, &st) == 0 &&
+                S_ISREG(st.stx_mode) && st.stx_nlink > 1) {
+                return "a file with several names was written: " + path.string();
+            }
         }
     }
     return out;
@@ -373,7 +409,8 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
         std::vector<std::pair<fs::path, std::optional<struct statx>>> pending;
         pending.emplace_back(root, std::nullopt);
         while (!pending.empty()) {
-            auto [dir, known] = std::move(pending.back());
+            const fs::path dir = std::move(pending.back().first);
+            const std::optional<struct statx> known = pending.back().second;
             pending.pop_back();
             const bool is_root = dir == root;
             unique_fd fd;

@@ -151,6 +151,8 @@ public:
     }
 
     std::vector<neutralized_path> act() {
+        for (const fs::path& git : whole_)
+            judge_whole(git);
         for (const fs::path& dir : hook_directories_) {
             const statx_result st = look(dir);
             if (!st.exists) continue;
@@ -287,6 +289,13 @@ private:
         if (part == inside.end()) return;
         const std::string first = part->string();
         const bool alone = std::next(part) == inside.end();
+        // A git directory that became one in the run (its objects or refs made, a commondir
+        // added): what it held before, planted by an earlier run while it was none, is judged
+        // whole now. git's own work in an existing repository never makes these.
+        if (alone && (first == "objects" || first == "refs" || first == "commondir") &&
+            (first == "commondir" || is_new(path))) {
+            whole_.insert(*git);
+        }
         if (first == "config" && alone && config_) configs_.insert(path);
         if (first == "config.worktree" && alone && worktree_config_) configs_.insert(path);
         if (first == "commondir" && alone && commondir_) commondirs_.insert(path);
@@ -296,6 +305,28 @@ private:
             } else if (std::distance(inside.begin(), inside.end()) == 2) {
                 hooks_found_.insert(path);
             }
+        }
+    }
+
+    // Every part of the git directory `git` that runs or redirects anything, changed or not, and
+    // those of the repository its commondir names.
+    void judge_whole(const fs::path& git) {
+        if (!root_of(git)) return;
+        for (fs::path at = git, next; !at.empty(); at = next) {
+            next.clear();
+            if (config_) configs_.insert(at / "config");
+            if (worktree_config_) configs_.insert(at / "config.worktree");
+            if (hooks_) hook_directories_.insert(at / "hooks");
+            if (commondir_) commondirs_.insert(at / "commondir");
+            if (at != git) break;  // one hop: a commondir names no further one
+            unique_fd dir = open_directory_no_symlinks(at);
+            const auto text =
+                dir ? read_regular_file(dir.get(), "commondir", config_limit) : std::nullopt;
+            if (!text) break;
+            fs::path common = first_line(*text);
+            if (common.is_relative()) common = at / common;
+            common = canonical_path(common);
+            if (common != at && root_of(common)) next = common;
         }
     }
 
@@ -351,7 +382,13 @@ private:
             const auto content =
                 dir ? read_regular_file(dir.get(), name, hook_limit) : std::nullopt;
             if (content) {
-                if (!templates_) templates_ = hook_template_directories();
+                if (!templates_) {
+                    // A template the run could have written vouches for nothing.
+                    templates_ = hook_template_directories();
+                    std::erase_if(*templates_, [this](const fs::path& place) {
+                        return root_of(place).has_value();
+                    });
+                }
                 for (const fs::path& templates : *templates_) {
                     unique_fd template_dir = open_directory_no_symlinks(templates);
                     if (!template_dir) continue;
@@ -382,7 +419,7 @@ private:
         std::vector<git_config::entry> drop;
         std::string keys;
         for (const git_config::entry& e : std::get<std::vector<git_config::entry>>(parsed)) {
-            if (!git_config::offence(e, kind)) continue;
+            if (!git_config::offence(e, kind) && !worktree_elsewhere(e, file)) continue;
             const std::string key = e.key();
             if (keys.find(key) == std::string::npos) keys += (keys.empty() ? "" : ", ") + key;
             drop.push_back(e);
@@ -392,10 +429,11 @@ private:
         // What is left must read, and hold nothing more to take: else the file goes whole.
         const auto again = git_config::parse(rewritten);
         const auto* left = std::get_if<std::vector<git_config::entry>>(&again);
-        const bool clean = left != nullptr && std::none_of(left->begin(), left->end(),
-                                                           [kind](const git_config::entry& e) {
-                                                               return git_config::offence(e, kind);
-                                                           });
+        const bool clean =
+            left != nullptr &&
+            std::none_of(left->begin(), left->end(), [&](const git_config::entry& e) {
+                return git_config::offence(e, kind) || worktree_elsewhere(e, file);
+            });
         const std::string why = keys + " in " + what +
                                 ": not known to be inert, git could run what they name outside "
                                 "the sandbox";
@@ -410,6 +448,18 @@ private:
             return;
         }
         record(file, why, neutral_action::rewritten, std::move(kept_at));
+    }
+
+    // core.worktree of a git directory's configuration (`file`) that leads out of the writable
+    // roots: git would check files out there, into the host's tree, when the user runs it in the
+    // repository. A submodule's leads into its superproject's tree, which stays.
+    [[nodiscard]] bool worktree_elsewhere(const git_config::entry& e, const fs::path& file) const {
+        if (e.section != "core" || e.has_subsection || e.name != "worktree" || !e.value) {
+            return false;
+        }
+        fs::path tree = *e.value;
+        if (tree.is_relative()) tree = file.parent_path() / tree;
+        return !root_of(canonical_path(tree));
     }
 
     void judge_commondir(const fs::path& file) {
@@ -486,7 +536,7 @@ private:
     std::vector<fs::path> moved_;
     std::map<fs::path, bool> git_directories_;
     std::set<fs::path> hook_directories_, hooks_found_, configs_, user_configs_, gitmodules_files_,
-        commondirs_;
+        commondirs_, whole_;
     std::map<fs::path, std::set<fs::path>> names_;
     std::optional<std::vector<fs::path>> templates_;
     std::vector<neutralized_path> out_;

@@ -376,8 +376,8 @@ bool is_git_directory(const fs::path& dir) {
         return ::lstat((dir / name).c_str(), &part) == 0 &&
                (directory ? S_ISDIR(part.st_mode) : !S_ISDIR(part.st_mode));
     };
-    return has("HEAD", false) &&
-           ((has("objects", true) && has("refs", true)) || has("commondir", false));
+    // Not HEAD: a command can leave everything else and add HEAD in a later run.
+    return (has("objects", true) && has("refs", true)) || has("commondir", false);
 }
 
 std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {

@@ -58,8 +58,9 @@ struct path_plan {
 // The plan for `policy` (a confined mode), or why the policy cannot be used (one line).
 [[nodiscard]] std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy);
 
-// Whether the directory `dir` is a git directory as git recognises one: `HEAD`, and `objects` and
-// `refs` or a `commondir` to take them from; or any directory named `.git`.
+// Whether the directory `dir` is, or becomes with one more file, a git directory as git recognises
+// one: `objects` and `refs`, or a `commondir` to take them from (git also wants a `HEAD`, which a
+// command could add in a later run); or any directory named `.git`.
 [[nodiscard]] bool is_git_directory(const std::filesystem::path& dir);
 
 }  // namespace cordon::sandbox

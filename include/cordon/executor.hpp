@@ -126,6 +126,12 @@ public:
     // deliver (async_run() posts it to `done` on the event loop).
     [[nodiscard]] preparation prepare(run_request request) const;
     run_handle launch(prepared_run run, std::function<void(run_record)> done);
+    // Where what a workspace-write run left is judged once it is over (a scan of a large tree
+    // can take a while): work that may block, on `where` (a thread pool of the caller's, which
+    // must outlive every run), then the record on the event loop. Unset (the default), the
+    // judgement runs on the event loop before `done`. Call before the first run.
+    void judge_on(boost::asio::any_io_executor where);
+
     // The lifetime `request` gets: its own timeout, else the default, capped at the maximum.
     [[nodiscard]] std::chrono::milliseconds timeout_for(const run_request& request) const noexcept;
 
@@ -143,6 +149,7 @@ private:
     std::shared_ptr<cgroup_host> cgroups_;
     std::string no_cgroup_;
     std::shared_ptr<child_confinement_cache> confinements_;
+    std::optional<boost::asio::any_io_executor> judge_on_;
 };
 
 }  // namespace cordon::runtime

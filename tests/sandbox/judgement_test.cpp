@@ -215,6 +215,70 @@ TEST_F(Judgement, WhatGitMakesItselfIsLeftAlone) {
         ADD_FAILURE() << to_string(t.action) << " " << t.path << ": " << t.what;
 }
 
+// A git directory planted over two runs: the first leaves a configuration and a hook where there
+// is no git directory yet (nothing to judge then), the second makes it one. The second's judgement
+// takes what the first left, which it did not change itself.
+TEST_F(Judgement, AGitDirectoryMadeOverTwoRunsIsJudgedWhenItBecomesOne) {
+    ASSERT_EQ(sh(root_,
+                 "mkdir -p x/hooks sub && printf \"[core]\\n\\tfsmonitor = touch y\\n\" > "
+                 "x/config && printf \"#!/bin/sh\\n\" > x/hooks/pre-commit && "
+                 "echo gitdir: ../x > sub/.git"),
+              0);
+    quarantine away(away_home_);
+    auto first =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    EXPECT_TRUE(judge_changes(scope(), std::get<change_set>(first), away).empty());
+    test::write_file(base_ / "stamp2", "");
+    since_ = window_after(base_ / "stamp2");
+    ASSERT_EQ(sh(root_, "mkdir x/objects x/refs && echo ref: refs/heads/main > x/HEAD"), 0);
+    auto second =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    std::set<std::string> taken;
+    for (const auto& t : judge_changes(scope(), std::get<change_set>(second), away))
+        taken.insert(t.path);
+    EXPECT_THAT(taken, Contains((root_ / "x" / "config").string()));
+    EXPECT_THAT(taken, Contains((root_ / "x" / "hooks" / "pre-commit").string()));
+    EXPECT_THAT(test::read_file(root_ / "x" / "config"), Not(HasSubstr("fsmonitor")));
+}
+
+// core.worktree sends git's checkouts to another directory: one that leads out of the writable
+// roots is taken out; a submodule's, into its superproject's tree, stays.
+TEST_F(Judgement, ACoreWorktreeLeadingOutOfTheRootsIsTakenOut) {
+    ASSERT_EQ(sh(root_,
+                 "git init -q a && git init -q b && git -C a config core.worktree /etc && "
+                 "git -C b config core.worktree ../../b"),
+              0);
+    auto scanned =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    quarantine away(away_home_);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    ASSERT_EQ(taken.size(), 1U);
+    EXPECT_EQ(taken[0].path, (root_ / "a" / ".git" / "config").string());
+    EXPECT_EQ(taken[0].action, neutral_action::rewritten);
+    EXPECT_THAT(test::read_file(root_ / "a" / ".git" / "config"), Not(HasSubstr("worktree")));
+    EXPECT_THAT(test::read_file(root_ / "b" / ".git" / "config"), HasSubstr("worktree"));
+}
+
+// A hook is let stay when it is the template's own; a template in a writable root, which the run
+// could have written to match, vouches for nothing.
+TEST_F(Judgement, ATemplateTheRunCouldWriteVouchesForNothing) {
+    const fs::path home = base_ / "home";
+    fs::create_directories(home);
+    test::write_file(home / ".gitconfig",
+                     "[init]\n\ttemplateDir = " + (root_ / "tpl").string() + "\n");
+    test::scoped_env user_home("HOME", home.string());
+    ASSERT_EQ(sh(root_,
+                 "mkdir -p tpl/hooks && printf \"#!/bin/sh\\n\" > tpl/hooks/pre-commit && "
+                 "cp tpl/hooks/pre-commit nested/.git/hooks/pre-commit"),
+              0);
+    auto scanned =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    quarantine away(away_home_);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    ASSERT_EQ(taken.size(), 1U);
+    EXPECT_EQ(taken[0].path, (root_ / "nested" / ".git" / "hooks" / "pre-commit").string());
+}
+
 // A path kept for the run (bound read-only, or put back from a copy) is never judged.
 TEST_F(Judgement, KeptPathsAreNotJudged) {
     run_changes();
