@@ -1,6 +1,5 @@
 #include "sandbox/quarantine.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,10 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <span>
 #include <vector>
 
 #include "cordon/policy.hpp"
+#include "sandbox/directory_listing.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/protected_paths.hpp"
+#include "sandbox/write_all.hpp"
 
 namespace cordon::sandbox {
 
@@ -22,120 +25,425 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Deep enough for any tree a person makes; a deeper one is a command's trick and is not followed
-// (each level holds a descriptor).
-constexpr int deepest = 256;
-// What a copy across filesystems may take before the rest is removed instead of kept.
+// What a copy across filesystems may take before the rest is removed instead of kept. A person
+// looks at a quarantine by its paths: a tree deeper than `copy_deepest` is a command's trick, and
+// one whose paths exceed PATH_MAX could not be looked at.
 constexpr std::uint64_t copy_budget_bytes = std::uint64_t{64} << 20;
 constexpr std::uint64_t copy_budget_entries = 100'000;
+constexpr std::size_t copy_deepest = 128;
 
 std::string error_text(int error) {
     return std::strerror(error);
 }
 
-bool write_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-        const ssize_t wrote = ::write(fd, data.data(), data.size());
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) return false;
-        data.remove_prefix(static_cast<std::size_t>(wrote));
-    }
-    return true;
+// `name`, then `name.1`, `name.2`, ...: a second thing of the same name in one judgement.
+std::string numbered(const std::string& name, int attempt) {
+    return attempt == 0 ? name : name + "." + std::to_string(attempt);
 }
+constexpr int numbered_attempts = 100;
 
-// The names in the directory open (O_PATH or not) as `dir`, without "." and "..".
-std::optional<std::vector<std::string>> names_in(int dir) {
-    const int listed = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (listed < 0) return std::nullopt;
-    DIR* stream = ::fdopendir(listed);
-    if (stream == nullptr) {
-        ::close(listed);
-        return std::nullopt;
-    }
-    std::vector<std::string> out;
-    errno = 0;
-    while (const dirent* entry = ::readdir(stream)) {
-        const std::string_view name = entry->d_name;
-        if (name != "." && name != "..") out.emplace_back(name);
-    }
-    const bool failed = errno != 0;
-    ::closedir(stream);
-    if (failed) return std::nullopt;
-    return out;
-}
-
-std::optional<std::string> remove_tree_at(int dir, const std::string& name, int depth) {
-    struct stat st {};
-    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        return errno == ENOENT ? std::nullopt : std::optional(error_text(errno));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        if (depth >= deepest) return "nested more than " + std::to_string(deepest) + " deep";
-        unique_fd inner(::openat(dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (!inner) return error_text(errno);
-        const auto names = names_in(inner.get());
-        if (!names) return error_text(errno);
-        for (const std::string& child : *names) {
-            if (auto failed = remove_tree_at(inner.get(), child, depth + 1)) return failed;
-        }
-        if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-            return error_text(errno);
-        }
-        return std::nullopt;
-    }
-    if (::unlinkat(dir, name.c_str(), 0) != 0 && errno != ENOENT) return error_text(errno);
-    return std::nullopt;
-}
-
-struct copy_budget {
-    std::uint64_t bytes = copy_budget_bytes;
-    std::uint64_t entries = copy_budget_entries;
+// Which inode a directory is: what a walk going back up checks it arrived at.
+struct inode_id {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    bool operator==(const inode_id&) const = default;
 };
 
-// Copies the entry `name` of `from` to `to` (regular files, symlinks and directories; anything
-// else is left out). False when the budget ran out or a step failed.
-bool copy_tree_at(int from, int to, const std::string& name, copy_budget& budget, int depth) {
-    if (budget.entries == 0 || depth >= deepest) return false;
-    --budget.entries;
+inode_id identity_of(const struct stat& st) {
+    return {st.st_dev, st.st_ino};
+}
+
+// A directory on the way down: its name in its parent, which inode it is, and the entries still
+// to visit. Only the innermost directory of a walk is open, so that a tree thousands of levels
+// deep costs neither a descriptor nor a stack frame per level (the names cost what the tree
+// holds, once).
+struct walk_frame {
+    std::string name;
+    inode_id id;
+    std::vector<std::string> pending;
+};
+
+// The parent ("..") of the directory `dir`, which must be the directory `expected` the walk came
+// down from: another means the tree was moved under the walk, and it must not act wherever the
+// way up now leads. The reason when it cannot be opened or is another.
+std::variant<unique_fd, std::string> open_parent_checked(int dir, const inode_id& expected) {
+    unique_fd parent(::openat(dir, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
-    if (::fstatat(from, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
-    if (S_ISLNK(st.st_mode)) {
-        std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
-        const ssize_t got = ::readlinkat(from, name.c_str(), target.data(), target.size());
-        if (got < 0) return false;
-        target.resize(static_cast<std::size_t>(got));
-        return ::symlinkat(target.c_str(), to, name.c_str()) == 0;
+    if (!parent || ::fstat(parent.get(), &st) != 0) {
+        return "cannot go back up the tree: " + error_text(errno);
     }
-    if (S_ISREG(st.st_mode)) {
-        if (static_cast<std::uint64_t>(st.st_size) > budget.bytes) return false;
-        budget.bytes -= static_cast<std::uint64_t>(st.st_size);
-        unique_fd in(::openat(from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (identity_of(st) != expected) return std::string("the tree was moved while it was walked");
+    return parent;
+}
+
+// Gives the directory `dir` u+rwx when it is the effective uid's and lacks some of them: its owner
+// may, and a directory being removed keeps nothing worth its permissions. Through
+// /proc/self/fd/N, which names the directory itself whatever its path leads to now: fchmod refuses
+// an O_PATH descriptor, and fchmodat has no working AT_SYMLINK_NOFOLLOW (fchmodat(2)). True when
+// it was given; errno is left as it was.
+bool grant_owner_rights(int dir) {
+    const int saved = errno;
+    struct stat st {};
+    bool granted = false;
+    if (::fstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+        (st.st_mode & S_IRWXU) != S_IRWXU) {
+        const std::string self = "/proc/self/fd/" + std::to_string(dir);
+        granted = ::chmod(self.c_str(), (st.st_mode & 07777) | S_IRWXU) == 0;
+    }
+    errno = saved;
+    return granted;
+}
+
+// remove_tree(): depth first from one open directory at a time (walk_frame).
+class tree_removal {
+public:
+    explicit tree_removal(int base) : base_(base) {}
+
+    std::optional<std::string> run(const std::string& name) {
+        struct stat st {};
+        if (::fstatat(base_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            return errno == ENOENT ? std::nullopt : std::optional(error_text(errno));
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            remove_entry(base_, name, 0);
+            return failure_;
+        }
+        enter(base_, name);
+        while (!frames_.empty()) {
+            walk_frame& innermost = frames_.back();
+            if (innermost.pending.empty()) {
+                if (auto stopped = leave()) return stopped;
+                continue;
+            }
+            const std::string child = std::move(innermost.pending.back());
+            innermost.pending.pop_back();
+            visit(child);
+        }
+        return failure_;
+    }
+
+private:
+    // The directory open as current_, or base_ above the top of the tree.
+    [[nodiscard]] int at() const { return frames_.empty() ? base_ : current_.get(); }
+
+    void visit(const std::string& name) {
+        struct stat st {};
+        if (::fstatat(at(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno != ENOENT) fail(name, errno);
+        } else if (S_ISDIR(st.st_mode)) {
+            enter(at(), name);
+        } else {
+            remove_entry(at(), name, 0);
+        }
+    }
+
+    // Lists the directory `name` of `parent` and makes it the current one. One that cannot be
+    // listed is removed when it is empty (rmdir asks only its parent) and passed over otherwise.
+    void enter(int parent, const std::string& name) {
+        unique_fd dir(
+            ::openat(parent, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        struct stat st {};
+        if (!dir || ::fstat(dir.get(), &st) != 0) {
+            if (errno != ENOENT) fail(name, errno);
+            return;
+        }
+        auto names = names_in(dir.get());
+        if (!names && errno == EACCES && grant_owner_rights(dir.get())) names = names_in(dir.get());
+        if (!names) {
+            const int error = errno;
+            if (::unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+                fail(name, error);
+            }
+            return;
+        }
+        frames_.push_back({name, identity_of(st), std::move(*names)});
+        current_ = std::move(dir);
+    }
+
+    // The current directory is done with, emptied as far as it could be: back up to the
+    // directory it was entered from, and remove it there. The reason when the walk must stop.
+    std::optional<std::string> leave() {
+        const walk_frame done = std::move(frames_.back());
+        frames_.pop_back();
+        unique_fd parent;
+        if (!frames_.empty()) {
+            auto up = open_parent_checked(current_.get(), frames_.back().id);
+            if (auto* stopped = std::get_if<std::string>(&up)) return *stopped;
+            parent = std::move(std::get<unique_fd>(up));
+        }
+        current_ = std::move(parent);
+        struct stat st {};
+        if (::fstatat(at(), done.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno != ENOENT) fail(done.name, errno);
+        } else if (identity_of(st) != done.id) {
+            fail(done.name, "replaced while the tree was removed");
+        } else {
+            remove_entry(at(), done.name, AT_REMOVEDIR);
+        }
+        return std::nullopt;
+    }
+
+    // unlinkat() in the current directory (or, for the top of the tree, in base_), which gets
+    // its owner's rights once when it denies them. base_ is not the tree's: it keeps its own.
+    void remove_entry(int dir, const std::string& name, int flags) {
+        if (::unlinkat(dir, name.c_str(), flags) == 0 || errno == ENOENT) return;
+        if (errno == EACCES && dir != base_ && grant_owner_rights(dir) &&
+            (::unlinkat(dir, name.c_str(), flags) == 0 || errno == ENOENT)) {
+            return;
+        }
+        fail(name, errno);
+    }
+
+    void fail(const std::string& name, int error) { fail(name, error_text(error)); }
+    void fail(const std::string& name, std::string reason) {
+        if (failure_) return;
+        // The top of the tree is the caller's to name.
+        failure_ = frames_.empty() ? std::move(reason) : beneath_top(name) + ": " + reason;
+    }
+
+    // `name` in the current directory as a path from the top of the tree, its last levels only
+    // when it is deep.
+    [[nodiscard]] std::string beneath_top(const std::string& name) const {
+        constexpr std::size_t shown = 8;
+        const std::size_t first = frames_.size() > shown + 1 ? frames_.size() - shown : 1;
+        std::string out = first > 1 ? ".../" : "";
+        for (std::size_t level = first; level < frames_.size(); ++level) {
+            out += frames_[level].name + "/";
+        }
+        return out + name;
+    }
+
+    int base_;
+    unique_fd current_;
+    std::vector<walk_frame> frames_;
+    std::optional<std::string> failure_;
+};
+
+// Copies an entry from one filesystem to another, directory by directory as tree_removal walks:
+// regular files, symlinks (as links) and directories; anything else is left out.
+class tree_copy {
+public:
+    // Copies the entry `name` of `from` to the new entry `as` of `to`. False when the budget or
+    // the depth ran out or a step failed; what was made of the copy is then removed.
+    bool run(int from, const std::string& name, int to, const std::string& as) {
+        bool copied = copy_entry(from, name, to, as);
+        while (copied && !levels_.empty()) {
+            walk_frame& innermost = levels_.back().source;
+            if (innermost.pending.empty()) {
+                copied = leave();
+                continue;
+            }
+            const std::string child = std::move(innermost.pending.back());
+            innermost.pending.pop_back();
+            copied = copy_entry(source_.get(), child, target_.get(), child);
+        }
+        levels_.clear();
+        source_.reset();
+        target_.reset();
+        if (!copied && made_) (void)remove_tree(to, as);
+        return copied;
+    }
+
+private:
+    struct level {
+        walk_frame source;
+        inode_id target;
+    };
+
+    bool copy_entry(int from, const std::string& name, int to, const std::string& as) {
+        if (entries_left_ == 0) return false;
+        --entries_left_;
+        struct stat st {};
+        if (::fstatat(from, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+        if (S_ISLNK(st.st_mode)) {
+            const ssize_t got =
+                ::readlinkat(from, name.c_str(), buffer_.data(), buffer_.size() - 1);
+            if (got < 0) return false;
+            buffer_[static_cast<std::size_t>(got)] = '\0';
+            if (::symlinkat(buffer_.data(), to, as.c_str()) != 0) return false;
+            made_ = true;
+            return true;
+        }
+        if (S_ISREG(st.st_mode)) return copy_file(from, name, to, as, st);
+        if (!S_ISDIR(st.st_mode)) return true;  // a FIFO, a socket, a device: nothing to keep
+        if (levels_.size() >= copy_deepest) return false;
+        unique_fd source(
+            ::openat(from, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        struct stat opened {};
+        if (!source || ::fstat(source.get(), &opened) != 0 ||
+            identity_of(opened) != identity_of(st)) {
+            return false;
+        }
+        auto names = names_in(source.get());
+        if (!names || ::mkdirat(to, as.c_str(), 0700) != 0) return false;
+        made_ = true;
+        unique_fd target(::openat(to, as.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        struct stat made {};
+        if (!target || ::fstat(target.get(), &made) != 0) return false;
+        levels_.push_back({{name, identity_of(opened), std::move(*names)}, identity_of(made)});
+        source_ = std::move(source);
+        target_ = std::move(target);
+        return true;
+    }
+
+    bool copy_file(int from, const std::string& name, int to, const std::string& as,
+                   const struct stat& st) {
+        if (static_cast<std::uint64_t>(st.st_size) > bytes_left_) return false;
+        unique_fd in(::openat(from, name.c_str(),
+                              O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+        struct stat opened {};
+        if (!in || ::fstat(in.get(), &opened) != 0 || !S_ISREG(opened.st_mode)) return false;
         unique_fd out(
-            ::openat(to, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-        if (!in || !out) return false;
-        char buffer[65536];
+            ::openat(to, as.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+        if (!out) return false;
+        made_ = true;
         for (;;) {
-            const ssize_t got = ::read(in.get(), buffer, sizeof buffer);
+            const ssize_t got = ::read(in.get(), buffer_.data(), buffer_.size());
             if (got < 0 && errno == EINTR) continue;
             if (got < 0) return false;
             if (got == 0) break;
-            if (!write_all(out.get(), std::string_view(buffer, static_cast<std::size_t>(got))))
-                return false;
+            // What is read counts: the file may have grown since it was looked at.
+            const auto size = static_cast<std::size_t>(got);
+            if (size > bytes_left_) return false;
+            bytes_left_ -= size;
+            if (!write_all(out.get(), std::string_view(buffer_.data(), size))) return false;
         }
         (void)::fchmod(out.get(), st.st_mode & 0700);
         return true;
     }
-    if (!S_ISDIR(st.st_mode)) return true;  // a FIFO, a socket, a device: nothing to keep
-    if (::mkdirat(to, name.c_str(), 0700) != 0) return false;
-    unique_fd source(::openat(from, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    unique_fd target(::openat(to, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!source || !target) return false;
-    const auto names = names_in(source.get());
-    if (!names) return false;
-    for (const std::string& child : *names) {
-        if (!copy_tree_at(source.get(), target.get(), child, budget, depth + 1)) return false;
+
+    // Both sides back up to the directories they came down from.
+    bool leave() {
+        levels_.pop_back();
+        if (levels_.empty()) return true;
+        auto source = open_parent_checked(source_.get(), levels_.back().source.id);
+        auto target = open_parent_checked(target_.get(), levels_.back().target);
+        if (!std::holds_alternative<unique_fd>(source) ||
+            !std::holds_alternative<unique_fd>(target)) {
+            return false;
+        }
+        source_ = std::move(std::get<unique_fd>(source));
+        target_ = std::move(std::get<unique_fd>(target));
+        return true;
     }
-    return true;
+
+    std::uint64_t bytes_left_ = copy_budget_bytes;
+    std::uint64_t entries_left_ = copy_budget_entries;
+    // One buffer for the whole copy (file contents, link targets), on the heap.
+    std::vector<char> buffer_ = std::vector<char>(std::size_t{64} << 10);
+    std::vector<level> levels_;
+    unique_fd source_;  // the innermost directory being copied, on each side
+    unique_fd target_;
+    bool made_ = false;  // the copy's top entry exists (the first thing made is it)
+};
+
+// Renames the entry `name` of `from` into `to` under the first free name of numbered(): the name
+// it got, or nullopt with errno (EXDEV: another filesystem).
+std::optional<std::string> rename_into(int from, const std::string& name, int to) {
+    for (int attempt = 0; attempt < numbered_attempts; ++attempt) {
+        const std::string kept = numbered(name, attempt);
+        if (::renameat2(from, name.c_str(), to, kept.c_str(), RENAME_NOREPLACE) == 0) return kept;
+        if (errno == EINVAL || errno == ENOSYS) {
+            // A filesystem that does not support RENAME_NOREPLACE (EINVAL, renameat2(2)), or no
+            // renameat2 at all: the name is looked at first. The quarantine is cordon's own
+            // (0700), so nothing else makes it meanwhile.
+            struct stat st {};
+            if (::fstatat(to, kept.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                errno = EEXIST;
+            } else if (errno == ENOENT && ::renameat(from, name.c_str(), to, kept.c_str()) == 0) {
+                return kept;
+            }
+        }
+        if (errno != EEXIST) return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// The first name of numbered() that is free in `dir`.
+std::optional<std::string> free_name(int dir, const std::string& name) {
+    for (int attempt = 0; attempt < numbered_attempts; ++attempt) {
+        std::string candidate = numbered(name, attempt);
+        struct stat st {};
+        if (::fstatat(dir, candidate.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) return candidate;
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+// `path` lexically normal, without a trailing separator.
+fs::path normal_form(const fs::path& path) {
+    fs::path out = path.lexically_normal();
+    if (out.has_relative_path() && !out.has_filename()) out = out.parent_path();
+    return out;
+}
+
+// The directory `path` (absolute and normal), each component opened from "/" without following a
+// symlink and made 0700 where missing; -1 when it cannot be.
+unique_fd make_directories_no_follow(const fs::path& path) {
+    unique_fd at(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    for (const fs::path& part : path.relative_path()) {
+        const std::string name = part.string();
+        if (!at) return {};
+        if (name.empty() || name == ".") continue;
+        unique_fd next(
+            ::openat(at.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!next && errno == ENOENT) {
+            if (::mkdirat(at.get(), name.c_str(), 0700) != 0 && errno != EEXIST) return {};
+            next.reset(
+                ::openat(at.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        }
+        at = std::move(next);
+    }
+    return at;
+}
+
+// The quarantine home `home` (normal), made where missing, when it may hold what runs took:
+// absolute, not within a writable root of the run (whose next command could reach what was
+// taken), reached through no symlink, and the effective uid's own, writable by nobody else (a
+// quarantine others may write is no quarantine). -1 otherwise.
+unique_fd open_home(const fs::path& home, std::span<const fs::path> roots) {
+    if (!home.is_absolute()) return {};
+    for (const fs::path& root : roots) {
+        if (is_within(home, root)) return {};
+    }
+    unique_fd dir = make_directories_no_follow(home);
+    struct stat st {};
+    if (!dir || ::fstat(dir.get(), &st) != 0 || st.st_uid != ::geteuid() ||
+        (st.st_mode & 0022) != 0) {
+        return {};
+    }
+    return dir;
+}
+
+// `text` with each control byte and the backslash spelled out ("\x0a", "\\"): a name a command
+// chose must not start a second manifest line or add a field to its own.
+std::string manifest_field(std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '\\') {
+            out += "\\\\";
+        } else if (byte < 0x20 || byte == 0x7f) {
+            out += "\\x";
+            out += hex[byte >> 4];
+            out += hex[byte & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+// Where `path`, beneath `root`, is kept as `name` in the judgement's `directory`.
+std::string kept_path(const fs::path& directory, const fs::path& root, const fs::path& path,
+                      const std::string& name) {
+    return (directory / root.filename() / path.parent_path().lexically_relative(root) / name)
+        .lexically_normal()
+        .string();
 }
 
 // "2026-12-05T07-30-01Z-4242-1": sorts by time, unique per process.
@@ -158,6 +466,10 @@ fs::path default_quarantine_home() {
     const fs::path home = invoking_home();
     if (home.empty()) return {};
     return home / ".local" / "state" / "cordon" / "quarantine";
+}
+
+fs::path fallback_quarantine_home() {
+    return "/var/tmp/cordon-quarantine-" + std::to_string(::geteuid());
 }
 
 unique_fd open_directory_no_symlinks(const fs::path& path) {
@@ -212,36 +524,36 @@ std::optional<std::string> replace_file(int dir, const std::string& name,
 }
 
 std::optional<std::string> remove_tree(int dir, const std::string& name) {
-    return remove_tree_at(dir, name, 0);
+    return tree_removal(dir).run(name);
 }
 
-quarantine::quarantine(fs::path home) : home_(std::move(home)) {}
+quarantine::quarantine(fs::path home, std::vector<fs::path> roots)
+    : home_(std::move(home)), roots_(std::move(roots)) {
+    for (fs::path& root : roots_)
+        root = normal_form(root);
+}
 
 unique_fd quarantine::place_for(const fs::path& root, const fs::path& path) {
     if (home_.empty() || unusable_) return {};
     if (!directory_fd_) {
-        std::error_code ec;
-        fs::create_directories(home_, ec);
-        unique_fd home = open_directory_no_symlinks(home_);
-        struct stat st {};
-        // The home must be this user's own: a quarantine others may write is no quarantine.
-        if (!home || ::fstat(home.get(), &st) != 0 || st.st_uid != ::geteuid() ||
-            (st.st_mode & 0022) != 0) {
-            unusable_ = true;
-            return {};
+        fs::path home = normal_form(home_);
+        unique_fd opened = open_home(home, roots_);
+        if (!opened) {
+            home = fallback_quarantine_home();
+            opened = open_home(home, roots_);
         }
         const std::string name = judgement_name();
-        if (::mkdirat(home.get(), name.c_str(), 0700) != 0) {
+        if (!opened || ::mkdirat(opened.get(), name.c_str(), 0700) != 0) {
             unusable_ = true;
             return {};
         }
         directory_fd_.reset(
-            ::openat(home.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            ::openat(opened.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!directory_fd_) {
             unusable_ = true;
             return {};
         }
-        directory_ = home_ / name;
+        directory_ = home / name;
     }
     // <quarantine>/<the root's own name>/<the path's directories beneath it>
     fs::path relative = root.filename() / path.parent_path().lexically_relative(root);
@@ -261,9 +573,10 @@ void quarantine::note(const fs::path& path, std::string_view why) {
     unique_fd manifest(::openat(directory_fd_.get(), "manifest",
                                 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!manifest) return;
-    std::string line = path.string();
+    // One line per entry, "<path>\t<why>", whatever the names hold.
+    std::string line = manifest_field(path.string());
     line += '\t';
-    line += why;
+    line += manifest_field(why);
     line += '\n';
     (void)write_all(manifest.get(), line);
 }
@@ -276,41 +589,28 @@ std::variant<quarantine::taken, std::string> quarantine::take(const fs::path& ro
     const std::string name = path.filename().string();
     struct stat st {};
     if (::fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT) return taken{};  // gone already (another run's judgement took it)
+        // Gone already (another run's judgement took it).
+        if (errno == ENOENT) return taken{.kept_at = {}, .gone = true};
         return error_text(errno);
     }
     if (unique_fd place = place_for(root, path)) {
-        // A second thing of the same name in one judgement gets a suffix.
-        std::string kept = name;
-        for (int attempt = 1; attempt < 100; ++attempt) {
-            if (::renameat2(parent.get(), name.c_str(), place.get(), kept.c_str(),
-                            RENAME_NOREPLACE) == 0) {
-                note(path, why);
-                return taken{(directory_ / root.filename() /
-                              path.parent_path().lexically_relative(root) / kept)
-                                 .lexically_normal()
-                                 .string()};
-            }
-            if (errno != EEXIST) break;
-            kept = name + "." + std::to_string(attempt);
+        if (const auto kept = rename_into(parent.get(), name, place.get())) {
+            note(path, why);
+            return taken{.kept_at = kept_path(directory_, root, path, *kept)};
         }
         if (errno == EXDEV) {
-            // Another filesystem: a copy is kept when it is small enough, the original removed.
-            copy_budget budget;
-            const bool copied = copy_tree_at(parent.get(), place.get(), name, budget, 0);
-            if (!copied) (void)remove_tree_at(place.get(), name, 0);
-            if (auto failed = remove_tree_at(parent.get(), name, 0)) return *failed;
-            if (copied) {
-                note(path, why);
-                return taken{(directory_ / root.filename() /
-                              path.parent_path().lexically_relative(root) / name)
-                                 .lexically_normal()
-                                 .string()};
-            }
+            // Another filesystem: a copy is kept when it is small and shallow enough, and the
+            // original removed either way.
+            const auto kept = free_name(place.get(), name);
+            const bool copied = kept && tree_copy().run(parent.get(), name, place.get(), *kept);
+            if (copied) note(path, why);
+            if (auto failed = remove_tree(parent.get(), name)) return *failed;
+            if (copied) return taken{.kept_at = kept_path(directory_, root, path, *kept)};
             return taken{};
         }
     }
-    if (auto failed = remove_tree_at(parent.get(), name, 0)) return *failed;
+    // Removed, as much of it as can be; the reason when something stayed.
+    if (auto failed = remove_tree(parent.get(), name)) return *failed;
     return taken{};
 }
 
@@ -318,20 +618,17 @@ std::string quarantine::keep_copy(const fs::path& root, const fs::path& path,
                                   std::string_view content, std::string_view why) {
     unique_fd place = place_for(root, path);
     if (!place) return {};
-    std::string kept = path.filename().string();
-    for (int attempt = 1; attempt < 100; ++attempt) {
+    const std::string name = path.filename().string();
+    for (int attempt = 0; attempt < numbered_attempts; ++attempt) {
+        const std::string kept = numbered(name, attempt);
         unique_fd out(::openat(place.get(), kept.c_str(),
                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
         if (out) {
             if (!write_all(out.get(), content)) return {};
             note(path, why);
-            return (directory_ / root.filename() / path.parent_path().lexically_relative(root) /
-                    kept)
-                .lexically_normal()
-                .string();
+            return kept_path(directory_, root, path, kept);
         }
         if (errno != EEXIST) return {};
-        kept = path.filename().string() + "." + std::to_string(attempt);
     }
     return {};
 }

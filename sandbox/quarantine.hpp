@@ -1,11 +1,15 @@
 // Where what a run left and must not keep goes: taken out of the user's tree into a directory of
-// cordon's own (`$XDG_STATE_HOME/cordon/quarantine`, else `~/.local/state/cordon/quarantine`), one
-// subdirectory per judgement, with the path it came from beneath it and a `manifest` of what and
-// why. A person can look at it and put back what they want.
+// cordon's own (`$XDG_STATE_HOME/cordon/quarantine`, else `~/.local/state/cordon/quarantine`; when
+// that one cannot be used or lies within a writable root of the run,
+// `/var/tmp/cordon-quarantine-<euid>`), one subdirectory per judgement, with the path it came from
+// beneath it and a `manifest` of what and why, one line per entry. A person can look at it and put
+// back what they want.
 //
 // Every step works on descriptors opened without following a symlink, from the writable root
 // down: the tree was a command's to shape, and a symlink it left on the way must not send a
 // rename, a rewrite or a removal anywhere else. A root is opened once; its path must still name it.
+// The shape of the tree is the command's too: no walk here costs a descriptor or a stack frame per
+// level, so a tree thousands of levels deep is removed like any other.
 #pragma once
 
 #include <sys/types.h>
@@ -16,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "cordon/unique_fd.hpp"
 
@@ -24,6 +29,10 @@ namespace cordon::sandbox {
 // The default home of the quarantines: $XDG_STATE_HOME/cordon/quarantine when absolute, else
 // <invoking_home>/.local/state/cordon/quarantine; empty when neither is known.
 [[nodiscard]] std::filesystem::path default_quarantine_home();
+
+// Where the quarantines go when the home given cannot be used or lies within a writable root:
+// /var/tmp/cordon-quarantine-<euid> (made 0700; used only when it is this user's own).
+[[nodiscard]] std::filesystem::path fallback_quarantine_home();
 
 // Opens `path` (canonical) as a directory, following no symlink on the way (O_PATH); -1 and errno.
 [[nodiscard]] unique_fd open_directory_no_symlinks(const std::filesystem::path& path);
@@ -43,22 +52,31 @@ namespace cordon::sandbox {
 [[nodiscard]] std::optional<std::string> replace_file(int dir, const std::string& name,
                                                       std::string_view content);
 
-// Removes the entry `name` of `dir` and everything beneath it, never following a symlink; the
-// reason when something stayed.
+// Removes the entry `name` of `dir` and everything beneath it, never following a symlink, at any
+// depth and width: one directory is open at a time, and the way back up ("..") must lead to the
+// directory it came down from, or the walk stops (the tree was moved under it). A directory of the
+// effective uid that denies its owner listing or removing gets u+rwx first. What cannot be
+// removed is passed over: everything else goes, and the first reason something stayed is returned.
 [[nodiscard]] std::optional<std::string> remove_tree(int dir, const std::string& name);
 
 class quarantine {
 public:
-    // Quarantines go to a new subdirectory of `home`, made on first use; an empty `home` keeps
-    // nothing (what is taken away is removed).
-    explicit quarantine(std::filesystem::path home);
+    // Quarantines go to a new subdirectory of `home`, made on first use (each missing directory
+    // made 0700, no symlink followed); an empty `home` keeps nothing (what is taken away is
+    // removed). A home that cannot be used (not this user's own, writable by others, reached
+    // through a symlink) or lies within one of `roots` (canonical: the run's writable roots, from
+    // which a later command could reach what was taken) gives way to fallback_quarantine_home(),
+    // under the same conditions; when neither can be used, what is taken away is removed.
+    explicit quarantine(std::filesystem::path home, std::vector<std::filesystem::path> roots = {});
 
     struct taken {
         std::string kept_at;  // where it is now; empty when it was removed instead
+        bool gone = false;    // it was not there any more: neither kept nor removed
     };
 
     // Moves `path` (canonical, beneath the writable root `root`) into the quarantine, removing it
-    // where it cannot be kept (another filesystem and too large to copy, no quarantine home).
+    // where it cannot be kept (another filesystem and too large or too deep to copy, no quarantine
+    // home). Where it can be neither, everything of it that can be removed is.
     // `why` goes to the manifest. The reason when it is still there.
     [[nodiscard]] std::variant<taken, std::string> take(const std::filesystem::path& root,
                                                         const std::filesystem::path& path,
@@ -80,6 +98,7 @@ private:
     void note(const std::filesystem::path& path, std::string_view why);
 
     std::filesystem::path home_;
+    std::vector<std::filesystem::path> roots_;
     std::filesystem::path directory_;
     unique_fd directory_fd_;
     bool unusable_ = false;

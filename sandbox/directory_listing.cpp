@@ -1,0 +1,55 @@
+#include "sandbox/directory_listing.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string_view>
+
+namespace cordon::sandbox {
+
+std::optional<std::vector<std::string>> names_in(int dir) {
+    const int listed = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (listed < 0) return std::nullopt;
+    DIR* stream = ::fdopendir(listed);
+    if (stream == nullptr) {
+        const int error = errno;
+        ::close(listed);
+        errno = error;
+        return std::nullopt;
+    }
+    std::vector<std::string> out;
+    errno = 0;
+    while (const dirent* entry = ::readdir(stream)) {
+        const std::string_view name = entry->d_name;
+        if (name != "." && name != "..") out.emplace_back(name);
+    }
+    const int error = errno;
+    ::closedir(stream);
+    if (error != 0) {
+        errno = error;
+        return std::nullopt;
+    }
+    return out;
+}
+
+bool make_listable(int dir) {
+    struct stat st {};
+    if (::fstat(dir, &st) != 0) return false;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+        errno = EPERM;
+        return false;
+    }
+    constexpr mode_t wanted = S_IRUSR | S_IXUSR;
+    if ((st.st_mode & wanted) == wanted) {
+        errno = EACCES;  // not what stands in the way
+        return false;
+    }
+    // fchmod() refuses an O_PATH descriptor; its /proc link reaches the inode itself.
+    const std::string link = "/proc/self/fd/" + std::to_string(dir);
+    return ::chmod(link.c_str(), (st.st_mode & 07777) | wanted) == 0;
+}
+
+}  // namespace cordon::sandbox
