@@ -26,6 +26,7 @@
 #include <unordered_map>
 
 #include "cordon/unique_fd.hpp"
+#include "sandbox/directory_listing.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/quarantine.hpp"
@@ -69,8 +70,7 @@ struct change_watch::state {
     std::mutex mutex;
     // fsid + handle type + handle -> the names changed in that directory ("." for itself)
     std::map<std::string, std::set<std::string>> names;
-    std::set<std::pair<std::string, std::string>> moved;    // directories renamed in
-    std::set<std::pair<std::string, std::string>> written;  // files written
+    std::set<std::pair<std::string, std::string>> moved;  // directories renamed in
     std::size_t count = 0;
     std::optional<std::string> lost;
 
@@ -148,14 +148,10 @@ struct change_watch::state {
                 lost = "more than " + std::to_string(most_names) + " entries changed";
                 names.clear();
                 moved.clear();
-                written.clear();
                 return;
             }
             if ((event.mask & FAN_MOVED_TO) != 0 && (event.mask & FAN_ONDIR) != 0 && name != ".") {
                 moved.emplace(key, name);
-            }
-            if ((event.mask & (FAN_MODIFY | FAN_CLOSE_WRITE)) != 0 && name != ".") {
-                written.emplace(key, name);
             }
         }
     }
@@ -168,8 +164,13 @@ struct change_watch::state {
         reader.join();
     }
 
+    struct named_directory {
+        fs::path path;
+        unique_fd fd;  // O_PATH
+    };
+
     // The directory a key names, by the path it has now; nullopt when it is gone.
-    std::optional<fs::path> directory_of(const std::string& key) const {
+    std::optional<named_directory> directory_of(const std::string& key) const {
         constexpr std::size_t fsid_size = sizeof(__kernel_fsid_t);
         constexpr std::size_t type_size = sizeof(int);
         if (key.size() < fsid_size + type_size) return std::nullopt;
@@ -185,17 +186,14 @@ struct change_watch::state {
         std::memcpy(handle->f_handle, key.data() + fsid_size + type_size, bytes);
         unique_fd dir(::open_by_handle_at(found->mount.get(), handle, O_PATH | O_CLOEXEC));
         if (!dir) return std::nullopt;
+        // A directory removed since keeps its handle for a while: it has no link, and its
+        // path is no path.
+        struct stat st {};
+        if (::fstat(dir.get(), &st) != 0 || st.st_nlink == 0) return std::nullopt;
         std::error_code ec;
-        const fs::path path = fs::read_symlink("/proc/self/fd/" + std::to_string(dir.get()), ec);
+        fs::path path = fs::read_symlink("/proc/self/fd/" + std::to_string(dir.get()), ec);
         if (ec || !path.is_absolute()) return std::nullopt;
-        // A directory removed since keeps its handle for a while: its path is then no path.
-        struct stat by_fd {};
-        struct stat by_path {};
-        if (::fstat(dir.get(), &by_fd) != 0 || ::lstat(path.c_str(), &by_path) != 0 ||
-            by_fd.st_ino != by_path.st_ino || by_fd.st_dev != by_path.st_dev) {
-            return std::nullopt;
-        }
-        return path;
+        return named_directory{std::move(path), std::move(dir)};
     }
 };
 
@@ -278,21 +276,21 @@ std::variant<change_set, std::string> change_watch::finish() {
     if (state_->lost) return *state_->lost;
     change_set out;
     for (const auto& [key, names] : state_->names) {
-        const std::optional<fs::path> dir = state_->directory_of(key);
+        const std::optional<state::named_directory> dir = state_->directory_of(key);
         if (!dir) continue;
         for (const std::string& name : names) {
-            const fs::path path = name == "." ? *dir : *dir / name;
+            const fs::path path = name == "." ? dir->path : dir->path / name;
             out.paths.push_back(path);
             if (state_->moved.contains({key, name})) out.moved.push_back(path);
-            if (!state_->written.contains({key, name})) continue;
-            // A file of several names written under one: its other names (a protected one,
-            // perhaps) changed too, and no event says where they are. The scan finds them (their
-            // change time moved).
+            if (name == ".") continue;
+            // A file of several names made, linked, renamed or written under one: its other
+            // names (a protected one, perhaps) changed too, and no event says where they are.
+            // The scan finds them (their change time moved).
             struct statx st {};
-            if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+            if (::statx(dir->fd.get(), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                         STATX_TYPE | STATX_NLINK, &st) == 0 &&
                 S_ISREG(st.stx_mode) && st.stx_nlink > 1) {
-                return "a file with several names was written: " + path.string();
+                return "a file with several names changed: " + path.string();
             }
         }
     }
@@ -402,6 +400,16 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
                                                    const scan_interest& interest) {
     constexpr unsigned wanted = STATX_CTIME | STATX_MTIME | STATX_INO | STATX_TYPE;
     change_set out;
+    // A place that cannot be read is named and the scan goes on: what it can see is judged.
+    const auto unread = [&out](const fs::path& dir, int error) {
+        if (!out.incomplete)
+            out.incomplete = "cannot scan " + dir.string() + ": " + std::strerror(error);
+    };
+    std::size_t readable_roots = 0;
+    // The work trees met (a directory holding a `.git`): what their repositories obey beyond their
+    // git directories (a core.hooksPath, a symlinked hook's target, an included file) can be
+    // written in place anywhere, and is looked at once the walk is done.
+    std::vector<fs::path> work_trees;
     for (const fs::path& root : roots) {
         // A directory and what its parent's statx said of it (nothing for the root). A directory
         // that holds nothing the scan needs (no subdirectory, no entry of interest) and did not
@@ -418,19 +426,34 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
                 if (!fd) fd = open_directory_no_symlinks(dir);
                 return static_cast<bool>(fd);
             };
+            // Gone since its parent was read (another run's doing): nothing to judge there.
+            const auto gone = [is_root] {
+                return !is_root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP);
+            };
             struct statx st {};
             if (known) {
                 st = *known;
             } else if (!opened() || ::statx(fd.get(), "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
                                             wanted, &st) != 0) {
-                return "cannot scan " + dir.string() + ": " + std::strerror(errno);
+                if (!gone()) unread(dir, errno);
+                continue;
+            }
+            if (is_root) ++readable_roots;
+            const dev_t dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+            std::shared_ptr<const remembered_directory> seen;
+            {
+                std::lock_guard lock(memory().mutex);
+                auto found = memory().directories.find(dir.native());
+                if (found != memory().directories.end()) seen = found->second;
             }
             const bool changed = not_before(st.stx_ctime, since);
             if (changed && !is_root) {
                 out.paths.push_back(dir);
-                // Its inode changed but not its entries: renamed in (or its mode changed), with
-                // everything beneath it, which the judgement walks whole.
-                if (!not_before(st.stx_mtime, since)) {
+                // Its inode changed but not its entries: renamed in, with everything beneath it,
+                // which the judgement walks whole; unless this very directory was here at an
+                // earlier scan (its mode or owner changed).
+                const bool here_before = seen && seen->ino == st.stx_ino && seen->dev == dev;
+                if (!not_before(st.stx_mtime, since) && !here_before) {
                     out.moved.push_back(dir);
                     continue;
                 }
@@ -440,29 +463,25 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
             const bool everything =
                 changed ||
                 interest.everything_in(is_root ? fs::path() : dir.lexically_relative(root));
-            const dev_t dev = makedev(st.stx_dev_major, st.stx_dev_minor);
             std::shared_ptr<const remembered_directory> entries;
-            if (!changed) {
-                std::lock_guard lock(memory().mutex);
-                auto found = memory().directories.find(dir.native());
-                if (found != memory().directories.end()) {
-                    const remembered_directory& seen = *found->second;
-                    if (seen.ino == st.stx_ino && seen.dev == dev &&
-                        same_time(seen.ctime, st.stx_ctime) && seen.everything == everything &&
-                        seen.interest == interest.key()) {
-                        entries = found->second;
-                    }
-                }
+            if (!changed && seen && seen->ino == st.stx_ino && seen->dev == dev &&
+                same_time(seen->ctime, st.stx_ctime) && seen->everything == everything &&
+                seen->interest == interest.key()) {
+                entries = seen;
             }
             if (!entries) {
                 std::optional<remembered_directory> read;
-                if (opened()) read = read_directory(fd.get(), interest, everything);
-                if (!read) {
-                    // Gone since its parent was read (another run's doing): nothing to judge.
-                    if (!is_root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) {
-                        continue;
+                if (opened()) {
+                    read = read_directory(fd.get(), interest, everything);
+                    // Made unreadable by its owner, the user cordon runs as: a command can do
+                    // that to what it made, to hide what lies beneath.
+                    if (!read && errno == EACCES && make_listable(fd.get())) {
+                        read = read_directory(fd.get(), interest, everything);
                     }
-                    return "cannot scan " + dir.string() + ": " + std::strerror(errno);
+                }
+                if (!read) {
+                    if (!gone()) unread(dir, errno);
+                    continue;
                 }
                 read->dev = dev;
                 read->ino = st.stx_ino;
@@ -473,9 +492,15 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
                 memory().directories[dir.native()] = entries;
             }
             if (entries->others.empty() && entries->directories.empty()) continue;
+            const auto holds_git = [](const std::vector<std::string>& names) {
+                return std::find(names.begin(), names.end(), ".git") != names.end();
+            };
+            if (holds_git(entries->directories) || holds_git(entries->others)) {
+                work_trees.push_back(dir);
+            }
             if (!opened()) {
-                if (!is_root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
-                return "cannot scan " + dir.string() + ": " + std::strerror(errno);
+                if (!gone()) unread(dir, errno);
+                continue;
             }
             for (const std::string& name : entries->others) {
                 struct statx entry {};
@@ -498,6 +523,30 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
                 }
                 pending.emplace_back(dir / name, child);
             }
+        }
+    }
+    if (readable_roots == 0 && out.incomplete) return *out.incomplete;
+    if (work_trees.empty()) return out;
+    const auto look_at = [&out, &since](const fs::path& path) {
+        struct statx st {};
+        if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_CTIME,
+                    &st) == 0 &&
+            not_before(st.stx_ctime, since)) {
+            out.paths.push_back(path);
+        }
+    };
+    const std::optional<std::string> user_hooks = user_hooks_path();
+    for (const fs::path& top : work_trees) {
+        const repository_reach reach = reach_of_work_tree(top, roots, user_hooks);
+        for (const fs::path& target : reach.hook_targets)
+            look_at(target);
+        for (const fs::path& file : reach.configurations)
+            look_at(file);
+        for (const fs::path& hooks : reach.hook_directories) {
+            unique_fd dir = open_directory_no_symlinks(hooks);
+            if (!dir) continue;
+            for (const std::string& name : names_in(dir.get()).value_or(std::vector<std::string>{}))
+                look_at(hooks / name);
         }
     }
     return out;

@@ -3,18 +3,23 @@
 // neutralized, so that a configuration written a thousand times in a run is read once.
 #include "sandbox/judgement.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "cordon/policy.hpp"
+#include "sandbox/directory_listing.hpp"
 #include "sandbox/git_config.hpp"
 #include "sandbox/path_plan.hpp"
 #include "sandbox/protected_paths.hpp"
@@ -39,48 +44,139 @@ bool starts_with_path(const fs::path& path, const fs::path& prefix) {
 struct statx_result {
     bool exists = false;
     mode_t mode = 0;
+    std::uint32_t links = 0;
     bool has_birth = false;
     timespec birth{};
 };
-
-statx_result look(const fs::path& path) {
-    struct statx sx {};
-    statx_result out;
-    if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
-                STATX_TYPE | STATX_BTIME, &sx) != 0) {
-        return out;
-    }
-    out.exists = true;
-    out.mode = sx.stx_mode;
-    if ((sx.stx_mask & STATX_BTIME) != 0) {
-        out.has_birth = true;
-        out.birth = {static_cast<time_t>(sx.stx_btime.tv_sec),
-                     static_cast<long>(sx.stx_btime.tv_nsec)};
-    }
-    return out;
-}
 
 bool not_before(const timespec& a, const timespec& b) {
     return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
 }
 
-// The names in the directory at `path`, or nothing when it cannot be listed.
-std::vector<std::string> list(const fs::path& path) {
-    std::vector<std::string> out;
-    unique_fd dir = open_directory_no_symlinks(path);
-    if (!dir) return out;
-    const int listed = ::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (listed < 0) return out;
-    DIR* stream = ::fdopendir(listed);
-    if (stream == nullptr) {
-        ::close(listed);
+// A canonical absolute path as text: its parent ("/" for "/x"), and its last name. The judgement
+// works on text where it can: a path two thousand names deep costs as much to parse each time as
+// to look it up.
+std::string_view parent_text(std::string_view path) {
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) return path;
+    return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+
+std::string_view name_text(std::string_view path) {
+    return path.substr(path.rfind('/') + 1);
+}
+
+std::string joined(std::string_view dir, std::string_view name) {
+    std::string out(dir);
+    if (!out.ends_with('/')) out += '/';
+    out += name;
+    return out;
+}
+
+// Looks at the tree through descriptors of the directories it looked in last: a path of any
+// depth costs a lookup of its last name, not of every one (a command can leave a tree two
+// thousand levels deep, and every entry in it is looked at). Nothing follows a symlink.
+class tree_reader {
+public:
+    statx_result look(std::string_view path) {
+        statx_result out;
+        const int dir = directory(parent_text(path));
+        const std::string name(name_text(path));
+        struct statx sx {};
+        if (dir < 0 || name.empty() ||
+            ::statx(dir, name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+                    STATX_TYPE | STATX_NLINK | STATX_BTIME, &sx) != 0) {
+            return out;
+        }
+        out.exists = true;
+        out.mode = sx.stx_mode;
+        out.links = sx.stx_nlink;
+        if ((sx.stx_mask & STATX_BTIME) != 0) {
+            out.has_birth = true;
+            out.birth = {static_cast<time_t>(sx.stx_btime.tv_sec),
+                         static_cast<long>(sx.stx_btime.tv_nsec)};
+        }
         return out;
     }
-    while (const dirent* entry = ::readdir(stream)) {
-        const std::string_view name = entry->d_name;
-        if (name != "." && name != "..") out.emplace_back(name);
+
+    // The names in the directory `path`; nullopt (and errno) when it cannot be listed. One the
+    // effective uid owns is made listable first.
+    std::optional<std::vector<std::string>> list(std::string_view path) {
+        const int dir = directory(path);
+        if (dir < 0) return std::nullopt;
+        auto names = names_in(dir);
+        if (!names && errno == EACCES && make_listable(dir)) names = names_in(dir);
+        return names;
     }
-    ::closedir(stream);
+
+    statx_result look(const fs::path& path) { return look(std::string_view(path.native())); }
+    statx_result look(const std::string& path) { return look(std::string_view(path)); }
+    std::optional<std::vector<std::string>> list(const fs::path& path) {
+        return list(std::string_view(path.native()));
+    }
+
+    // Whether the directory `path` is a git directory, as sandbox::is_git_directory() says.
+    bool is_git_directory(std::string_view path) {
+        if (!S_ISDIR(look(path).mode)) return false;
+        if (name_text(path) == ".git") return true;
+        const int dir = directory(path);
+        return dir >= 0 && has_git_directory_parts(dir);
+    }
+
+private:
+    static constexpr std::size_t kept_open = 256;
+
+    // The directory `path` opened (O_PATH): from the nearest one above that is open, one name at
+    // a time; -1 when it cannot be.
+    int directory(std::string_view path) {
+        if (auto found = open_.find(std::string(path)); found != open_.end()) {
+            return found->second.get();
+        }
+        std::vector<std::string_view> down{path};
+        int at = -1;
+        for (std::string_view up = parent_text(path);; up = parent_text(up)) {
+            if (auto found = open_.find(std::string(up)); found != open_.end()) {
+                at = found->second.get();
+                break;
+            }
+            if (up == "/" || down.size() >= 64) {
+                unique_fd opened = open_directory_no_symlinks(fs::path(up));
+                if (!opened) return -1;
+                at = remember(up, std::move(opened));
+                break;
+            }
+            down.push_back(up);
+        }
+        for (auto it = down.rbegin(); it != down.rend(); ++it) {
+            const std::string name(name_text(*it));
+            unique_fd next(
+                ::openat(at, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (!next) return -1;
+            at = remember(*it, std::move(next));
+        }
+        return at;
+    }
+
+    int remember(std::string_view path, unique_fd fd) {
+        if (order_.size() >= kept_open) {
+            open_.erase(order_.front());
+            order_.pop_front();
+        }
+        order_.emplace_back(path);
+        return open_.insert_or_assign(std::string(path), std::move(fd)).first->second.get();
+    }
+
+    std::unordered_map<std::string, unique_fd> open_;
+    std::deque<std::string> order_;  // the oldest first
+};
+
+// "a, b, c and 4 more": the keys a judgement names, a few of them.
+std::string listed(const std::vector<std::string>& keys) {
+    constexpr std::size_t shown = 8;
+    std::string out;
+    for (std::size_t i = 0; i < keys.size() && i < shown; ++i)
+        out += (i == 0 ? "" : ", ") + keys[i];
+    if (keys.size() > shown) out += " and " + std::to_string(keys.size() - shown) + " more";
     return out;
 }
 
@@ -120,6 +216,24 @@ std::vector<fs::path> hook_template_directories() {
     return out;
 }
 
+std::optional<fs::path> git_directory_of_work_tree(const fs::path& top) {
+    const fs::path git = top / ".git";
+    struct stat st {};
+    if (::lstat(git.c_str(), &st) != 0) return std::nullopt;
+    if (S_ISDIR(st.st_mode)) return git;
+    if (!S_ISREG(st.st_mode)) return std::nullopt;
+    unique_fd parent = open_directory_no_symlinks(top);
+    const auto text = parent ? read_regular_file(parent.get(), ".git", config_limit) : std::nullopt;
+    if (!text) return std::nullopt;
+    std::string line = first_line(*text);
+    if (!line.starts_with("gitdir:")) return std::nullopt;
+    line.erase(0, std::min(line.size(), line.find_first_not_of(" \t", 7)));
+    if (line.empty()) return std::nullopt;
+    fs::path target = line;
+    if (target.is_relative()) target = top / target;
+    return canonical_path(target);
+}
+
 class judge {
 public:
     judge(const judgement_scope& scope, quarantine& away) : scope_(scope), away_(away) {
@@ -141,12 +255,13 @@ public:
     }
 
     void consider_all(const change_set& changes) {
+        std::vector<fs::path> walked;
         for (const fs::path& moved : changes.moved) {
-            if (root_of(moved)) moved_.push_back(moved);
+            if (root_of(moved) && moved_.insert(moved.native()).second) walked.push_back(moved);
         }
         for (const fs::path& path : changes.paths)
-            consider(path);
-        for (const fs::path& moved : moved_)
+            consider(path.native());
+        for (const fs::path& moved : walked)
             walk(moved);
     }
 
@@ -154,7 +269,7 @@ public:
         for (const fs::path& git : whole_)
             judge_whole(git);
         for (const fs::path& dir : hook_directories_) {
-            const statx_result st = look(dir);
+            const statx_result st = reader_.look(dir);
             if (!st.exists) continue;
             if (!S_ISDIR(st.mode)) {
                 take(dir,
@@ -162,7 +277,17 @@ public:
                      "leads to outside the sandbox");
                 continue;
             }
-            for (const std::string& name : list(dir))
+            // One that was there before holds the user's hooks: what the run made or changed
+            // in it comes as its own change.
+            if (!is_new(dir) && !listed_whole_.contains(dir)) continue;
+            const auto names = reader_.list(dir);
+            if (!names) {
+                take(dir,
+                     "a git hooks directory cordon cannot list: git would run what it holds "
+                     "outside the sandbox");
+                continue;
+            }
+            for (const std::string& name : *names)
                 hooks_found_.insert(dir / name);
         }
         for (const fs::path& hook : hooks_found_)
@@ -205,107 +330,228 @@ private:
                            [&path](const fs::path& k) { return starts_with_path(path, k); });
     }
 
-    [[nodiscard]] bool under_moved(const fs::path& path) const {
-        return std::any_of(moved_.begin(), moved_.end(),
-                           [&path](const fs::path& m) { return starts_with_path(path, m); });
+    // Beneath (or is) a directory renamed in whole, up to `root`.
+    bool under_moved(std::string_view path) {
+        if (moved_.empty()) return false;
+        std::vector<std::string_view> unknown;
+        bool under = false;
+        for (std::string_view at = path;; at = parent_text(at)) {
+            if (auto found = under_moved_.find(std::string(at)); found != under_moved_.end()) {
+                under = found->second;
+                break;
+            }
+            if (moved_.contains(std::string(at))) {
+                under = true;
+                break;
+            }
+            unknown.push_back(at);
+            if (at == "/") break;
+        }
+        for (std::string_view at : unknown)
+            under_moved_.emplace(at, under);
+        return under;
     }
 
     // New in the run: beneath a directory moved in, or born after the window opened.
-    [[nodiscard]] bool is_new(const fs::path& path) const {
-        if (under_moved(path)) return true;
-        const statx_result st = look(path);
-        return st.exists && st.has_birth && not_before(st.birth, scope_.since);
-    }
-
-    bool is_git_directory(const fs::path& dir) {
-        if (auto found = git_directories_.find(dir); found != git_directories_.end()) {
-            return found->second;
+    bool is_new(std::string_view path) {
+        if (auto found = new_.find(std::string(path)); found != new_.end()) return found->second;
+        bool is = under_moved(path);
+        if (!is) {
+            const statx_result st = reader_.look(path);
+            is = st.exists && st.has_birth && not_before(st.birth, scope_.since);
         }
-        const bool is = sandbox::is_git_directory(dir);
-        git_directories_.emplace(dir, is);
+        new_.emplace(path, is);
         return is;
     }
+    bool is_new(const fs::path& path) { return is_new(std::string_view(path.native())); }
 
-    // The git directory `path` lies in (or is), up to its writable root.
-    std::optional<fs::path> git_directory_of(const fs::path& path, const fs::path& root) {
-        for (fs::path at = path;; at = at.parent_path()) {
-            if (is_git_directory(at)) return at;
-            if (at == root || !at.has_relative_path()) return std::nullopt;
-        }
+    // The git directories among `dir` and its parents up to `root`, the innermost first. Every
+    // one of them is judged: a git directory inside another's part (a `hooks` made to look like
+    // one) hides nothing from the outer one. Each directory is looked at once.
+    const std::vector<std::string>& git_directories_above(std::string_view dir,
+                                                          std::string_view root) {
+        return above(dir, root, git_above_,
+                     [this](std::string_view at) { return reader_.is_git_directory(at); });
     }
 
-    void consider(const fs::path& path) {
-        const std::optional<fs::path> root = root_of(path);
-        if (!root || kept(path)) return;
-        if (git_) consider_git(path, *root);
+    // The work trees `dir` lies in (itself or a parent up to `root` holding a `.git`), the
+    // innermost first.
+    const std::vector<std::string>& work_trees_above(std::string_view dir, std::string_view root) {
+        return above(dir, root, work_trees_, [this](std::string_view at) {
+            return reader_.look(joined(at, ".git")).exists;
+        });
+    }
+
+    // The directories among `dir` and its parents up to `root` that `is` says are, the innermost
+    // first, remembered per directory in `memo`: a path of any depth costs one look per new
+    // directory.
+    template <typename Is>
+    const std::vector<std::string>& above(
+        std::string_view dir, std::string_view root,
+        std::unordered_map<std::string, std::vector<std::string>>& memo, Is is) {
+        std::vector<std::string_view> unknown;  // innermost first
+        const std::vector<std::string>* known = nullptr;
+        for (std::string_view at = dir;; at = parent_text(at)) {
+            if (auto found = memo.find(std::string(at)); found != memo.end()) {
+                known = &found->second;
+                break;
+            }
+            unknown.push_back(at);
+            if (at == root || at == "/") break;
+        }
+        std::vector<std::string> found = known ? *known : std::vector<std::string>{};
+        const std::vector<std::string>* last = known;
+        for (auto at = unknown.rbegin(); at != unknown.rend(); ++at) {
+            if (is(*at)) found.insert(found.begin(), std::string(*at));
+            last = &memo.insert_or_assign(std::string(*at), found).first->second;
+        }
+        static const std::vector<std::string> none;
+        return last != nullptr ? *last : none;
+    }
+
+    // Whether the canonical `path` is `root` or lies beneath it, by their text.
+    static bool within_text(std::string_view path, std::string_view root) {
+        return path.starts_with(root) &&
+               (path.size() == root.size() || root == "/" || path[root.size()] == '/');
+    }
+
+    // The writable root `path` lies in (the deepest), by text.
+    [[nodiscard]] const fs::path* root_of_text(std::string_view path) const {
+        const fs::path* best = nullptr;
+        for (const fs::path& root : scope_.roots) {
+            if (within_text(path, root.native()) &&
+                (best == nullptr || root.native().size() > best->native().size())) {
+                best = &root;
+            }
+        }
+        return best;
+    }
+
+    void consider(std::string_view text) {
+        const fs::path* root = root_of_text(text);
+        if (root == nullptr) return;
+        for (const fs::path& k : scope_.kept) {
+            if (within_text(text, k.native())) return;
+        }
+        // Made when something is found: most paths are nothing's part, and a deep one costs.
+        std::optional<fs::path> made;
+        const auto path = [&made, text]() -> const fs::path& {
+            if (!made) made.emplace(std::string(text));
+            return *made;
+        };
+        const std::string_view parent = parent_text(text);
+        if (git_ && text != root->native()) {
+            for (const std::string& git : git_directories_above(parent, root->native()))
+                consider_git(text, git);
+            for (const std::string& top : work_trees_above(parent, root->native()))
+                consider_reach(text, reach_of(top));
+        }
         for (const fs::path& hooks : scope_.hook_directories) {
-            if (path == hooks) hook_directories_.insert(path);
-            if (path.parent_path() == hooks) hooks_found_.insert(path);
+            if (text == hooks.native()) hook_directories_.insert(path());
+            if (parent == hooks.native()) hooks_found_.insert(path());
         }
         for (const fs::path& file : scope_.configurations) {
-            if (path == file) configs_.insert(path);
+            if (text == file.native()) configs_.insert(path());
         }
-        const fs::path relative = path.lexically_relative(*root);
-        std::vector<std::string> parts;
-        for (const fs::path& part : relative)
-            parts.push_back(part.string());
+        std::vector<std::string_view> parts;
+        std::vector<std::size_t> ends;
+        for (std::size_t at = root->native().size(); at < text.size();) {
+            if (text[at] == '/') {
+                ++at;
+                continue;
+            }
+            const std::size_t end = std::min(text.find('/', at), text.size());
+            parts.push_back(text.substr(at, end - at));
+            ends.push_back(end);
+            at = end;
+        }
         if (gitmodules_ && !parts.empty() && parts.back() == ".gitmodules") {
-            gitmodules_files_.insert(path);
+            gitmodules_files_.insert(path());
         }
         if (gitconfig_ && !parts.empty() && parts.back() == ".gitconfig") {
-            user_configs_.insert(path);
+            user_configs_.insert(path());
         }
         for (std::size_t i = 0; i < parts.size(); ++i) {
             // Packages ship editor and tool configurations; nothing runs them from there.
             if (parts[i] == "node_modules") break;
             if (xdg_gitconfig_ && i + 3 == parts.size() && parts[i] == ".config" &&
                 parts[i + 1] == "git" && parts[i + 2] == "config") {
-                user_configs_.insert(path);
+                user_configs_.insert(path());
             }
             const auto found = by_first_.find(parts[i]);
             if (found == by_first_.end()) continue;
             for (const name_parts& name : found->second) {
-                if (i + name.parts.size() > parts.size()) continue;
-                if (!std::equal(name.parts.begin(), name.parts.end(),
+                const std::size_t count = name.parts.size();
+                if (i + count > parts.size() ||
+                    !std::equal(name.parts.begin(), name.parts.end(),
                                 parts.begin() + static_cast<std::ptrdiff_t>(i))) {
                     continue;
                 }
-                fs::path match = *root;
-                for (std::size_t j = 0; j < i + name.parts.size(); ++j)
-                    match /= parts[j];
-                names_[match].insert(path);
+                names_[fs::path(text.substr(0, ends[i + count - 1]))].insert(path());
             }
         }
     }
 
-    void consider_git(const fs::path& path, const fs::path& root) {
-        // The parent's: `path` itself may be a git directory made whole (its parts come as
-        // their own changes, or from the walk of a directory moved in).
-        if (path == root) return;
-        const std::optional<fs::path> git = git_directory_of(path.parent_path(), root);
-        if (!git) return;
-        const fs::path inside = path.lexically_relative(*git);
-        auto part = inside.begin();
-        if (part == inside.end()) return;
-        const std::string first = part->string();
-        const bool alone = std::next(part) == inside.end();
+    // `path` as a part of the git directory `git`, which it lies in.
+    void consider_git(std::string_view path, std::string_view git) {
+        const std::string_view inside = path.substr(git.size() + 1);
+        const std::size_t slash = inside.find('/');
+        const std::string_view first = inside.substr(0, slash);
+        const bool alone = slash == std::string_view::npos;
         // A git directory that became one in the run (its objects or refs made, a commondir
         // added): what it held before, planted by an earlier run while it was none, is judged
         // whole now. git's own work in an existing repository never makes these.
         if (alone && (first == "objects" || first == "refs" || first == "commondir") &&
             (first == "commondir" || is_new(path))) {
-            whole_.insert(*git);
+            whole_.insert(fs::path(git));
         }
-        if (first == "config" && alone && config_) configs_.insert(path);
-        if (first == "config.worktree" && alone && worktree_config_) configs_.insert(path);
-        if (first == "commondir" && alone && commondir_) commondirs_.insert(path);
+        if (first == "config" && alone && config_) configs_.insert(fs::path(path));
+        if (first == "config.worktree" && alone && worktree_config_)
+            configs_.insert(fs::path(path));
+        if (first == "commondir" && alone && commondir_) commondirs_.insert(fs::path(path));
         if (first == "hooks" && hooks_) {
             if (alone) {
-                hook_directories_.insert(path);
-            } else if (std::distance(inside.begin(), inside.end()) == 2) {
-                hooks_found_.insert(path);
+                hook_directories_.insert(fs::path(path));
+            } else if (inside.find('/', slash + 1) == std::string_view::npos) {
+                hooks_found_.insert(fs::path(path));
             }
         }
+    }
+
+    // A repository_reach, as text.
+    struct reach {
+        std::unordered_set<std::string> hook_directories;
+        std::unordered_set<std::string> hook_targets;
+        std::unordered_set<std::string> configurations;
+    };
+
+    // The reach of the repository whose work tree is `top`. Read once per work tree.
+    const reach& reach_of(const std::string& top) {
+        if (auto found = reaches_.find(top); found != reaches_.end()) return found->second;
+        reach& out = reaches_[top];
+        if (!hooks_ && !config_) return out;
+        if (!user_hooks_path_) user_hooks_path_ = user_hooks_path();
+        const repository_reach read = reach_of_work_tree(top, scope_.roots, *user_hooks_path_);
+        for (const fs::path& path : read.hook_directories)
+            out.hook_directories.insert(path.native());
+        for (const fs::path& path : read.hook_targets)
+            out.hook_targets.insert(path.native());
+        for (const fs::path& path : read.configurations)
+            out.configurations.insert(path.native());
+        return out;
+    }
+
+    void consider_reach(std::string_view path, const reach& of) {
+        if (of.hook_directories.empty() && of.hook_targets.empty() && of.configurations.empty()) {
+            return;
+        }
+        const std::string text(path);
+        if (of.hook_directories.contains(text)) hook_directories_.insert(fs::path(text));
+        if (of.hook_directories.contains(std::string(parent_text(text)))) {
+            hooks_found_.insert(fs::path(text));
+        }
+        if (of.hook_targets.contains(text)) hooks_found_.insert(fs::path(text));
+        if (of.configurations.contains(text)) configs_.insert(fs::path(text));
     }
 
     // Every part of the git directory `git` that runs or redirects anything, changed or not, and
@@ -316,7 +562,10 @@ private:
             next.clear();
             if (config_) configs_.insert(at / "config");
             if (worktree_config_) configs_.insert(at / "config.worktree");
-            if (hooks_) hook_directories_.insert(at / "hooks");
+            if (hooks_) {
+                hook_directories_.insert(at / "hooks");
+                listed_whole_.insert(at / "hooks");
+            }
             if (commondir_) commondirs_.insert(at / "commondir");
             if (at != git) break;  // one hop: a commondir names no further one
             unique_fd dir = open_directory_no_symlinks(at);
@@ -332,23 +581,31 @@ private:
 
     // Everything beneath a directory moved in, without holding a descriptor per level.
     void walk(const fs::path& top) {
-        std::vector<fs::path> pending{top};
-        consider(top);
+        std::vector<std::string> pending{top.native()};
+        consider(top.native());
         std::size_t visited = 0;
         while (!pending.empty()) {
-            const fs::path dir = std::move(pending.back());
+            const std::string dir = std::move(pending.back());
             pending.pop_back();
-            for (const std::string& name : list(dir)) {
+            const auto names = reader_.list(std::string_view(dir));
+            if (!names) {
+                const int error = errno;
+                if (reader_.look(dir).exists && !failure_) {
+                    failure_ =
+                        "cannot list " + dir + ", moved in by the run: " + std::strerror(error);
+                }
+                continue;
+            }
+            for (const std::string& name : *names) {
                 if (++visited > walk_limit) {
                     failure_ = "a directory moved in holds more than " +
                                std::to_string(walk_limit) +
                                " entries; judged in part: " + top.string();
                     return;
                 }
-                const fs::path path = dir / name;
+                std::string path = joined(dir, name);
                 consider(path);
-                struct stat st {};
-                if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) pending.push_back(path);
+                if (S_ISDIR(reader_.look(path).mode)) pending.push_back(std::move(path));
             }
         }
     }
@@ -366,6 +623,7 @@ private:
             record(path, what + " (" + *failed + ")", neutral_action::failed);
             return;
         }
+        if (std::get<quarantine::taken>(taken).gone) return;  // another judgement's doing
         std::string kept_at = std::get<quarantine::taken>(taken).kept_at;
         const neutral_action action =
             kept_at.empty() ? neutral_action::removed : neutral_action::quarantined;
@@ -375,9 +633,11 @@ private:
     void judge_hook(const fs::path& hook) {
         const std::string name = hook.filename().string();
         if (name.ends_with(".sample")) return;  // git never runs these
-        const statx_result st = look(hook);
+        const statx_result st = reader_.look(hook);
         if (!st.exists || kept(hook)) return;
-        if (S_ISREG(st.mode)) {
+        // One of several names of a file: what is written through another one runs as this
+        // hook, and the template vouches for nothing.
+        if (S_ISREG(st.mode) && st.links == 1) {
             unique_fd dir = open_parent_no_symlinks(hook);
             const auto content =
                 dir ? read_regular_file(dir.get(), name, hook_limit) : std::nullopt;
@@ -400,7 +660,7 @@ private:
     }
 
     void judge_config(const fs::path& file, git_config::file_kind kind, const std::string& what) {
-        const statx_result st = look(file);
+        const statx_result st = reader_.look(file);
         if (!st.exists || kept(file)) return;
         unique_fd dir = open_parent_no_symlinks(file);
         const std::string name = file.filename().string();
@@ -417,14 +677,28 @@ private:
             return;
         }
         std::vector<git_config::entry> drop;
-        std::string keys;
+        std::vector<std::string> keys;
+        std::unordered_set<std::string> seen;
         for (const git_config::entry& e : std::get<std::vector<git_config::entry>>(parsed)) {
             if (!git_config::offence(e, kind) && !worktree_elsewhere(e, file)) continue;
-            const std::string key = e.key();
-            if (keys.find(key) == std::string::npos) keys += (keys.empty() ? "" : ", ") + key;
+            if (std::string key = e.key(); seen.insert(key).second) keys.push_back(std::move(key));
             drop.push_back(e);
         }
-        if (drop.empty()) return;
+        if (drop.empty()) {
+            // Clean, but one of several names of a file: what is written through another one
+            // becomes this configuration. It gets a file of its own.
+            if (st.links > 1) {
+                const std::string why = what +
+                                        " with other names (hard links) a command could write "
+                                        "through: given a file of its own";
+                if (auto failed = replace_file(dir.get(), name, *text)) {
+                    take(file, why);
+                } else {
+                    record(file, why, neutral_action::rewritten);
+                }
+            }
+            return;
+        }
         const std::string rewritten = git_config::without(*text, drop);
         // What is left must read, and hold nothing more to take: else the file goes whole.
         const auto again = git_config::parse(rewritten);
@@ -434,7 +708,7 @@ private:
             std::none_of(left->begin(), left->end(), [&](const git_config::entry& e) {
                 return git_config::offence(e, kind) || worktree_elsewhere(e, file);
             });
-        const std::string why = keys + " in " + what +
+        const std::string why = listed(keys) + " in " + what +
                                 ": not known to be inert, git could run what they name outside "
                                 "the sandbox";
         if (!clean) {
@@ -463,13 +737,14 @@ private:
     }
 
     void judge_commondir(const fs::path& file) {
-        if (kept(file) || !look(file).exists) return;
+        if (kept(file) || !reader_.look(file).exists) return;
         const fs::path git = file.parent_path();
         unique_fd dir = open_directory_no_symlinks(git);
         const auto text =
             dir ? read_regular_file(dir.get(), "commondir", config_limit) : std::nullopt;
-        // A linked worktree's git directory (<common>/worktrees/NAME) names its own repository.
-        if (text && git.parent_path().filename() == "worktrees") {
+        // A linked worktree's git directory (<common>/worktrees/NAME) names its own repository;
+        // a file of several names could be rewritten through another.
+        if (text && reader_.look(file).links == 1 && git.parent_path().filename() == "worktrees") {
             fs::path target = first_line(*text);
             if (target.is_relative()) target = git / target;
             if (canonical_path(target) == canonical_path(git.parent_path().parent_path())) return;
@@ -480,7 +755,7 @@ private:
     }
 
     void judge_name(const fs::path& match, const std::set<fs::path>& changed) {
-        const statx_result st = look(match);
+        const statx_result st = reader_.look(match);
         if (!st.exists) return;
         const std::string name = match.filename().string();
         std::string why;
@@ -513,7 +788,7 @@ private:
                 }
             }
             if (!unit) {
-                const statx_result changed_st = look(path);
+                const statx_result changed_st = reader_.look(path);
                 if (!changed_st.exists || S_ISDIR(changed_st.mode)) continue;
                 unit = path;
             }
@@ -530,13 +805,17 @@ private:
 
     const judgement_scope& scope_;
     quarantine& away_;
+    tree_reader reader_;
     std::map<std::string, std::vector<name_parts>, std::less<>> by_first_;
     bool hooks_ = false, config_ = false, worktree_config_ = false, commondir_ = false;
     bool gitmodules_ = false, gitconfig_ = false, xdg_gitconfig_ = false, git_ = false;
-    std::vector<fs::path> moved_;
-    std::map<fs::path, bool> git_directories_;
+    std::unordered_set<std::string> moved_;
+    std::unordered_map<std::string, bool> under_moved_, new_;
+    std::unordered_map<std::string, std::vector<std::string>> git_above_, work_trees_;
+    std::unordered_map<std::string, reach> reaches_;
+    std::optional<std::optional<std::string>> user_hooks_path_;  // read once
     std::set<fs::path> hook_directories_, hooks_found_, configs_, user_configs_, gitmodules_files_,
-        commondirs_, whole_;
+        commondirs_, whole_, listed_whole_;
     std::map<fs::path, std::set<fs::path>> names_;
     std::optional<std::vector<fs::path>> templates_;
     std::vector<neutralized_path> out_;
@@ -561,19 +840,81 @@ std::string_view to_string(neutral_action value) noexcept {
     return "failed";
 }
 
+std::optional<std::string> user_hooks_path() {
+    git_reach read;
+    if (const fs::path home = invoking_home(); !home.empty()) {
+        read_git_reach(home / ".config" / "git" / "config", home, read);
+        read_git_reach(home / ".gitconfig", home, read);
+    }
+    return read.hooks_path;
+}
+
+repository_reach reach_of_work_tree(const fs::path& top, std::span<const fs::path> roots,
+                                    const std::optional<std::string>& user_hooks) {
+    repository_reach out;
+    const auto in_roots = [roots](const fs::path& path) {
+        return std::any_of(roots.begin(), roots.end(),
+                           [&path](const fs::path& root) { return is_within(path, root); });
+    };
+    const std::optional<fs::path> git_directory = git_directory_of_work_tree(top);
+    if (!git_directory) return out;
+    const fs::path& git = *git_directory;
+    // A linked worktree's or a submodule's hooks and configuration are its common directory's.
+    fs::path common = git;
+    if (unique_fd dir = open_directory_no_symlinks(git)) {
+        if (const auto text = read_regular_file(dir.get(), "commondir", config_limit)) {
+            fs::path named = first_line(*text);
+            if (named.is_relative()) named = git / named;
+            common = canonical_path(named);
+        }
+    }
+    const fs::path home = invoking_home();
+    git_reach read;
+    read_git_reach(common / "config", home, read);
+    if (common != git) read_git_reach(git / "config.worktree", home, read);
+    for (const fs::path& included : read.includes) {
+        if (in_roots(included)) out.configurations.push_back(included);
+    }
+    const std::optional<std::string>& hooks_path = read.hooks_path ? read.hooks_path : user_hooks;
+    fs::path hooks = common / "hooks";
+    if (hooks_path && !hooks_path->empty()) {
+        if (hooks_path->starts_with("~/")) {
+            if (home.empty()) return out;
+            hooks = home / hooks_path->substr(2);
+        } else {
+            hooks = fs::path(*hooks_path);
+            if (hooks.is_relative()) hooks = top / hooks;
+        }
+    }
+    hooks = canonical_path(hooks);
+    if (!in_roots(hooks)) return out;
+    out.hook_directories.push_back(hooks);
+    unique_fd dir = open_directory_no_symlinks(hooks);
+    for (const std::string& name : dir ? names_in(dir.get()).value_or(std::vector<std::string>{})
+                                       : std::vector<std::string>{}) {
+        struct stat st {};
+        if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISLNK(st.st_mode)) {
+            continue;
+        }
+        const fs::path target = canonical_path(hooks / name);
+        if (in_roots(target)) out.hook_targets.push_back(target);
+    }
+    return out;
+}
+
 bool judged_by_content(std::string_view name) {
     return name == ".git" || name.starts_with(".git/") || name == ".gitmodules" ||
            name == ".gitconfig" || name == ".config/git";
 }
 
-std::vector<neutralized_path> judge_changes(const judgement_scope& scope, const change_set& changes,
-                                            quarantine& away) {
+judged_changes judge_changes(const judgement_scope& scope, const change_set& changes,
+                             quarantine& away) {
     judge j(scope, away);
     j.consider_all(changes);
-    std::vector<neutralized_path> out = j.act();
-    if (auto failure = j.failure()) {
-        out.push_back({"", *failure, neutral_action::failed, {}});
-    }
+    judged_changes out;
+    out.neutralized = j.act();
+    out.failure = changes.incomplete ? changes.incomplete : j.failure();
     return out;
 }
 

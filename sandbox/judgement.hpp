@@ -26,6 +26,8 @@
 #include <time.h>
 
 #include <filesystem>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,13 +55,34 @@ struct change_set {
     std::vector<std::filesystem::path> paths;
     // Directories renamed into place whole: what lies beneath them is new there, whatever its age.
     std::vector<std::filesystem::path> moved;
+    // What could not be looked at (the first such place), when the list may miss something.
+    std::optional<std::string> incomplete;
+};
+
+struct judged_changes {
+    std::vector<neutralized_path> neutralized;  // one entry per path
+    std::optional<std::string> failure;         // what may have been missed, and why
 };
 
 // Judges `changes` and neutralizes what would run outside the sandbox later, taking it into
-// `away`; what it did, one entry per path.
-[[nodiscard]] std::vector<neutralized_path> judge_changes(const judgement_scope& scope,
-                                                          const change_set& changes,
-                                                          quarantine& away);
+// `away`.
+[[nodiscard]] judged_changes judge_changes(const judgement_scope& scope, const change_set& changes,
+                                           quarantine& away);
+
+// What the repository whose work tree is `top` obeys beyond its git directory's own parts, in the
+// writable roots `roots` (canonical): where its core.hooksPath leads (its own, else the user's
+// `user_hooks`), what its symlinked hooks lead to, the files its configuration includes.
+struct repository_reach {
+    std::vector<std::filesystem::path> hook_directories;
+    std::vector<std::filesystem::path> hook_targets;
+    std::vector<std::filesystem::path> configurations;
+};
+[[nodiscard]] repository_reach reach_of_work_tree(const std::filesystem::path& top,
+                                                  std::span<const std::filesystem::path> roots,
+                                                  const std::optional<std::string>& user_hooks);
+
+// The core.hooksPath of the invoking user's own git configuration.
+[[nodiscard]] std::optional<std::string> user_hooks_path();
 
 // Whether `name` (a protected name) is judged by its content rather than by its name:
 // the git directory's parts, `.gitmodules`, `.gitconfig` and `.config/git`.

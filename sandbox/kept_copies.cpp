@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include "cordon/policy.hpp"
 #include "sandbox/protected_paths.hpp"
+#include "sandbox/run_journal.hpp"
 
 namespace cordon::sandbox {
 
@@ -23,6 +26,7 @@ struct kept_copies::node {
     mode_t mode = 0;  // type and permissions
     uid_t uid = 0;
     gid_t gid = 0;
+    nlink_t links = 1;
     std::string content;  // a file's bytes, a symlink's target
     std::vector<node> children;
 };
@@ -62,6 +66,7 @@ std::optional<kept_copies::node> copy_of(int dir, const std::string& name, budge
     out.mode = st.st_mode;
     out.uid = st.st_uid;
     out.gid = st.st_gid;
+    out.links = st.st_nlink;
     if (S_ISREG(st.st_mode)) {
         const auto size = static_cast<std::uint64_t>(st.st_size);
         if (size > kept_copies::file_limit || size > left.bytes) return std::nullopt;
@@ -95,6 +100,8 @@ bool same(int dir, const kept_copies::node& copy) {
     if (::fstatat(dir, copy.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
     if (st.st_mode != copy.mode || st.st_uid != copy.uid || st.st_gid != copy.gid) return false;
     if (S_ISREG(st.st_mode)) {
+        // A name more: a command could write it through that one.
+        if (st.st_nlink > copy.links) return false;
         return read_regular_file(dir, copy.name, kept_copies::file_limit) == copy.content;
     }
     if (S_ISLNK(st.st_mode)) {
@@ -197,7 +204,8 @@ kept_copies::~kept_copies() = default;
 kept_copies::kept_copies(kept_copies&&) noexcept = default;
 kept_copies& kept_copies::operator=(kept_copies&&) noexcept = default;
 
-kept_copies kept_copies::take(std::span<const fs::path> paths, std::span<const fs::path> roots) {
+kept_copies kept_copies::take(std::span<const fs::path> paths, std::span<const fs::path> roots,
+                              std::span<const earlier_run> earlier) {
     kept_copies out;
     budget left;
     for (const fs::path& path : paths) {
@@ -205,13 +213,156 @@ kept_copies kept_copies::take(std::span<const fs::path> paths, std::span<const f
             return is_within(path, r) && path != r;
         });
         if (root == roots.end()) continue;
+        const auto within = [&path](const std::vector<fs::path>& places) {
+            return std::any_of(places.begin(), places.end(),
+                               [&path](const fs::path& place) { return is_within(path, place); });
+        };
+        // The earliest run still going that may have written here.
+        const auto writer = std::find_if(
+            earlier.begin(), earlier.end(),
+            [&](const earlier_run& run) { return within(run.roots) && !within(run.kept); });
+        if (writer != earlier.end()) {
+            const kept* copied = nullptr;
+            if (writer->copies != nullptr) {
+                for (const kept& k : writer->copies->kept_) {
+                    if (k.path == path) copied = &k;
+                }
+            }
+            if (copied != nullptr) {
+                out.kept_.push_back({*root, path, copied->copy});
+            } else {
+                out.unkept_.push_back(path);
+            }
+            continue;
+        }
         unique_fd parent = open_parent_no_symlinks(path);
-        if (!parent) continue;
         budget attempt = left;
-        auto copied = copy_of(parent.get(), path.filename().string(), attempt);
-        if (!copied) continue;  // missing, or too large: judged instead
+        auto copied =
+            parent ? copy_of(parent.get(), path.filename().string(), attempt) : std::nullopt;
+        if (!copied) {
+            out.unkept_.push_back(path);  // missing, or too large: judged instead
+            continue;
+        }
         left = attempt;
-        out.kept_.push_back({*root, path, std::make_unique<node>(std::move(*copied))});
+        out.kept_.push_back({*root, path, std::make_shared<const node>(std::move(*copied))});
+    }
+    return out;
+}
+
+namespace {
+
+void write_node(std::string& out, const kept_copies::node& n, const std::string& at) {
+    append_field(out, "node", at);
+    append_field(out, "mode", std::to_string(n.mode));
+    append_field(out, "uid", std::to_string(n.uid));
+    append_field(out, "gid", std::to_string(n.gid));
+    append_field(out, "links", std::to_string(n.links));
+    append_field(out, "children", std::to_string(n.children.size()));
+    append_field(out, "content", n.content);
+    for (const kept_copies::node& child : n.children)
+        write_node(out, child, at.empty() ? child.name : at + "/" + child.name);
+}
+
+template <typename Number>
+bool read_number(std::string_view text, Number& out) {
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return error == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+std::string kept_copies::text() const {
+    std::string out;
+    for (const kept& k : kept_) {
+        append_field(out, "copy", k.path.native());
+        append_field(out, "root", k.root.native());
+        write_node(out, *k.copy, "");
+    }
+    for (const fs::path& path : unkept_)
+        append_field(out, "unkept", path.native());
+    return out;
+}
+
+std::optional<kept_copies> kept_copies::parse(std::string_view text) {
+    const auto fields = split_fields(text);
+    if (!fields) return std::nullopt;
+    kept_copies out;
+    const auto absolute = [](std::string_view value) -> std::optional<fs::path> {
+        fs::path path{std::string(value)};
+        if (!path.is_absolute() || path.lexically_normal() != path) return std::nullopt;
+        return path;
+    };
+    for (std::size_t i = 0; i < fields->size();) {
+        const auto [tag, value] = (*fields)[i];
+        if (tag == "unkept") {
+            auto path = absolute(value);
+            if (!path) return std::nullopt;
+            out.unkept_.push_back(std::move(*path));
+            ++i;
+            continue;
+        }
+        if (tag != "copy" || i + 1 >= fields->size() || (*fields)[i + 1].first != "root") {
+            return std::nullopt;
+        }
+        auto path = absolute(value);
+        auto root = absolute((*fields)[i + 1].second);
+        if (!path || !root || !is_within(*path, *root) || *path == *root) return std::nullopt;
+        i += 2;
+        // The nodes, each after its parent: "" is the copied path itself. A parent holds room
+        // for the children it says it has, so that the places of those added stay put.
+        node top;
+        struct place {
+            node* at;
+            std::size_t room;  // the children it said it has
+        };
+        std::map<std::string, place, std::less<>> at;
+        bool first = true;
+        std::size_t entries = 0;
+        while (i + 7 <= fields->size() && (*fields)[i].first == "node") {
+            const std::string_view where = (*fields)[i].second;
+            node n;
+            std::size_t children = 0;
+            if ((*fields)[i + 1].first != "mode" || (*fields)[i + 2].first != "uid" ||
+                (*fields)[i + 3].first != "gid" || (*fields)[i + 4].first != "links" ||
+                (*fields)[i + 5].first != "children" || (*fields)[i + 6].first != "content" ||
+                !read_number((*fields)[i + 1].second, n.mode) ||
+                !read_number((*fields)[i + 2].second, n.uid) ||
+                !read_number((*fields)[i + 3].second, n.gid) ||
+                !read_number((*fields)[i + 4].second, n.links) ||
+                !read_number((*fields)[i + 5].second, children) || ++entries > entry_limit ||
+                children > entry_limit || (children > 0 && !S_ISDIR(n.mode))) {
+                return std::nullopt;
+            }
+            n.content = std::string((*fields)[i + 6].second);
+            n.children.reserve(children);
+            i += 7;
+            node* added = nullptr;
+            if (first) {
+                if (!where.empty()) return std::nullopt;
+                n.name = path->filename().string();
+                top = std::move(n);
+                added = &top;
+                first = false;
+            } else {
+                const std::size_t slash = where.rfind('/');
+                const std::string_view parent =
+                    slash == std::string_view::npos ? "" : where.substr(0, slash);
+                const std::string_view name =
+                    slash == std::string_view::npos ? where : where.substr(slash + 1);
+                const auto found = at.find(parent);
+                if (name.empty() || name == "." || name == ".." ||
+                    name.find('\0') != std::string_view::npos || found == at.end() ||
+                    found->second.at->children.size() >= found->second.room || at.contains(where)) {
+                    return std::nullopt;
+                }
+                n.name = std::string(name);
+                added = &found->second.at->children.emplace_back(std::move(n));
+            }
+            at.emplace(std::string(where), place{added, children});
+        }
+        if (first) return std::nullopt;
+        out.kept_.push_back(
+            {std::move(*root), std::move(*path), std::make_shared<const node>(std::move(top))});
     }
     return out;
 }

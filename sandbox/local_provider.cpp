@@ -427,6 +427,11 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         throw request_refused_error(policy.mode, "the workspace " + policy.workspace_root.string() +
                                                      " was moved while it was being checked");
     }
+    // The windows dead cordons left are judged before the plan reads what they may have changed,
+    // and reported beside this run's record (judgement_report::abandoned).
+    std::vector<neutralized_path> abandoned;
+    if (options_.judge_runs)
+        abandoned = judge_abandoned_windows(journal_directory(), quarantine_home());
     auto planned = plan_paths(policy);
     if (auto* refused = std::get_if<std::string>(&planned)) {
         throw request_refused_error(policy.mode, *refused);
@@ -498,11 +503,8 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         }
     }
     // What the run leaves is judged once it is over; the window opens now, after every check
-    // that could refuse the run. The windows dead cordons left are judged first, and reported
-    // beside this run's record (judgement_report::abandoned).
+    // that could refuse the run.
     if (options_.judge_runs) {
-        std::vector<neutralized_path> abandoned =
-            judge_abandoned_windows(journal_directory(), quarantine_home());
         if (policy.mode == sandbox_mode::workspace_write && !policy.rules.protect.empty() &&
             rung->kind != backend_kind::seatbelt) {
             run_judgement::settings judged;

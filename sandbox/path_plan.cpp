@@ -86,9 +86,9 @@ public:
     // core.hooksPath and the files it includes, wherever they lie in a writable root.
     void protect_user_configuration() {
         if (home_.empty() || git_names_.empty()) return;
-        git_settings settings;
-        read_git_config(home_ / ".config" / "git" / "config", settings, 0);
-        read_git_config(home_ / ".gitconfig", settings, 0);
+        git_reach settings;
+        read_git_reach(home_ / ".config" / "git" / "config", home_, settings);
+        read_git_reach(home_ / ".gitconfig", home_, settings);
         protect_settings(settings, std::nullopt);
     }
 
@@ -106,11 +106,6 @@ public:
     }
 
 private:
-    struct git_settings {
-        std::optional<std::string> hooks_path;
-        std::vector<fs::path> includes;  // canonical
-    };
-
     [[nodiscard]] std::optional<fs::path> root_of(const fs::path& path) const {
         for (const fs::path& root : out_.writable_roots) {
             if (is_within(path, root)) return root;
@@ -166,8 +161,8 @@ private:
             std::find(git_names_.begin(), git_names_.end(), "hooks") != git_names_.end();
         if (hooks) {
             protect_hook_targets(dir / "hooks");
-            git_settings settings;
-            read_git_config(dir / "config", settings, 0);
+            git_reach settings;
+            read_git_reach(dir / "config", home_, settings);
             protect_settings(settings, dir);
         }
         walk_modules(root, dir / "modules", 0);
@@ -244,7 +239,7 @@ private:
     // core.hooksPath and the included files of a configuration (`git`: the repository's git
     // directory, for a relative hooksPath; nullopt for the user's own configuration, where a
     // relative hooksPath means each repository's own work tree).
-    void protect_settings(const git_settings& settings, const std::optional<fs::path>& git) {
+    void protect_settings(const git_reach& settings, const std::optional<fs::path>& git) {
         for (const fs::path& included : settings.includes)
             protect_elsewhere(included, true);
         if (!settings.hooks_path || settings.hooks_path->empty()) return;
@@ -262,38 +257,6 @@ private:
             path = git->parent_path() / path;
         }
         protect_elsewhere(canonical_path(path), false, true);
-    }
-
-    // Reads one git configuration (git_config.hpp), following its includes a few levels deep.
-    void read_git_config(const fs::path& file, git_settings& out, int level) {
-        if (level > deepest_include) return;
-        const auto content = read_planted(file, git_config_limit);
-        if (!content) return;
-        const auto parsed = git_config::parse(*content);
-        const auto* entries = std::get_if<std::vector<git_config::entry>>(&parsed);
-        if (entries == nullptr) return;  // git refuses to run beside it
-        for (const git_config::entry& e : *entries) {
-            if (!e.value) continue;
-            if (e.section == "core" && !e.has_subsection && e.name == "hookspath") {
-                out.hooks_path = *e.value;
-            } else if ((e.section == "include" || e.section == "includeif") && e.name == "path" &&
-                       !e.value->empty()) {
-                fs::path included = *e.value;
-                if (e.value->rfind("~/", 0) == 0) {
-                    if (home_.empty()) continue;
-                    included = home_ / e.value->substr(2);
-                } else if (included.is_relative()) {
-                    included = file.parent_path() / included;
-                }
-                included = canonical_path(included);
-                if (std::find(out.includes.begin(), out.includes.end(), included) !=
-                    out.includes.end()) {
-                    continue;
-                }
-                out.includes.push_back(included);
-                read_git_config(included, out, level + 1);
-            }
-        }
     }
 
     // `path` (canonical) is kept read-only when it exists in a writable root; missing, it is
@@ -367,17 +330,63 @@ std::optional<fs::path> inside_git_directory(const fs::path& root) {
 
 }  // namespace
 
+namespace {
+
+void read_git_reach_at(const fs::path& file, const fs::path& home, git_reach& out, int level) {
+    if (level > deepest_include) return;
+    const auto content = read_planted(file, git_config_limit);
+    if (!content) return;
+    const auto parsed = git_config::parse(*content);
+    const auto* entries = std::get_if<std::vector<git_config::entry>>(&parsed);
+    if (entries == nullptr) return;  // git refuses to run beside it
+    for (const git_config::entry& e : *entries) {
+        if (!e.value) continue;
+        if (e.section == "core" && !e.has_subsection && e.name == "hookspath") {
+            out.hooks_path = *e.value;
+        } else if ((e.section == "include" || e.section == "includeif") && e.name == "path" &&
+                   !e.value->empty()) {
+            fs::path included = *e.value;
+            if (e.value->starts_with("~/")) {
+                if (home.empty()) continue;
+                included = home / e.value->substr(2);
+            } else if (included.is_relative()) {
+                included = file.parent_path() / included;
+            }
+            included = canonical_path(included);
+            if (std::find(out.includes.begin(), out.includes.end(), included) !=
+                out.includes.end()) {
+                continue;
+            }
+            out.includes.push_back(included);
+            read_git_reach_at(included, home, out, level + 1);
+        }
+    }
+}
+
+}  // namespace
+
+void read_git_reach(const fs::path& file, const fs::path& home, git_reach& out) {
+    read_git_reach_at(file, home, out, 0);
+}
+
 bool is_git_directory(const fs::path& dir) {
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
     if (dir.filename() == ".git") return true;
+    unique_fd opened(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    return opened && has_git_directory_parts(opened.get());
+}
+
+bool has_git_directory_parts(int dir) {
     struct stat part {};
-    const auto has = [&part, &dir](const char* name, bool directory) {
-        return ::lstat((dir / name).c_str(), &part) == 0 &&
-               (directory ? S_ISDIR(part.st_mode) : !S_ISDIR(part.st_mode));
+    const auto has = [&part, dir](const char* name) {
+        return ::fstatat(dir, name, &part, AT_SYMLINK_NOFOLLOW) == 0;
     };
-    // Not HEAD: a command can leave everything else and add HEAD in a later run.
-    return (has("objects", true) && has("refs", true)) || has("commondir", false);
+    // Wider than git, never narrower: git wants HEAD too (not of a common directory a commondir
+    // names), and objects and refs it can search (a symlink will do). Any entry of those names
+    // counts here: a command can leave all but one and add it in a later run, or make a dangling
+    // symlink's target later.
+    return (has("objects") && has("refs")) || has("commondir");
 }
 
 std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -55,12 +56,25 @@ struct path_plan {
     std::vector<std::filesystem::path> configurations;
 };
 
+// Where one git configuration sends git beyond its git directory: its core.hooksPath as written
+// (the last one) and the files it includes (canonical; `~/` against `home`), read through its
+// includes (includeIf's whatever the condition) a few levels deep. Nothing when it cannot be read.
+struct git_reach {
+    std::optional<std::string> hooks_path;
+    std::vector<std::filesystem::path> includes;
+};
+void read_git_reach(const std::filesystem::path& file, const std::filesystem::path& home,
+                    git_reach& out);
+
 // The plan for `policy` (a confined mode), or why the policy cannot be used (one line).
 [[nodiscard]] std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy);
 
 // Whether the directory `dir` is, or becomes with one more file, a git directory as git recognises
-// one: `objects` and `refs`, or a `commondir` to take them from (git also wants a `HEAD`, which a
-// command could add in a later run); or any directory named `.git`.
+// one: entries named `objects` and `refs` (of any type: git follows a symlink), or a `commondir`
+// to take them from (git also wants a `HEAD`, which a command could add in a later run); or any
+// directory named `.git`.
 [[nodiscard]] bool is_git_directory(const std::filesystem::path& dir);
+// The same of the directory open as `dir`, but for its name: whether it holds those entries.
+[[nodiscard]] bool has_git_directory_parts(int dir);
 
 }  // namespace cordon::sandbox

@@ -1,13 +1,17 @@
 // A judgement that is owed, on disk for as long as its run lasts: a cordon killed before it could
 // judge what its run left (SIGKILL, a crash) is not the end of it. The next cordon finds the
 // window, sees that the cordon which owes it is gone, and judges it by a scan
-// (docs/sandbox.md, "What a run leaves").
+// (docs/sandbox.md, "Protected names").
 //
 // One file per run in a directory of cordon's own (/dev/shm/cordon-judgements-<uid>, mode 0700),
-// which holds the window (judgement_scope: the roots, the names, what was kept, when it opened),
-// locked with flock(2) by the cordon that owes it for as long as it does: a free lock is a dead
-// cordon, the way a private /tmp's is (private_tmp.hpp). The directory is protected like the probe
-// verdicts: a writable root that holds it is refused.
+// which holds the window (judgement_scope: the roots, the names, what was kept, when it opened)
+// and the copies the run will put back (kept_copies), locked with flock(2) by the cordon that owes
+// it for as long as it does: a free lock is a dead cordon, the way a private /tmp's is
+// (private_tmp.hpp). A record is written under another name and renamed into place whole. The
+// directory is protected like the probe verdicts: a writable root that holds it is refused.
+//
+// The copies are read by the runs that start while this one lasts (kept_copies::take): what it
+// put back must be what was there before either began.
 #pragma once
 
 #include <filesystem>
@@ -15,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -26,17 +31,37 @@ namespace cordon::sandbox {
 // /dev/shm/cordon-judgements-<euid>.
 [[nodiscard]] std::filesystem::path default_journal_directory();
 
+// What a record holds.
+struct window_record {
+    judgement_scope window;
+    std::string copies;  // kept_copies::text()
+    int attempts = 0;
+};
+
 class owed_judgement {
 public:
-    // Writes the window to `directory` (made if missing, 0700, this user's own) and holds its
-    // lock; the reason when it cannot.
+    // A claimed window whose judgement killed its claimant this many times is dropped unjudged
+    // (reported), so that one that cannot be judged does not stop every later cordon.
+    static constexpr int most_attempts = 3;
+
+    // Writes the window and the copies its run keeps (kept_copies::text) to `directory` (made if
+    // missing, 0700, this user's own) and holds its lock; the reason when it cannot.
     [[nodiscard]] static std::variant<std::unique_ptr<owed_judgement>, std::string> record(
-        const std::filesystem::path& directory, const judgement_scope& window);
+        const std::filesystem::path& directory, const judgement_scope& window,
+        std::string_view copies = {});
 
     // Takes the window of every cordon that died owing one (its lock free), each now owed by the
-    // caller alone. Nothing when the directory does not exist.
+    // caller alone, its attempts counted one more. Nothing when the directory does not exist.
     [[nodiscard]] static std::vector<std::unique_ptr<owed_judgement>> claim_abandoned(
         const std::filesystem::path& directory);
+
+    // The records of the runs still going (their locks held), the earliest window first.
+    [[nodiscard]] static std::vector<window_record> live_windows(
+        const std::filesystem::path& directory);
+
+    // Held while a run takes its copies and records them: a run that starts meanwhile waits, and
+    // then sees them. Blocks; an empty descriptor when the directory cannot be used.
+    [[nodiscard]] static unique_fd hold_copies(const std::filesystem::path& directory);
 
     // The judgement was made: the record goes.
     ~owed_judgement();
@@ -44,18 +69,30 @@ public:
     owed_judgement& operator=(const owed_judgement&) = delete;
 
     [[nodiscard]] const judgement_scope& window() const noexcept { return window_; }
+    // How many cordons took it before this one's claim (claim_abandoned), this one included.
+    [[nodiscard]] int attempts() const noexcept { return attempts_; }
 
 private:
-    owed_judgement(std::filesystem::path file, unique_fd lock, judgement_scope window)
-        : file_(std::move(file)), lock_(std::move(lock)), window_(std::move(window)) {}
+    owed_judgement(std::filesystem::path file, unique_fd lock, judgement_scope window, int attempts)
+        : file_(std::move(file)),
+          lock_(std::move(lock)),
+          window_(std::move(window)),
+          attempts_(attempts) {}
 
     std::filesystem::path file_;
     unique_fd lock_;
     judgement_scope window_;
+    int attempts_ = 0;
 };
 
-// The record's text and its reading (NUL-separated fields: paths may hold any other byte).
-[[nodiscard]] std::string window_text(const judgement_scope& window);
-[[nodiscard]] std::optional<judgement_scope> parse_window(std::string_view text);
+// A record's fields: a tag, the value's length in decimal, the value, each ended by a NUL (paths
+// and copies may hold any byte).
+void append_field(std::string& out, std::string_view tag, std::string_view value);
+[[nodiscard]] std::optional<std::vector<std::pair<std::string_view, std::string_view>>>
+split_fields(std::string_view text);
+
+// The record's text and its reading.
+[[nodiscard]] std::string window_text(const judgement_scope& window, std::string_view copies = {});
+[[nodiscard]] std::optional<window_record> parse_window(std::string_view text);
 
 }  // namespace cordon::sandbox

@@ -3,7 +3,7 @@
 // dead cordon owes (sandbox/run_journal.hpp). Properties: every entry's bytes lie in the text, in
 // order, and begin with its name; taking out the entries that are not inert leaves a text that
 // reads, and holds none of them; taking out nothing leaves the text as it was; a window read back
-// is written again identically.
+// is written again identically, and so are the copies a window records (sandbox/kept_copies.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sandbox/git_config.hpp"
+#include "sandbox/kept_copies.hpp"
 #include "sandbox/run_journal.hpp"
 #include "tests/fuzz/property.hpp"
 
@@ -20,11 +21,17 @@ using namespace cordon::sandbox;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
 
-    if (auto window = parse_window(text)) {
-        const std::string again = window_text(*window);
+    if (auto record = parse_window(text)) {
+        const std::string again = window_text(record->window, record->copies);
         const auto back = parse_window(again);
         CORDON_FUZZ_CHECK(back.has_value());
-        CORDON_FUZZ_CHECK(window_text(*back) == again);
+        CORDON_FUZZ_CHECK(window_text(back->window, back->copies) == again);
+    }
+    if (auto copies = kept_copies::parse(text)) {
+        const std::string again = copies->text();
+        const auto back = kept_copies::parse(again);
+        CORDON_FUZZ_CHECK(back.has_value());
+        CORDON_FUZZ_CHECK(back->text() == again);
     }
 
     const auto parsed = git_config::parse(text);

@@ -16,6 +16,8 @@
 //   write PATH TEXT         write TEXT to PATH (exit 1 with strerror on failure)
 //   link FROM TO            link(2) FROM as TO (exit 1 with strerror on failure)
 //   rename FROM TO          rename(2) FROM to TO (exit 1 with strerror on failure)
+//   map-write PATH TEXT     write TEXT over the start of the existing file PATH through a shared
+//                           mapping (no write(2)), the rest of it newlines; its size stays
 //   print-env               print the environment, one NAME=value per line
 //   list-fds                print the open fd numbers, one per line
 //   cat                     copy stdin to stdout
@@ -127,12 +129,14 @@
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -687,6 +691,26 @@ int main(int argc, char** argv) {
                          std::strerror(errno));
             return 1;
         }
+        return 0;
+    }
+    if (cmd == "map-write" && arg(2) && arg(3)) {
+        const int fd = ::open(arg(2), O_RDWR | O_CLOEXEC);
+        struct stat st {};
+        const std::string_view text = arg(3);
+        if (fd < 0 || ::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < text.size()) {
+            std::fprintf(stderr, "map-write %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
+        const auto size = static_cast<std::size_t>(st.st_size);
+        void* mapped = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (mapped == MAP_FAILED) {
+            std::fprintf(stderr, "map-write %s: %s\n", arg(2), std::strerror(errno));
+            return 1;
+        }
+        std::memset(mapped, '\n', size);
+        std::memcpy(mapped, text.data(), text.size());
+        ::munmap(mapped, size);
+        ::close(fd);
         return 0;
     }
     if (cmd == "print-env") {

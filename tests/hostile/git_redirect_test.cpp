@@ -339,6 +339,102 @@ TEST_P(GitRedirect, ABrokenGitPointerNeverMakesALaterRunRefuse) {
     EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
 }
 
+// Whatever git takes for a git directory: a linked worktree's common directory with no HEAD of
+// its own, one whose objects and refs are symlinks (behind a gitlink, so that `git status` at the
+// top runs git in it), and a nested repository's `hooks` made to look like a git directory. git
+// runs nothing any of them planted.
+TEST_P(GitRedirect, EveryDirectoryGitTakesForAGitDirectoryIsJudgedAsOne) {
+    make_repository();
+    ASSERT_EQ(host_sh(tree_.workspace(), "git init -q a"), 0);
+    const std::string hook = marker_script();
+    const std::string fsmonitor =
+        "printf \"[core]\\n\\tfsmonitor = \\\"" + touch_marker() + "; false\\\"\\n\"";
+    plant(
+        // a common directory without HEAD, and a linked worktree of it
+        "mkdir -p store/objects store/refs/heads store/hooks store/worktrees/w wt && " + fsmonitor +
+        " > store/config && printf '" + hook +
+        "' > store/hooks/pre-commit && chmod +x store/hooks/pre-commit && "
+        "echo ref: refs/heads/main > store/worktrees/w/HEAD && "
+        "echo ../.. > store/worktrees/w/commondir && echo $PWD/wt/.git > store/worktrees/w/gitdir "
+        "&& "
+        "echo gitdir: $PWD/store/worktrees/w > wt/.git; "
+        // objects and refs as symlinks, behind a gitlink
+        "mkdir -p sub .stash/x/realobj .stash/x/realrefs/heads && "
+        "ln -s realobj .stash/x/objects && ln -s realrefs .stash/x/refs && "
+        "echo ref: refs/heads/main > .stash/x/HEAD && " +
+        fsmonitor +
+        " > .stash/x/config && echo gitdir: ../.stash/x > sub/.git && "
+        "git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,sub; "
+        // a hooks directory that looks like a git directory
+        "echo ref: refs/heads/main > a/.git/hooks/HEAD && "
+        "mkdir a/.git/hooks/objects a/.git/hooks/refs && printf '" +
+        hook + "' > a/.git/hooks/pre-commit && chmod +x a/.git/hooks/pre-commit; true");
+    host_sh(tree_.workspace() / "wt", "git status; git commit -q --allow-empty -m x");
+    host_sh(tree_.workspace(), "git status");
+    host_sh(tree_.workspace() / "sub", "git status");
+    host_sh(tree_.workspace() / "a", "git commit -q --allow-empty -m x");
+    EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox";
+}
+
+// A file of several names: a run links a nested repository's configuration (and, where it may,
+// the top one's) under another name, a later run writes through that name. Neither run's
+// judgement leaves git anything to run.
+TEST_P(GitRedirect, AFileOfSeveralNamesCarriesNothingIntoARepository) {
+    make_repository();
+    plant(
+        "git init -q nested && mkdir junk && ln nested/.git/config junk/notes.txt; "
+        "ln .git/config top-notes.txt; true");
+    plant("printf \"[core]\\n\\tfsmonitor = \\\"" + touch_marker() +
+          "; false\\\"\\n\" | tee -a junk/notes.txt >> top-notes.txt; true");
+    host_sh(tree_.workspace() / "nested", "git status");
+    host_sh(tree_.workspace(), "git status");
+    EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox";
+}
+
+// A write through a shared mapping makes no write(2) and raises no FAN_MODIFY; the judgement sees
+// it all the same.
+TEST_P(GitRedirect, AWriteThroughASharedMappingIsJudged) {
+    make_repository();
+    ASSERT_EQ(host_sh(tree_.workspace(), "git init -q nested"), 0);
+    const runtime::run_record record = plant(
+        "'" + child() + "' map-write nested/.git/config \"$(printf '[core]\\n\\tfsmonitor = \\\"" +
+        touch_marker() + "; false\\\"\\n')\"");
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    host_sh(tree_.workspace() / "nested", "git status");
+    EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox\n"
+                                       << describe(record);
+    EXPECT_TRUE(taken(record, tree_.workspace() / "nested" / ".git" / "config"))
+        << describe(record);
+}
+
+// Two runs at once in one workspace: the first plants in the top repository and waits for the
+// second to start; whatever each puts back, the top repository ends as it was before either.
+TEST_P(GitRedirect, RunsAtOnceNeverPutBackWhatTheOtherPlanted) {
+    make_repository();
+    const std::string before = read_file(tree_.workspace() / ".git" / "config");
+    // Signals between the two runs and the test, where both runs may write.
+    const fs::path planted = tree_.workspace() / "planted";
+    const fs::path started = tree_.workspace() / "started";
+    const std::string hook = marker_script();
+    std::thread first([&] {
+        plant("printf \"[core]\\n\\tfsmonitor = \\\"" + touch_marker() +
+              "; false\\\"\\n\" >> .git/config; printf '" + hook +
+              "' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; printf '" + hook +
+              "' > .envrc; touch " + planted.string() + "; i=0; while [ ! -e " + started.string() +
+              " ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done; true");
+    });
+    for (int i = 0; i < 600 && !fs::exists(planted); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const bool both_at_once = fs::exists(planted);
+    plant("touch " + started.string() + "; sleep 0.5");
+    first.join();
+    ASSERT_TRUE(both_at_once) << "the first run never planted";
+    EXPECT_EQ(read_file(tree_.workspace() / ".git" / "config"), before);
+    EXPECT_FALSE(fs::exists(tree_.workspace() / ".envrc"));
+    host_sh(tree_.workspace(), "git status; echo two >> file && git commit -qam two");
+    EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox";
+}
+
 CORDON_HOSTILE_BACKENDS(GitRedirect);
 
 }  // namespace

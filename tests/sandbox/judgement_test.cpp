@@ -3,8 +3,10 @@
 // back), that no step follows a symlink out of the tree, and the record of a window owed by a
 // cordon that died. The same, end to end under the real runners, is in
 // tests/backends/path_policy_test.cpp and tests/hostile/git_redirect_test.cpp.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -12,7 +14,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -110,6 +115,28 @@ protected:
                   0);
     }
 
+    // Opens the window after everything made so far.
+    void open_window() {
+        test::write_file(base_ / "stamp", "");
+        since_ = window_after(base_ / "stamp");
+    }
+
+    // What the scan finds since the window opened, judged: what was done, by path.
+    std::map<std::string, neutralized_path> judge_scanned(const judgement_scope& within) {
+        auto scanned = scan_changes(within.roots, within.since, interest_of(within.names));
+        std::map<std::string, neutralized_path> out;
+        if (!std::holds_alternative<change_set>(scanned)) {
+            ADD_FAILURE() << std::get<std::string>(scanned);
+            return out;
+        }
+        quarantine away(away_home_);
+        for (neutralized_path& n :
+             judge_changes(within, std::get<change_set>(scanned), away).neutralized)
+            out[n.path] = std::move(n);
+        return out;
+    }
+    std::map<std::string, neutralized_path> judge_scanned() { return judge_scanned(scope()); }
+
     test::temp_dir base_;
     fs::path root_ = base_ / "ws";
     fs::path away_home_ = base_ / "quarantine";
@@ -154,7 +181,7 @@ TEST_F(Judgement, TakesWhatWouldRunAndLeavesTheRest) {
         scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
     ASSERT_TRUE(std::holds_alternative<change_set>(scanned));
     quarantine away(away_home_);
-    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away).neutralized;
     std::map<std::string, neutralized_path> by_path;
     for (const auto& t : taken)
         by_path[t.path] = t;
@@ -210,7 +237,7 @@ TEST_F(Judgement, WhatGitMakesItselfIsLeftAlone) {
         scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
     ASSERT_TRUE(std::holds_alternative<change_set>(scanned));
     quarantine away(away_home_);
-    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away).neutralized;
     for (const auto& t : taken)
         ADD_FAILURE() << to_string(t.action) << " " << t.path << ": " << t.what;
 }
@@ -227,14 +254,14 @@ TEST_F(Judgement, AGitDirectoryMadeOverTwoRunsIsJudgedWhenItBecomesOne) {
     quarantine away(away_home_);
     auto first =
         scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
-    EXPECT_TRUE(judge_changes(scope(), std::get<change_set>(first), away).empty());
+    EXPECT_TRUE(judge_changes(scope(), std::get<change_set>(first), away).neutralized.empty());
     test::write_file(base_ / "stamp2", "");
     since_ = window_after(base_ / "stamp2");
     ASSERT_EQ(sh(root_, "mkdir x/objects x/refs && echo ref: refs/heads/main > x/HEAD"), 0);
     auto second =
         scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
     std::set<std::string> taken;
-    for (const auto& t : judge_changes(scope(), std::get<change_set>(second), away))
+    for (const auto& t : judge_changes(scope(), std::get<change_set>(second), away).neutralized)
         taken.insert(t.path);
     EXPECT_THAT(taken, Contains((root_ / "x" / "config").string()));
     EXPECT_THAT(taken, Contains((root_ / "x" / "hooks" / "pre-commit").string()));
@@ -251,7 +278,7 @@ TEST_F(Judgement, ACoreWorktreeLeadingOutOfTheRootsIsTakenOut) {
     auto scanned =
         scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
     quarantine away(away_home_);
-    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away).neutralized;
     ASSERT_EQ(taken.size(), 1U);
     EXPECT_EQ(taken[0].path, (root_ / "a" / ".git" / "config").string());
     EXPECT_EQ(taken[0].action, neutral_action::rewritten);
@@ -274,7 +301,7 @@ TEST_F(Judgement, ATemplateTheRunCouldWriteVouchesForNothing) {
     auto scanned =
         scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
     quarantine away(away_home_);
-    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away).neutralized;
     ASSERT_EQ(taken.size(), 1U);
     EXPECT_EQ(taken[0].path, (root_ / "nested" / ".git" / "hooks" / "pre-commit").string());
 }
@@ -287,7 +314,7 @@ TEST_F(Judgement, KeptPathsAreNotJudged) {
     judgement_scope kept = scope();
     kept.kept = {root_ / "nested" / ".git" / "config", root_ / "sub"};
     quarantine away(away_home_);
-    const auto taken = judge_changes(kept, std::get<change_set>(scanned), away);
+    const auto taken = judge_changes(kept, std::get<change_set>(scanned), away).neutralized;
     for (const auto& t : taken) {
         EXPECT_NE(t.path, (root_ / "nested" / ".git" / "config").string());
         EXPECT_FALSE(t.path.starts_with((root_ / "sub").string())) << t.path;
@@ -310,7 +337,7 @@ TEST_F(Judgement, NothingFollowsASymlinkOutOfTheTree) {
     fs::create_directory_symlink(outside_, root_ / "real");
     test::write_file(outside_ / ".envrc", "outside's own\n");
     quarantine away(away_home_);
-    const auto taken = judge_changes(scope(), changes, away);
+    const auto taken = judge_changes(scope(), changes, away).neutralized;
     EXPECT_EQ(test::read_file(outside_ / "victim"), "keep me\n");
     EXPECT_EQ(test::read_file(outside_ / ".envrc"), "outside's own\n");
     EXPECT_FALSE(fs::exists(fs::symlink_status(root_ / "evil" / ".git" / "hooks")));
@@ -328,14 +355,14 @@ TEST_F(Judgement, AQuarantineElsewhereCopiesAndNoneRemoves) {
     quarantine elsewhere(shm.path());
     change_set changes;
     changes.paths = {root_ / "a" / ".claude"};
-    auto taken = judge_changes(scope(), changes, elsewhere);
+    auto taken = judge_changes(scope(), changes, elsewhere).neutralized;
     ASSERT_EQ(taken.size(), 1U);
     EXPECT_EQ(taken[0].action, neutral_action::quarantined);
     EXPECT_EQ(test::read_file(fs::path(taken[0].kept_at) / "settings.json"), "x\n");
     EXPECT_FALSE(fs::exists(root_ / "a" / ".claude"));
     quarantine nowhere({});
     changes.paths = {root_ / "a" / ".envrc"};
-    taken = judge_changes(scope(), changes, nowhere);
+    taken = judge_changes(scope(), changes, nowhere).neutralized;
     ASSERT_EQ(taken.size(), 1U);
     EXPECT_EQ(taken[0].action, neutral_action::removed);
     EXPECT_FALSE(fs::exists(root_ / "a" / ".envrc"));
@@ -370,6 +397,261 @@ TEST_F(Judgement, KeptCopiesArePutBack) {
     EXPECT_TRUE(copies.restore(away).empty()) << "put back: nothing left to do";
 }
 
+// Whatever git takes for a git directory is judged as one: a linked worktree's common directory
+// (no HEAD of its own), one whose objects and refs are symlinks, and a `hooks` made to look like a
+// git directory inside a real one, which hides nothing from the outer one.
+TEST_F(Judgement, EveryDirectoryGitTakesForAGitDirectoryIsJudgedAsOne) {
+    ASSERT_EQ(sh(root_,
+                 "mkdir -p store/objects store/refs/heads store/hooks store/worktrees/w wt && "
+                 "printf \"[core]\\n\\tfsmonitor = touch x\\n\" > store/config && "
+                 "printf \"#!/bin/sh\\n\" > store/hooks/pre-commit && "
+                 "echo ref: refs/heads/main > store/worktrees/w/HEAD && "
+                 "echo ../.. > store/worktrees/w/commondir && "
+                 "echo gitdir: $PWD/store/worktrees/w > wt/.git && "
+                 "mkdir -p linked/realobj linked/realrefs && ln -s realobj linked/objects && "
+                 "ln -s realrefs linked/refs && echo ref: refs/heads/main > linked/HEAD && "
+                 "printf \"[core]\\n\\tfsmonitor = touch y\\n\" > linked/config && "
+                 "mkdir nested/.git/hooks/objects nested/.git/hooks/refs && "
+                 "echo ref: refs/heads/main > nested/.git/hooks/HEAD && "
+                 "printf \"#!/bin/sh\\n\" > nested/.git/hooks/pre-commit"),
+              0);
+    const auto taken = judge_scanned();
+    const auto action_of = [&taken](const fs::path& path) -> std::optional<neutral_action> {
+        auto found = taken.find(path.string());
+        if (found == taken.end()) return std::nullopt;
+        return found->second.action;
+    };
+    EXPECT_EQ(action_of(root_ / "store" / "config"), neutral_action::rewritten);
+    EXPECT_EQ(action_of(root_ / "store" / "hooks" / "pre-commit"), neutral_action::quarantined);
+    EXPECT_EQ(action_of(root_ / "linked" / "config"), neutral_action::rewritten);
+    EXPECT_EQ(action_of(root_ / "nested" / ".git" / "hooks" / "pre-commit"),
+              neutral_action::quarantined);
+    EXPECT_THAT(test::read_file(root_ / "store" / "config"), Not(HasSubstr("fsmonitor")));
+    EXPECT_EQ(sh(root_ / "wt", "git status"), 0) << "the worktree still works";
+}
+
+// What a repository obeys beyond its own git directory: where its core.hooksPath leads, what its
+// symlinked hooks lead to, the files its configuration includes, and where the user's own relative
+// core.hooksPath leads in a repository without one. What the run wrote there is judged; the
+// user's hook that was there before stays.
+TEST_F(Judgement, WhatARepositoryObeysBeyondItsGitDirectoryIsJudged) {
+    const fs::path home = base_ / "home";
+    fs::create_directories(home);
+    test::write_file(home / ".gitconfig", "[core]\n\thooksPath = .hooks\n");
+    test::scoped_env user_home("HOME", home.string());
+    ASSERT_EQ(sh(root_,
+                 "git -C nested config core.hooksPath .githooks && "
+                 "mkdir nested/.githooks nested/scripts && "
+                 "printf \"#!/bin/sh\\n\" > nested/.githooks/pre-commit && "
+                 "printf \"#!/bin/sh\\n\" > nested/scripts/hook.sh && "
+                 "ln -s ../scripts/hook.sh nested/.githooks/pre-push && "
+                 "printf \"[user]\\n\\tname = x\\n\" > nested/shared.inc && "
+                 "git -C nested config include.path ../shared.inc && git init -q other && "
+                 "mkdir other/.hooks"),
+              0);
+    open_window();
+    std::vector<base::mount_entry> mounts;
+    auto watch = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    ASSERT_EQ(sh(root_,
+                 "printf \"#!/bin/sh\\n\" > nested/.githooks/post-checkout && "
+                 "echo evil >> nested/scripts/hook.sh && "
+                 "printf \"[core]\\n\\tfsmonitor = touch z\\n\" >> nested/shared.inc && "
+                 "printf \"#!/bin/sh\\n\" > other/.hooks/pre-commit"),
+              0);
+    const std::vector<fs::path> written{
+        root_ / "nested" / ".githooks" / "post-checkout", root_ / "nested" / "scripts" / "hook.sh",
+        root_ / "nested" / "shared.inc", root_ / "other" / ".hooks" / "pre-commit"};
+    if (auto* opened = std::get_if<std::unique_ptr<change_watch>>(&watch)) {
+        auto seen = (*opened)->finish();
+        ASSERT_TRUE(std::holds_alternative<change_set>(seen));
+        for (const fs::path& path : written)
+            EXPECT_THAT(as_set(std::get<change_set>(seen).paths), Contains(path)) << "fanotify";
+    }
+    const auto taken = judge_scanned();
+    std::set<std::string> paths;
+    for (const auto& [path, what] : taken)
+        paths.insert(path);
+    EXPECT_THAT(paths, Contains((root_ / "nested" / ".githooks" / "post-checkout").string()));
+    EXPECT_THAT(paths, Contains((root_ / "nested" / "scripts" / "hook.sh").string()));
+    EXPECT_THAT(paths, Contains((root_ / "nested" / "shared.inc").string()));
+    EXPECT_THAT(paths, Contains((root_ / "other" / ".hooks" / "pre-commit").string()));
+    EXPECT_THAT(paths, Not(Contains((root_ / "nested" / ".githooks" / "pre-commit").string())))
+        << "the user's own hook, there before the run";
+    EXPECT_THAT(test::read_file(root_ / "nested" / "shared.inc"), Not(HasSubstr("fsmonitor")));
+}
+
+// A file of several names written under one: fanotify names only that one, so the watch gives
+// way to the scan, which finds the others by their change time. A configuration so linked gets a
+// file of its own, and what is written through the other name later reaches it no more; a hook
+// so linked is taken.
+TEST_F(Judgement, AFileOfSeveralNamesIsJudgedWhereverItIsWritten) {
+    ASSERT_EQ(sh(root_, "printf \"#!/bin/sh\\n\" > nested/.git/hooks/pre-commit"), 0);
+    open_window();
+    std::vector<base::mount_entry> mounts;
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    ASSERT_EQ(sh(root_,
+                 "mkdir junk && ln nested/.git/config junk/notes.txt && "
+                 "ln nested/.git/hooks/pre-commit junk/hook"),
+              0);
+    if (auto* watch = std::get_if<std::unique_ptr<change_watch>>(&opened)) {
+        auto seen = (*watch)->finish();
+        ASSERT_TRUE(std::holds_alternative<std::string>(seen)) << "the watch cannot tell";
+        EXPECT_THAT(std::get<std::string>(seen), HasSubstr("several names"));
+    }
+    const auto taken = judge_scanned();
+    ASSERT_TRUE(taken.contains((root_ / "nested" / ".git" / "config").string()));
+    EXPECT_EQ(taken.at((root_ / "nested" / ".git" / "config").string()).action,
+              neutral_action::rewritten);
+    ASSERT_TRUE(taken.contains((root_ / "nested" / ".git" / "hooks" / "pre-commit").string()));
+    ASSERT_EQ(sh(root_, "printf \"[core]\\n\\tfsmonitor = touch x\\n\" >> junk/notes.txt"), 0);
+    EXPECT_THAT(test::read_file(root_ / "nested" / ".git" / "config"), Not(HasSubstr("fsmonitor")));
+    EXPECT_EQ(fs::hard_link_count(root_ / "nested" / ".git" / "config"), 1U);
+}
+
+// A write through a shared mapping raises no FAN_MODIFY; the file was opened for writing, and its
+// closing is reported.
+TEST_F(Judgement, AWriteThroughASharedMappingIsSeen) {
+    std::vector<base::mount_entry> mounts;
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    if (auto* reason = std::get_if<std::string>(&opened)) CORDON_SKIP_OR_FAIL(*reason);
+    auto watch = std::move(std::get<std::unique_ptr<change_watch>>(opened));
+    const fs::path config = root_ / "nested" / ".git" / "config";
+    {
+        const int fd = ::open(config.c_str(), O_RDWR | O_CLOEXEC);
+        ASSERT_GE(fd, 0);
+        struct stat st {};
+        ASSERT_EQ(::fstat(fd, &st), 0);
+        const auto size = static_cast<std::size_t>(st.st_size);
+        void* mapped = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ASSERT_NE(mapped, MAP_FAILED);
+        const std::string text = "[core]\n\tfsmonitor = x\n";
+        ASSERT_LE(text.size(), size);
+        std::memset(mapped, '\n', size);
+        std::memcpy(mapped, text.data(), text.size());
+        ::munmap(mapped, size);
+        ::close(fd);
+    }
+    auto seen = watch->finish();
+    ASSERT_TRUE(std::holds_alternative<change_set>(seen)) << std::get<std::string>(seen);
+    EXPECT_THAT(as_set(std::get<change_set>(seen).paths), Contains(config));
+}
+
+// A directory whose mode changed changes its inode's time and not its entries, as one renamed in
+// does; where the scan saw it at that very place before, it was not moved, and what it holds is
+// not new.
+TEST_F(Judgement, ADirectoryWhoseModeChangedWasNotMoved) {
+    ASSERT_EQ(sh(root_, "mkdir -p keep/.vscode && echo {} > keep/.vscode/settings.json"), 0);
+    (void)scan_changes(std::vector<fs::path>{root_}, now(), interest_of(default_protected_names()));
+    open_window();
+    ASSERT_EQ(sh(root_, "chmod g+w keep"), 0);
+    const auto taken = judge_scanned();
+    for (const auto& [path, what] : taken)
+        ADD_FAILURE() << to_string(what.action) << " " << path << ": " << what.what;
+    EXPECT_TRUE(fs::exists(root_ / "keep" / ".vscode" / "settings.json"));
+}
+
+// A tree a thousand levels deep, renamed in, is judged to its bottom.
+TEST_F(Judgement, ATreeAThousandLevelsDeepIsJudgedToItsBottom) {
+    std::string deep = "stash";
+    for (int i = 0; i < 1000; ++i)
+        deep += "/a";
+    ASSERT_EQ(sh(root_, "mkdir -p " + deep + " && git init -q " + deep +
+                            "/r && printf \"#!/bin/sh\\n\" > " + deep +
+                            "/r/.git/hooks/pre-commit && echo x > " + deep + "/.envrc"),
+              0);
+    open_window();
+    ASSERT_EQ(sh(root_, "mv stash moved"), 0);
+    const auto taken = judge_scanned();
+    const std::string bottom = (root_ / "moved").string() + deep.substr(5);
+    EXPECT_TRUE(taken.contains(bottom + "/r/.git/hooks/pre-commit"));
+    EXPECT_TRUE(taken.contains(bottom + "/.envrc"));
+}
+
+// A configuration of a great many keys to take: taken out all, named by a few.
+TEST_F(Judgement, AConfigurationOfManyKeysToTakeIsNamedByAFew) {
+    std::string config = "[core]\n\trepositoryformatversion = 0\n";
+    for (int i = 0; i < 20000; ++i)
+        config += "[alias]\n\ta" + std::to_string(i) + " = !touch x\n";
+    test::write_file(root_ / "nested" / ".git" / "config", config);
+    const auto taken = judge_scanned();
+    const auto found = taken.find((root_ / "nested" / ".git" / "config").string());
+    ASSERT_NE(found, taken.end());
+    EXPECT_EQ(found->second.action, neutral_action::rewritten);
+    EXPECT_LT(found->second.what.size(), 1000U) << found->second.what;
+    EXPECT_THAT(found->second.what, HasSubstr("and 19992 more"));
+    EXPECT_THAT(test::read_file(root_ / "nested" / ".git" / "config"), Not(HasSubstr("touch")));
+}
+
+// A root that cannot be read is named, and the rest is still judged.
+TEST_F(Judgement, AScanGoesOnPastWhatItCannotRead) {
+    ASSERT_EQ(sh(root_, "echo x > .envrc2 && mkdir -p sub && echo y > sub/.envrc"), 0);
+    auto scanned = scan_changes(std::vector<fs::path>{base_ / "missing", root_}, since_,
+                                interest_of(default_protected_names()));
+    ASSERT_TRUE(std::holds_alternative<change_set>(scanned));
+    const change_set& changes = std::get<change_set>(scanned);
+    ASSERT_TRUE(changes.incomplete);
+    EXPECT_THAT(*changes.incomplete, HasSubstr("missing"));
+    quarantine away(away_home_);
+    const judged_changes judged = judge_changes(scope(), changes, away);
+    EXPECT_TRUE(judged.failure);
+    ASSERT_EQ(judged.neutralized.size(), 1U);
+    EXPECT_EQ(judged.neutralized[0].path, (root_ / "sub" / ".envrc").string());
+}
+
+// A kept file given another name (a hard link a command could write through later) is not the
+// file it was: it is put back as a file of its own.
+TEST_F(Judgement, AKeptFileGivenAnotherNameIsPutBackAsItsOwn) {
+    const fs::path config = root_ / ".git" / "config";
+    const std::string before = test::read_file(config);
+    const kept_copies copies =
+        kept_copies::take(std::vector<fs::path>{config}, std::vector<fs::path>{root_});
+    ASSERT_EQ(sh(root_, "ln .git/config notes.txt"), 0);
+    quarantine away(away_home_);
+    const auto restored = copies.restore(away);
+    ASSERT_EQ(restored.size(), 1U);
+    EXPECT_EQ(restored[0].action, neutral_action::restored);
+    ASSERT_EQ(sh(root_, "printf \"[core]\\n\\tfsmonitor = touch x\\n\" >> notes.txt"), 0);
+    EXPECT_EQ(test::read_file(config), before);
+    EXPECT_EQ(fs::hard_link_count(config), 1U);
+}
+
+// Two runs at once in one workspace on the rung that puts kept paths back: the second takes the
+// first's copies, not the state the first changed, and neither puts back what the other planted
+// (a configuration appended to, a protected name made where there was none).
+TEST_F(Judgement, RunsAtOnceInOneWorkspacePutBackWhatWasThereBeforeEither) {
+    const fs::path config = root_ / ".git" / "config";
+    const std::string before = test::read_file(config);
+    const auto settings = [this, &config] {
+        run_judgement::settings out;
+        out.scope.roots = {root_};
+        out.scope.names = default_protected_names();
+        out.copied = {config, root_ / ".envrc"};
+        out.journal = base_ / "journal";
+        out.quarantine_home = away_home_;
+        out.watch = false;
+        return out;
+    };
+    const auto first = run_judgement::start(settings());
+    ASSERT_EQ(sh(root_,
+                 "printf \"[core]\\n\\tfsmonitor = touch x\\n\" >> .git/config && "
+                 "echo planted > .envrc"),
+              0);
+    const auto second = run_judgement::start(settings());
+    const judgement_report first_report = first->finish();
+    const judgement_report second_report = second->finish();
+    EXPECT_EQ(test::read_file(config), before);
+    EXPECT_FALSE(fs::exists(root_ / ".envrc"));
+    for (const neutralized_path& n : second_report.neutralized)
+        ADD_FAILURE() << "the second run put back what the first planted: " << n.path;
+    EXPECT_FALSE(first_report.neutralized.empty());
+    EXPECT_TRUE(fs::is_empty(base_ / "journal") ||
+                std::all_of(fs::directory_iterator(base_ / "journal"), fs::directory_iterator(),
+                            [](const fs::directory_entry& e) {
+                                return e.path().filename() == "copies.lock";
+                            }))
+        << "both windows judged and gone";
+}
+
 // The record of a window: read back as written, nothing else accepted.
 TEST(RunJournal, AWindowReadsBackAsWritten) {
     judgement_scope window;
@@ -379,20 +661,36 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
     window.hook_directories = {"/w/one/.githooks"};
     window.configurations = {"/w/one/project.gitconfig"};
     window.since = {1234567890, 123456789};
-    const auto back = parse_window(window_text(window));
+    const auto back = parse_window(window_text(window, std::string("copies\0with NUL", 15)));
     ASSERT_TRUE(back);
-    EXPECT_EQ(back->roots, window.roots);
-    EXPECT_EQ(back->names, window.names);
-    EXPECT_EQ(back->kept, window.kept);
-    EXPECT_EQ(back->hook_directories, window.hook_directories);
-    EXPECT_EQ(back->configurations, window.configurations);
-    EXPECT_EQ(back->since.tv_sec, window.since.tv_sec);
-    EXPECT_EQ(back->since.tv_nsec, window.since.tv_nsec);
+    EXPECT_EQ(back->window.roots, window.roots);
+    EXPECT_EQ(back->window.names, window.names);
+    EXPECT_EQ(back->window.kept, window.kept);
+    EXPECT_EQ(back->window.hook_directories, window.hook_directories);
+    EXPECT_EQ(back->window.configurations, window.configurations);
+    EXPECT_EQ(back->window.since.tv_sec, window.since.tv_sec);
+    EXPECT_EQ(back->window.since.tv_nsec, window.since.tv_nsec);
+    EXPECT_EQ(back->copies, std::string("copies\0with NUL", 15));
+    EXPECT_EQ(back->attempts, 0);
+    const auto field = [](std::string_view tag, std::string_view value) {
+        std::string out;
+        append_field(out, tag, value);
+        return out;
+    };
+    const std::string format = field("format", "cordon-judgement-2");
+    const std::string since = field("since", "1.0");
+    EXPECT_EQ(parse_window(format + since + field("root", "/x") + field("attempt", "") +
+                           field("attempt", ""))
+                  ->attempts,
+              2);
     for (const std::string& bad :
-         {std::string(), std::string("cordon-judgement-1\0", 19),
-          std::string("nope\0since\0001.0\0root\0/x\0", 25),
-          std::string("cordon-judgement-1\0since\0001.0\0root\0rel\0", 39),
-          std::string("cordon-judgement-1\0since\0001.0\0name\0../x\0root\0/x\0", 48)}) {
+         {std::string(), format, since + field("root", "/x"),
+          field("format", "cordon-judgement-1") + since + field("root", "/x"),
+          format + since + field("root", "rel"),
+          format + since + field("name", "../x") + field("root", "/x"),
+          format + since + field("root", "/x") + field("what", "/y"),
+          format + since + field("root", "/x").substr(0, 8),
+          format + since + "root\0" + "99\0/x\0"}) {
         EXPECT_FALSE(parse_window(bad)) << ::testing::PrintToString(bad);
     }
 }
@@ -431,6 +729,48 @@ TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
     EXPECT_THAT(found[0].what, HasSubstr("a protected name (.envrc)"));
     EXPECT_FALSE(fs::exists(root / ".envrc"));
     EXPECT_TRUE(fs::is_empty(journal));
+    EXPECT_TRUE(judge_abandoned_windows(journal, base / "quarantine").empty());
+}
+
+// A window whose judgement kills every cordon that claims it is dropped after a few, reported:
+// one that cannot be judged must not stop every later cordon.
+TEST(RunJournal, AWindowThatKillsItsJudgesIsDroppedAfterAFew) {
+    test::temp_dir base;
+    const fs::path journal = base / "journal";
+    const fs::path root = base / "ws";
+    fs::create_directories(root);
+    judgement_scope window;
+    window.roots = {root};
+    window.names = default_protected_names();
+    window.since = now();
+    // A cordon that records the window and dies; then cordons that claim it and die judging it.
+    const auto in_child = [](const std::function<void()>& body) {
+        const pid_t child = ::fork();
+        if (child == 0) {
+            body();
+            ::_exit(0);
+        }
+        int status = 0;
+        return ::waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+               WEXITSTATUS(status) == 0;
+    };
+    ASSERT_TRUE(in_child([&] {
+        auto owed = owed_judgement::record(journal, window);
+        if (!std::holds_alternative<std::unique_ptr<owed_judgement>>(owed)) ::_exit(1);
+        (void)std::get<std::unique_ptr<owed_judgement>>(owed).release();
+    }));
+    for (int attempt = 1; attempt <= owed_judgement::most_attempts; ++attempt) {
+        ASSERT_TRUE(in_child([attempt, &journal] {
+            auto claimed = owed_judgement::claim_abandoned(journal);
+            if (claimed.size() != 1 || claimed[0]->attempts() != attempt) ::_exit(1);
+            (void)claimed[0].release();
+        }));
+    }
+    test::write_file(root / ".envrc", "planted\n");
+    const auto found = judge_abandoned_windows(journal, base / "quarantine");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found[0].action, neutral_action::failed);
+    EXPECT_THAT(found[0].what, HasSubstr("dropped unjudged"));
     EXPECT_TRUE(judge_abandoned_windows(journal, base / "quarantine").empty());
 }
 
