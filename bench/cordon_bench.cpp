@@ -401,6 +401,14 @@ void tree_section(const settings& given, report& out) {
     char pattern[] = "/var/tmp/cordon-bench-tree-XXXXXX";
     if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
     const fs::path base = fs::canonical(pattern);
+    // A million entries must not stay behind when a call fails.
+    struct removed_at_end {
+        fs::path path;
+        ~removed_at_end() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    } const cleanup{base};
     const fs::path empty = base / "empty";
     const fs::path large = base / "large";
     fs::create_directories(empty);
@@ -459,7 +467,6 @@ void tree_section(const settings& given, report& out) {
         out.table("workspace size", "ms per call", baseline,
                   interleaved(variants, given.rounds(50)));
     }
-    fs::remove_all(base);
 }
 
 void probe_section(const settings& given, report& out) {

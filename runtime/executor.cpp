@@ -431,6 +431,11 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
         record.duration_ms = outcome.duration_ms;
         record.limits = outcome.limits_applied;
         record.limits_hit = outcome.limits_hit;
+        // The command never ran, so it left nothing; what dead cordons left was judged all the
+        // same, and is reported.
+        if (judged && (!judged->neutralized.empty() || !judged->abandoned.empty())) {
+            record.sandbox.judged = std::move(judged);
+        }
         ended.done(std::move(record));
         return;
     }

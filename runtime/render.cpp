@@ -59,6 +59,27 @@ std::string memory_size(std::uint64_t bytes) {
 
 namespace {
 
+// `text` (a path a command chose, or what is said of it) on one line: control bytes and DEL as
+// \xNN, a backslash doubled, so that no name can end a marker or forge the next one.
+std::string one_line(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            constexpr char digits[] = "0123456789abcdef";
+            out += "\\x";
+            out += digits[byte >> 4];
+            out += digits[byte & 0xf];
+        } else if (c == '\\') {
+            out += "\\\\";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 // "[sandbox: quarantined <path>"
 std::string taken_marker(const sandbox::neutralized_path& path) {
     std::string out = "[sandbox: ";
@@ -79,7 +100,7 @@ std::string taken_marker(const sandbox::neutralized_path& path) {
             out += "could not take away ";
             break;
     }
-    return out + path.path;
+    return out + one_line(path.path);
 }
 
 }  // namespace
@@ -94,12 +115,13 @@ std::string judgement_markers(const sandbox::judgement_report& judged) {
                    " more taken from what the run left (the record lists them)]\n";
             break;
         }
-        out += taken_marker(path) + " after the run: " + path.what;
-        if (!path.kept_at.empty()) out += "; kept at " + path.kept_at;
+        out += taken_marker(path) + " after the run: " + one_line(path.what);
+        if (!path.kept_at.empty()) out += "; kept at " + one_line(path.kept_at);
         out += "]\n";
     }
     if (judged.failure) {
-        out += "[sandbox: what the run left may be judged in part: " + *judged.failure + "]\n";
+        out += "[sandbox: what the run left may be judged in part: " + one_line(*judged.failure) +
+               "]\n";
     }
     shown = 0;
     for (const sandbox::neutralized_path& path : judged.abandoned) {
@@ -108,8 +130,8 @@ std::string judgement_markers(const sandbox::judgement_report& judged) {
                    " more left by runs whose cordon died (the record lists them)]\n";
             break;
         }
-        out += taken_marker(path) + ", left by a run whose cordon died: " + path.what;
-        if (!path.kept_at.empty()) out += "; kept at " + path.kept_at;
+        out += taken_marker(path) + ", left by a run whose cordon died: " + one_line(path.what);
+        if (!path.kept_at.empty()) out += "; kept at " + one_line(path.kept_at);
         out += "]\n";
     }
     return out;

@@ -237,12 +237,16 @@ struct inert {
 
 // What a repository's configuration may hold and git still run nothing it names: what git itself
 // writes (init, clone, submodule add, worktree add, remote add, branch --set-upstream-to, lfs
-// install) and the plain switches people set. Paths git only reads (core.excludesFile,
-// commit.template) are inert too. Not here, among others: core.fsmonitor, core.hooksPath,
-// core.sshCommand, core.pager, core.editor, core.askPass, core.gitProxy, every alias (one can
-// carry `-c core.fsmonitor=...`), include and includeIf, credential.*, filter.*, diff.<driver>,
-// merge.<driver>, difftool, mergetool, sequence.editor, gpg.program, remote.*.uploadpack and
-// .receivepack, init.templateDir (the next `git init` copies hooks from it), url.*.insteadOf.
+// install) and the plain switches people set. Not here either: paths git reads
+// (core.excludesFile, core.attributesFile, commit.template, blame.ignoreRevsFile: a command can
+// make what they name a FIFO that hangs git, or name a file whose contents end up in a commit),
+// what sends the user's pushes elsewhere or deletes on push (remote.*.push, remote.*.mirror),
+// core.sharedRepository (files git makes writable by others). Nor, among others: core.fsmonitor,
+// core.hooksPath, core.sshCommand, core.pager, core.editor, core.askPass, core.gitProxy, every
+// alias (one can carry `-c core.fsmonitor=...`), include and includeIf, credential.*, filter.*,
+// diff.<driver>, merge.<driver>, difftool, mergetool, sequence.editor, gpg.program,
+// remote.*.uploadpack and .receivepack, init.templateDir (the next `git init` copies hooks from
+// it), url.*.insteadOf.
 constexpr std::array repository_inert = {
     inert{"core", false, "repositoryformatversion"},
     inert{"core", false, "filemode"},
@@ -272,11 +276,8 @@ constexpr std::array repository_inert = {
     inert{"core", false, "protectntfs"},
     inert{"core", false, "protecthfs"},
     inert{"core", false, "warnambiguousrefs"},
-    inert{"core", false, "sharedrepository"},
     inert{"core", false, "whitespace"},
     inert{"core", false, "longpaths"},
-    inert{"core", false, "excludesfile"},
-    inert{"core", false, "attributesfile"},
     inert{"extensions", false, "*"},
     inert{"user", false, "name"},
     inert{"user", false, "email"},
@@ -362,10 +363,8 @@ constexpr std::array repository_inert = {
     inert{"commit", false, "verbose"},
     inert{"commit", false, "cleanup"},
     inert{"commit", false, "status"},
-    inert{"commit", false, "template"},
     inert{"tag", false, "gpgsign"},
     inert{"tag", false, "sort"},
-    inert{"blame", false, "ignorerevsfile"},
     inert{"blame", false, "date"},
     inert{"grep", false, "linenumber"},
     inert{"grep", false, "patterntype"},
@@ -384,8 +383,6 @@ constexpr std::array repository_inert = {
     inert{"remote", true, "url"},
     inert{"remote", true, "pushurl"},
     inert{"remote", true, "fetch"},
-    inert{"remote", true, "push"},
-    inert{"remote", true, "mirror"},
     inert{"remote", true, "skipdefaultupdate"},
     inert{"remote", true, "skipfetchall"},
     inert{"remote", true, "tagopt"},
@@ -406,6 +403,21 @@ constexpr std::array repository_inert = {
     inert{"submodule", true, "fetchrecursesubmodules"},
     inert{"submodule", true, "ignore"},
     inert{"submodule", true, "path"},
+};
+
+// What `git lfs install` writes, at exactly the values it writes them: the filter runs git-lfs,
+// which is the user's own program. Any other value is a program a command chose.
+struct exact {
+    std::string_view key;
+    std::string_view value;
+};
+constexpr std::array repository_exact = {
+    exact{"filter.lfs.clean", "git-lfs clean -- %f"},
+    exact{"filter.lfs.smudge", "git-lfs smudge -- %f"},
+    exact{"filter.lfs.smudge", "git-lfs smudge --skip -- %f"},
+    exact{"filter.lfs.process", "git-lfs filter-process"},
+    exact{"filter.lfs.process", "git-lfs filter-process --skip"},
+    exact{"filter.lfs.required", "true"},
 };
 
 // `.gitmodules`: what git reads of it (gitmodules(5)).
@@ -438,8 +450,13 @@ std::variant<std::vector<entry>, std::string> parse(std::string_view text) {
 }
 
 std::optional<std::string> offence(const entry& e, file_kind kind) {
-    const bool known =
-        kind == file_kind::repository ? listed(repository_inert, e) : listed(gitmodules_inert, e);
+    const bool known = kind == file_kind::repository
+                           ? listed(repository_inert, e) ||
+                                 std::any_of(repository_exact.begin(), repository_exact.end(),
+                                             [&e](const exact& x) {
+                                                 return e.value == x.value && e.key() == x.key;
+                                             })
+                           : listed(gitmodules_inert, e);
     if (!known) return e.key() + " is not known to be inert";
     // `update = !command` runs the command on `git submodule update` (git ignores it in
     // .gitmodules since 2.24, but not in a repository's configuration).

@@ -1,5 +1,5 @@
 // git's configuration files as git itself reads them, and which of their entries can make git run
-// a program or read configuration from elsewhere (docs/sandbox.md, "What a run leaves").
+// a program or read configuration from elsewhere (docs/sandbox.md, "Protected names").
 //
 // A workspace-write command may write a repository's `config` (one it created, a nested one, a
 // submodule's git directory) and `.gitmodules`. What it writes there is judged once the run is

@@ -1,4 +1,4 @@
-// What a workspace-write run left, judged once it is over (docs/sandbox.md, "What a run leaves").
+// What a workspace-write run left, judged once it is over (docs/sandbox.md, "Protected names").
 //
 // The protected names keep what exists at the places host tools look first (each writable root's
 // top, the repository there and what its git directory obeys): bwrap binds them read-only, the

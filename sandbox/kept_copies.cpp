@@ -1,6 +1,5 @@
 #include "sandbox/kept_copies.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <optional>
 
 #include "cordon/policy.hpp"
+#include "sandbox/directory_listing.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/run_journal.hpp"
 
@@ -38,22 +38,11 @@ struct budget {
     std::size_t entries = kept_copies::entry_limit;
 };
 
+// The names in the directory `dir`, sorted: a copy and the tree compare in one order.
 std::optional<std::vector<std::string>> names_of(int dir) {
-    const int listed = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (listed < 0) return std::nullopt;
-    DIR* stream = ::fdopendir(listed);
-    if (stream == nullptr) {
-        ::close(listed);
-        return std::nullopt;
-    }
-    std::vector<std::string> out;
-    while (const dirent* entry = ::readdir(stream)) {
-        const std::string_view name = entry->d_name;
-        if (name != "." && name != "..") out.emplace_back(name);
-    }
-    ::closedir(stream);
-    std::sort(out.begin(), out.end());
-    return out;
+    auto names = names_in(dir);
+    if (names) std::sort(names->begin(), names->end());
+    return names;
 }
 
 std::optional<kept_copies::node> copy_of(int dir, const std::string& name, budget& left) {

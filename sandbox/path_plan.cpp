@@ -121,10 +121,15 @@ private:
     }
 
     // `path` (`name` relative to where it was looked for) is kept when it exists and is no
-    // symlink (a bind follows a link: a symlinked one is judged instead).
+    // symlink (a bind follows a link: a symlinked one is judged instead). What a symlink leads to
+    // in a writable root is kept: the tool that reads the name reads it.
     void protect_existing(const fs::path& root, const fs::path& path, const std::string& name) {
         struct stat st {};
-        if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return;
+        if (::lstat(path.c_str(), &st) != 0) return;
+        if (S_ISLNK(st.st_mode)) {
+            protect_elsewhere(canonical_path(path), false);
+            return;
+        }
         // Beneath a symlink on the way: the bind would land elsewhere.
         if (canonical_path(path.parent_path()) != path.parent_path()) return;
         keep_ancestors(root, path);

@@ -17,7 +17,8 @@
 //     configuration's core.hooksPath and includes lead, whatever the root.
 // A missing one is not masked: what a run creates there, and everything it creates or changes at
 // any depth, is judged once it is over (judgement.hpp). A kept path that is a symlink is not kept
-// (a bind follows the link) but judged the same way.
+// (a bind follows the link) but judged the same way, and what it leads to in a writable root is
+// kept.
 //
 // Nothing here reads more than a few files per writable root, and nothing a run plants makes a
 // later run refuse: a `.git` file whose `gitdir:` leads nowhere is kept and followed no further.

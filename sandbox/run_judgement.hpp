@@ -1,5 +1,5 @@
 // One workspace-write run's judgement, from before its command starts until every process of it is
-// gone (docs/sandbox.md, "What a run leaves"): the window opens (a change_watch, or the time the
+// gone (docs/sandbox.md, "Protected names"): the window opens (a change_watch, or the time the
 // scan will compare with), the paths kept by copy are copied, the window is recorded as owed; once
 // the run is over, what it changed is found, the kept paths are put back, the rest is judged, and
 // the record of the window goes.

@@ -97,7 +97,7 @@ struct network_confinement {
 
 // What cordon did with something a workspace-write run left that would have run outside the
 // sandbox later: a git hook, a configuration entry git would run a program for, a protected name
-// (docs/sandbox.md, "What a run leaves").
+// (docs/sandbox.md, "Protected names").
 enum class neutral_action {
     quarantined,  // moved out of the tree, into the quarantine (kept_at)
     rewritten,    // a git configuration kept without the entries that are not known to be inert
@@ -116,9 +116,10 @@ struct neutralized_path {
 
 // How what a workspace-write run left was judged once it was over (record: sandbox.policy.judged).
 struct judgement_report {
-    // What saw the run's changes: "fanotify" (the kernel's events, as they happened), "scan"
-    // (the inodes' change times, once the run was over), or both for roots on several
-    // filesystems.
+    // What saw the run's changes: "fanotify" (the kernel's events, as they happened) or "scan"
+    // (the inodes' change times, once the run was over: cordon without CAP_SYS_ADMIN, or a watch
+    // that could not tell, events lost or a file of several names changed); empty when nothing
+    // could be looked at (`failure` says why).
     std::string by;
     std::vector<neutralized_path> neutralized;
     // Why the judgement may have missed something (a root that could not be read, say).

@@ -43,7 +43,7 @@ struct sandbox_facts {
     std::vector<std::string> protected_paths;
     std::vector<std::string> hidden_paths;
     // Workspace-write: how what the run left was judged once it was over, and what was
-    // neutralized (docs/sandbox.md, "What a run leaves"). Anything neutralized makes the run
+    // neutralized (docs/sandbox.md, "Protected names"). Anything neutralized makes the run
     // `denied`. Absent where nothing was judged.
     std::optional<sandbox::judgement_report> judged;
     std::vector<std::string> gaps;

@@ -211,6 +211,30 @@ TEST_P(PathPolicy, ExistingProtectedNamesAtTheTopAreKept) {
     }
 }
 
+// A protected name at the top that is a symlink into the workspace (`.envrc` to a script kept
+// under version control, `.vscode` to a shared directory): what it leads to is what the tool
+// reads, and it is kept as the name would be.
+TEST_P(PathPolicy, WhatASymlinkedProtectedNameLeadsToIsKept) {
+    make_repository(workspace_);
+    fs::create_directories(workspace_ / "scripts");
+    fs::create_directories(workspace_ / "shared" / "vscode");
+    test::write_file(workspace_ / "scripts" / "env.sh", "export A=1\n");
+    test::write_file(workspace_ / "shared" / "vscode" / "tasks.json", "{}\n");
+    fs::create_symlink("scripts/env.sh", workspace_ / ".envrc");
+    fs::create_directory_symlink("shared/vscode", workspace_ / ".vscode");
+    auto record = run(
+        request("echo 'touch /tmp/pwned' >> scripts/env.sh; echo evil > shared/vscode/tasks.json; "
+                "echo evil > shared/vscode/launch.json; exit 0",
+                sandbox_mode::workspace_write));
+    ASSERT_TRUE(record.has_value()) << refused_;
+    EXPECT_EQ(test::read_file(workspace_ / "scripts" / "env.sh"), "export A=1\n")
+        << describe(*record);
+    EXPECT_EQ(test::read_file(workspace_ / "shared" / "vscode" / "tasks.json"), "{}\n");
+    EXPECT_FALSE(fs::exists(workspace_ / "shared" / "vscode" / "launch.json"));
+    EXPECT_THAT(record->sandbox.protected_paths,
+                Contains((workspace_ / "scripts" / "env.sh").string()));
+}
+
 // Beneath the top, and where nothing existed, a run may create and change protected names: a
 // nested repository's hooks and configuration, an `.envrc` in a subdirectory, `.vscode` in a new
 // project. Once it is over, none of it is left to run: what it made is quarantined, a git

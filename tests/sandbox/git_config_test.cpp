@@ -163,7 +163,11 @@ TEST(GitConfig, WhatCouldRunIsTakenOutAndTheRestStays) {
         "[alias]\n\tst = -c core.fsmonitor=x status\n\tx = !touch x\n"
         "[include]\n\tpath = evil\n[includeIf \"gitdir:/\"]\n\tpath = evil\n"
         "[credential]\n\thelper = !touch x\n[credential \"https://x\"]\n\thelper = x\n"
-        "[filter \"lfs\"]\n\tclean = x\n\tsmudge = x\n\tprocess = x\n"
+        "[filter \"lfs\"]\n\tclean = x\n\tsmudge = git-lfs smudge -- %f && touch x\n\tprocess = x\n"
+        "[filter \"other\"]\n\tclean = git-lfs clean -- %f\n"
+        "[core]\n\texcludesFile = /dev/fifo\n\tattributesFile = x\n\tsharedRepository = 0777\n"
+        "[commit]\n\ttemplate = /etc/shadow\n[blame]\n\tignoreRevsFile = fifo\n"
+        "[remote \"o\"]\n\tpush = +refs/heads/*:refs/heads/x\n\tmirror = true\n"
         "[diff \"x\"]\n\ttextconv = x\n\tcommand = x\n[diff]\n\texternal = x\n"
         "[merge \"x\"]\n\tdriver = x\n[mergetool \"x\"]\n\tcmd = x\n[difftool \"x\"]\n\tcmd = x\n"
         "[sequence]\n\teditor = x\n[gpg]\n\tprogram = x\n[remote \"o\"]\n\turl = u\n"
@@ -190,6 +194,18 @@ TEST(GitConfig, WhatCouldRunIsTakenOutAndTheRestStays) {
     EXPECT_THAT(rewritten, HasSubstr("[core]"));
     EXPECT_THAT(rewritten, ::testing::Not(HasSubstr("touch")));
     EXPECT_EQ(as_git_reads(rewritten), as_cordon_reads(rewritten));
+}
+
+// What `git lfs install --local` writes stays, at exactly its values.
+TEST(GitConfig, GitLfsAsItInstallsItselfStays) {
+    const std::string text =
+        "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n"
+        "\tprocess = git-lfs filter-process\n\trequired = true\n"
+        "[lfs]\n\trepositoryformatversion = 0\n";
+    const auto parsed = parse(text);
+    ASSERT_TRUE(std::holds_alternative<std::vector<entry>>(parsed));
+    for (const entry& e : std::get<std::vector<entry>>(parsed))
+        EXPECT_EQ(offence(e, file_kind::repository), std::nullopt) << e.key();
 }
 
 TEST(GitConfig, GitmodulesKeepsOnlyWhatGitReadsOfIt) {
