@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -39,11 +40,17 @@ namespace {
 
 // Entries (a directory and a name) a watch keeps; a run that changes more is scanned instead.
 constexpr std::size_t most_names = 1'000'000;
+// How often the reader reads the queue while events keep coming.
+constexpr int batch_interval_ms = 10;
 
-// FAN_CLOSE_WRITE as well as FAN_MODIFY: a write through a shared mapping raises no FAN_MODIFY,
-// but the file was opened for writing, and its closing is reported.
-constexpr std::uint64_t watched_events =
-    FAN_CREATE | FAN_MOVED_TO | FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_ONDIR;
+// A write through a shared mapping raises no FAN_MODIFY. The closing of the file it was opened
+// for writing through is reported (FAN_CLOSE_WRITE), unless the file outlives the run: a
+// descriptor a command sends over a unix socket to itself stays open, unreferenced, until the
+// kernel's collector frees it, later. So every file opened (FAN_OPEN) is a candidate, and one whose
+// change time moved in the window is a change (no command can set a change time).
+constexpr std::uint64_t change_events =
+    FAN_CREATE | FAN_MOVED_TO | FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB;
+constexpr std::uint64_t watched_events = change_events | FAN_OPEN | FAN_ONDIR;
 
 bool not_before(const struct statx_timestamp& t, const timespec& since) {
     return t.tv_sec > since.tv_sec ||
@@ -67,9 +74,13 @@ struct change_watch::state {
     std::vector<filesystem> filesystems;
     std::thread reader;
 
+    timespec since{};  // when the window opened
+
     std::mutex mutex;
     // fsid + handle type + handle -> the names changed in that directory ("." for itself)
     std::map<std::string, std::set<std::string>> names;
+    // The same, of the files only opened: changed if their change time moved.
+    std::map<std::string, std::set<std::string>> opened;
     std::set<std::pair<std::string, std::string>> moved;  // directories renamed in
     std::size_t count = 0;
     std::optional<std::string> lost;
@@ -144,9 +155,14 @@ struct change_watch::state {
                 name.assign(rest.substr(0, rest.find('\0')));
             }
             if (name.empty() || name.find('/') != std::string::npos) name = ".";
-            if (names[key].insert(name).second && ++count > most_names) {
-                lost = "more than " + std::to_string(most_names) + " entries changed";
+            const bool changed = (event.mask & change_events) != 0;
+            // A directory listed is no candidate: what changes in it raises its own events.
+            if (!changed && ((event.mask & FAN_ONDIR) != 0 || name == ".")) continue;
+            auto& into = changed ? names : opened;
+            if (into[key].insert(name).second && ++count > most_names) {
+                lost = "more than " + std::to_string(most_names) + " entries changed or opened";
                 names.clear();
+                opened.clear();
                 moved.clear();
                 return;
             }
@@ -167,6 +183,9 @@ struct change_watch::state {
     struct named_directory {
         fs::path path;
         unique_fd fd;  // O_PATH
+        // No path names it (longer than PATH_MAX): `path` is then the first directory on its
+        // way that none does, named from its parent.
+        bool unnameable = false;
     };
 
     // The directory a key names, by the path it has now; nullopt when it is gone.
@@ -192,8 +211,41 @@ struct change_watch::state {
         if (::fstat(dir.get(), &st) != 0 || st.st_nlink == 0) return std::nullopt;
         std::error_code ec;
         fs::path path = fs::read_symlink("/proc/self/fd/" + std::to_string(dir.get()), ec);
+        if (ec == std::errc::filename_too_long) {
+            std::optional<fs::path> top = unnameable_top(dir.get());
+            if (!top) return std::nullopt;
+            return named_directory{std::move(*top), std::move(dir), true};
+        }
         if (ec || !path.is_absolute()) return std::nullopt;
         return named_directory{std::move(path), std::move(dir)};
+    }
+
+    // The first directory no path names on the way to `dir` (O_PATH), found going up through
+    // "..": the nearest directory a path names, and the name in it of the one below.
+    static std::optional<fs::path> unnameable_top(int dir) {
+        unique_fd child(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
+        for (int level = 0; child && level < 4096; ++level) {
+            unique_fd parent(::openat(child.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+            struct stat below {};
+            if (!parent || ::fstat(child.get(), &below) != 0) return std::nullopt;
+            std::optional<std::string> name;
+            for (const std::string& entry :
+                 names_in(parent.get()).value_or(std::vector<std::string>{})) {
+                struct stat st {};
+                if (::fstatat(parent.get(), entry.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    st.st_ino == below.st_ino && st.st_dev == below.st_dev) {
+                    name = entry;
+                    break;
+                }
+            }
+            if (!name) return std::nullopt;
+            std::error_code ec;
+            const fs::path path =
+                fs::read_symlink("/proc/self/fd/" + std::to_string(parent.get()), ec);
+            if (!ec && path.is_absolute()) return path / *name;
+            child = std::move(parent);
+        }
+        return std::nullopt;
     }
 };
 
@@ -204,8 +256,9 @@ change_watch::~change_watch() {
 }
 
 std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
-    std::span<const fs::path> roots, std::span<const base::mount_entry> mounts) {
+    std::span<const fs::path> roots, std::span<const base::mount_entry> mounts, timespec since) {
     auto s = std::make_unique<state>();
+    s->since = since;
     s->fanotify.reset(::fanotify_init(
         FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME,
         O_RDONLY | O_CLOEXEC | O_LARGEFILE));
@@ -259,6 +312,11 @@ std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
                 }
                 if ((fds[1].revents & POLLIN) != 0) return;
                 if (!raw->drain()) return;
+                // Events come one open or write at a time: woken for each, the reader would take
+                // a core's worth of switches from the run it watches. The queue has no bound;
+                // read it in batches, a few milliseconds apart.
+                pollfd stop{raw->stop.get(), POLLIN, 0};
+                if (::poll(&stop, 1, batch_interval_ms) > 0) return;
             }
         });
     } catch (const std::system_error& error) {
@@ -275,9 +333,36 @@ std::variant<change_set, std::string> change_watch::finish() {
     std::lock_guard lock(state_->mutex);
     if (state_->lost) return *state_->lost;
     change_set out;
-    for (const auto& [key, names] : state_->names) {
+    std::set<std::string> keys;
+    for (const auto& [key, names] : state_->names)
+        keys.insert(key);
+    for (const auto& [key, names] : state_->opened)
+        keys.insert(key);
+    static const std::set<std::string> none;
+    for (const std::string& key : keys) {
+        const auto changed = state_->names.find(key);
+        const auto opened = state_->opened.find(key);
+        const std::set<std::string>& names =
+            changed != state_->names.end() ? changed->second : none;
         const std::optional<state::named_directory> dir = state_->directory_of(key);
         if (!dir) continue;
+        if (dir->unnameable) {
+            out.unnameable.push_back(dir->path);
+            continue;
+        }
+        for (const std::string& name : opened != state_->opened.end() ? opened->second : none) {
+            if (names.contains(name)) continue;
+            struct statx st {};
+            if (::statx(dir->fd.get(), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+                        STATX_TYPE | STATX_CTIME | STATX_NLINK, &st) != 0 ||
+                !not_before(st.stx_ctime, state_->since)) {
+                continue;
+            }
+            out.paths.push_back(dir->path / name);
+            if (S_ISREG(st.stx_mode) && st.stx_nlink > 1) {
+                return "a file with several names changed: " + (dir->path / name).string();
+            }
+        }
         for (const std::string& name : names) {
             const fs::path path = name == "." ? dir->path : dir->path / name;
             out.paths.push_back(path);
@@ -515,6 +600,16 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
                 if (::statx(fd.get(), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                             wanted, &child) != 0) {
                     continue;  // gone since the listing
+                }
+                if (dir.native().size() + 1 + name.size() >= PATH_MAX) {
+                    // No path names it: made or changed in the run, it goes whole; else what
+                    // lies beneath it is not looked at, and the record says so.
+                    if (not_before(child.stx_ctime, since)) {
+                        out.unnameable.push_back(dir / name);
+                    } else {
+                        unread(dir / name, ENAMETOOLONG);
+                    }
+                    continue;
                 }
                 if (!S_ISDIR(child.stx_mode)) {
                     // Replaced by something else since the listing: judged as an entry.

@@ -4,10 +4,12 @@
 //
 //   - change_watch: fanotify on the filesystems of the roots (and of every mount beneath them),
 //     opened before the command starts. The kernel reports each entry created, renamed in,
-//     written or changed in its metadata, as it happens, by its directory's file handle and its
-//     name; the directories are named once the run is over. It needs CAP_SYS_ADMIN (cordon as
-//     root, the usual deployment) and filesystems that report file handles (ext4, xfs, btrfs,
-//     tmpfs).
+//     written or changed in its metadata, and each file opened, as it happens, by its directory's
+//     file handle and its name; the directories are named once the run is over, and a file only
+//     opened is a change when its change time moved (a write through a shared mapping reports
+//     nothing else before the file is closed, and a command can put that off past the run). It
+//     needs CAP_SYS_ADMIN (cordon as root, the usual deployment) and filesystems that report file
+//     handles (ext4, xfs, btrfs, tmpfs).
 //   - scan_changes(): the inodes' change times, read once the run is over. A directory's ctime
 //     moves when an entry is added, removed or renamed in it; a file's when it is written or its
 //     metadata changes; and no command can set a ctime. The directories are walked (the names
@@ -34,10 +36,11 @@ namespace cordon::sandbox {
 
 class change_watch {
 public:
-    // Starts watching the filesystems `roots` (canonical) and the mounts beneath them lie on;
-    // the reason when it cannot (the caller scans instead).
+    // Starts watching the filesystems `roots` (canonical) and the mounts beneath them lie on, for
+    // a window opened at `since`; the reason when it cannot (the caller scans instead).
     [[nodiscard]] static std::variant<std::unique_ptr<change_watch>, std::string> open(
-        std::span<const std::filesystem::path> roots, std::span<const base::mount_entry> mounts);
+        std::span<const std::filesystem::path> roots, std::span<const base::mount_entry> mounts,
+        timespec since);
 
     ~change_watch();
     change_watch(const change_watch&) = delete;

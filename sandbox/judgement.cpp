@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -263,9 +264,24 @@ public:
             consider(path.native());
         for (const fs::path& moved : walked)
             walk(moved);
+        for (const fs::path& deep : changes.unnameable)
+            unnameable_.insert(deep);
     }
 
     std::vector<neutralized_path> act() {
+        // Deepest last: one beneath another already taken goes with it.
+        std::vector<fs::path> taken_whole;
+        for (const fs::path& deep : unnameable_) {
+            if (std::any_of(taken_whole.begin(), taken_whole.end(), [&deep](const fs::path& t) {
+                    return within_text(deep.native(), t.native());
+                })) {
+                continue;
+            }
+            taken_whole.push_back(deep);
+            take(deep,
+                 "a directory deeper than a path can name (more than 4096 bytes): what it holds "
+                 "cannot be judged, and git reaches it through a symlink all the same");
+        }
         for (const fs::path& git : whole_)
             judge_whole(git);
         for (const fs::path& dir : hook_directories_) {
@@ -300,6 +316,8 @@ public:
             judge_config(file, git_config::file_kind::gitmodules, ".gitmodules");
         for (const fs::path& file : commondirs_)
             judge_commondir(file);
+        for (const fs::path& file : instructions_)
+            judge_instructions(file);
         for (const auto& [match, changed] : names_)
             judge_name(match, changed);
         return std::move(out_);
@@ -440,6 +458,7 @@ private:
             return *made;
         };
         const std::string_view parent = parent_text(text);
+        if (git_ && name_text(text) == ".git") consider_git_link(path());
         if (git_ && text != root->native()) {
             for (const std::string& git : git_directories_above(parent, root->native()))
                 consider_git(text, git);
@@ -492,6 +511,21 @@ private:
         }
     }
 
+    // A `.git` that is a symlink makes what it leads to a repository's git directory, whatever
+    // it held before: that is judged whole. One that leads where no path can name is taken.
+    void consider_git_link(const fs::path& link) {
+        if (!S_ISLNK(reader_.look(link).mode)) return;
+        std::error_code ec;
+        const fs::path target = fs::canonical(link, ec);
+        if (ec == std::errc::filename_too_long) {
+            unnameable_.insert(link);
+            return;
+        }
+        if (!ec && root_of(target) && reader_.is_git_directory(target.native())) {
+            whole_.insert(target);
+        }
+    }
+
     // `path` as a part of the git directory `git`, which it lies in.
     void consider_git(std::string_view path, std::string_view git) {
         const std::string_view inside = path.substr(git.size() + 1);
@@ -509,6 +543,12 @@ private:
         if (first == "config.worktree" && alone && worktree_config_)
             configs_.insert(fs::path(path));
         if (first == "commondir" && alone && commondir_) commondirs_.insert(fs::path(path));
+        // The instruction sheet of a rebase (or a cherry-pick) stopped midway: `git rebase
+        // --continue` runs its `exec` lines.
+        if (config_ && (first == "rebase-merge" || first == "sequencer") && !alone) {
+            const std::string_view rest = inside.substr(slash + 1);
+            if (rest == "git-rebase-todo" || rest == "todo") instructions_.insert(fs::path(path));
+        }
         if (first == "hooks" && hooks_) {
             if (alone) {
                 hook_directories_.insert(fs::path(path));
@@ -604,6 +644,10 @@ private:
                     return;
                 }
                 std::string path = joined(dir, name);
+                if (path.size() >= PATH_MAX) {
+                    unnameable_.insert(fs::path(path));
+                    continue;
+                }
                 consider(path);
                 if (S_ISDIR(reader_.look(path).mode)) pending.push_back(std::move(path));
             }
@@ -754,6 +798,26 @@ private:
              "directory it names");
     }
 
+    void judge_instructions(const fs::path& file) {
+        if (kept(file) || !reader_.look(file).exists) return;
+        unique_fd dir = open_parent_no_symlinks(file);
+        const std::string name = file.filename().string();
+        const auto text = dir ? read_regular_file(dir.get(), name, config_limit) : std::nullopt;
+        bool runs = !text;
+        for (std::size_t at = 0; text && at < text->size() && !runs;) {
+            const std::size_t end = std::min(text->find('\n', at), text->size());
+            std::string_view line = std::string_view(*text).substr(at, end - at);
+            at = end + 1;
+            line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+            const std::string_view word = line.substr(0, line.find_first_of(" \t\r"));
+            runs = word == "exec" || word == "x";
+        }
+        if (!runs) return;
+        take(file,
+             "a rebase's instructions with a command (exec): `git rebase --continue` runs it "
+             "outside the sandbox");
+    }
+
     void judge_name(const fs::path& match, const std::set<fs::path>& changed) {
         const statx_result st = reader_.look(match);
         if (!st.exists) return;
@@ -815,7 +879,7 @@ private:
     std::unordered_map<std::string, reach> reaches_;
     std::optional<std::optional<std::string>> user_hooks_path_;  // read once
     std::set<fs::path> hook_directories_, hooks_found_, configs_, user_configs_, gitmodules_files_,
-        commondirs_, whole_, listed_whole_;
+        commondirs_, whole_, listed_whole_, unnameable_, instructions_;
     std::map<fs::path, std::set<fs::path>> names_;
     std::optional<std::vector<fs::path>> templates_;
     std::vector<neutralized_path> out_;

@@ -55,6 +55,9 @@ struct change_set {
     std::vector<std::filesystem::path> paths;
     // Directories renamed into place whole: what lies beneath them is new there, whatever its age.
     std::vector<std::filesystem::path> moved;
+    // Directories the run made or changed that no path names (deeper than PATH_MAX), each the
+    // first such on its way: what they hold cannot be judged, and they are taken whole.
+    std::vector<std::filesystem::path> unnameable;
     // What could not be looked at (the first such place), when the list may miss something.
     std::optional<std::string> incomplete;
 };

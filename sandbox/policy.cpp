@@ -78,9 +78,10 @@ std::span<const protected_class> protected_classes() {
          "own configuration",
          {".mcp.json", ".claude", ".codex", ".cursor", ".agents", ".gemini", ".config/cordon"}},
         {"package",
-         "package managers run the programs these name (scripts, hooks, wrappers, registries)",
+         "package managers and toolchain selectors run the programs these name (scripts, hooks, "
+         "wrappers, registries, a toolchain's own directory)",
          {".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "pip.conf", ".cargo/config",
-          ".cargo/config.toml"}},
+          ".cargo/config.toml", "rust-toolchain", "rust-toolchain.toml"}},
     };
     return classes;
 }

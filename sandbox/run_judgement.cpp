@@ -111,7 +111,7 @@ std::shared_ptr<run_judgement> run_judgement::start(settings given) {
     for (const std::filesystem::path& covered : out->copies_->covered())
         s.scope.kept.push_back(covered);
     if (s.watch) {
-        auto watch = change_watch::open(s.scope.roots, s.mounts);
+        auto watch = change_watch::open(s.scope.roots, s.mounts, s.scope.since);
         if (auto* reason = std::get_if<std::string>(&watch)) {
             out->unwatched_ = *reason;
         } else {

@@ -155,6 +155,7 @@ TEST_P(PathPolicy, ExistingProtectedNamesAtTheTopAreKept) {
                            ".gitmodules",
                            ".mcp.json",
                            "pip.conf",
+                           "rust-toolchain.toml",
                            ".vscode/tasks.json",
                            ".claude/settings.json",
                            ".codex/config.toml",

@@ -16,8 +16,12 @@
 //   write PATH TEXT         write TEXT to PATH (exit 1 with strerror on failure)
 //   link FROM TO            link(2) FROM as TO (exit 1 with strerror on failure)
 //   rename FROM TO          rename(2) FROM to TO (exit 1 with strerror on failure)
-//   map-write PATH TEXT     write TEXT over the start of the existing file PATH through a shared
-//                           mapping (no write(2)), the rest of it newlines; its size stays
+//   map-write PATH TEXT [held]
+//                           write TEXT over the start of the existing file PATH through a shared
+//                           mapping (no write(2)), the rest of it newlines; its size stays. With
+//                           `held`, the file is not closed but sent, with both ends of a socket
+//                           pair, over that pair: it stays open after the process is gone, until
+//                           the kernel collects the loop
 //   print-env               print the environment, one NAME=value per line
 //   list-fds                print the open fd numbers, one per line
 //   cat                     copy stdin to stdout
@@ -710,6 +714,27 @@ int main(int argc, char** argv) {
         std::memset(mapped, '\n', size);
         std::memcpy(mapped, text.data(), text.size());
         ::munmap(mapped, size);
+        if (arg(4) && std::string_view(arg(4)) == "held") {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return 1;
+            const int sent[3] = {fd, pair[0], pair[1]};
+            alignas(cmsghdr) char control[CMSG_SPACE(sizeof sent)] = {};
+            char byte = 'x';
+            iovec io{&byte, 1};
+            msghdr message{};
+            message.msg_iov = &io;
+            message.msg_iovlen = 1;
+            message.msg_control = control;
+            message.msg_controllen = sizeof control;
+            cmsghdr* header = CMSG_FIRSTHDR(&message);
+            header->cmsg_level = SOL_SOCKET;
+            header->cmsg_type = SCM_RIGHTS;
+            header->cmsg_len = CMSG_LEN(sizeof sent);
+            std::memcpy(CMSG_DATA(header), sent, sizeof sent);
+            if (::sendmsg(pair[0], &message, 0) != 1) return 1;
+            ::close(pair[0]);
+            ::close(pair[1]);
+        }
         ::close(fd);
         return 0;
     }

@@ -391,19 +391,72 @@ TEST_P(GitRedirect, AFileOfSeveralNamesCarriesNothingIntoARepository) {
     EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox";
 }
 
-// A write through a shared mapping makes no write(2) and raises no FAN_MODIFY; the judgement sees
-// it all the same.
+// A write through a shared mapping makes no write(2) and raises no FAN_MODIFY, and the file it was
+// opened for can be kept open past the run (sent over a unix socket to itself), so that its
+// closing is reported only later; the judgement sees it all the same.
 TEST_P(GitRedirect, AWriteThroughASharedMappingIsJudged) {
     make_repository();
-    ASSERT_EQ(host_sh(tree_.workspace(), "git init -q nested"), 0);
-    const runtime::run_record record = plant(
-        "'" + child() + "' map-write nested/.git/config \"$(printf '[core]\\n\\tfsmonitor = \\\"" +
-        touch_marker() + "; false\\\"\\n')\"");
+    ASSERT_EQ(host_sh(tree_.workspace(), "git init -q nested && git init -q held"), 0);
+    const std::string fsmonitor =
+        "\"$(printf '[core]\\n\\tfsmonitor = \\\"" + touch_marker() + "; false\\\"\\n')\"";
+    const runtime::run_record record =
+        plant("'" + child() + "' map-write nested/.git/config " + fsmonitor + " && '" + child() +
+              "' map-write held/.git/config " + fsmonitor + " held");
     EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
     host_sh(tree_.workspace() / "nested", "git status");
+    host_sh(tree_.workspace() / "held", "git status");
     EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox\n"
                                        << describe(record);
     EXPECT_TRUE(taken(record, tree_.workspace() / "nested" / ".git" / "config"))
+        << describe(record);
+    EXPECT_TRUE(taken(record, tree_.workspace() / "held" / ".git" / "config")) << describe(record);
+}
+
+// A git directory where no path can name it (deeper than PATH_MAX: nothing can be judged there by
+// its path), reached by git through a `.git` symlink and a chain of short relative symlinks, and
+// recorded as a gitlink so that `git status` at the top runs git in it. It is taken whole.
+TEST_P(GitRedirect, AGitDirectoryNoPathCanNameIsTakenWhole) {
+    make_repository();
+    const std::string hook = marker_script();
+    const runtime::run_record record = plant(
+        "c=$(printf 'd%.0s' $(seq 250)); half=$(printf \"$c/%.0s\" $(seq 9)); "
+        "mkdir deep && cd deep && for i in $(seq 18); do mkdir $c && cd $c || exit 1; "
+        "[ $i = 9 ] && ln -s ${half}G l2; done; "
+        "mkdir -p G/objects G/refs/heads G/hooks && echo ref: refs/heads/main > G/HEAD && "
+        "printf \"[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \\\"" +
+        touch_marker() + "; false\\\"\\n\" > G/config && printf '" + hook +
+        "' > G/hooks/pre-commit && chmod +x G/hooks/pre-commit && "
+        "cd \"$OLDPWD\" 2>/dev/null; cd " +
+        tree_.workspace().string() +
+        " && ln -s deep/${half%/} l1 && mkdir sub && ln -s ../l1/l2 sub/.git && "
+        "git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,sub");
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    host_sh(tree_.workspace(), "git status");
+    host_sh(tree_.workspace() / "sub", "git status; git commit -q --allow-empty -m x");
+    EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox\n"
+                                       << describe(record);
+    EXPECT_TRUE(record.sandbox.judged && std::any_of(record.sandbox.judged->neutralized.begin(),
+                                                     record.sandbox.judged->neutralized.end(),
+                                                     [](const sandbox::neutralized_path& n) {
+                                                         return n.what.find("deeper than a path") !=
+                                                                std::string::npos;
+                                                     }))
+        << describe(record);
+}
+
+// A rebase stopped midway keeps its instructions in the git directory, and `git rebase --continue`
+// runs their `exec` lines: a run that leaves a rebase stopped with one leaves nothing to run.
+TEST_P(GitRedirect, AStoppedRebaseRunsNoCommandOnContinue) {
+    make_repository();
+    ASSERT_EQ(host_sh(tree_.workspace(), "echo two >> file && git commit -qam two"), 0);
+    const runtime::run_record record =
+        plant("GIT_SEQUENCE_EDITOR='sed -i 1ibreak' git rebase -q -i --exec '" + touch_marker() +
+              "' HEAD~1; test -d .git/rebase-merge");
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    host_sh(tree_.workspace(), "git rebase --continue");
+    EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox\n"
+                                       << describe(record);
+    EXPECT_TRUE(taken(record, tree_.workspace() / ".git" / "rebase-merge" / "git-rebase-todo"))
         << describe(record);
 }
 

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -148,7 +150,7 @@ protected:
 // in, and the directory it renamed in whole.
 TEST_F(Judgement, TheWatchAndTheScanSeeTheSameChanges) {
     std::vector<base::mount_entry> mounts;
-    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts, since_);
     if (auto* reason = std::get_if<std::string>(&opened)) CORDON_SKIP_OR_FAIL(*reason);
     auto watch = std::move(std::get<std::unique_ptr<change_watch>>(opened));
     run_changes();
@@ -451,7 +453,7 @@ TEST_F(Judgement, WhatARepositoryObeysBeyondItsGitDirectoryIsJudged) {
               0);
     open_window();
     std::vector<base::mount_entry> mounts;
-    auto watch = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    auto watch = change_watch::open(std::vector<fs::path>{root_}, mounts, since_);
     ASSERT_EQ(sh(root_,
                  "printf \"#!/bin/sh\\n\" > nested/.githooks/post-checkout && "
                  "echo evil >> nested/scripts/hook.sh && "
@@ -488,7 +490,7 @@ TEST_F(Judgement, AFileOfSeveralNamesIsJudgedWhereverItIsWritten) {
     ASSERT_EQ(sh(root_, "printf \"#!/bin/sh\\n\" > nested/.git/hooks/pre-commit"), 0);
     open_window();
     std::vector<base::mount_entry> mounts;
-    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts, since_);
     ASSERT_EQ(sh(root_,
                  "mkdir junk && ln nested/.git/config junk/notes.txt && "
                  "ln nested/.git/hooks/pre-commit junk/hook"),
@@ -508,11 +510,12 @@ TEST_F(Judgement, AFileOfSeveralNamesIsJudgedWhereverItIsWritten) {
     EXPECT_EQ(fs::hard_link_count(root_ / "nested" / ".git" / "config"), 1U);
 }
 
-// A write through a shared mapping raises no FAN_MODIFY; the file was opened for writing, and its
-// closing is reported.
+// A write through a shared mapping raises no FAN_MODIFY; the file was opened, and its change time
+// moved. So even when its closing comes after the run (the file sent over a unix socket to
+// itself and left there), the watch has it.
 TEST_F(Judgement, AWriteThroughASharedMappingIsSeen) {
     std::vector<base::mount_entry> mounts;
-    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts);
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts, since_);
     if (auto* reason = std::get_if<std::string>(&opened)) CORDON_SKIP_OR_FAIL(*reason);
     auto watch = std::move(std::get<std::unique_ptr<change_watch>>(opened));
     const fs::path config = root_ / "nested" / ".git" / "config";
@@ -529,6 +532,27 @@ TEST_F(Judgement, AWriteThroughASharedMappingIsSeen) {
         std::memset(mapped, '\n', size);
         std::memcpy(mapped, text.data(), text.size());
         ::munmap(mapped, size);
+        // The file stays open, unreferenced, in a loop of unix sockets: no FAN_CLOSE_WRITE until
+        // the kernel collects it.
+        int pair[2];
+        ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+        const int sent[3] = {fd, pair[0], pair[1]};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof sent)] = {};
+        char byte = 'x';
+        iovec io{&byte, 1};
+        msghdr message{};
+        message.msg_iov = &io;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        cmsghdr* header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof sent);
+        std::memcpy(CMSG_DATA(header), sent, sizeof sent);
+        ASSERT_EQ(::sendmsg(pair[0], &message, 0), 1);
+        ::close(pair[0]);
+        ::close(pair[1]);
         ::close(fd);
     }
     auto seen = watch->finish();
@@ -565,6 +589,51 @@ TEST_F(Judgement, ATreeAThousandLevelsDeepIsJudgedToItsBottom) {
     const std::string bottom = (root_ / "moved").string() + deep.substr(5);
     EXPECT_TRUE(taken.contains(bottom + "/r/.git/hooks/pre-commit"));
     EXPECT_TRUE(taken.contains(bottom + "/.envrc"));
+}
+
+// A directory no path can name (deeper than PATH_MAX) that the run made: what it holds cannot be
+// judged by path, so it goes whole, found by the watch and by the scan alike.
+TEST_F(Judgement, ADirectoryNoPathCanNameIsTakenWhole) {
+    std::vector<base::mount_entry> mounts;
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts, since_);
+    {
+        fs::create_directory(root_ / "far");
+        const std::string name(250, 'd');
+        int at = ::open((root_ / "far").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        for (int level = 0; level < 18 && at >= 0; ++level) {
+            ASSERT_EQ(::mkdirat(at, name.c_str(), 0755), 0);
+            const int next = ::openat(at, name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+            ::close(at);
+            at = next;
+        }
+        ASSERT_GE(at, 0);
+        const int file = ::openat(at, ".envrc", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ASSERT_GE(file, 0);
+        ::close(file);
+        ::close(at);
+    }
+    if (auto* watch = std::get_if<std::unique_ptr<change_watch>>(&opened)) {
+        auto seen = (*watch)->finish();
+        ASSERT_TRUE(std::holds_alternative<change_set>(seen)) << std::get<std::string>(seen);
+        EXPECT_FALSE(std::get<change_set>(seen).unnameable.empty()) << "fanotify";
+    }
+    auto scanned =
+        scan_changes(std::vector<fs::path>{root_}, since_, interest_of(default_protected_names()));
+    ASSERT_TRUE(std::holds_alternative<change_set>(scanned));
+    EXPECT_FALSE(std::get<change_set>(scanned).unnameable.empty()) << "scan";
+    quarantine away(away_home_);
+    const auto taken = judge_changes(scope(), std::get<change_set>(scanned), away).neutralized;
+    ASSERT_FALSE(taken.empty());
+    EXPECT_THAT(taken.front().what, HasSubstr("deeper than a path can name"));
+    EXPECT_NE(taken.front().action, neutral_action::failed) << taken.front().what;
+    // The first directory no path names went, from the one above it that a path names.
+    const fs::path gone = taken.front().path;
+    EXPECT_GE(gone.native().size(), static_cast<std::size_t>(PATH_MAX));
+    const int parent = ::open(gone.parent_path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(parent, 0);
+    struct stat st {};
+    EXPECT_NE(::fstatat(parent, gone.filename().c_str(), &st, AT_SYMLINK_NOFOLLOW), 0);
+    ::close(parent);
 }
 
 // A configuration of a great many keys to take: taken out all, named by a few.
