@@ -80,6 +80,7 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
             };
             judged =
                 json{{"by", facts.judged->by.empty() ? json() : json(facts.judged->by)},
+                     {"kept", facts.judged->kept.empty() ? json() : json(facts.judged->kept)},
                      {"neutralized", paths(facts.judged->neutralized)},
                      {"failure", facts.judged->failure ? json(*facts.judged->failure) : json()},
                      {"abandoned", paths(facts.judged->abandoned)}};

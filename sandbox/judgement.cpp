@@ -35,12 +35,8 @@ namespace {
 constexpr std::size_t config_limit = std::size_t{1} << 20;
 constexpr std::size_t hook_limit = std::size_t{1} << 20;
 // A tree moved in whole is walked; one larger than this is judged as far as it was walked and the
-// rest named in the report (each level holds no descriptor: the walk reopens by path).
+// rest named in the report.
 constexpr std::size_t walk_limit = 2'000'000;
-
-bool starts_with_path(const fs::path& path, const fs::path& prefix) {
-    return is_within(path, prefix);
-}
 
 struct statx_result {
     bool exists = false;
@@ -334,9 +330,8 @@ private:
     [[nodiscard]] std::optional<fs::path> root_of(const fs::path& path) const {
         std::optional<fs::path> best;
         for (const fs::path& root : scope_.roots) {
-            if (starts_with_path(path, root) &&
-                (!best || std::distance(root.begin(), root.end()) >
-                              std::distance(best->begin(), best->end()))) {
+            if (is_within(path, root) && (!best || std::distance(root.begin(), root.end()) >
+                                                       std::distance(best->begin(), best->end()))) {
                 best = root;
             }
         }
@@ -345,7 +340,7 @@ private:
 
     [[nodiscard]] bool kept(const fs::path& path) const {
         return std::any_of(scope_.kept.begin(), scope_.kept.end(),
-                           [&path](const fs::path& k) { return starts_with_path(path, k); });
+                           [&path](const fs::path& k) { return is_within(path, k); });
     }
 
     // Beneath (or is) a directory renamed in whole, up to `root`.
@@ -857,9 +852,8 @@ private:
                 unit = path;
             }
             if (std::none_of(units.begin(), units.end(),
-                             [&unit](const fs::path& u) { return starts_with_path(*unit, u); })) {
-                std::erase_if(units,
-                              [&unit](const fs::path& u) { return starts_with_path(u, *unit); });
+                             [&unit](const fs::path& u) { return is_within(*unit, u); })) {
+                std::erase_if(units, [&unit](const fs::path& u) { return is_within(u, *unit); });
                 units.push_back(*unit);
             }
         }

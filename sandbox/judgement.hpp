@@ -7,20 +7,27 @@
 // What it did create or change is judged here, from the list of changed paths a change_watch or a
 // scan found, and what would run outside the sandbox later is neutralized:
 //
-//   - in a git directory (a `.git`, a bare or separate one, `.git/modules/NAME`,
-//     `.git/worktrees/NAME`): a hook that is neither one of git's samples nor the template's own is
-//     quarantined; a configuration (`config`, `config.worktree`) keeps only the entries known to be
-//     inert (git_config.hpp) and goes whole when git could not read it; a `commondir` that does not
-//     lead from a linked worktree's git directory to its own repository is quarantined;
+//   - in a git directory (whatever git may take for one: is_git_directory(); every one a path lies
+//     in): a hook that is neither one of git's samples nor the template's own (and a file of one
+//     name) is quarantined; a configuration (`config`, `config.worktree`) keeps only the entries
+//     known to be inert (git_config.hpp) and goes whole when git could not read it; a `commondir`
+//     that does not lead from a linked worktree's git directory to its own repository is
+//     quarantined; a stopped rebase's instructions with an `exec` line are quarantined. A
+//     directory that becomes a git directory in the run is judged whole;
+//   - what a repository obeys beyond its git directory, in its work tree (repository_reach): the
+//     hooks where its core.hooksPath leads, what its symlinked hooks lead to, what it includes;
 //   - `.gitmodules`, `.gitconfig` and `.config/git/config` are judged by their entries the same
-//   way;
+//     way;
 //   - any other protected name (`.envrc`, `.vscode`, `.mcp.json`, ...) is quarantined: a new one
 //     whole, changes to an existing one one by one. Beneath `node_modules` only git directories are
-//     judged: packages ship editor and tool configurations that nothing runs from there.
+//     judged: packages ship editor and tool configurations that nothing runs from there;
+//   - a directory no path names (deeper than PATH_MAX) is quarantined whole.
 //
 // Only what changed is judged: a nested repository's own hooks and configuration that the run did
 // not touch stay as they are. A repository the run's own `git init`, `git clone`, `git submodule
-// add` or `git worktree add` made holds git's defaults and nothing is taken from it.
+// add` or `git worktree add` made holds git's defaults and nothing is taken from it. The cost
+// follows what changed, not where: directories are looked at through a cache of their
+// descriptors, and paths are handled as text.
 #pragma once
 
 #include <time.h>

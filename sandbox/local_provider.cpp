@@ -514,6 +514,7 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
             judged.scope.configurations = paths.configurations;
             if (rung->kind == backend_kind::bwrap) {
                 judged.scope.kept = paths.read_only;  // bound read-only: nothing changes them
+                if (!paths.read_only.empty()) judged.kept = "prevented";
             } else {
                 // No mounts: kept by a copy put back afterwards (the carve-outs remain a gap).
                 for (const fs::path& path : paths.read_only) {
@@ -522,6 +523,7 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
                         judged.copied.push_back(path);
                     }
                 }
+                if (!judged.copied.empty()) judged.kept = "restored";
             }
             judged.mounts = std::move(mounts);
             judged.journal = journal_directory();

@@ -128,6 +128,7 @@ judgement_report run_judgement::finish() {
     if (report_) return *report_;
     judgement_report report;
     report.abandoned = settings_.abandoned;
+    report.kept = settings_.kept;
     if (settings_.scope.roots.empty()) {
         report_ = report;
         return report;

@@ -35,6 +35,7 @@ public:
         // Kept by copy (a rung without mounts): copied now, put back after the run.
         std::vector<std::filesystem::path> copied;
         std::vector<base::mount_entry> mounts;  // for the mounts beneath the roots
+        std::string kept;                       // judgement_report::kept
         std::filesystem::path journal;          // where the window is owed; empty: nowhere
         std::filesystem::path quarantine_home;  // empty: what is taken away is removed
         bool watch = true;                      // false: always scan (tests of the scan)

@@ -121,6 +121,10 @@ struct judgement_report {
     // that could not tell, events lost or a file of several names changed); empty when nothing
     // could be looked at (`failure` says why).
     std::string by;
+    // How the protected paths kept for the run (the record's `protected`) were kept: "prevented"
+    // (read-only while it ran: bwrap) or "restored" (put back once it was over: the Landlock
+    // rung); empty when none was kept. Everything else the run changed was detected after it.
+    std::string kept;
     std::vector<neutralized_path> neutralized;
     // Why the judgement may have missed something (a root that could not be read, say).
     std::optional<std::string> failure;

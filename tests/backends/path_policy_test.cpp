@@ -200,6 +200,9 @@ TEST_P(PathPolicy, ExistingProtectedNamesAtTheTopAreKept) {
     EXPECT_THAT(record->sandbox.protected_paths, Contains((workspace_ / ".envrc").string()));
     // Kept on every rung: no gap names them (the Landlock rung's own gaps are its metadata's).
     EXPECT_THAT(record->sandbox.gaps, Not(Contains(HasSubstr("protected"))));
+    // How: the record says, per part, prevented or put back (the rest is detected afterwards).
+    ASSERT_TRUE(record->sandbox.judged);
+    EXPECT_EQ(record->sandbox.judged->kept, bwrap() ? "prevented" : "restored");
     if (!bwrap()) {
         EXPECT_TRUE(record->sandbox.denied) << describe(*record);
         // Put back afterwards: the record says which.

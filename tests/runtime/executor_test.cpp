@@ -767,14 +767,17 @@ TEST(RecordJson, TheJudgementOfWhatARunLeft) {
     record.sandbox.denied = true;
     record.sandbox.judged = sandbox::judgement_report{
         "fanotify",
+        "restored",
         {{"/w/sub/.git/hooks/pre-commit", "a git hook", sandbox::neutral_action::quarantined,
           "/q/w/sub/.git/hooks/pre-commit"},
          {"/w/sub/.git/config", "core.fsmonitor ...", sandbox::neutral_action::rewritten, ""}},
         std::nullopt,
         {{"/w/.envrc", "a protected name (.envrc)", sandbox::neutral_action::removed, ""}}};
     const auto json = to_json(record)["sandbox"]["policy"]["judged"];
-    EXPECT_EQ(keys_of(json), (std::set<std::string>{"by", "neutralized", "failure", "abandoned"}));
+    EXPECT_EQ(keys_of(json),
+              (std::set<std::string>{"by", "kept", "neutralized", "failure", "abandoned"}));
     EXPECT_EQ(json["by"], "fanotify");
+    EXPECT_EQ(json["kept"], "restored");
     EXPECT_TRUE(json["failure"].is_null());
     ASSERT_EQ(json["neutralized"].size(), 2U);
     EXPECT_EQ(keys_of(json["neutralized"][0]),
@@ -939,6 +942,7 @@ TEST(RecordJson, EveryStringFieldKeepsBytesThatAreNotUtf8) {
     ran.sandbox.protected_paths = {planted[4]};
     ran.sandbox.judged = sandbox::judgement_report{
         "scan",
+        "restored",
         {{planted[5], planted[5], sandbox::neutral_action::quarantined, planted[5]}},
         {},
         {{planted[5], planted[5], sandbox::neutral_action::removed, ""}}};
