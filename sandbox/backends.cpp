@@ -69,6 +69,22 @@ std::string_view to_string(backend_kind kind) noexcept {
     return "invalid";
 }
 
+std::string_view to_string(neutral_action value) noexcept {
+    switch (value) {
+        case neutral_action::quarantined:
+            return "quarantined";
+        case neutral_action::rewritten:
+            return "rewritten";
+        case neutral_action::restored:
+            return "restored";
+        case neutral_action::removed:
+            return "removed";
+        case neutral_action::failed:
+            return "failed";
+    }
+    return "failed";
+}
+
 std::optional<backend_kind> parse_backend_kind(std::string_view text) noexcept {
     for (auto kind : {backend_kind::bwrap, backend_kind::landlock, backend_kind::seatbelt}) {
         if (text == to_string(kind)) return kind;

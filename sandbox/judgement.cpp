@@ -882,22 +882,6 @@ private:
 
 }  // namespace
 
-std::string_view to_string(neutral_action value) noexcept {
-    switch (value) {
-        case neutral_action::quarantined:
-            return "quarantined";
-        case neutral_action::rewritten:
-            return "rewritten";
-        case neutral_action::restored:
-            return "restored";
-        case neutral_action::removed:
-            return "removed";
-        case neutral_action::failed:
-            return "failed";
-    }
-    return "failed";
-}
-
 std::optional<std::string> user_hooks_path() {
     git_reach read;
     if (const fs::path home = invoking_home(); !home.empty()) {
