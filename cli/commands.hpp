@@ -64,6 +64,9 @@ inline constexpr exit_status run_exit_statuses[] = {
     {"127", "not-started, ENOENT at resolve or exec", "the program was not found"},
     {"128+N", "signaled", "signal N ended the command"},
     {"128+N", "aborted", "cordon got signal N (INT, TERM or HUP) and ended the command first"},
+    {"141", "aborted",
+     "the reader of cordon's output went away: cordon ended the command as SIGPIPE would have "
+     "(128 + SIGPIPE), and says nothing more"},
     {"137", "out-of-memory",
      "the run met its memory limit and the OOM killer ended it (128 + SIGKILL)"},
     {"1", "exited without a status",

@@ -6,12 +6,17 @@
 
 #include <cerrno>
 #include <system_error>
+#include <utility>
 
 namespace cordon::cli {
 
-live_writer::live_writer(int fd, std::size_t max_queued) : state_(std::make_shared<state>()) {
+live_writer::live_writer(int fd, std::function<void()> reader_gone, std::size_t pace_bound,
+                         std::size_t max_queued)
+    : state_(std::make_shared<state>()) {
     state_->fd = fd;
+    state_->pace_bound = pace_bound;
     state_->max_queued = max_queued;
+    state_->reader_gone = std::move(reader_gone);
 }
 
 live_writer::~live_writer() {
@@ -23,7 +28,8 @@ void live_writer::push(std::string_view chunk) {
     {
         std::lock_guard lock(state_->mutex);
         if (state_->closing) return;
-        if (state_->no_thread || state_->queued + chunk.size() > state_->max_queued) {
+        if (state_->no_thread || state_->broken ||
+            state_->queued + chunk.size() > state_->max_queued) {
             state_->dropped += chunk.size();
             return;
         }
@@ -49,11 +55,25 @@ void live_writer::push(std::string_view chunk) {
     state_->wake.notify_one();
 }
 
+void live_writer::when_room(std::function<void()> more) {
+    {
+        std::lock_guard lock(state_->mutex);
+        if (!state_->closing && !state_->no_thread && !state_->broken &&
+            state_->queued >= state_->pace_bound) {
+            state_->more = std::move(more);
+            return;
+        }
+    }
+    more();
+}
+
 std::uint64_t live_writer::finish(std::chrono::milliseconds patience) {
     std::unique_lock lock(state_->mutex);
     if (finished_) return state_->dropped;
     finished_ = true;
     state_->closing = true;
+    state_->reader_gone = nullptr;
+    state_->more = nullptr;
     if (!thread_.joinable()) {  // nothing was ever pushed, or no thread could be started
         state_->drained = true;
         return state_->dropped;
@@ -81,6 +101,11 @@ bool live_writer::at_line_start() const {
     return state_->drained && state_->line_start;
 }
 
+bool live_writer::reader_left() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->reader_left;
+}
+
 void live_writer::run(const std::shared_ptr<state>& shared) {
     // A reader that goes away is an EPIPE here, never a SIGPIPE for the process (the cordon
     // program ignores it anyway; a host embedding this may not).
@@ -89,7 +114,11 @@ void live_writer::run(const std::shared_ptr<state>& shared) {
     ::sigaddset(&pipe_only, SIGPIPE);
     ::pthread_sigmask(SIG_BLOCK, &pipe_only, nullptr);
     state& s = *shared;
-    bool broken = false;  // the destination failed (EPIPE, EBADF): discard from now on
+    // The callbacks are called with the mutex held: finish() clears them under it, and each only
+    // posts to the run's event loop.
+    const auto release_waiting = [&s] {
+        if (auto more = std::exchange(s.more, nullptr)) more();
+    };
     for (;;) {
         std::string chunk;
         {
@@ -103,21 +132,34 @@ void live_writer::run(const std::shared_ptr<state>& shared) {
             chunk = std::move(s.queue.front());
             s.queue.pop_front();
             s.queued -= chunk.size();
+            if (s.queued < s.pace_bound) release_waiting();
         }
         std::string_view rest(chunk);
-        while (!broken && !rest.empty()) {
+        int error = 0;
+        while (!rest.empty()) {
             const ssize_t n = ::write(s.fd, rest.data(), rest.size());
             if (n <= 0) {
                 if (n < 0 && errno == EINTR) continue;
-                broken = true;
+                error = n < 0 ? errno : EIO;
                 break;
             }
             s.line_start = rest[static_cast<std::size_t>(n) - 1] == '\n';
             rest.remove_prefix(static_cast<std::size_t>(n));
         }
-        if (!rest.empty()) {  // never shown: counted like a chunk the full queue dropped
-            std::lock_guard lock(s.mutex);
-            s.dropped += rest.size();
+        if (rest.empty()) continue;
+        // The destination failed (EPIPE, EBADF, ENOSPC): what was not written, and everything
+        // after it, is counted as not shown, and the run is no longer paced by it.
+        std::lock_guard lock(s.mutex);
+        s.dropped += rest.size();
+        if (s.broken) continue;
+        s.broken = true;
+        s.dropped += s.queued;
+        s.queue.clear();
+        s.queued = 0;
+        release_waiting();
+        if (error == EPIPE) {
+            s.reader_left = true;
+            if (auto gone = std::exchange(s.reader_gone, nullptr)) gone();
         }
     }
 }

@@ -45,8 +45,9 @@ void add_path_options(CLI::App& sub, path_flags& flags) {
                             sandbox::tmp_policy::none}))
         ->group(group);
     sub.add_flag("--accept-partial", flags.accept_partial,
-                 "Run where the backend cannot enforce part of the policy (the Landlock rung "
-                 "cannot keep protected names); the record says which part")
+                 "Run where the backend cannot enforce part of the policy (a read-only path "
+                 "under the Landlock rung, the network on older kernels); the record says which "
+                 "part")
         ->group(group);
     const std::string network = "Network (docs/network.md)";
     offer_choices(sub.add_option("--network", flags.network,

@@ -9,9 +9,14 @@
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -32,6 +37,10 @@
 namespace cordon::cli {
 
 namespace {
+
+// How long a command whose reader went away has, after SIGPIPE, before SIGKILL: what `timeout`
+// and a shell give it is nothing, since the kernel sends SIGPIPE at its next write.
+constexpr std::chrono::milliseconds reader_gone_grace{200};
 
 int run_run_command(run_options& options) {
     // The configuration fills in what the command line left out (cli/config_file.hpp).
@@ -132,18 +141,35 @@ int run_run_command(run_options& options) {
         approval_record = std::move(answer.approval);
     }
 
+    boost::asio::io_context io;
+    runtime::run_handle handle;
     // Live: the command's streams go to ours through writer threads, so that a stalled reader
-    // of cordon's output cannot stall the event loop and with it the timeout.
+    // of cordon's output cannot stall the event loop and with it the timeout. The command is
+    // paced by the reader instead (run_request::stdout_pace): nothing is dropped while it runs.
+    // A reader that goes away ends the command's tree as SIGPIPE would have ended a command
+    // writing to it, and cordon exits as that command would have: 141.
+    std::atomic<bool> reader_gone{false};
+    const auto end_for_reader = [&io, &handle, &reader_gone] {
+        reader_gone = true;
+        boost::asio::post(io, [&handle] {
+            handle.cancel(runtime::kill_plan{{{SIGPIPE, reader_gone_grace}}, {}});
+        });
+    };
     std::optional<live_writer> live_out;
     std::optional<live_writer> live_err;
     if (!options.json) {
-        live_out.emplace(STDOUT_FILENO);
-        live_err.emplace(STDERR_FILENO);
+        live_out.emplace(STDOUT_FILENO, end_for_reader);
+        live_err.emplace(STDERR_FILENO, end_for_reader);
         request.on_stdout = [&live_out](std::string_view chunk) { live_out->push(chunk); };
         request.on_stderr = [&live_err](std::string_view chunk) { live_err->push(chunk); };
+        request.stdout_pace = [&live_out](std::function<void()> more) {
+            live_out->when_room(std::move(more));
+        };
+        request.stderr_pace = [&live_err](std::function<void()> more) {
+            live_err->when_room(std::move(more));
+        };
     }
 
-    boost::asio::io_context io;
     provider_for(request.mode);
     const sandbox::sandbox_mode run_mode = request.mode;
     runtime::executor exec(io.get_executor(), provider, std::move(executor_options));
@@ -151,7 +177,8 @@ int run_run_command(run_options& options) {
     std::optional<runtime::run_record> result;
     boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
     int interrupted_by = 0;
-    runtime::run_handle handle = exec.async_run(std::move(request), [&](runtime::run_record r) {
+    const auto started = std::chrono::steady_clock::now();
+    handle = exec.async_run(std::move(request), [&](runtime::run_record r) {
         result = std::move(r);
         interrupts.cancel();
     });
@@ -165,12 +192,21 @@ int run_run_command(run_options& options) {
     // cordon must stay killable while it flushes the live output.
     interrupts.clear();
 
-    std::uint64_t dropped_out = live_out ? live_out->finish() : 0;
-    std::uint64_t dropped_err = live_err ? live_err->finish() : 0;
-    return report_run(
-        *result,
-        run_report{options, stand, run_mode, approval_record, live_out ? &*live_out : nullptr,
-                   live_err ? &*live_err : nullptr, dropped_out, dropped_err, interrupted_by});
+    // What is still queued reaches a reader that is slow but reading while the run's own timeout
+    // lasts (a command writing to it directly would have waited that long), and at least 5 s.
+    const auto patience = std::max<std::chrono::milliseconds>(
+        std::chrono::seconds(5), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     started + result->timeout - std::chrono::steady_clock::now()));
+    std::uint64_t dropped_out = live_out ? live_out->finish(patience) : 0;
+    std::uint64_t dropped_err = live_err ? live_err->finish(patience) : 0;
+    if (reader_gone && result->outcome.kind == runtime::outcome_kind::aborted &&
+        interrupted_by == 0) {
+        interrupted_by = SIGPIPE;
+    }
+    return report_run(*result,
+                      run_report{options, stand, run_mode, approval_record,
+                                 live_out ? &*live_out : nullptr, live_err ? &*live_err : nullptr,
+                                 dropped_out, dropped_err, interrupted_by, reader_gone});
 }
 
 }  // namespace

@@ -139,14 +139,15 @@ int report_run(const runtime::run_record& record, const run_report& report) {
             markers += "cordon run: " + record.outcome.message + "\n";
         }
         auto note_dropped = [&markers](std::string_view stream, std::uint64_t dropped,
-                                       const runtime::collected_output& output) {
-            if (dropped == 0) return;
+                                       const runtime::collected_output& output,
+                                       const live_writer* writer) {
+            if (dropped == 0 || (writer != nullptr && writer->reader_left())) return;
             markers += "[" + std::to_string(dropped) + " bytes of live " + std::string(stream) +
                        " not shown: the reader fell behind; full output: " +
                        (output.spill_path ? output.spill_path->string() : "(unavailable)") + "]\n";
         };
-        note_dropped("stdout", dropped_out, record.stdout_output);
-        note_dropped("stderr", dropped_err, record.stderr_output);
+        note_dropped("stdout", dropped_out, record.stdout_output, live_out);
+        note_dropped("stderr", dropped_err, record.stderr_output, live_err);
         if (record.outcome.kind != runtime::outcome_kind::not_started) {
             // After a denial, say how to retry wider, when that could work: a wider mode exists,
             // the policy asks, and there is a terminal to ask on.
@@ -158,7 +159,7 @@ int report_run(const runtime::run_record& record, const run_report& report) {
                                     : !record.sandbox.network_denied ? policy::cli_escalation_hint()
                                     : blocked ? policy::cli_network_domain_escalation_hint(*blocked)
                                               : policy::cli_network_escalation_hint();
-            markers += runtime::render_markers(record, how);
+            markers += runtime::render_markers(record, how, !report.reader_gone);
         }
         own_lines(std::move(markers));
     }

@@ -28,7 +28,11 @@ struct run_report {
     const live_writer* live_err = nullptr;
     std::uint64_t dropped_out = 0;
     std::uint64_t dropped_err = 0;
-    int interrupted_by = 0;  // the signal that made cordon cancel the run, or 0
+    // The signal that made cordon cancel the run (SIGPIPE: its reader went away), or 0.
+    int interrupted_by = 0;
+    // A reader of the live output went away: cordon says nothing of how the run ended, as a
+    // shell says nothing of a command SIGPIPE ended, nor of the bytes that reader missed.
+    bool reader_gone = false;
 };
 
 // Prints what `result` says and returns cordon's exit code for it.

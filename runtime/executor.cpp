@@ -257,6 +257,8 @@ preparation executor::prepare(run_request request) const {
     spec.die_with_spawning_thread = options_.die_with_spawning_thread;
     spec.on_stdout = std::move(request.on_stdout);
     spec.on_stderr = std::move(request.on_stderr);
+    spec.stdout_pace = std::move(request.stdout_pace);
+    spec.stderr_pace = std::move(request.stderr_pace);
 
     // A run that cannot start is a record, which the caller reports like any other.
     auto never_ran = [&](run_record record) -> preparation {

@@ -324,8 +324,41 @@ private:
                     self->advance();
                     return;
                 }
+                if (n > 0 && self->pause_for_reader(is_stdout)) return;
                 self->read_stream(pipe, buffer, is_stdout);
             });
+    }
+
+    // Backpressure (run_request::stdout_pace): after a chunk, while the command runs, the stream
+    // waits for its reader's `more`. True when it now waits.
+    bool pause_for_reader(bool is_stdout) {
+        const auto& pace = is_stdout ? spec_.stdout_pace : spec_.stderr_pace;
+        if (!pace || phase_ != phase::running || cause_ != cause::none) return false;
+        (is_stdout ? stdout_paused_ : stderr_paused_) = true;
+        // Weak: a reader that never asks for more must not keep the finished run alive.
+        pace([weak = weak_from_this(), is_stdout] {
+            if (auto self = weak.lock()) {
+                asio::post(self->strand_, [self, is_stdout] { self->resume_reading(is_stdout); });
+            }
+        });
+        return true;
+    }
+
+    void resume_reading(bool is_stdout) {
+        bool& paused = is_stdout ? stdout_paused_ : stderr_paused_;
+        if (!paused) return;  // resumed already, when the run stopped waiting on readers
+        paused = false;
+        if (is_stdout) {
+            read_stream(stdout_pipe_, stdout_buffer_, true);
+        } else {
+            read_stream(stderr_pipe_, stderr_buffer_, false);
+        }
+    }
+
+    // The command exited or is being ended: nothing waits on a reader from here on.
+    void stop_pacing() {
+        resume_reading(true);
+        resume_reading(false);
     }
 
     void read_status() {
@@ -426,6 +459,7 @@ private:
     }
 
     void begin_kill() {
+        stop_pacing();
         kill_step_ = 0;
         run_kill_step();
     }
@@ -452,6 +486,7 @@ private:
         if (phase_ != phase::running) return;
         phase_ = phase::leader_exited;
         deadline_.cancel();
+        stop_pacing();
         if (cause_ == cause::none && spec_.end_tree_with_leader) {
             // As under bwrap: the run ends with its command.
             end_now_ = true;
@@ -617,6 +652,8 @@ private:
     bool oom_noticed_ = false;  // the run's v1 memory cgroup said it was out of memory
     bool stdout_closed_ = false;
     bool stderr_closed_ = false;
+    bool stdout_paused_ = false;  // waiting for its reader's `more` (pause_for_reader)
+    bool stderr_paused_ = false;
     bool status_closed_ = false;
     std::optional<int> exit_code_;
     std::optional<int> signal_;

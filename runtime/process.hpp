@@ -82,6 +82,9 @@ struct process_spec {
     // Called on the process's strand with each chunk as it arrives (live output).
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
+    // run_request::stdout_pace and stderr_pace.
+    std::function<void(std::function<void()> more)> stdout_pace;
+    std::function<void(std::function<void()> more)> stderr_pace;
 };
 
 // What the tree's run observed: the classifier's evidence (the spawn failure, how the leader

@@ -144,7 +144,7 @@ std::string runner_failed_marker(sandbox::sandbox_mode mode) {
            "failure]\n";
 }
 
-std::string render_markers(const run_record& record, std::string_view denial_hint) {
+std::string render_markers(const run_record& record, std::string_view denial_hint, bool with_end) {
     const run_outcome& outcome = record.outcome;
     switch (outcome.kind) {
         case outcome_kind::not_started:
@@ -188,6 +188,7 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
         out += "[sandbox: the network proxy stopped during the run (" + *network->proxy_failure +
                "): no connection went out through it afterwards]\n";
     }
+    if (!with_end) return out;
     if (outcome.kind == outcome_kind::timed_out) {
         out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";
     }

@@ -27,8 +27,10 @@ namespace cordon::runtime {
 // "[sandbox unavailable: <message>]" instead of the runner-failed marker.
 // `denial_hint`, when not empty, follows the denial marker (one line with its newline: how to
 // retry wider, when that could work; policy::escalation_hint and cli_escalation_hint).
+// `with_end` false leaves out the lines of how the run ended (timed out, aborted, the signal,
+// the exit code), for a caller that has its own way of saying it.
 [[nodiscard]] std::string render_markers(const run_record& record,
-                                         std::string_view denial_hint = {});
+                                         std::string_view denial_hint = {}, bool with_end = true);
 
 // The host of the first destination the network proxy refused during the run because no allowed
 // pattern covered it (`example.com` for "example.com:443", `::1` for "[::1]:80"), for a retry

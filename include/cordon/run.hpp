@@ -78,6 +78,15 @@ struct run_request {
     // Live output, called on the run's strand as chunks arrive.
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
+    // Backpressure for live output (cordon run paces the command by its own reader): when set,
+    // after each chunk handed to on_stdout (on_stderr) the stream is not read again until the
+    // function passed here is called, from any thread, at once or later; so a command that
+    // writes faster than the reader reads waits on its full pipe, as it would writing to the
+    // reader itself. Only while the command runs: once it has exited or is being ended (timeout,
+    // cancel), what is left is read as fast as it comes, so that nothing waits on a reader to
+    // end a run.
+    std::function<void(std::function<void()> more)> stdout_pace;
+    std::function<void(std::function<void()> more)> stderr_pace;
 };
 
 // How a command is started: clone(CLONE_VM|CLONE_VFORK), with no page-table copy (the fast

@@ -315,11 +315,9 @@ TEST_F(CliTest, ConfinedRunShowsARefusedAndAPermittedWrite) {
         SCOPED_TRACE(to_string(path));
         fs::path inside = workspace_ / ("inside-" + std::string(to_string(path)));
         fs::path beside = root_ / ("beside-" + std::string(to_string(path)));
-        // --accept-partial: the Landlock rung cannot keep protected names (real_backend.hpp).
-        auto r = run_cordon(
-            {"run", "--backend", backend, "--mode", "workspace-write", "--accept-partial", "-c",
-             "echo ok > " + inside.string() + " && echo x > " + beside.string()},
-            workspace_);
+        auto r = run_cordon({"run", "--backend", backend, "--mode", "workspace-write", "-c",
+                             "echo ok > " + inside.string() + " && echo x > " + beside.string()},
+                            workspace_);
         if (r.exit_code == 125) CORDON_SKIP_OR_FAIL(backend + " unusable: " + r.err);
         EXPECT_EQ(r.exit_code, 1) << backend << r.err;
         EXPECT_TRUE(fs::exists(inside)) << backend;

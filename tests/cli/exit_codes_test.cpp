@@ -225,5 +225,27 @@ TEST_F(ExitCode, SignalPlus128WhenCordonWasInterruptedAndEndedTheCommandFirst) {
         << "the command outlived the interrupted cordon";
 }
 
+// `cordon run ... | head -1`: the reader has its line and goes; cordon ends the command's whole
+// tree (a process it left in the background too) and exits as SIGPIPE would have had the command.
+TEST_F(ExitCode, SigpipePlus128WhenTheReaderWentAwayAndTheTreeIsGone) {
+    const std::string marker = "cordon-reader-gone-" + std::to_string(::getpid());
+    const std::string script = "'" + cordon_path().string() +
+                               "' run --mode workspace-write --timeout 60s -- /bin/sh -c '" +
+                               test_child_path().string() + " sleep 60000 " + marker +
+                               " & yes' | head -1; echo \"status ${PIPESTATUS[0]}\"";
+    runtime::process_spec spec;
+    spec.argv = {"/bin/bash", "-c", script};
+    spec.env = child_env();
+    spec.cwd = workspace_.path();
+    spec.timeout = std::chrono::seconds(60);
+    const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+    EXPECT_EQ(outcome.stdout_output.text,
+              "y\nstatus " + std::to_string(cli::exit_signal_base + SIGPIPE) + "\n")
+        << outcome.stderr_output.text;
+    EXPECT_EQ(outcome.stderr_output.text, "");
+    EXPECT_TRUE(wait_no_process_with_cmdline(marker, std::chrono::seconds(10)))
+        << "the command's tree outlived its reader";
+}
+
 }  // namespace
 }  // namespace cordon::test

@@ -1,12 +1,17 @@
 // cli::live_writer on real pipes: everything queued arrives in order, a full queue drops and
-// counts instead of growing, a reader that stopped cannot hold finish() past its patience, and
-// a writer left blocked never touches the destroyed object (the state it uses is its own).
+// counts instead of growing, the run is paced by the reader (when_room holds `more` while the
+// writer is behind), a reader that goes away is reported once, a reader that stopped cannot hold
+// finish() past its patience, and a writer left blocked never touches the destroyed object (the
+// state it uses is its own).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -134,7 +139,7 @@ TEST(LiveWriter, AFullQueueDropsAndCountsInsteadOfGrowing) {
     pipe_ends pipe;
     ASSERT_GE(pipe.read, 0);
     // Nobody reads: the pipe fills (64 KiB), then the 1 KiB queue, then chunks are dropped.
-    live_writer writer(pipe.write, 1024);
+    live_writer writer(pipe.write, {}, 1024, 1024);
     std::size_t pushed = 0;
     for (int i = 0; i < 200; ++i) {
         writer.push(std::string(1000, 'x'));
@@ -151,15 +156,79 @@ TEST(LiveWriter, AFullQueueDropsAndCountsInsteadOfGrowing) {
 
 // A reader that goes away (EPIPE) is shown nothing more: what the writer then holds is counted
 // as not shown, whether or not the queue ever overflowed, and the process lives on.
+// It is reported once, on the writer thread, and a run waiting for room is let go: the command
+// is ended by the caller, not left waiting on a reader that will never read.
 TEST(LiveWriter, WhatAReaderThatWentAwayNeverGotIsCountedAsNotShown) {
     pipe_ends pipe;
     ASSERT_GE(pipe.read, 0);
     ::close(pipe.read);
     pipe.read = -1;
-    live_writer writer(pipe.write);
+    std::atomic<int> gone{0};
+    live_writer writer(
+        pipe.write, [&gone] { ++gone; }, 1000, 1 << 20);
     for (int i = 0; i < 10; ++i)
         writer.push(std::string(1000, 'z'));
-    EXPECT_EQ(writer.finish(), 10000U);
+    std::atomic<bool> more{false};
+    writer.when_room([&more] { more = true; });
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (!more && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(1ms);
+    EXPECT_TRUE(more) << "a run waiting on a reader that went away is let go";
+    writer.push(std::string(500, 'z'));
+    EXPECT_EQ(writer.finish(), 10500U);
+    EXPECT_EQ(gone, 1) << "reported once";
+    EXPECT_TRUE(writer.reader_left());
+}
+
+// The pace: `more` comes at once while fewer than pace_bound bytes wait, and otherwise only once
+// the reader has taken enough; nothing is dropped however far the producer runs ahead, since it
+// asks before each chunk.
+TEST(LiveWriter, PacesTheProducerByTheReaderAndDropsNothing) {
+    pipe_ends pipe;
+    ASSERT_GE(pipe.read, 0);
+    constexpr std::size_t chunk = 64 * 1024;
+    constexpr int chunks = 64;  // 4 MiB: far beyond the pipe, the bound and max_queued
+    std::atomic<int> gone{0};
+    live_writer writer(
+        pipe.write, [&gone] { ++gone; }, 256 * 1024, 512 * 1024);
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool ready = true;
+    std::size_t waited = 0;
+    std::thread producer([&] {
+        for (int i = 0; i < chunks; ++i) {
+            std::unique_lock lock(mutex);
+            wake.wait(lock, [&] { return ready; });
+            ready = false;
+            lock.unlock();
+            writer.push(std::string(chunk, static_cast<char>('a' + i % 26)));
+            writer.when_room([&] {
+                std::lock_guard inner(mutex);
+                ready = true;
+                wake.notify_all();
+            });
+            std::lock_guard again(mutex);
+            if (!ready) ++waited;
+        }
+    });
+    // A slow reader: it starts late and takes small bites.
+    std::this_thread::sleep_for(100ms);
+    std::string got;
+    char buffer[4096];
+    while (got.size() < chunk * chunks) {
+        const ssize_t n = ::read(pipe.read, buffer, sizeof buffer);
+        if (n <= 0) break;
+        got.append(buffer, static_cast<std::size_t>(n));
+    }
+    producer.join();
+    EXPECT_EQ(writer.finish(), 0U) << "nothing dropped";
+    ASSERT_EQ(got.size(), chunk * chunks);
+    for (int i = 0; i < chunks; ++i) {
+        ASSERT_EQ(got[static_cast<std::size_t>(i) * chunk], static_cast<char>('a' + i % 26));
+    }
+    EXPECT_GT(waited, 0U) << "the producer was held back by the reader";
+    EXPECT_EQ(gone, 0);
+    EXPECT_FALSE(writer.reader_left());
 }
 
 // The writer is blocked in write(2) when finish() gives up and the object is destroyed; the
@@ -171,7 +240,7 @@ TEST(LiveWriter, AWriterLeftBlockedOutlivesItsObjectSafely) {
     const std::size_t pushed = 100U * 4096;
     std::uint64_t not_shown = 0;
     {
-        live_writer writer(pipe.write, 1 << 20);
+        live_writer writer(pipe.write, {}, 1 << 20, 1 << 20);
         for (int i = 0; i < 100; ++i)
             writer.push(std::string(4096, 'y'));
         not_shown = writer.finish(100ms);

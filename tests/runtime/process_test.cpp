@@ -7,12 +7,15 @@
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/cgroup.hpp"
@@ -225,6 +228,68 @@ TEST(ProcessOutcome, LiveOutputCallbacksSeeEveryByte) {
     EXPECT_EQ(seen_out, std::string(200000, 'a'));
     EXPECT_EQ(seen_err, "err\n");
     EXPECT_EQ(outcome.stdout_output.bytes, 200000U);
+}
+
+// --- live output paced by its reader (process_spec::stdout_pace) ---------------------------------
+
+// While `more` is withheld the command waits on its full pipe: it cannot get past a 1 MB write,
+// however long the reader takes. Once the reader asks for more, every byte arrives, in order.
+TEST(ProcessPace, AWithheldMoreHoldsTheCommandAndEveryByteArrivesOnceItComes) {
+    boost::asio::io_context io;
+    test::temp_dir dir;
+    const fs::path done = dir / "done";
+    auto spec = test::child_spec(
+        {"bash", "-c", "\"$0\" bytes 1000000 a; touch \"$1\"", child(), done.string()});
+    std::string seen;
+    std::vector<std::function<void()>> waiting;
+    std::size_t pauses = 0;
+    spec.on_stdout = [&](std::string_view chunk) { seen.append(chunk); };
+    spec.stdout_pace = [&](std::function<void()> more) {
+        ++pauses;
+        waiting.push_back(std::move(more));
+    };
+    std::optional<process_outcome> result;
+    start_process(io.get_executor(), std::move(spec),
+                  [&](process_outcome outcome) { result = std::move(outcome); });
+    boost::asio::steady_timer reader(io);
+    bool held = false;
+    std::function<void(boost::system::error_code)> read_on = [&](boost::system::error_code) {
+        if (result) return;
+        for (auto& more : std::exchange(waiting, {}))
+            more();
+        reader.expires_after(1ms);
+        reader.async_wait(read_on);
+    };
+    reader.expires_after(300ms);
+    reader.async_wait([&](boost::system::error_code ec) {
+        held = !fs::exists(done) && seen.size() < 1000000;
+        read_on(ec);
+    });
+    io.run();
+    ASSERT_TRUE(result);
+    EXPECT_TRUE(held) << "the command got past its write while its reader read nothing";
+    EXPECT_EQ(result->exit_code, 0);
+    EXPECT_EQ(seen, std::string(1000000, 'a'));
+    EXPECT_GT(pauses, 1U);
+    EXPECT_TRUE(fs::exists(done));
+}
+
+// A reader that never asks for more cannot hold up the end of a run: the timeout ends the
+// command, what is left is read without waiting, and the run completes.
+TEST(ProcessPace, AReaderThatNeverAsksForMoreCannotHoldUpTheTimeout) {
+    auto spec = test::child_spec({child(), "bytes", "100000000"});
+    spec.timeout = 300ms;
+    spec.plan = kill_plan::standard(300ms);
+    std::vector<std::function<void()>> never_called;
+    spec.stdout_pace = [&](std::function<void()> more) { never_called.push_back(std::move(more)); };
+    const auto start = steady_clock::now();
+    const process_outcome outcome = run_process(std::move(spec));
+    EXPECT_TRUE(outcome.timed_out);
+    EXPECT_LT(elapsed_ms(start), 10000.0);
+    EXPECT_LT(outcome.stdout_output.bytes, 100000000U);
+    // Called after the run: nothing happens (the run is gone; `more` holds it weakly).
+    for (auto& more : never_called)
+        more();
 }
 
 // --- trees that try to outlive the run -----------------------------------------------------------

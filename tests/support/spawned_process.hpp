@@ -126,6 +126,11 @@ public:
     }
 
     void kill(int signal) const { ::kill(pid_, signal); }
+    // The reader of its stdout goes away (`| head -1` once it has its line).
+    void close_stdout() {
+        if (out_fd_ >= 0) ::close(out_fd_);
+        out_fd_ = -1;
+    }
     [[nodiscard]] bool timed_out() const { return timed_out_; }
 
 private:
@@ -143,7 +148,7 @@ private:
         if (::poll(fds, 2, static_cast<int>(bound.count())) <= 0) return true;
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-            char buf[4096];
+            char buf[65536];
             const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
             int& fd = i == 0 ? out_fd_ : err_fd_;
             if (n <= 0) {
