@@ -203,6 +203,15 @@ int run_run_command(run_options& options) {
         interrupted_by == 0) {
         interrupted_by = SIGPIPE;
     }
+    // Every byte reached cordon's reader (or the reader left): nobody will ask for the spill
+    // files, which only a reader that missed bytes is shown. They go now rather than wait for a
+    // later cordon's budget; the executor removes their directory once it is empty.
+    if (live_out && ((dropped_out == 0 && dropped_err == 0) || reader_gone)) {
+        for (const runtime::collected_output* output :
+             {&result->stdout_output, &result->stderr_output}) {
+            if (output->spill_path) (void)::unlink(output->spill_path->c_str());
+        }
+    }
     return report_run(*result,
                       run_report{options, stand, run_mode, approval_record,
                                  live_out ? &*live_out : nullptr, live_err ? &*live_err : nullptr,

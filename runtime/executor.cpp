@@ -182,7 +182,10 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
       options_(std::move(options)),
       confinements_(std::make_shared<child_confinement_cache>()) {
     if (!options_.proxy) options_.proxy = std::make_shared<proxy::service>();
-    if (options_.spill) spill_ = std::make_shared<spill_directory>(options_.spill_root);
+    if (options_.spill) {
+        spill_ = std::make_shared<spill_directory>(options_.spill_root, spill_retention::keep,
+                                                   options_.kept_spills);
+    }
     if (options_.cgroup_containment) {
         auto host = cgroup_host::create();
         if (auto* reason = std::get_if<std::string>(&host)) {

@@ -106,8 +106,8 @@ supervisor::supervisor(std::shared_ptr<sandbox::provider> provider, supervisor_o
     run_options.die_with_spawning_thread = true;
     // The job streams keep the whole output; the record's own spill files would be a second copy.
     run_options.spill = false;
-    spill_ = std::make_shared<spill_directory>(run_options.spill_root,
-                                               spill_retention::remove_on_destroy);
+    spill_ = std::make_shared<spill_directory>(
+        run_options.spill_root, spill_retention::remove_on_destroy, run_options.kept_spills);
     // The job streams' files are what read() trusts: no job may write them.
     run_options.protected_paths.push_back(spill_->root() / "cordon-spill-*");
     executor_ =

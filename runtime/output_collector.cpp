@@ -10,10 +10,15 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <spdlog/spdlog.h>
+
+#include "base/locked_directory.hpp"
 
 namespace cordon::runtime {
 
@@ -142,10 +147,69 @@ std::filesystem::path resolved(const std::filesystem::path& root) {
     return ec ? root : canonical;
 }
 
+constexpr std::string_view spill_prefix = "cordon-spill-";
+
 }  // namespace
 
-spill_directory::spill_directory(std::filesystem::path root, spill_retention retention)
-    : root_(resolved(root)), retention_(retention) {}
+std::size_t sweep_abandoned_spills(const std::filesystem::path& root, const spill_budget& budget) {
+    const std::vector<base::locked_directory> dead =
+        base::abandoned_directories(root, spill_prefix);
+    if (dead.empty()) return 0;
+    struct left_file {
+        std::int64_t modified;  // seconds since the epoch
+        std::uint64_t bytes;
+        int directory;
+        std::string name;
+    };
+    std::vector<left_file> files;
+    for (const base::locked_directory& directory : dead) {
+        const int listing = ::openat(directory.fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR* entries = listing >= 0 ? ::fdopendir(listing) : nullptr;
+        if (entries == nullptr) {
+            if (listing >= 0) ::close(listing);
+            continue;
+        }
+        while (const dirent* entry = ::readdir(entries)) {
+            struct stat st {};
+            if (::fstatat(directory.fd.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                !S_ISREG(st.st_mode)) {
+                continue;
+            }
+            files.push_back({st.st_mtim.tv_sec, static_cast<std::uint64_t>(st.st_size),
+                             directory.fd.get(), entry->d_name});
+        }
+        ::closedir(entries);
+    }
+    std::sort(files.begin(), files.end(),
+              [](const left_file& a, const left_file& b) { return a.modified < b.modified; });
+    std::uint64_t total = 0;
+    for (const left_file& file : files)
+        total += file.bytes;
+    const std::int64_t oldest_kept =
+        std::chrono::duration_cast<std::chrono::seconds>(
+            (std::chrono::system_clock::now() - budget.max_age).time_since_epoch())
+            .count();
+    std::size_t removed = 0;
+    for (const left_file& file : files) {
+        if (file.modified >= oldest_kept && total <= budget.max_bytes) break;
+        if (::unlinkat(file.directory, file.name.c_str(), 0) == 0) ++removed;
+        total -= file.bytes;
+    }
+    unique_fd parent(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    for (const base::locked_directory& directory : dead) {
+        // rmdir(2) removes only an empty directory; one still holding kept files stays.
+        if (parent) (void)::unlinkat(parent.get(), directory.name.c_str(), AT_REMOVEDIR);
+    }
+    if (removed > 0) {
+        spdlog::info("removed {} spill files left by cordons that are gone (kept: {} bytes)",
+                     removed, total);
+    }
+    return removed;
+}
+
+spill_directory::spill_directory(std::filesystem::path root, spill_retention retention,
+                                 spill_budget budget)
+    : root_(resolved(root)), retention_(retention), budget_(budget) {}
 
 spill_directory::~spill_directory() {
     if (!directory_) return;
@@ -185,19 +249,23 @@ std::optional<std::filesystem::path> spill_directory::directory() const {
 std::variant<spill_directory::open_directory, spill_error> spill_directory::ensure_directory() {
     const std::lock_guard lock(mutex_);
     if (directory_) return *directory_;
+    {
+        // Once per root and process: the first spill directory sweeps, the others need not.
+        static std::mutex swept_mutex;
+        static std::set<std::filesystem::path> swept;
+        std::lock_guard swept_lock(swept_mutex);
+        if (swept.insert(root_).second) (void)sweep_abandoned_spills(root_, budget_);
+    }
     // mkdtemp(3) creates the directory with mode 0700 and a name nobody else can predict; /var/tmp
-    // is sticky, so no other user can rename or replace it afterwards.
-    std::string name = (root_ / "cordon-spill-XXXXXX").string();
-    if (::mkdtemp(name.data()) == nullptr) {
-        const int error = errno;
-        return spill_error{"mkdtemp " + name, errno_code(error)};
+    // is sticky, so no other user can rename or replace it afterwards. Its descriptor holds the
+    // lock, for as long as this object or a file of it lives.
+    auto made = base::make_locked_directory(root_, spill_prefix);
+    if (auto* failed = std::get_if<std::string>(&made)) {
+        return spill_error{*failed, std::make_error_code(std::errc::io_error)};
     }
-    unique_fd fd(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd) {
-        const int error = errno;
-        return spill_error{"open " + name, errno_code(error)};
-    }
-    directory_ = open_directory{name, std::make_shared<const unique_fd>(std::move(fd))};
+    auto& directory = std::get<base::locked_directory>(made);
+    directory_ = open_directory{std::move(directory.path),
+                                std::make_shared<const unique_fd>(std::move(directory.fd))};
     return *directory_;
 }
 

@@ -87,10 +87,15 @@ enum class spill_retention {
 // create_file makes a new one. The root is made canonical once, and files are created relative to
 // a descriptor of the directory held since mkdtemp made it: a directory (or a component above it)
 // swapped for a symlink afterwards never redirects where cordon writes.
+//
+// The directory is held with a lock while this object or a file of it lives
+// (base/locked_directory.hpp). Its first directory made under a root, a process first applies
+// `budget` to what dead processes left under that root (sweep_abandoned_spills).
 class spill_directory {
 public:
     explicit spill_directory(std::filesystem::path root = "/var/tmp",
-                             spill_retention retention = spill_retention::keep);
+                             spill_retention retention = spill_retention::keep,
+                             spill_budget budget = {});
     ~spill_directory();
     spill_directory(const spill_directory&) = delete;
     spill_directory& operator=(const spill_directory&) = delete;
@@ -114,10 +119,16 @@ private:
 
     std::filesystem::path root_;
     spill_retention retention_;
+    spill_budget budget_;
     mutable std::mutex mutex_;
     std::optional<open_directory> directory_;  // guarded by mutex_
     std::atomic<std::uint64_t> counter_{0};
 };
+
+// Applies `budget` to the spill directories under `root` whose process is gone (their lock free):
+// removes their files older than budget.max_age, then the oldest until the rest fit in
+// budget.max_bytes, then every such directory left empty. Returns how many files it removed.
+std::size_t sweep_abandoned_spills(const std::filesystem::path& root, const spill_budget& budget);
 
 // Collects one stream. append() is called from a single thread (the I/O loop) as chunks arrive and
 // costs O(chunk) with no allocation once the tail is full; finish() seals the stream. Spill

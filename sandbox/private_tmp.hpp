@@ -1,13 +1,11 @@
 // The Landlock rung's private /tmp: /tmp/cordon-tmp-XXXXXX, a directory of the run's own (bwrap
 // gives the same run a tmpfs instead), removed with what the command left in it once the run is
 // over. A cordon killed outright (SIGKILL, a crash) cannot remove it: this process holds an
-// exclusive flock(2) on each of its directories for as long as it uses it, and the first private
-// /tmp a cordon makes first removes every cordon-tmp-* of its uid whose lock is free, the way a
-// dead cordon's cgroups are reaped (runtime/cgroup_reaper.hpp).
-//
-// The lock is only ever tried with LOCK_NB: a command that opens a directory (its own, or
-// another of its uid's that it can read) and locks it keeps that directory from being swept
-// while it lives, and never makes cordon wait.
+// exclusive flock(2) on each of its directories for as long as it uses it
+// (base/locked_directory.hpp), and the first private /tmp a cordon makes first removes every
+// cordon-tmp-* of its uid whose lock is free, the way a dead cordon's cgroups are reaped
+// (runtime/cgroup_reaper.hpp). A command that locks a directory of its uid keeps it from being
+// swept while it lives, and never makes cordon wait.
 #pragma once
 
 #include <filesystem>

@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
+#include "base/locked_directory.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/local_provider.hpp"
@@ -23,34 +25,42 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::string_view probe_prefix = "cordon-probe-";
+
 // A private, empty directory standing in for a workspace while probing the workspace-write
 // profile. It is made where no confined command can write (/var/tmp: a Landlock workspace-write
-// command writes the host's /tmp, and the provider protects /var/tmp/cordon-probe-*), checked
-// through a descriptor (a directory of this uid that nobody else may enter, found under the base
-// it was made in), and removed with rmdir relative to the base's descriptor. Never a recursive
-// removal by path: a command that swapped the entry for a symlink would aim that, run by cordon
-// outside any sandbox, at any directory on the host.
+// command writes the host's /tmp, and the provider protects /var/tmp/cordon-probe-*), held by a
+// lock while the probe lives (base/locked_directory.hpp), so that a probe killed outright leaves
+// nothing for long: the next probe of its uid removes every one whose lock is free. Removed with
+// rmdir relative to the base's descriptor, never recursively by path: a command that swapped the
+// entry for a symlink would aim that, run by cordon outside any sandbox, at any directory on the
+// host.
 class probe_workspace {
 public:
     probe_workspace() {
         for (const char* candidate : {"/var/tmp", "/tmp"}) {
-            const fs::path base = canonical_path(candidate);
-            unique_fd base_fd(landlock::open_no_symlinks(base.c_str(), O_DIRECTORY));
+            const fs::path parent = canonical_path(candidate);
+            unique_fd base_fd(landlock::open_no_symlinks(parent.c_str(), O_DIRECTORY));
             if (!base_fd) continue;
-            std::string pattern = (base / "cordon-probe-XXXXXX").string();
-            if (::mkdtemp(pattern.data()) == nullptr) continue;
-            const std::string leaf = fs::path(pattern).filename().string();
-            unique_fd fd(::openat(base_fd.get(), leaf.c_str(),
-                                  O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            for (const base::locked_directory& dead :
+                 base::abandoned_directories(parent, probe_prefix)) {
+                (void)::unlinkat(base_fd.get(), dead.name.c_str(), AT_REMOVEDIR);
+            }
+            auto made = base::make_locked_directory(parent, probe_prefix);
+            auto* directory = std::get_if<base::locked_directory>(&made);
+            if (directory == nullptr) continue;
             struct stat st {};
-            if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_uid != ::geteuid() ||
-                (st.st_mode & 077) != 0) {
+            if (::fstat(directory->fd.get(), &st) != 0 || (st.st_mode & 077) != 0) {
                 // Not the directory mkdtemp made: leave whatever is there alone.
                 continue;
             }
-            path_ = base / leaf;
-            leaf_ = leaf;
+            unique_fd fd(::openat(base_fd.get(), directory->name.c_str(),
+                                  O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (!fd || !base::still_at(base_fd.get(), directory->name.c_str(), fd.get())) continue;
+            path_ = directory->path;
+            leaf_ = directory->name;
             base_fd_ = std::move(base_fd);
+            lock_ = std::move(directory->fd);
             fd_ = std::make_shared<const unique_fd>(std::move(fd));
             return;
         }
@@ -67,6 +77,7 @@ private:
     fs::path path_;
     std::string leaf_;
     unique_fd base_fd_;
+    unique_fd lock_;  // the directory, flock(LOCK_EX) held while the probe lives
     std::shared_ptr<const unique_fd> fd_;
 };
 

@@ -7,6 +7,7 @@
 //         read_all(*record.stdout_output.spill_path);   // every byte the command printed
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -21,6 +22,14 @@ namespace cordon::runtime {
 struct output_limits {
     std::size_t tail_bytes = 64000;               // in-memory tail per stream; must be > 0
     std::uint64_t spill_max_bytes = 64ull << 20;  // spill file cap per stream (64 MiB)
+};
+
+// How much of the spill files that runs left behind is kept: once their cordon is gone (its lock
+// on the spill directory free), the next cordon that spills removes the files older than
+// `max_age`, then the oldest until the rest fit in `max_bytes` (docs/execution.md, "Output").
+struct spill_budget {
+    std::chrono::seconds max_age = std::chrono::hours(24);
+    std::uint64_t max_bytes = 1ull << 30;  // 1 GiB, all of one uid's left-behind spill files
 };
 
 struct collected_output {

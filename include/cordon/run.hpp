@@ -111,6 +111,8 @@ struct executor_options {
     run_limits default_limits{default_max_processes, default_max_memory()};
     std::filesystem::path spill_root = "/var/tmp";
     bool spill = true;
+    // What is kept of the spill files dead cordons left under spill_root (output.hpp).
+    spill_budget kept_spills;
     bool cgroup_containment = true;  // when the host allows it
     spawn_method method = default_spawn_method();
     // Every run's leader dies with the thread that spawned it (PR_SET_PDEATHSIG): only when

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -548,6 +549,69 @@ TEST(OutputCollectorSpill, RetentionRemoveOnDestroyDeletesEverything) {
     }
     EXPECT_FALSE(fs::exists(*path));
     EXPECT_TRUE(entries(root.path()).empty());
+}
+
+// --- what dead cordons left: the budget ------------------------------------------------------
+
+// A file of `bytes` bytes last written `age` ago.
+void left_file(const fs::path& path, std::size_t bytes, std::chrono::seconds age) {
+    test::write_file(path, std::string(bytes, 'x'));
+    const auto when = std::chrono::system_clock::now() - age;
+    const timespec times[2] = {
+        {std::chrono::system_clock::to_time_t(when), 0},
+        {std::chrono::system_clock::to_time_t(when), 0},
+    };
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
+// Only what dead processes left is touched (a live one's directory holds its lock): their files
+// past the age go, then the oldest until the rest fit, then their directories left empty; what
+// is not a spill directory stays.
+TEST(SpillBudget, TheNextSpillAppliesItToWhatDeadProcessesLeftOnly) {
+    test::temp_dir root;
+    using std::chrono::hours;
+    // A live directory: this process's, holding a file past every bound.
+    auto live = std::make_shared<spill_directory>(root.path());
+    const auto live_file =
+        collect(binary_stream(2 * cap, 29), {.tail_bytes = cap}, live).spill_path;
+    ASSERT_TRUE(live_file);
+    const fs::path live_directory = live_file->parent_path();
+    left_file(live_directory / "old.log", 1000, hours(100));
+    // Dead ones: made by hand, nobody holds their lock.
+    const fs::path dead_a = root / "cordon-spill-deadaa";
+    const fs::path dead_b = root / "cordon-spill-deadbb";
+    const fs::path empty = root / "cordon-spill-empty0";
+    const fs::path other = root / "not-a-spill";
+    for (const fs::path& directory : {dead_a, dead_b, empty, other})
+        fs::create_directory(directory);
+    left_file(dead_a / "too-old.log", 10, hours(48));
+    left_file(dead_a / "oldest-young.log", 600, hours(3));
+    left_file(dead_b / "middle.log", 600, hours(2));
+    left_file(dead_b / "newest.log", 600, hours(1));
+    left_file(other / "too-old.log", 10, hours(48));
+
+    const std::size_t removed =
+        sweep_abandoned_spills(root.path(), spill_budget{.max_age = hours(24), .max_bytes = 1500});
+    EXPECT_EQ(removed, 2U);
+    EXPECT_FALSE(fs::exists(dead_a / "too-old.log")) << "past the age";
+    EXPECT_FALSE(fs::exists(dead_a / "oldest-young.log")) << "the oldest, over the size";
+    EXPECT_FALSE(fs::exists(dead_a)) << "left empty: removed";
+    EXPECT_TRUE(fs::exists(dead_b / "middle.log"));
+    EXPECT_TRUE(fs::exists(dead_b / "newest.log"));
+    EXPECT_FALSE(fs::exists(empty));
+    EXPECT_TRUE(fs::exists(*live_file)) << "a live process's files are its own to keep";
+    EXPECT_TRUE(fs::exists(live_directory / "old.log"));
+    EXPECT_TRUE(fs::exists(other / "too-old.log"));
+
+    // The first spill directory a process makes under a root sweeps it (once per process and
+    // root: a fresh root here).
+    test::temp_dir fresh;
+    const fs::path dead_c = fresh / "cordon-spill-deadcc";
+    fs::create_directory(dead_c);
+    left_file(dead_c / "too-old.log", 10, std::chrono::hours(48));
+    auto first = std::make_shared<spill_directory>(fresh.path());
+    ASSERT_TRUE(collect(binary_stream(2 * cap, 30), {.tail_bytes = cap}, first).spill_path);
+    EXPECT_FALSE(fs::exists(dead_c));
 }
 
 // --- contract --------------------------------------------------------------------------------
