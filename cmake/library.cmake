@@ -59,7 +59,8 @@ install(FILES ${PROJECT_BINARY_DIR}/include/cordon/version.hpp
 install(EXPORT cordonTargets NAMESPACE cordon:: DESTINATION ${cordon_cmake_dir} COMPONENT dev)
 
 configure_package_config_file(cmake/cordonConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/cordonConfig.cmake INSTALL_DESTINATION ${cordon_cmake_dir})
+  ${PROJECT_BINARY_DIR}/cordonConfig.cmake INSTALL_DESTINATION ${cordon_cmake_dir}
+  PATH_VARS CMAKE_INSTALL_LIBEXECDIR)
 # 0.x: only the same minor is compatible.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/cordonConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)

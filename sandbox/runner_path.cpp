@@ -9,10 +9,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+#include "cordon/local_provider.hpp"
 
 // CMake's libexec directory for cordon (sandbox/CMakeLists.txt), relative to its bin and lib
 // directories and absolute, as this build was configured to be installed.
@@ -225,7 +228,8 @@ bool prefix_open_to_others(fs::path dir, const fs::path& relative) {
 std::vector<fs::path> launcher_candidates(const fs::path& executable,
                                           const fs::path& relative_libexec,
                                           const fs::path& absolute_libexec, const fs::path& library,
-                                          const fs::path& library_relative_libexec) {
+                                          const fs::path& library_relative_libexec,
+                                          const fs::path& built_against_libexec) {
     std::vector<fs::path> out;
     const auto add = [&out](const fs::path& candidate) {
         fs::path normal = candidate.lexically_normal();
@@ -238,8 +242,34 @@ std::vector<fs::path> launcher_candidates(const fs::path& executable,
     if (library.is_absolute() && !library_relative_libexec.empty()) {
         add(library.parent_path() / library_relative_libexec / launcher_name);
     }
+    if (built_against_libexec.is_absolute()) add(built_against_libexec / launcher_name);
     if (absolute_libexec.is_absolute()) add(absolute_libexec / launcher_name);
     return out;
+}
+
+namespace {
+
+std::mutex built_against_mutex;
+fs::path& built_against() {
+    static fs::path directory;
+    return directory;
+}
+
+}  // namespace
+
+fs::path built_against_libexec() {
+    std::lock_guard lock(built_against_mutex);
+    return built_against();
+}
+
+void detail::note_installed_libexec(const char* directory) noexcept {
+    if (directory == nullptr || directory[0] != '/') return;
+    try {
+        std::lock_guard lock(built_against_mutex);
+        built_against() = directory;
+    } catch (...) {
+        // Out of memory before main(): the configured directory is still looked at.
+    }
 }
 
 namespace {
@@ -294,14 +324,15 @@ std::vector<fs::path> launcher_candidates() {
             ? fs::path()
             : fs::path(CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR);
     return launcher_candidates(here->program, relative, CORDON_LAUNCHER_DIR, here->library,
-                               library_relative);
+                               library_relative, built_against_libexec());
 }
 
 std::vector<fs::path> launcher_places() {
     const std::optional<this_process> here = locate_this_process();
     if (!here) return {};
     return launcher_candidates(here->program, CORDON_LAUNCHER_RELATIVE_DIR, CORDON_LAUNCHER_DIR,
-                               here->library, CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR);
+                               here->library, CORDON_LAUNCHER_LIBRARY_RELATIVE_DIR,
+                               built_against_libexec());
 }
 
 launcher_lookup find_launcher(std::span<const fs::path> candidates) {

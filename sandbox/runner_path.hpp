@@ -41,11 +41,19 @@ namespace cordon::sandbox {
 // directory (a program linked with libcordon.so of a moved prefix), then `absolute_libexec` (a
 // program that links the static library and lives elsewhere). Duplicates are left out; an empty
 // or relative path adds nothing. Never PATH or an environment variable: whoever sets those for a
-// later cordon would choose what runs before any confinement.
+// later cordon would choose what runs before any confinement. `built_against_libexec`, when
+// absolute, comes just before `absolute_libexec`: the libexec directory of the installed prefix
+// the program was compiled against (CORDON_INSTALLED_LIBEXEC_DIR, cordon/local_provider.hpp),
+// which is how a program linked with the static library finds a prefix installed or moved
+// elsewhere than the library was configured for.
 [[nodiscard]] std::vector<std::filesystem::path> launcher_candidates(
     const std::filesystem::path& executable, const std::filesystem::path& relative_libexec,
     const std::filesystem::path& absolute_libexec, const std::filesystem::path& library = {},
-    const std::filesystem::path& library_relative_libexec = {});
+    const std::filesystem::path& library_relative_libexec = {},
+    const std::filesystem::path& built_against_libexec = {});
+
+// The directory a program noted as the libexec of the prefix it was built against (empty: none).
+[[nodiscard]] std::filesystem::path built_against_libexec();
 
 // Whether the directory `relative` climbs to from `dir` (its leading ".." components taken: the
 // root of the prefix it names) is missing or writable by group or others, sticky or not. A

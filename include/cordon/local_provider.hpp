@@ -91,6 +91,24 @@ struct local_provider_options {
 
 }  // namespace cordon::sandbox
 
+namespace cordon::sandbox::detail {
+// Notes `directory` (absolute) as the libexec directory of the installed prefix this program was
+// built against: where the launcher is looked for just before the directory the library was
+// configured with (docs/library.md). Called before main() by the definition below.
+void note_installed_libexec(const char* directory) noexcept;
+}  // namespace cordon::sandbox::detail
+
+// A program built against an installed cordon through find_package(cordon) is compiled with
+// CORDON_INSTALLED_LIBEXEC_DIR: the libexec directory of that prefix as cordonConfig.cmake finds
+// it, wherever the prefix was installed or moved to. A static library cannot find its own place
+// as libcordon.so can; the program that links it can say it.
+#ifdef CORDON_INSTALLED_LIBEXEC_DIR
+namespace cordon::sandbox::detail {
+inline const bool installed_libexec_noted =
+    (note_installed_libexec(CORDON_INSTALLED_LIBEXEC_DIR), true);
+}  // namespace cordon::sandbox::detail
+#endif
+
 namespace cordon {
 
 // A local provider, probed (see above). `options.run_probe` is filled in: probes run through the

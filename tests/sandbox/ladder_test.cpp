@@ -1304,6 +1304,21 @@ TEST(LauncherLookup, ASharedLibraryLooksInItsOwnPrefixBeforeTheConfiguredOne) {
         ElementsAre("/opt/bin/cordon-landlock", "/usr/libexec/cordon/cordon-landlock"));
 }
 
+// A program that links the static library, built with find_package(cordon): the libexec of the
+// prefix it was built against (CORDON_INSTALLED_LIBEXEC_DIR), installed or moved anywhere,
+// before the configured one; a relative one is no place to look.
+TEST(LauncherLookup, AStaticProgramLooksInThePrefixItWasBuiltAgainst) {
+    EXPECT_THAT(
+        launcher_candidates("/opt/agent/bin/agent", "", "/usr/local/libexec/cordon", "", "",
+                            "/srv/moved/libexec/cordon"),
+        ElementsAre("/opt/agent/bin/cordon-landlock", "/srv/moved/libexec/cordon/cordon-landlock",
+                    "/usr/local/libexec/cordon/cordon-landlock"));
+    EXPECT_THAT(
+        launcher_candidates("/opt/agent/bin/agent", "", "/usr/local/libexec/cordon", "", "",
+                            "libexec/cordon"),
+        ElementsAre("/opt/agent/bin/cordon-landlock", "/usr/local/libexec/cordon/cordon-landlock"));
+}
+
 TEST(LauncherLookup, ThisProcessLooksBesideItselfFirstAndNeverOnPath) {
     scoped_env path("PATH", "/nonexistent-cordon-bin");
     const std::vector<fs::path> candidates = launcher_candidates();
