@@ -1,22 +1,17 @@
-// The library's logger (cordon/logging.hpp): spdlog's default logger, through which every unit of
-// the library logs (spdlog::info and the like), replaced before anything can log by one that is
-// `off` and writes to standard error or to the program's sink.
-//
-// spdlog's registry starts with a default logger of its own: level info, on standard output. A
-// program that embeds the library would find cordon's notes in its own output, and with
-// libcordon.so it cannot reach the hidden spdlog to turn them down. The replacement is installed
-// by a static initializer of this file, which therefore must be linked wherever anything logs, a
-// static library's member included: spdlog's free functions (spdlog-inl.h: default_logger_raw(),
-// which every spdlog::info(...) calls) are compiled here rather than in spdlog_impl.cpp, so that
-// whatever logs links this object.
+// The library's logger (cordon/logging.hpp, base/log.hpp): one spdlog logger of its own, through
+// which every unit of the library logs (log::info and the like), `off` until the program sets a
+// level, writing to standard error or to the program's sink. It is never spdlog's default logger
+// nor in spdlog's registry: those are the program's, and a program that logs with spdlog itself
+// (the system's, or linked with libcordon.a, whose spdlog code it then shares) keeps its lines.
 #ifndef SPDLOG_COMPILED_LIB
 #error "logging.cpp is part of the compiled spdlog: build it with SPDLOG_COMPILED_LIB"
 #endif
 
 #include "cordon/logging.hpp"
 
+#include "base/log.hpp"
+
 #include <spdlog/sinks/base_sink.h>
-#include <spdlog/spdlog-inl.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -115,15 +110,6 @@ library_logger& the_logger() {
     return made;
 }
 
-// Before every initializer of default priority, the library's and a statically linked program's
-// alike, so that a run started from one of those already logs here. spdlog's registry forbids
-// replacing the default logger while another thread logs: this is the only replacement, and it
-// happens before main().
-struct installer {
-    installer() { spdlog::set_default_logger(the_logger().logger); }
-};
-[[maybe_unused]] const installer install __attribute__((init_priority(101)));
-
 }  // namespace
 
 std::string_view to_string(log_level level) noexcept {
@@ -142,6 +128,10 @@ std::string_view to_string(log_level level) noexcept {
             return "off";
     }
     return "off";
+}
+
+spdlog::logger& log::logger() noexcept {
+    return *the_logger().logger;
 }
 
 void set_log_level(log_level level) noexcept {

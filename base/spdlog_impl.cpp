@@ -5,9 +5,9 @@
 // each unit that logs, some 5 s of CPU per unit at -O0 and 4 s at -O2; Debian ships the compiled
 // library as a shared object only, and the cordon executable is linked statically. This file
 // does what spdlog's own src/*.cpp do, for the parts cordon uses: the logger, the registry, the
-// pattern formatter and the ANSI colour console sinks (the registry's first default logger). The
-// free functions (spdlog-inl.h) are compiled in logging.cpp, with the library's own logger, which
-// replaces that default logger: whatever logs calls them, and so links that file too.
+// pattern formatter, the ANSI colour console sinks (the registry's first default logger) and the
+// free functions (spdlog-inl.h). The library itself logs through a logger of its own
+// (base/logging.cpp), never through the registry or the default logger: they are the program's.
 #ifndef SPDLOG_COMPILED_LIB
 #error "spdlog_impl.cpp is the compiled spdlog: build it with SPDLOG_COMPILED_LIB"
 #endif
@@ -25,6 +25,7 @@
 #include <spdlog/sinks/base_sink-inl.h>
 #include <spdlog/sinks/sink-inl.h>
 #include <spdlog/sinks/stdout_color_sinks-inl.h>
+#include <spdlog/spdlog-inl.h>
 
 #include <mutex>
 

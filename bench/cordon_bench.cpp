@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/process/v2/process.hpp>
 #include <nlohmann/json.hpp>
@@ -35,6 +34,7 @@
 
 #include "base/json_text.hpp"
 #include "cordon/executor.hpp"
+#include "cordon/logging.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/runner_path.hpp"
 
@@ -636,7 +636,7 @@ void output_section(const settings& given, report& out) {
 
 int main(int argc, char** argv) {
     ::signal(SIGPIPE, SIG_IGN);
-    spdlog::set_level(spdlog::level::warn);  // the executor's notes are not results
+    cordon::set_log_level(cordon::log_level::warn);  // the executor's notes are not results
     settings given;
     std::string json_path;
     std::set<std::string> only;

@@ -3,13 +3,12 @@
 // over a 64 MiB stderr, and the output collector's tail (docs/BENCHMARKS.md).
 #include <benchmark/benchmark.h>
 
-#include <spdlog/spdlog.h>
-
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "classify/signature_scanner.hpp"
+#include "cordon/logging.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/output_collector.hpp"
 #include "sandbox/child_confinement.hpp"
@@ -23,7 +22,7 @@ using namespace cordon;
 // The provider of `choice`, probed; null, with the benchmark skipped, where it is not usable.
 std::shared_ptr<sandbox::local_provider> usable_provider(benchmark::State& state,
                                                          sandbox::backend_choice choice) {
-    spdlog::set_level(spdlog::level::warn);
+    cordon::set_log_level(cordon::log_level::warn);
     sandbox::local_provider_options options;
     options.choice = choice;
     auto provider = runtime::make_local_provider(std::move(options));
@@ -69,7 +68,7 @@ BENCHMARK_CAPTURE(refusal_workspace_write, landlock, sandbox::backend_choice::la
 // What the parent builds for the Landlock rung in the child: the ruleset (every entry of /, the
 // /dev nodes, the workspace) and the two seccomp filters.
 void child_confinement_build(benchmark::State& state, sandbox::sandbox_mode mode) {
-    spdlog::set_level(spdlog::level::warn);
+    cordon::set_log_level(cordon::log_level::warn);
     sandbox::local_provider_options options;
     options.choice = sandbox::backend_choice::landlock;
     auto provider = runtime::make_local_provider(std::move(options));

@@ -15,8 +15,7 @@
 #include <limits>
 #include <optional>
 
-#include <spdlog/spdlog.h>
-
+#include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/path_options.hpp"
@@ -138,7 +137,7 @@ int run_mcp_command(mcp_options& given) {
         provider_options.verdict_directory = sandbox::default_verdict_cache();
         auto local = runtime::make_local_provider(std::move(provider_options));
         if (!local->selected() && sandbox::is_confined(mode)) {
-            spdlog::warn(
+            log::warn(
                 "no sandbox backend can enforce {} here: every bash call will fail "
                 "and nothing will run (cordon probe says why)",
                 sandbox::to_string(mode));

@@ -19,9 +19,8 @@
 #include <stop_token>
 #include <thread>
 
-#include <spdlog/spdlog.h>
-
 #include "base/json_text.hpp"
+#include "base/log.hpp"
 #include "mcp/client_requests.hpp"
 #include "mcp/elicitation.hpp"
 #include "mcp/job_view.hpp"
@@ -82,9 +81,9 @@ struct server::impl final : tool_context {
                 try {
                     self.shut_down();
                 } catch (const std::exception& error) {
-                    spdlog::error("mcp: shutting down failed: {}", error.what());
+                    log::error("mcp: shutting down failed: {}", error.what());
                 } catch (...) {
-                    spdlog::error("mcp: shutting down failed");
+                    log::error("mcp: shutting down failed");
                 }
             }
         } guard{*this};
@@ -101,15 +100,15 @@ struct server::impl final : tool_context {
             pollfd watched[2] = {{in, POLLIN, 0}, {interrupt, POLLIN, 0}};
             const int ready = ::poll(watched, interrupt >= 0 ? 2 : 1, 1000);
             if (ready < 0 && errno != EINTR) {
-                spdlog::error("mcp: cannot wait for input: {}", std::strerror(errno));
+                log::error("mcp: cannot wait for input: {}", std::strerror(errno));
                 break;
             }
             if (output->broken()) {
-                spdlog::info("mcp: the client stopped reading; shutting down");
+                log::info("mcp: the client stopped reading; shutting down");
                 break;
             }
             if (interrupt >= 0 && (watched[1].revents & POLLIN) != 0) {
-                spdlog::info("mcp: interrupted; shutting down");
+                log::info("mcp: interrupted; shutting down");
                 break;
             }
             if (ready <= 0 || watched[0].revents == 0) continue;
@@ -117,7 +116,7 @@ struct server::impl final : tool_context {
             if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
             if (n <= 0) {
                 lines.finish();
-                spdlog::info("mcp: the input ended; shutting down");
+                log::info("mcp: the input ended; shutting down");
                 break;
             }
             lines.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
@@ -157,8 +156,8 @@ struct server::impl final : tool_context {
             } else if (auto* reply = std::get_if<response>(&parsed)) {
                 const std::string replied = base::dump_json(reply->id);
                 if (!asks->deliver(std::move(*reply))) {
-                    spdlog::debug("mcp: a reply to {} answers no request of the server's; dropped",
-                                  replied);
+                    log::debug("mcp: a reply to {} answers no request of the server's; dropped",
+                               replied);
                 }
             }
         } catch (const std::exception& error) {
@@ -171,16 +170,16 @@ struct server::impl final : tool_context {
 
     void internal_error(const json& id, std::string_view what) noexcept {
         try {
-            spdlog::error("mcp: a message could not be answered: {}", what);
+            log::error("mcp: a message could not be answered: {}", what);
             send(error_reply(id, error_code::internal_error,
                              "Internal error: " + std::string(what)));
         } catch (...) {
-            spdlog::error("mcp: an internal error could not be reported");
+            log::error("mcp: an internal error could not be reported");
         }
     }
 
     void on_notification(const notification& note) {
-        spdlog::debug("mcp: notification {}", note.method);
+        log::debug("mcp: notification {}", note.method);
         if (note.method == "notifications/initialized") {
             std::lock_guard lock(mutex);
             client.ready = true;
@@ -209,7 +208,7 @@ struct server::impl final : tool_context {
     }
 
     void on_request(request asked) {
-        spdlog::debug("mcp: request {} {}", asked.method, base::dump_json(asked.id));
+        log::debug("mcp: request {} {}", asked.method, base::dump_json(asked.id));
         if (asked.method == "initialize") {
             send(initialize(asked));
             return;
@@ -356,7 +355,7 @@ struct server::impl final : tool_context {
             }
             if (!running.cancelled && !reply.is_null()) send(reply);
         } catch (...) {
-            spdlog::error("mcp: a reply could not be sent");
+            log::error("mcp: a reply could not be sent");
         }
     }
 
@@ -375,7 +374,7 @@ struct server::impl final : tool_context {
     }
 
     void send(const json& sent) {
-        if (!output->write(sent)) spdlog::debug("mcp: the output is closed; a message was lost");
+        if (!output->write(sent)) log::debug("mcp: the output is closed; a message was lost");
     }
 
     // ---- waiting ----------------------------------------------------------------------------

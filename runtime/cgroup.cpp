@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -16,6 +15,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "base/log.hpp"
 #include "base/mountinfo.hpp"
 #include "base/small_file.hpp"
 #include "runtime/cgroup_files.hpp"
@@ -64,7 +64,7 @@ unique_fd watch_v1_oom(const fs::path& memory) {
     const std::string registration =
         std::to_string(event.get()) + " " + std::to_string(control.get());
     if (const int error = write_file(memory / "cgroup.event_control", registration); error != 0) {
-        spdlog::debug("cannot watch {} for OOM: {}", memory.string(), std::strerror(error));
+        log::debug("cannot watch {} for OOM: {}", memory.string(), std::strerror(error));
         return {};
     }
     return event;
@@ -102,7 +102,7 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     if (auto* reason = std::get_if<std::string>(&locks)) {
         // Another user may have taken the name first (it is predictable, in a world-writable
         // directory): runs are still contained, but a crash would leave them to the next reboot.
-        spdlog::warn("stale-run reaping disabled: {}", *reason);
+        log::warn("stale-run reaping disabled: {}", *reason);
         host->no_lock_ = *reason;
     } else {
         host->lock_directory_ = std::move(std::get<unique_fd>(locks));
@@ -146,7 +146,7 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     // The runs end with this process, however it ends (cgroup_watchdog.hpp).
     if (auto watchdog = cgroup_watchdog::start(host->directory_);
         auto* reason = std::get_if<std::string>(&watchdog)) {
-        spdlog::warn("runs would outlive a killed cordon until the next one starts: {}", *reason);
+        log::warn("runs would outlive a killed cordon until the next one starts: {}", *reason);
     } else {
         host->watchdog_ = std::move(std::get<cgroup_watchdog>(watchdog));
     }
@@ -192,7 +192,7 @@ void cgroup_host::remove_leftovers() {
     std::erase_if(leftovers_, [](const fs::path& directory) {
         if (::rmdir(directory.c_str()) == 0 || errno == ENOENT) return true;
         if (errno == EBUSY) return false;  // its processes are still being freed
-        spdlog::debug("cannot remove {}: {}", directory.string(), std::strerror(errno));
+        log::debug("cannot remove {}: {}", directory.string(), std::strerror(errno));
         return true;  // never will be: left to the next host's reaper
     });
 }
@@ -211,7 +211,7 @@ cgroup_host::~cgroup_host() {
         if (directory == nullptr || directory->empty()) continue;
         if (::rmdir(directory->c_str()) != 0 && errno != ENOENT) {
             // Left for the next host to reap once this process (and with it the lock) is gone.
-            spdlog::debug("cannot remove {}: {}", directory->string(), std::strerror(errno));
+            log::debug("cannot remove {}: {}", directory->string(), std::strerror(errno));
             removed = false;
         }
     }

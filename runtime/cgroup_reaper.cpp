@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <set>
 #include <system_error>
 
+#include "base/log.hpp"
 #include "runtime/cgroup_files.hpp"
 
 namespace cordon::runtime::cgroup_reaper {
@@ -119,7 +119,7 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
         }
         if (removed) {
             ::unlinkat(lock_directory, lock_name.c_str(), 0);
-            spdlog::info("ended the runs of a cordon that is gone: {}", name);
+            log::info("ended the runs of a cordon that is gone: {}", name);
         }
     }
 }

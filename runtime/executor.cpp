@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
@@ -16,6 +15,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "base/log.hpp"
 #include "classify/classify.hpp"
 #include "classify/network_denial.hpp"
 #include "cordon/environment.hpp"
@@ -190,7 +190,7 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
         auto host = cgroup_host::create();
         if (auto* reason = std::get_if<std::string>(&host)) {
             no_cgroup_ = *reason;
-            spdlog::info("runs are contained by process group only: {}", no_cgroup_);
+            log::info("runs are contained by process group only: {}", no_cgroup_);
         } else {
             cgroups_ = std::move(std::get<std::shared_ptr<cgroup_host>>(host));
         }
@@ -347,7 +347,7 @@ preparation executor::prepare(run_request request) const {
                 spec.confinement = *ready;
             } else {
                 // The launcher meets the same failure and reports it on the status channel.
-                spdlog::debug(
+                log::debug(
                     "the Landlock rung in the child is unavailable ({}); running "
                     "the launcher",
                     std::get<std::string>(built));
@@ -427,8 +427,8 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
     process_outcome& outcome = ended.outcome;
     if (verdict.outcome.kind == outcome_kind::runner_failed) {
         // The command never ran: the record says what the fail-closed contract's error says.
-        spdlog::debug("runner failure under {}: {}", sandbox::to_string(ended.mode),
-                      verdict.outcome.message);
+        log::debug("runner failure under {}: {}", sandbox::to_string(ended.mode),
+                   verdict.outcome.message);
         if (ended.confined) ended.provider->runner_failed(*ended.confined);
         run_record record = sandbox_unavailable_record(
             ended.mode, verdict.outcome.runner.value_or(runner_failure{}));

@@ -1,12 +1,12 @@
 #include "runtime/job_stream.hpp"
 
+#include "base/log.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <variant>
-
-#include <spdlog/spdlog.h>
 
 namespace cordon::runtime {
 
@@ -23,7 +23,7 @@ job_stream::~job_stream() {
 }
 
 void job_stream::drop_spill(std::string_view why) {
-    spdlog::debug("job stream {}: spill file dropped: {}", stream_, why);
+    log::debug("job stream {}: spill file dropped: {}", stream_, why);
     (void)spill_->remove();
     spill_.reset();  // the descriptor closes when the last reader lets go
 }
@@ -39,8 +39,8 @@ void job_stream::append(std::string_view bytes) {
             if (auto* file = std::get_if<spill_file>(&created)) {
                 spill_ = std::make_shared<spill_file>(std::move(*file));
             } else {
-                spdlog::debug("job stream {}: no spill file: {}", stream_,
-                              std::get<spill_error>(created).what);
+                log::debug("job stream {}: no spill file: {}", stream_,
+                           std::get<spill_error>(created).what);
             }
         }
         if (spill_) {
@@ -114,7 +114,7 @@ stream_read job_stream::read(std::uint64_t offset, std::size_t max_bytes) const 
             out.data = std::move(data);
         } else {
             // The file failed under us: what memory still holds, said to be lossy.
-            spdlog::debug("job stream {}: spill read failed at {}", stream_, out.offset + got);
+            log::debug("job stream {}: spill read failed at {}", stream_, out.offset + got);
             std::lock_guard lock(mutex_);
             out.lossy = true;
             out.offset = memory_start_;

@@ -2,6 +2,7 @@
 // spawns every job, retire, shutdown. The job itself is in job.cpp.
 #include "cordon/jobs.hpp"
 
+#include "base/log.hpp"
 #include "cordon/executor.hpp"
 #include "runtime/job_stream.hpp"
 
@@ -18,8 +19,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 namespace cordon::runtime {
 
@@ -211,8 +210,8 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     if (first_input && !first_input->empty()) {
         const job_write_result written = started->write(*first_input, false);
         if (written.error) {
-            spdlog::warn("{}: only {} of {} stdin bytes were written: {}", started->id(),
-                         written.written, first_input->size(), written.error->message);
+            log::warn("{}: only {} of {} stdin bytes were written: {}", started->id(),
+                      written.written, first_input->size(), written.error->message);
         }
     }
     return started;

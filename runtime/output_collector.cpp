@@ -16,9 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include <spdlog/spdlog.h>
-
 #include "base/locked_directory.hpp"
+#include "base/log.hpp"
 
 namespace cordon::runtime {
 
@@ -201,8 +200,8 @@ std::size_t sweep_abandoned_spills(const std::filesystem::path& root, const spil
         if (parent) (void)::unlinkat(parent.get(), directory.name.c_str(), AT_REMOVEDIR);
     }
     if (removed > 0) {
-        spdlog::info("removed {} spill files left by cordons that are gone (kept: {} bytes)",
-                     removed, total);
+        log::info("removed {} spill files left by cordons that are gone (kept: {} bytes)", removed,
+                  total);
     }
     return removed;
 }
@@ -235,8 +234,8 @@ spill_directory::~spill_directory() {
     }
     if (::rmdir(path.c_str()) != 0 && errno != ENOENT) {
         const int error = errno;
-        spdlog::warn("cordon: cannot remove spill directory {}: {}", path.string(),
-                     std::strerror(error));
+        log::warn("cordon: cannot remove spill directory {}: {}", path.string(),
+                  std::strerror(error));
     }
 }
 
@@ -346,7 +345,7 @@ void output_collector::append(std::span<const char> bytes) {
 void output_collector::start_spill(std::span<const char> chunk) {
     if (!spill_directory_) return;
     if (total_ > limits_.spill_max_bytes) {
-        spdlog::debug(
+        log::debug(
             "cordon: {} exceeds the spill cap of {} bytes before its first overflow; "
             "tail only",
             stream_name_, limits_.spill_max_bytes);
@@ -354,8 +353,8 @@ void output_collector::start_spill(std::span<const char> chunk) {
     }
     auto created = spill_directory_->create_file(stream_name_);
     if (const auto* error = std::get_if<spill_error>(&created)) {
-        spdlog::warn("cordon: no spill file for {}: {}: {}; tail only", stream_name_, error->what,
-                     error->code.message());
+        log::warn("cordon: no spill file for {}: {}: {}; tail only", stream_name_, error->what,
+                  error->code.message());
         return;
     }
     spill_.emplace(std::move(std::get<spill_file>(created)));
@@ -382,15 +381,15 @@ void output_collector::abandon_spill(std::string_view reason, std::error_code co
     const std::error_code removed = spill_->remove();
     spill_.reset();
     if (code) {
-        spdlog::warn("cordon: spill file {} for {} abandoned: {}: {}", path.string(), stream_name_,
-                     reason, code.message());
+        log::warn("cordon: spill file {} for {} abandoned: {}: {}", path.string(), stream_name_,
+                  reason, code.message());
     } else {
-        spdlog::debug("cordon: spill file {} for {} abandoned: {}", path.string(), stream_name_,
-                      reason);
+        log::debug("cordon: spill file {} for {} abandoned: {}", path.string(), stream_name_,
+                   reason);
     }
     if (removed) {
-        spdlog::warn("cordon: cannot remove abandoned spill file {}: {}", path.string(),
-                     removed.message());
+        log::warn("cordon: cannot remove abandoned spill file {}: {}", path.string(),
+                  removed.message());
     }
 }
 

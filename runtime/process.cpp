@@ -6,6 +6,7 @@
 // of its own: the spawn (spawn.cpp), the output (output_collector.cpp), the cgroup (cgroup.cpp),
 // the runner's status channel (sandbox/status_channel.cpp).
 #include "runtime/process.hpp"
+#include "base/log.hpp"
 #include "runtime/sigpipe.hpp"
 
 #include <fcntl.h>
@@ -14,7 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -191,13 +191,13 @@ private:
                     fail_spawn({spawn_stage::cgroup, EOPNOTSUPP}, *reason);
                     return;
                 }
-                spdlog::warn("run without its default limits: {}", *reason);
+                log::warn("run without its default limits: {}", *reason);
                 scope = spec_.cgroups->new_scope({});
             } else {
                 limits_applied_ = spec_.limits;
             }
             if (auto* reason = std::get_if<std::string>(&scope)) {
-                spdlog::warn("run contained by process group only: {}", *reason);
+                log::warn("run contained by process group only: {}", *reason);
             } else {
                 scope_ = std::move(std::get<std::unique_ptr<cgroup_scope>>(scope));
             }
@@ -400,7 +400,7 @@ private:
                                        });
                 return;
             }
-            if (errno != EPIPE) spdlog::debug("stdin write: {}", std::strerror(errno));
+            if (errno != EPIPE) log::debug("stdin write: {}", std::strerror(errno));
             break;
         }
         boost::system::error_code ignored;
@@ -537,7 +537,7 @@ private:
         if (reaped < 0) {
             // ECHILD: someone else reaped it (the host set SIGCHLD to SIG_IGN). The status is
             // lost; say so rather than invent one.
-            spdlog::warn("cannot reap pid {}: {}", pid_, std::strerror(errno));
+            log::warn("cannot reap pid {}: {}", pid_, std::strerror(errno));
         } else if (info.si_code == CLD_EXITED) {
             exit_code_ = info.si_status;
         } else {

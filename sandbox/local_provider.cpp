@@ -2,7 +2,6 @@
 #include "sandbox/local_provider.hpp"
 
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "base/log.hpp"
 #include "cordon/sandbox_error.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
@@ -120,12 +120,12 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
         auto cache = verdict_cache::open(options_.verdict_directory);
         if (auto* reason = std::get_if<std::string>(&cache)) {
             origin_ = "probed (verdict cache unusable: " + *reason + ")";
-            spdlog::debug("verdict cache unusable: {}", *reason);
+            log::debug("verdict cache unusable: {}", *reason);
         } else {
             auto key = verdict_key(options_.bwrap_path, options_.launcher_path);
             if (auto* unknown = std::get_if<unknown_facts>(&key)) {
                 origin_ = "probed (verdict cache unusable: " + unknown->reason + ")";
-                spdlog::debug("verdict cache unusable: {}", unknown->reason);
+                log::debug("verdict cache unusable: {}", unknown->reason);
             } else {
                 cache_.emplace(std::move(std::get<verdict_cache>(cache)));
                 cache_key_ = std::move(std::get<std::string>(key));
@@ -281,7 +281,7 @@ std::optional<rung_report> local_provider::selected() {
         } else if (body && adopt_cached_locked(*body)) {
             origin_ = "cached";
             verdict_.decided = true;
-            spdlog::debug("sandbox verdict: cached");
+            log::debug("sandbox verdict: cached");
         } else {
             origin_ =
                 "probed (" + (body ? std::string("the cached verdict did not apply") : stale) + ")";
@@ -305,7 +305,7 @@ std::optional<rung_report> local_provider::selected() {
         }
         verdict_.decided = true;
         store_verdict_locked();
-        spdlog::debug("sandbox verdict: {}", origin_);
+        log::debug("sandbox verdict: {}", origin_);
     }
     if (!verdict_.index) return std::nullopt;
     return rungs_[*verdict_.index];
@@ -613,8 +613,7 @@ void local_provider::store_verdict_locked() {
         }
     }
     if (!cache_->store(verdict_name(), cache_key_, verdict_locked().to_text())) {
-        spdlog::debug("could not store the probe verdict in {}",
-                      options_.verdict_directory.string());
+        log::debug("could not store the probe verdict in {}", options_.verdict_directory.string());
     }
 }
 
@@ -629,8 +628,8 @@ void local_provider::forget_cached_verdict() {
 }
 
 void local_provider::runner_failed(const confined_argv& wrapped) {
-    spdlog::debug("{} failed before the command started: the shared verdict is forgotten",
-                  to_string(wrapped.backend));
+    log::debug("{} failed before the command started: the shared verdict is forgotten",
+               to_string(wrapped.backend));
     forget_cached_verdict();
 }
 

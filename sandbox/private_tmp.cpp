@@ -1,13 +1,12 @@
 #include "sandbox/private_tmp.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <mutex>
 #include <set>
 #include <string_view>
 #include <system_error>
 
 #include "base/locked_directory.hpp"
+#include "base/log.hpp"
 
 namespace cordon::sandbox {
 
@@ -26,7 +25,7 @@ std::size_t sweep_dead_private_tmps(const fs::path& parent) {
         fs::remove_all(dead.path, ec);  // never follows a symlink inside
         if (!ec) ++removed;
     }
-    if (removed > 0) spdlog::info("removed {} private /tmp left by cordons that are gone", removed);
+    if (removed > 0) log::info("removed {} private /tmp left by cordons that are gone", removed);
     return removed;
 }
 

@@ -1,7 +1,6 @@
 // Probing the ladder's rungs: functional probes that confine `true` under each mode's real
 // profile, through the caller's probe_runner (the runtime's spawn path in production).
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <system_error>
 
 #include "base/locked_directory.hpp"
+#include "base/log.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/local_provider.hpp"
@@ -126,7 +126,7 @@ bool local_provider::load_launcher_image_locked() {
     // immunity to a rewrite by someone outside every sandbox.
     auto image = load_sealed_image(path);
     if (auto* error = std::get_if<std::string>(&image)) {
-        spdlog::debug("no sealed copy of the launcher ({}); running it from its file", *error);
+        log::debug("no sealed copy of the launcher ({}); running it from its file", *error);
         image = open_runner(path);
         if (auto* again = std::get_if<std::string>(&image)) {
             launcher_.reason = *error + "; " + *again;
@@ -254,8 +254,8 @@ rung_report& local_provider::probe_rung_locked(std::size_t index) {
             report = probe_seatbelt(std::move(report));
             break;
     }
-    spdlog::debug("probe {}: {}{}{}", to_string(report.kind), to_string(report.state),
-                  report.reason.empty() ? "" : ": ", report.reason);
+    log::debug("probe {}: {}{}{}", to_string(report.kind), to_string(report.state),
+               report.reason.empty() ? "" : ": ", report.reason);
     rungs_[index] = std::move(report);
     return rungs_[index];
 }

@@ -1,12 +1,12 @@
 #include "sandbox/run_judgement.hpp"
 
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include <algorithm>
 
+#include "base/log.hpp"
 #include "sandbox/change_watch.hpp"
 #include "sandbox/kept_copies.hpp"
 #include "sandbox/run_journal.hpp"
@@ -57,11 +57,11 @@ run_judgement::~run_judgement() {
     try {
         const judgement_report report = finish();
         for (const neutralized_path& path : report.neutralized) {
-            spdlog::debug("{} {}: {}", to_string(path.action), path.path, path.what);
+            log::debug("{} {}: {}", to_string(path.action), path.path, path.what);
         }
     } catch (const std::exception& error) {
         // Out of memory, most likely: the window stays owed, and the next cordon judges it.
-        spdlog::error("the judgement of a run failed: {}", error.what());
+        log::error("the judgement of a run failed: {}", error.what());
     }
 }
 
@@ -99,7 +99,7 @@ std::shared_ptr<run_judgement> run_judgement::start(settings given) {
     if (!s.journal.empty()) {
         auto owed = owed_judgement::record(s.journal, s.scope, out->copies_->text());
         if (auto* reason = std::get_if<std::string>(&owed)) {
-            spdlog::debug(
+            log::debug(
                 "the window is not recorded ({}): a cordon killed before its end leaves "
                 "it unjudged",
                 *reason);
@@ -153,7 +153,7 @@ judgement_report run_judgement::finish() {
         }
     }
     if (!changes) {
-        spdlog::debug("the run's changes are scanned for: {}", unwatched_);
+        log::debug("the run's changes are scanned for: {}", unwatched_);
         auto scanned = scan_changes(scope.roots, scope.since, interest_of(scope.names));
         if (auto* failed = std::get_if<std::string>(&scanned)) {
             report.failure = *failed;

@@ -12,7 +12,8 @@
 // and, at debug, how it decided (the sandbox verdict, each probe). Its lines never go to standard
 // output and never into a command's streams: to standard error, one line each as
 // "cordon: [LEVEL] text", or to the program's sink. `cordon` itself sets warn, and debug with
-// --verbose.
+// --verbose. The library's logger is its own: spdlog's default logger and registry, which a program
+// that uses spdlog itself logs through, are never touched.
 //
 // Both calls may come from any thread, at any time, also while runs log.
 #pragma once

@@ -1,6 +1,7 @@
 // The library's logger (cordon/logging.hpp, base/logging.cpp): a program that embeds the library
 // sees none of its lines until it sets a level, then sees them on stderr, or in its sink, and
-// never on stdout. The program is real (tests/helper/log_host.cpp), started fresh for each case:
+// never on stdout, and the program's own spdlog lines stay its own. The program is real
+// (tests/helper/log_host.cpp), started fresh for each case:
 // the level a process starts with is what is tested. The sink's thread safety is tested here, in
 // this process, with lines logged as the library's units log them.
 #include <spdlog/spdlog.h>
@@ -16,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/log.hpp"
 #include "cordon/logging.hpp"
 #include "support.hpp"
 #include "support/spawned_process.hpp"
@@ -46,6 +48,17 @@ host_result run_log_host(const std::vector<std::string>& args) {
     result.status = host.wait();
     result.out = host.out();
     result.err = host.err();
+    // The program's own spdlog lines, whatever the library's level and sink: the library never
+    // takes spdlog's default logger.
+    const std::string before = "host info: its own line, before cordon\n";
+    const std::string after = "host info: its own line, after cordon\n";
+    EXPECT_TRUE(result.out.starts_with(before)) << result.out;
+    if (const auto at = result.out.find(after); at != std::string::npos) {
+        result.out.erase(at, after.size());
+    } else {
+        ADD_FAILURE() << "the program's own line after cordon is gone: " << result.out;
+    }
+    if (result.out.starts_with(before)) result.out.erase(0, before.size());
     EXPECT_FALSE(fs::exists(dir / "cordon-tmp-gone")) << "the host swept nothing: nothing logged";
     return result;
 }
@@ -130,8 +143,8 @@ TEST_F(LibraryLogInProcess, EachLineReachesOneSinkWhileTheSinksAreSwapped) {
         loggers.emplace_back([&started] {
             ++started;
             for (int i = 0; i < lines_each; ++i) {
-                spdlog::info("tick");
-                spdlog::debug("below the level");
+                log::info("tick");
+                log::debug("below the level");
             }
         });
     }
@@ -155,14 +168,14 @@ TEST_F(LibraryLogInProcess, ALevelAndItsLinesArriveAsLogged) {
         std::lock_guard lock(mutex);
         got.emplace_back(level, std::string(line));
     });
-    spdlog::warn("not yet: the level is off");
+    log::warn("not yet: the level is off");
     set_log_level(log_level::debug);
-    spdlog::trace("below debug");
-    spdlog::debug("a {} line", "debug");
-    spdlog::error("an error: {}", 42);
-    spdlog::critical("critical is an error");
+    log::trace("below debug");
+    log::debug("a {} line", "debug");
+    log::error("an error: {}", 42);
+    log::logger().critical("critical is an error");
     set_log_level(log_level::off);
-    spdlog::error("off again");
+    log::error("off again");
     const std::vector<std::pair<log_level, std::string>> expected = {
         {log_level::debug, "a debug line"},
         {log_level::error, "an error: 42"},

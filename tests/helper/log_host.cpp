@@ -7,7 +7,9 @@
 // with "sink" a sink that prints each line on stdout as "sink LEVEL: LINE". Then makes the library
 // log: it sweeps DIR for the private /tmp of cordons that are gone (sandbox/private_tmp.hpp),
 // which logs at info how many it removed, and logs a debug line and a warning through the
-// library's logger as the library's own units do. Prints "swept N" on stdout last.
+// library's logger as the library's own units do. Prints "swept N" on stdout last. Before and
+// after, it logs a line of its own through spdlog's default logger, as a program that uses spdlog
+// itself does ("host info: ..."): the library must leave that logger alone.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/log.hpp"
 #include "cordon/logging.hpp"
 #include "sandbox/private_tmp.hpp"
 
@@ -32,6 +35,8 @@ std::optional<cordon::log_level> parse_level(std::string_view text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    spdlog::set_pattern("host %l: %v");
+    spdlog::info("its own line, before cordon");
     const char* const usage = "usage: cordon-test-log-host DIR [LEVEL [sink]]\n";
     if (argc < 2 || argc > 4 || (argc == 4 && std::string_view(argv[3]) != "sink")) {
         std::fputs(usage, stderr);
@@ -52,8 +57,9 @@ int main(int argc, char** argv) {
         });
     }
     const std::size_t swept = cordon::sandbox::sweep_dead_private_tmps(argv[1]);
-    spdlog::debug("log host: a debug line");
-    spdlog::warn("log host: a warning");
+    cordon::log::debug("log host: a debug line");
+    cordon::log::warn("log host: a warning");
+    spdlog::info("its own line, after cordon");
     std::printf("swept %zu\n", swept);
     return 0;
 }
