@@ -30,7 +30,7 @@ using namespace std::chrono_literals;
 
 cordon::run_request bash(const fs::path& workspace, std::string command) {
     cordon::run_request request;
-    request.argv = {"bash", "-c", std::move(command)};
+    request.argv = {cordon::trusted_shell().string(), "-c", std::move(command)};
     request.mode = cordon::sandbox_mode::read_only;
     request.workspace_root = workspace;
     request.timeout = 30s;

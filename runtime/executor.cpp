@@ -29,10 +29,19 @@
 #include "sandbox/network_plan.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/run_judgement.hpp"
+#include "sandbox/runner_path.hpp"
 
 extern char** environ;
 
 namespace cordon::runtime {
+
+std::filesystem::path trusted_program(std::string_view name) {
+    return sandbox::find_trusted_executable(name);
+}
+
+std::filesystem::path trusted_shell() {
+    return trusted_program("bash");
+}
 
 bool default_landlock_in_child() noexcept {
     const char* value = std::getenv("CORDON_LANDLOCK_VIA_LAUNCHER");

@@ -98,6 +98,17 @@ enum class spawn_method {
 };
 [[nodiscard]] spawn_method default_spawn_method() noexcept;
 
+// Where a program is taken from when no path is given for it, as cordon's own commands do it:
+// the first `name` in /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin, /sbin, /bin (in the
+// order PATH lists them) that is a root-owned executable no one else may write, all the way up;
+// never a PATH entry outside them, where a command run earlier (or anyone who sets PATH) could
+// have planted one that a later run, an approved unconfined one included, would start. Empty when
+// none qualifies. trusted_shell() is trusted_program("bash"), for a command line:
+//
+//     request.argv = {cordon::trusted_shell().string(), "-c", "make test"};
+[[nodiscard]] std::filesystem::path trusted_program(std::string_view name);
+[[nodiscard]] std::filesystem::path trusted_shell();
+
 // True unless the environment variable CORDON_LANDLOCK_VIA_LAUNCHER is set to 1: a diagnostic
 // switch (and how the test suites run the launcher path), never a change of what is enforced.
 [[nodiscard]] bool default_landlock_in_child() noexcept;
@@ -169,5 +180,7 @@ using runtime::run;
 using runtime::run_handle;
 using runtime::run_request;
 using runtime::spawn_method;
+using runtime::trusted_program;
+using runtime::trusted_shell;
 }  // namespace cordon
 CORDON_PUBLIC_END

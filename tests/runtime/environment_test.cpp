@@ -15,6 +15,7 @@
 
 #include "cordon/environment.hpp"
 #include "cordon/executor.hpp"
+#include "cordon/run.hpp"
 #include "runtime/child_and_clock.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
@@ -140,6 +141,22 @@ const std::vector<std::string> ordinary_names{"PATH",
                                               "NO_PROXY",
                                               "CI",
                                               "GITHUB_ACTIONS"};
+
+// A shell named for a command line comes from root-owned directories only: one planted first in
+// PATH (by an earlier command, or whoever set PATH) is never taken.
+TEST(TrustedProgram, APlantedShellEarlierInPathIsNeverTaken) {
+    test::temp_dir planted;
+    test::write_file(planted / "bash", "#!/bin/sh\necho planted\n",
+                     std::filesystem::perms::owner_all);
+    test::scoped_env path("PATH", planted.path().string() + ":/usr/bin:/bin");
+    const std::filesystem::path shell = trusted_shell();
+    ASSERT_FALSE(shell.empty());
+    EXPECT_EQ(shell.filename(), "bash");
+    EXPECT_NE(shell.parent_path(), planted.path());
+    EXPECT_TRUE(shell.is_absolute());
+    EXPECT_EQ(trusted_program("bash"), shell);
+    EXPECT_TRUE(trusted_program("cordon-no-such-program").empty());
+}
 
 TEST(CredentialScrub, EveryCredentialShapedClassIsDropped) {
     for (const auto& name : credential_names) {
