@@ -84,6 +84,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
         args.choice("sandbox_network", {"use_default", "proxy", "allow"}).value_or("use_default");
     const auto domains = args.strings("sandbox_domains");
     const auto justification = args.text("justification");
+    const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
     if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
         return tool_error("invalid arguments for bash: command is empty");
@@ -235,7 +236,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
     job->set_cursor(runtime::job_output::merged, shown.next_offset);
     job_view shown_job = context.show(*job, now, shown);
     if (!approval.is_null()) shown_job.structured["approval"] = std::move(approval);
-    return tool_result(shown_job);
+    return tool_result(shown_job, verbose);
 }
 
 }  // namespace cordon::mcp

@@ -45,6 +45,7 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     const auto max_bytes = args.integer("max_bytes", 1, most_output_bytes, true);
     const auto filter = args.text("filter");
     const std::string stream = args.choice("stream", {"both", "stdout", "stderr"}).value_or("both");
+    const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
     auto found = find_job(jobs, *id);
     if (auto* error = std::get_if<json>(&found)) return *error;
@@ -97,7 +98,7 @@ json run_job_output(tool_context& context, call& running, const json& given) {
         }
     }
     job->set_cursor(which, shown.next_offset);
-    return tool_result(context.show(*job, now, shown));
+    return tool_result(context.show(*job, now, shown), verbose);
 }
 
 json run_job_write(tool_context& context, call& running, const json& given) {
@@ -107,6 +108,7 @@ json run_job_write(tool_context& context, call& running, const json& given) {
     const auto data = args.text("data");
     const bool eof = args.flag("eof").value_or(false);
     const auto wait = args.integer("wait_ms", 0, most_wait_ms, true);
+    const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
     if (!data && !eof)
         return tool_error("invalid arguments for job_write: give data, eof, or both");
@@ -149,7 +151,7 @@ json run_job_write(tool_context& context, call& running, const json& given) {
     job->set_cursor(runtime::job_output::merged, shown.next_offset);
     job_view shown_job = context.show(*job, now, shown);
     shown_job.structured["written"] = written.written;
-    return tool_result(shown_job);
+    return tool_result(shown_job, verbose);
 }
 
 json run_job_kill(tool_context& context, call& running, const json& given) {
@@ -158,6 +160,7 @@ json run_job_kill(tool_context& context, call& running, const json& given) {
     const auto id = args.text("job_id", true);
     const std::string name = args.choice("signal", {"TERM", "INT", "HUP", "KILL"}).value_or("TERM");
     const auto grace = args.integer("grace_ms", 0, 60'000, true);
+    const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
     auto found = find_job(jobs, *id);
     if (auto* error = std::get_if<json>(&found)) return *error;
@@ -188,7 +191,7 @@ json run_job_kill(tool_context& context, call& running, const json& given) {
     shown_job.text = (killed ? "killed " + *id + " with SIG" + name + "\n"
                              : *id + " had already ended; nothing was killed\n") +
                      shown_job.text;
-    return tool_result(shown_job);
+    return tool_result(shown_job, verbose);
 }
 
 json run_job_list(tool_context& context, call& /*running*/, const json& given) {

@@ -148,6 +148,81 @@ json ending_json(const runtime::job_snapshot& snapshot) {
     return out;
 }
 
+json compact(const json& full) {
+    if (!full.is_object()) return full;
+    json out = json::object();
+    const auto copy = [&](const char* key) {
+        if (const auto it = full.find(key); it != full.end() && !it->is_null()) out[key] = *it;
+    };
+    const auto when_true = [&](const char* key) {
+        if (full.value(key, false)) out[key] = true;
+    };
+    const auto when_nonzero = [&](const char* key) {
+        if (const auto it = full.find(key); it != full.end() && it->is_number() && *it != 0) {
+            out[key] = *it;
+        }
+    };
+    for (const char* key : {"job_id", "status", "exitCode", "signal", "error", "message",
+                            "approval", "killed", "written", "output", "nextOffset"}) {
+        copy(key);
+    }
+    when_true("timedOut");
+    when_true("aborted");
+    when_true("lossy");
+    when_nonzero("offset");
+    when_nonzero("omittedBytes");
+    if (full.value("outcome", json()).is_string() && full["outcome"] != "exited") {
+        out["outcome"] = full["outcome"];
+    }
+    if (full.contains("complete") && !full.value("complete", true)) out["complete"] = false;
+    if (full.value("status", "") == "running") copy("runningForMs");
+    // Where the bytes not shown are.
+    if ((out.contains("omittedBytes") || out.contains("lossy")) && full.contains("spill")) {
+        json spill = json::object();
+        for (const auto& [stream, path] : full["spill"].items()) {
+            if (!path.is_null()) spill[stream] = path;
+        }
+        if (!spill.empty()) out["spill"] = std::move(spill);
+    }
+    if (const auto sandbox = full.find("sandbox"); sandbox != full.end() && sandbox->is_object()) {
+        json kept = json::object();
+        for (const char* key : {"mode", "enforcement", "denial"}) {
+            if (const auto it = sandbox->find(key); it != sandbox->end() && !it->is_null()) {
+                kept[key] = *it;
+            }
+        }
+        if (sandbox->value("denied", false)) kept["denied"] = true;
+        if (sandbox->value("runnerFailed", false)) kept["runnerFailed"] = true;
+        if (const auto network = sandbox->find("network"); network != sandbox->end()) {
+            if (const auto blocked = network->find("blocked");
+                blocked != network->end() && !blocked->empty()) {
+                kept["network"] = json{{"blocked", *blocked}};
+            }
+        }
+        if (const auto policy = sandbox->find("policy"); policy != sandbox->end()) {
+            if (const auto gaps = policy->find("gaps"); gaps != policy->end() && !gaps->empty()) {
+                kept["gaps"] = *gaps;
+            }
+            if (const auto judged = policy->find("judged");
+                judged != policy->end() && judged->is_object()) {
+                json taken = json::object();
+                for (const char* key : {"neutralized", "abandoned"}) {
+                    if (const auto it = judged->find(key); it != judged->end() && !it->empty()) {
+                        taken[key] = *it;
+                    }
+                }
+                if (const auto failure = judged->find("failure");
+                    failure != judged->end() && !failure->is_null()) {
+                    taken["failure"] = *failure;
+                }
+                if (!taken.empty()) kept["judged"] = std::move(taken);
+            }
+        }
+        out["sandbox"] = std::move(kept);
+    }
+    return out;
+}
+
 job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot, const window& shown,
               std::string_view denial_hint) {
     const bool settled = snapshot.status() != runtime::job_status::running;

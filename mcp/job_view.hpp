@@ -57,6 +57,15 @@ struct job_view {
 [[nodiscard]] job_view view(const runtime::job& job, const runtime::job_snapshot& snapshot,
                             const window& shown, std::string_view denial_hint = {});
 
+// A job result as a model is given it unless it asks for `verbose`: what it needs to act, and
+// nothing that says what it already knows or what did not happen. Kept: job_id, status, output,
+// nextOffset, the exit code or signal, an error or message, what was omitted or lost and the spill
+// file that holds it, an escalation's approval, killed / written, runningForMs while running, and
+// of the sandbox its mode and enforcement, a denial with what the network blocked, the gaps of a
+// partial run and what the judgement took. Left out: every false flag and null, offset 0, complete,
+// the outcome when it is "exited", the byte counts, the label, the backend and the policy's lists.
+[[nodiscard]] nlohmann::json compact(const nlohmann::json& full);
+
 // What every result that names a job says of it: how its run ended (runtime::ending_json: outcome,
 // exitCode, signal, timedOut, aborted, sandbox with runnerFailed, error) plus job_id, status and
 // runningForMs. view() and job_list add their own fields to it.

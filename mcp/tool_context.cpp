@@ -15,8 +15,9 @@ json tool_error(std::string message) {
     return text_result(std::move(message), nullptr, true);
 }
 
-json tool_result(const job_view& shown) {
-    return text_result(shown.text, shown.structured, shown.is_error);
+json tool_result(const job_view& shown, bool verbose) {
+    return text_result(shown.text, verbose ? shown.structured : compact(shown.structured),
+                       shown.is_error);
 }
 
 std::string progress_of(const runtime::job& job) {

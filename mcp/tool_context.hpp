@@ -77,7 +77,8 @@ public:
                                          bool is_error);
 // A call the caller got wrong, or that cannot be done: the model reads it and corrects itself.
 [[nodiscard]] nlohmann::json tool_error(std::string message);
-[[nodiscard]] nlohmann::json tool_result(const job_view& shown);
+// A job's result: its text, and its structured content compact() unless the call asked `verbose`.
+[[nodiscard]] nlohmann::json tool_result(const job_view& shown, bool verbose = false);
 
 // "job-3 running for 2.0s, 812 bytes of output".
 [[nodiscard]] std::string progress_of(const runtime::job& job);

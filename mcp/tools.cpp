@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "mcp/tool_context.hpp"
 
@@ -19,58 +20,6 @@ json nullable(std::string_view type) {
     return json{{"type", json::array({type, "null"})}};
 }
 
-// One schema for every result that describes a job; permissive (optional fields, nullable
-// types), since a client rejects a whole result that does not validate. bash's results may also
-// be a refused escalation (status "not_run", no job) and say what became of the question.
-json job_schema(bool bash = false) {
-    json statuses = json::array();
-    for (const auto status :
-         {runtime::job_status::running, runtime::job_status::completed, runtime::job_status::killed,
-          runtime::job_status::timed_out, runtime::job_status::failed_to_start}) {
-        statuses.push_back(runtime::to_string(status));
-    }
-    if (bash) statuses.push_back("not_run");
-    json schema{{"type", "object"},
-                {"properties",
-                 {{"job_id", {{"type", "string"}}},
-                  {"status", {{"type", "string"}, {"enum", std::move(statuses)}}},
-                  {"exitCode", nullable("integer")},
-                  {"signal", nullable("string")},
-                  {"timedOut", {{"type", "boolean"}}},
-                  {"aborted", {{"type", "boolean"}}},
-                  {"outcome", nullable("string")},
-                  {"error", {{"type", "object"}}},
-                  {"output", {{"type", "string"}}},
-                  {"offset", {{"type", "integer"}}},
-                  {"nextOffset", {{"type", "integer"}}},
-                  {"omittedBytes", {{"type", "integer"}}},
-                  {"lossy", {{"type", "boolean"}}},
-                  {"complete", {{"type", "boolean"}}},
-                  {"runningForMs", {{"type", "integer"}}},
-                  {"bytes", {{"type", "object"}}},
-                  {"spill", {{"type", "object"}}},
-                  {"sandbox", {{"type", "object"}}},
-                  {"message", nullable("string")},
-                  {"label", {{"type", "string"}}},
-                  {"killed", {{"type", "boolean"}}},
-                  {"written", {{"type", "integer"}}}}},
-                {"required", {"job_id", "status"}}};
-    if (bash) {
-        schema["properties"]["approval"] = {{"type", "object"},
-                                            {"properties",
-                                             {{"asked", {{"type", "boolean"}}},
-                                              {"action", {{"type", "string"}}},
-                                              {"outcome", nullable("string")},
-                                              {"id", nullable("string")},
-                                              {"mode", {{"type", "string"}}},
-                                              {"by", nullable("string")},
-                                              {"detail", {{"type", "string"}}},
-                                              {"grant", {{"type", "object"}}}}}};
-        schema["required"] = {"status"};
-    }
-    return schema;
-}
-
 json integer(std::string description) {
     return json{{"type", "integer"}, {"description", std::move(description)}};
 }
@@ -83,26 +32,37 @@ json flag(std::string description) {
     return json{{"type", "boolean"}, {"description", std::move(description)}};
 }
 
-json input(json properties, std::vector<std::string> required) {
+json one_of(std::vector<std::string> choices, std::string description) {
+    return json{{"type", "string"}, {"enum", std::move(choices)}, {"description", description}};
+}
+
+// Every tool that shows a job takes `verbose`: the whole result rather than compact()'s.
+json input(json properties, std::vector<std::string> required, bool shows_a_job = true) {
+    if (shows_a_job) properties["verbose"] = flag("Whole result, policy included");
+    // No additionalProperties: the server refuses an unknown argument itself, by name.
     return json{{"type", "object"},
                 {"properties", std::move(properties)},
-                {"required", std::move(required)},
-                {"additionalProperties", false}};
+                {"required", std::move(required)}};
 }
 
-json annotations(std::string title, bool read_only, bool destructive, bool idempotent,
-                 bool open_world) {
-    return json{{"title", std::move(title)},
-                {"readOnlyHint", read_only},
-                {"destructiveHint", destructive},
-                {"idempotentHint", idempotent},
-                {"openWorldHint", open_world}};
+// Only the hints that differ from MCP's defaults (not read-only, destructive, not idempotent,
+// open world): a client reads an absent hint as its default.
+json annotations(bool read_only, bool destructive, bool idempotent, bool open_world) {
+    json out = json::object();
+    if (read_only) out["readOnlyHint"] = true;
+    if (!read_only && !destructive) out["destructiveHint"] = false;
+    if (idempotent) out["idempotentHint"] = true;
+    if (!open_world) out["openWorldHint"] = false;
+    return out;
 }
 
+// tools/list is paid for in every session's context: each word here is one a model needs to use
+// the tool well, and what results look like is left to the results (docs/mcp.md has them whole,
+// and no outputSchema is declared: structuredContent is compact() and varies with what happened).
 json describe_bash(const tool_limits& limits) {
     const std::string mode(sandbox::to_string(limits.mode));
     std::string network = limits.mode == sandbox::sandbox_mode::danger_full_access
-                              ? std::string("the host's, under danger-full-access")
+                              ? std::string("the host's")
                               : std::string(sandbox::to_string(limits.network));
     if (limits.mode != sandbox::sandbox_mode::danger_full_access &&
         limits.network == sandbox::network_policy::proxy) {
@@ -112,166 +72,89 @@ json describe_bash(const tool_limits& limits) {
         network += domains.empty() ? " to no domain" : " to " + domains;
     }
     return json{
-        {"title", "Run a shell command (sandboxed)"},
         {"description",
-         "Runs a command with bash -c under the standing sandbox mode (" + mode +
-             " unless the session sets another), in a fresh shell each time (use workdir, not cd). "
-             "Returns within "
-             "yield_ms (default 30 s): a command still running then keeps running as a job, "
-             "and the result carries its job_id; wait for it and read the rest with job_output. "
-             "run_in_background returns the job at once. A non-zero exit is reported as "
-             "[exit code: N] and is not a tool error; a sandbox denial is reported as "
-             "[sandbox: file access denied under " +
-             mode + " mode] (the network's: [sandbox: network access denied under " + mode +
-             " mode, network deny]) and is a policy decision: do not retry another way, unless "
-             "the result also says escalation is available: then retry that exact command once "
-             "with what it names (sandbox_permissions: the narrowest wider mode that suffices; "
-             "sandbox_network; sandbox_domains: the blocked domain) and a one-sentence "
-             "justification. The user is asked; nothing runs "
-             "unless they accept, the grant "
-             "covers that one call, and a refusal is a tool error that says why. Long output "
-             "keeps its first fifth and last four fifths; job_output reads the rest by offset."},
+         "Runs bash -c in a fresh shell (use workdir, not cd), " + mode +
+             " sandbox. After yield_ms a running command becomes a job (job_output reads it). A "
+             "sandbox denial is policy: never work around it; if the result offers escalation, "
+             "retry once with the sandbox_* it names and a justification (the user decides)."},
         {"inputSchema",
-         input({{"command", text("The command line, run with bash -c")},
-                {"description", text("What the command does, in a few words (shown in job_list)")},
-                {"workdir", text("Working directory, absolute or relative to the workspace")},
-                {"timeout_ms", integer("Kill the command's whole tree after this long (default " +
-                                       seconds(limits.default_timeout) + ", at most " +
-                                       seconds(limits.max_timeout) + "; in the background " +
-                                       seconds(limits.job_timeout) + ", at most " +
+         input({{"command", {{"type", "string"}}},
+                {"description", text("A few words, for job_list")},
+                {"workdir", {{"type", "string"}}},
+                {"timeout_ms", integer("Kill after (default " + seconds(limits.default_timeout) +
+                                       ", max " + seconds(limits.max_timeout) + "; background " +
+                                       seconds(limits.job_timeout) + ", max " +
                                        seconds(limits.max_job_timeout) + ")")},
-                {"run_in_background", flag("Return a job at once instead of waiting")},
-                {"yield_ms",
-                 integer("Wait at most this long before returning a still-running command as a "
-                         "job (default 30000, 0 to 50000)")},
-                {"stdin", text("Bytes for the command's stdin (then end of input, unless "
-                               "keep_stdin_open)")},
+                {"run_in_background", {{"type", "boolean"}}},
+                {"yield_ms", integer("Default 30000, max 50000")},
+                {"stdin", {{"type", "string"}}},
                 {"keep_stdin_open", flag("Keep stdin open for job_write")},
-                {"max_output_bytes",
-                 integer("Output bytes to return inline (default 30000, 1000 to 1000000)")},
+                {"max_output_bytes", integer("Default 30000")},
                 {"env",
                  {{"type", "object"},
-                  {"description", "Environment variables to set (a null value unsets one)"},
+                  {"description", "Variables to set (null unsets)"},
                   {"additionalProperties", nullable("string")}}},
-                {"sandbox_permissions",
-                 {{"type", "string"},
-                  {"enum",
-                   {"use_default", "require_escalated", "workspace-write", "danger-full-access"}},
-                  {"description",
-                   "Run this one call under a wider sandbox mode, after the user approves: a "
-                   "mode name, or require_escalated (= danger-full-access). Needs "
-                   "justification. Default use_default (the standing " +
-                       mode + " mode)"}}},
+                {"sandbox_permissions", one_of({"use_default", "require_escalated",
+                                                "workspace-write", "danger-full-access"},
+                                               "Wider mode for this call")},
                 {"sandbox_network",
-                 {{"type", "string"},
-                  {"enum", {"use_default", "proxy", "allow"}},
-                  {"description",
-                   "Run this one call with more network, after the user approves (alone or with "
-                   "sandbox_permissions): allow (the host's network), or proxy (only the "
-                   "sandbox_domains, through cordon's proxy, beside those the server allows). "
-                   "Needs justification, which then says why the network is needed. Default "
-                   "use_default (the server's network: " +
-                       network + ")"}}},
+                 one_of({"use_default", "proxy", "allow"},
+                        "More network for this call (the server's network: " + network + ")")},
                 {"sandbox_domains",
                  {{"type", "array"},
                   {"items", {{"type", "string"}}},
-                  {"description",
-                   "The domains this one call asks to reach through the proxy (implies "
-                   "sandbox_network proxy): names such as registry.npmjs.org, *.example.com for "
-                   "the names below it, an optional :port. Ask for the domain a blocked request "
-                   "named, no more"}}},
-                {"justification",
-                 text("One sentence saying why the command needs the wider mode or network "
-                      "(shown to the user; only with sandbox_permissions, sandbox_network or "
-                      "sandbox_domains)")}},
+                  {"description", "For proxy: the blocked domain (a.example, *.example:443)"}}},
+                {"justification", text("One sentence for the user")}},
                {"command"})},
-        {"outputSchema", job_schema(true)},
-        {"annotations", annotations("Run shell command (sandboxed)", false, true, false, true)}};
+        {"annotations", annotations(false, true, false, true)}};
 }
 
 json describe_job_output(const tool_limits& /*limits*/) {
-    return json{
-        {"title", "Wait for and read a job's output"},
-        {"description",
-         "Reads a job's output from a byte offset and returns nextOffset to continue from; "
-         "reading the same offset again returns the same bytes. By default it starts where "
-         "the last read of this job ended, and waits (up to timeout_ms, at most 30 s) until "
-         "there is new output or the job ended. wait=\"exit\" waits for the end instead; "
-         "\"none\" returns at once. A negative offset reads the last bytes. filter keeps only "
-         "the lines that match a regular expression, without consuming the others."},
-        {"inputSchema",
-         input({{"job_id", text("The job, as bash or job_list named it")},
-                {"offset", integer("Byte offset to read from (negative: from the end)")},
-                {"wait",
-                 {{"type", "string"},
-                  {"enum", {"output", "exit", "none"}},
-                  {"description", "What to wait for (default output)"}}},
-                {"timeout_ms", integer("Longest wait (default 10000, at most 30000)")},
-                {"max_bytes", integer("Most bytes to return (default 30000)")},
-                {"filter", text("Only lines matching this regular expression (ECMAScript)")},
-                {"stream",
-                 {{"type", "string"},
-                  {"enum", {"both", "stdout", "stderr"}},
-                  {"description", "Which output (default both, in arrival order)"}}}},
-               {"job_id"})},
-        {"outputSchema", job_schema()},
-        {"annotations", annotations("Read job output", true, false, true, false)}};
+    return json{{"description",
+                 "Reads a job's output from offset (default: where the last read ended; negative: "
+                 "from the end), waiting for new output; continue from nextOffset."},
+                {"inputSchema",
+                 input({{"job_id", json{{"type", "string"}}},
+                        {"offset", integer("Byte offset")},
+                        {"wait", one_of({"output", "exit", "none"}, "Wait for (default output)")},
+                        {"timeout_ms", integer("Longest wait (default 10000, max 30000)")},
+                        {"max_bytes", integer("Most bytes (default 30000)")},
+                        {"filter", text("Only lines matching this regex")},
+                        {"stream", one_of({"both", "stdout", "stderr"}, "Default both")}},
+                       {"job_id"})},
+                {"annotations", annotations(true, false, true, false)}};
 }
 
 json describe_job_write(const tool_limits& /*limits*/) {
-    return json{
-        {"title", "Write to a job's stdin"},
-        {"description",
-         "Writes data to the stdin of a job started with keep_stdin_open, and closes it with "
-         "eof. Returns the output that follows, waiting up to wait_ms (default 250)."},
-        {"inputSchema", input({{"job_id", text("The job")},
-                               {"data", text("Bytes to write")},
-                               {"eof", flag("Close stdin afterwards")},
-                               {"wait_ms", integer("Wait for output this long (default 250, "
-                                                   "at most 30000)")}},
-                              {"job_id"})},
-        {"outputSchema", job_schema()},
-        {"annotations", annotations("Write to job stdin", false, true, false, true)}};
+    return json{{"description",
+                 "Writes to a keep_stdin_open job's stdin (eof closes it); returns the output that "
+                 "follows within wait_ms."},
+                {"inputSchema", input({{"job_id", json{{"type", "string"}}},
+                                       {"data", text("Bytes to write")},
+                                       {"eof", flag("Close stdin afterwards")},
+                                       {"wait_ms", integer("Default 250, max 30000")}},
+                                      {"job_id"})},
+                {"annotations", annotations(false, true, false, true)}};
 }
 
 json describe_job_kill(const tool_limits& /*limits*/) {
     return json{
-        {"title", "End a job and everything it started"},
         {"description",
-         "Ends a job's whole process tree: the signal (default TERM) to every process, then "
-         "KILL after grace_ms. Returns the job once it ended. Killing a job that already ended "
-         "changes nothing and says so (killed: false)."},
-        {"inputSchema",
-         input({{"job_id", text("The job")},
-                {"signal",
-                 {{"type", "string"},
-                  {"enum", {"TERM", "INT", "HUP", "KILL"}},
-                  {"description", "The first signal (default TERM)"}}},
-                {"grace_ms", integer("Wait before KILL (default 3000, at most 60000)")}},
-               {"job_id"})},
-        {"outputSchema", job_schema()},
-        {"annotations", annotations("Kill job", false, true, true, false)}};
+         "Sends signal to the job's whole tree, then KILL after grace_ms; returns once it "
+         "ended."},
+        {"inputSchema", input({{"job_id", json{{"type", "string"}}},
+                               {"signal", one_of({"TERM", "INT", "HUP", "KILL"}, "Default TERM")},
+                               {"grace_ms", integer("Default 3000, max 60000")}},
+                              {"job_id"})},
+        {"annotations", annotations(false, true, true, false)}};
 }
 
 json describe_job_list(const tool_limits& limits) {
     return json{
-        {"title", "List jobs"},
-        {"description",
-         "Lists this session's jobs: the running ones first, then the finished ones still kept "
-         "(newest first), with their status and how much output each has. At most " +
-             std::to_string(limits.max_jobs) + " may run at once."},
-        {"inputSchema", input({{"status",
-                                {{"type", "string"},
-                                 {"enum", {"running", "all"}},
-                                 {"description", "Which jobs (default all)"}}}},
-                              {})},
-        {"outputSchema",
-         {{"type", "object"},
-          {"properties",
-           {{"jobs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-            {"limits", {{"type", "object"}}}}},
-          {"required", {"jobs"}}}},
-        {"annotations", annotations("List jobs", true, false, true, false)}};
+        {"description", "Lists this session's jobs, running first (at most " +
+                            std::to_string(limits.max_jobs) + " run at once)."},
+        {"inputSchema", input({{"status", one_of({"running", "all"}, "Default all")}}, {}, false)},
+        {"annotations", annotations(true, false, true, false)}};
 }
 
 }  // namespace
@@ -299,6 +182,7 @@ json tool_list(const tool_limits& limits) {
     json listed = json::array();
     for (const tool& each : tools()) {
         json entry = each.describe(limits);
+        if (entry["annotations"].empty()) entry.erase("annotations");  // every hint a default
         entry["name"] = each.name;
         listed.push_back(std::move(entry));
     }

@@ -37,7 +37,8 @@ TEST_F(McpBytes, AWorkspaceAndOutputThatAreNotUtf8AreReportedWithTheirBytes) {
                    (odd_ / "session.jsonl").string()});
     peer.initialize();
 
-    const json ran = peer.call(1, "bash", {{"command", "pwd; printf 'a\\377\\342\\202b\\n'"}});
+    const json ran = peer.call(
+        1, "bash", {{"command", "pwd; printf 'a\\377\\342\\202b\\n'"}, {"verbose", true}});
     ASSERT_TRUE(ran.contains("structuredContent")) << ran.dump();
     EXPECT_EQ(ran["isError"], false) << text_of(ran);
     const json& record = ran["structuredContent"];

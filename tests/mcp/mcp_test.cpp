@@ -14,9 +14,11 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <string>
 #include <thread>
 
+#include "base/json_text.hpp"
 #include "mcp/mcp_peer.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
@@ -183,7 +185,8 @@ TEST_F(McpServer, CharacterAndLineBoundariesNeverStallAReader) {
                   {{"command",
                     "printf 'a%.0s' $(seq 999); for i in $(seq 5000); do printf '\\xc3\\xa9'; "
                     "done; echo; echo END"},
-                   {"max_output_bytes", 1000}});
+                   {"max_output_bytes", 1000},
+                   {"verbose", true}});
     const json& record = cut["structuredContent"];
     EXPECT_EQ(record["bytes"]["output"], 999 + 10000 + 1 + 4);
     EXPECT_GT(record["omittedBytes"].get<std::uint64_t>(), 9000U);
@@ -211,24 +214,37 @@ TEST_F(McpServer, CharacterAndLineBoundariesNeverStallAReader) {
         ASSERT_GT(got["structuredContent"]["nextOffset"].get<std::uint64_t>(), offset)
             << "the cursor did not move";
         offset = got["structuredContent"]["nextOffset"];
-        if (got["structuredContent"]["complete"] == true) break;
+        if (got["structuredContent"].value("complete", true)) break;  // said only when false
     }
     EXPECT_EQ(matched, "match\n");
     EXPECT_LT(reads, 50);
 }
 
-TEST_F(McpServer, ToolsAreListedWithSchemasAndAnnotations) {
+// tools/list is in the context of every session that connects: all five tools in 4 KB, the
+// wire's bytes, with what a model needs to call them (each input's schema; the hints that differ
+// from MCP's defaults) and no outputSchema (results are compact and vary with what happened).
+TEST_F(McpServer, ToolsAreListedInFourKilobytesWithTheirInputSchemas) {
     mcp_peer peer({"--workspace", workspace_.path().string()});
     peer.initialize();
-    const json tools = peer.request(1, "tools/list")["result"]["tools"];
+    const json listed = peer.request(1, "tools/list");
+    EXPECT_LE(base::dump_json(listed).size(), 4096U) << base::dump_json(listed);
+    const json tools = listed["result"]["tools"];
     ASSERT_EQ(tools.size(), 5U);
     for (const auto& tool : tools) {
         const std::string name = tool["name"];
         EXPECT_EQ(tool["inputSchema"]["type"], "object") << name;
-        EXPECT_EQ(tool["inputSchema"]["additionalProperties"], false) << name;
-        EXPECT_EQ(tool["outputSchema"]["type"], "object") << name;
-        EXPECT_TRUE(tool["annotations"].contains("readOnlyHint")) << name;
+        EXPECT_FALSE(tool.contains("outputSchema")) << name;
         EXPECT_FALSE(tool["description"].get<std::string>().empty()) << name;
+        for (const auto& property : tool["inputSchema"]["properties"].items()) {
+            EXPECT_TRUE(property.value().contains("type")) << name << "." << property.key();
+        }
+        EXPECT_EQ(tool["inputSchema"]["properties"].contains("verbose"), name != "job_list")
+            << name;
+        if (name == "bash") {
+            EXPECT_FALSE(tool.contains("annotations")) << "destructive, open world: the defaults";
+        } else if (name == "job_output" || name == "job_list") {
+            EXPECT_EQ(tool["annotations"]["readOnlyHint"], true) << name;
+        }
     }
 
     // What tools/list declares is what a call is checked against: every listed tool is known,
@@ -250,11 +266,42 @@ TEST_F(McpServer, ToolsAreListedWithSchemasAndAnnotations) {
     EXPECT_EQ(unknown["error"]["message"], "Unknown tool: no_such_tool") << unknown.dump();
 }
 
+// Agents pay for every byte of every result: a plain call carries its output (in the text and
+// in structuredContent) and at most 400 bytes more, of which the sandbox's mode and enforcement.
+// The policy's lists, byte counts and false flags come with verbose; a denial is always said.
+TEST_F(McpServer, APlainResultCarriesItsOutputAndLittleElse) {
+    mcp_peer peer({"--mode", "workspace-write", "--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json plain = peer.call(1, "bash", {{"command", "echo hi"}});
+    const std::string output = "hi\n";
+    EXPECT_LE(base::dump_json(plain).size(), 400 + 2 * output.size()) << base::dump_json(plain);
+    const json& structured = plain["structuredContent"];
+    std::set<std::string> keys;
+    for (const auto& item : structured.items())
+        keys.insert(item.key());
+    EXPECT_EQ(keys, (std::set<std::string>{"job_id", "status", "exitCode", "output", "nextOffset",
+                                           "sandbox"}))
+        << structured.dump();
+    EXPECT_EQ(structured["output"], output);
+    EXPECT_EQ(structured["sandbox"], json({{"mode", "workspace-write"}, {"enforcement", "full"}}));
+
+    const json verbose = peer.call(2, "bash", {{"command", "echo hi"}, {"verbose", true}});
+    EXPECT_EQ(verbose["structuredContent"]["bytes"]["stdout"], 3) << verbose.dump();
+    EXPECT_EQ(verbose["structuredContent"]["sandbox"]["denied"], false);
+    EXPECT_TRUE(verbose["structuredContent"]["sandbox"]["policy"].contains("hidden"));
+
+    const json denied = peer.call(3, "bash", {{"command", "echo x > /etc/cordon-mcp-compact"}});
+    EXPECT_EQ(denied["structuredContent"]["sandbox"]["denied"], true) << denied.dump();
+    EXPECT_EQ(denied["structuredContent"]["sandbox"]["denial"], "file");
+    EXPECT_EQ(denied["structuredContent"]["exitCode"], 1);
+}
+
 TEST_F(McpServer, AForegroundCallReturnsTheRecordAndTheMarkers) {
     mcp_peer peer({"--mode", "workspace-write", "--workspace", workspace_.path().string()});
     peer.initialize();
-    const json result =
-        peer.call(1, "bash", {{"command", "echo out; echo err >&2; echo made > here; exit 3"}});
+    const json result = peer.call(
+        1, "bash",
+        {{"command", "echo out; echo err >&2; echo made > here; exit 3"}, {"verbose", true}});
     EXPECT_EQ(result["isError"], false) << "a non-zero exit is not a tool error";
     const json& record = result["structuredContent"];
     EXPECT_EQ(record["status"], "completed");
@@ -352,7 +399,7 @@ TEST_F(McpServer, ALongCallBecomesAJobReadByCursor) {
     const json rest = peer.call(2, "job_output", {{"job_id", id}, {"wait", "exit"}});
     EXPECT_EQ(rest["structuredContent"]["offset"], got);
     EXPECT_EQ(rest["structuredContent"]["status"], "completed");
-    EXPECT_EQ(rest["structuredContent"]["complete"], true);
+    EXPECT_FALSE(rest["structuredContent"].contains("complete")) << "complete: said only when not";
     // Any offset can be read again; a negative one counts from the end.
     EXPECT_EQ(
         peer.call(3, "job_output", {{"job_id", id}, {"offset", 0}})["structuredContent"]["output"],
@@ -426,8 +473,8 @@ TEST_F(McpServer, NoJobCanHoldTheSessionLogsLock) {
 TEST_F(McpServer, LongOutputKeepsItsHeadAndTailAndTheRestIsReadable) {
     mcp_peer peer({"--workspace", workspace_.path().string()});
     peer.initialize();
-    const json result =
-        peer.call(1, "bash", {{"command", "seq 1 20000"}, {"max_output_bytes", 2000}});
+    const json result = peer.call(
+        1, "bash", {{"command", "seq 1 20000"}, {"max_output_bytes", 2000}, {"verbose", true}});
     const json& record = result["structuredContent"];
     const std::string full = [] {
         std::string all;

@@ -192,8 +192,9 @@ TEST_F(McpNetwork, AProxyRefusalNamesTheDomainAndAGrantedDomainIsReached) {
                      "localtest.example=127.0.0.1", "--proxy-resolve", "other.example=127.0.0.1"}));
     peer.initialize("2025-11-25", network_client_asks_by_form);
 
-    const json reached =
-        peer.call(1, "bash", {{"command", "curl -sS http://localtest.example:" + port + "/"}});
+    const json reached = peer.call(
+        1, "bash",
+        {{"command", "curl -sS http://localtest.example:" + port + "/"}, {"verbose", true}});
     EXPECT_EQ(reached["isError"], false) << text_of(reached);
     EXPECT_NE(text_of(reached).find("hello from the test server"), std::string::npos);
     EXPECT_EQ(reached["structuredContent"]["sandbox"]["network"]["policy"], "proxy");
@@ -216,7 +217,8 @@ TEST_F(McpNetwork, AProxyRefusalNamesTheDomainAndAGrantedDomainIsReached) {
     peer.start_call(3, "bash",
                     {{"command", "curl -sSf http://other.example:" + port + "/"},
                      {"sandbox_domains", {"other.example"}},
-                     {"justification", "the test server"}});
+                     {"justification", "the test server"},
+                     {"verbose", true}});
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
     peer.answer(asked, {{"action", "accept"}});
