@@ -29,6 +29,28 @@ struct cordon_app {
 // "--" on the command line, split off before parsing (cli/main.cpp says why).
 [[nodiscard]] cordon_app make_app(std::vector<std::string> command = {});
 
+// The nearest of `names` to `word` within a few edits (a third of its length, at least two), or
+// empty: the suggestion for a mistyped command or option.
+[[nodiscard]] std::string nearest(std::string_view word, const std::vector<std::string>& names);
+
+// Why CLI11 refused `words` (cordon's arguments before "--"), said better where it can be: the
+// command it was at ("cordon run") and one line naming the unknown command or option, the
+// nearest valid name and where the help is; an empty message when CLI11's own says it best.
+struct refused_words {
+    std::string command;
+    std::string message;
+};
+[[nodiscard]] refused_words explain_refusal(const CLI::App& app,
+                                            const std::vector<std::string>& words);
+
+// What CLI::App::help() is given to start `command`'s usage line with its whole path: the path
+// of the command above it ("cordon session" for `set`).
+[[nodiscard]] std::string help_prefix(const CLI::App& command);
+
+// The command `path` names (`cordon help session set`), or null with `refused` saying why.
+[[nodiscard]] const CLI::App* help_target(const CLI::App& app, const std::vector<std::string>& path,
+                                          std::string& refused);
+
 struct command_doc {
     std::string_view path;               // the words after `cordon`: "run", "session set"
     std::string_view synopsis = {};      // "" where CLI11's usage line says it all

@@ -45,6 +45,15 @@ int cordon_main(int argc, char** argv, std::string& running) {
 
     cordon_app cordon = make_app(std::move(command));
     CLI::App& app = *cordon.app;
+    // `cordon help [COMMAND...]`: that command's help, as `cordon COMMAND --help` prints it.
+    if (!words.empty() && words.front() == "help") {
+        std::string refused;
+        const CLI::App* target =
+            help_target(app, std::vector<std::string>(words.begin() + 1, words.end()), refused);
+        if (target == nullptr) return usage_error("cordon help", refused);
+        std::cout << (target == &app ? app.help() : target->help(help_prefix(*target)));
+        return 0;
+    }
     try {
         app.parse(static_cast<int>(kept.size()), kept.data());
     } catch (const CLI::CallForHelp&) {
@@ -61,11 +70,12 @@ int cordon_main(int argc, char** argv, std::string& running) {
         // A bad value of one of cordon's options: its own message (cli/options.hpp).
         return usage_error(error.command(), error.what());
     } catch (const CLI::ParseError& error) {
-        // One line: which command and what is wrong. CLI11's messages are single lines.
-        std::string context = "cordon";
-        for (const auto* sub : app.get_subcommands())
-            context += " " + sub->get_name();
-        return usage_error(context, error.what());
+        // One line: which command and what is wrong, with the nearest valid name of a mistyped
+        // command or option and where the help is. CLI11's messages are single lines.
+        const refused_words refused = explain_refusal(app, words);
+        if (!refused.message.empty()) return usage_error(refused.command, refused.message);
+        return usage_error(refused.command,
+                           std::string(error.what()) + "; try '" + refused.command + " --help'");
     }
 
     // Logs go to cordon's own stderr, never into a child's pipes (cordon/logging.hpp, as for any

@@ -111,9 +111,11 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->each([&options](const std::string&) { options.has_justification = true; });
     sub.add_option("--workdir", options.workdir, "Working directory (default: the workspace)")
         ->type_name("DIR");
-    add_duration_option(sub, "--timeout", options.timeout,
-                        "e.g. 500ms, 30s, 2m (default 120s, max 600s)",
-                        rule(quoting("invalid timeout", "(e.g. 500ms, 30s, 2m)"), unset));
+    // Beyond the cap is refused, never quietly lowered: the same rule as config.toml's timeout.
+    add_duration_option(
+        sub, "--timeout", options.timeout, "e.g. 500ms, 30s, 2m (default 120s, max 600s)",
+        rule(quoting("invalid timeout", "(e.g. 500ms, 30s, 2m; at most 10m)"), unset),
+        most_timeout);
     sub.add_option("--max-output", options.max_output, "Bytes of stdout kept in memory")
         ->transform(
             size_value(rule(quoting("invalid --max-output",

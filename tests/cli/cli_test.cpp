@@ -173,6 +173,7 @@ TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
         {"run", "--workdir", (root_ / "missing").string(), "-c", touch},
         {"run", "--timeout", "abc", "-c", touch},
         {"run", "--timeout", "0", "-c", touch},
+        {"run", "--timeout", "1h", "-c", touch},  // beyond the cap: refused, never lowered
         {"run", "-c", "   "},
         {"run"},
         {"run", "--env", "NOEQUALS", "-c", touch},
@@ -197,12 +198,64 @@ TEST_F(CliTest, UsageErrorsAreOneLineExitTwoAndRunNothing) {
     }
 }
 
-// `cordon --version` prints the project's version and exits 0, before any subcommand is looked at:
-// with one, nothing runs.
+// A mistyped command or option is named with the nearest valid name and where the help is, at
+// every level; a word nothing is near gets no guess.
+TEST_F(CliTest, TyposAreNamedWithTheNearestNameAndWhereTheHelpIs) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"rn"}, "cordon: unknown command \"rn\" (did you mean \"run\"?); try 'cordon --help'"},
+        {{"--verison"},
+         "cordon: unknown option \"--verison\" (did you mean \"--version\"?); try 'cordon "
+         "--help'"},
+        {{"run", "--tiemout", "5s", "-c", "true"},
+         "cordon run: unknown option \"--tiemout\" (did you mean \"--timeout\"?); try 'cordon "
+         "run --help'"},
+        {{"session", "shw", "x"},
+         "cordon session: unknown command \"shw\" (did you mean \"show\"?); try 'cordon "
+         "session --help'"},
+        {{"frobnicate"}, "cordon: unknown command \"frobnicate\"; try 'cordon --help'"},
+        {{},
+         "cordon: a command is required (probe, confine, run, mcp, session, config); try "
+         "'cordon --help'"},
+        {{"help", "rn"},
+         "cordon help: unknown command \"rn\" (did you mean \"run\"?); try 'cordon --help'"},
+    };
+    for (const auto& [args, expected] : cases) {
+        const auto r = run_cordon(args, workspace_);
+        EXPECT_EQ(r.exit_code, 2) << expected;
+        EXPECT_EQ(r.err, expected + "\n");
+        EXPECT_EQ(r.out, "");
+    }
+}
+
+// `cordon help [COMMAND...]` prints what `cordon COMMAND --help` prints; cordon's own options are
+// taken after a command too.
+TEST_F(CliTest, HelpAndCordonsOwnOptionsAsPeopleTypeThem) {
+    for (const std::vector<std::string>& path :
+         {std::vector<std::string>{}, std::vector<std::string>{"run"},
+          std::vector<std::string>{"session", "set"}}) {
+        std::vector<std::string> help = {"help"};
+        help.insert(help.end(), path.begin(), path.end());
+        std::vector<std::string> flag = path;
+        flag.push_back("--help");
+        const auto asked = run_cordon(help, workspace_);
+        const auto flagged = run_cordon(flag, workspace_);
+        EXPECT_EQ(asked.exit_code, 0) << asked.err;
+        EXPECT_EQ(asked.out, flagged.out);
+        EXPECT_NE(asked.out.find("Usage: cordon"), std::string::npos) << asked.out;
+    }
+    const auto verbose =
+        run_cordon({"run", "--mode", "read-only", "--verbose", "-c", "echo ran"}, workspace_);
+    EXPECT_EQ(verbose.exit_code, 0) << verbose.err;
+    EXPECT_EQ(verbose.out, "ran\n");
+    EXPECT_NE(verbose.err.find("cordon: [debug]"), std::string::npos) << verbose.err;
+}
+
+// `cordon --version` (or -V) prints the project's version and exits 0, before any subcommand is
+// looked at: with one, nothing runs.
 TEST_F(CliTest, VersionIsPrintedAndNothingRuns) {
     const fs::path marker = root_ / "marker";
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"--version"},
+         {std::vector<std::string>{"--version"}, std::vector<std::string>{"-V"},
           std::vector<std::string>{"--version", "run", "-c", "touch " + marker.string()},
           std::vector<std::string>{"--verbose", "--version"}}) {
         const auto r = run_cordon(args, workspace_);
