@@ -134,8 +134,9 @@ TEST_F(CliTest, ExitCodesFollowTheCommand) {
     EXPECT_EQ(denied.exit_code, 126) << denied.err;
 }
 
-// A reader that stops reading cordon's stdout must not stop the timeout: live output goes
-// through a bounded queue, and what does not fit is reported instead of blocking the loop.
+// A reader that stops reading cordon's stdout must not stop the timeout: the command waits on its
+// full pipe (it is paced by the reader, tests/cli/pipeline_test.cpp), the event loop does not, and
+// what cordon had read reaches the reader once it reads again: nothing is reported missing.
 TEST_F(CliTest, StalledReaderCannotHoldOffTheTimeout) {
     runtime::process_spec spec;
     // cordon writes into a FIFO that the shell holds open on fd 3 and reads only once the
@@ -155,7 +156,7 @@ TEST_F(CliTest, StalledReaderCannotHoldOffTheTimeout) {
     spec.timeout = std::chrono::seconds(60);
     auto outcome = runtime::run_process(std::move(spec));
     EXPECT_EQ(outcome.stdout_output.text, "cordon=124\n");
-    EXPECT_NE(outcome.stderr_output.text.find("bytes of live stdout not shown"), std::string::npos)
+    EXPECT_EQ(outcome.stderr_output.text.find("not shown"), std::string::npos)
         << outcome.stderr_output.text;
     EXPECT_NE(outcome.stderr_output.text.find("[timed out after "), std::string::npos)
         << outcome.stderr_output.text;

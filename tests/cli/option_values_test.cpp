@@ -158,7 +158,7 @@ TEST_F(OptionMessages, EachBadValueHasItsOwnLineAndExitsTwo) {
     const fs::path marker = workspace_ / "ran";
     const std::string touch = "touch " + marker.string();
     const std::string modes = "(expected read-only, workspace-write or danger-full-access)";
-    const std::string timeout = "(e.g. 500ms, 30s, 2m)";
+    const std::string timeout = "(e.g. 500ms, 30s, 2m; at most 10m)";
     const std::string output = "(1 to 16M bytes kept in memory, e.g. 64000, 512K, 16M)";
     const std::string memory = "(at least 4M, e.g. 512M, 2G, or unlimited)";
     const std::string names = "(expected a NAME, or a glob of letters, digits, _, * and ?)";
@@ -180,6 +180,7 @@ TEST_F(OptionMessages, EachBadValueHasItsOwnLineAndExitsTwo) {
         {{"run", "--timeout", "0", "-c", touch}, "cordon run: invalid timeout \"0\" " + timeout},
         {{"run", "--timeout", "0x10", "-c", touch},
          "cordon run: invalid timeout \"0x10\" " + timeout},
+        {{"run", "--timeout", "1h", "-c", touch}, "cordon run: invalid timeout \"1h\" " + timeout},
         {{"run", "--max-output", "-5", "-c", touch},
          "cordon run: invalid --max-output \"-5\" " + output},
         {{"run", "--max-output", "17M", "-c", touch},

@@ -223,7 +223,7 @@ TEST(ManPages, SayTheExitStatuses) {
         return entries_of(section_of(plain(read_file(man_page(page))), "EXIT STATUS"));
     };
     EXPECT_EQ(codes("run"), (std::set<std::string>{"0-255", "1", "2", "3", "124", "125", "126",
-                                                   "127", "128+N", "137"}));
+                                                   "127", "128+N", "137", "141"}));
     EXPECT_EQ(codes("session"), (std::set<std::string>{"0", "1", "2", "125"}));
     EXPECT_EQ(codes(""), (std::set<std::string>{"2", "125"}));
 }
