@@ -147,6 +147,10 @@ std::filesystem::path resolved(const std::filesystem::path& root) {
 }
 
 constexpr std::string_view spill_prefix = "cordon-spill-";
+// In a directory whose files were to go with their process (spill_retention::remove_on_destroy,
+// the job supervisor's streams): a process that died before it could remove them leaves them to
+// nobody, and the next sweep removes them whatever the budget.
+constexpr const char* ephemeral_marker = ".remove-with-process";
 
 }  // namespace
 
@@ -161,7 +165,12 @@ std::size_t sweep_abandoned_spills(const std::filesystem::path& root, const spil
         std::string name;
     };
     std::vector<left_file> files;
+    std::size_t removed = 0;
     for (const base::locked_directory& directory : dead) {
+        struct stat marker {};
+        const bool ephemeral =
+            ::fstatat(directory.fd.get(), ephemeral_marker, &marker, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(marker.st_mode);
         const int listing = ::openat(directory.fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         DIR* entries = listing >= 0 ? ::fdopendir(listing) : nullptr;
         if (entries == nullptr) {
@@ -172,6 +181,13 @@ std::size_t sweep_abandoned_spills(const std::filesystem::path& root, const spil
             struct stat st {};
             if (::fstatat(directory.fd.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
                 !S_ISREG(st.st_mode)) {
+                continue;
+            }
+            if (ephemeral) {
+                if (::unlinkat(directory.fd.get(), entry->d_name, 0) == 0 &&
+                    std::string_view(entry->d_name) != ephemeral_marker) {
+                    ++removed;
+                }
                 continue;
             }
             files.push_back({st.st_mtim.tv_sec, static_cast<std::uint64_t>(st.st_size),
@@ -188,7 +204,6 @@ std::size_t sweep_abandoned_spills(const std::filesystem::path& root, const spil
         std::chrono::duration_cast<std::chrono::seconds>(
             (std::chrono::system_clock::now() - budget.max_age).time_since_epoch())
             .count();
-    std::size_t removed = 0;
     for (const left_file& file : files) {
         if (file.modified >= oldest_kept && total <= budget.max_bytes) break;
         if (::unlinkat(file.directory, file.name.c_str(), 0) == 0) ++removed;
@@ -263,6 +278,10 @@ std::variant<spill_directory::open_directory, spill_error> spill_directory::ensu
         return spill_error{*failed, std::make_error_code(std::errc::io_error)};
     }
     auto& directory = std::get<base::locked_directory>(made);
+    if (retention_ == spill_retention::remove_on_destroy) {
+        (void)unique_fd(::openat(directory.fd.get(), ephemeral_marker,
+                                 O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, S_IRUSR));
+    }
     directory_ = open_directory{std::move(directory.path),
                                 std::make_shared<const unique_fd>(std::move(directory.fd))};
     return *directory_;

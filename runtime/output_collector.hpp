@@ -127,7 +127,9 @@ private:
 
 // Applies `budget` to the spill directories under `root` whose process is gone (their lock free):
 // removes their files older than budget.max_age, then the oldest until the rest fit in
-// budget.max_bytes, then every such directory left empty. Returns how many files it removed.
+// budget.max_bytes, then every such directory left empty. The files of a directory that was to
+// go with its process (remove_on_destroy: a job supervisor's streams, whose process died first)
+// go whatever the budget. Returns how many files it removed.
 std::size_t sweep_abandoned_spills(const std::filesystem::path& root, const spill_budget& budget);
 
 // Collects one stream. append() is called from a single thread (the I/O loop) as chunks arrive and

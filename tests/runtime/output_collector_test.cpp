@@ -341,9 +341,14 @@ TEST(OutputCollectorSpill, ASwappedSpillDirectoryRedirectsNothing) {
         ASSERT_TRUE(std::holds_alternative<spill_file>(second));
         auto& file = std::get<spill_file>(second);
         EXPECT_TRUE(fs::is_empty(target)) << "the second file followed the symlink";
-        EXPECT_EQ(std::distance(fs::directory_iterator(moved), fs::directory_iterator()), 2);
+        // Beside the files, a directory whose files go with their process holds the marker that
+        // says so (for the sweep after a crash).
+        const long marker = retention == spill_retention::remove_on_destroy ? 1 : 0;
+        EXPECT_EQ(std::distance(fs::directory_iterator(moved), fs::directory_iterator()),
+                  2 + marker);
         EXPECT_EQ(file.remove(), std::error_code());
-        EXPECT_EQ(std::distance(fs::directory_iterator(moved), fs::directory_iterator()), 1);
+        EXPECT_EQ(std::distance(fs::directory_iterator(moved), fs::directory_iterator()),
+                  1 + marker);
         dir.reset();
         EXPECT_TRUE(fs::exists(target)) << "cleanup followed the symlink";
         EXPECT_TRUE(fs::is_empty(target));
@@ -602,6 +607,32 @@ TEST(SpillBudget, TheNextSpillAppliesItToWhatDeadProcessesLeftOnly) {
     EXPECT_TRUE(fs::exists(*live_file)) << "a live process's files are its own to keep";
     EXPECT_TRUE(fs::exists(live_directory / "old.log"));
     EXPECT_TRUE(fs::exists(other / "too-old.log"));
+
+    // A dead job supervisor's streams (remove_on_destroy: they were to go with their process)
+    // go whatever the budget, young as they are; a live one's stay.
+    test::temp_dir jobs_root;
+    std::optional<fs::path> dead_stream;
+    {
+        auto streams =
+            std::make_shared<spill_directory>(jobs_root.path(), spill_retention::remove_on_destroy);
+        dead_stream = collect(binary_stream(2 * cap, 31), {.tail_bytes = cap}, streams).spill_path;
+        ASSERT_TRUE(dead_stream);
+        // Its process "dies": the files stay where the destructor would have removed them.
+        const fs::path kept = jobs_root / "kept";
+        fs::create_directory(kept);
+        for (const auto& entry : fs::directory_iterator(dead_stream->parent_path()))
+            fs::copy(entry.path(), kept / entry.path().filename());
+        dead_stream = kept / dead_stream->filename();
+    }
+    fs::rename(jobs_root / "kept", jobs_root / "cordon-spill-deadjb");
+    auto live_streams =
+        std::make_shared<spill_directory>(jobs_root.path(), spill_retention::remove_on_destroy);
+    const auto live_stream =
+        collect(binary_stream(2 * cap, 32), {.tail_bytes = cap}, live_streams).spill_path;
+    ASSERT_TRUE(live_stream);
+    EXPECT_EQ(sweep_abandoned_spills(jobs_root.path(), spill_budget{}), 1U);
+    EXPECT_FALSE(fs::exists(jobs_root / "cordon-spill-deadjb"));
+    EXPECT_TRUE(fs::exists(*live_stream));
 
     // The first spill directory a process makes under a root sweeps it (once per process and
     // root: a fresh root here).
