@@ -200,14 +200,25 @@ TEST_F(JobsTest, StartReturnsARunningJobAtOnceWithAnIdOfItsOwn) {
 
 TEST_F(JobsTest, OutputIsReadByCursorWhileRunningAndAfterExit) {
     supervisor jobs(nullptr, options());
-    auto each = started(jobs.start(request(
-        {"/bin/sh", "-c", "echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three; exit 4"})));
+    // Each line waits for the test to have read the one before (a release file), so that the
+    // merged order is the order written, however slow the machine: no clock decides it.
+    test::temp_dir releases;
+    const std::string second = (releases / "second").string();
+    const std::string third = (releases / "third").string();
+    auto each = started(
+        jobs.start(request({"/bin/sh", "-c",
+                            "echo one; until [ -e \"$0\" ]; do sleep 0.01; done; echo two >&2; "
+                            "until [ -e \"$1\" ]; do sleep 0.01; done; echo three; exit 4",
+                            second, third})));
     ASSERT_TRUE(each);
     // A read while it runs, then the same offset once more: the same bytes.
     ASSERT_TRUE(each->wait_output(job_output::merged, 0, in(30s)));
     const stream_read early = each->read(job_output::merged, 0, 4);
     EXPECT_EQ(early.data, "one\n");
     EXPECT_EQ(each->read(job_output::merged, 0, 4).data, "one\n");
+    test::write_file(second, "");
+    ASSERT_TRUE(each->wait_output(job_output::merged, 4, in(30s)));
+    test::write_file(third, "");
     const job_snapshot done = settled(*each);
     EXPECT_EQ(done.status(), job_status::completed);
     EXPECT_EQ(done.outcome->exit_code, 4);
