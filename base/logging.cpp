@@ -130,8 +130,17 @@ std::string_view to_string(log_level level) noexcept {
     return "off";
 }
 
-spdlog::logger& log::logger() noexcept {
-    return *the_logger().logger;
+bool log::enabled(log_level level) noexcept {
+    return the_logger().logger->should_log(to_spdlog(level));
+}
+
+void log::write(log_level level, fmt::string_view format, fmt::format_args args) noexcept {
+    try {
+        fmt::memory_buffer line;
+        fmt::vformat_to(fmt::appender(line), format, args);
+        the_logger().logger->log(to_spdlog(level), spdlog::string_view_t(line.data(), line.size()));
+    } catch (...) {  // a line that cannot be formatted, or no memory for it: dropped
+    }
 }
 
 void set_log_level(log_level level) noexcept {

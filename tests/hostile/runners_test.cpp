@@ -569,10 +569,6 @@ strings lines_in(const fs::path& file) {
 
 class LoaderVariables : public BackendAndModeTest {};
 
-// The command under test is the test child, built with AddressSanitizer in the sanitizer builds;
-// ASan refuses to start when a preloaded library comes before its runtime.
-constexpr const char* preload_tolerant_asan = "verify_asan_link_order=0";
-
 // The preload probe appends the name of every program that loads it to the marker, which lies in
 // the workspace: the command can write it under workspace-write, any unconfined runner always.
 TEST_P(LoaderVariables, LdPreloadReachesTheCommandButNeverARunner) {
@@ -580,7 +576,6 @@ TEST_P(LoaderVariables, LdPreloadReachesTheCommandButNeverARunner) {
     runtime::run_request req = request({child(), "exit", "0"});
     req.env["LD_PRELOAD"] = tools().preload().string();
     req.env["CORDON_TEST_PRELOAD_MARKER"] = marker.string();
-    req.env["ASAN_OPTIONS"] = preload_tolerant_asan;
     const runtime::run_record record = run(std::move(req));
     EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
 
@@ -650,8 +645,7 @@ TEST_P(LoaderVariablesCli, CordonRunEnvLdPreloadReachesOnlyTheCommand) {
         {"run", "--backend", std::string(sandbox::to_string(kind_)), "--mode", "workspace-write",
          "--accept-partial", "--workspace", tree_.workspace().string(), "--env",
          "LD_PRELOAD=" + tools().preload().string(), "--env",
-         "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--env",
-         "ASAN_OPTIONS=" + std::string(preload_tolerant_asan), "--", child(), "exit", "0"});
+         "CORDON_TEST_PRELOAD_MARKER=" + marker.string(), "--", child(), "exit", "0"});
     EXPECT_EQ(outcome.exit_code, 0) << outcome.out << outcome.err;
     EXPECT_EQ(lines_in(marker), strings{"cordon-test-child"});
 }
