@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one way cordon turns a JSON value into text, and the way back for strings that held bytes.
 //
 // A JSON string is Unicode, but what cordon puts in one often is not: a command, a path, a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Directories that cordon processes of one uid make side by side under a shared parent
 // (/var/tmp/cordon-spill-XXXXXX, /var/tmp/cordon-probe-XXXXXX, /tmp/cordon-tmp-XXXXXX): each is
 // made by mkdtemp and held with an exclusive flock(2) on a descriptor of it for as long as its

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How the library's own units log: through the library's logger (cordon/logging.hpp says where its
 // lines go and which of them), never through spdlog's default logger or its registry, which
 // belong to the program: one that logs with spdlog itself keeps its own lines, whatever the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The library's logger (cordon/logging.hpp, base/log.hpp): one spdlog logger of its own, through
 // which every unit of the library logs (log::info and the like), `off` until the program sets a
 // level, writing to standard error or to the program's sink. It is never spdlog's default logger

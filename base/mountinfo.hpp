@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one mountinfo parser (proc_pid_mountinfo(5)), for the checks of what a workspace-write run
 // reaches (sandbox/protected_paths.hpp) and for finding the cgroup hierarchies
 // (runtime/cgroup.hpp).

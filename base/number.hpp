@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one number parser: the whole of a piece of text as one decimal number, or nothing.
 //
 // For text cordon reads but does not write (/proc, cgroup files, a cached verdict, a launcher

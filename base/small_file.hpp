@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one small-file reader: the whole of a file cordon decides something by (/proc/self/maps and
 // mountinfo, /proc/self/status, a cgroup's keyed files, a sysctl, a cached verdict).
 //

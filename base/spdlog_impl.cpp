@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // spdlog's implementation, compiled once for the whole project.
 //
 // Every other translation unit sees spdlog with SPDLOG_COMPILED_LIB (CMakeLists.txt,

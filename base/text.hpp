@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Cutting the small line-oriented files cordon reads (/proc's mountinfo and cgroup, a cgroup's
 // keyed files) into string_views of the text they came from: no copy, no stream.
 #pragma once

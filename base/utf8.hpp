@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Well-formed UTF-8 (Unicode 15, table 3-7): no overlong form, no surrogate, nothing past
 // U+10FFFF. The one decoder of the project: the JSON text that escapes bytes (json_text.hpp) and
 // what a person approves (policy/display.hpp) read sequences through it. The fuzz targets'

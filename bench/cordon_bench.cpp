@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-bench: what confinement costs, measured in one run (docs/BENCHMARKS.md).
 //
 // Every section interleaves its variants (A B C A B C ...) so that drift on a shared machine hits

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Google Benchmark micro-benchmarks for the pure parts of a run: confine() with the verdict
 // cached, the workspace-write checks, building the Landlock rung for the child, the denial scan
 // over a 64 MiB stderr, and the output collector's tail (docs/BENCHMARKS.md).

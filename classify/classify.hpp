@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Deciding how a run ended: one function, decide(), from what the runtime observed to one
 // run_outcome plus the denial flag. The order (docs/contract.md, "Classification order"):
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network denial dialect: what commands print when a confined run's network policy is `deny`
 // (docs/network.md) and they try to leave anyway. Under deny a command has a network of its own
 // with loopback only (or, on the Landlock rung without a namespace, its sockets refused), so a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Case-insensitive substring search over a stream that arrives in chunks. The denial dialect is
 // matched against the whole stderr stream as it is read, not only the retained tail, so a denial
 // early in a long stderr is still seen (the original matched the retained tail only and missed such

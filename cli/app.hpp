@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The `cordon` command line as one CLI11 app, built in one place for the program (cli/main.cpp)
 // and for cordon-docgen (cli/docgen.cpp), which writes the man pages and the bash completion from
 // it: what they say about an option is what the parser was given, so the two cannot drift.

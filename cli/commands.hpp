@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The `cordon` subcommands. Each registers its options on a CLI11 app and returns the process
 // exit code when run; cli/app.hpp puts them together into the program's command line.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon config show [--json] [--profile NAME] [OPTIONS]`: the effective settings of a run or an
 // MCP server started with these options, and where each value came from: a flag, a profile in a
 // file, a file's top level, or cordon's default (docs/contract.md, "Configuration"). A session

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The configuration files: TOML, parsed with toml++ (docs/contract.md, "Configuration").
 //
 // `/etc/cordon/config.toml`, then `$XDG_CONFIG_HOME/cordon/config.toml` (else

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The parts of the configuration that need no parser: origins, the policy's layers applied in
 // turn, the refusal of files a run could write, and how values are shown. config_file.cpp reads
 // and checks the files.

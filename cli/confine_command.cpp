@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon confine`: print the argv a command would be spawned as under a policy, without running
 // it. Probes the ladder to pick the backend, exactly as a run would. The argv refers to the
 // descriptors cordon passes its runners (the sealed launcher at fd 6, the workspace at fds 5 and

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-docgen OUT: writes cordon's man pages (OUT/man/man1/cordon.1, cordon-run.1, ...) and its
 // bash completion (OUT/bash-completion/completions/cordon) from the CLI11 app the program parses
 // with (cli/app.hpp). An option's names, value, choices, default and description come from its

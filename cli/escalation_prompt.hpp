@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon run --escalate`: the question whether this one run may go under a wider mode, asked at
 // the terminal (cordon/terminal_prompt.hpp) through the approval chain (cordon/approval.hpp), and
 // the "approval" object of the record that says how it was answered.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Live output for `cordon run`: the command's chunks are copied to one of cordon's own streams by
 // a writer thread, so that a reader who stops reading our stdout can never block the event loop
 // (and with it the command's timeout and kill). The command is paced by the reader instead:

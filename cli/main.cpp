@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon: confine, run and classify commands for AI agents.
 //
 //   cordon probe   [--json] [--backend B]

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon mcp`: the MCP server of cordon/mcp_server.hpp on cordon's stdin and stdout (docs/mcp.md).
 // Its options mirror `cordon run`'s; every call runs under the standing mode (the --session's
 // sandbox/mode, else --mode), or, escalated and approved, under a wider one for that call only.

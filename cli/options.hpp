@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The values cordon's options take, turned into values by CLI11's own validators and transformers
 // while the command line is parsed: a mode, a backend, an approval policy (CLI::IsMember and
 // CLI::Transformer over a name table), a duration (CLI::AsNumberWithUnit with ms, s, m and h), a

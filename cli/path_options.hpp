@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The options of `cordon run` and `cordon mcp` that shape a policy beyond its mode
 // (cordon/policy.hpp): --writable-root, --read-only-path, --deny-read, --allow-read, --protect,
 // --unprotect, --tmp and --accept-partial; and the network's (docs/network.md): --network,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon probe`: every rung of the ladder, usable or not, with its enforcement under each mode
 // and the gaps that make it partial, the Landlock ABI, the reason a rung failed, which one is
 // selected, how runs are contained and which limits this host can enforce. It only reports: it

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon run`: run one command confined, stream or collect its output, and exit with its status
 // (the table in commands.hpp and docs/contract.md, one code per outcome).
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon run`'s options: registered on CLI11 with the shared validators of cli/options.hpp (so a
 // bad mode, backend, approval policy, duration or size is a usage error while the command line is
 // parsed), then checked as a whole (validate): the command, the escalation fields, the workspace

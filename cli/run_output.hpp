@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What `cordon run` prints when the run has ended, and the code it exits with: the record as JSON
 // (--json), or cordon's own lines after the command's live output (the markers of
 // runtime/render.hpp, a not-started run's reason, what a slow reader of the live output missed,

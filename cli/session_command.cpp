@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon session`: read and change a session log (cordon/session_log.hpp).
 //
 //   cordon session show   FILE [--json]     the effective mode, approval policy, preset and root,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // POSIX shell quoting for printing argv so that a user can paste it back into a shell.
 #pragma once
 

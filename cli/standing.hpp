@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The standing policy a command line asks for, shared by `cordon run` and `cordon mcp`: the
 // options both take (--mode, --workspace, --backend, --approval, --session), the deployment they
 // name, and the session log a --session opens.

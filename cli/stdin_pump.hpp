@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The command's stdin for `cordon run --stdin-file`, which is never handed over as is: a regular
 // file (whose description would let the command change the file's metadata), a FIFO (whose
 // writer may come late) or cordon's own stdin ("-", which may be a terminal or a description the

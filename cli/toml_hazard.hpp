@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What toml++ must not be given: text that Debian 12's toml++ (3.3) cannot read safely. Each of
 // these breaks a precondition inside the parser, found by tests/fuzz/config_file.cpp: an assertion
 // fails (cordon aborted) and, past NDEBUG, the behaviour is undefined.

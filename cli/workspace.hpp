@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The workspace a command line names, checked the same way for `cordon run` and `cordon mcp`
 // (cli/standing.hpp); the mode and the backend are checked while parsing (cli/options.hpp).
 #pragma once

@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The cordon Authors
+
 # The installable library: libcordon.a and libcordon.so, made of the objects of the internal
 # libraries (base, sandbox, classify, runtime, proxy, policy, mcp, and the spdlog implementation
 # they log through), with include/cordon/ as their one interface. Built in trees without a

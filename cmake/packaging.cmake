@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The cordon Authors
+
 # The Debian packages, built by `cpack -G DEB` in a configured build tree (included at the end of
 # the top-level CMakeLists.txt, after every install() rule).
 #

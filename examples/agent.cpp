@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A small C++ agent on top of cordon: what an agent does with the commands it is asked to run.
 //
 //   1. runs a command read-only and prints its record, as JSON;

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon's MCP server, embedded: a sandboxed shell for any MCP client on stdin and stdout, with
 // every command read-only in the current directory (docs/mcp.md has the tools).
 #include <cordon/local_provider.hpp>

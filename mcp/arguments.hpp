@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Reading a tool call's arguments against what the tool declares. A wrong argument is the
 // caller's mistake to correct, so it becomes a tool error the model can read (isError, as MCP
 // 2025-11-25 asks), never a protocol error. The first problem found is the one reported.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The `bash` tool: a command under the standing policy (the session's, else the server's), or
 // once under a wider mode when the person behind the client approves; it returns within
 // yield_ms, and a command still running then goes on as a job.

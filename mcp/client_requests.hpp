@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The server's own requests to the client (MCP lets a server ask, e.g. `elicitation/create`),
 // each sent by a worker thread that then waits for the reply the reader thread hands over.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The approval responder of `cordon mcp`: it asks the person behind the MCP client, through an
 // `elicitation/create` request (MCP 2025-06-18, form mode), whether one escalated command may
 // run. Only a client that declared the `elicitation` capability (with form mode) gets one in its

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The job tools: job_output (wait for and read a job's output by offset), job_write (feed its
 // stdin), job_kill (end its whole tree) and job_list. Each job keeps its own read cursor
 // (runtime::job::cursor), so that what the server remembers goes when the job does.

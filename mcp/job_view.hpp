@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What a tool call shows of a job: a window on one of its output streams, rendered twice, as the
 // human text (the output, then the markers `cordon run` prints, then a status line) and as the
 // structured record that the tools' outputSchema describes. Every tool that returns a job (bash,

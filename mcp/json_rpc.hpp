@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // JSON-RPC 2.0 as MCP's stdio transport carries it: one message per line, UTF-8, no batches
 // (removed in MCP 2025-06-18). This file knows the framing and the message shapes; what the
 // methods mean is server.cpp's business.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The dispatcher of `cordon mcp`: the stdio loop, the protocol's own requests (initialize, ping,
 // tools/list), the calls in flight (a thread each, their cancellation and progress) and the
 // approval bridge. The tools themselves are in the registry (mcp/tools.hpp) and their own files;

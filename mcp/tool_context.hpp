@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What the tools of `cordon mcp` (mcp/bash_tool.cpp, mcp/job_tools.cpp) work with: the call they
 // answer, the server as they see it (tool_context), and the few helpers that shape their results.
 // The dispatcher (mcp/server.cpp) implements tool_context; the registry (mcp/tools.hpp) names the

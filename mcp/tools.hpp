@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The tools `cordon mcp` offers: one table (tools()) of each tool's name, its tools/list entry
 // (input and output schemas, annotations; the limits they quote come from the server's options)
 // and its handler. tools/list, the known-name check and the dispatch all come from it; a tool's

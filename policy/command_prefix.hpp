@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What an `allowed-for-session` grant covers: the command's prefix, under the same mode.
 //
 // A grant must never cover more than the person answering saw. So only a *simple* command has a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Text from an agent, shown to the person who decides. A command can carry terminal control
 // sequences (cursor movement, line erasure, colour), bidirectional overrides or invisible
 // characters that make the question read differently from what would run: `rm -rf ~` followed

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Escalation: one call asks to run under a wider mode than the standing one, with a reason.
 // Checked and decided before anything runs; the grant applies to that call only (or, for
 // allowed-for-session, to that command prefix under that mode). The texts are the ones agents

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one JSON form of an escalation's result: the "approval" object of `cordon run --json` and
 // of the MCP `bash` tool's structured result (docs/approval.md, docs/mcp.md).
 //

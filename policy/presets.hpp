@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Permission presets: named pairs of the two knobs, a sandbox mode and an approval policy.
 //
 //   preset               sandbox/mode         approval/policy

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Which policy a call runs under.
 //
 //   mode: an approved explicit mode (an escalation granted for this call)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Which characters a terminal or a chat window shows as nothing, for the display of text a person
 // decides on (display.hpp). A table, not a list of examples: each class below is a Unicode
 // property or general category, so a character the attack did not think of is in it too.

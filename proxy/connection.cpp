@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // One client connection through the proxy: sniff its protocol, read its request within the head
 // timeout, decide (rules.hpp) before any DNS query, resolve, check the addresses, connect to those
 // only, answer the client, then relay both ways until both sides have closed.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 #include "proxy/request.hpp"
 
 #include <arpa/inet.h>

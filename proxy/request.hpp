@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What a client of the proxy asks for, read from the first bytes of its connection, and the bytes
 // the proxy answers with. Pure functions and one parser object, no I/O: the connection code
 // (connection.cpp) feeds them what it read, and tests/fuzz/proxy_request.cpp drives them with

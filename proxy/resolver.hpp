@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How the proxy turns a name into addresses: an interface, so that tests can map names to the
 // addresses they choose (a loopback test server, a private range) and count the queries made.
 // system_resolver() asks the system (getaddrinfo, through Boost.Asio's resolver).

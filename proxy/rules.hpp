@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The proxy's decision: whether a destination may be reached, taken before any DNS query or
 // connection (a lookup of a refused name would itself send the name out), and whether the
 // addresses a name resolved to may be connected to (DNS rebinding: a public name that resolves to

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The service's thread and the sessions' lifetimes (service.hpp says why there is one thread).
 #include "proxy/service.hpp"
 

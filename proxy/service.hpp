@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon's filtering network proxy: what a command confined under `network = proxy` reaches the
 // network through (docs/network.md says what a user sees).
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A session on the proxy's thread: the forwarder end read for fds (recvmsg, SCM_RIGHTS), one
 // connection per fd, and the report.
 #include "proxy/session_state.hpp"

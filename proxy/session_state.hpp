@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The proxy's insides (service.hpp is the interface): a session's state and a connection it
 // serves. Everything here runs on the service's one thread, except session_state::report().
 #pragma once

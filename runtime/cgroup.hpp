@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Run containment with cgroups: every run gets its own cgroup, the child joins it before exec,
 // and `cgroup.kill` (cgroup v2, Linux 5.14) ends every process in it at once. Membership is
 // inherited and cannot be left without write access to another cgroup (confined commands have

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What cordon reads and writes in the cgroup filesystems (cgroup_files.hpp).
 #include "runtime/cgroup_files.hpp"
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What cordon reads and writes in the cgroup filesystems, for the hosts and scopes (cgroup.cpp)
 // and the reaper (cgroup_reaper.cpp): where this process's cgroups are, a cgroup's members and
 // keyed files, and the kill. Private to runtime/.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The liveness locks and the reaping of the runs of cordons that are gone (cgroup_reaper.hpp).
 #include "runtime/cgroup_reaper.hpp"
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A cordon killed outright cannot end its runs. Each host holds an exclusive flock(2) on a lock
 // file for its lifetime, and the next host to be created ends what is left in the cgroups whose
 // lock is free (cgroup.hpp). Private to runtime/; called by cgroup_host::create() only, before

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // =================================================================================================
 //  CHILD-SIDE CODE (after fork, never exec'd). The watchdog (cgroup_watchdog.hpp) is forked from
 //  a process that may run many threads: everything after the fork below is async-signal-safe

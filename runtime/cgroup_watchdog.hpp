@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The runs of a cordon that dies outright (SIGKILL, a crash, the OOM killer) end with it, on every
 // path that runs commands (`cordon run`, background jobs, `cordon mcp`): each cgroup host starts a
 // small watchdog process that holds the read end of a pipe whose only writer is this process, and

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The stack the child of spawn_method::vfork runs on between clone and exec. The child shares the
 // parent's memory (CLONE_VM), so an overflow of its stack would not fault: it would silently write
 // into whatever mapping lies below, in the parent's address space. The stack is therefore its own

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The job: its streams, its cursors, its stdin, kill() and how it settles (jobs.hpp). The
 // supervisor that starts and retires jobs is in jobs.cpp.
 #include "cordon/jobs.hpp"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 #include "runtime/job_stream.hpp"
 
 #include "base/log.hpp"

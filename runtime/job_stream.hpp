@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // One output stream of a background job, read by cursor (docs/jobs.md). Every byte has an offset
 // in the stream; read(offset, max) returns the bytes from there and the offset to ask for next,
 // so a reader that lost an answer asks again with the same offset and loses nothing.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The supervisor (jobs.hpp): start, the per-owner cap, the preparing threads and the loop that
 // spawns every job, retire, shutdown. The job itself is in job.cpp.
 #include "cordon/jobs.hpp"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The memory a host gives cordon, and the default memory limit of a run (limits.hpp).
 #include "cordon/limits.hpp"
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Wires the sandbox library's local provider to the runtime's spawn path, so that its probes run
 // exactly as real runs do (status channel included) and are judged by the same classifier.
 //

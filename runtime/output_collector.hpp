@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Per-stream output collection (docs/contract.md, "Output"). Each of a command's streams gets an
 // output_collector: a bounded in-memory tail of the last `tail_bytes` bytes, and, from the first
 // overflow on, a spill file holding the complete stream, so that a caller shown only the tail can

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // One concern, longer than the ~500 lines a file here stays under: the state machine of one run
 // from its spawn to `done` (process_tree), whose phases (process.hpp) are methods that move the run
 // from one to the next on its strand: spawn, output and status reading, stdin, the leader's exit,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // One process tree on a Boost.Asio event loop: spawn through the one spawn path, read stdout,
 // stderr and the runner-status pipe, wait for the leader's exit through its pidfd, enforce the
 // deadline and the caller's cancellation with the kill plan, and end the whole tree before the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The human rendering of a record (docs/contract.md, "Markers"): the output, then one marker per
 // line in a fixed order, chosen by the outcome: for a command that never ran, why; otherwise the
 // denial, the timeout, the memory limit or the cancellation, then the signal or the non-zero exit

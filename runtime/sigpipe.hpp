@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Writing to a pipe whose reader may be gone, without SIGPIPE and without touching the process's
 // disposition of it (the host's business).
 #pragma once

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one spawn path for every backend (docs/execution.md, "Spawning"). The parent prepares every
 // array (argv, envp, fd map, the resolved program path) before the child exists; the child side
 // lives in spawn_child_linux.cpp and only makes async-signal-safe system calls. The child starts a

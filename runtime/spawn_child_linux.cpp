@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // =================================================================================================
 //  CHILD-SIDE CODE. Everything in this file runs between fork/clone and exec.
 //

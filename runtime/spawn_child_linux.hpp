@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Internal to spawn.cpp: the plan the parent hands to the child, and the child's entry point.
 #pragma once
 

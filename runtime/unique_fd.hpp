@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The runtime's fd helpers on top of cordon::unique_fd (cordon/unique_fd.hpp).
 #pragma once
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The backends as pure argv transformers: given the runner's path, the caller's argv, a confined
 // policy and what the host can do, each returns the confined_argv to spawn.
 // Nothing here spawns, probes, opens or reads the environment, so every profile is

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // See change_watch.hpp. fanotify(7) with FAN_REPORT_DFID_NAME: each event names its directory by
 // file handle and the entry by name; the handles are opened (open_by_handle_at(2)) and named once
 // the run is over, each directory once. A thread drains the queue while the run lasts, so that

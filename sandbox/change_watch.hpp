@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What changed in the writable roots while a run lasted: the list judge_changes() works from.
 //
 // Two ways to know, and the cost of each grows with what the run did, not with the tree:

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The Landlock rung applied in the forked child of an in-process spawn, instead of exec'ing
 // cordon-landlock: the parent builds the ruleset and the seccomp filter once per run, and the
 // child, between fork and exec, only applies them. One exec fewer per run, and the same walls in

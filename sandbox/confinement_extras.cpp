@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // See confinement_extras.hpp. Raw prctl/capset/seccomp/unshare only: no allocation, no libc state.
 #include "sandbox/confinement_extras.hpp"
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What Landlock leaves ungoverned, closed by other means (libc only, async-signal-safe, usable
 // between fork and exec like landlock_ruleset.hpp). The launcher applies all of it in every
 // confined mode and under both backends (inside bwrap it runs after bwrap's setup), so that a gap

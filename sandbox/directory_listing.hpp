@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Listing a directory a command may have shaped: by descriptor, never by a path it could swap.
 #pragma once
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The destinations of the network proxy's allow and deny lists (docs/network.md, "The allow
 // list"), and the names a request may ask for. A pattern is one of
 //   example.com        that name exactly

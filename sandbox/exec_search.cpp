@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // See exec_search.hpp. Libc only and async-signal-safe: the launcher's last step, and the spawn
 // child's when it confines the command itself.
 #include "sandbox/exec_search.hpp"

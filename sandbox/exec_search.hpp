@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The command's exec, searching PATH the way execvp does but in the command's own environment
 // and after confinement, so that a PATH entry the sandbox closes is passed over as a missing one
 // would be. Shared by cordon-landlock and the spawn child that puts up the Landlock rung itself

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // See git_config.hpp. The reader follows git's config.c (v2.51) step by step; each function names
 // the one it ports. Where git would accept a byte cordon does not expect in a configuration (a
 // NUL), the file is refused: the caller then takes it away whole, which is never less safe than

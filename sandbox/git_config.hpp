@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // git's configuration files as git itself reads them, and which of their entries can make git run
 // a program or read configuration from elsewhere (docs/sandbox.md, "Protected names").
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // See judgement.hpp. Two passes: every changed path is classified first (which git directory's
 // part it is, which protected name it lies in), then each thing found is judged once and
 // neutralized, so that a configuration written a thousand times in a run is read once.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What a workspace-write run left, judged once it is over (docs/sandbox.md, "Protected names").
 //
 // The protected names keep what exists at the places host tools look first (each writable root's

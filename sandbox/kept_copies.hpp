@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How a rung without mounts keeps a protected path: a copy taken before the run, put back after
 // it when the run changed it (the changed one goes to the quarantine). The Landlock rung grants
 // write to a whole tree and cannot keep a path in it read-only; this is how it keeps what bwrap

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Landlock ruleset construction over the raw UAPI (landlock(7), kernel
 // samples/landlock/sandboxer.c). Everything here may run between fork and exec: raw syscalls,
 // open/fstat/close and errno only; no allocation, locks, stdio or exceptions.

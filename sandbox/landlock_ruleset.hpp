@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Landlock ruleset construction, reusable outside the launcher's main(). Everything here is
 // async-signal-safe (raw syscalls, open/fstat/close, getdents64; no allocation, no locks, no
 // logging) and uses libc only, so it can run between fork and exec.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The fixed records cordon-landlock writes to its --status-fd (docs/sandbox.md, "cordon-landlock";
 // docs/contract.md, "Classification order"): one `started` record just before it execs the command,
 // one `failure` record when it fails, one `probe` record answering --probe, and, with

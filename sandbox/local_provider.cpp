@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The ladder, the cached verdict and confine(). Probing lives in probe.cpp.
 #include "sandbox/local_provider.hpp"
 

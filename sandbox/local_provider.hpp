@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The local provider: a per-platform ladder of backends (Linux: bwrap, then cordon-landlock;
 // macOS: Seatbelt; elsewhere: none), functional probes that really confine `true` under each
 // mode's profile, and a verdict cached for the provider's lifetime.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The spellings of the sandbox contract's enumerations, in one small file that the pieces reading
 // them (the CLI's options, the configuration, the verdict cache) can link without the provider.
 #include "cordon/mode.hpp"

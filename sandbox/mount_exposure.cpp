@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How a workspace-write run's writable roots reach what runs unconfined later through
 // filesystems rather than spellings (mount_exposure.hpp): bind mounts, overlays and their layers,
 // loop devices, FUSE, and the pseudo filesystems no workspace may be.

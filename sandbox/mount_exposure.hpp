@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What a workspace-write run reaches through filesystems rather than spellings, per this
 // process's mount table (read once per run): a bind mount of a runner's directory inside the
 // workspace, an overlay whose layers a root holds, a loop device whose image lies in the

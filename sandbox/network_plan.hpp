@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How each backend puts up a run's network policy (docs/sandbox.md, "Network"), as pure data:
 // which walls, and what the record says about them. Nothing here spawns or probes, except
 // can_make_network_namespace(), which asks the kernel for cordon's own capabilities.

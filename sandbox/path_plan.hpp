@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A policy's path rules resolved against the filesystem before anything runs: what is kept for a
 // workspace-write run where host tools look first, which credential stores are hidden, and what
 // the judgement afterwards must also know (docs/sandbox.md, "Protected names").

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The Landlock rung's private /tmp: /tmp/cordon-tmp-XXXXXX, a directory of the run's own (bwrap
 // gives the same run a tmpfs instead), removed with what the command left in it once the run is
 // over. A cordon killed outright (SIGKILL, a crash) cannot remove it: this process holds an

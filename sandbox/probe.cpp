@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Probing the ladder's rungs: functional probes that confine `true` under each mode's real
 // profile, through the caller's probe_runner (the runtime's spawn path in production).
 #include <fcntl.h>

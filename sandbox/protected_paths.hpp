@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What a workspace-write run must not be able to write, and where it must not write at all.
 //
 // Everything that runs unconfined after the run: every runner (not only the one this run uses),

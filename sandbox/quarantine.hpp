@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Where what a run left and must not keep goes: taken out of the user's tree into a directory of
 // cordon's own (`$XDG_STATE_HOME/cordon/quarantine`, else `~/.local/state/cordon/quarantine`; when
 // that one cannot be used or lies within a writable root of the run,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // See quotas.hpp. Raw system calls only: no allocation, no libc state.
 #include "sandbox/quotas.hpp"
 

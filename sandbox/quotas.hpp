@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The kernel quotas a run is charged against its uid, bounded for the run (docs/sandbox.md,
 // "Kernel quotas").
 //

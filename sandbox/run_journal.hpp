@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A judgement that is owed, on disk for as long as its run lasts: a cordon killed before it could
 // judge what its run left (SIGKILL, a crash) is not the end of it. The next cordon finds the
 // window, sees that the cordon which owes it is gone, and judges it by a scan

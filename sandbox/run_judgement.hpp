@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // One workspace-write run's judgement, from before its command starts until every process of it is
 // gone (docs/sandbox.md, "Protected names"): the window opens (a change_watch, or the time the
 // scan will compare with), the paths kept by copy are copied, the window is recorded as owed; once

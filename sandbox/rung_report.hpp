@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What probing found about one rung of the local provider's ladder (local_provider.hpp), as the
 // provider reports it and as a cached verdict keeps it (verdict_cache.hpp).
 #pragma once

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A runner held by descriptor: what cordon executes is what it checked, whatever is written to
 // the runner's path afterwards.
 #pragma once

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Where the runners come from. A runner runs before any confinement, possibly as root, and the
 // next cordon process will run it again: it must come from a place no confined command can write.
 #pragma once

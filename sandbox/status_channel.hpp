@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Decoding what the launcher wrote to its status channel (launcher_status.hpp). Both Linux
 // backends end in cordon-landlock (under bwrap it runs inside the sandbox after bwrap's setup),
 // so this one decoder decides, for every confined run, whether the command started.

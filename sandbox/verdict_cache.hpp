@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The verdict cache: what probing the ladder found, kept across processes, so that a cordon that
 // starts for one command does not probe the ladder again (a probe confines `true` under every
 // profile: tens of milliseconds, several times the cost of the command).

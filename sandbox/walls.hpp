@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The walls of the Landlock rung, raised in one order by both of its paths: cordon-landlock
 // (sandbox/launcher/), which raises them in itself before it execs the command, and the forked
 // child of an in-process spawn (child_confinement.hpp), which raises them between fork and exec.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Writing a whole buffer to a descriptor, the loop every writer of cordon's own needs.
 #pragma once
 

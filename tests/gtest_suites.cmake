@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The cordon Authors
+
 # cordon_gtest_suites(TARGET LABEL label TIMEOUT seconds [ENVIRONMENT var=value...]): one ctest
 # test per GoogleTest suite of TARGET, named TARGET.Suite and running `TARGET --gtest_filter=Suite.*`.
 #

@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The cordon Authors
+
 # Run by ctest (TEST_INCLUDE_FILES, tests/gtest_suites.cmake): lists the suites of one test
 # executable and adds a test for each. The CORDON_SUITE_* variables come from the include file.
 if(NOT EXISTS "${CORDON_SUITE_EXECUTABLE}")

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The real backends a suite runs a command under, with the Landlock rung's two paths as values of
 // their own: the rules applied in the forked child (the default) or by exec'ing cordon-landlock
 // (executor_options::landlock_in_child = false; CORDON_LANDLOCK_VIA_LAUNCHER=1 for a cordon

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // runtime::run() with the contract's exception: a record whose sandbox could not run the command
 // (runner_failed) is thrown as sandbox_unavailable_error. The suites that attack the runners and
 // the backends tell a refusal from a run by catching it, as callers of the library may.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Shared test helpers: locating built executables, scoped environment variables, and turning
 // real-backend skips into failures; with support/files.hpp (scratch directories, reading and
 // writing files), which every suite gets through this file.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Runs a piece of a test in a child process whose mount namespace has no /proc (or no /sys): the
 // child unshares its mount namespace, makes every mount private (so that nothing it unmounts
 // reaches the host) and detaches the mounts, then runs `body` and sends back the string it

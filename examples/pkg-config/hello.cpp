@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The least a program needs to run a command under cordon, built with pkg-config alone:
 //
 //   g++ -std=c++20 hello.cpp $(pkg-config --cflags --libs cordon) -o hello

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The approval service: whether one specific operation that needs approval may proceed.
 //
 //     cordon::approval_service approvals;        // no session log: grants last as long as it

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What confine() returns: the argv to spawn instead of the caller's, the descriptors the runner
 // needs, and everything a consumer needs to classify the run afterwards without knowing which
 // backend produced it.

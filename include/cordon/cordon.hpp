@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon: run the shell commands an AI agent asks for, confined. The front header: one call runs
 // a command under a sandbox mode and returns the record of what happened.
 //

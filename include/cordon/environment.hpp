@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The environment a command starts with: the caller's own (or, with environment_policy::clear, its
 // minimal part), minus anything that looks like a credential, plus the non-interactive defaults,
 // with explicitly passed variables winning over everything. The policy's `keep` rescues names the

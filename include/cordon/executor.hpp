@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The executor: cordon's main job. Takes a request (argv, mode, workspace, limits), resolves the
 // per-call policy, confines the argv through the provider (danger-full-access never consults it),
 // runs the result as one process tree on the event loop, and classifies the outcome in order:

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Which of the library's symbols a program linked with libcordon.so sees: the library is compiled
 // with hidden visibility, and each public header wraps what it declares in CORDON_PUBLIC_BEGIN /
 // CORDON_PUBLIC_END, so that exactly the declarations of include/cordon/ are exported and nothing

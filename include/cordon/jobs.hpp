@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Background jobs and the supervisor that owns them (docs/jobs.md).
 //
 //     cordon::supervisor jobs(provider);

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How a run is ended, as data (docs/execution.md, "Ending a run"): the signals sent to the whole
 // tree, in order, and how long to wait after each before the next, and how long what a command left
 // running may keep its pipes open once the command itself exited. Tests shorten both; callers can

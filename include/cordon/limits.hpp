@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The resource limits of one run, set in its cgroup (docs/execution.md), and what the run met of
 // them.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The sandbox cordon brings: the local provider, a ladder of backends probed in order (Linux:
 // bubblewrap, then cordon's own Landlock launcher; macOS: Seatbelt), of which the first that
 // really confines a probe command is used for every run.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The library's log lines: how many of them a program sees, and where they go. None until the
 // program asks: a program that embeds cordon owns its standard output and its standard error.
 //

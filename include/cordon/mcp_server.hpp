@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon mcp`: a Model Context Protocol server over stdio (docs/mcp.md). It offers cordon as a
 // shell tool to agents in any language: `bash` runs a command under the standing sandbox mode
 // (the session's, else the server's) and returns within a bounded time, turning a long command

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The sandbox vocabulary: file-effect modes and how completely a backend enforces them.
 //
 //     request.mode = cordon::sandbox_mode::workspace_write;

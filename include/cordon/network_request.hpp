@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network as an escalation asks for it, an approval shows it and a session grant records it:
 // the policy and, under proxy, the domains it lets through (docs/network.md, "Asking for the
 // network"). Ordered by what each lets through: deny < proxy(D) < allow, and proxy(D1) <=

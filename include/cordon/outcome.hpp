@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How a run ended, as one value: the vocabulary every report of a run speaks (the record, its
 // JSON, the text markers, `cordon run`'s exit code). One function of the library decides it;
 // nothing else derives an ending from raw process facts.

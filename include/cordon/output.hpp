@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The output of a run as its record holds it, and the limits that bound it: each stream keeps a
 // tail in memory and, from the first overflow on, the complete stream in a spill file under
 // /var/tmp (docs/contract.md, "Output").

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What one confined execution may touch. Carried per call, never stored on a provider: two
 // callers may confine under different policies at the same instant, and an approved escalation
 // is simply a new call with a wider policy.

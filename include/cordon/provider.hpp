@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The sandbox seam: wrap an argv so that it runs confined under a per-call policy
 // (docs/contract.md, "confine()").
 //

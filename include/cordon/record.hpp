@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The record of one run: how it ended (one classify::run_outcome), its output, its limits and
 // the sandbox facts (mode, enforcement, denied, backend). Every run delivers one, including a run
 // the sandbox could not run (runner_failed, with the SANDBOX_UNAVAILABLE error's facts). Plain

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one place runs become JSON (docs/contract.md, "The record"): camelCase field names, null for
 // absent values, "outcome" in every record, and an "error" object for a run that never ran
 // (not-started: REQUEST_REFUSED or SPAWN_FAILED; runner-failed: SANDBOX_UNAVAILABLE with its

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The front of the library: run one command confined, request in, record out.
 //
 //     #include <cordon/cordon.hpp>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one exception users catch by design: a confined mode was asked for and no backend can
 // enforce it, or the backend's runner failed before the command started. Either way the command
 // did not run. Code and message are a compatibility contract (docs/contract.md); what follows the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A session's durable log: one JSON object per line, appended and never rewritten. It holds the
 // session's standing choices (`sandbox/mode`, `approval/policy`, `permission/preset`) and the
 // audit trail of every approval (`approval/asked`, `approval/decided`, `approval/revoked`); the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The terminal responder: asks the person at the controlling terminal whether a command may run
 // under a wider mode, as `cordon run --escalate` does.
 //

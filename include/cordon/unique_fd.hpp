@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // An owning file descriptor, the one type every layer uses. Every fd cordon opens is born
 // CLOEXEC (pipe2(O_CLOEXEC), open(O_CLOEXEC), ...: no window in which a concurrent spawn could
 // inherit it); this type only guarantees that it is closed exactly once.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-landlock's command line: the flags, parsed into fixed arrays (no allocation), with every
 // usage error reported through the reporter (exit 125). The flags are listed in main.cpp.
 #pragma once

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The command's environment, read by cordon-landlock from --env-fd: the launcher itself is started
 // with an empty one, so that no loader variable of the command's choosing ever reaches it.
 #pragma once

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network proxy's forwarder (network policy proxy, docs/network.md): the launcher listens on
 // the loopback of the run's private network namespace and hands every connection the command
 // makes there to cordon's proxy, as a descriptor over an inherited socketpair (SCM_RIGHTS). The

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-landlock: confines a command and execs it in place (docs/sandbox.md, "cordon-landlock").
 // It is the last runner before every confined command: alone on hosts where bwrap is unusable, and
 // inside bwrap, after bwrap's mounts are in place, everywhere else, so that a mount gap and a path

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-landlock --report-ending: the command runs as this process's child, in the same
 // confinement, and this process reports how it ended (under bwrap the runner's exit status
 // cannot: bwrap exits 128+N both for a command that exited 128+N and for one killed by signal N).

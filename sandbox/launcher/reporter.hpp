@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How cordon-landlock says what happened: fixed records on the --status-fd
 // (sandbox/launcher_status.hpp) and, when no record took a failure line whole, one stderr line.
 // libc only, no allocation: the launcher is static and built without exceptions.

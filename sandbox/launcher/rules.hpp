@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-landlock's Landlock ruleset: the kernel's ABI (capped by --abi-cap), the ruleset a
 // command line asks for, and the functional --probe. Every failure exits 125 through the
 // reporter, with distinct lines for a kernel without Landlock (ENOSYS) and one that disabled it

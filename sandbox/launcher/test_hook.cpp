@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The test build's stops (test_hook.hpp). Only cordon-landlock-test-hooks compiles this file.
 #include "sandbox/launcher/test_hook.hpp"
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A stop at a named step of cordon-landlock, for the tests that deliver cordon's deadline or
 // cancellation exactly there (tests/runtime/status_window_test.cpp). Compiled in only by the
 // test build of the launcher (cordon-landlock-test-hooks, never installed, never the launcher a

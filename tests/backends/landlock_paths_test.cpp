@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The Landlock rung's two paths (cordon/executor.hpp): applied in the forked child of an
 // in-process spawn, or by the exec'd cordon-landlock. Every real-backend suite runs on both
 // (tests/CMakeLists.txt); these tests pin which path a run took, and that a failure to put the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network policy on the real runners: under deny, every channel out of the run is closed
 // (a TCP connect and a UDP datagram to listeners this test binds on the host's loopback, raw,
 // packet and ping sockets, bash's /dev/tcp, a host pathname unix socket and an abstract one),

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Partial enforcement on the real kernel: the launcher capped to an older Landlock ABI
 // (--abi-cap) confines as it would on such a kernel. What an older ABI does not govern really
 // gets through (truncate(2) before ABI 3), which is why such a run is reported `partial`; what

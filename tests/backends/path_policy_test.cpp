@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The policy beyond the mode, end to end with the real runners (bwrap, and the Landlock rung on
 // both of its paths): protected names in every writable root, hidden credential stores, extra
 // writable roots, read-only carve-outs and /tmp. Every refusal is checked on the host too, and

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network proxy on the real runners (bwrap, and the Landlock rung in a namespace of its own):
 // a command reaches an allowed name through the proxy over HTTP, CONNECT and SOCKS5, is refused
 // a name the allow list does not hold (a 403 naming it) and gets nothing when it ignores the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // End to end with the real runners: the real bwrap and the real cordon-landlock, selected through
 // runtime::make_local_provider with an explicit choice, run through the real executor. Every
 // refused write is also checked on the host: a "denied" verdict is worth nothing if the file

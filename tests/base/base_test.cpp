@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon_base: the small-file reader, the number parser and the mountinfo parser, on files and
 // texts made here (escaped mount points, empty sources, malformed lines, a file over the bound),
 // and on this process's own /proc.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // base/json_text: the one JSON serialisation, on strings that are not UTF-8 (every kind of
 // ill-formed sequence, NUL, the escape range itself), and the way back to the bytes.
 #include <gtest/gtest.h>

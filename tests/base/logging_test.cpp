@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The library's logger (cordon/logging.hpp, base/logging.cpp): a program that embeds the library
 // sees none of its lines until it sets a level, then sees them on stderr, or in its sink, and
 // never on stdout, and the program's own spdlog lines stay its own. The program is real

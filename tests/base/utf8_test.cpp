@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one UTF-8 decoder (base/utf8.hpp) at each boundary of Unicode 15's table 3-7: what starts a
 // well-formed sequence, its length and code point, and every near miss refused.
 #include "base/utf8.hpp"

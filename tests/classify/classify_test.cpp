@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The classification matrix: one function decides every ending, in order: nothing started, the
 // runner failed, the command ran; out-of-band proof before stderr text.
 #include <gmock/gmock.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network denial dialect, on the very lines commands print in a network namespace with
 // loopback only (taken from curl 7/8, wget 1.21, git 2.39, python 3 and bash run under
 // `unshare -rn` with lo up): a refusal of the network is a denial in the confined modes under deny,

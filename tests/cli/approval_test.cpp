@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon run --escalate` and `cordon session`, as a person at a terminal meets them: the real
 // cordon asks on a pseudo-terminal that is its controlling terminal, the test answers on the
 // master side, and the real sandbox runs (or does not run) the command. Session logs live under

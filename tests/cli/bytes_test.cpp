@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The `cordon` program and bytes that are not UTF-8 (docs/contract.md, "Bytes that are not
 // UTF-8"): a command, a workspace, a working directory, a session log and a configuration file
 // under a directory named with \xff. Each JSON document parses as strict JSON, each string

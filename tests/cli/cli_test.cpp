@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The `cordon` program as a user types it: exit codes, one-line usage errors that run nothing,
 // live output with markers, the JSON record, and the probe/confine subcommands.
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The configuration files as a deployment writes them: real `cordon` processes whose files come
 // from CORDON_CONFIG_DIRS (never the host's /etc or the tester's ~/.config). The layers (files,
 // profiles, flags, the session) and their order, lists that extend and take away, every refusal

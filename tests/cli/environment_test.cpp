@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The command's environment through a real `cordon run`, as a user would see it: the default
 // scrub of credential-shaped names and of URLs with a password, --env-clear, --env-keep and
 // --env-unset (globs), --env winning over all of them; the test child prints what it got.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon run`'s exit codes, one test per row of the table in cli/commands.hpp (and
 // docs/contract.md), each reached the way a user reaches it, with the real runners.
 #include <gtest/gtest.h>

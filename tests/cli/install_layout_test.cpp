@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon as `cmake --install` lays it out, in a prefix of the test's own: cordon in bin/, its
 // launcher in libexec/cordon/ (sandbox/runner_path.hpp), found relative to cordon wherever the
 // prefix lies, refused when it could have been changed, and protected from workspace-write runs.

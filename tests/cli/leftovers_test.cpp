@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What cordon leaves in /var/tmp: nothing a reader will not ask for. A run whose output all
 // reached cordon's reader leaves no spill file (--json, whose record names the files, keeps
 // them, under the budget a later cordon enforces: runtime/output_collector.hpp), and a probe's

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon's own log lines, set through the library's cordon/logging.hpp as any program of the
 // library sets them: on stderr only, warnings and errors by default, down to debug with
 // --verbose. Standard output is the command's, or the MCP protocol's, and never holds one.

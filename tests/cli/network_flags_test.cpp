@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network policy as users set it (docs/network.md): --network, --allow-unix-socket and
 // --allow-local-binding, the configuration's keys with the precedence of every other key (flag,
 // profile, file, default), each bad value one line and exit 2, and the value reaching the run's

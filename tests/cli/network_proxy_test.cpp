@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network proxy tried as a new user would (issue's "done when"): `cordon run` of curl under the
 // default policy is a network denial naming the domain; under `--network proxy` a name the
 // configuration maps to a server this test runs on loopback is reached when allowed and refused

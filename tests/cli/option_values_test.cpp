@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The values cordon's options take (cli/options.hpp): what each accepts and turns into, and the
 // exact one-line message and exit code 2 for each bad one (docs/contract.md). CLI11 parses them;
 // none of its own messages may reach the user, and none of its looser number syntax (octal,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon run` in a pipeline, on real pipes: the command is paced by cordon's reader, so a slow
 // reader gets every byte (the live output used to keep 8 MiB and drop the rest, exit status 0),
 // and a reader that goes away ends the command's tree as SIGPIPE would, with `timeout`'s exit

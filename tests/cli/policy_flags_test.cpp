@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon run`'s policy flags as a new user meets them: the default protections of a
 // workspace-write run in a repository (the issue's own scenario), the flags that change them, and
 // one line with exit 2 for every bad value.

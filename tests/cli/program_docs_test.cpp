@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What cordon says about itself: each command's --help and the example it ends with, the man pages
 // and the bash completion that cordon-docgen writes at build time from the command line cordon
 // parses (cli/app.hpp), and the version in `cordon probe --json`. The pages and the completion are

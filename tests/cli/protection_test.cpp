@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Protection as a new user meets it at the command line and through `cordon mcp`: many runs at
 // once in one workspace, each with its protection, all succeeding and leaving nothing; a cordon
 // killed in the middle of a run, whose leavings the next cordon judges; the everyday git of a

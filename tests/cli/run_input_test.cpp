@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What `cordon run` takes in and what it adds to the command's streams: --stdin-file streamed to
 // the command's stdin through a pipe (never read into cordon's memory, never the file itself), the
 // --max-output bound, and cordon's own lines, which always start a line of their own.

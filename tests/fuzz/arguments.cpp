@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A tool call's arguments as a client sends them: any JSON. Properties: reading them never
 // throws; an error, once recorded, is the first one and stays; a value read is what was sent
 // (in range, one of the choices); an environment has only names a process can carry.

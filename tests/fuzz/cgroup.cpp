@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The cgroup parsers: /proc/self/cgroup and mountinfo together locate this process's cgroup
 // (own_directory), cgroup.controllers is searched for a word, and a cgroup's keyed files
 // (memory.events, pids.events) and cgroup.procs are read for values and members. A command that

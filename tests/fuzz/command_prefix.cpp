@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The prefix-grant tokenizer: which commands a standing grant covers. Properties: a grant covers
 // the command it was made from; a grant is one the session log accepts (every prefix word a
 // non-empty string); an exact grant covers that very text only; a grant never covers a command

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The configuration file (TOML, toml++): whoever can write ~/.config/cordon/config.toml sets the
 // sandbox's defaults, and a misspelt key must never drop a setting silently. The fuzzer's bytes
 // are the one file cordon reads (CORDON_CONFIG_DIRS names its directory), loaded without a

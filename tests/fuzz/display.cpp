@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The display escaper: what a person is shown before approving a command. Properties: the text
 // shown holds no control character of any kind and is valid UTF-8 (so a terminal shows it as
 // written); it is at most 4 bytes per byte of input; shown_safely's escaping is reversible (an

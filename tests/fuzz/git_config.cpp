@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // git configuration files a command wrote (a nested repository's `config`, `.gitmodules`), as the
 // judgement of what a run left reads them (sandbox/git_config.hpp); and the record of a window a
 // dead cordon owes (sandbox/run_journal.hpp). Properties: every entry's bytes lie in the text, in

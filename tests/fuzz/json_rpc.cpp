@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The MCP server's input: a byte stream from the client, cut into lines (line_splitter) and each
 // line read as a JSON-RPC message (parse_message). Properties: the lines do not depend on how the
 // stream was cut into reads (the fuzzer chooses the cuts; a differential against one read of the

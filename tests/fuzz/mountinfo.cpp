@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The mountinfo parser (proc_pid_mountinfo(5)), which reads what the kernel writes about mounts a
 // command may have made. Round trip: a table that parses is written back as the kernel would
 // write it (ROOT, MOUNT-POINT and SOURCE escaped as \ooo), and that text parses to the same

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The duration and size parsers of cordon's options and configuration (cli/options.hpp): a value
 // typed by a person or written in a file. Properties: a value accepted is in its range; the
 // shortest form cordon prints it in (duration_text, size_text: what `cordon config show` prints)

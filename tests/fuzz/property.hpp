@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What the fuzz targets share: a property that must hold for every input, checked in every build
 // (not an assert, which NDEBUG would remove). A failure prints the property and aborts, which
 // libFuzzer reports as a crash and saves the input.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The proxy's input: the first bytes a confined command sends on a connection (proxy/request.hpp),
 // read as an HTTP request head (Beast's parser underneath) and as SOCKS5 messages, then the
 // destination decided (proxy/rules.hpp). Properties: the head read does not depend on how the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A private directory (0700) for the targets whose parser reads a file: the fuzzer's bytes are
 // written to a file there and read through the code cordon reads the real file with. Removed at
 // exit.

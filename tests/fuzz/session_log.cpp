@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The session log reader: the file holds the session's standing choices and grants, one JSON
 // event per line; a torn or foreign line must be reported, never skipped or crashed on.
 // Properties: read() gives every event or names a line that exists; the fold of what it read

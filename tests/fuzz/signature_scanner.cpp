@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The denial scanner: stderr arrives in chunks of any size, and a signature that straddles two
 // chunks must still be found. Differential: the input is cut at points the fuzzer chooses and fed
 // chunk by chunk; the verdict must equal that of scanning it whole, and that of a plain

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The status-channel decoder: what the launcher (or a command that got hold of the channel)
 // wrote. The fuzzer's bytes are records; with the first byte odd, every record gets the right
 // magic, so that the search reaches past the magic check to the order of the records.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The verdict cache: a file in /dev/shm that decides which sandbox rung runs. Properties: a file
 // is adopted only when it is exactly the format line, the key and an empty line, then the body;
 // a body that parses as a verdict is written back (to_text) as text that parses to the same

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-test-job-host: a process that hosts a job supervisor, for the test that SIGKILLs it.
 //
 //   cordon-test-job-host none|bwrap|landlock|landlock_via_launcher LAUNCHER CHILD WORKSPACE MARKER

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-test-log-host: a program that embeds the library and makes it log, for the tests of where
 // the library's log lines go (tests/base/logging_test.cpp).
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-test-child: the real process the suites spawn (no mock stands in for one). One subcommand
 // per behaviour a test needs; it prints what it is asked to and exits as told.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Devices: reads are allowed everywhere but /dev, which is granted node by node. A host terminal
 // (a pty the test holds), the disks, the kernel log and input devices stay closed; the nodes a
 // command needs stay usable.

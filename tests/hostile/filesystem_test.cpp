@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Writes that no mount flag governs: procfs and sysfs files whose write permission is decided by
 // uid rather than capability, a FIFO or a device node that a read-only mount does not stop, and a
 // mount that appears while the command runs (bwrap's read-only remount covered only what existed

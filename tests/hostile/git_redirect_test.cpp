@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // git obeys more of a repository than `.git/hooks` and `.git/config`: a git directory's
 // `commondir` names the directory its configuration and hooks are read from, a submodule's git
 // directory (`.git/modules/NAME`) has hooks and a configuration of its own, a gitlink in the

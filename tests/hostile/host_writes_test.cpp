@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon's own writes on the host: output spill files are created by cordon, unconfined, under
 // executor_options::spill_root. When that root lies in a place a workspace-write command may write
 // (here: inside its workspace; by default /var/tmp, which a workspace of /var/tmp or /var

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Shared machinery of the hostile suite: the real providers, a staged copy of the test child,
 // per-test host trees under /var/tmp, parsing of the child's ALLOWED/DENIED lines, a run in the
 // background, and the parametrised fixtures. Files, processes and the cordon CLI come from the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Host IPC: SysV shared memory, semaphores and message queues, POSIX message queues, the user
 // keyring and abstract unix sockets are all shared by every process of the host (or of the uid)
 // unless the command gets its own namespace or is refused the calls; none is a file, so neither

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The liveness lock: each cordon holds an flock on /dev/shm/cordon-cgroup-locks-<euid>/<name>.lock,
 // and the next cordon ends the runs of cgroups whose lock is free. A leftover process that could
 // open and lock a dead cordon's lock file would keep itself alive forever.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Memory a run holds but no process owns. A tmpfs page belongs to no process: filling bwrap's
 // private /dev/shm and /tmp, or the Landlock rung's private /tmp where the host's /tmp is a tmpfs,
 // once left the kernel's OOM killer to pick the biggest process of the host (the agent, then

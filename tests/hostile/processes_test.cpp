@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Process containment: a command shares cordon's uid (often root), so every check the kernel makes
 // by uid alone (signals, priorities, limits, scheduling, ptrace-style reads) would let it reach
 // cordon, its own runner and the rest of the host; and a command must not leave the run's tree or

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // 8. Kernel quotas counted per uid (docs/sandbox.md, "Kernel quotas counted per uid"): inotify
 // instances, fanotify groups, queued signals... are charged to the uid in every user namespace up
 // to the host's, so a command that takes them all takes them from every process of cordon's uid on

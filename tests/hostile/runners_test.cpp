@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Runner integrity: what runs unconfined after a command (the runners, cordon itself, what they
 // load) must not be writable by it, must not come from a directory the command could write, must
 // not load what the command's environment names, and the workspace a run is given must be the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // End-to-end tests of the cordon-landlock executable (reference section 3): each test runs the
 // real binary as a child process, captures stdout, stderr and optionally the --status-fd pipe,
 // and checks the exit code, the exact diagnostics, the status record and the filesystem effects.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Unit tests of the reusable ruleset code (sandbox/landlock_ruleset.hpp): the ABI rights table
 // and the rule builders (paths opened once, never through a symlink; the root read rules). Nothing
 // here restricts the test process itself; the launcher tests do that in a child.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The walls' order (sandbox/walls.hpp), raised in a forked child of the test as the launcher and
 // the in-child path raise them: what the process holds afterwards, read back from the kernel
 // (/proc/self/status, prctl, a refused system call, a refused write), and the partial-enforcement

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cli::live_writer on real pipes: everything queued arrives in order, a full queue drops and
 // counts instead of growing, the run is paced by the reader (when_room holds `more` while the
 // writer is behind), a reader that goes away is reported once, a reader that stopped cannot hold

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Approval and escalation in `cordon mcp`, as scripted conversations with the real server: the
 // client declares elicitation and answers each way (or not at all), the server's policy says
 // `never`, the client cannot be asked, the call is cancelled while the question is out; each

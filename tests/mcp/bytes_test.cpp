@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon mcp` and bytes that are not UTF-8 (docs/contract.md, "Bytes that are not UTF-8"): a
 // workspace and a session log under a directory named with \xff, a command's output and a
 // command that carry such bytes, and lines from the client that are not JSON text. Every reply

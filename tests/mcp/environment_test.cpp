@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon mcp` applies its environment options (--env-clear, --env-keep, --env-unset) to every
 // command it runs, under its real sandbox: a bash call prints the environment it got. The default
 // scrub holds there as it does for `cordon run`, and a call's own `env` wins over everything.

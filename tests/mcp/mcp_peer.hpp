@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The client side of a conversation with a real `cordon mcp` process: it spawns the server with
 // pipes for stdin and stdout, writes JSON-RPC lines and reads the replies, keeping notifications
 // aside for the test to look at.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // `cordon mcp` in a scripted JSON-RPC conversation: the handshake, every kind of malformed input
 // (each answered, the server going on), the five tools against real commands under a real
 // sandbox, cancellation, progress, the job cap, and the end of the server (input closed,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network in `cordon mcp` (docs/network.md): the server's --network applies to every bash
 // call, the tool's schema names it, and a call asks for the network through the escalation path
 // (sandbox_network + justification), with a question that says what changes and a session log

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The approval service: the policy first, then standing grants, then the responder chain;
 // cancellation and the timeout answer at once; every request leaves its audit pair.
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What a session grant covers: the prefix of a simple command, under the same mode.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What the person deciding reads is what would run.
 #include <gtest/gtest.h>
 

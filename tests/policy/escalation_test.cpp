@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Escalation: strictly wider or refused without asking, the pairing rules, and each outcome's
 // exact text.
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What fuzzing found in policy/ (tests/fuzz/, docs/testing.md "Fuzzing"), each kept as a test of
 // the class it belongs to; the inputs are in tests/fuzz/corpus/ too.
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The network in escalation and approval: a call may ask for the network as it asks for a wider
 // mode, the question says exactly what changes, the texts of mode-only escalations stay as they
 // were, and a standing grant never covers a call that asks for more network than it was given

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Presets derived from the two knobs, written through only when something changes; and the
 // precedence of resolve().
 #include <unistd.h>

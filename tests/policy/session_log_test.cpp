@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The session log: created whole and private, appended atomically by several processes at once,
 // and read back with every bad line reported by its number.
 #include <fcntl.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What the proxy_request fuzz target found (tests/fuzz/proxy_request.cpp), each kept as a test of
 // its class and as an input in tests/fuzz/corpus/proxy_request/.
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What the proxy's service tests share: real sockets on 127.0.0.1 only. An upstream test server
 // (echo, or a one-shot HTTP responder), a resolver the test controls (it counts its queries), and
 // a client whose accepted socket the test hands to a session over its forwarder end with

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The proxy's pure parts: the HTTP head reader (Beast underneath), SOCKS5 parsing, the decision
 // before DNS and the public-address check (proxy/request.hpp, proxy/rules.hpp).
 #include "proxy/request.hpp"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The proxy served through its forwarder end, as the sandbox's forwarder drives it: each test
 // hands accepted loopback sockets to a session with SCM_RIGHTS and speaks HTTP or SOCKS through
 // them to real test servers on 127.0.0.1 (names mapped by proxy_resolve or a resolver the test

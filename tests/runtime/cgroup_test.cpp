@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The cgroup host's liveness lock and the run limits, against the real cgroup hierarchies of this
 // host (root, or a delegated subtree; skipped or failed as CI requires otherwise).
 #include <fcntl.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Shorthands the runtime suites share: the test child's path as a string, a command line that
 // ignores SIGTERM from its first instruction, and the milliseconds since a point on the steady
 // clock.

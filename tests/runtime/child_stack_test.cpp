@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The vfork child's stack (runtime/child_stack.hpp): its own mapping with a PROT_NONE guard page
 // below it, read back from the kernel's view (/proc/self/maps); a write into the guard faults; a
 // vfork spawn runs on it and still works.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The command's environment (cordon/environment.hpp): the credential scrub by class of name and
 // by value (a URL with a password), the names a real workstation holds that must survive it, the
 // environment policy (clear, keep, unset; globs), and the same policy carried by a run_request

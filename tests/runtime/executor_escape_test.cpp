@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Process trees and output through the executor (runtime::run(provider, request)), under each
 // backend: a setsid() child, a double-fork daemon and a daemon that outlives a timeout must all be
 // gone when the run ends, whatever contains them (the run's cgroup under danger-full-access and

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The executor end to end (cordon/executor.hpp) and the values it produces: the environment
 // scrub, which runs consult the provider, fail-closed runner failures, missing programs, the
 // timeout's default and cap, many concurrent runs on one event loop, prepare() and launch() apart,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A job is prepared (the program's lookup, the refusal, confine(), the ruleset) off the
 // supervisor's loop thread: a preparation that does not return stalls no other job's output or
 // completion, a job killed while it is prepared never runs, and a shutdown while a job is prepared

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Background jobs and their supervisor with real processes: the handle that returns at once,
 // cursor reads (retried, after exit, lossy past the spill cap), kill, the kill plan, stdin, the
 // per-owner cap, runner failures, overlapping confined jobs, many jobs at once, and shutdown

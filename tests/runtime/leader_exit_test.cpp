@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A confined run ends with its command: when the leader exits, what it left running (here a
 // background child that holds stdout and stderr) is killed at once, on the Landlock rung as
 // bwrap's pid namespace does, instead of keeping the pipes for the kill plan's 3 s drain grace.

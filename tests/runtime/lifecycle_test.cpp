@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The ends of a process tree's life that the usual runs do not reach: an event loop destroyed
 // with a run in flight (process_tree's destructor is the last line of defence), and a kernel
 // without pidfds (the leader is polled instead of watched).

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // How a run ended, end to end through the real executor and the real runners: the record a
 // program that cannot run gets under every backend, a runner that never proves it started the
 // command, and the outcome field every report reads.

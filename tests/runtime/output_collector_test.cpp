@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // output_collector and spill_directory against real files in a private scratch directory:
 // byte-exact tails at the cap edges, spill content equal to the whole stream, modes, the spill
 // cap, the UTF-8 cut and the failure paths that must never report a path.

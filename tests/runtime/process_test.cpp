@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Process trees end to end (runtime/process.hpp): who ended a run (timeout, cancellation, the
 // command itself), the kill plan's escalation, trees that try to outlive their run (grandchildren
 // holding the pipes, setsid()) under the process group and under a cgroup, and the denial scanner

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Helpers shared by the suites that run real processes through cordon_runtime (runtime, cli, and
 // the real-runner tests in tests/sandbox): a cgroup host, a provider restricted to one backend,
 // the default child environment, the spawn methods. The /proc-based checks (a process is gone, no

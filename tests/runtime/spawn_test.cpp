@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The one spawn path (runtime/spawn.hpp) with real processes, under both spawn methods: exit
 // statuses, fd hygiene (every fd CLOEXEC; folly's checkFdLeak), exec failure as a value with no
 // zombie, the child as session and group leader, stdin, and many threads

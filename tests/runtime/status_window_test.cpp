@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon's deadline and the caller's cancellation, landing at each step of the launcher's status
 // protocol, on both rungs that run cordon-landlock (bwrap with --report-ending inside it, and the
 // Landlock rung through the launcher). The test build of the launcher (cordon-landlock-test-hooks,

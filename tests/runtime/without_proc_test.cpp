@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A real workspace-write run through the executor in a mount namespace without /proc: refused as
 // the request's fault, with the documented reason, and the command never runs. The executor's
 // cgroup host says why it has no cgroups there rather than inventing another reason.

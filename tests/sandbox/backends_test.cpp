@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The backends as pure argv transformers (no process, no I/O): golden argv and profiles for every
 // backend and mode, the stderr dialects, the status channel, and the contract violations that
 // must throw instead of producing an argv.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The sandbox contract: the vocabulary's spellings, the SANDBOX_UNAVAILABLE error (code, name and
 // the exact message docs/contract.md fixes), canonical_path's chdir semantics and writable_roots.
 #include <gmock/gmock.h>

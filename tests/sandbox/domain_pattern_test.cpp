@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The proxy's allow-list syntax (sandbox/domain_pattern.hpp): what parses, what is refused and
 // why, the canonical form, and what each pattern covers.
 #include "sandbox/domain_pattern.hpp"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // git's configuration as git reads it: every text is read by cordon and by the real git
 // (`git config --file F --list --null`), and the two must agree entry for entry, value for value;
 // a text git refuses, cordon refuses too. Then the allow-list: what git writes itself is inert,

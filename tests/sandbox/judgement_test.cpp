@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The judgement of what a workspace-write run left, part by part, without a sandbox: what changed
 // (fanotify and the scan must find the same), what is taken and how (quarantine, rewrite, put
 // back), that no step follows a symlink out of the tree, and the record of a window owed by a

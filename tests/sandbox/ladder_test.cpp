@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The local provider's backend ladder, driven by a scripted probe runner: which rungs are probed,
 // how often, in which order, what a failing rung falls through to, and that every unavailable
 // verdict fails closed. Nothing here spawns a process; the real runners are in

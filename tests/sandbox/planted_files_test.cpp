@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // What a workspace-write command leaves for the next run's planning to read
 // (sandbox/path_plan.cpp): a `.git` file, a git directory's commondir, a repository's config. A
 // sparse terabyte in their place, written in a moment (`truncate -s 1T sub/.git`), is read up to a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The Landlock rung's private /tmp directories (sandbox/private_tmp.hpp): locked while their run
 // lives, removed with it, and swept by the next cordon when the one that made them was killed.
 #include <fcntl.h>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The quarantine against trees a command shaped to defeat it: thousands of levels deep (a path
 // longer than PATH_MAX), thousands of entries wide, directories nobody may list, symlinks leading
 // out, names holding newlines, a filesystem without RENAME_NOREPLACE, a home the next run could

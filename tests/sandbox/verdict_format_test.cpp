@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The verdict's text as a typed value (sandbox/verdict_cache.hpp, cached_verdict): written and read
 // back, the files earlier cordons wrote still read, and anything else is no verdict.
 #include <gmock/gmock.h>

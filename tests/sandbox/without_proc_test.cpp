@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // The guard that nothing running unconfined later lies where a workspace-write command can write
 // fails closed: without /proc (a private mount namespace with /proc detached) cordon cannot tell
 // what it is, what it loads or which filesystems a workspace reaches, so every workspace-write

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Running the built `cordon` program to its end as a user would, for the suites that test it from
 // outside (CLI, hostile): through the runtime's own spawn path (no shell in between), with the
 // environment the executor would give it, a generous bound, and both streams collected. Needs

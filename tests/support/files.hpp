@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Files for the tests: scratch directories, reading a whole file, writing one (with its
 // permissions), and publishing one whole to a polling reader. Plain system calls on CLOEXEC fds, as
 // every fd of this project is born; nothing here needs a cordon library.

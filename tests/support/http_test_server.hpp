@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A plain HTTP server on 127.0.0.1 (a port the kernel picks), for the network proxy's tests: the
 // only destination they ever reach, through a name the test maps to it (proxy_resolve).
 #pragma once

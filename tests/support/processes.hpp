@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Processes as the kernel shows them (/proc), for the tests that check what a run left behind:
 // every pid, a process's state, parent and group, its descendants, whether it is dead, the
 // processes carrying a marker in their command line, and this process's open fds. Nothing here

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // A process the test starts and then acts on while it runs (waits for a line of its output,
 // signals it, kills it), with its output collected: for the tests that need the process itself,
 // not only its end (support/cordon_cli.hpp runs one to its end). Plain fork/exec: nothing here

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // cordon-test-preload: an LD_PRELOAD probe for the hostile suite. Its constructor appends the
 // basename of the executable it was loaded into, and a newline, to the file named by
 // CORDON_TEST_PRELOAD_MARKER, so that a test can list every program that loaded it. libc only.

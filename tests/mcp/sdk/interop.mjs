@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
 // Drives `cordon mcp` with the official MCP TypeScript SDK client, as an agent would: list the
 // tools, run a foreground command, let one go to the background past yield_ms, start a background
 // job and read it to the end by cursor, write to a job's stdin, kill a job, ping while a slow call
