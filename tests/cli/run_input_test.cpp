@@ -191,6 +191,11 @@ TEST_F(RunInput, MaxOutputIsBoundedAndSaysSo) {
     EXPECT_EQ(record["stdout"]["text"].get<std::string>().size(), 1024U);
     EXPECT_EQ(record["stdout"]["truncated"], true);
     EXPECT_EQ(record["stdout"]["bytes"], 5000);
+    // The record names the whole output, kept for its reader: read, it is the reader's to remove.
+    ASSERT_TRUE(record["stdout"]["spillPath"].is_string()) << kept.out;
+    const fs::path spill = record["stdout"]["spillPath"].get<std::string>();
+    EXPECT_EQ(fs::file_size(spill), 5000U);
+    fs::remove_all(spill.parent_path());
 }
 
 // A command that ends its stderr without a newline cannot glue a forged marker to cordon's real

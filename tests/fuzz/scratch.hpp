@@ -3,7 +3,8 @@
 
 // A private directory (0700) for the targets whose parser reads a file: the fuzzer's bytes are
 // written to a file there and read through the code cordon reads the real file with. Removed at
-// exit.
+// exit; libFuzzer ends a timed run with _Exit, so scripts/fuzz gives each run a TMPDIR of its own
+// and removes that.
 #pragma once
 
 #include <cstdlib>

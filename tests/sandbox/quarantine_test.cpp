@@ -162,6 +162,8 @@ protected:
     void SetUp() override {
         fs::create_directories(root_);
         fs::create_directories(outside_);
+        std::error_code ec;
+        fallback_was_there_ = fs::exists(fallback_quarantine_home(), ec);
     }
 
     void TearDown() override {
@@ -169,6 +171,8 @@ protected:
         // listing to anyone without root's overrides.
         for (const fs::path& dir : made_elsewhere_)
             remove(dir);
+        // The shared fallback home, when a test made it and nothing else is in it now.
+        if (!fallback_was_there_) ::rmdir(fallback_quarantine_home().c_str());
         remove(base_.path());
         remove(disk_.path());
     }
@@ -196,6 +200,7 @@ protected:
     fs::path home_ = base_ / "quarantine";
     fs::path outside_ = base_ / "outside";
     std::vector<fs::path> made_elsewhere_;  // judgements in the shared fallback home
+    bool fallback_was_there_ = false;
 };
 
 // One descriptor and one stack frame at a time, whatever the depth: with a few descriptors to
