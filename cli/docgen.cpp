@@ -216,6 +216,67 @@ void write_exit_statuses(std::ostream& out, std::span<const exit_status> rows) {
     }
 }
 
+// The files cordon reads and writes, and the environment it reads, on every page: each command
+// reaches them through the same library. UID is the effective user's id.
+struct page_entry {
+    std::string_view name;
+    std::string_view meaning;
+};
+
+constexpr page_entry files[] = {
+    {"/etc/cordon/config.toml",
+     "The system's configuration, read first (cordon-config(1) shows what each key resolved to "
+     "and from where)."},
+    {"$XDG_CONFIG_HOME/cordon/config.toml",
+     "The user's configuration, read after the system's (~/.config/cordon/config.toml when "
+     "XDG_CONFIG_HOME is unset)."},
+    {"PREFIX/libexec/cordon/cordon-landlock",
+     "The Landlock launcher, found beside the program (../libexec/cordon from its directory); "
+     "refused when anyone but root or the caller could replace it."},
+    {"$XDG_STATE_HOME/cordon/quarantine",
+     "What a run left that would act outside the sandbox (a git hook, a protected name), moved "
+     "away with a manifest (~/.local/state/cordon/quarantine when XDG_STATE_HOME is unset)."},
+    {"/var/tmp/cordon-quarantine-UID",
+     "The quarantine instead when the one above cannot be used or lies where the run may write "
+     "(a workspace that holds the home directory)."},
+    {"/dev/shm/cordon-judgements-UID",
+     "The runs whose changes are still to be judged: a cordon killed during a run leaves its "
+     "window there, and the next cordon judges it."},
+    {"/dev/shm/cordon-verdicts-UID", "What the last probe of each backend concluded, reused."},
+    {"/dev/shm/cordon-cgroup-locks-UID",
+     "The locks by which cordons that run at once share the runs' cgroups."},
+    {"/var/tmp/cordon-spill-XXXXXX",
+     "Output beyond the in-memory tail, which the record names. cordon run removes it once every "
+     "byte reached its reader; what a cordon that is gone left is removed by the next one beyond a "
+     "budget of 24 hours and 1 GiB per user. A background job's goes with its process."},
+    {"/tmp/cordon-tmp-XXXXXX",
+     "A run's private /tmp on the Landlock rung, removed with the run (by the next cordon when "
+     "this one was killed)."},
+    {"/var/tmp/cordon-probe-XXXXXX", "The workspace of a probe, removed with it."},
+};
+
+constexpr page_entry environment[] = {
+    {"CORDON_CONFIG_DIRS",
+     "Colon-separated directories whose config.toml files are read, in that order, instead of "
+     "the system's and the user's (FILES); set and empty, no file is read."},
+    {"XDG_CONFIG_HOME, XDG_STATE_HOME, HOME",
+     "Where the user's configuration and quarantine lie; relative values are ignored."},
+    {"CORDON_LANDLOCK_VIA_LAUNCHER",
+     "1: the Landlock rung is applied by executing cordon-landlock instead of in the forked "
+     "child."},
+    {"TMPDIR",
+     "An absolute TMPDIR is writable under workspace-write, as /tmp is, unless the run's /tmp is "
+     "none."},
+    {"PATH",
+     "Orders the system's program directories (/usr/bin, /bin and the like) in which bwrap and "
+     "bash are looked for; an entry outside them is never searched."},
+};
+
+void write_entries(std::ostream& out, std::span<const page_entry> entries) {
+    for (const page_entry& entry : entries)
+        out << ".TP\n" << bold(std::string(entry.name)) << "\n" << roff(entry.meaning) << "\n";
+}
+
 // The page of `top` ("" for cordon(1)): the nodes of its subtree, itself first.
 std::string man_page(const std::vector<node>& nodes, const std::string& top) {
     std::vector<node> own;
@@ -292,6 +353,11 @@ std::string man_page(const std::vector<node>& nodes, const std::string& top) {
         throw std::runtime_error("`cordon " + top +
                                  "` has no exit status table in cli/commands.hpp");
     }
+
+    out << ".SH ENVIRONMENT\n";
+    write_entries(out, environment);
+    out << ".SH FILES\n";
+    write_entries(out, files);
 
     out << ".SH SEE ALSO\n";
     std::vector<std::string> others;

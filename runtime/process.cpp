@@ -434,7 +434,9 @@ private:
             [self = shared_from_this()](boost::system::error_code ec) {
                 if (ec) return;
                 std::uint64_t count = 0;
-                (void)::read(self->oom_notice_.native_handle(), &count, sizeof count);
+                if (::read(self->oom_notice_.native_handle(), &count, sizeof count) < 0) {
+                    // counted or not, the notice came: the run ends below
+                }
                 if (self->phase_ != phase::running && self->phase_ != phase::leader_exited) return;
                 self->oom_noticed_ = true;
                 self->end_now_ = true;

@@ -136,8 +136,9 @@ bool write_back(int dir, const kept_copies::node& copy) {
     }
     if (S_ISLNK(copy.mode)) {
         if (::symlinkat(copy.content.c_str(), dir, copy.name.c_str()) != 0) return false;
-        if (as_root) {
-            (void)::fchownat(dir, copy.name.c_str(), copy.uid, copy.gid, AT_SYMLINK_NOFOLLOW);
+        if (as_root &&
+            ::fchownat(dir, copy.name.c_str(), copy.uid, copy.gid, AT_SYMLINK_NOFOLLOW) != 0) {
+            return false;
         }
         return true;
     }
@@ -176,9 +177,9 @@ unique_fd reopen_directory(const fs::path& root, const fs::path& dir, quarantine
         }
         if (!next) {
             if (::mkdirat(at.get(), name.c_str(), 0755) != 0 && errno != EEXIST) return {};
-            if (::geteuid() == 0) {
-                (void)::fchownat(at.get(), name.c_str(), root_st.st_uid, root_st.st_gid,
-                                 AT_SYMLINK_NOFOLLOW);
+            if (::geteuid() == 0 && ::fchownat(at.get(), name.c_str(), root_st.st_uid,
+                                               root_st.st_gid, AT_SYMLINK_NOFOLLOW) != 0) {
+                return {};
             }
             next.reset(
                 ::openat(at.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));

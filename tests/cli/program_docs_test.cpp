@@ -231,6 +231,23 @@ TEST(ManPages, SayTheExitStatuses) {
     EXPECT_EQ(codes(""), (std::set<std::string>{"2", "125"}));
 }
 
+// Every page says which files cordon reads and writes, and which environment it reads, with the
+// names the code uses.
+TEST(ManPages, SayTheFilesAndTheEnvironment) {
+    CORDON_NEEDS_DOCS();
+    for (const char* page : {"", "run", "mcp", "probe", "confine", "session", "config"}) {
+        SCOPED_TRACE(page);
+        const std::string text = plain(read_file(man_page(page)));
+        const std::set<std::string> files = entries_of(section_of(text, "FILES"));
+        EXPECT_TRUE(files.count("/etc/cordon/config.toml")) << section_of(text, "FILES");
+        EXPECT_TRUE(files.count("$XDG_STATE_HOME/cordon/quarantine"));
+        EXPECT_TRUE(files.count("/var/tmp/cordon-spill-XXXXXX"));
+        const std::set<std::string> environment = entries_of(section_of(text, "ENVIRONMENT"));
+        EXPECT_TRUE(environment.count("CORDON_CONFIG_DIRS")) << section_of(text, "ENVIRONMENT");
+        EXPECT_TRUE(environment.count("TMPDIR"));
+    }
+}
+
 // groff formats every page without a warning, as man(1) would show it.
 TEST(ManPages, RenderWithoutWarnings) {
     CORDON_NEEDS_DOCS();
