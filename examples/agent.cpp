@@ -15,6 +15,7 @@
 #include <cordon/cordon.hpp>
 #include <cordon/jobs.hpp>
 #include <cordon/logging.hpp>
+#include <cordon/record_json.hpp>
 #include <cordon/terminal_prompt.hpp>
 
 #include <chrono>

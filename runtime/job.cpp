@@ -6,6 +6,7 @@
 #include "cordon/jobs.hpp"
 
 #include "cordon/executor.hpp"
+#include "runtime/job_state.hpp"
 #include "runtime/job_stream.hpp"
 
 #include <fcntl.h>
@@ -41,28 +42,43 @@ std::string joined(const std::vector<std::string>& argv) {
 
 job::job(private_tag, std::string id, const job_request& request, std::size_t memory_bytes,
          std::uint64_t spill_max_bytes, std::shared_ptr<spill_directory> spill)
-    : id_(std::move(id)),
-      owner_(request.owner),
-      label_(request.label.empty() ? joined(request.run.argv) : request.label),
-      started_at_(std::chrono::system_clock::now()),
-      mode_(request.run.mode),
-      merged_(std::make_unique<job_stream>(id_ + "-output", memory_bytes, spill_max_bytes, spill)),
-      stdout_(std::make_unique<job_stream>(id_ + "-stdout", memory_bytes, spill_max_bytes, spill)),
-      stderr_(std::make_unique<job_stream>(id_ + "-stderr", memory_bytes, spill_max_bytes, spill)),
-      completion_(promise_.get_future().share()) {}
+    : state_(std::make_unique<state>(std::move(id), request, memory_bytes, spill_max_bytes,
+                                     std::move(spill))) {}
+
+job::state::state(std::string job_id, const job_request& request, std::size_t memory_bytes,
+                  std::uint64_t spill_max_bytes, const std::shared_ptr<spill_directory>& spill)
+    : id(std::move(job_id)),
+      owner(request.owner),
+      label(request.label.empty() ? joined(request.run.argv) : request.label),
+      started_at(std::chrono::system_clock::now()),
+      mode(request.run.mode),
+      merged(std::make_unique<job_stream>(id + "-output", memory_bytes, spill_max_bytes, spill)),
+      stdout_stream(
+          std::make_unique<job_stream>(id + "-stdout", memory_bytes, spill_max_bytes, spill)),
+      stderr_stream(
+          std::make_unique<job_stream>(id + "-stderr", memory_bytes, spill_max_bytes, spill)),
+      completion(promise.get_future().share()) {}
 
 job::~job() = default;
+
+const std::string& job::id() const noexcept {
+    return state_->id;
+}
+
+std::shared_future<job_snapshot> job::completion() const {
+    return state_->completion;
+}
 
 const job_stream& job::stream(job_output which) const {
     switch (which) {
         case job_output::stdout_only:
-            return *stdout_;
+            return *state_->stdout_stream;
         case job_output::stderr_only:
-            return *stderr_;
+            return *state_->stderr_stream;
         case job_output::merged:
             break;
     }
-    return *merged_;
+    return *state_->merged;
 }
 
 stream_read job::read(job_output which, std::uint64_t offset, std::size_t max_bytes) const {
@@ -74,11 +90,11 @@ std::optional<std::filesystem::path> job::spill_path(job_output which) const {
 }
 
 std::uint64_t job::cursor(job_output which) const noexcept {
-    return cursors_[static_cast<std::size_t>(which)].load();
+    return state_->cursors[static_cast<std::size_t>(which)].load();
 }
 
 void job::set_cursor(job_output which, std::uint64_t offset) noexcept {
-    cursors_[static_cast<std::size_t>(which)].store(offset);
+    state_->cursors[static_cast<std::size_t>(which)].store(offset);
 }
 
 bool job::wait_output(job_output which, std::uint64_t offset,
@@ -87,75 +103,76 @@ bool job::wait_output(job_output which, std::uint64_t offset,
 }
 
 bool job::wait_settled(std::chrono::steady_clock::time_point deadline) const {
-    std::unique_lock lock(mutex_);
-    return settled_changed_.wait_until(lock, deadline, [this] { return settled_; });
+    std::unique_lock lock(state_->mutex);
+    return state_->settled_changed.wait_until(lock, deadline, [this] { return state_->settled; });
 }
 
 job_snapshot job::snapshot() const {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(state_->mutex);
     job_snapshot out;
-    if (settled_) {
-        out = final_;
+    if (state_->settled) {
+        out = state_->final_snapshot;
     } else {
-        out.id = id_;
-        out.owner = owner_;
-        out.label = label_;
-        out.started_at = started_at_;
-        out.sandbox.mode = mode_;
+        out.id = state_->id;
+        out.owner = state_->owner;
+        out.label = state_->label;
+        out.started_at = state_->started_at;
+        out.sandbox.mode = state_->mode;
     }
-    out.output_bytes = merged_->size();
-    out.stdout_bytes = stdout_->size();
-    out.stderr_bytes = stderr_->size();
+    out.output_bytes = state_->merged->size();
+    out.stdout_bytes = state_->stdout_stream->size();
+    out.stderr_bytes = state_->stderr_stream->size();
     return out;
 }
 
 std::optional<run_record> job::record() const {
-    std::lock_guard lock(mutex_);
-    return record_;
+    std::lock_guard lock(state_->mutex);
+    return state_->record;
 }
 
 bool job::kill_requested() const {
-    std::lock_guard lock(mutex_);
-    return kill_requested_;
+    std::lock_guard lock(state_->mutex);
+    return state_->kill_requested;
 }
 
 bool job::kill(std::optional<kill_plan> plan) {
     run_handle handle;
     {
-        std::lock_guard lock(mutex_);
-        if (settled_ || kill_requested_) return false;
-        kill_requested_ = true;
-        if (!handle_set_) {
-            kill_plan_ = std::move(plan);  // the start cancels it as soon as it has a handle
+        std::lock_guard lock(state_->mutex);
+        if (state_->settled || state_->kill_requested) return false;
+        state_->kill_requested = true;
+        if (!state_->handle_set) {
+            state_->requested_plan =
+                std::move(plan);  // the start cancels it as soon as it has a handle
             return true;
         }
-        handle = handle_;
+        handle = state_->handle;
     }
     handle.cancel(std::move(plan));
     return true;
 }
 
 job_write_result job::write(std::string_view data, bool eof) {
-    if (std::this_thread::get_id() == loop_thread_) {
+    if (std::this_thread::get_id() == state_->loop_thread) {
         throw std::logic_error("job::write: called on the supervisor's loop thread");
     }
-    std::lock_guard stdin_lock(stdin_mutex_);
+    std::lock_guard stdin_lock(state_->stdin_mutex);
     job_write_result out;
     {
-        std::lock_guard lock(mutex_);
-        if (settled_) {
-            stdin_.reset();
+        std::lock_guard lock(state_->mutex);
+        if (state_->settled) {
+            state_->stdin_fd.reset();
             out.error = job_write_failure{job_write_error::ended, "the job has ended"};
             return out;
         }
     }
-    if (!stdin_) {
+    if (!state_->stdin_fd) {
         out.error = job_write_failure{job_write_error::not_open, "the job's stdin is not open"};
         return out;
     }
     const auto deadline = std::chrono::steady_clock::now() + write_patience;
     while (out.written < data.size()) {
-        const ssize_t n = write_without_sigpipe(stdin_.get(), data.data() + out.written,
+        const ssize_t n = write_without_sigpipe(state_->stdin_fd.get(), data.data() + out.written,
                                                 data.size() - out.written);
         if (n >= 0) {
             out.written += static_cast<std::size_t>(n);
@@ -165,7 +182,7 @@ job_write_result job::write(std::string_view data, bool eof) {
         if (errno == EPIPE) {
             out.error = job_write_failure{job_write_error::closed_by_command,
                                           "the command closed its stdin"};
-            stdin_.reset();
+            state_->stdin_fd.reset();
             return out;
         }
         if (errno != EAGAIN) {
@@ -182,19 +199,19 @@ job_write_result job::write(std::string_view data, bool eof) {
                                               std::to_string(write_patience.count()) + " ms"};
             return out;
         }
-        pollfd ready{stdin_.get(), POLLOUT, 0};
+        pollfd ready{state_->stdin_fd.get(), POLLOUT, 0};
         (void)::poll(&ready, 1, static_cast<int>(left.count()));
     }
-    if (eof) stdin_.reset();
+    if (eof) state_->stdin_fd.reset();
     return out;
 }
 
 void job::settle(run_record record, const std::function<void()>& retire) {
     job_snapshot out;
-    out.id = id_;
-    out.owner = owner_;
-    out.label = label_;
-    out.started_at = started_at_;
+    out.id = state_->id;
+    out.owner = state_->owner;
+    out.label = state_->label;
+    out.started_at = state_->started_at;
     out.finished_at = std::chrono::system_clock::now();
     out.outcome = record.outcome;
     out.sandbox = record.sandbox;
@@ -202,31 +219,32 @@ void job::settle(run_record record, const std::function<void()>& retire) {
     if (!record.outcome.started() && !message.empty()) {
         // A job that never ran says why where its output would be, once.
         const std::string line = "cordon: " + message + "\n";
-        stderr_->append(line);
-        merged_->append(line);
+        state_->stderr_stream->append(line);
+        state_->merged->append(line);
     }
-    merged_->seal();
-    stdout_->seal();
-    stderr_->seal();
+    state_->merged->seal();
+    state_->stdout_stream->seal();
+    state_->stderr_stream->seal();
     retire();
     job_snapshot copy;
     {
-        std::lock_guard lock(mutex_);
-        final_ = out;
-        record_ = std::move(record);
-        settled_ = true;
-        copy = final_;
+        std::lock_guard lock(state_->mutex);
+        state_->final_snapshot = out;
+        state_->record = std::move(record);
+        state_->settled = true;
+        copy = state_->final_snapshot;
         // The process tree is done; holding it would keep its buffers, and its strand would
         // outlive the loop it belongs to.
-        handle_ = {};
+        state_->handle = {};
     }
     // A writer waiting on the pipe closes it when it sees the job settled.
-    if (std::unique_lock stdin_lock(stdin_mutex_, std::try_to_lock); stdin_lock) stdin_.reset();
-    copy.output_bytes = merged_->size();
-    copy.stdout_bytes = stdout_->size();
-    copy.stderr_bytes = stderr_->size();
-    settled_changed_.notify_all();
-    promise_.set_value(std::move(copy));
+    if (std::unique_lock stdin_lock(state_->stdin_mutex, std::try_to_lock); stdin_lock)
+        state_->stdin_fd.reset();
+    copy.output_bytes = state_->merged->size();
+    copy.stdout_bytes = state_->stdout_stream->size();
+    copy.stderr_bytes = state_->stderr_stream->size();
+    state_->settled_changed.notify_all();
+    state_->promise.set_value(std::move(copy));
 }
 
 }  // namespace cordon::runtime

@@ -7,6 +7,7 @@
 
 #include "base/log.hpp"
 #include "cordon/executor.hpp"
+#include "runtime/job_state.hpp"
 #include "runtime/job_stream.hpp"
 
 #include <fcntl.h>
@@ -145,7 +146,7 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         }
         std::vector<std::string> owned;
         for (const auto& running : running_) {
-            if (running->owner_ == request.owner) owned.push_back(running->id());
+            if (running->state_->owner == request.owner) owned.push_back(running->id());
         }
         if (owned.size() >= options_.max_running_per_owner) {
             std::string message = "too many running jobs (" + std::to_string(owned.size()) +
@@ -170,13 +171,13 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
             started = std::make_shared<job>(job::private_tag{}, "job-" + std::to_string(next_id_),
                                             request, options_.memory_bytes_per_stream,
                                             options_.executor.limits.spill_max_bytes, spill_);
-            started->stdin_ = std::move(write_end);
+            started->state_->stdin_fd = std::move(write_end);
         } else {
             started = std::make_shared<job>(job::private_tag{}, "job-" + std::to_string(next_id_),
                                             request, options_.memory_bytes_per_stream,
                                             options_.executor.limits.spill_max_bytes, spill_);
         }
-        started->loop_thread_ = loop_->thread.get_id();
+        started->state_->loop_thread = loop_->thread.get_id();
         ++next_id_;
         running_.push_back(started);
     }
@@ -193,16 +194,16 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     request.run.on_stdout = [weak,
                              theirs = std::move(request.run.on_stdout)](std::string_view chunk) {
         if (auto self = weak.lock()) {
-            self->merged_->append(chunk);
-            self->stdout_->append(chunk);
+            self->state_->merged->append(chunk);
+            self->state_->stdout_stream->append(chunk);
         }
         if (theirs) theirs(chunk);
     };
     request.run.on_stderr = [weak,
                              theirs = std::move(request.run.on_stderr)](std::string_view chunk) {
         if (auto self = weak.lock()) {
-            self->merged_->append(chunk);
-            self->stderr_->append(chunk);
+            self->state_->merged->append(chunk);
+            self->state_->stderr_stream->append(chunk);
         }
         if (theirs) theirs(chunk);
     };
@@ -225,14 +226,14 @@ void supervisor::prepare(const std::shared_ptr<job>& started, run_request run) {
     if (started->kill_requested()) {
         // Killed before its turn came (a shutdown behind a slow preparation): nothing to prepare.
         prepared.emplace(std::in_place_type<run_record>,
-                         killed_before_start(started->mode_, executor_->timeout_for(run)));
+                         killed_before_start(started->state_->mode, executor_->timeout_for(run)));
     } else {
         try {
             prepared.emplace(executor_->prepare(std::move(run)));
         } catch (const std::exception& error) {
             // Nothing ran (the request was checked in start()): the job settles, never hangs.
             prepared.emplace(std::in_place_type<run_record>,
-                             cannot_start(started->mode_, error.what()));
+                             cannot_start(started->state_->mode, error.what()));
         }
     }
     boost::asio::post(loop_->io, [this, started, ready = std::move(*prepared)]() mutable {
@@ -258,19 +259,19 @@ void supervisor::launch(const std::shared_ptr<job>& started, preparation prepare
     try {
         handle = executor_->launch(std::move(ready), finish);
     } catch (const std::exception& error) {
-        finish(cannot_start(started->mode_, error.what()));
+        finish(cannot_start(started->state_->mode, error.what()));
         return;
     }
     bool cancel = false;
     std::optional<kill_plan> plan;
     {
-        std::lock_guard lock(started->mutex_);
-        if (!started->settled_) {  // a spawn that failed at once has settled already
-            started->handle_ = handle;
-            started->handle_set_ = true;
+        std::lock_guard lock(started->state_->mutex);
+        if (!started->state_->settled) {  // a spawn that failed at once has settled already
+            started->state_->handle = handle;
+            started->state_->handle_set = true;
             // A kill() since the check above waited for the handle.
-            cancel = started->kill_requested_;
-            plan = std::move(started->kill_plan_);
+            cancel = started->state_->kill_requested;
+            plan = std::move(started->state_->requested_plan);
         }
     }
     if (cancel) handle.cancel(std::move(plan));

@@ -215,8 +215,11 @@ bool at_or_beneath(const fs::path& path, const fs::path& root) {
 }  // namespace
 
 std::vector<fs::path> effective_deny_read(const path_rules& rules) {
+    std::vector<fs::path> asked;
+    if (rules.deny_credential_stores) asked = default_deny_read(invoking_home());
+    asked.insert(asked.end(), rules.deny_read.begin(), rules.deny_read.end());
     std::vector<fs::path> out;
-    for (const fs::path& denied : rules.deny_read) {
+    for (const fs::path& denied : asked) {
         const bool let_through = std::any_of(
             rules.allow_read.begin(), rules.allow_read.end(),
             [&denied](const fs::path& allowed) { return at_or_beneath(denied, allowed); });

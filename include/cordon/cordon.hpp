@@ -7,13 +7,15 @@
 //     #include <cordon/cordon.hpp>
 //
 //     cordon::run_request request;
-//     request.argv = {"bash", "-c", "git status"};
+//     request.argv = {cordon::trusted_shell().string(), "-c", "git status"};
 //     request.mode = cordon::sandbox_mode::read_only;
 //     request.workspace_root = "/home/me/src/app";
 //     const cordon::run_record record = cordon::run(request);
-//     std::cout << cordon::dump(cordon::to_json(record)) << '\n';
+//     std::cout << record.stdout_output.text;
 //
-// What else the library offers, each in a header of its own (docs/library.md):
+// It stays light: the standard library's headers and cordon's own, no JSON library and no Asio
+// (scripts/check-library checks it). What else the library offers, each in a header of its own
+// (docs/library.md):
 //   - run.hpp          the request, the options, run();
 //   - record.hpp       the record: outcome, output, sandbox facts (mode, enforcement, denied);
 //   - record_json.hpp  the record as JSON, as `cordon run --json` prints it;
@@ -34,6 +36,5 @@
 
 #include "cordon/local_provider.hpp"
 #include "cordon/record.hpp"
-#include "cordon/record_json.hpp"
 #include "cordon/run.hpp"
 #include "cordon/version.hpp"

@@ -164,7 +164,7 @@ public:
     job& operator=(const job&) = delete;
     ~job();
 
-    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    [[nodiscard]] const std::string& id() const noexcept;
     [[nodiscard]] job_snapshot snapshot() const;
     // The run's full record once the job settled.
     [[nodiscard]] std::optional<run_record> record() const;
@@ -185,7 +185,7 @@ public:
     // Until the job settles or `deadline`. True once settled.
     bool wait_settled(std::chrono::steady_clock::time_point deadline) const;
     // Ready once the job settled; never holds an exception.
-    [[nodiscard]] std::shared_future<job_snapshot> completion() const { return completion_; }
+    [[nodiscard]] std::shared_future<job_snapshot> completion() const;
 
     // Writes to the command's stdin (keep_stdin_open), then closes it when `eof`. Waits at most a
     // few seconds for a command that does not read.
@@ -211,32 +211,9 @@ private:
     void settle(run_record record, const std::function<void()>& retire);
     [[nodiscard]] const job_stream& stream(job_output which) const;
 
-    const std::string id_;
-    const std::string owner_;
-    const std::string label_;
-    const std::chrono::system_clock::time_point started_at_;
-    const sandbox::sandbox_mode mode_;
-
-    std::unique_ptr<job_stream> merged_;
-    std::unique_ptr<job_stream> stdout_;
-    std::unique_ptr<job_stream> stderr_;
-    std::array<std::atomic<std::uint64_t>, 3> cursors_{};  // by job_output
-
-    mutable std::mutex mutex_;
-    mutable std::condition_variable settled_changed_;
-    job_snapshot final_;  // valid once settled_
-    std::optional<run_record> record_;
-    bool settled_ = false;
-    bool kill_requested_ = false;
-    std::optional<kill_plan> kill_plan_;  // the plan kill() asked for, until the handle is set
-    run_handle handle_;
-    bool handle_set_ = false;
-    unique_fd stdin_;  // write end, O_NONBLOCK; guarded by stdin_mutex_
-    std::mutex stdin_mutex_;
-    std::thread::id loop_thread_;  // set once by the supervisor before anyone else sees the job
-
-    std::promise<job_snapshot> promise_;
-    std::shared_future<job_snapshot> completion_;
+    // Its streams, cursors, stdin and the lock over how it settles (runtime/job_state.hpp).
+    struct state;
+    std::unique_ptr<state> state_;
 };
 
 struct supervisor_options {

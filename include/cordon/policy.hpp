@@ -73,8 +73,13 @@ struct path_rules {
     // Relative names kept read-only in every writable root (existing: at every depth; missing:
     // not creatable at a root nor in a repository found there).
     std::vector<std::string> protect = default_protected_names();
-    // Unreadable in every confined mode: absolute paths (missing ones are skipped).
-    std::vector<std::filesystem::path> deny_read = default_deny_read(invoking_home());
+    // Unreadable in every confined mode: absolute paths (missing ones are skipped), beside the
+    // invoking user's credential stores while deny_credential_stores holds.
+    std::vector<std::filesystem::path> deny_read;
+    // The invoking user's credential stores (default_deny_read(invoking_home())) are unreadable
+    // too. Looked up when the run is planned (effective_deny_read()), never at construction: a
+    // default-constructed policy reads neither the environment nor the password database.
+    bool deny_credential_stores = true;
     // Readable all the same (at or beneath a deny_read entry).
     std::vector<std::filesystem::path> allow_read;
     tmp_policy tmp = tmp_policy::private_tmp;
@@ -153,8 +158,9 @@ struct sandbox_policy {
 // inherits). Empty for read-only.
 [[nodiscard]] std::vector<std::filesystem::path> writable_roots(const sandbox_policy& policy);
 
-// deny_read without the entries allow_read lets through entirely (an allow_read at or above
-// them); allow_read entries beneath a remaining entry stay exceptions the backends re-expose.
+// What a run may not read: the credential stores (deny_credential_stores) and deny_read, without
+// the entries allow_read lets through entirely (an allow_read at or above them); allow_read
+// entries beneath a remaining entry stay exceptions the backends re-expose.
 [[nodiscard]] std::vector<std::filesystem::path> effective_deny_read(const path_rules& rules);
 
 }  // namespace cordon::sandbox

@@ -107,6 +107,7 @@ protected:
         out.mode = mode;
         out.workspace_root = workspace_;
         out.timeout = generous;
+        out.rules.deny_credential_stores = false;  // the host's: this test's home stands in
         out.rules.deny_read = default_deny_read(home_);
         out.env = {{"HOME", home_.string()}, {"GIT_CONFIG_NOSYSTEM", "1"}};
         return out;

@@ -272,3 +272,33 @@ TEST(WritableRoots, CanonicalAndDeduplicated) {
 
 }  // namespace
 }  // namespace cordon::sandbox
+
+namespace cordon::sandbox {
+namespace {
+
+// A default-constructed policy (and with it a run_request) reads nothing: the credential stores
+// are looked up when a run is planned, in the HOME of that moment, not when the rules were made.
+TEST(PathRules, DefaultConstructionLooksNothingUpAndPlanningDoes) {
+    scratch_dir first;
+    scratch_dir second;
+    fs::create_directory(first.path() / ".ssh");
+    fs::create_directory(second.path() / ".ssh");
+    std::optional<path_rules> rules;
+    {
+        scoped_env home("HOME", first.path().string());
+        rules.emplace();
+    }
+    EXPECT_TRUE(rules->deny_read.empty());
+    EXPECT_TRUE(rules->deny_credential_stores);
+    scoped_env home("HOME", second.path().string());
+    const std::vector<fs::path> denied = effective_deny_read(*rules);
+    EXPECT_THAT(denied, ::testing::Contains(canonical_path(second.path()) / ".ssh"));
+    EXPECT_THAT(denied, ::testing::Not(::testing::Contains(canonical_path(first.path()) / ".ssh")));
+
+    rules->deny_credential_stores = false;
+    rules->deny_read = {"/nowhere/in/particular"};
+    EXPECT_THAT(effective_deny_read(*rules), ElementsAre(fs::path("/nowhere/in/particular")));
+}
+
+}  // namespace
+}  // namespace cordon::sandbox

@@ -891,7 +891,7 @@ TEST_F(LadderTest, MacosSelectsSeatbeltWithoutAnyProbe) {
         // The parts Seatbelt's profile does not implement yet are left out here (see the next
         // test for the refusal).
         sandbox_policy plain = policy(mode);
-        plain.rules.deny_read.clear();
+        plain.rules.deny_credential_stores = false;
         plain.rules.tmp = tmp_policy::host;
         plain.network.policy = network_policy::allow;
         confined_argv out = provider.confine(command_, plain, plain.workspace_root);
@@ -914,7 +914,7 @@ TEST_F(LadderTest, MacosSelectsSeatbeltWithoutAnyProbe) {
     bare.host = platform::macos;
     local_provider without_runner(std::move(bare));
     sandbox_policy plain = policy(sandbox_mode::read_only);
-    plain.rules.deny_read.clear();
+    plain.rules.deny_credential_stores = false;
     plain.network.policy = network_policy::allow;
     EXPECT_EQ(without_runner.confine(command_, plain, plain.workspace_root).backend,
               backend_kind::seatbelt);

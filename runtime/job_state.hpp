@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
+// What a job holds, kept out of the public header (cordon/jobs.hpp): its streams, its cursors,
+// its stdin, how it settles and the lock that guards it. job.cpp and the supervisor (jobs.cpp)
+// use it.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "cordon/executor.hpp"
+#include "cordon/jobs.hpp"
+#include "cordon/unique_fd.hpp"
+#include "runtime/job_stream.hpp"
+
+namespace cordon::runtime {
+
+struct job::state {
+    state(std::string job_id, const job_request& request, std::size_t memory_bytes,
+          std::uint64_t spill_max_bytes, const std::shared_ptr<spill_directory>& spill);
+
+    const std::string id;
+    const std::string owner;
+    const std::string label;
+    const std::chrono::system_clock::time_point started_at;
+    const sandbox::sandbox_mode mode;
+
+    std::unique_ptr<job_stream> merged;
+    std::unique_ptr<job_stream> stdout_stream;
+    std::unique_ptr<job_stream> stderr_stream;
+    std::array<std::atomic<std::uint64_t>, 3> cursors{};  // by job_output
+
+    mutable std::mutex mutex;
+    mutable std::condition_variable settled_changed;
+    job_snapshot final_snapshot;  // valid once settled
+    std::optional<run_record> record;
+    bool settled = false;
+    bool kill_requested = false;
+    std::optional<kill_plan> requested_plan;  // the plan kill() asked for, until the handle is set
+    run_handle handle;
+    bool handle_set = false;
+    unique_fd stdin_fd;  // write end, O_NONBLOCK; guarded by stdin_mutex
+    std::mutex stdin_mutex;
+    std::thread::id loop_thread;  // set once by the supervisor before anyone else sees the job
+
+    std::promise<job_snapshot> promise;
+    std::shared_future<job_snapshot> completion;
+};
+
+}  // namespace cordon::runtime
