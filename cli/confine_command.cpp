@@ -5,9 +5,11 @@
 // it. Probes the ladder to pick the backend, exactly as a run would. The argv refers to the
 // descriptors cordon passes its runners (the sealed launcher at fd 6, the workspace at fds 5 and
 // 7, the command's environment at fd 4, the status channel at fd 3), so it documents a run rather
-// than being one to paste into a shell.
+// than being one to paste into a shell: a line on stderr says so, and names the `cordon run` that
+// runs it.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "base/json_text.hpp"
@@ -31,6 +33,38 @@ struct confine_options {
     std::vector<std::string> argv;
     path_flags paths;
 };
+
+// Why the printed argv is a description of a run and not a command line: the descriptors it names
+// are cordon's, opened when it spawns the run. One line on stderr, with what runs it instead;
+// nothing when it names none.
+std::string cannot_run_as_printed(const sandbox::confined_argv& confined,
+                                  sandbox::sandbox_mode mode,
+                                  const std::filesystem::path& workspace,
+                                  const std::vector<std::string>& argv) {
+    std::vector<int> named;
+    if (confined.status) named.push_back(confined.status->child_fd);
+    for (const sandbox::passed_fd& passed : confined.fds)
+        named.push_back(passed.child_fd);
+    if (named.empty()) return {};
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    std::string list;
+    for (std::size_t i = 0; i < named.size(); ++i) {
+        if (i > 0) list += i + 1 == named.size() ? " and " : ", ";
+        list += std::to_string(named[i]);
+    }
+    std::vector<std::string> run = {
+        "cordon",      "run",
+        "--backend",   std::string(sandbox::to_string(confined.backend)),
+        "--mode",      std::string(sandbox::to_string(mode)),
+        "--workspace", workspace.string(),
+        "--"};
+    run.insert(run.end(), argv.begin(), argv.end());
+    return "cordon confine: not runnable as printed: it names descriptor" +
+           std::string(named.size() == 1 ? " " : "s ") + list +
+           ", which cordon opens and passes when it spawns the run; " + shell_join(run) +
+           " runs it (with the same path and network options)\n";
+}
 
 int run_confine_command(const confine_options& options) {
     constexpr std::string_view command = "cordon confine";
@@ -81,6 +115,7 @@ int run_confine_command(const confine_options& options) {
         } else {
             std::cout << shell_join(confined.argv) << '\n';
         }
+        std::cerr << cannot_run_as_printed(confined, *mode, workspace, options.argv);
         return 0;
     } catch (const sandbox::request_refused_error& error) {
         return usage_error(command, error.reason());

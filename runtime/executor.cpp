@@ -168,24 +168,47 @@ run_record sandbox_unavailable_record(sandbox::sandbox_mode mode, runner_failure
     record.sandbox.mode = mode;
     record.sandbox.backend = failure.backend;
     record.outcome.kind = outcome_kind::runner_failed;
-    record.outcome.message =
-        sandbox::sandbox_unavailable_message(mode, failure.detail, failure.unusable);
+    record.outcome.message = sandbox::sandbox_unavailable_message(
+        mode, failure.detail, failure.unusable, failure.unenforced);
     record.outcome.runner = std::move(failure);
     return record;
 }
 
 sandbox::sandbox_unavailable_error sandbox_unavailable(const run_record& record) {
     const runner_failure failure = record.outcome.runner.value_or(runner_failure{});
-    sandbox::sandbox_unavailable_error error(record.sandbox.mode, failure.detail, failure.unusable);
+    sandbox::sandbox_unavailable_error error(record.sandbox.mode, failure.detail, failure.unusable,
+                                             failure.unenforced);
     if (failure.backend)
         error.with_failed_backend(std::string(sandbox::to_string(*failure.backend)));
     return error;
 }
 
-prepared_run::prepared_run() : spec_(std::make_unique<process_spec>()) {}
+// What a prepared run holds until launch() takes it.
+struct prepared_run::state {
+    process_spec spec;
+    std::optional<sandbox::confined_argv> confined;
+    sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    sandbox::tmp_policy tmp = sandbox::tmp_policy::private_tmp;
+    std::vector<std::string> writable_roots;
+    std::chrono::milliseconds timeout{0};
+    std::string command;          // the caller's argv[0]
+    bool network_denied = false;  // confined under network deny or proxy: its dialect is a denial
+    // Network proxy: the run's session, closed once the run is over.
+    std::shared_ptr<proxy::session> proxy_session;
+};
+
+prepared_run::prepared_run() : state_(std::make_unique<state>()) {}
 prepared_run::prepared_run(prepared_run&&) noexcept = default;
 prepared_run& prepared_run::operator=(prepared_run&&) noexcept = default;
 prepared_run::~prepared_run() = default;
+
+sandbox::sandbox_mode prepared_run::mode() const noexcept {
+    return state_->mode;
+}
+
+std::chrono::milliseconds prepared_run::timeout() const noexcept {
+    return state_->timeout;
+}
 
 executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
                    executor_options options)
@@ -250,7 +273,7 @@ preparation executor::prepare(run_request request) const {
     const sandbox::sandbox_mode mode = request.mode;
 
     prepared_run prepared;
-    process_spec& spec = *prepared.spec_;
+    process_spec& spec = prepared.state_->spec;
     spec.env = build_environment(environ, request.env, request.environment);
     spec.cwd = workdir;
     spec.stdin_data = std::move(request.stdin_data);
@@ -305,8 +328,8 @@ preparation executor::prepare(run_request request) const {
         return not_started(error, describe(error, request.argv.front()));
     }
 
-    prepared.command_ = request.argv.front();
-    std::optional<sandbox::confined_argv>& confined = prepared.confined_;
+    prepared.state_->command = request.argv.front();
+    std::optional<sandbox::confined_argv>& confined = prepared.state_->confined;
     if (sandbox::is_confined(mode)) {
         if (!provider_) {
             // No provider was composed: nothing can enforce the mode, so nothing runs.
@@ -343,8 +366,8 @@ preparation executor::prepare(run_request request) const {
         } catch (const sandbox::sandbox_unavailable_error& error) {
             // No backend can enforce the mode (confine() picks none: the failed backend is
             // known only once a runner ran).
-            return never_ran(
-                sandbox_unavailable_record(mode, {error.detail(), std::nullopt, error.backends()}));
+            return never_ran(sandbox_unavailable_record(
+                mode, {error.detail(), std::nullopt, error.backends(), error.unenforced()}));
         }
         if (sandbox::profile_hides(confined->backend, policy, workdir)) {
             return not_started({spawn_stage::chdir, ENOENT},
@@ -387,8 +410,8 @@ preparation executor::prepare(run_request request) const {
                 return not_started({spawn_stage::policy, EINVAL},
                                    "cannot start the network proxy: " + *reason);
             }
-            prepared.proxy_session_ = std::move(std::get<0>(opened));
-            attach_proxy(*prepared.proxy_session_, spec);
+            prepared.state_->proxy_session = std::move(std::get<0>(opened));
+            attach_proxy(*prepared.state_->proxy_session, spec);
         }
         if (request.network.policy != sandbox::network_policy::allow) {
             // What commands print when the network is refused is a denial too
@@ -397,7 +420,7 @@ preparation executor::prepare(run_request request) const {
             const auto network = classify::network_denial_signatures();
             spec.denial_signatures.insert(spec.denial_signatures.end(), network.begin(),
                                           network.end());
-            prepared.network_denied_ = true;
+            prepared.state_->network_denied = true;
         }
         // bwrap does not forward signals, and its death takes the sandbox down with SIGKILL.
         spec.spare_leader_from_polite_signals = confined->backend == sandbox::backend_kind::bwrap;
@@ -408,12 +431,12 @@ preparation executor::prepare(run_request request) const {
         spec.argv = std::move(request.argv);
     }
 
-    prepared.mode_ = mode;
-    prepared.timeout_ = timeout;
-    prepared.tmp_ = request.rules.tmp;
-    prepared.writable_roots_.push_back(request.workspace_root.string());
+    prepared.state_->mode = mode;
+    prepared.state_->timeout = timeout;
+    prepared.state_->tmp = request.rules.tmp;
+    prepared.state_->writable_roots.push_back(request.workspace_root.string());
     for (const auto& root : request.rules.writable_roots)
-        prepared.writable_roots_.push_back(root.string());
+        prepared.state_->writable_roots.push_back(root.string());
     return preparation(std::in_place_type<prepared_run>, std::move(prepared));
 }
 
@@ -498,19 +521,20 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
 }  // namespace
 
 run_handle executor::launch(prepared_run run, std::function<void(run_record)> done) {
-    process_spec& spec = *run.spec_;
+    process_spec& spec = run.state_->spec;
     ended_run ended;
     ended.done = std::move(done);
-    ended.confined = std::move(run.confined_);
-    ended.mode = run.mode_;
-    ended.timeout = run.timeout_;
-    ended.writable_roots = std::move(run.writable_roots_);
-    ended.tmp = run.tmp_;
+    ended.confined = std::move(run.state_->confined);
+    ended.mode = run.state_->mode;
+    ended.timeout = run.state_->timeout;
+    ended.writable_roots = std::move(run.state_->writable_roots);
+    ended.tmp = run.state_->tmp;
     ended.provider = provider_;
     auto on_done = [ended = std::move(ended), in_child = spec.confinement != nullptr,
-                    spawned = spec.argv.front(), network_denied = run.network_denied_,
-                    proxy = std::move(run.proxy_session_), command = std::move(run.command_),
-                    io = io_, judge_on = judge_on_](process_outcome outcome) mutable {
+                    spawned = spec.argv.front(), network_denied = run.state_->network_denied,
+                    proxy = std::move(run.state_->proxy_session),
+                    command = std::move(run.state_->command), io = io_,
+                    judge_on = judge_on_](process_outcome outcome) mutable {
         // Every process of the run is gone: the proxy has served the last connection it will.
         if (proxy) ended.proxied = proxy->report();
         proxy.reset();

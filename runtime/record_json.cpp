@@ -25,7 +25,10 @@ json sandbox_error_json(sandbox::sandbox_mode mode, const std::string& message,
                 {"mode", sandbox::to_string(mode)},
                 {"runnerFailure", failure.detail ? json(*failure.detail) : json()},
                 {"backend", failure.backend ? json(sandbox::to_string(*failure.backend)) : json()},
-                {"backends", std::move(backends)}};
+                {"backends", std::move(backends)},
+                {"unenforced", failure.unenforced ? json{{"backend", failure.unenforced->backend},
+                                                         {"parts", failure.unenforced->parts}}
+                                                  : json()}};
 }
 
 }  // namespace
@@ -148,7 +151,7 @@ json to_json(const run_record& record) {
 }
 
 json to_json(const sandbox::sandbox_unavailable_error& error) {
-    runner_failure failure{error.detail(), std::nullopt, error.backends()};
+    runner_failure failure{error.detail(), std::nullopt, error.backends(), error.unenforced()};
     if (error.failed_backend())
         failure.backend = sandbox::parse_backend_kind(*error.failed_backend());
     return json{{"outcome", classify::to_string(outcome_kind::runner_failed)},

@@ -6,14 +6,23 @@
 namespace cordon::sandbox {
 
 std::string sandbox_unavailable_message(sandbox_mode mode, const std::optional<std::string>& detail,
-                                        const std::vector<unusable_backend>& backends) {
+                                        const std::vector<unusable_backend>& backends,
+                                        const std::optional<unenforced_policy>& gap) {
     std::string message = "sandbox mode \"";
     message += to_string(mode);
-    message +=
-        "\" is requested but no sandbox backend is usable on this host; refusing to run the "
-        "command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "
-        "ensure sandbox-exec is usable (macOS) \u2014 Windows has no confinement backend yet "
-        "\u2014 or switch the consumer to danger-full-access.";
+    if (gap) {
+        message += "\" is requested with a policy that the usable sandbox backend (" +
+                   gap->backend + ") cannot wholly enforce; refusing to run the command. " +
+                   gap->backend + " cannot enforce: " + gap->parts +
+                   ". Accept the gap (--accept-partial, path_rules::accept_partial) or narrow the "
+                   "policy.";
+    } else {
+        message +=
+            "\" is requested but no sandbox backend is usable on this host; refusing to run the "
+            "command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "
+            "ensure sandbox-exec is usable (macOS) \u2014 Windows has no confinement backend yet "
+            "\u2014 or switch the consumer to danger-full-access.";
+    }
     if (detail) {
         message += " Runner failure: ";
         message += *detail;
@@ -31,10 +40,12 @@ std::string sandbox_unavailable_message(sandbox_mode mode, const std::optional<s
 
 sandbox_unavailable_error::sandbox_unavailable_error(sandbox_mode mode,
                                                      std::optional<std::string> detail,
-                                                     std::vector<unusable_backend> backends)
-    : std::runtime_error(sandbox_unavailable_message(mode, detail, backends)),
+                                                     std::vector<unusable_backend> backends,
+                                                     std::optional<unenforced_policy> gap)
+    : std::runtime_error(sandbox_unavailable_message(mode, detail, backends, gap)),
       mode_(mode),
       detail_(std::move(detail)),
-      backends_(std::move(backends)) {}
+      backends_(std::move(backends)),
+      gap_(std::move(gap)) {}
 
 }  // namespace cordon::sandbox

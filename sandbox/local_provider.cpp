@@ -447,29 +447,30 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         plan_network(rung->kind, policy.network, rung->landlock_abi.value_or(0),
                      rung->kind == backend_kind::landlock && can_make_network_namespace());
     if (network.unavailable) {
+        // Never a gap to accept (network_plan.hpp): the rung cannot serve this network policy.
         std::vector<unusable_backend> backends;
         backends.push_back({std::string(to_string(rung->kind)), *network.unavailable});
         throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(backends));
     }
     if ((!gaps.empty() || !network.facts.missing.empty()) && !policy.rules.accept_partial) {
+        // The rung is usable, not for this policy: the refusal says what of it, and why the other
+        // rungs were not taken.
         std::string why;
         for (const std::string& gap : gaps)
             why += (why.empty() ? "" : "; ") + gap;
         for (const std::string& gap : network.facts.missing)
             why += (why.empty() ? "" : "; ") + gap;
-        std::vector<unusable_backend> backends;
+        std::vector<unusable_backend> others;
         {
             std::lock_guard lock(mutex_);
             for (const rung_report& report : rungs_) {
                 if (report.kind == rung->kind) continue;
-                backends.push_back({std::string(to_string(report.kind)),
-                                    report.reason.empty() ? "not selected" : report.reason});
+                others.push_back({std::string(to_string(report.kind)),
+                                  report.reason.empty() ? "not selected" : report.reason});
             }
         }
-        backends.push_back({std::string(to_string(rung->kind)),
-                            "cannot enforce this policy: " + why +
-                                " (accept the gap with --accept-partial, or narrow the policy)"});
-        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(backends));
+        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(others),
+                                        unenforced_policy{std::string(to_string(rung->kind)), why});
     }
 
     extra_paths extra;

@@ -57,7 +57,6 @@ namespace cordon::runtime {
 class cgroup_host;
 class child_confinement_cache;
 class spill_directory;
-struct process_spec;
 
 // A run that executor::prepare() made ready: the program found, the request checked against the
 // policy, the argv confined and the Landlock ruleset built; nothing started yet. Move-only.
@@ -70,23 +69,16 @@ public:
     prepared_run& operator=(const prepared_run&) = delete;
     ~prepared_run();
 
-    [[nodiscard]] sandbox::sandbox_mode mode() const noexcept { return mode_; }
-    [[nodiscard]] std::chrono::milliseconds timeout() const noexcept { return timeout_; }
+    [[nodiscard]] sandbox::sandbox_mode mode() const noexcept;
+    [[nodiscard]] std::chrono::milliseconds timeout() const noexcept;
 
 private:
     friend class executor;
     prepared_run();
 
-    std::unique_ptr<process_spec> spec_;
-    std::optional<sandbox::confined_argv> confined_;
-    sandbox::sandbox_mode mode_ = sandbox::sandbox_mode::read_only;
-    sandbox::tmp_policy tmp_ = sandbox::tmp_policy::private_tmp;
-    std::vector<std::string> writable_roots_;
-    std::chrono::milliseconds timeout_{0};
-    std::string command_;          // the caller's argv[0]
-    bool network_denied_ = false;  // confined under network deny or proxy: its dialect is a denial
-    // Network proxy: the run's session, closed once the run is over.
-    std::shared_ptr<proxy::session> proxy_session_;
+    // The spawn's specification, the confined argv, the proxy session (runtime/executor.cpp).
+    struct state;
+    std::unique_ptr<state> state_;
 };
 
 // What prepare() gives: a run ready to launch, or the record of a run that cannot start (outcome

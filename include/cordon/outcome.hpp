@@ -74,6 +74,8 @@ struct runner_failure {
     std::optional<std::string> detail;                // the runner's own line
     std::optional<sandbox::backend_kind> backend;     // the backend whose runner failed
     std::vector<sandbox::unusable_backend> unusable;  // why each backend considered was unusable
+    // A backend was usable but cannot enforce this policy: which, and what of it.
+    std::optional<sandbox::unenforced_policy> unenforced{};
 };
 
 struct run_outcome {

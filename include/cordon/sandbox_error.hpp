@@ -32,13 +32,31 @@ struct unusable_backend {
     std::string reason;   // one line
 };
 
+// A backend was usable, but not for this policy: a part of it (a protected name, a network rule)
+// that the backend cannot enforce, and the caller did not accept the gap (accept_partial).
+struct unenforced_policy {
+    std::string backend;  // the usable backend: "landlock", ...
+    std::string parts;    // what of the policy it cannot enforce, "; "-separated
+};
+
+// The exact message, exposed for callers that report the error without throwing it: the
+// contract's sentence (docs/contract.md), then " Runner failure: <detail>", then " Unusable
+// backends: bwrap: <reason>; landlock: <reason>." for whichever are known. With `gap`, the first
+// sentence says instead which backend was usable and what of the policy it cannot enforce.
+[[nodiscard]] std::string sandbox_unavailable_message(
+    sandbox_mode mode, const std::optional<std::string>& detail,
+    const std::vector<unusable_backend>& backends = {},
+    const std::optional<unenforced_policy>& gap = std::nullopt);
+
 class sandbox_unavailable_error : public std::runtime_error {
 public:
     // `mode` must be a confined mode; `detail` is the runner's own line when the runner failed;
-    // `backends` says why each backend considered was unusable (empty when one was selected).
+    // `backends` says why each backend considered was unusable (empty when one was selected);
+    // `gap`, what of the policy the usable backend cannot enforce.
     explicit sandbox_unavailable_error(sandbox_mode mode,
                                        std::optional<std::string> detail = std::nullopt,
-                                       std::vector<unusable_backend> backends = {});
+                                       std::vector<unusable_backend> backends = {},
+                                       std::optional<unenforced_policy> gap = std::nullopt);
 
     [[nodiscard]] std::string_view code() const noexcept { return sandbox_unavailable_code; }
     [[nodiscard]] std::string_view name() const noexcept { return sandbox_unavailable_name; }
@@ -46,6 +64,10 @@ public:
     [[nodiscard]] const std::optional<std::string>& detail() const noexcept { return detail_; }
     [[nodiscard]] const std::vector<unusable_backend>& backends() const noexcept {
         return backends_;
+    }
+    // What of the policy the usable backend cannot enforce, when that is why nothing ran.
+    [[nodiscard]] const std::optional<unenforced_policy>& unenforced() const noexcept {
+        return gap_;
     }
     // The backend whose runner failed, when one was selected and its runner failed at run time.
     [[nodiscard]] const std::optional<std::string>& failed_backend() const noexcept {
@@ -60,6 +82,7 @@ private:
     sandbox_mode mode_;
     std::optional<std::string> detail_;
     std::vector<unusable_backend> backends_;
+    std::optional<unenforced_policy> gap_;
     std::optional<std::string> failed_backend_;
 };
 
@@ -79,13 +102,6 @@ public:
 private:
     std::string reason_;
 };
-
-// The exact message, exposed for callers that report the error without throwing it: the
-// contract's sentence, then " Runner failure: <detail>", then " Unusable backends: bwrap:
-// <reason>; landlock: <reason>." for whichever are known.
-[[nodiscard]] std::string sandbox_unavailable_message(
-    sandbox_mode mode, const std::optional<std::string>& detail,
-    const std::vector<unusable_backend>& backends = {});
 
 }  // namespace cordon::sandbox
 

@@ -317,6 +317,40 @@ TEST_F(CliTest, SandboxUnavailableExits125WithTheExactMessage) {
                                          "reason": "/usr/bin/sandbox-exec: No such file or directory"}])"));
 }
 
+// A rung that is usable but cannot enforce a part of the policy (Landlock and read-only paths
+// beneath the workspace): exit 125, nothing runs, and the message says which backend and what of
+// the policy, never "no sandbox backend is usable ... install bubblewrap".
+TEST_F(CliTest, APolicyARungCannotEnforceIsNamedInTheRefusal) {
+    const fs::path kept = workspace_ / "kept";
+    fs::create_directory(kept);
+    const fs::path marker = workspace_ / "marker";
+    auto r = run_cordon({"run", "--backend", "landlock", "--mode", "workspace-write",
+                         "--read-only-path", kept.string(), "-c", "touch " + marker.string()},
+                        workspace_);
+    EXPECT_EQ(r.exit_code, 125) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("sandbox mode \"workspace-write\" is requested with a policy that the "
+                         "usable sandbox backend (landlock) cannot wholly enforce; refusing to "
+                         "run the command. landlock cannot enforce: read-only paths beneath a "
+                         "writable root are writable: " +
+                         kept.string()),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("Accept the gap (--accept-partial"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("no sandbox backend is usable"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(marker));
+
+    auto json = run_cordon({"run", "--json", "--backend", "landlock", "--mode", "workspace-write",
+                            "--read-only-path", kept.string(), "-c", "true"},
+                           workspace_);
+    EXPECT_EQ(json.exit_code, 125);
+    auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc["error"]["code"], "SANDBOX_UNAVAILABLE");
+    EXPECT_EQ(doc["error"]["unenforced"]["backend"], "landlock");
+    EXPECT_NE(doc["error"]["unenforced"]["parts"].get<std::string>().find("read-only paths"),
+              std::string::npos);
+}
+
 // A workspace the command must not be able to write is the request's fault: a usage error that
 // names the reason, never "no sandbox backend is usable ... switch to danger-full-access".
 TEST_F(CliTest, UnsafeWorkspacesAreRefusedAsUsageErrors) {
@@ -575,6 +609,18 @@ TEST_F(CliTest, ConfinePrintsTheWrappedArgv) {
                             "-c", "echo 'a b'"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("-- bash -c 'echo '\\''a b'\\'''"), std::string::npos) << text.out;
+    // The argv names cordon's descriptors: stderr says it is not runnable as printed, which of
+    // them it needs, and the command that runs it.
+    for (const cli_result* printed : {&r, &text}) {
+        EXPECT_NE(printed->err.find("cordon confine: not runnable as printed: it names descriptor"),
+                  std::string::npos)
+            << printed->err;
+        EXPECT_NE(printed->err.find("cordon run --backend landlock --mode "), std::string::npos)
+            << printed->err;
+        EXPECT_EQ(printed->err.find("not runnable as printed"),
+                  printed->err.rfind("not runnable as printed"))
+            << printed->err;
+    }
 }
 
 TEST_F(CliTest, ProbeReportsEveryRung) {

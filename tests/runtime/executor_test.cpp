@@ -845,7 +845,8 @@ TEST(RecordJson, SandboxErrorShape) {
     EXPECT_EQ(json["outcome"], "runner-failed");
     EXPECT_EQ(keys_of(json["error"]),
               (std::set<std::string>{"name", "code", "message", "mode", "runnerFailure", "backend",
-                                     "backends"}));
+                                     "backends", "unenforced"}));
+    EXPECT_TRUE(json["error"]["unenforced"].is_null());
     EXPECT_EQ(json["error"]["name"], "SandboxUnavailableError");
     EXPECT_EQ(json["error"]["code"], "SANDBOX_UNAVAILABLE");
     EXPECT_EQ(json["error"]["message"], error.what());
