@@ -69,11 +69,20 @@ public:
         if (failed != 0) throw std::runtime_error("cannot start cordon mcp");
     }
 
+    // As a client leaves: stdin closed, and the server given the time to end its jobs and remove
+    // their stream files (a generous bound); SIGKILL only for one that does not exit by then.
     ~mcp_peer() {
         if (to_server_ >= 0) ::close(to_server_);
         if (pid_ > 0 && !exit_status_) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+            while (::waitpid(pid_, nullptr, WNOHANG) == 0) {
+                if (std::chrono::steady_clock::now() >= deadline) {
+                    ::kill(pid_, SIGKILL);
+                    ::waitpid(pid_, nullptr, 0);
+                    break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
         }
         ::close(from_server_);
     }
