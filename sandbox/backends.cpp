@@ -457,10 +457,19 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         out.push_back("read-only paths beneath a writable root are writable: " +
                       list(policy.rules.read_only));
     }
+    // What the command may write on this rung: the plan's roots, and under --tmp host the host's
+    // /tmp and TMPDIR as well (writable_roots()). A denied path in any of them stays readable.
+    std::vector<std::filesystem::path> roots = paths.writable_roots;
+    if (policy.rules.tmp == tmp_policy::host) {
+        for (const std::filesystem::path& root : writable_roots(policy))
+            roots.push_back(root);
+    }
     std::vector<std::filesystem::path> exposed_reads;
     for (const hidden_path& hidden : paths.hidden) {
-        for (const auto& root : paths.writable_roots) {
-            if (is_within(hidden.path, root)) exposed_reads.push_back(hidden.path);
+        if (std::any_of(roots.begin(), roots.end(), [&hidden](const std::filesystem::path& root) {
+                return is_within(hidden.path, root);
+            })) {
+            exposed_reads.push_back(hidden.path);
         }
     }
     if (!exposed_reads.empty()) {

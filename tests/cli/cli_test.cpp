@@ -351,6 +351,25 @@ TEST_F(CliTest, APolicyARungCannotEnforceIsNamedInTheRefusal) {
               std::string::npos);
 }
 
+// Under --tmp host the Landlock rung makes the host's /tmp writable, and a denied path there would
+// stay readable and writable: refused as a gap (it was run, the secret read).
+TEST_F(CliTest, ADeniedPathInTheHostsTmpIsAGapOnTheLandlockRung) {
+    test::temp_dir host_tmp{"/tmp", "cli-hosttmp-"};
+    const fs::path secret = host_tmp.path() / "secret";
+    test::write_file(secret, "SECRET\n");
+    auto r = run_cordon({"run", "--backend", "landlock", "--mode", "workspace-write", "--tmp",
+                         "host", "--deny-read", host_tmp.path().string(), "-c",
+                         "cat " + secret.string() + "; echo x > " + secret.string()},
+                        workspace_);
+    EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+    EXPECT_EQ(r.out.find("SECRET"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("denied reads inside a writable root stay readable: " +
+                         host_tmp.path().string()),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(test::read_file(secret), "SECRET\n");
+}
+
 // A workspace the command must not be able to write is the request's fault: a usage error that
 // names the reason, never "no sandbox backend is usable ... switch to danger-full-access".
 TEST_F(CliTest, UnsafeWorkspacesAreRefusedAsUsageErrors) {
