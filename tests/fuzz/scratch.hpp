@@ -19,18 +19,21 @@
 
 namespace cordon::fuzz {
 
+// Never destroyed: the exit handler that removes it runs after the static objects constructed
+// before it returned are destroyed (it read a freed path under ASan).
 inline const std::filesystem::path& scratch_directory() {
-    static const std::filesystem::path directory = [] {
+    static const std::filesystem::path* const directory = [] {
         std::string pattern =
             (std::filesystem::temp_directory_path() / "cordon-fuzz-XXXXXX").string();
         CORDON_FUZZ_CHECK(::mkdtemp(pattern.data()) != nullptr);
+        auto* made = new std::filesystem::path(pattern);
         std::atexit([] {
             std::error_code ignored;
             std::filesystem::remove_all(scratch_directory(), ignored);
         });
-        return std::filesystem::path(pattern);
+        return made;
     }();
-    return directory;
+    return *directory;
 }
 
 // Replaces `path` with `text`, mode 0600.
