@@ -8,7 +8,6 @@
 //
 // Exits 0, or 2 when an option or a configuration file is bad (the same one line `cordon run`
 // prints).
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -183,13 +182,7 @@ int show(const show_options& given) {
                         origin_of(rules, "network")});
     settings.push_back({"allow_local_binding", rules.network.allow_local_binding ? "true" : "false",
                         origin_of(rules, "allow_local_binding")});
-    // The credential stores first, as a run denies them, then what was asked for.
-    std::vector<std::filesystem::path> denied;
-    if (rules.rules.deny_credential_stores)
-        denied = sandbox::default_deny_read(sandbox::invoking_home());
-    for (const std::filesystem::path& asked : rules.rules.deny_read) {
-        if (std::find(denied.begin(), denied.end(), asked) == denied.end()) denied.push_back(asked);
-    }
+    const std::vector<std::filesystem::path> denied = sandbox::requested_deny_read(rules.rules);
     const std::vector<shown_list> lists{
         list_of("writable_roots", rules.rules.writable_roots, rules),
         list_of("read_only", rules.rules.read_only, rules),

@@ -5,8 +5,9 @@
 // it. Probes the ladder to pick the backend, exactly as a run would. The argv refers to the
 // descriptors cordon passes its runners (the sealed launcher at fd 6, the workspace at fds 5 and
 // 7, the command's environment at fd 4, the status channel at fd 3), so it documents a run rather
-// than being one to paste into a shell: a line on stderr says so, and names the `cordon run` that
-// runs it.
+// than being one to paste into a shell: a line on stderr says so. (It does not print a `cordon
+// run` line: rebuilt from the parsed options it would drop what it does not know, and quote
+// names it cannot show.)
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -35,12 +36,8 @@ struct confine_options {
 };
 
 // Why the printed argv is a description of a run and not a command line: the descriptors it names
-// are cordon's, opened when it spawns the run. One line on stderr, with what runs it instead;
-// nothing when it names none.
-std::string cannot_run_as_printed(const sandbox::confined_argv& confined,
-                                  sandbox::sandbox_mode mode,
-                                  const std::filesystem::path& workspace,
-                                  const std::vector<std::string>& argv) {
+// are cordon's, opened when it spawns the run. One line on stderr; nothing when it names none.
+std::string cannot_run_as_printed(const sandbox::confined_argv& confined) {
     std::vector<int> named;
     if (confined.status) named.push_back(confined.status->child_fd);
     for (const sandbox::passed_fd& passed : confined.fds)
@@ -53,17 +50,10 @@ std::string cannot_run_as_printed(const sandbox::confined_argv& confined,
         if (i > 0) list += i + 1 == named.size() ? " and " : ", ";
         list += std::to_string(named[i]);
     }
-    std::vector<std::string> run = {
-        "cordon",      "run",
-        "--backend",   std::string(sandbox::to_string(confined.backend)),
-        "--mode",      std::string(sandbox::to_string(mode)),
-        "--workspace", workspace.string(),
-        "--"};
-    run.insert(run.end(), argv.begin(), argv.end());
     return "cordon confine: not runnable as printed: it names descriptor" +
            std::string(named.size() == 1 ? " " : "s ") + list +
-           ", which cordon opens and passes when it spawns the run; " + shell_join(run) +
-           " runs it (with the same path and network options)\n";
+           ", which cordon opens and passes when it spawns the run; `cordon run` with the same "
+           "options runs it\n";
 }
 
 int run_confine_command(const confine_options& options) {
@@ -115,7 +105,7 @@ int run_confine_command(const confine_options& options) {
         } else {
             std::cout << shell_join(confined.argv) << '\n';
         }
-        std::cerr << cannot_run_as_printed(confined, *mode, workspace, options.argv);
+        std::cerr << cannot_run_as_printed(confined);
         return 0;
     } catch (const sandbox::request_refused_error& error) {
         return usage_error(command, error.reason());

@@ -214,19 +214,22 @@ bool at_or_beneath(const fs::path& path, const fs::path& root) {
 
 }  // namespace
 
-std::vector<fs::path> effective_deny_read(const path_rules& rules) {
-    std::vector<fs::path> asked;
-    if (rules.deny_credential_stores) asked = default_deny_read(invoking_home());
-    asked.insert(asked.end(), rules.deny_read.begin(), rules.deny_read.end());
+std::vector<fs::path> requested_deny_read(const path_rules& rules) {
     std::vector<fs::path> out;
-    for (const fs::path& denied : asked) {
-        const bool let_through = std::any_of(
+    if (rules.deny_credential_stores) out = default_deny_read(invoking_home());
+    for (const fs::path& asked : rules.deny_read) {
+        if (std::find(out.begin(), out.end(), asked) == out.end()) out.push_back(asked);
+    }
+    return out;
+}
+
+std::vector<fs::path> effective_deny_read(const path_rules& rules) {
+    std::vector<fs::path> out = requested_deny_read(rules);
+    std::erase_if(out, [&rules](const fs::path& denied) {
+        return std::any_of(
             rules.allow_read.begin(), rules.allow_read.end(),
             [&denied](const fs::path& allowed) { return at_or_beneath(denied, allowed); });
-        if (!let_through && std::find(out.begin(), out.end(), denied) == out.end()) {
-            out.push_back(denied);
-        }
-    }
+    });
     return out;
 }
 

@@ -162,6 +162,9 @@ struct sandbox_policy {
 // the entries allow_read lets through entirely (an allow_read at or above them); allow_read
 // entries beneath a remaining entry stay exceptions the backends re-expose.
 [[nodiscard]] std::vector<std::filesystem::path> effective_deny_read(const path_rules& rules);
+// What was asked to be unreadable, before allow_read: the credential stores
+// (deny_credential_stores), then deny_read, each path once. `cordon config show` lists this.
+[[nodiscard]] std::vector<std::filesystem::path> requested_deny_read(const path_rules& rules);
 
 }  // namespace cordon::sandbox
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -294,6 +295,13 @@ TEST(PathRules, DefaultConstructionLooksNothingUpAndPlanningDoes) {
     const std::vector<fs::path> denied = effective_deny_read(*rules);
     EXPECT_THAT(denied, ::testing::Contains(canonical_path(second.path()) / ".ssh"));
     EXPECT_THAT(denied, ::testing::Not(::testing::Contains(canonical_path(first.path()) / ".ssh")));
+
+    // What `cordon config show` lists: the stores, then what was asked, each once.
+    rules->deny_read = {canonical_path(second.path()) / ".ssh", "/nowhere/in/particular"};
+    const std::vector<fs::path> requested = requested_deny_read(*rules);
+    EXPECT_EQ(
+        std::count(requested.begin(), requested.end(), canonical_path(second.path()) / ".ssh"), 1);
+    EXPECT_EQ(requested.back(), fs::path("/nowhere/in/particular"));
 
     rules->deny_credential_stores = false;
     rules->deny_read = {"/nowhere/in/particular"};
