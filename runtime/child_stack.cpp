@@ -8,6 +8,18 @@
 
 #include <cerrno>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CORDON_CHILD_STACK_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CORDON_CHILD_STACK_ASAN 1
+#endif
+#if defined(CORDON_CHILD_STACK_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace cordon::runtime::detail {
 
 child_stack* child_stack::for_this_thread() noexcept {
@@ -17,7 +29,18 @@ child_stack* child_stack::for_this_thread() noexcept {
 }
 
 child_stack::~child_stack() {
-    if (base_ != nullptr) ::munmap(base_, total_size_);
+    if (base_ == nullptr) return;
+    unpoison();
+    ::munmap(base_, total_size_);
+}
+
+void child_stack::unpoison() const noexcept {
+#if defined(CORDON_CHILD_STACK_ASAN)
+    if (base_ != nullptr) {
+        ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(base_) + guard_size_,
+                                    total_size_ - guard_size_);
+    }
+#endif
 }
 
 bool child_stack::map() noexcept {

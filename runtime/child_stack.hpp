@@ -40,6 +40,11 @@ public:
     [[nodiscard]] void* guard() const noexcept { return base_; }
     [[nodiscard]] std::size_t guard_size() const noexcept { return guard_size_; }
 
+    // Under AddressSanitizer: marks the stack's shadow addressable again after a child ran on it
+    // (spawn.cpp), so that nothing placed at these addresses later inherits its redzones. A no-op
+    // in other builds.
+    void unpoison() const noexcept;
+
 private:
     void* base_ = nullptr;
     std::size_t guard_size_ = 0;

@@ -27,7 +27,8 @@ namespace cordon::runtime::detail {
 
 namespace {
 
-[[noreturn]] void fail(int error_fd, spawn_stage stage, int error, int step = 0) noexcept {
+[[noreturn]] CORDON_CHILD_SIDE void fail(int error_fd, spawn_stage stage, int error,
+                                         int step = 0) noexcept {
     child_failure record{static_cast<int>(stage), error, step};
     ssize_t written;
     do {
@@ -37,7 +38,7 @@ namespace {
 }
 
 // Formats a non-negative number into buf (no stdio); returns the length.
-std::size_t format_decimal(char* buf, std::size_t size, long value) noexcept {
+CORDON_CHILD_SIDE std::size_t format_decimal(char* buf, std::size_t size, long value) noexcept {
     char digits[24];
     std::size_t count = 0;
     do {
@@ -52,7 +53,7 @@ std::size_t format_decimal(char* buf, std::size_t size, long value) noexcept {
 
 // Marks every fd at or above 3 CLOEXEC except the targets: the child sees only what it was given,
 // whatever the rest of the process opened without O_CLOEXEC.
-void cloexec_everything_else(const child_plan& plan) noexcept {
+CORDON_CHILD_SIDE void cloexec_everything_else(const child_plan& plan) noexcept {
     int start = 3;
     for (;;) {
         int next_target = -1;
@@ -84,7 +85,7 @@ void cloexec_everything_else(const child_plan& plan) noexcept {
 
 }  // namespace
 
-void run_child(const child_plan& plan) noexcept {
+CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
     // The error pipe may sit at a number some target will take; move it above them first.
     int error_fd = ::fcntl(plan.error_fd, F_DUPFD_CLOEXEC, plan.scratch_fd_floor);
     if (error_fd < 0) fail(plan.error_fd, spawn_stage::fds, errno);

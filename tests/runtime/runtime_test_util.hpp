@@ -103,8 +103,8 @@ inline std::optional<pid_t> read_pid_file(const std::filesystem::path& path) {
     return static_cast<pid_t>(std::stol(text));
 }
 
-// Sanitizer builds spawn with fork(): their runtimes cannot follow a CLONE_VM child, so the
-// vfork parameter must not run there.
+// The TSan build spawns with fork(): ThreadSanitizer cannot follow a CLONE_VM child, so the
+// vfork parameter must not run there (runtime/spawn.cpp). The ASan+UBSan build runs it.
 inline bool vfork_unusable() {
     return runtime::default_spawn_method() == runtime::spawn_method::fork;
 }
@@ -134,11 +134,11 @@ inline std::vector<std::string> split_lines(std::string_view text) {
 
 }  // namespace cordon::test
 
-// Skips a test parameterised on spawn_method when it is vfork in a sanitizer build.
-#define CORDON_SKIP_VFORK_UNDER_SANITIZER(method)                                  \
-    do {                                                                           \
-        if ((method) == ::cordon::runtime::spawn_method::vfork &&                  \
-            ::cordon::test::vfork_unusable()) {                                    \
-            GTEST_SKIP() << "spawn_method::vfork is not used in sanitizer builds"; \
-        }                                                                          \
+// Skips a test parameterised on spawn_method when it is vfork in the TSan build.
+#define CORDON_SKIP_VFORK_UNDER_TSAN(method)                              \
+    do {                                                                  \
+        if ((method) == ::cordon::runtime::spawn_method::vfork &&         \
+            ::cordon::test::vfork_unusable()) {                           \
+            GTEST_SKIP() << "spawn_method::vfork is not used under TSan"; \
+        }                                                                 \
     } while (0)

@@ -87,7 +87,7 @@ struct piped_request {
 
 class SpawnTest : public ::testing::TestWithParam<spawn_method> {
 protected:
-    void SetUp() override { CORDON_SKIP_VFORK_UNDER_SANITIZER(GetParam()); }
+    void SetUp() override { CORDON_SKIP_VFORK_UNDER_TSAN(GetParam()); }
     spawn_method method() const { return GetParam(); }
 };
 
