@@ -138,10 +138,10 @@ std::vector<fs::path> default_deny_read(const fs::path& home) {
     return out;
 }
 
-fs::path invoking_home() {
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
-        return canonical_path(home);
-    }
+namespace {
+
+// The account's home in the password database; empty when it has none that is absolute.
+fs::path account_home() {
     // getpwuid_r: the policy may be built on several threads at once.
     passwd entry{};
     passwd* found = nullptr;
@@ -151,6 +151,25 @@ fs::path invoking_home() {
         return canonical_path(found->pw_dir);
     }
     return {};
+}
+
+}  // namespace
+
+fs::path invoking_home() {
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+        return canonical_path(home);
+    }
+    return account_home();
+}
+
+std::vector<fs::path> credential_homes() {
+    std::vector<fs::path> out;
+    for (fs::path home : {invoking_home(), account_home()}) {
+        if (!home.empty() && std::find(out.begin(), out.end(), home) == out.end()) {
+            out.push_back(std::move(home));
+        }
+    }
+    return out;
 }
 
 std::optional<std::string> bad_protected_name(std::string_view name) {
@@ -216,10 +235,17 @@ bool at_or_beneath(const fs::path& path, const fs::path& root) {
 
 std::vector<fs::path> requested_deny_read(const path_rules& rules) {
     std::vector<fs::path> out;
-    if (rules.deny_credential_stores) out = default_deny_read(invoking_home());
-    for (const fs::path& asked : rules.deny_read) {
-        if (std::find(out.begin(), out.end(), asked) == out.end()) out.push_back(asked);
+    auto add = [&out](const fs::path& path) {
+        if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+    };
+    if (rules.deny_credential_stores) {
+        for (const fs::path& home : credential_homes()) {
+            for (const fs::path& store : default_deny_read(home))
+                add(store);
+        }
     }
+    for (const fs::path& asked : rules.deny_read)
+        add(asked);
     return out;
 }
 

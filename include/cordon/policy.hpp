@@ -59,6 +59,10 @@ struct protected_class {
     const std::filesystem::path& home);
 // The invoking user's home: $HOME when absolute, else the password database's entry.
 [[nodiscard]] std::filesystem::path invoking_home();
+// The homes whose credential stores a run may not read (deny_credential_stores): invoking_home(),
+// and the account's home in the password database when it is another. Whoever starts cordon with
+// HOME pointed elsewhere does not uncover the account's own stores by it.
+[[nodiscard]] std::vector<std::filesystem::path> credential_homes();
 
 // A relative protected name is well-formed: not empty, not absolute, no "." or ".." component,
 // no empty component. The reason when it is not.
@@ -76,9 +80,10 @@ struct path_rules {
     // Unreadable in every confined mode: absolute paths (missing ones are skipped), beside the
     // invoking user's credential stores while deny_credential_stores holds.
     std::vector<std::filesystem::path> deny_read;
-    // The invoking user's credential stores (default_deny_read(invoking_home())) are unreadable
-    // too. Looked up when the run is planned (effective_deny_read()), never at construction: a
-    // default-constructed policy reads neither the environment nor the password database.
+    // The invoking user's credential stores (default_deny_read() of each credential_homes())
+    // are unreadable too. Looked up when the run is planned (effective_deny_read()), never at
+    // construction: a default-constructed policy reads neither the environment nor the password
+    // database.
     bool deny_credential_stores = true;
     // Readable all the same (at or beneath a deny_read entry).
     std::vector<std::filesystem::path> allow_read;

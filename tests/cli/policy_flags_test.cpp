@@ -168,5 +168,79 @@ TEST_F(PolicyFlags, BadValuesAreOneLineAndExitTwo) {
     }
 }
 
+// The credential stores hidden are those of every home the account has: a cordon started with
+// HOME pointed elsewhere still hides the stores in the account's own home (the password
+// database's), as well as those in the HOME it was given. The account's home is made a scratch
+// directory by a password database bind-mounted in a mount namespace of the run's own (root only),
+// so that no real home is touched. A danger-full-access run, which hides nothing, reads both keys:
+// they are there to be read.
+TEST_F(PolicyFlags, AHomePointedElsewhereStillHidesTheAccountsOwnStores) {
+    if (::geteuid() != 0) GTEST_SKIP() << "a mount namespace of the run's own needs root";
+    const fs::path account_home = scratch_ / "account-home";
+    const fs::path passwd = scratch_ / "passwd";
+    fs::create_directories(account_home / ".ssh");
+    write_file(account_home / ".ssh" / "id_ed25519", "ACCOUNT-KEY\n");
+    // This account's entry with its home replaced (name:pw:uid:gid:gecos:home:shell).
+    std::string entries;
+    bool replaced = false;
+    for (const std::string& line : split_lines(read_file("/etc/passwd"))) {
+        std::vector<std::string> fields;
+        std::size_t start = 0;
+        for (std::size_t colon; (colon = line.find(':', start)) != std::string::npos;
+             start = colon + 1) {
+            fields.push_back(line.substr(start, colon - start));
+        }
+        fields.push_back(line.substr(start));
+        if (fields.size() == 7 && fields[2] == std::to_string(::getuid())) {
+            fields[5] = account_home.string();
+            replaced = true;
+        }
+        std::string joined;
+        for (std::size_t i = 0; i < fields.size(); ++i)
+            joined += (i == 0 ? "" : ":") + fields[i];
+        entries += joined + "\n";
+    }
+    ASSERT_TRUE(replaced) << "no entry for uid " << ::getuid() << " in /etc/passwd";
+    write_file(passwd, entries);
+
+    const std::string read_both = "cat " + (account_home / ".ssh" / "id_ed25519").string() + " " +
+                                  (home_ / ".ssh" / "id_ed25519").string();
+    auto cordon_elsewhere = [&](std::vector<std::string> args) {
+        std::vector<std::string> argv{"/usr/bin/unshare",
+                                      "-m",
+                                      "--propagation",
+                                      "private",
+                                      "--",
+                                      "/bin/sh",
+                                      "-c",
+                                      "mount --bind \"$0\" /etc/passwd && exec \"$@\"",
+                                      passwd.string(),
+                                      cordon_path().string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_program(argv, workspace_, {},
+                           {{"HOME", home_.string()}, {"GIT_CONFIG_NOSYSTEM", "1"}});
+    };
+
+    const cli_result open =
+        cordon_elsewhere({"run", "--mode", "danger-full-access", "-c", read_both});
+    ASSERT_EQ(open.exit_code, 0) << open.err;
+    ASSERT_NE(open.out.find("ACCOUNT-KEY"), std::string::npos) << open.out;
+    ASSERT_NE(open.out.find("PRIVATE-KEY"), std::string::npos) << open.out;
+
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        for (const char* mode : {"read-only", "workspace-write"}) {
+            SCOPED_TRACE(mode);
+            const cli_result r =
+                cordon_elsewhere({"run", "--backend", std::string(backend_flag(path)), "--mode",
+                                  mode, "-c", read_both});
+            EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+            EXPECT_EQ(r.out.find("ACCOUNT-KEY"), std::string::npos) << r.out;
+            EXPECT_EQ(r.out.find("PRIVATE-KEY"), std::string::npos) << r.out;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace cordon::test::policy_flags_tests

@@ -5,9 +5,11 @@
 // the exact message docs/contract.md fixes), canonical_path's chdir semantics and writable_roots.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -276,6 +278,34 @@ TEST(WritableRoots, CanonicalAndDeduplicated) {
 
 namespace cordon::sandbox {
 namespace {
+
+// The stores of the account's own home (the password database's) stay hidden when HOME names
+// another directory: both homes are credential homes, each store listed once; when HOME is the
+// account's home, it is one home.
+TEST(PathRules, TheAccountsHomeIsACredentialHomeWhateverHomeSays) {
+    passwd entry{};
+    passwd* found = nullptr;
+    std::array<char, 4096> buffer{};
+    if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+        found == nullptr || found->pw_dir == nullptr || found->pw_dir[0] != '/') {
+        GTEST_SKIP() << "this account has no home in the password database";
+    }
+    const fs::path account = canonical_path(found->pw_dir);
+    scratch_dir elsewhere;
+    {
+        scoped_env pointed("HOME", elsewhere.path().string());
+        EXPECT_THAT(credential_homes(), ElementsAre(canonical_path(elsewhere.path()), account));
+        const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+        for (const fs::path& each : {canonical_path(elsewhere.path()), account}) {
+            EXPECT_EQ(std::count(denied.begin(), denied.end(), each / ".ssh"), 1) << each;
+            EXPECT_EQ(std::count(denied.begin(), denied.end(), each / ".aws"), 1) << each;
+        }
+    }
+    scoped_env home("HOME", account.string());
+    EXPECT_THAT(credential_homes(), ElementsAre(account));
+    const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+    EXPECT_EQ(std::count(denied.begin(), denied.end(), account / ".ssh"), 1);
+}
 
 // A default-constructed policy (and with it a run_request) reads nothing: the credential stores
 // are looked up when a run is planned, in the HOME of that moment, not when the rules were made.
