@@ -7,6 +7,7 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -142,7 +143,6 @@ pid_t plain_fork(detail::child_plan& plan, int& pidfd) {
 
 spawn_result spawn(const spawn_request& request) {
     if (request.argv.empty()) return spawn_error{spawn_stage::resolve, ENOENT};
-    if (request.fds.size() > max_fd_mappings) return spawn_error{spawn_stage::fds, EMFILE};
     if (request.cgroup_procs_fds.size() > max_cgroups) {
         return spawn_error{spawn_stage::cgroup, EMFILE};
     }
@@ -171,6 +171,14 @@ spawn_result spawn(const spawn_request& request) {
     int floor = 10;
     for (const auto& mapping : request.fds)
         floor = std::max(floor, mapping.child_fd + 1);
+    // The child holds every source twice for a moment (moved above the targets, then placed), and
+    // its error pipe and image above them: past the soft limit on descriptors it could place none.
+    if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+                        limit.rlim_cur != RLIM_INFINITY &&
+                        static_cast<rlim_t>(floor) + request.fds.size() + 2 > limit.rlim_cur) {
+        return spawn_error{spawn_stage::fds, EMFILE};
+    }
+    std::vector<int> moved(request.fds.size());
 
     pipe_pair errors;
     if (!make_pipe(errors)) return spawn_error{spawn_stage::resources, errno};
@@ -181,6 +189,7 @@ spawn_result spawn(const spawn_request& request) {
                             cwd.c_str(),
                             request.fds.data(),
                             request.fds.size(),
+                            moved.data(),
                             request.cgroup_procs_fds.data(),
                             request.cgroup_procs_fds.size(),
                             request.exec_fd,

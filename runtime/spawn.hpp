@@ -31,8 +31,6 @@ using classify::describe;
 using classify::spawn_error;
 using classify::spawn_stage;
 
-// The child moves the fds it is given through a fixed array on its stack (it may not allocate).
-inline constexpr std::size_t max_fd_mappings = 16;
 inline constexpr std::size_t max_cgroups = 4;
 
 struct fd_mapping {
@@ -44,8 +42,7 @@ struct spawn_request {
     std::vector<std::string> argv;  // argv[0] is looked up in the PATH of `env` unless it has '/'
     std::vector<std::string> env;   // "NAME=value"
     std::filesystem::path cwd;
-    std::vector<fd_mapping> fds;  // must map 0, 1 and 2; every other fd is closed on exec;
-                                  // at most max_fd_mappings entries
+    std::vector<fd_mapping> fds;  // must map 0, 1 and 2; every other fd is closed on exec
     // Open cgroup.procs files the child joins before exec (the v2 one first; at most
     // max_cgroups).
     std::vector<int> cgroup_procs_fds;

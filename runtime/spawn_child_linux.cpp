@@ -139,7 +139,7 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
 
     // Move every source fd out of the way first, so that placing one cannot clobber another's
     // source; dup2 onto the target then clears CLOEXEC on exactly the targets.
-    int moved[max_fd_mappings];  // spawn() refuses more mappings before the clone
+    int* const moved = plan.moved;
     for (std::size_t i = 0; i < plan.fd_count; ++i) {
         moved[i] = ::fcntl(plan.fds[i].parent_fd, F_DUPFD_CLOEXEC, plan.scratch_fd_floor);
         if (moved[i] < 0) fail(error_fd, spawn_stage::fds, errno);

@@ -22,8 +22,9 @@
 
 namespace cordon::runtime::detail {
 
-// Everything the child needs, prepared by the parent. The child reads it and never writes to it:
-// under CLONE_VM it is the parent's memory.
+// Everything the child needs, prepared by the parent. The child reads it and writes only to
+// `moved`, an array of its own that the parent sized and never reads: under CLONE_VM it is the
+// parent's memory, and the child may not allocate.
 struct child_plan {
     const char* path;  // resolved program
     char* const* argv;
@@ -31,6 +32,7 @@ struct child_plan {
     const char* cwd;
     const fd_mapping* fds;
     std::size_t fd_count;
+    int* moved;  // fd_count entries: where each source is moved before it is placed
     const int* cgroup_procs_fds;  // joined in order before exec
     std::size_t cgroup_count;
     int exec_fd;           // -1: execve(path); else execveat(exec_fd, "", AT_EMPTY_PATH)

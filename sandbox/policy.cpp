@@ -164,7 +164,11 @@ fs::path invoking_home() {
 
 std::vector<fs::path> credential_homes() {
     std::vector<fs::path> out;
-    for (fs::path home : {invoking_home(), account_home()}) {
+    fs::path relative;
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0' && *home != '/') {
+        relative = canonical_path(home);
+    }
+    for (fs::path home : {invoking_home(), account_home(), std::move(relative)}) {
         if (!home.empty() && std::find(out.begin(), out.end(), home) == out.end()) {
             out.push_back(std::move(home));
         }
@@ -195,7 +199,9 @@ fs::path canonical_path(const fs::path& path) {
     if (ec) absolute = path;
     // realpath(3) resolves component by component, as chdir does: `link/..` is the parent of
     // the link's target.
-    fs::path resolved = fs::canonical(absolute, ec);
+    // What does not exist yet is taken as written below the part that does: `link/new/..` is the
+    // link's target, not the link's parent.
+    fs::path resolved = fs::weakly_canonical(absolute, ec);
     if (!ec) return resolved;
     return absolute.lexically_normal();
 }

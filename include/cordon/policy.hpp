@@ -60,8 +60,9 @@ struct protected_class {
 // The invoking user's home: $HOME when absolute, else the password database's entry.
 [[nodiscard]] std::filesystem::path invoking_home();
 // The homes whose credential stores a run may not read (deny_credential_stores): invoking_home(),
-// and the account's home in the password database when it is another. Whoever starts cordon with
-// HOME pointed elsewhere does not uncover the account's own stores by it.
+// the account's home in the password database when it is another, and a relative $HOME taken from
+// cordon's working directory (where the tools started beside cordon look for their stores).
+// Whoever starts cordon with HOME pointed elsewhere does not uncover the account's stores by it.
 [[nodiscard]] std::vector<std::filesystem::path> credential_homes();
 
 // A relative protected name is well-formed: not empty, not absolute, no "." or ".." component,
@@ -152,9 +153,9 @@ struct sandbox_policy {
 };
 
 // The directory `chdir(path)` would land in: symlinks are resolved before `..` is applied, so
-// `link/..` names the physical parent of the link's target, not the lexical parent. A path that
-// cannot be resolved is returned lexically normalised and absolute (it matches nothing until it
-// exists).
+// `link/..` names the physical parent of the link's target, not the lexical parent. The part of a
+// path that does not exist yet is kept as written below the part that does, resolved; a path
+// whose existing part cannot be resolved either is returned lexically normalised and absolute.
 [[nodiscard]] std::filesystem::path canonical_path(const std::filesystem::path& path);
 
 // The canonical, de-duplicated roots workspace-write may write under for backends that spell a

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cordon/policy.hpp"
 #include "real_backend.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
@@ -165,6 +166,54 @@ TEST_F(PolicyFlags, BadValuesAreOneLineAndExitTwo) {
         EXPECT_EQ(r.exit_code, 2) << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_FALSE(fs::exists(workspace_ / "ran"));
+    }
+}
+
+// Every store a home can hold, a long --deny-read list and many writable roots are each a mount
+// (bwrap: a hidden file is copied from a descriptor of its own) or a rule: none of them may make
+// a run fail, or a long list a shorter wall. Every store of the home is there, each a file (the
+// directories among them are hidden the same way), with 40 listed files and as many writable
+// roots as a run may have beside the workspace (sandbox/backends.hpp, max_writable_fds).
+TEST_F(PolicyFlags, EveryStoreOfAHomeAndLongListsAreKeptOnEveryRung) {
+    for (const fs::path& store : sandbox::default_deny_read(home_)) {
+        if (fs::exists(store)) continue;
+        fs::create_directories(store.parent_path());
+        write_file(store, "STORE-SECRET\n");
+    }
+    std::vector<std::string> flags;
+    std::string script;
+    for (const fs::path& store : sandbox::default_deny_read(home_))
+        script += "cat " + store.string() + " 2>/dev/null; ";
+    script += "cat " + (home_ / ".ssh" / "id_ed25519").string() + " 2>/dev/null; ";
+    for (int i = 0; i < 40; ++i) {
+        const fs::path listed = scratch_ / "listed" / ("secret-" + std::to_string(i));
+        fs::create_directories(listed.parent_path());
+        write_file(listed, "LISTED-SECRET\n");
+        flags.insert(flags.end(), {"--deny-read", listed.string()});
+        script += "cat " + listed.string() + " 2>/dev/null; ";
+    }
+    std::vector<fs::path> roots;
+    for (int i = 0; i < 15; ++i) {
+        roots.push_back(scratch_ / "roots" / std::to_string(i));
+        fs::create_directories(roots.back());
+        flags.insert(flags.end(), {"--writable-root", roots.back().string()});
+        script += "echo made > " + (roots.back() / "made").string() + "; ";
+    }
+    script += "echo done";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        std::vector<std::string> args{"run", "--backend", std::string(backend_flag(path)), "--mode",
+                                      "workspace-write"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        args.insert(args.end(), {"-c", script});
+        const cli_result r = cordon(args);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(r.out, "done\n") << r.err;
+        for (const fs::path& root : roots) {
+            EXPECT_EQ(read_file(root / "made"), "made\n") << root;
+            fs::remove(root / "made");
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 // zombie, the child as session and group leader, stdin, and many threads
 // spawning at once.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,6 +196,24 @@ TEST_P(SpawnTest, CrossedFdMappingsArePlacedCorrectly) {
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 0);
     EXPECT_EQ(parse_fd_list(text), (std::vector<int>{0, 1, 2, 40, 41}));
+}
+
+// There is no fixed number of mappings: a bwrap run takes a descriptor for each hidden file
+// (sandbox/backends.hpp), and a home holds more stores than any small bound.
+TEST_P(SpawnTest, HundredsOfFdMappingsAreEachPlaced) {
+    piped_request req({child(), "list-fds"}, method());
+    std::vector<int> expected{0, 1, 2};
+    for (int target = 3; target < 300; ++target) {
+        req.request.fds.push_back({req.dev_null.get(), target});
+        expected.push_back(target);
+    }
+    auto result = spawn(req.request);
+    ASSERT_TRUE(std::holds_alternative<spawned_child>(result));
+    req.out.write.reset();
+    auto [text, status] = drain_and_reap(req.out.read.get(), std::get<spawned_child>(result).pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(parse_fd_list(text), expected);
 }
 
 TEST_P(SpawnTest, ChildFdNumbersCarryTheRightFiles) {
@@ -388,13 +407,20 @@ TEST_P(SpawnFailureTest, UnwritableCgroupProcsIsCgroupStage) {
     EXPECT_EQ(std::get<spawn_error>(result).error, EBADF);
 }
 
-TEST_P(SpawnFailureTest, TooManyFdMappingsIsFdsStage) {
+// A mapping the descriptor limit leaves no room for (the child holds each source twice while it
+// places them) fails before any child exists.
+TEST_P(SpawnFailureTest, MappingsPastTheDescriptorLimitAreFdsStage) {
+    rlimit limit{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > (1U << 20)) {
+        GTEST_SKIP() << "no descriptor limit to pass";
+    }
     piped_request req({child(), "exit", "0"}, method());
-    for (int target = 3; target < 30; ++target)
-        req.request.fds.push_back({req.dev_null.get(), target});
+    req.request.fds.push_back({req.dev_null.get(), static_cast<int>(limit.rlim_cur) - 1});
     auto result = spawn(req.request);
     ASSERT_TRUE(std::holds_alternative<spawn_error>(result));
     EXPECT_EQ(std::get<spawn_error>(result).stage, spawn_stage::fds);
+    EXPECT_EQ(std::get<spawn_error>(result).error, EMFILE);
 }
 
 TEST_P(SpawnFailureTest, RunProcessReportsSpawnFailureWithEmptyOutcome) {

@@ -228,6 +228,18 @@ TEST(CanonicalPath, MissingPathIsLexicallyNormalisedAbsolute) {
     EXPECT_EQ(canonical_path(relative), (fs::current_path() / "cordon-contract-missing-8c1f/y"));
 }
 
+// What does not exist yet lies below what does, resolved: a store that a run may create under a
+// linked directory is named where the kernel will put it, not where the lexical path points.
+TEST(CanonicalPath, AMissingTailIsKeptBelowTheResolvedPart) {
+    scratch_dir dir;
+    const fs::path nested = dir.path() / "deep" / "er";
+    fs::create_directories(nested);
+    fs::create_symlink(nested, dir.path() / "link");
+    EXPECT_EQ(canonical_path(dir.path() / "link" / ".." / "new" / ".ssh"),
+              dir.path() / "deep" / "new" / ".ssh");
+    EXPECT_EQ(canonical_path(dir.path() / "link" / "new" / ".." / "other"), nested / "other");
+}
+
 // ---- writable_roots -------------------------------------------------------------------------
 
 TEST(WritableRoots, EmptyForReadOnly) {
@@ -305,6 +317,20 @@ TEST(PathRules, TheAccountsHomeIsACredentialHomeWhateverHomeSays) {
     EXPECT_THAT(credential_homes(), ElementsAre(account));
     const std::vector<fs::path> denied = requested_deny_read(path_rules{});
     EXPECT_EQ(std::count(denied.begin(), denied.end(), account / ".ssh"), 1);
+}
+
+// A relative $HOME is where the tools started beside cordon look for their stores: the working
+// directory's. It is a credential home beside the account's (which stays where quarantine and
+// configuration are looked up: a relative home could be inside the workspace).
+TEST(PathRules, ARelativeHomeIsACredentialHomeFromTheWorkingDirectory) {
+    scoped_env home("HOME", std::string("cordon-relative-home-5d2e"));
+    const fs::path resolved = fs::current_path() / "cordon-relative-home-5d2e";
+    const std::vector<fs::path> homes = credential_homes();
+    EXPECT_EQ(std::count(homes.begin(), homes.end(), resolved), 1);
+    EXPECT_NE(invoking_home(), resolved);
+    const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+    EXPECT_EQ(std::count(denied.begin(), denied.end(), resolved / ".ssh"), 1);
+    EXPECT_EQ(std::count(denied.begin(), denied.end(), resolved / ".git-credentials"), 1);
 }
 
 // A default-constructed policy (and with it a run_request) reads nothing: the credential stores
