@@ -452,7 +452,25 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         }
         return out;
     }
-    if (kind != backend_kind::landlock || policy.mode != sandbox_mode::workspace_write) return out;
+    if (kind != backend_kind::landlock) return out;
+    // The device nodes the rung grants (/dev/null, /dev/urandom, ...) are rules of their own,
+    // which a denied read of one does not take away. (Its /tmp under --tmp host is a writable
+    // root, below.)
+    std::vector<std::filesystem::path> granted_reads;
+    for (const hidden_path& hidden : paths.hidden) {
+        for (const landlock_grant& grant : landlock_grants(policy.mode, false, policy.rules.tmp)) {
+            if (grant.path != nullptr && is_within(grant.path, "/dev") &&
+                is_within(hidden.path, grant.path)) {
+                granted_reads.push_back(hidden.path);
+                break;
+            }
+        }
+    }
+    if (!granted_reads.empty()) {
+        out.push_back("denied device nodes stay readable (the rung grants them): " +
+                      list(granted_reads));
+    }
+    if (policy.mode != sandbox_mode::workspace_write) return out;
     if (!policy.rules.read_only.empty()) {
         out.push_back("read-only paths beneath a writable root are writable: " +
                       list(policy.rules.read_only));

@@ -304,6 +304,14 @@ std::optional<std::string> plan_hidden(const path_rules& rules, path_plan& out) 
             continue;
         }
         const fs::path target = canonical_path(denied);
+        // Every rung would hide the command's own program with it (bwrap fails to start, and the
+        // Landlock rung's walk has no entry to leave out): refused, whatever spelling or link
+        // led there.
+        if (target == target.root_path()) {
+            return "--deny-read " + denied.string() +
+                   " would hide every file, the command's own program too: deny the "
+                   "directories you mean";
+        }
         if (::stat(target.c_str(), &st) != 0) continue;  // a dangling link reads nothing
         if (std::none_of(out.hidden.begin(), out.hidden.end(),
                          [&target](const hidden_path& h) { return h.path == target; })) {
