@@ -7,6 +7,7 @@
 #include "cli/config_file.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "cordon/policy.hpp"
@@ -194,14 +195,45 @@ std::string origin::text() const {
 std::optional<std::string> config_refusal(const loaded_config& config,
                                           const sandbox::sandbox_policy& policy,
                                           std::vector<fs::path>& protected_paths) {
+    const std::vector<fs::path> roots = sandbox::writable_roots(policy);
+    const auto root_holding = [&roots](const fs::path& path) -> const fs::path* {
+        for (const fs::path& root : roots) {
+            if (sandbox::is_within(path, root)) return &root;
+        }
+        return nullptr;
+    };
     std::vector<fs::path> every = config.files;
     every.insert(every.end(), config.links.begin(), config.links.end());
     for (const fs::path& file : every) {
-        for (const auto& root : sandbox::writable_roots(policy)) {
-            if (sandbox::is_within(file, root)) {
-                return "the configuration file " + file.string() + " lies in " + root.string() +
-                       ", which workspace-write commands may write; keep it elsewhere";
-            }
+        if (const fs::path* root = root_holding(file)) {
+            return "the configuration file " + file.string() + " lies in " + root->string() +
+                   ", which workspace-write commands may write; keep it elsewhere";
+        }
+    }
+    // Where a cordon of this account would look that holds nothing yet: a run that could create
+    // the file there would set the defaults of every later cordon, whichever environment this
+    // one was started with (another XDG_CONFIG_HOME or HOME looks elsewhere). Each as the kernel
+    // would reach it, its existing part resolved.
+    std::vector<fs::path> places = config.looked_in;
+    for (const fs::path& home : sandbox::credential_homes())
+        places.push_back(home / ".config" / "cordon" / "config.toml");
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && xdg[0] == '/') {
+        places.push_back(fs::path(xdg) / "cordon" / "config.toml");
+    }
+    for (const fs::path& place : places) {
+        std::error_code ec;
+        if (fs::symlink_status(place, ec).type() != fs::file_type::not_found) continue;
+        const fs::path would_be = sandbox::canonical_path(place);
+        // A root of / is refused with its own reason by every rung (it holds /dev).
+        if (const fs::path* root = root_holding(would_be); root != nullptr && *root != "/") {
+            return "the configuration file " + would_be.string() +
+                   " is not there, and a workspace-write command could create it in " +
+                   root->string() +
+                   " to set the defaults of every later run; keep the workspace and the writable "
+                   "roots away from it";
+        }
+        if (std::find(every.begin(), every.end(), would_be) == every.end()) {
+            every.push_back(would_be);
         }
     }
     protected_paths.insert(protected_paths.end(), every.begin(), every.end());

@@ -328,6 +328,69 @@ TEST_F(ConfigTest, AFileInsideTheWritableWorkspaceIsRefused) {
     EXPECT_EQ(unconfined.out, "ran\n");
 }
 
+// A configuration file that is not there yet is as much the defaults of every later run as one that
+// is: a workspace-write run that could create it, where this cordon or one of the same account
+// started with another environment would read it (the candidates, ~/.config/cordon under each
+// home, $XDG_CONFIG_HOME/cordon), is refused, whatever link leads there; a run away from them, or
+// one that cannot write, goes on.
+TEST_F(ConfigTest, AMissingFileNoRunCanCreate) {
+    const std::string plant =
+        "mkdir -p cordon; printf 'mode = \"danger-full-access\"\\n' > "
+        "config.toml; cp config.toml cordon/; echo ran";
+    const auto run = [&](const std::vector<std::string>& flags, const fs::path& cwd,
+                         std::map<std::string, std::optional<std::string>> env) {
+        std::vector<std::string> args{"run"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        args.insert(args.end(), {"-c", plant});
+        env.emplace("HOME", home_.string());
+        env.emplace("XDG_CONFIG_HOME", std::nullopt);
+        env.emplace("CORDON_CONFIG_DIRS", etc_.string() + ":" + user_.string());
+        return run_cordon(args, cwd, {}, env);
+    };
+    // A candidate of this cordon's.
+    expect_refused(
+        run({"--mode", "workspace-write"}, user_, {}), "cordon run",
+        {"the configuration file " + (user_ / "config.toml").string() +
+         " is not there, and a workspace-write command could create it in " + user_.string()});
+    expect_refused(
+        run({"--mode", "workspace-write", "--writable-root", etc_.string()}, workspace_, {}),
+        "cordon run", {(etc_ / "config.toml").string() + " is not there"});
+    // Where a cordon started with the account's usual environment would look.
+    fs::create_directories(home_ / ".config");
+    expect_refused(run({"--mode", "workspace-write"}, home_ / ".config", {}), "cordon run",
+                   {(home_ / ".config" / "cordon" / "config.toml").string() + " is not there"});
+    const fs::path xdg = workspace_ / "xdg";
+    fs::create_directory(xdg);
+    expect_refused(
+        run({"--mode", "workspace-write"}, workspace_, {{"XDG_CONFIG_HOME", xdg.string()}}),
+        "cordon run", {(xdg / "cordon" / "config.toml").string() + " is not there"});
+    // Through a link: ~/.config leads into the workspace.
+    fs::remove(home_ / ".config");
+    fs::create_directory(workspace_ / "dotconfig");
+    fs::create_directory_symlink(workspace_ / "dotconfig", home_ / ".config");
+    expect_refused(
+        run({"--mode", "workspace-write"}, workspace_, {}), "cordon run",
+        {(workspace_ / "dotconfig" / "cordon" / "config.toml").string() + " is not there"});
+    expect_refused(run_cordon({"mcp", "--mode", "workspace-write"}, workspace_, {},
+                              {{"HOME", home_.string()},
+                               {"XDG_CONFIG_HOME", std::nullopt},
+                               {"CORDON_CONFIG_DIRS", etc_.string() + ":" + user_.string()}}),
+                   "cordon mcp", {" is not there"});
+    for (const fs::path& dir : {etc_, user_, home_ / ".config", xdg, workspace_ / "dotconfig"}) {
+        EXPECT_FALSE(fs::exists(dir / "config.toml")) << dir;
+        EXPECT_FALSE(fs::exists(dir / "cordon")) << dir;
+    }
+    // A run that cannot write them, or writes elsewhere, runs.
+    const cli_result read_only = run({"--mode", "read-only"}, user_, {});
+    EXPECT_EQ(read_only.out, "ran\n") << read_only.err;
+    EXPECT_FALSE(fs::exists(user_ / "config.toml"));
+    const fs::path elsewhere = workspace_ / "project";
+    fs::create_directory(elsewhere);
+    const cli_result away = run({"--mode", "workspace-write"}, elsewhere, {});
+    EXPECT_EQ(away.exit_code, 0) << away.err;
+    EXPECT_EQ(away.out, "ran\n");
+}
+
 // The configuration's limits reach the run, and a flag overrides them.
 TEST_F(ConfigTest, AConfiguredTimeoutEndsTheRun) {
     write_config(etc_, "timeout = \"300ms\"\n");
