@@ -307,16 +307,51 @@ void add_protection_mounts(std::vector<std::string>& argv, const path_plan& path
     }
 }
 
+// Whether a denied path has nothing to hide: in a private /tmp, outside every writable root bound
+// into it, the host's file is not there to read.
+bool nothing_to_hide(const std::filesystem::path& hidden, const sandbox_policy& policy,
+                     const path_plan& paths) {
+    if (policy.mode != sandbox_mode::workspace_write ||
+        policy.rules.tmp != tmp_policy::private_tmp || !is_within(hidden, "/tmp")) {
+        return false;
+    }
+    return std::none_of(
+        paths.writable_roots.begin(), paths.writable_roots.end(),
+        [&hidden](const std::filesystem::path& root) { return is_within(hidden, root); });
+}
+
+// Whether a denied directory holds a writable root (the workspace among them): its tmpfs is laid
+// before the roots are bound, which then show through it, and made read-only after them.
+bool holds_a_root(const hidden_path& hidden, const path_plan& paths) {
+    return hidden.directory && std::any_of(paths.writable_roots.begin(), paths.writable_roots.end(),
+                                           [&hidden](const std::filesystem::path& root) {
+                                               return root != hidden.path &&
+                                                      is_within(root, hidden.path);
+                                           });
+}
+
+// The tmpfs of each denied directory that holds a writable root, before the roots are bound
+// (bwrap makes their mount points in it; add_hidden_mounts makes it read-only after). Mode 0111:
+// the roots inside are reached through it, and nothing in it can be listed.
+void add_early_hidden_mounts(confined_argv& out, const sandbox_policy& policy,
+                             const profile& host) {
+    if (host.paths == nullptr || policy.mode != sandbox_mode::workspace_write) return;
+    for (const hidden_path& hidden : host.paths->hidden) {
+        if (nothing_to_hide(hidden.path, policy, *host.paths) || !holds_a_root(hidden, *host.paths))
+            continue;
+        out.argv.insert(out.argv.end(), {"--perms", "0111", "--size", sealed_tmpfs_bytes, "--tmpfs",
+                                         hidden.path.string()});
+    }
+}
+
 // Denied reads: a directory becomes an empty tmpfs nobody may list (mode 0111 when an allowed
-// path inside it is bound back, so that it can be reached), a file an empty file nobody may read.
-// The launcher's Landlock rules leave them out as well.
+// path or a writable root inside it is bound back, so that it can be reached), a file an empty
+// file nobody may read. The launcher's Landlock rules leave them out as well.
 void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const profile& host) {
     if (host.paths == nullptr) return;
-    const bool private_tmp =
-        policy.mode == sandbox_mode::workspace_write && policy.rules.tmp == tmp_policy::private_tmp;
     int data = hidden_data_fd;
     for (const hidden_path& hidden : host.paths->hidden) {
-        if (private_tmp && is_within(hidden.path, "/tmp")) continue;  // not there to read
+        if (nothing_to_hide(hidden.path, policy, *host.paths)) continue;
         const std::string path = hidden.path.string();
         if (!hidden.directory) {
             out.argv.insert(out.argv.end(),
@@ -328,8 +363,12 @@ void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const p
         for (const auto& allowed : host.paths->exposed) {
             if (is_within(allowed, hidden.path)) exposed.push_back(allowed.string());
         }
-        out.argv.insert(out.argv.end(), {"--perms", exposed.empty() ? "0000" : "0111", "--size",
-                                         sealed_tmpfs_bytes, "--tmpfs", path});
+        const bool early =
+            policy.mode == sandbox_mode::workspace_write && holds_a_root(hidden, *host.paths);
+        if (!early) {
+            out.argv.insert(out.argv.end(), {"--perms", exposed.empty() ? "0000" : "0111", "--size",
+                                             sealed_tmpfs_bytes, "--tmpfs", path});
+        }
         for (const std::string& allowed : exposed)
             out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
         out.argv.insert(out.argv.end(), {"--remount-ro", path});
@@ -452,6 +491,32 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         }
         return out;
     }
+    // What the command may write on these rungs: the plan's roots, and under --tmp host the
+    // host's /tmp and TMPDIR as well (writable_roots()).
+    std::vector<std::filesystem::path> roots = paths.writable_roots;
+    if (policy.mode == sandbox_mode::workspace_write && policy.rules.tmp == tmp_policy::host) {
+        for (const std::filesystem::path& root : writable_roots(policy))
+            roots.push_back(root);
+    }
+    const auto in_a_root = [&roots](const std::filesystem::path& path) {
+        return std::any_of(roots.begin(), roots.end(), [&path](const std::filesystem::path& root) {
+            return is_within(path, root);
+        });
+    };
+    // A denied path that is not there when the run starts has nothing to cover yet (bwrap would
+    // make its mount point on the host), and the grant of the root it would appear in covers it.
+    std::vector<std::filesystem::path> appearing;
+    if (policy.mode == sandbox_mode::workspace_write) {
+        for (const std::filesystem::path& missing : paths.hidden_missing) {
+            if (in_a_root(missing)) appearing.push_back(missing);
+        }
+    }
+    if (!appearing.empty()) {
+        out.push_back(
+            "denied reads inside a writable root that are not there yet are readable should the "
+            "run make them: " +
+            list(appearing));
+    }
     if (kind != backend_kind::landlock) return out;
     // The device nodes the rung grants (/dev/null, /dev/urandom, ...) are rules of their own,
     // which a denied read of one does not take away. (Its /tmp under --tmp host is a writable
@@ -475,20 +540,10 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         out.push_back("read-only paths beneath a writable root are writable: " +
                       list(policy.rules.read_only));
     }
-    // What the command may write on this rung: the plan's roots, and under --tmp host the host's
-    // /tmp and TMPDIR as well (writable_roots()). A denied path in any of them stays readable.
-    std::vector<std::filesystem::path> roots = paths.writable_roots;
-    if (policy.rules.tmp == tmp_policy::host) {
-        for (const std::filesystem::path& root : writable_roots(policy))
-            roots.push_back(root);
-    }
+    // A denied path in any of the roots stays readable on this rung.
     std::vector<std::filesystem::path> exposed_reads;
     for (const hidden_path& hidden : paths.hidden) {
-        if (std::any_of(roots.begin(), roots.end(), [&hidden](const std::filesystem::path& root) {
-                return is_within(hidden.path, root);
-            })) {
-            exposed_reads.push_back(hidden.path);
-        }
+        if (in_a_root(hidden.path)) exposed_reads.push_back(hidden.path);
     }
     if (!exposed_reads.empty()) {
         out.push_back("denied reads inside a writable root stay readable: " + list(exposed_reads));
@@ -539,6 +594,7 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
         } else if (policy.rules.tmp == tmp_policy::host) {
             out.argv.insert(out.argv.end(), {"--bind", "/tmp", "/tmp"});
         }
+        add_early_hidden_mounts(out, policy, host);
         if (host.bind_fd) {
             out.argv.insert(out.argv.end(), {"--bind-fd", std::to_string(workspace_bind_fd), root});
             out.fds.push_back({workspace_bind_fd, host.workspace});

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "sandbox/git_config.hpp"
+#include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/quarantine.hpp"
 
@@ -293,16 +294,8 @@ private:
 std::optional<std::string> plan_hidden(const path_rules& rules, path_plan& out) {
     for (const fs::path& denied : effective_deny_read(rules)) {
         if (!denied.is_absolute()) return "--deny-read needs an absolute path: " + denied.string();
-        struct stat st {};
-        if (::lstat(denied.c_str(), &st) != 0) {
-            // Not there yet: kept unreadable should it appear (a first `aws configure` on the host
-            // while a job runs), where Landlock can. Its existing part resolved, as a read
-            // through it would be.
-            std::error_code ec;
-            fs::path target = fs::weakly_canonical(denied, ec);
-            add_unique(out.hidden_missing, ec ? denied.lexically_normal() : target);
-            continue;
-        }
+        // Where a read of it would land: through every link, a dangling one to its target, and a
+        // trailing "/" or "/." spelling the same file.
         const fs::path target = canonical_path(denied);
         // Every rung would hide the command's own program with it (bwrap fails to start, and the
         // Landlock rung's walk has no entry to leave out): refused, whatever spelling or link
@@ -312,7 +305,14 @@ std::optional<std::string> plan_hidden(const path_rules& rules, path_plan& out) 
                    " would hide every file, the command's own program too: deny the "
                    "directories you mean";
         }
-        if (::stat(target.c_str(), &st) != 0) continue;  // a dangling link reads nothing
+        struct stat st {};
+        if (::stat(target.c_str(), &st) != 0) {
+            // Not there yet: kept unreadable should it appear (a first `aws configure` on the host
+            // while a job runs, or the target of a link that leads nowhere yet), where Landlock
+            // can.
+            add_unique(out.hidden_missing, target);
+            continue;
+        }
         if (std::none_of(out.hidden.begin(), out.hidden.end(),
                          [&target](const hidden_path& h) { return h.path == target; })) {
             out.hidden.push_back({target, S_ISDIR(st.st_mode)});
@@ -331,6 +331,13 @@ std::optional<std::string> plan_hidden(const path_rules& rules, path_plan& out) 
         }
         std::erase_if(out.hidden_missing,
                       [&target](const fs::path& missing) { return is_within(missing, target); });
+    }
+    // The Landlock rung's walk (in the launcher inside bwrap too) takes a bounded list.
+    if (out.hidden.size() + out.hidden_missing.size() > landlock::max_denied_reads) {
+        return "too many denied reads: " +
+               std::to_string(out.hidden.size() + out.hidden_missing.size()) + " paths (at most " +
+               std::to_string(landlock::max_denied_reads) +
+               ", the credential stores of each home among them)";
     }
     return std::nullopt;
 }

@@ -4,11 +4,13 @@
 #include "cordon/policy.hpp"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <optional>
 #include <system_error>
 
 namespace cordon::sandbox {
@@ -193,16 +195,60 @@ std::optional<std::string> bad_protected_name(std::string_view name) {
     return std::nullopt;
 }
 
+namespace {
+
+// Where a path leads, as the kernel would take it component by component, through every symlink,
+// a dangling one too, and past the first component that does not exist (kept as written from
+// there): `realpath -m`. nullopt when the links loop or lead on too long.
+std::optional<fs::path> resolved_through_links(const fs::path& absolute) {
+    std::vector<fs::path> pending;  // the components still to take, the next one last
+    const auto push_all = [&pending](const fs::path& path) {
+        std::vector<fs::path> parts;
+        for (const fs::path& part : path.relative_path())
+            parts.push_back(part);
+        pending.insert(pending.end(), parts.rbegin(), parts.rend());
+    };
+    push_all(absolute);
+    fs::path out = "/";
+    bool missing = false;  // nothing beneath a missing component exists either
+    int links = 0;
+    while (!pending.empty()) {
+        const fs::path part = std::move(pending.back());
+        pending.pop_back();
+        if (part.empty() || part == ".") continue;
+        if (part == "..") {
+            out = out.parent_path();
+            continue;
+        }
+        fs::path next = out / part;
+        struct stat st {};
+        if (!missing && ::lstat(next.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+            std::error_code ec;
+            const fs::path target = fs::read_symlink(next, ec);
+            if (ec || ++links > 40) return std::nullopt;  // ELOOP, as the kernel would say
+            if (target.is_absolute()) out = "/";
+            push_all(target);
+            continue;
+        }
+        if (!missing && ::lstat(next.c_str(), &st) != 0) missing = true;
+        out = std::move(next);
+    }
+    return out;
+}
+
+}  // namespace
+
 fs::path canonical_path(const fs::path& path) {
     std::error_code ec;
     fs::path absolute = fs::absolute(path, ec);
     if (ec) absolute = path;
     // realpath(3) resolves component by component, as chdir does: `link/..` is the parent of
     // the link's target.
-    // What does not exist yet is taken as written below the part that does: `link/new/..` is the
-    // link's target, not the link's parent.
-    fs::path resolved = fs::weakly_canonical(absolute, ec);
+    fs::path resolved = fs::canonical(absolute, ec);
     if (!ec) return resolved;
+    // What does not exist yet is taken where the kernel would make it: through every link on
+    // the way (a dangling one to its target), then as written.
+    if (auto through = resolved_through_links(absolute)) return *through;
     return absolute.lexically_normal();
 }
 

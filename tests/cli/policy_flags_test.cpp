@@ -9,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cordon/policy.hpp"
@@ -273,6 +275,137 @@ TEST_F(PolicyFlags, ADeniedDeviceNodeIsHiddenOrNamedAsAGap) {
         EXPECT_EQ(partial["sandbox"]["enforcement"], "partial") << accepted.out;
         EXPECT_NE(partial["sandbox"]["policy"]["gaps"].dump().find("/dev/zero"), std::string::npos)
             << accepted.out;
+    }
+}
+
+// A denied path is hidden where a read of it lands, however it is spelled or linked: a file named
+// with a trailing "/" or "/.", a store that is a link into a directory of its own, and a store
+// that is a link to a place that does not exist yet and that the host makes while the run lasts
+// (a first `aws configure` there), which the command then waits for and reads.
+TEST_F(PolicyFlags, ADeniedPathIsHiddenWhereAReadLandsHoweverItIsSpelledOrLinked) {
+    const fs::path listed = scratch_ / "listed";
+    write_file(listed, "LISTED-SECRET\n");
+    const fs::path kube = scratch_ / "kube-elsewhere";
+    fs::create_directories(kube);
+    write_file(kube / "config", "KUBE-SECRET\n");
+    fs::create_directory_symlink(kube, home_ / ".kube");
+    const fs::path aws = scratch_ / "aws-not-yet";
+    fs::create_directory_symlink(aws, home_ / ".aws");
+    const std::string wait_and_read =
+        "touch started; cat " + (home_ / ".kube" / "config").string() + " " + listed.string() +
+        "; for i in $(seq 400); do test -e " + (aws / "credentials").string() +
+        " && break; sleep 0.05; done; cat " + (home_ / ".aws" / "credentials").string() +
+        "; echo done";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        for (const std::string& spelling : {listed.string() + "/", listed.string() + "/."}) {
+            SCOPED_TRACE(std::string(to_string(path)) + " " + spelling);
+            fs::remove(workspace_ / "started");
+            std::thread host([&] {
+                for (int i = 0; i < 2000 && !fs::exists(workspace_ / "started"); ++i)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                fs::create_directories(aws);
+                write_file(aws / "credentials", "AWS-SECRET\n");
+            });
+            const cli_result r =
+                cordon({"run", "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                        "workspace-write", "--deny-read", spelling, "-c", wait_and_read});
+            host.join();
+            fs::remove_all(aws);
+            const nlohmann::json record = nlohmann::json::parse(r.out);
+            EXPECT_EQ(record["stdout"]["text"], "done\n") << r.out;
+            const std::string err = record["stderr"]["text"];
+            for (const fs::path& read :
+                 {home_ / ".kube" / "config", listed, home_ / ".aws" / "credentials"}) {
+                EXPECT_NE(err.find(read.string() + ": Permission denied"), std::string::npos)
+                    << err;
+            }
+        }
+    }
+}
+
+// A writable root inside a denied directory (the workspace among them) is reached, read and
+// written on every rung, while the rest of the directory stays hidden: bwrap lays the directory's
+// tmpfs before it binds the roots, which show through it.
+TEST_F(PolicyFlags, AWorkspaceInsideADeniedDirectoryWorksOnEveryRung) {
+    const fs::path denied = scratch_ / "denied";
+    const fs::path inside = denied / "work";
+    fs::create_directories(inside);
+    fs::create_directories(denied / "other");
+    write_file(inside / "mine", "MINE\n");
+    write_file(denied / "other" / "secret", "OTHER-SECRET\n");
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            run_cordon({"run", "--backend", std::string(backend_flag(path)), "--mode",
+                        "workspace-write", "--accept-partial", "--deny-read", denied.string(), "-c",
+                        "cat mine; echo made > made; cat " +
+                            (denied / "other" / "secret").string() + " 2>/dev/null; echo done"},
+                       inside, {}, {{"HOME", home_.string()}});
+        EXPECT_EQ(r.out, "MINE\ndone\n") << r.err;
+        EXPECT_EQ(read_file(inside / "made"), "made\n");
+        fs::remove(inside / "made");
+    }
+}
+
+// A denied path that is not there when the run starts, inside a writable root, has nothing to
+// cover yet, and the root's grant covers what the run makes there: named as a gap on every rung
+// (refused unless accepted, then in the record). Too many denied paths for the rung's bounded list
+// is one line, exit 2.
+TEST_F(PolicyFlags, WhatNoRungCanHideIsAGapOrRefused) {
+    const fs::path later = workspace_ / "later";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const std::vector<std::string> args{"run",         "--json",
+                                            "--backend",   std::string(backend_flag(path)),
+                                            "--mode",      "workspace-write",
+                                            "--deny-read", later.string(),
+                                            "-c",          "echo x > later; cat later"};
+        const cli_result refused = cordon(args);
+        EXPECT_EQ(refused.exit_code, 125) << refused.out;
+        EXPECT_NE(refused.out.find("not there yet are readable should the run make them: " +
+                                   later.string()),
+                  std::string::npos)
+            << refused.out;
+        EXPECT_FALSE(fs::exists(later));
+        std::vector<std::string> accepting = args;
+        accepting.insert(accepting.end() - 2, "--accept-partial");
+        const nlohmann::json record = nlohmann::json::parse(cordon(accepting).out);
+        EXPECT_EQ(record["sandbox"]["enforcement"], "partial");
+        EXPECT_NE(record["sandbox"]["policy"]["gaps"].dump().find(later.string()),
+                  std::string::npos)
+            << record.dump();
+        fs::remove(later);
+    }
+    std::vector<std::string> many{"run", "--mode", "read-only"};
+    for (int i = 0; i < 130; ++i)
+        many.insert(many.end(), {"--deny-read", (scratch_ / ("n" + std::to_string(i))).string()});
+    many.insert(many.end(), {"-c", "echo ran"});
+    const cli_result r = cordon(many);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("too many denied reads"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// bwrap gives a workspace-write run a /tmp of its own and binds back the roots that lie in the
+// host's: a denied path inside such a root is hidden there as anywhere (it was skipped with the
+// rest of /tmp, and read while the record said full).
+TEST_F(PolicyFlags, ADeniedPathInAWorkspaceUnderTmpIsHidden) {
+    temp_dir under_tmp{"/tmp", "cordon-policy-flags-"};
+    write_file(under_tmp.path() / "secret", "TMP-SECRET\n");
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r = run_cordon(
+            {"run", "--backend", std::string(backend_flag(path)), "--mode", "workspace-write",
+             "--deny-read", (under_tmp.path() / "secret").string(), "-c", "cat secret; echo done"},
+            under_tmp.path(), {}, {{"HOME", home_.string()}});
+        EXPECT_EQ(r.out.find("TMP-SECRET"), std::string::npos) << r.out;
+        // bwrap hides it; the Landlock rung cannot inside a writable root, and says so.
+        EXPECT_EQ(r.exit_code, path == real_backend::bwrap ? 0 : 125) << r.out << r.err;
     }
 }
 

@@ -240,6 +240,26 @@ TEST(CanonicalPath, AMissingTailIsKeptBelowTheResolvedPart) {
     EXPECT_EQ(canonical_path(dir.path() / "link" / "new" / ".." / "other"), nested / "other");
 }
 
+// A link that leads nowhere yet leads where a file made through it would be: its target, relative
+// or absolute, and what follows kept as written; a file spelled with a trailing "/" is the file;
+// links that loop are left as written.
+TEST(CanonicalPath, ADanglingLinkLeadsToItsTarget) {
+    scratch_dir dir;
+    fs::create_directories(dir.path() / "real");
+    fs::create_directory_symlink(dir.path() / "real" / "not-yet", dir.path() / "absolute");
+    fs::create_directory_symlink(fs::path("real") / "later", dir.path() / "relative");
+    EXPECT_EQ(canonical_path(dir.path() / "absolute" / "credentials"),
+              dir.path() / "real" / "not-yet" / "credentials");
+    EXPECT_EQ(canonical_path(dir.path() / "relative"), dir.path() / "real" / "later");
+    test::write_file(dir.path() / "real" / "file", "x");
+    EXPECT_EQ(canonical_path(fs::path(dir.path().string() + "/real/file/")),
+              dir.path() / "real" / "file");
+    EXPECT_EQ(canonical_path(dir.path() / "real" / "file" / "."), dir.path() / "real" / "file");
+    fs::create_symlink(dir.path() / "loop-b", dir.path() / "loop-a");
+    fs::create_symlink(dir.path() / "loop-a", dir.path() / "loop-b");
+    EXPECT_EQ(canonical_path(dir.path() / "loop-a" / "x"), dir.path() / "loop-a" / "x");
+}
+
 // ---- writable_roots -------------------------------------------------------------------------
 
 TEST(WritableRoots, EmptyForReadOnly) {
