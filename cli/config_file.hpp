@@ -126,10 +126,11 @@ void overlay(config_values& onto, const config_values& over);
 [[nodiscard]] std::variant<loaded_config, std::string> load_config(const std::string& profile);
 
 // Why `config` must not be used for a run of `policy` (a workspace-write command could rewrite one
-// of its files, or create one where a cordon of this account would look: the candidates, and the
-// user configuration under each credential home and XDG_CONFIG_HOME), or nullopt. Its files and
-// the missing places are added to `protected_paths` either way, so that no run under a wider mode
-// can write them.
+// of its files, or create or rewrite one where a cordon of this account would look: the
+// candidates, /etc/cordon, ~/.config/cordon under $HOME and the account's home, and
+// $XDG_CONFIG_HOME/cordon), or nullopt. Its files and those places (each named, and where it
+// leads) are added to `protected_paths` either way, so that no run under a wider mode can write
+// them.
 [[nodiscard]] std::optional<std::string> config_refusal(
     const loaded_config& config, const sandbox::sandbox_policy& policy,
     std::vector<std::filesystem::path>& protected_paths);

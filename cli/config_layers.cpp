@@ -210,30 +210,41 @@ std::optional<std::string> config_refusal(const loaded_config& config,
                    ", which workspace-write commands may write; keep it elsewhere";
         }
     }
-    // Where a cordon of this account would look that holds nothing yet: a run that could create
-    // the file there would set the defaults of every later cordon, whichever environment this
-    // one was started with (another XDG_CONFIG_HOME or HOME looks elsewhere). Each as the kernel
-    // would reach it, its existing part resolved.
+    // Every place a cordon of this account would read, whichever environment it was started with
+    // (another XDG_CONFIG_HOME or HOME looks elsewhere): a run that could create or rewrite the
+    // file there, or the link that names it, would set the defaults of every later cordon. Each as
+    // the kernel would reach it: the name (its directory resolved) and where it leads (a dangling
+    // link to its target).
     std::vector<fs::path> places = config.looked_in;
-    for (const fs::path& home : sandbox::credential_homes())
-        places.push_back(home / ".config" / "cordon" / "config.toml");
+    places.emplace_back("/etc/cordon/config.toml");
+    for (const fs::path& home : {sandbox::invoking_home(), sandbox::account_home()}) {
+        if (!home.empty()) places.push_back(home / ".config" / "cordon" / "config.toml");
+    }
     if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && xdg[0] == '/') {
         places.push_back(fs::path(xdg) / "cordon" / "config.toml");
     }
     for (const fs::path& place : places) {
         std::error_code ec;
-        if (fs::symlink_status(place, ec).type() != fs::file_type::not_found) continue;
-        const fs::path would_be = sandbox::canonical_path(place);
-        // A root of / is refused with its own reason by every rung (it holds /dev).
-        if (const fs::path* root = root_holding(would_be); root != nullptr && *root != "/") {
-            return "the configuration file " + would_be.string() +
-                   " is not there, and a workspace-write command could create it in " +
-                   root->string() +
-                   " to set the defaults of every later run; keep the workspace and the writable "
-                   "roots away from it";
-        }
-        if (std::find(every.begin(), every.end(), would_be) == every.end()) {
-            every.push_back(would_be);
+        const bool there = fs::exists(place, ec);
+        const fs::path named =
+            sandbox::canonical_path(fs::absolute(place, ec).parent_path()) / place.filename();
+        for (const fs::path& reached : {named, sandbox::canonical_path(place)}) {
+            // A root of / is refused with its own reason by every rung (it holds /dev).
+            if (const fs::path* root = root_holding(reached); root != nullptr && *root != "/") {
+                if (there) {
+                    return "the configuration file " + reached.string() + " lies in " +
+                           root->string() +
+                           ", which workspace-write commands may write; keep it elsewhere";
+                }
+                return "the configuration file " + reached.string() +
+                       " is not there, and a workspace-write command could create it in " +
+                       root->string() +
+                       " to set the defaults of every later run; keep the workspace and the "
+                       "writable roots away from it";
+            }
+            if (std::find(every.begin(), every.end(), reached) == every.end()) {
+                every.push_back(reached);
+            }
         }
     }
     protected_paths.insert(protected_paths.end(), every.begin(), every.end());

@@ -320,38 +320,102 @@ bool nothing_to_hide(const std::filesystem::path& hidden, const sandbox_policy& 
         [&hidden](const std::filesystem::path& root) { return is_within(hidden, root); });
 }
 
-// Whether a denied directory holds a writable root (the workspace among them): its tmpfs is laid
-// before the roots are bound, which then show through it, and made read-only after them.
-bool holds_a_root(const hidden_path& hidden, const path_plan& paths) {
-    return hidden.directory && std::any_of(paths.writable_roots.begin(), paths.writable_roots.end(),
-                                           [&hidden](const std::filesystem::path& root) {
-                                               return root != hidden.path &&
-                                                      is_within(root, hidden.path);
-                                           });
+// Whether `path` lies in a denied directory whose tmpfs is laid before the roots are bound (below)
+// and in no root: that tmpfs hides it already, and a mount of its own would cover the roots.
+bool inside_an_early_one(const std::filesystem::path& path, const sandbox_policy& policy,
+                         const path_plan& paths) {
+    const auto& roots = paths.writable_roots;
+    const auto in_a_root = [&roots](const std::filesystem::path& p) {
+        return std::any_of(roots.begin(), roots.end(),
+                           [&p](const std::filesystem::path& root) { return is_within(p, root); });
+    };
+    if (policy.mode != sandbox_mode::workspace_write || in_a_root(path)) return false;
+    return std::any_of(paths.hidden.begin(), paths.hidden.end(), [&](const hidden_path& outer) {
+        return outer.directory && outer.path != path && is_within(path, outer.path) &&
+               !in_a_root(outer.path) && !nothing_to_hide(outer.path, policy, paths) &&
+               std::any_of(roots.begin(), roots.end(), [&outer](const std::filesystem::path& r) {
+                   return r != outer.path && is_within(r, outer.path);
+               });
+    });
 }
 
-// The tmpfs of each denied directory that holds a writable root, before the roots are bound
-// (bwrap makes their mount points in it; add_hidden_mounts makes it read-only after). Mode 0111:
-// the roots inside are reached through it, and nothing in it can be listed.
+// Whether a denied directory is laid before the writable roots are bound, so that the roots inside
+// it (the workspace among them) show through its tmpfs: it holds one, and lies in none (one that
+// does is laid over its root after the bind, hiding what it holds as before), nor in another such
+// directory (whose tmpfs already hides it). Made read-only once the roots are bound.
+bool laid_before_the_roots(const hidden_path& hidden, const sandbox_policy& policy,
+                           const path_plan& paths) {
+    if (policy.mode != sandbox_mode::workspace_write || !hidden.directory ||
+        nothing_to_hide(hidden.path, policy, paths)) {
+        return false;
+    }
+    const auto& roots = paths.writable_roots;
+    const auto holds = [&roots](const std::filesystem::path& dir) {
+        return std::any_of(roots.begin(), roots.end(), [&dir](const std::filesystem::path& root) {
+            return root != dir && is_within(root, dir);
+        });
+    };
+    const auto in_a_root = [&roots](const std::filesystem::path& dir) {
+        return std::any_of(roots.begin(), roots.end(), [&dir](const std::filesystem::path& root) {
+            return is_within(dir, root);
+        });
+    };
+    if (!holds(hidden.path) || in_a_root(hidden.path)) return false;
+    return !inside_an_early_one(hidden.path, policy, paths);
+}
+
+// The allowed paths bound back into a denied directory: those in a writable root show through
+// its bind already (a read-only bind over them would take the root's writes away).
+std::vector<std::string> exposed_in(const std::filesystem::path& hidden, const path_plan& paths) {
+    std::vector<std::string> out;
+    for (const auto& allowed : paths.exposed) {
+        if (!is_within(allowed, hidden)) continue;
+        if (std::any_of(paths.writable_roots.begin(), paths.writable_roots.end(),
+                        [&allowed](const std::filesystem::path& root) {
+                            return is_within(allowed, root);
+                        })) {
+            continue;
+        }
+        out.push_back(allowed.string());
+    }
+    // Parents first: a root or an allowed path inside another is bound after it.
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Before the roots are bound: the tmpfs of each denied directory laid_before_the_roots (parents
+// first; bwrap makes the roots' mount points in it), mode 0111 so that the roots inside are
+// reached through it and nothing in it can be listed, and the allowed paths bound back into it,
+// beneath which a root may lie too.
 void add_early_hidden_mounts(confined_argv& out, const sandbox_policy& policy,
                              const profile& host) {
-    if (host.paths == nullptr || policy.mode != sandbox_mode::workspace_write) return;
+    if (host.paths == nullptr) return;
+    std::vector<const hidden_path*> early;
     for (const hidden_path& hidden : host.paths->hidden) {
-        if (nothing_to_hide(hidden.path, policy, *host.paths) || !holds_a_root(hidden, *host.paths))
-            continue;
+        if (laid_before_the_roots(hidden, policy, *host.paths)) early.push_back(&hidden);
+    }
+    std::sort(early.begin(), early.end(),
+              [](const hidden_path* a, const hidden_path* b) { return a->path < b->path; });
+    for (const hidden_path* hidden : early) {
         out.argv.insert(out.argv.end(), {"--perms", "0111", "--size", sealed_tmpfs_bytes, "--tmpfs",
-                                         hidden.path.string()});
+                                         hidden->path.string()});
+        for (const std::string& allowed : exposed_in(hidden->path, *host.paths))
+            out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
     }
 }
 
 // Denied reads: a directory becomes an empty tmpfs nobody may list (mode 0111 when an allowed
-// path or a writable root inside it is bound back, so that it can be reached), a file an empty
-// file nobody may read. The launcher's Landlock rules leave them out as well.
+// path inside it is bound back, so that it can be reached), a file an empty file nobody may read.
+// The launcher's Landlock rules leave them out as well. A directory laid before the roots is only
+// made read-only here.
 void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const profile& host) {
     if (host.paths == nullptr) return;
     int data = hidden_data_fd;
     for (const hidden_path& hidden : host.paths->hidden) {
-        if (nothing_to_hide(hidden.path, policy, *host.paths)) continue;
+        if (nothing_to_hide(hidden.path, policy, *host.paths) ||
+            inside_an_early_one(hidden.path, policy, *host.paths)) {
+            continue;
+        }
         const std::string path = hidden.path.string();
         if (!hidden.directory) {
             out.argv.insert(out.argv.end(),
@@ -359,16 +423,16 @@ void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const p
             out.fds.push_back({data++, host.empty});
             continue;
         }
+        if (laid_before_the_roots(hidden, policy, *host.paths)) {
+            out.argv.insert(out.argv.end(), {"--remount-ro", path});
+            continue;
+        }
         std::vector<std::string> exposed;
         for (const auto& allowed : host.paths->exposed) {
             if (is_within(allowed, hidden.path)) exposed.push_back(allowed.string());
         }
-        const bool early =
-            policy.mode == sandbox_mode::workspace_write && holds_a_root(hidden, *host.paths);
-        if (!early) {
-            out.argv.insert(out.argv.end(), {"--perms", exposed.empty() ? "0000" : "0111", "--size",
-                                             sealed_tmpfs_bytes, "--tmpfs", path});
-        }
+        out.argv.insert(out.argv.end(), {"--perms", exposed.empty() ? "0000" : "0111", "--size",
+                                         sealed_tmpfs_bytes, "--tmpfs", path});
         for (const std::string& allowed : exposed)
             out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
         out.argv.insert(out.argv.end(), {"--remount-ro", path});
@@ -519,13 +583,13 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
     }
     if (kind != backend_kind::landlock) return out;
     // The device nodes the rung grants (/dev/null, /dev/urandom, ...) are rules of their own,
-    // which a denied read of one does not take away. (Its /tmp under --tmp host is a writable
-    // root, below.)
+    // which a denied read of one, or of /dev, does not take away. (Its /tmp under --tmp host is a
+    // writable root, below.)
     std::vector<std::filesystem::path> granted_reads;
     for (const hidden_path& hidden : paths.hidden) {
         for (const landlock_grant& grant : landlock_grants(policy.mode, false, policy.rules.tmp)) {
             if (grant.path != nullptr && is_within(grant.path, "/dev") &&
-                is_within(hidden.path, grant.path)) {
+                (is_within(hidden.path, grant.path) || is_within(grant.path, hidden.path))) {
                 granted_reads.push_back(hidden.path);
                 break;
             }

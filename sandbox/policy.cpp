@@ -140,9 +140,6 @@ std::vector<fs::path> default_deny_read(const fs::path& home) {
     return out;
 }
 
-namespace {
-
-// The account's home in the password database; empty when it has none that is absolute.
 fs::path account_home() {
     // getpwuid_r: the policy may be built on several threads at once.
     passwd entry{};
@@ -154,8 +151,6 @@ fs::path account_home() {
     }
     return {};
 }
-
-}  // namespace
 
 fs::path invoking_home() {
     if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
@@ -210,7 +205,6 @@ std::optional<fs::path> resolved_through_links(const fs::path& absolute) {
     };
     push_all(absolute);
     fs::path out = "/";
-    bool missing = false;  // nothing beneath a missing component exists either
     int links = 0;
     while (!pending.empty()) {
         const fs::path part = std::move(pending.back());
@@ -221,8 +215,9 @@ std::optional<fs::path> resolved_through_links(const fs::path& absolute) {
             continue;
         }
         fs::path next = out / part;
+        // Each component is looked at, one after a `..` past a missing one too.
         struct stat st {};
-        if (!missing && ::lstat(next.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (::lstat(next.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
             std::error_code ec;
             const fs::path target = fs::read_symlink(next, ec);
             if (ec || ++links > 40) return std::nullopt;  // ELOOP, as the kernel would say
@@ -230,7 +225,6 @@ std::optional<fs::path> resolved_through_links(const fs::path& absolute) {
             push_all(target);
             continue;
         }
-        if (!missing && ::lstat(next.c_str(), &st) != 0) missing = true;
         out = std::move(next);
     }
     return out;

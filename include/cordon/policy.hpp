@@ -59,6 +59,8 @@ struct protected_class {
     const std::filesystem::path& home);
 // The invoking user's home: $HOME when absolute, else the password database's entry.
 [[nodiscard]] std::filesystem::path invoking_home();
+// The account's home in the password database, resolved; empty when it has none that is absolute.
+[[nodiscard]] std::filesystem::path account_home();
 // The homes whose credential stores a run may not read (deny_credential_stores): invoking_home(),
 // the account's home in the password database when it is another, and a relative $HOME taken from
 // cordon's working directory (where the tools started beside cordon look for their stores).
@@ -153,9 +155,10 @@ struct sandbox_policy {
 };
 
 // The directory `chdir(path)` would land in: symlinks are resolved before `..` is applied, so
-// `link/..` names the physical parent of the link's target, not the lexical parent. The part of a
-// path that does not exist yet is kept as written below the part that does, resolved; a path
-// whose existing part cannot be resolved either is returned lexically normalised and absolute.
+// `link/..` names the physical parent of the link's target, not the lexical parent. A path that
+// does not exist (yet) is taken where the kernel would make it: through every link on its way, a
+// dangling one to its target, then as written (`realpath -m`); a path whose links loop is returned
+// lexically normalised and absolute.
 [[nodiscard]] std::filesystem::path canonical_path(const std::filesystem::path& path);
 
 // The canonical, de-duplicated roots workspace-write may write under for backends that spell a

@@ -380,6 +380,21 @@ TEST_F(ConfigTest, AMissingFileNoRunCanCreate) {
         EXPECT_FALSE(fs::exists(dir / "config.toml")) << dir;
         EXPECT_FALSE(fs::exists(dir / "cordon")) << dir;
     }
+    // A dangling link where the file would be: the place it names is guarded.
+    fs::remove(home_ / ".config");
+    fs::create_directories(home_ / ".config" / "cordon");
+    fs::create_symlink(workspace_ / "planted.toml", home_ / ".config" / "cordon" / "config.toml");
+    expect_refused(run({"--mode", "workspace-write"}, workspace_, {}), "cordon run",
+                   {(workspace_ / "planted.toml").string() + " is not there"});
+    EXPECT_FALSE(fs::exists(workspace_ / "planted.toml"));
+    fs::remove(home_ / ".config" / "cordon" / "config.toml");
+    // A file this cordon does not read (it was told other directories) is another cordon's.
+    fs::create_directories(xdg / "cordon");
+    write_config(xdg / "cordon", "mode = \"read-only\"\n");
+    expect_refused(
+        run({"--mode", "workspace-write"}, workspace_, {{"XDG_CONFIG_HOME", xdg.string()}}),
+        "cordon run", {(xdg / "cordon" / "config.toml").string() + " lies in"});
+    fs::remove_all(xdg / "cordon");
     // A run that cannot write them, or writes elsewhere, runs.
     const cli_result read_only = run({"--mode", "read-only"}, user_, {});
     EXPECT_EQ(read_only.out, "ran\n") << read_only.err;

@@ -273,6 +273,14 @@ TEST_F(PolicyFlags, ADeniedDeviceNodeIsHiddenOrNamedAsAGap) {
                     "/dev/zero", "-c", read_zero});
         const nlohmann::json partial = nlohmann::json::parse(accepted.out);
         EXPECT_EQ(partial["sandbox"]["enforcement"], "partial") << accepted.out;
+        // All of /dev denied: the nodes' own rules still stand.
+        const cli_result all_of_dev =
+            cordon({"run", "--json", "--backend", backend, "--deny-read", "/dev", "-c", read_zero});
+        EXPECT_EQ(all_of_dev.exit_code, 125) << all_of_dev.out;
+        EXPECT_NE(all_of_dev.out.find("denied device nodes stay readable (the rung grants them): "
+                                      "/dev"),
+                  std::string::npos)
+            << all_of_dev.out;
         EXPECT_NE(partial["sandbox"]["policy"]["gaps"].dump().find("/dev/zero"), std::string::npos)
             << accepted.out;
     }
@@ -326,26 +334,70 @@ TEST_F(PolicyFlags, ADeniedPathIsHiddenWhereAReadLandsHoweverItIsSpelledOrLinked
 
 // A writable root inside a denied directory (the workspace among them) is reached, read and
 // written on every rung, while the rest of the directory stays hidden: bwrap lays the directory's
-// tmpfs before it binds the roots, which show through it.
+// tmpfs before it binds the roots, which show through it. The same with the root inside a denied
+// directory inside another, and inside an allowed path of a denied directory (which stays
+// readable); a denied directory that is itself a root hides what it holds.
 TEST_F(PolicyFlags, AWorkspaceInsideADeniedDirectoryWorksOnEveryRung) {
     const fs::path denied = scratch_ / "denied";
-    const fs::path inside = denied / "work";
-    fs::create_directories(inside);
+    fs::create_directories(denied / "inner" / "work");
+    fs::create_directories(denied / "code" / "project");
     fs::create_directories(denied / "other");
-    write_file(inside / "mine", "MINE\n");
     write_file(denied / "other" / "secret", "OTHER-SECRET\n");
+    write_file(denied / "inner" / "secret", "INNER-SECRET\n");
+    write_file(denied / "code" / "readme", "README\n");
+    struct layout {
+        fs::path workspace;
+        std::vector<std::string> flags;
+        std::string also_reads;  // "" or a file the run may read beside its workspace
+    };
+    const std::vector<layout> layouts{
+        {denied / "inner" / "work", {"--deny-read", denied.string()}, ""},
+        {denied / "inner" / "work",
+         {"--deny-read", (denied / "inner").string(), "--deny-read", denied.string()},
+         ""},
+        {denied / "code" / "project",
+         {"--deny-read", denied.string(), "--allow-read", (denied / "code").string()},
+         (denied / "code" / "readme").string()},
+    };
+    const std::string secrets =
+        (denied / "other" / "secret").string() + " " + (denied / "inner" / "secret").string();
     for (const auto path : every_real_backend) {
         scoped_backend_path on(path);
-        SCOPED_TRACE(std::string(to_string(path)));
-        const cli_result r =
-            run_cordon({"run", "--backend", std::string(backend_flag(path)), "--mode",
-                        "workspace-write", "--accept-partial", "--deny-read", denied.string(), "-c",
-                        "cat mine; echo made > made; cat " +
-                            (denied / "other" / "secret").string() + " 2>/dev/null; echo done"},
-                       inside, {}, {{"HOME", home_.string()}});
-        EXPECT_EQ(r.out, "MINE\ndone\n") << r.err;
-        EXPECT_EQ(read_file(inside / "made"), "made\n");
-        fs::remove(inside / "made");
+        for (const layout& each : layouts) {
+            SCOPED_TRACE(std::string(to_string(path)) + " " + each.workspace.string() + " " +
+                         each.flags.back());
+            write_file(each.workspace / "mine", "MINE\n");
+            std::vector<std::string> args{"run",       "--json",
+                                          "--backend", std::string(backend_flag(path)),
+                                          "--mode",    "workspace-write"};
+            args.insert(args.end(), each.flags.begin(), each.flags.end());
+            args.insert(args.end(),
+                        {"-c", "cat mine " + each.also_reads + "; echo made > made; cat " +
+                                   secrets + " 2>/dev/null; echo done"});
+            const cli_result r = run_cordon(args, each.workspace, {}, {{"HOME", home_.string()}});
+            const nlohmann::json record = nlohmann::json::parse(r.out);
+            EXPECT_EQ(record["stdout"]["text"],
+                      each.also_reads.empty() ? "MINE\ndone\n" : "MINE\nREADME\ndone\n")
+                << r.out;
+            EXPECT_EQ(read_file(each.workspace / "made"), "made\n");
+            if (path == real_backend::bwrap) {
+                EXPECT_EQ(record["sandbox"]["enforcement"], "full") << r.out;
+            }
+            fs::remove(each.workspace / "made");
+        }
+    }
+    // The workspace itself denied, with a writable root inside it: nothing of it is read.
+    const fs::path root_inside = denied / "other" / "sub";
+    fs::create_directories(root_inside);
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)) + " denied workspace");
+        const cli_result r = run_cordon(
+            {"run", "--backend", std::string(backend_flag(path)), "--mode", "workspace-write",
+             "--deny-read", (denied / "other").string(), "--writable-root", root_inside.string(),
+             "-c", "cat " + (denied / "other" / "secret").string()},
+            denied / "other", {}, {{"HOME", home_.string()}});
+        EXPECT_EQ(r.out.find("OTHER-SECRET"), std::string::npos) << r.out << r.err;
     }
 }
 

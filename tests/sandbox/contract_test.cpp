@@ -255,6 +255,9 @@ TEST(CanonicalPath, ADanglingLinkLeadsToItsTarget) {
     EXPECT_EQ(canonical_path(fs::path(dir.path().string() + "/real/file/")),
               dir.path() / "real" / "file");
     EXPECT_EQ(canonical_path(dir.path() / "real" / "file" / "."), dir.path() / "real" / "file");
+    // A link after a `..` that steps back out of a missing component is still followed.
+    EXPECT_EQ(canonical_path(dir.path() / "missing" / ".." / "absolute" / "x"),
+              dir.path() / "real" / "not-yet" / "x");
     fs::create_symlink(dir.path() / "loop-b", dir.path() / "loop-a");
     fs::create_symlink(dir.path() / "loop-a", dir.path() / "loop-b");
     EXPECT_EQ(canonical_path(dir.path() / "loop-a" / "x"), dir.path() / "loop-a" / "x");
