@@ -109,6 +109,11 @@ bool live_writer::reader_left() const {
     return state_->reader_left;
 }
 
+int live_writer::failure() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->failure;
+}
+
 void live_writer::run(const std::shared_ptr<state>& shared) {
     // A reader that goes away is an EPIPE here, never a SIGPIPE for the process (the cordon
     // program ignores it anyway; a host embedding this may not).
@@ -156,6 +161,7 @@ void live_writer::run(const std::shared_ptr<state>& shared) {
         s.dropped += rest.size();
         if (s.broken) continue;
         s.broken = true;
+        s.failure = error;
         s.dropped += s.queued;
         s.queue.clear();
         s.queued = 0;

@@ -53,6 +53,9 @@ public:
     [[nodiscard]] bool at_line_start() const;
     // The destination's reader went away (a write failed with EPIPE).
     [[nodiscard]] bool reader_left() const;
+    // Why the destination failed (EBADF for a closed stream, ENOSPC for a full disk, EPIPE, ...),
+    // or 0 while it has not.
+    [[nodiscard]] int failure() const;
 
 private:
     struct state {
@@ -71,6 +74,7 @@ private:
         bool drained = false;                // the thread has written (or given up on) everything
         bool broken = false;                 // the destination failed: nothing is written any more
         bool reader_left = false;            // it failed with EPIPE
+        int failure = 0;                     // the errno it failed with
         std::atomic<bool> line_start{true};  // the last byte written was '\n', or none was
     };
     static void run(const std::shared_ptr<state>& shared);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -145,8 +146,14 @@ int report_run(const runtime::run_record& record, const run_report& report) {
                                        const runtime::collected_output& output,
                                        const live_writer* writer) {
             if (dropped == 0 || (writer != nullptr && writer->reader_left())) return;
+            // Why: cordon's own stream failed (closed, a full disk), or its reader was still
+            // behind when the command ended (or had stopped reading at all).
+            const int failure = writer != nullptr ? writer->failure() : 0;
+            const std::string why = failure != 0 ? "writing to cordon's " + std::string(stream) +
+                                                       " failed: " + std::strerror(failure)
+                                                 : std::string("the reader fell behind");
             markers += "[" + std::to_string(dropped) + " bytes of live " + std::string(stream) +
-                       " not shown: the reader fell behind; full output: " +
+                       " not shown: " + why + "; full output: " +
                        (output.spill_path ? output.spill_path->string() : "(unavailable)") + "]\n";
         };
         note_dropped("stdout", dropped_out, record.stdout_output, live_out);

@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "real_backend.hpp"
 #include "support.hpp"
+#include "support/cordon_cli.hpp"
 #include "support/spawned_process.hpp"
 
 namespace cordon::test {
@@ -133,6 +134,31 @@ TEST_F(Pipeline, AReaderGoneAfterTheCommandEndedKeepsItsStatus) {
     ASSERT_TRUE(cordon.wait_for_output("one\n"));
     cordon.close_stdout();
     EXPECT_EQ(cordon.wait(60s), 4);
+}
+
+// cordon's own stdout unusable from the start (closed, or a full disk): nothing can be shown, the
+// command is not ended for it (no reader went away), its status stands, and the one note on
+// stderr says why and where the output is kept, not that a reader fell behind.
+TEST_F(Pipeline, AStdoutThatCannotBeWrittenIsNamedAsSuch) {
+    struct destination {
+        std::string redirect;
+        std::string why;
+    };
+    for (const destination& each :
+         {destination{">&-", "writing to cordon's stdout failed: Bad file descriptor"},
+          destination{">/dev/full",
+                      "writing to cordon's stdout failed: No space left on device"}}) {
+        SCOPED_TRACE(each.redirect);
+        std::vector<std::string> inner = argv(every_way().front(), "echo lost; exit 3");
+        std::vector<std::string> shell{"/bin/sh", "-c", "exec \"$@\" " + each.redirect, "sh"};
+        shell.insert(shell.end(), inner.begin(), inner.end());
+        const cli_result r = run_program(shell, workspace_.path());
+        EXPECT_EQ(r.exit_code, 3) << r.err;
+        EXPECT_NE(r.err.find("[5 bytes of live stdout not shown: " + each.why + "; full output: "),
+                  std::string::npos)
+            << r.err;
+        EXPECT_EQ(r.err.find("fell behind"), std::string::npos) << r.err;
+    }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -181,6 +182,33 @@ TEST(LiveWriter, WhatAReaderThatWentAwayNeverGotIsCountedAsNotShown) {
     EXPECT_EQ(writer.finish(), 10500U);
     EXPECT_EQ(gone, 1) << "reported once";
     EXPECT_TRUE(writer.reader_left());
+    EXPECT_EQ(writer.failure(), EPIPE);
+}
+
+// A destination that fails otherwise (a closed stream, a full disk) is no reader that went away:
+// nothing is reported, the run is not ended for it, and why is kept for the note that counts what
+// was not shown.
+TEST(LiveWriter, ADestinationThatFailsSaysWhyAndEndsNothing) {
+    struct failing {
+        int fd;
+        int error;
+    };
+    pipe_ends closed;
+    ASSERT_GE(closed.read, 0);
+    const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(full, 0);
+    // Writing to a pipe's read end fails as a closed stream would: EBADF.
+    for (const failing& each : {failing{closed.read, EBADF}, failing{full, ENOSPC}}) {
+        std::atomic<int> gone{0};
+        live_writer writer(
+            each.fd, [&gone] { ++gone; }, 1000, 1 << 20);
+        writer.push("lost\n");
+        EXPECT_EQ(writer.finish(), 5U);
+        EXPECT_EQ(writer.failure(), each.error);
+        EXPECT_FALSE(writer.reader_left());
+        EXPECT_EQ(gone, 0);
+    }
+    ::close(full);
 }
 
 // The pace: `more` comes at once while fewer than pace_bound bytes wait, and otherwise only once
