@@ -307,17 +307,28 @@ void add_protection_mounts(std::vector<std::string>& argv, const path_plan& path
     }
 }
 
+// Whether `path` is one of `roots` or lies in one.
+bool in_a_root(const std::filesystem::path& path, const std::vector<std::filesystem::path>& roots) {
+    return std::any_of(roots.begin(), roots.end(), [&path](const std::filesystem::path& root) {
+        return is_within(path, root);
+    });
+}
+
+// Whether one of `roots` lies strictly inside the directory `dir`.
+bool holds_a_root(const std::filesystem::path& dir,
+                  const std::vector<std::filesystem::path>& roots) {
+    return std::any_of(roots.begin(), roots.end(), [&dir](const std::filesystem::path& root) {
+        return root != dir && is_within(root, dir);
+    });
+}
+
 // Whether a denied path has nothing to hide: in a private /tmp, outside every writable root bound
 // into it, the host's file is not there to read.
 bool nothing_to_hide(const std::filesystem::path& hidden, const sandbox_policy& policy,
                      const path_plan& paths) {
-    if (policy.mode != sandbox_mode::workspace_write ||
-        policy.rules.tmp != tmp_policy::private_tmp || !is_within(hidden, "/tmp")) {
-        return false;
-    }
-    return std::none_of(
-        paths.writable_roots.begin(), paths.writable_roots.end(),
-        [&hidden](const std::filesystem::path& root) { return is_within(hidden, root); });
+    return policy.mode == sandbox_mode::workspace_write &&
+           policy.rules.tmp == tmp_policy::private_tmp && is_within(hidden, "/tmp") &&
+           !in_a_root(hidden, paths.writable_roots);
 }
 
 // Whether `path` lies in a denied directory whose tmpfs is laid before the roots are bound (below)
@@ -325,17 +336,11 @@ bool nothing_to_hide(const std::filesystem::path& hidden, const sandbox_policy& 
 bool inside_an_early_one(const std::filesystem::path& path, const sandbox_policy& policy,
                          const path_plan& paths) {
     const auto& roots = paths.writable_roots;
-    const auto in_a_root = [&roots](const std::filesystem::path& p) {
-        return std::any_of(roots.begin(), roots.end(),
-                           [&p](const std::filesystem::path& root) { return is_within(p, root); });
-    };
-    if (policy.mode != sandbox_mode::workspace_write || in_a_root(path)) return false;
+    if (policy.mode != sandbox_mode::workspace_write || in_a_root(path, roots)) return false;
     return std::any_of(paths.hidden.begin(), paths.hidden.end(), [&](const hidden_path& outer) {
         return outer.directory && outer.path != path && is_within(path, outer.path) &&
-               !in_a_root(outer.path) && !nothing_to_hide(outer.path, policy, paths) &&
-               std::any_of(roots.begin(), roots.end(), [&outer](const std::filesystem::path& r) {
-                   return r != outer.path && is_within(r, outer.path);
-               });
+               !in_a_root(outer.path, roots) && !nothing_to_hide(outer.path, policy, paths) &&
+               holds_a_root(outer.path, roots);
     });
 }
 
@@ -350,18 +355,8 @@ bool laid_before_the_roots(const hidden_path& hidden, const sandbox_policy& poli
         return false;
     }
     const auto& roots = paths.writable_roots;
-    const auto holds = [&roots](const std::filesystem::path& dir) {
-        return std::any_of(roots.begin(), roots.end(), [&dir](const std::filesystem::path& root) {
-            return root != dir && is_within(root, dir);
-        });
-    };
-    const auto in_a_root = [&roots](const std::filesystem::path& dir) {
-        return std::any_of(roots.begin(), roots.end(), [&dir](const std::filesystem::path& root) {
-            return is_within(dir, root);
-        });
-    };
-    if (!holds(hidden.path) || in_a_root(hidden.path)) return false;
-    return !inside_an_early_one(hidden.path, policy, paths);
+    return holds_a_root(hidden.path, roots) && !in_a_root(hidden.path, roots) &&
+           !inside_an_early_one(hidden.path, policy, paths);
 }
 
 // The allowed paths bound back into a denied directory: those in a writable root show through
@@ -369,14 +364,8 @@ bool laid_before_the_roots(const hidden_path& hidden, const sandbox_policy& poli
 std::vector<std::string> exposed_in(const std::filesystem::path& hidden, const path_plan& paths) {
     std::vector<std::string> out;
     for (const auto& allowed : paths.exposed) {
-        if (!is_within(allowed, hidden)) continue;
-        if (std::any_of(paths.writable_roots.begin(), paths.writable_roots.end(),
-                        [&allowed](const std::filesystem::path& root) {
-                            return is_within(allowed, root);
-                        })) {
-            continue;
-        }
-        out.push_back(allowed.string());
+        if (is_within(allowed, hidden) && !in_a_root(allowed, paths.writable_roots))
+            out.push_back(allowed.string());
     }
     // Parents first: a root or an allowed path inside another is bound after it.
     std::sort(out.begin(), out.end());
@@ -562,17 +551,12 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         for (const std::filesystem::path& root : writable_roots(policy))
             roots.push_back(root);
     }
-    const auto in_a_root = [&roots](const std::filesystem::path& path) {
-        return std::any_of(roots.begin(), roots.end(), [&path](const std::filesystem::path& root) {
-            return is_within(path, root);
-        });
-    };
     // A denied path that is not there when the run starts has nothing to cover yet (bwrap would
     // make its mount point on the host), and the grant of the root it would appear in covers it.
     std::vector<std::filesystem::path> appearing;
     if (policy.mode == sandbox_mode::workspace_write) {
         for (const std::filesystem::path& missing : paths.hidden_missing) {
-            if (in_a_root(missing)) appearing.push_back(missing);
+            if (in_a_root(missing, roots)) appearing.push_back(missing);
         }
     }
     if (!appearing.empty()) {
@@ -607,7 +591,7 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
     // A denied path in any of the roots stays readable on this rung.
     std::vector<std::filesystem::path> exposed_reads;
     for (const hidden_path& hidden : paths.hidden) {
-        if (in_a_root(hidden.path)) exposed_reads.push_back(hidden.path);
+        if (in_a_root(hidden.path, roots)) exposed_reads.push_back(hidden.path);
     }
     if (!exposed_reads.empty()) {
         out.push_back("denied reads inside a writable root stay readable: " + list(exposed_reads));
