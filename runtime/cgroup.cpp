@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -356,6 +357,27 @@ limit_events cgroup_scope::events() const {
                      keyed_value(file, "oom_group_kill").value_or(0) != 0;
     }
     return out;
+}
+
+bool cgroup_scope::memory_v1_limit_met() const {
+    if (!paths_.memory || !paths_.memory_v1) return false;
+    const auto number = [this](const std::string& file) -> std::optional<std::uint64_t> {
+        const std::string text = read_file(*paths_.memory / file);
+        std::uint64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end == text.data()) return std::nullopt;
+        return value;
+    };
+    // A charge that fails at the limit may leave the usage short of it by what it asked for: a
+    // batch of pages, or a huge page.
+    constexpr std::uint64_t charge_slack = 4 << 20;
+    for (const std::string counter : {"memory.", "memory.memsw."}) {
+        if (number(counter + "failcnt").value_or(0) != 0) return true;
+        const auto limit = number(counter + "limit_in_bytes");
+        const auto peak = number(counter + "max_usage_in_bytes");
+        if (limit && peak && *peak + std::min(charge_slack, *limit / 4) >= *limit) return true;
+    }
+    return false;
 }
 
 bool cgroup_scope::remove() {

@@ -149,6 +149,11 @@ public:
     [[nodiscard]] bool populated() const;
     // Whether the run met its limits.
     [[nodiscard]] limit_events events() const;
+    // Whether the run's v1 memory cgroup has been at its limit: a charge failed there
+    // (memory.failcnt, or memsw's), or its peak usage reached the limit (Linux 6.18 had counted no
+    // failure when its OOM notice came, with the peak at the limit). What an OOM notice must be
+    // backed by to be one. False without a v1 memory limit.
+    [[nodiscard]] bool memory_v1_limit_met() const;
     // One rmdir of each of the run's directories still there, without waiting: true once all
     // are gone. A cgroup is removable only once the kernel has freed its processes, a little
     // after they died (longer in a v1 hierarchy): the caller retries on its own clock

@@ -426,8 +426,12 @@ private:
     // A v1 memory cgroup has no memory.oom.group: when the run's memory cgroup is out of memory,
     // the whole run goes at once, as the kernel does in v2 (cgroup.hpp). The kernel signals the
     // eventfd just before its OOM killer picks a victim (mm/memcontrol-v1.c: the notification
-    // precedes mem_cgroup_out_of_memory), so oom_kill may not be counted yet: the notice itself is
-    // the evidence.
+    // precedes mem_cgroup_out_of_memory), so oom_kill may not be counted yet: the notice is the
+    // evidence, once the cgroup's own counters say it was at its limit. The eventfd is signalled
+    // for more than an OOM of the run (when the cgroup is removed; an OOM of a cgroup above it),
+    // and once one of twenty jobs of a `cordon mcp` was ended by a notice that no OOM kill
+    // followed: a notice of a cgroup that was never at its limit is no OOM of the run, and the
+    // watch goes on.
     void watch_oom() {
         oom_notice_.async_wait(
             asio::posix::stream_descriptor::wait_read,
@@ -438,6 +442,11 @@ private:
                     // counted or not, the notice came: the run ends below
                 }
                 if (self->phase_ != phase::running && self->phase_ != phase::leader_exited) return;
+                if (!self->scope_ || !self->scope_->memory_v1_limit_met()) {
+                    log::debug("an OOM notice of a cgroup never at its limit: not acted on");
+                    self->watch_oom();
+                    return;
+                }
                 self->oom_noticed_ = true;
                 self->end_now_ = true;
                 self->signal_tree(SIGKILL);

@@ -14,8 +14,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -455,6 +457,78 @@ TEST(ProcessTreeCgroup, EveryDirectoryOfARunIsRemovedBeforeItCompletes) {
         if (entry.is_directory()) ++scopes;
     }
     EXPECT_EQ(scopes, 0U);
+}
+
+// The eventfd a v1 memory cgroup signals before its OOM killer acts is signalled for more than
+// that (the cgroup's removal, an OOM of a cgroup above it). A notice the run's own count of failed
+// charges does not back ends nothing: here every eventfd the run opened is written to while the
+// command waits, as the kernel would signal it, and the command goes on to exit 0.
+TEST(ProcessTreeCgroup, AnOomNoticeWithoutTheLimitMetEndsNothing) {
+    std::string why;
+    auto cgroups = test::cgroup_host_or(why);
+    if (!cgroups) CORDON_SKIP_OR_FAIL(why);
+    if (!cgroups->memory_unlimitable().empty()) GTEST_SKIP() << cgroups->memory_unlimitable();
+    constexpr std::uint64_t limit = 256 << 20;
+    {
+        auto scope = cgroups->new_scope({.max_processes = {}, .max_memory = limit});
+        auto* made = std::get_if<std::unique_ptr<cgroup_scope>>(&scope);
+        ASSERT_NE(made, nullptr) << std::get<std::string>(scope);
+        if (!(*made)->paths().memory_v1) {
+            GTEST_SKIP() << "the memory limit is cgroup v2's here: the kernel ends a run at it "
+                            "itself, and there is no notice to forge";
+        }
+    }
+    const auto eventfds = [] {
+        std::set<int> out;
+        for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+            std::error_code ec;
+            if (fs::read_symlink(entry.path(), ec).string() == "anon_inode:[eventfd]")
+                out.insert(std::stoi(entry.path().filename().string()));
+        }
+        return out;
+    };
+    const std::set<int> before = eventfds();
+    test::temp_dir dir;
+    const fs::path started = dir / "started";
+    const fs::path release = dir / "release";
+    auto spec = test::child_spec({"/bin/sh", "-c",
+                                  "touch '" + started.string() + "'; while [ ! -e '" +
+                                      release.string() + "' ]; do sleep 0.01; done; exit 0"});
+    spec.cgroups = cgroups;
+    spec.limits.max_memory = limit;
+    std::optional<process_outcome> outcome;
+    std::thread run([&] { outcome = run_process(std::move(spec)); });
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!fs::exists(started) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(5ms);
+    // The run's notice is the eventfd nothing has signalled yet (Asio's own interrupter, the
+    // other new one, is signalled when its loop starts and never read under epoll). Signalled as
+    // the kernel would, it is read by the run's loop, which is then released.
+    const auto unread = [](int fd) {
+        std::ifstream info("/proc/self/fdinfo/" + std::to_string(fd));
+        for (std::string line; std::getline(info, line);) {
+            if (line.rfind("eventfd-count:", 0) == 0)
+                return std::stoull(line.substr(line.find(':') + 1), nullptr, 16);
+        }
+        return ~0ULL;
+    };
+    std::vector<int> notices;
+    for (const int fd : eventfds()) {
+        if (before.count(fd) == 0 && unread(fd) == 0) notices.push_back(fd);
+    }
+    ASSERT_EQ(notices.size(), 1U) << "the run's OOM notice is not the one unsignalled eventfd";
+    const std::uint64_t one = 1;
+    ASSERT_EQ(::write(notices[0], &one, sizeof one), static_cast<ssize_t>(sizeof one));
+    while (unread(notices[0]) != 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(5ms);
+    EXPECT_EQ(unread(notices[0]), 0U) << "the run's loop never read the notice";
+    test::write_file(release, "");
+    run.join();
+    ASSERT_TRUE(fs::exists(started)) << "the command never started";
+    ASSERT_TRUE(outcome);
+    EXPECT_EQ(outcome->exit_code, std::optional<int>(0));
+    EXPECT_FALSE(outcome->signal);
+    EXPECT_FALSE(outcome->limits_hit.memory);
 }
 
 // --- the denial scanner sees the whole stderr stream ---------------------------------------------
