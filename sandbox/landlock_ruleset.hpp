@@ -84,7 +84,7 @@ struct failure {
                                 bool optional, failure* out) noexcept;
 
 // The most paths add_root_read_rules takes besides /dev.
-inline constexpr std::size_t max_denied_reads = 128;
+inline constexpr std::size_t max_denied_reads = 256;
 
 // Read access to the whole filesystem except /dev and the `denied` paths (absolute, canonical,
 // without a trailing slash), built as their complement: the root directory itself may be listed,

@@ -3,12 +3,15 @@
 
 #include "cordon/policy.hpp"
 
+#include "base/small_file.hpp"
+
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <optional>
 #include <system_error>
@@ -109,34 +112,203 @@ std::string_view class_of(std::string_view name) {
 
 std::vector<fs::path> default_deny_read(const fs::path& home) {
     if (home.empty() || !home.is_absolute()) return {};
-    static constexpr std::array<std::string_view, 22> stores{
-        ".ssh",
-        ".gnupg",
-        ".aws",
-        ".azure",
-        ".config/gcloud",
-        ".kube",
-        ".docker/config.json",
-        ".netrc",
-        ".git-credentials",
-        ".config/git/credentials",
-        ".config/gh/hosts.yml",
-        ".npmrc",
-        ".yarnrc.yml",
-        ".pypirc",
-        ".config/pip/pip.conf",
-        ".cargo/credentials.toml",
-        ".cargo/credentials",
-        ".gem/credentials",
-        ".terraform.d/credentials.tfrc.json",
-        ".password-store",
-        ".local/share/keyrings",
-        ".vault-token",
-    };
+    // By what holds them; each logs in as the user, or decrypts what does.
+    static constexpr std::string_view stores[]{
+        // keys, keyrings and password stores
+        ".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".config/sops/age/keys.txt",
+        // cloud and cluster tools
+        ".aws", ".azure", ".config/gcloud", ".kube", ".oci", ".config/doctl", ".s3cfg", ".boto",
+        ".databrickscfg", ".config/rclone/rclone.conf",
+        // containers
+        ".docker/config.json", ".config/containers/auth.json",
+        // git, its hosts and their command lines
+        ".netrc", ".git-credentials", ".config/git/credentials", ".config/gh/hosts.yml",
+        ".config/hub", ".config/glab-cli/config.yml",
+        // package registries
+        ".npmrc", ".yarnrc.yml", ".pypirc", ".config/pip/pip.conf", ".cargo/credentials.toml",
+        ".cargo/credentials", ".gem/credentials", ".m2/settings.xml", ".m2/settings-security.xml",
+        ".gradle/gradle.properties", ".nuget/NuGet/NuGet.Config", ".config/composer/auth.json",
+        ".composer/auth.json",
+        // databases
+        ".pgpass", ".my.cnf", ".mylogin.cnf",
+        // infrastructure tools
+        ".terraform.d/credentials.tfrc.json", ".terraformrc", ".vault-token",
+        // the coding agents' own tokens
+        ".claude/.credentials.json", ".claude.json", ".codex/auth.json", ".config/github-copilot",
+        ".gemini/oauth_creds.json", ".local/share/opencode/auth.json", ".aider.conf.yml",
+        ".config/goose/secrets.yaml", ".continue/config.json",
+        // browsers: their cookies and saved logins are sessions
+        ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware"};
     std::vector<fs::path> out;
-    out.reserve(stores.size());
+    out.reserve(std::size(stores));
     for (std::string_view store : stores)
         out.push_back(home / store);
+    return out;
+}
+
+namespace {
+
+bool at_or_beneath(const fs::path& path, const fs::path& root) {
+    auto p = path.begin();
+    for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+        if (p == path.end() || *p != *r) return false;
+    }
+    return true;
+}
+
+// A path an environment variable or a configuration file names: absolute, or relative to cordon's
+// working directory (where the tools started beside cordon look), `~/` from `home`.
+fs::path named_path(std::string_view value, const fs::path& home) {
+    if (value.empty()) return {};
+    if (value.starts_with("~/")) {
+        return home.empty() ? fs::path() : canonical_path(home / std::string(value.substr(2)));
+    }
+    if (value.front() == '~') return {};  // another user's home: not this user's store
+    return canonical_path(std::string(value));
+}
+
+// The first argument of a configuration line, unquoted: `IdentityFile "~/a b"`, `--file=x`.
+std::string_view first_word(std::string_view text) {
+    text.remove_prefix(std::min(text.find_first_not_of(" \t="), text.size()));
+    if (!text.empty() && (text.front() == '"' || text.front() == '\'')) {
+        const char quote = text.front();
+        text.remove_prefix(1);
+        return text.substr(0, text.find(quote));
+    }
+    return text.substr(0, text.find_first_of(" \t"));
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+    std::vector<std::string_view> out;
+    while (!text.empty()) {
+        const std::size_t end = std::min(text.find('\n'), text.size());
+        std::string_view line = text.substr(0, end);
+        line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+        if (!line.empty() && line.front() != '#' && line.front() != ';') out.push_back(line);
+        text.remove_prefix(std::min(end + 1, text.size()));
+    }
+    return out;
+}
+
+bool starts_with_word(std::string_view line, std::string_view word) {
+    if (line.size() <= word.size()) return false;
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(line[i])) != word[i]) return false;
+    }
+    const char next = line[word.size()];
+    return next == ' ' || next == '\t' || next == '=';
+}
+
+std::string small_file(const fs::path& path) {
+    auto text = base::read_small_file(path);
+    if (auto* content = std::get_if<std::string>(&text)) return std::move(*content);
+    return {};
+}
+
+}  // namespace
+
+std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& homes) {
+    std::vector<fs::path> out;
+    // A variable that names `/` or a home (DOCKER_CERT_PATH=/, GNUPGHOME=$HOME) names no store:
+    // hiding it would hide every file, or the home's, and the run could not start.
+    const auto add = [&out, &homes](fs::path path) {
+        if (path.empty() || !path.is_absolute() || path == path.root_path() ||
+            std::any_of(homes.begin(), homes.end(),
+                        [&path](const fs::path& home) { return at_or_beneath(home, path); }) ||
+            std::find(out.begin(), out.end(), path) != out.end()) {
+            return;
+        }
+        out.push_back(std::move(path));
+    };
+    const fs::path home = homes.empty() ? fs::path() : homes.front();
+    const auto variable = [](const char* name) -> std::string_view {
+        const char* value = std::getenv(name);
+        return value == nullptr ? std::string_view() : std::string_view(value);
+    };
+    // The variables that move a store, and the store in the directory one names ("": the path
+    // named is the store).
+    struct relocation {
+        const char* variable;
+        std::array<std::string_view, 2> files;
+    };
+    static constexpr relocation relocations[]{
+        {"AWS_SHARED_CREDENTIALS_FILE", {""}},
+        {"AWS_CONFIG_FILE", {""}},
+        {"GOOGLE_APPLICATION_CREDENTIALS", {""}},
+        {"CLOUDSDK_CONFIG", {""}},
+        {"AZURE_CONFIG_DIR", {""}},
+        {"OCI_CLI_CONFIG_FILE", {""}},
+        {"BOTO_CONFIG", {""}},
+        {"RCLONE_CONFIG", {""}},
+        {"DOCKER_CONFIG", {"config.json"}},
+        {"DOCKER_CERT_PATH", {""}},
+        {"REGISTRY_AUTH_FILE", {""}},
+        {"GH_CONFIG_DIR", {"hosts.yml"}},
+        {"GNUPGHOME", {""}},
+        {"PASSWORD_STORE_DIR", {""}},
+        {"SOPS_AGE_KEY_FILE", {""}},
+        {"CARGO_HOME", {"credentials.toml", "credentials"}},
+        {"NPM_CONFIG_USERCONFIG", {""}},
+        {"npm_config_userconfig", {""}},
+        {"PGPASSFILE", {""}},
+        {"MYSQL_TEST_LOGIN_FILE", {""}},
+        {"TF_CLI_CONFIG_FILE", {""}},
+        {"NETRC", {""}},
+        {"CODEX_HOME", {"auth.json"}},
+        {"CLAUDE_CONFIG_DIR", {".credentials.json"}},
+    };
+    for (const relocation& r : relocations) {
+        const fs::path named = named_path(variable(r.variable), home);
+        if (named.empty()) continue;
+        // The first entry "" is the path itself; a later "" is no entry.
+        for (std::size_t i = 0; i < r.files.size(); ++i) {
+            if (i > 0 && r.files[i].empty()) continue;
+            add(r.files[i].empty() ? named : canonical_path(named / r.files[i]));
+        }
+    }
+    // KUBECONFIG is a list.
+    for (std::string_view list = variable("KUBECONFIG"); !list.empty();) {
+        const std::size_t end = std::min(list.find(':'), list.size());
+        add(named_path(list.substr(0, end), home));
+        list.remove_prefix(std::min(end + 1, list.size()));
+    }
+    // The stores of ~/.config and ~/.local/share where XDG's variables put those directories.
+    for (const auto& [name, prefix] :
+         {std::pair{"XDG_CONFIG_HOME", std::string_view(".config/")},
+          std::pair{"XDG_DATA_HOME", std::string_view(".local/share/")}}) {
+        const fs::path base = named_path(variable(name), home);
+        if (base.empty()) continue;
+        for (const fs::path& store : default_deny_read(fs::path("/"))) {
+            const std::string relative = store.relative_path().string();
+            if (relative.starts_with(prefix))
+                add(canonical_path(base / relative.substr(prefix.size())));
+        }
+    }
+    for (const fs::path& each : homes) {
+        // ssh's keys and certificates wherever its configuration names them.
+        const std::string ssh_config = small_file(each / ".ssh" / "config");
+        for (std::string_view line : lines_of(ssh_config)) {
+            for (std::string_view keyword : {"identityfile", "certificatefile"}) {
+                if (!starts_with_word(line, keyword)) continue;
+                const std::string_view value = first_word(line.substr(keyword.size()));
+                if (value.find('%') == std::string_view::npos) add(named_path(value, each));
+            }
+        }
+        // git's credential store, wherever `store --file` puts it.
+        fs::path config_home = each / ".config";
+        if (const fs::path xdg = named_path(variable("XDG_CONFIG_HOME"), each); !xdg.empty())
+            config_home = xdg;
+        for (const fs::path& config : {each / ".gitconfig", config_home / "git" / "config"}) {
+            const std::string text = small_file(config);
+            for (std::string_view line : lines_of(text)) {
+                if (!starts_with_word(line, "helper")) continue;
+                const std::size_t store = line.find("store");
+                const std::size_t file = line.find("--file", store);
+                if (store == std::string_view::npos || file == std::string_view::npos) continue;
+                add(named_path(first_word(line.substr(file + 6)), each));
+            }
+        }
+    }
     return out;
 }
 
@@ -267,28 +439,19 @@ std::vector<fs::path> writable_roots(const sandbox_policy& policy) {
     return roots;
 }
 
-namespace {
-
-bool at_or_beneath(const fs::path& path, const fs::path& root) {
-    auto p = path.begin();
-    for (auto r = root.begin(); r != root.end(); ++r, ++p) {
-        if (p == path.end() || *p != *r) return false;
-    }
-    return true;
-}
-
-}  // namespace
-
 std::vector<fs::path> requested_deny_read(const path_rules& rules) {
     std::vector<fs::path> out;
     auto add = [&out](const fs::path& path) {
         if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
     };
     if (rules.deny_credential_stores) {
-        for (const fs::path& home : credential_homes()) {
+        const std::vector<fs::path> homes = credential_homes();
+        for (const fs::path& home : homes) {
             for (const fs::path& store : default_deny_read(home))
                 add(store);
         }
+        for (const fs::path& store : relocated_credential_stores(homes))
+            add(store);
     }
     for (const fs::path& asked : rules.deny_read)
         add(asked);

@@ -57,6 +57,15 @@ struct protected_class {
 // The invoking user's credential stores under `home`: ~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, ...
 [[nodiscard]] std::vector<std::filesystem::path> default_deny_read(
     const std::filesystem::path& home);
+// The credential stores the environment and the user's own configuration put elsewhere, for the
+// `homes` given (credential_homes(); the first expands `~/` in a variable): the files and
+// directories the tools' variables name (AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG's list,
+// DOCKER_CONFIG's config.json, GNUPGHOME, CARGO_HOME's credentials, CODEX_HOME's auth.json, ...),
+// the stores of ~/.config and ~/.local/share under XDG_CONFIG_HOME and XDG_DATA_HOME, the keys
+// and certificates ~/.ssh/config names (IdentityFile, CertificateFile), and git's credential
+// store where a `credential.helper = store --file` puts it. docs/sandbox.md lists them.
+[[nodiscard]] std::vector<std::filesystem::path> relocated_credential_stores(
+    const std::vector<std::filesystem::path>& homes);
 // The invoking user's home: $HOME when absolute, else the password database's entry.
 [[nodiscard]] std::filesystem::path invoking_home();
 // The account's home in the password database, resolved; empty when it has none that is absolute.

@@ -20,6 +20,7 @@
 #include "cordon/policy.hpp"
 #include "real_backend.hpp"
 #include "runtime/runtime_test_util.hpp"
+#include "sandbox/landlock_ruleset.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
 
@@ -217,6 +218,51 @@ TEST_F(PolicyFlags, EveryStoreOfAHomeAndLongListsAreKeptOnEveryRung) {
             fs::remove(root / "made");
         }
     }
+}
+
+// What no fixed list of a home's stores can name, on every rung: the coding agents' own tokens
+// and a database's password file in the home, a cluster's configuration KUBECONFIG names outside
+// it, a key ssh's configuration names and git's credential store where `store --file` put it.
+TEST_F(PolicyFlags, StoresTheToolsAndTheirConfigsPutElsewhereAreUnreadable) {
+    const fs::path elsewhere = scratch_ / "elsewhere";
+    const std::vector<fs::path> stores{home_ / ".claude" / ".credentials.json",
+                                       home_ / ".codex" / "auth.json",
+                                       home_ / ".pgpass",
+                                       elsewhere / "kube.yml",
+                                       elsewhere / "keys" / "deploy",
+                                       elsewhere / "git-store"};
+    std::string script;
+    for (std::size_t i = 0; i < stores.size(); ++i) {
+        fs::create_directories(stores[i].parent_path());
+        write_file(stores[i], "STORE-SECRET-" + std::to_string(i) + "\n");
+        script += (i == 0 ? "cat " : "; cat ") + stores[i].string();
+    }
+    write_file(home_ / ".ssh" / "config",
+               "Host deploy\n  IdentityFile " + (elsewhere / "keys" / "deploy").string() + "\n");
+    write_file(home_ / ".gitconfig", "[credential]\n\thelper = store --file " +
+                                         (elsewhere / "git-store").string() + "\n");
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            run_cordon({"run", "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                        "workspace-write", "-c", script},
+                       workspace_, {},
+                       {{"HOME", home_.string()},
+                        {"GIT_CONFIG_NOSYSTEM", "1"},
+                        {"KUBECONFIG", (elsewhere / "kube.yml").string()}});
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "") << r.out;
+        const std::string errors = record["stderr"]["text"];
+        for (const fs::path& store : stores) {
+            EXPECT_NE(errors.find(store.string() + ": Permission denied"), std::string::npos)
+                << errors;
+        }
+        EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
+    }
+    // The host's own tools still read them: nothing was moved or emptied.
+    for (std::size_t i = 0; i < stores.size(); ++i)
+        EXPECT_EQ(read_file(stores[i]), "STORE-SECRET-" + std::to_string(i) + "\n");
 }
 
 // A denied read that resolves to the root would hide every file, the command's own program too:
@@ -432,7 +478,7 @@ TEST_F(PolicyFlags, WhatNoRungCanHideIsAGapOrRefused) {
         fs::remove(later);
     }
     std::vector<std::string> many{"run", "--mode", "read-only"};
-    for (int i = 0; i < 130; ++i)
+    for (std::size_t i = 0; i <= sandbox::landlock::max_denied_reads; ++i)
         many.insert(many.end(), {"--deny-read", (scratch_ / ("n" + std::to_string(i))).string()});
     many.insert(many.end(), {"-c", "echo ran"});
     const cli_result r = cordon(many);

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -354,6 +355,63 @@ TEST(PathRules, ARelativeHomeIsACredentialHomeFromTheWorkingDirectory) {
     const std::vector<fs::path> denied = requested_deny_read(path_rules{});
     EXPECT_EQ(std::count(denied.begin(), denied.end(), resolved / ".ssh"), 1);
     EXPECT_EQ(std::count(denied.begin(), denied.end(), resolved / ".git-credentials"), 1);
+}
+
+// The stores no list can name where they are: the ones the tools' variables move (a file, a
+// directory, a file in a directory, KUBECONFIG's list, a relative value from the working
+// directory), the ~/.config stores under XDG_CONFIG_HOME, the keys ssh's configuration names and
+// git's `store --file`. Each is denied with the rest of the credential stores, and none without
+// them; a value ssh would expand (`%d`), another user's `~user`, `/` or a home names nothing.
+TEST(PathRules, StoresTheEnvironmentAndTheUsersConfigsPutElsewhereAreDenied) {
+    scratch_dir dir;
+    const fs::path s = canonical_path(dir.path());
+    const fs::path home = s / "home";
+    fs::create_directories(home / ".ssh");
+    {
+        std::ofstream(home / ".ssh" / "config")
+            << "Host deploy\n  IdentityFile ~/keys/deploy_key\n  identityfile=\""
+            << (s / "a b" / "key").string() << "\"\n# IdentityFile " << (s / "commented").string()
+            << "\nCertificateFile %d/.ssh/cert\nIdentityFile ~other/.ssh/id\n";
+        std::ofstream(home / ".gitconfig") << "[credential]\n\thelper = store --file ~/git-store\n";
+    }
+    scoped_env h("HOME", home.string());
+    scoped_env kube("KUBECONFIG", (s / "a.yml").string() + ":" + (s / "b.yml").string());
+    scoped_env docker("DOCKER_CONFIG", (s / "docker").string());
+    scoped_env cargo("CARGO_HOME", (s / "cargo").string());
+    scoped_env aws("AWS_SHARED_CREDENTIALS_FILE", (s / "aws-credentials").string());
+    scoped_env xdg("XDG_CONFIG_HOME", (s / "xdg").string());
+    scoped_env codex("CODEX_HOME", (s / "codex").string());
+    scoped_env pg("PGPASSFILE", std::string("cordon-relative-pgpass-5d2e"));
+    scoped_env root("DOCKER_CERT_PATH", std::string("/"));
+    scoped_env whole_home("GNUPGHOME", home.string() + "/");
+    const std::vector<fs::path> expected{s / "a.yml",
+                                         s / "b.yml",
+                                         s / "docker" / "config.json",
+                                         s / "cargo" / "credentials.toml",
+                                         s / "cargo" / "credentials",
+                                         s / "aws-credentials",
+                                         s / "xdg" / "gcloud",
+                                         s / "xdg" / "gh" / "hosts.yml",
+                                         s / "codex" / "auth.json",
+                                         fs::current_path() / "cordon-relative-pgpass-5d2e",
+                                         home / "keys" / "deploy_key",
+                                         s / "a b" / "key",
+                                         home / "git-store",
+                                         home / ".claude" / ".credentials.json",
+                                         home / ".pgpass"};
+    const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+    for (const fs::path& each : expected)
+        EXPECT_EQ(std::count(denied.begin(), denied.end(), each), 1) << each;
+    for (const fs::path& each : denied) {
+        EXPECT_EQ(each.string().find('%'), std::string::npos) << each;
+        EXPECT_EQ(each.string().find('~'), std::string::npos) << each;
+        EXPECT_NE(each, s / "commented");
+        EXPECT_NE(each, home) << "a store is never the whole home";
+        EXPECT_NE(each, fs::path("/")) << "nor every file";
+    }
+    path_rules off;
+    off.deny_credential_stores = false;
+    EXPECT_TRUE(requested_deny_read(off).empty());
 }
 
 // A default-constructed policy (and with it a run_request) reads nothing: the credential stores
