@@ -5,6 +5,7 @@
 
 #include "base/small_file.hpp"
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -199,10 +200,19 @@ bool starts_with_word(std::string_view line, std::string_view word) {
     return next == ' ' || next == '\t' || next == '=';
 }
 
-std::string small_file(const fs::path& path) {
-    auto text = base::read_small_file(path);
-    if (auto* content = std::get_if<std::string>(&text)) return std::move(*content);
-    return {};
+// A configuration file's text, "" when it is none: never a wait on a FIFO or a device someone
+// put at its name (opened non-blocking, read only when it is a regular file).
+std::string config_text(const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return {};
+    struct stat st {};
+    std::string out;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        auto text = base::read_small_fd(fd);
+        if (auto* content = std::get_if<std::string>(&text)) out = std::move(*content);
+    }
+    ::close(fd);
+    return out;
 }
 
 }  // namespace
@@ -286,7 +296,7 @@ std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& h
     }
     for (const fs::path& each : homes) {
         // ssh's keys and certificates wherever its configuration names them.
-        const std::string ssh_config = small_file(each / ".ssh" / "config");
+        const std::string ssh_config = config_text(each / ".ssh" / "config");
         for (std::string_view line : lines_of(ssh_config)) {
             for (std::string_view keyword : {"identityfile", "certificatefile"}) {
                 if (!starts_with_word(line, keyword)) continue;
@@ -299,7 +309,7 @@ std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& h
         if (const fs::path xdg = named_path(variable("XDG_CONFIG_HOME"), each); !xdg.empty())
             config_home = xdg;
         for (const fs::path& config : {each / ".gitconfig", config_home / "git" / "config"}) {
-            const std::string text = small_file(config);
+            const std::string text = config_text(config);
             for (std::string_view line : lines_of(text)) {
                 if (!starts_with_word(line, "helper")) continue;
                 const std::size_t store = line.find("store");

@@ -6,10 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -412,6 +414,21 @@ TEST(PathRules, StoresTheEnvironmentAndTheUsersConfigsPutElsewhereAreDenied) {
     path_rules off;
     off.deny_credential_stores = false;
     EXPECT_TRUE(requested_deny_read(off).empty());
+}
+
+// What stands at a configuration's name is read only when it is a file: a FIFO there (which
+// nobody will ever write) or a device is no configuration, and planning a run never waits on it.
+TEST(PathRules, AConfigurationThatIsAFifoOrADeviceIsNoConfiguration) {
+    scratch_dir dir;
+    const fs::path home = canonical_path(dir.path()) / "home";
+    fs::create_directories(home / ".ssh");
+    ASSERT_EQ(::mkfifo((home / ".ssh" / "config").c_str(), 0600), 0);
+    fs::create_symlink("/dev/zero", home / ".gitconfig");
+    scoped_env h("HOME", home.string());
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+    EXPECT_EQ(std::count(denied.begin(), denied.end(), home / ".ssh"), 1);
 }
 
 // A default-constructed policy (and with it a run_request) reads nothing: the credential stores
