@@ -102,6 +102,191 @@ bool has_url_password(std::string_view value) noexcept {
     return false;
 }
 
+namespace {
+
+bool is_base64url(char c) noexcept {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+}
+
+// A JSON Web Token anywhere: three base64url segments joined by '.', the header a JSON object
+// ("eyJ" is how `{"` starts in base64).
+bool has_jwt(std::string_view value) noexcept {
+    for (std::size_t at = value.find("eyJ"); at != std::string_view::npos;
+         at = value.find("eyJ", at + 1)) {
+        if (at > 0 && is_base64url(value[at - 1])) continue;
+        std::size_t i = at;
+        int segments = 0;
+        while (true) {
+            const std::size_t start = i;
+            while (i < value.size() && is_base64url(value[i]))
+                ++i;
+            if (i - start < 4) break;
+            ++segments;
+            if (segments == 3 || i >= value.size() || value[i] != '.') break;
+            ++i;
+        }
+        if (segments == 3) return true;
+    }
+    return false;
+}
+
+// Tokens whose issuers give them a prefix of their own, so that they can be found where they
+// leak; and a PEM private key.
+bool has_token_prefix(std::string_view value) noexcept {
+    static constexpr std::array<std::string_view, 14> prefixes{
+        "ghp_",  "gho_",  "ghu_",  "ghs_",    "ghr_",     "github_pat_", "glpat-",
+        "xoxb-", "xoxp-", "xoxa-", "sk-ant-", "sk-proj-", "npm_",        "hf_"};
+    for (std::string_view prefix : prefixes) {
+        for (std::size_t at = value.find(prefix); at != std::string_view::npos;
+             at = value.find(prefix, at + 1)) {
+            if (at > 0 && is_base64url(value[at - 1])) continue;
+            std::size_t end = at + prefix.size();
+            while (end < value.size() && is_base64url(value[end]))
+                ++end;
+            if (end - at - prefix.size() >= 16) return true;
+        }
+    }
+    // An AWS access key id: AKIA or ASIA and sixteen upper-case letters or digits.
+    for (std::string_view id : {std::string_view("AKIA"), std::string_view("ASIA")}) {
+        for (std::size_t at = value.find(id); at != std::string_view::npos;
+             at = value.find(id, at + 1)) {
+            std::size_t end = at + 4;
+            while (end < value.size() && end - at < 20 &&
+                   (std::isupper(static_cast<unsigned char>(value[end])) != 0 ||
+                    std::isdigit(static_cast<unsigned char>(value[end])) != 0)) {
+                ++end;
+            }
+            if (end - at == 20 && (at == 0 || !is_base64url(value[at - 1])) &&
+                (end == value.size() || !is_base64url(value[end]))) {
+                return true;
+            }
+        }
+    }
+    return value.find("PRIVATE KEY-----") != std::string_view::npos;
+}
+
+// An HTTP credential in a header's words: `Bearer <token>`, `Basic <token>`, an Authorization
+// header (OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20..., git's http.extraheader).
+bool has_auth_header(std::string_view value) noexcept {
+    for (std::string_view scheme : {std::string_view("BEARER"), std::string_view("BASIC")}) {
+        if (occurs(value, scheme, [&](std::size_t at) {
+                if (at > 0 && std::isalnum(static_cast<unsigned char>(value[at - 1])) != 0)
+                    return false;
+                std::size_t i = at + scheme.size();
+                // A space, or its URL encoding.
+                if (holds_at(value, i, "%20")) {
+                    i += 3;
+                } else if (i < value.size() && (value[i] == ' ' || value[i] == '\t')) {
+                    ++i;
+                } else {
+                    return false;
+                }
+                std::size_t end = i;
+                while (end < value.size() && value[end] != ' ' && value[end] != ',' &&
+                       value[end] != ';')
+                    ++end;
+                return end - i >= 8;
+            })) {
+            return true;
+        }
+    }
+    return occurs(value, "AUTHORIZATION", [&](std::size_t at) {
+        const std::size_t after = at + 13;
+        return after < value.size() && (value[after] == ':' || value[after] == '=');
+    });
+}
+
+// `name=value` whose name ends in what a credential is called, as in a connection string
+// (`AccountKey=...;`, `Password=...`), a URL's query (`?access_token=...`, Azure's `&sig=`) or a
+// list of headers. make's own `--jobserver-auth=` (in MAKEFLAGS) is no credential.
+bool has_credential_pair(std::string_view value) noexcept {
+    for (std::size_t eq = value.find('='); eq != std::string_view::npos;
+         eq = value.find('=', eq + 1)) {
+        std::size_t start = eq;
+        while (start > 0 &&
+               (std::isalnum(static_cast<unsigned char>(value[start - 1])) != 0 ||
+                value[start - 1] == '_' || value[start - 1] == '-' || value[start - 1] == '.')) {
+            --start;
+        }
+        const std::string_view name = value.substr(start, eq - start);
+        std::size_t end = eq + 1;
+        while (end < value.size() && value[end] != ';' && value[end] != '&' && value[end] != ' ' &&
+               value[end] != ',')
+            ++end;
+        if (name.empty() || end == eq + 1) continue;
+        if (ends_with(name, "JOBSERVER-AUTH")) continue;
+        // The name ends in what a credential is called: AccountKey, SharedAccessSignature,
+        // Password, access_token, api-key, -Dapp.password; not keyboard=.
+        static constexpr std::array<std::string_view, 13> endings{
+            "KEY",  "PASSWORD", "PASSWD",    "PWD",           "PW",         "SECRET",     "TOKEN",
+            "AUTH", "SIG",      "SIGNATURE", "AUTHORIZATION", "CREDENTIAL", "CREDENTIALS"};
+        for (std::string_view ending : endings) {
+            if (ends_with(name, ending)) return true;
+        }
+    }
+    return false;
+}
+
+// A URL whose user is a token: https://ghp_...@github.com, https://<token>@host.
+bool has_url_token_user(std::string_view value) noexcept {
+    for (std::size_t at = value.find("://"); at != std::string_view::npos;
+         at = value.find("://", at + 3)) {
+        const std::string_view rest = value.substr(at + 3);
+        const std::string_view authority =
+            rest.substr(0, std::min(rest.find_first_of("/?#"), rest.find_first_of(" \t\n")));
+        const auto last_at = authority.rfind('@');
+        if (last_at == std::string_view::npos) continue;
+        const std::string_view user = authority.substr(0, last_at);
+        if (user.find(':') == std::string_view::npos && user.size() >= 20) return true;
+    }
+    return false;
+}
+
+// GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>: configuration git takes from the
+// environment, one entry a KEY and VALUE pair.
+bool is_git_config_variable(std::string_view name) noexcept {
+    if (name == "GIT_CONFIG_COUNT") return true;
+    for (std::string_view prefix :
+         {std::string_view("GIT_CONFIG_KEY_"), std::string_view("GIT_CONFIG_VALUE_")}) {
+        if (name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix &&
+            std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The whole set goes when one entry is a credential (a value of secret shape, or a key such as
+// credential.helper or http.extraHeader), and stays whole otherwise: never a KEY without its
+// VALUE, nor a COUNT without its entries. What `keep` names stays.
+void drop_git_config_with_secrets(std::map<std::string, std::string>& merged,
+                                  const environment_policy& policy) {
+    bool secret = false;
+    for (const auto& [name, value] : merged) {
+        if (!is_git_config_variable(name) || name == "GIT_CONFIG_COUNT") continue;
+        std::string key(value);
+        for (char& c : key)
+            c = upper(c);
+        const bool is_key = name.rfind("GIT_CONFIG_KEY_", 0) == 0;
+        if (is_key ? (is_credential_name(key) || occurs(key, "EXTRAHEADER"))
+                   : is_secret_value(value)) {
+            secret = true;
+        }
+    }
+    if (!secret) return;
+    std::erase_if(merged, [&policy](const auto& item) {
+        return is_git_config_variable(item.first) && !any_matches(policy.keep, item.first);
+    });
+}
+
+}  // namespace
+
+bool is_secret_value(std::string_view value) noexcept {
+    return has_url_password(value) || has_url_token_user(value) || has_jwt(value) ||
+           has_token_prefix(value) || has_auth_header(value) || has_credential_pair(value);
+}
+
 bool is_minimal_environment_name(std::string_view name) noexcept {
     static constexpr std::array<std::string_view, 9> names{
         "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ"};
@@ -159,10 +344,14 @@ std::vector<std::string> build_environment(
         if (any_matches(policy.unset, name)) continue;
         if (!any_matches(policy.keep, name)) {
             if (policy.clear && !is_minimal_environment_name(name)) continue;
-            if (is_credential_name(name) || has_url_password(value)) continue;
+            // git's configuration triples are judged whole, below (GIT_CONFIG_KEY_n has KEY in
+            // its name, and dropping it alone leaves a COUNT that makes every git fail).
+            if (!is_git_config_variable(name) && is_credential_name(name)) continue;
+            if (is_secret_value(value)) continue;
         }
         merged.insert_or_assign(std::string(name), std::string(value));
     }
+    drop_git_config_with_secrets(merged, policy);
     for (const auto& [name, value] : non_interactive_defaults())
         merged[name] = value;
     if (!policy.unset.empty()) {

@@ -49,6 +49,15 @@ struct environment_policy {
 // (a list of URLs too): DATABASE_URL=postgres://u:hunter2@db, https_proxy=http://u:p@proxy:3128.
 [[nodiscard]] bool has_url_password(std::string_view value) noexcept;
 
+// True when `value` holds a secret by its shape, whatever the variable's name: a URL with a
+// password (has_url_password) or with a token for its user (https://<20+ characters>@host), a JSON
+// Web Token, a token with its issuer's prefix (ghp_, github_pat_, glpat-, xoxb-, sk-ant-, npm_,
+// ... with 16 more characters), an AWS access key id, a PEM private key, an HTTP credential
+// (`Bearer <token>`, `Basic <token>`, an `Authorization:` or `Authorization=` header), or a
+// `name=value` pair whose name is credential-shaped (is_credential_name, and `sig`, `pwd`: a
+// connection string's AccountKey= or Password=, a URL query's access_token= or sig=).
+[[nodiscard]] bool is_secret_value(std::string_view value) noexcept;
+
 // True for the names --env-clear keeps: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TERM,
 // TMPDIR, TZ.
 [[nodiscard]] bool is_minimal_environment_name(std::string_view name) noexcept;

@@ -195,6 +195,78 @@ TEST(CredentialScrub, AUrlWithAPasswordIsACredentialWhateverItsName) {
         (std::set<std::string>{"GIT_PAGER", "HTTP_PROXY", "NO_COLOR", "PAGER", "REPO", "TERM"}));
 }
 
+// A secret under an innocent name is known by its shape: each shape is dropped whatever the
+// variable is called, and the values a workstation's environment holds pass.
+TEST(CredentialScrub, ASecretIsKnownByItsShapeWhateverItsName) {
+    for (const char* value :
+         {// a URL's user that is a token, and a URL query's credential
+          "https://ghp_0123456789abcdefghij@github.com/o/r.git",
+          "https://api.example.com/v1?user=a&password=hunter2",
+          "https://hooks.example.com/x?access_token=abcdef123",
+          "https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=AbCdEf%2B123",
+          // connection strings
+          "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=bXlrZXk=;",
+          "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;"
+          "SharedAccessKey=abc123=",
+          "Server=db;Database=app;User Id=sa;Password=S3cret!;", "host=db user=app pwd=hunter2",
+          // HTTP credentials
+          "Authorization=Bearer%20abcdefghijklmnop", "Authorization: Basic dXNlcjpwYXNz",
+          "api-key=0123456789,other=1", "Bearer abcdefghijklmnopqrstuvwxyz",
+          // a JWT, issuers' prefixes, an AWS access key id, a PEM private key
+          "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2ln", "ghp_0123456789abcdefghijklmnop",
+          "github_pat_11ABCDEFG0123456789_abcdefghij", "glpat-0123456789abcdefghij",
+          "xoxb-123456789012-abcdefghijklmnop", "sk-ant-api03-abcdefghijklmnopqrstuv",
+          "AKIAIOSFODNN7EXAMPLE", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn==\n"}) {
+        EXPECT_TRUE(is_secret_value(value)) << value;
+        EXPECT_EQ(surviving({std::string("INNOCENT=") + value}),
+                  (std::set<std::string>{"GIT_PAGER", "NO_COLOR", "PAGER", "TERM"}))
+            << value;
+    }
+    for (const char* value : {"",
+                              "/usr/local/bin:/usr/bin:/bin",
+                              "en_US.UTF-8",
+                              "-j4 --jobserver-auth=3,4",
+                              "-j2 --jobserver-auth=fifo:/tmp/GMfifo123",
+                              "ssh://git@github.com/o/r.git",
+                              "https://github.com/o/r?tab=readme",
+                              "rs=0:di=01;34:ln=01;36:mh=00:pi=40;33",
+                              "--max-old-space-size=4096",
+                              "a=b;c=d",
+                              "-Dfile.encoding=UTF-8",
+                              "xterm-256color",
+                              "https://example.com/search?q=bearer",
+                              "eyJ",
+                              "The Bearer of news",
+                              "/home/u/.ssh",
+                              "AKIA",
+                              "sk-short",
+                              "Authorized",
+                              "keyboard=us"}) {
+        EXPECT_FALSE(is_secret_value(value)) << value;
+    }
+}
+
+// git's configuration from the environment is one set: an extra header with a token in it
+// takes the whole set away (never a KEY without its VALUE, or a COUNT without its entries, which
+// makes every git fail), and an innocent set stays whole.
+TEST(CredentialScrub, GitsConfigurationTriplesAreKeptOrDroppedWhole) {
+    const std::set<std::string> defaults{"GIT_PAGER", "NO_COLOR", "PAGER", "TERM"};
+    std::set<std::string> innocent = defaults;
+    innocent.insert({"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0",
+                     "GIT_CONFIG_KEY_1", "GIT_CONFIG_VALUE_1"});
+    EXPECT_EQ(
+        surviving({"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*",
+                   "GIT_CONFIG_KEY_1=core.autocrlf", "GIT_CONFIG_VALUE_1=false"}),
+        innocent);
+    EXPECT_EQ(surviving({"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=safe.directory",
+                         "GIT_CONFIG_VALUE_0=*", "GIT_CONFIG_KEY_1=http.extraHeader",
+                         "GIT_CONFIG_VALUE_1=Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hz"}),
+              defaults);
+    EXPECT_EQ(surviving({"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper",
+                         "GIT_CONFIG_VALUE_0=store --file /x"}),
+              defaults);
+}
+
 TEST(CredentialScrub, TheDefaultPolicyDropsExactlyTheCredentials) {
     std::vector<std::string> parent;
     for (const auto& name : credential_names)
