@@ -6,6 +6,7 @@
 #include "base/small_file.hpp"
 
 #include <fcntl.h>
+#include <glob.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -121,7 +122,7 @@ std::vector<fs::path> default_deny_read(const fs::path& home) {
         ".aws", ".azure", ".config/gcloud", ".kube", ".oci", ".config/doctl", ".s3cfg", ".boto",
         ".databrickscfg", ".config/rclone/rclone.conf",
         // containers
-        ".docker/config.json", ".config/containers/auth.json",
+        ".docker/config.json", ".docker/contexts/tls", ".config/containers/auth.json", ".minikube",
         // git, its hosts and their command lines
         ".netrc", ".git-credentials", ".config/git/credentials", ".config/gh/hosts.yml",
         ".config/hub", ".config/glab-cli/config.yml",
@@ -158,12 +159,19 @@ bool at_or_beneath(const fs::path& path, const fs::path& root) {
 }
 
 // A path an environment variable or a configuration file names: absolute, or relative to cordon's
-// working directory (where the tools started beside cordon look), `~/` from `home`.
+// working directory (where the tools started beside cordon look); `~/`, `$HOME/`, `${HOME}/` and
+// ssh's `%d/` from `home`. A value with another variable or token in it names nothing cordon
+// can know (it is never taken as a relative path).
 fs::path named_path(std::string_view value, const fs::path& home) {
     if (value.empty()) return {};
-    if (value.starts_with("~/")) {
-        return home.empty() ? fs::path() : canonical_path(home / std::string(value.substr(2)));
+    for (std::string_view prefix : {"~/", "$HOME/", "${HOME}/", "%d/"}) {
+        if (!value.starts_with(prefix)) continue;
+        if (home.empty()) return {};
+        value.remove_prefix(prefix.size());
+        if (value.find_first_of("$%~`") != std::string_view::npos) return {};
+        return canonical_path(home / std::string(value));
     }
+    if (value.find_first_of("$%`") != std::string_view::npos) return {};
     if (value.front() == '~') return {};  // another user's home: not this user's store
     return canonical_path(std::string(value));
 }
@@ -185,6 +193,9 @@ std::vector<std::string_view> lines_of(std::string_view text) {
         const std::size_t end = std::min(text.find('\n'), text.size());
         std::string_view line = text.substr(0, end);
         line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+        // CRLF files are read as the tools read them.
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+            line.remove_suffix(1);
         if (!line.empty() && line.front() != '#' && line.front() != ';') out.push_back(line);
         text.remove_prefix(std::min(end + 1, text.size()));
     }
@@ -213,6 +224,82 @@ std::string config_text(const fs::path& path) {
     }
     ::close(fd);
     return out;
+}
+
+// Configuration files include others: followed this deep at most.
+constexpr int include_depth = 8;
+
+// The keys and certificates an ssh configuration names (IdentityFile, CertificateFile), and those
+// of the files it includes (Include, relative to ~/.ssh, globs expanded).
+template <typename Add>
+void ssh_keys(const fs::path& config, const fs::path& home, const Add& add, int depth) {
+    const std::string text = config_text(config);
+    for (std::string_view line : lines_of(text)) {
+        if (starts_with_word(line, "include") && depth < include_depth) {
+            for (std::string_view rest = line.substr(7);;) {
+                const std::string_view word = first_word(rest);
+                if (word.empty()) break;
+                rest.remove_prefix(rest.find(word) + word.size());
+                fs::path named = word.front() == '/' || word.front() == '~' || word.front() == '$'
+                                     ? named_path(word, home)
+                                     : home / ".ssh" / std::string(word);
+                if (named.empty()) continue;
+                glob_t found{};
+                if (::glob(named.c_str(), GLOB_NOSORT, nullptr, &found) == 0) {
+                    for (std::size_t i = 0; i < found.gl_pathc && i < 64; ++i)
+                        ssh_keys(found.gl_pathv[i], home, add, depth + 1);
+                }
+                ::globfree(&found);
+            }
+            continue;
+        }
+        for (std::string_view keyword : {"identityfile", "certificatefile"}) {
+            if (starts_with_word(line, keyword))
+                add(named_path(first_word(line.substr(keyword.size())), home));
+        }
+    }
+}
+
+// The value of a git configuration line `key = value` (a section header on the same line, as in
+// `[credential] helper = x`, is skipped), unquoted; "" for another key.
+std::string_view git_value(std::string_view line, std::string_view key) {
+    if (line.starts_with('[')) {
+        const std::size_t close = line.find(']');
+        if (close == std::string_view::npos) return {};
+        line.remove_prefix(close + 1);
+        line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+    }
+    if (!starts_with_word(line, key)) return {};
+    line.remove_prefix(key.size());
+    line.remove_prefix(std::min(line.find_first_not_of(" \t="), line.size()));
+    if (line.starts_with('"')) {
+        line.remove_prefix(1);
+        line = line.substr(0, line.find('"'));
+    }
+    return line;
+}
+
+// Where git's `store --file` helpers keep credentials, in a configuration and what it includes
+// (include.path and includeIf's path, relative to the including file).
+template <typename Add>
+void git_credential_stores(const fs::path& config, const fs::path& home, const Add& add,
+                           int depth) {
+    const std::string text = config_text(config);
+    for (std::string_view line : lines_of(text)) {
+        if (const std::string_view path = git_value(line, "path");
+            !path.empty() && depth < include_depth) {
+            const bool relative = path.front() != '/' && path.front() != '~' && path.front() != '$';
+            const fs::path named =
+                relative ? config.parent_path() / std::string(path) : named_path(path, home);
+            if (!named.empty()) git_credential_stores(named, home, add, depth + 1);
+            continue;
+        }
+        const std::string_view helper = git_value(line, "helper");
+        const std::size_t store = helper.find("store");
+        const std::size_t file = helper.find("--file", store);
+        if (store == std::string_view::npos || file == std::string_view::npos) continue;
+        add(named_path(first_word(helper.substr(file + 6)), home));
+    }
 }
 
 }  // namespace
@@ -250,7 +337,7 @@ std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& h
         {"OCI_CLI_CONFIG_FILE", {""}},
         {"BOTO_CONFIG", {""}},
         {"RCLONE_CONFIG", {""}},
-        {"DOCKER_CONFIG", {"config.json"}},
+        {"DOCKER_CONFIG", {"config.json", "contexts/tls"}},
         {"DOCKER_CERT_PATH", {""}},
         {"REGISTRY_AUTH_FILE", {""}},
         {"GH_CONFIG_DIR", {"hosts.yml"}},
@@ -265,7 +352,9 @@ std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& h
         {"TF_CLI_CONFIG_FILE", {""}},
         {"NETRC", {""}},
         {"CODEX_HOME", {"auth.json"}},
-        {"CLAUDE_CONFIG_DIR", {".credentials.json"}},
+        {"CLAUDE_CONFIG_DIR", {".credentials.json", ".claude.json"}},
+        {"GRADLE_USER_HOME", {"gradle.properties"}},
+        {"COMPOSER_HOME", {"auth.json"}},
     };
     for (const relocation& r : relocations) {
         const fs::path named = named_path(variable(r.variable), home);
@@ -295,29 +384,17 @@ std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& h
         }
     }
     for (const fs::path& each : homes) {
-        // ssh's keys and certificates wherever its configuration names them.
-        const std::string ssh_config = config_text(each / ".ssh" / "config");
-        for (std::string_view line : lines_of(ssh_config)) {
-            for (std::string_view keyword : {"identityfile", "certificatefile"}) {
-                if (!starts_with_word(line, keyword)) continue;
-                const std::string_view value = first_word(line.substr(keyword.size()));
-                if (value.find('%') == std::string_view::npos) add(named_path(value, each));
-            }
-        }
-        // git's credential store, wherever `store --file` puts it.
+        ssh_keys(each / ".ssh" / "config", each, add, 0);
+        // git's credential store, wherever `store --file` puts it: the global configuration
+        // (GIT_CONFIG_GLOBAL, or ~/.gitconfig) and the XDG one, with what they include.
         fs::path config_home = each / ".config";
         if (const fs::path xdg = named_path(variable("XDG_CONFIG_HOME"), each); !xdg.empty())
             config_home = xdg;
-        for (const fs::path& config : {each / ".gitconfig", config_home / "git" / "config"}) {
-            const std::string text = config_text(config);
-            for (std::string_view line : lines_of(text)) {
-                if (!starts_with_word(line, "helper")) continue;
-                const std::size_t store = line.find("store");
-                const std::size_t file = line.find("--file", store);
-                if (store == std::string_view::npos || file == std::string_view::npos) continue;
-                add(named_path(first_word(line.substr(file + 6)), each));
-            }
-        }
+        fs::path global = each / ".gitconfig";
+        if (const fs::path named = named_path(variable("GIT_CONFIG_GLOBAL"), each); !named.empty())
+            global = named;
+        for (const fs::path& config : {global, config_home / "git" / "config"})
+            git_credential_stores(config, each, add, 0);
     }
     return out;
 }

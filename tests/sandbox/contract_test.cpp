@@ -416,6 +416,46 @@ TEST(PathRules, StoresTheEnvironmentAndTheUsersConfigsPutElsewhereAreDenied) {
     EXPECT_TRUE(requested_deny_read(off).empty());
 }
 
+// The ways ssh and git let a configuration name a store, as they read them: CRLF lines, ssh's
+// Include (relative to ~/.ssh, a glob), `${HOME}` and `%d`, git's quoted helper, a section header
+// on the helper's line, include.path (relative to the including file), GIT_CONFIG_GLOBAL. A value
+// with a variable cordon cannot know is no path (never one relative to the working directory).
+TEST(PathRules, EverySpellingSshAndGitTakeNamesItsStore) {
+    scratch_dir dir;
+    const fs::path s = canonical_path(dir.path());
+    const fs::path home = s / "home";
+    fs::create_directories(home / ".ssh" / "config.d");
+    fs::create_directories(s / "git");
+    const auto write = [](const fs::path& path, const std::string& text) {
+        std::ofstream(path) << text;
+    };
+    write(home / ".ssh" / "config", "Host a\r\n  IdentityFile " + (s / "crlf").string() +
+                                        "\r\nInclude config.d/*.conf\n"
+                                        "IdentityFile ${HOME}/braced\nIdentityFile $HOME/plain\n"
+                                        "IdentityFile %d/percent\nIdentityFile $OTHER/unknown\n");
+    write(home / ".ssh" / "config.d" / "work.conf", "Host w\n  IdentityFile ~/included\n");
+    write(s / "git" / "global", "[credential] helper = \"store --file=" + (s / "quoted").string() +
+                                    "\"\r\n[include]\n\tpath = more.inc\n");
+    write(s / "git" / "more.inc", "[credential]\n\thelper = store --file $HOME/git-included\n");
+    scoped_env h("HOME", home.string());
+    scoped_env global("GIT_CONFIG_GLOBAL", (s / "git" / "global").string());
+    scoped_env claude("CLAUDE_CONFIG_DIR", (s / "claude").string());
+    scoped_env gradle("GRADLE_USER_HOME", (s / "gradle").string());
+    const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+    for (const fs::path& each :
+         {s / "crlf", home / "included", home / "braced", home / "plain", home / "percent",
+          s / "quoted", home / "git-included", s / "claude" / ".credentials.json",
+          s / "claude" / ".claude.json", s / "gradle" / "gradle.properties"}) {
+        EXPECT_EQ(std::count(denied.begin(), denied.end(), each), 1) << each;
+    }
+    for (const fs::path& each : denied) {
+        EXPECT_EQ(each.string().find('$'), std::string::npos) << each;
+        EXPECT_EQ(each.string().find('\r'), std::string::npos) << each;
+        EXPECT_EQ(each.string().find('"'), std::string::npos) << each;
+        EXPECT_NE(each.filename(), "unknown") << each;
+    }
+}
+
 // What stands at a configuration's name is read only when it is a file: a FIFO there (which
 // nobody will ever write) or a device is no configuration, and planning a run never waits on it.
 TEST(PathRules, AConfigurationThatIsAFifoOrADeviceIsNoConfiguration) {
