@@ -6,6 +6,8 @@
 // loop devices, FUSE, and the pseudo filesystems no workspace may be.
 #include "sandbox/mount_exposure.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -118,6 +120,33 @@ std::optional<location> locate(const fs::path& path, const std::vector<mount_ent
     return location{shown_by->device, ("/" / within_mount(path, *shown_by)).lexically_normal(),
                     shown_by->read_only};
 }
+
+}  // namespace
+
+std::vector<fs::path> other_names(const fs::path& path, const std::vector<mount_entry>& mounts) {
+    std::vector<fs::path> out;
+    const std::optional<location> where = locate(path, mounts);
+    struct stat original {};
+    if (!where || ::stat(path.c_str(), &original) != 0) return out;
+    for (const mount_entry& mount : mounts) {
+        if (mount.device != where->device) continue;
+        const fs::path root = ("/" / mount.root.relative_path()).lexically_normal();
+        if (!is_within(where->within, root)) continue;
+        const fs::path rest = where->within.lexically_relative(root);
+        const fs::path alias =
+            (rest.empty() || rest == "." ? mount.point : mount.point / rest).lexically_normal();
+        if (alias == path || std::find(out.begin(), out.end(), alias) != out.end()) continue;
+        // Shown there, not covered by another mount on the way: the same file.
+        struct stat seen {};
+        if (::stat(alias.c_str(), &seen) == 0 && seen.st_dev == original.st_dev &&
+            seen.st_ino == original.st_ino) {
+            out.push_back(alias);
+        }
+    }
+    return out;
+}
+
+namespace {
 
 // A FUSE filesystem writes wherever its daemon puts the data: bindfs shows any directory, so
 // nothing about it tells cordon that writes stay away from what runs unconfined.

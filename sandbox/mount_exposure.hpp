@@ -39,6 +39,14 @@ using base::mount_entry;
     std::span<const protected_path> paths, std::span<const std::filesystem::path> writable_roots,
     const std::vector<mount_entry>& mounts);
 
+// The other names `path` (canonical, existing) has through `mounts`: where another mount of its
+// filesystem, whose root holds it, shows it (a bind mount of the home at /mnt/home, a second mount
+// of the same disk), each checked to be the same file. A denied read is hidden under each of them:
+// on the Landlock rung a read grant of such a name is a grant of the file itself, and of every
+// path beneath it.
+[[nodiscard]] std::vector<std::filesystem::path> other_names(
+    const std::filesystem::path& path, const std::vector<mount_entry>& mounts);
+
 // Why `root` (canonical) must not be writable at all: it is, lies in or contains /dev, /proc,
 // /sys or, per `mounts`, a mount of a pseudo filesystem. nullopt when it is an ordinary
 // directory.

@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <system_error>
 
 #include "sandbox/git_config.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/mount_exposure.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/quarantine.hpp"
 
@@ -291,6 +293,48 @@ private:
     fs::path home_;
 };
 
+// A denied path is denied under every name a mount gives it: a bind mount of the home at
+// /mnt/home shows ~/.aws there too, and on the Landlock rung the read grant /mnt/home's entry
+// would get is a grant of the home's own directory and everything beneath it, ~/.aws included. A
+// missing one is denied under each name of the directory it would appear in.
+std::optional<std::string> hide_other_names(path_plan& out) {
+    if (out.hidden.empty() && out.hidden_missing.empty()) return std::nullopt;
+    auto mounts = read_mounts();
+    if (auto* reason = std::get_if<std::string>(&mounts)) {
+        return "cannot tell where else the denied reads are mounted: " + *reason;
+    }
+    const auto& table = std::get<std::vector<mount_entry>>(mounts);
+    // Only a filesystem mounted more than once has other names.
+    std::map<std::string, int> mounted;
+    for (const mount_entry& mount : table)
+        ++mounted[mount.device];
+    if (std::none_of(mounted.begin(), mounted.end(), [](const auto& m) { return m.second > 1; }))
+        return std::nullopt;
+    std::vector<hidden_path> more;
+    for (const hidden_path& hidden : out.hidden) {
+        for (fs::path& alias : other_names(hidden.path, table))
+            more.push_back({std::move(alias), hidden.directory});
+    }
+    std::vector<fs::path> more_missing;
+    for (const fs::path& missing : out.hidden_missing) {
+        fs::path existing = missing.parent_path();
+        while (existing != existing.root_path() && ::access(existing.c_str(), F_OK) != 0)
+            existing = existing.parent_path();
+        const fs::path rest = missing.lexically_relative(existing);
+        for (const fs::path& alias : other_names(existing, table))
+            more_missing.push_back(alias / rest);
+    }
+    for (hidden_path& alias : more) {
+        if (std::none_of(out.hidden.begin(), out.hidden.end(),
+                         [&alias](const hidden_path& h) { return h.path == alias.path; })) {
+            out.hidden.push_back(std::move(alias));
+        }
+    }
+    for (fs::path& alias : more_missing)
+        add_unique(out.hidden_missing, std::move(alias));
+    return std::nullopt;
+}
+
 std::optional<std::string> plan_hidden(const path_rules& rules, path_plan& out) {
     for (const fs::path& denied : effective_deny_read(rules)) {
         if (!denied.is_absolute()) return "--deny-read needs an absolute path: " + denied.string();
@@ -318,6 +362,7 @@ std::optional<std::string> plan_hidden(const path_rules& rules, path_plan& out) 
             out.hidden.push_back({target, S_ISDIR(st.st_mode)});
         }
     }
+    if (auto failed = hide_other_names(out)) return failed;
     for (const fs::path& allowed : rules.allow_read) {
         if (!allowed.is_absolute())
             return "--allow-read needs an absolute path: " + allowed.string();

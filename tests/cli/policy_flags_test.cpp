@@ -265,6 +265,52 @@ TEST_F(PolicyFlags, StoresTheToolsAndTheirConfigsPutElsewhereAreUnreadable) {
         EXPECT_EQ(read_file(stores[i]), "STORE-SECRET-" + std::to_string(i) + "\n");
 }
 
+// A denied path is denied under every name a mount gives it: with the home bound at another
+// path (a second mount of the same disk, /home bound from /data), the store is hidden there as
+// well. On the Landlock rung the grant of the other name was a grant of the home's own directory:
+// the store was readable under both names, and the record said nothing.
+TEST_F(PolicyFlags, ADeniedPathIsHiddenUnderEveryNameAMountGivesIt) {
+    if (::geteuid() != 0) GTEST_SKIP() << "a bind mount needs root";
+    fs::create_directories(home_ / ".aws");
+    write_file(home_ / ".aws" / "credentials", "ALIAS-SECRET\n");
+    const fs::path alias = scratch_ / "alias";
+    fs::create_directories(alias);
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const std::string read = "cat " + (alias / ".aws" / "credentials").string() + "; cat " +
+                                 (home_ / ".aws" / "credentials").string();
+        const cli_result r =
+            run_program({"unshare",
+                         "-m",
+                         "--propagation",
+                         "private",
+                         "--",
+                         "sh",
+                         "-c",
+                         "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+                         "sh",
+                         home_.string(),
+                         alias.string(),
+                         cordon_path().string(),
+                         "run",
+                         "--json",
+                         "--backend",
+                         std::string(backend_flag(path)),
+                         "--mode",
+                         "workspace-write",
+                         "-c",
+                         read},
+                        workspace_, {}, {{"HOME", home_.string()}, {"GIT_CONFIG_NOSYSTEM", "1"}});
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "") << r.out;
+        EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
+        EXPECT_NE(record["sandbox"]["policy"]["hidden"].dump().find((alias / ".aws").string()),
+                  std::string::npos)
+            << r.out;
+    }
+}
+
 // A denied read that resolves to the root would hide every file, the command's own program too:
 // bwrap could not start it, and the Landlock rung's walk, which leaves out the denied entries of
 // each directory, has no entry to leave out (it ran, reading everything, while the record named
