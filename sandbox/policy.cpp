@@ -226,13 +226,17 @@ std::string config_text(const fs::path& path) {
     return out;
 }
 
-// Configuration files include others: followed this deep at most.
+// Configuration files include others: followed this deep at most, and this many files read in
+// all (a file that includes itself ten times on each line is 10^8 reads at depth 8).
 constexpr int include_depth = 8;
+constexpr int files_to_read = 64;
 
 // The keys and certificates an ssh configuration names (IdentityFile, CertificateFile), and those
 // of the files it includes (Include, relative to ~/.ssh, globs expanded).
 template <typename Add>
-void ssh_keys(const fs::path& config, const fs::path& home, const Add& add, int depth) {
+void ssh_keys(const fs::path& config, const fs::path& home, const Add& add, int depth,
+              int& budget) {
+    if (budget-- <= 0) return;
     const std::string text = config_text(config);
     for (std::string_view line : lines_of(text)) {
         if (starts_with_word(line, "include") && depth < include_depth) {
@@ -247,7 +251,7 @@ void ssh_keys(const fs::path& config, const fs::path& home, const Add& add, int 
                 glob_t found{};
                 if (::glob(named.c_str(), GLOB_NOSORT, nullptr, &found) == 0) {
                     for (std::size_t i = 0; i < found.gl_pathc && i < 64; ++i)
-                        ssh_keys(found.gl_pathv[i], home, add, depth + 1);
+                        ssh_keys(found.gl_pathv[i], home, add, depth + 1, budget);
                 }
                 ::globfree(&found);
             }
@@ -282,8 +286,9 @@ std::string_view git_value(std::string_view line, std::string_view key) {
 // Where git's `store --file` helpers keep credentials, in a configuration and what it includes
 // (include.path and includeIf's path, relative to the including file).
 template <typename Add>
-void git_credential_stores(const fs::path& config, const fs::path& home, const Add& add,
-                           int depth) {
+void git_credential_stores(const fs::path& config, const fs::path& home, const Add& add, int depth,
+                           int& budget) {
+    if (budget-- <= 0) return;
     const std::string text = config_text(config);
     for (std::string_view line : lines_of(text)) {
         if (const std::string_view path = git_value(line, "path");
@@ -291,7 +296,7 @@ void git_credential_stores(const fs::path& config, const fs::path& home, const A
             const bool relative = path.front() != '/' && path.front() != '~' && path.front() != '$';
             const fs::path named =
                 relative ? config.parent_path() / std::string(path) : named_path(path, home);
-            if (!named.empty()) git_credential_stores(named, home, add, depth + 1);
+            if (!named.empty()) git_credential_stores(named, home, add, depth + 1, budget);
             continue;
         }
         const std::string_view helper = git_value(line, "helper");
@@ -384,7 +389,8 @@ std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& h
         }
     }
     for (const fs::path& each : homes) {
-        ssh_keys(each / ".ssh" / "config", each, add, 0);
+        int ssh_budget = files_to_read;
+        ssh_keys(each / ".ssh" / "config", each, add, 0, ssh_budget);
         // git's credential store, wherever `store --file` puts it: the global configuration
         // (GIT_CONFIG_GLOBAL, or ~/.gitconfig) and the XDG one, with what they include.
         fs::path config_home = each / ".config";
@@ -393,8 +399,9 @@ std::vector<fs::path> relocated_credential_stores(const std::vector<fs::path>& h
         fs::path global = each / ".gitconfig";
         if (const fs::path named = named_path(variable("GIT_CONFIG_GLOBAL"), each); !named.empty())
             global = named;
+        int git_budget = files_to_read;
         for (const fs::path& config : {global, config_home / "git" / "config"})
-            git_credential_stores(config, each, add, 0);
+            git_credential_stores(config, each, add, 0, git_budget);
     }
     return out;
 }

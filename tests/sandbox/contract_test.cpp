@@ -471,6 +471,28 @@ TEST(PathRules, AConfigurationThatIsAFifoOrADeviceIsNoConfiguration) {
     EXPECT_EQ(std::count(denied.begin(), denied.end(), home / ".ssh"), 1);
 }
 
+// Configurations that include themselves ten times over are read a bounded number of times (at
+// depth 8, 10^8 reads), and what they name is still found.
+TEST(PathRules, ConfigurationsThatIncludeThemselvesAreReadBoundedly) {
+    scratch_dir dir;
+    const fs::path home = canonical_path(dir.path()) / "home";
+    fs::create_directories(home / ".ssh");
+    std::string ssh = "Include";
+    std::string git = "[include]\n";
+    for (int i = 0; i < 10; ++i) {
+        ssh += " config";
+        git += "\tpath = .gitconfig\n";
+    }
+    std::ofstream(home / ".ssh" / "config") << ssh << "\nIdentityFile ~/key\n";
+    std::ofstream(home / ".gitconfig") << git << "[credential]\n\thelper = store --file ~/store\n";
+    scoped_env h("HOME", home.string());
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+    EXPECT_EQ(std::count(denied.begin(), denied.end(), home / "key"), 1);
+    EXPECT_EQ(std::count(denied.begin(), denied.end(), home / "store"), 1);
+}
+
 // A default-constructed policy (and with it a run_request) reads nothing: the credential stores
 // are looked up when a run is planned, in the HOME of that moment, not when the rules were made.
 TEST(PathRules, DefaultConstructionLooksNothingUpAndPlanningDoes) {
