@@ -133,17 +133,41 @@ bool has_jwt(std::string_view value) noexcept {
 // Tokens whose issuers give them a prefix of their own, so that they can be found where they
 // leak; and a PEM private key.
 bool has_token_prefix(std::string_view value) noexcept {
-    static constexpr std::array<std::string_view, 14> prefixes{
-        "ghp_",  "gho_",  "ghu_",  "ghs_",    "ghr_",     "github_pat_", "glpat-",
-        "xoxb-", "xoxp-", "xoxa-", "sk-ant-", "sk-proj-", "npm_",        "hf_"};
-    for (std::string_view prefix : prefixes) {
-        for (std::size_t at = value.find(prefix); at != std::string_view::npos;
-             at = value.find(prefix, at + 1)) {
+    // The prefix, and how long the token's body is at least: letters and digits only, or base64url
+    // (`-` and `_` too) where the issuer's tokens hold them. A path such as /opt/hf_models_cache
+    // is none: its body has `_` where an HF token's has letters.
+    struct issuer {
+        std::string_view prefix;
+        std::size_t body;
+        bool punctuation;
+    };
+    static constexpr std::array<issuer, 14> issuers{{{"ghp_", 36, false},
+                                                     {"gho_", 36, false},
+                                                     {"ghu_", 36, false},
+                                                     {"ghs_", 36, false},
+                                                     {"ghr_", 36, false},
+                                                     {"github_pat_", 40, true},
+                                                     {"glpat-", 20, true},
+                                                     {"xoxb-", 20, true},
+                                                     {"xoxp-", 20, true},
+                                                     {"xoxa-", 20, true},
+                                                     {"sk-ant-", 32, true},
+                                                     {"sk-proj-", 32, true},
+                                                     {"npm_", 36, false},
+                                                     {"hf_", 30, false}}};
+    for (const issuer& i : issuers) {
+        for (std::size_t at = value.find(i.prefix); at != std::string_view::npos;
+             at = value.find(i.prefix, at + 1)) {
             if (at > 0 && is_base64url(value[at - 1])) continue;
-            std::size_t end = at + prefix.size();
-            while (end < value.size() && is_base64url(value[end]))
+            std::size_t end = at + i.prefix.size();
+            while (end < value.size() &&
+                   (i.punctuation ? is_base64url(value[end])
+                                  : std::isalnum(static_cast<unsigned char>(value[end])) != 0))
                 ++end;
-            if (end - at - prefix.size() >= 16) return true;
+            if (end - at - i.prefix.size() >= i.body &&
+                (end == value.size() || !is_base64url(value[end]))) {
+                return true;
+            }
         }
     }
     // An AWS access key id: AKIA or ASIA and sixteen upper-case letters or digits.
@@ -347,7 +371,13 @@ std::vector<std::string> build_environment(
             // git's configuration triples are judged whole, below (GIT_CONFIG_KEY_n has KEY in
             // its name, and dropping it alone leaves a COUNT that makes every git fail).
             if (!is_git_config_variable(name) && is_credential_name(name)) continue;
-            if (is_secret_value(value)) continue;
+            // A search path's value is directories (PATH, LD_LIBRARY_PATH, CLASSPATH, ...):
+            // dropping one for a shape a directory name happens to have would break every
+            // command; the minimal set likewise.
+            if (!is_minimal_environment_name(name) && !ends_with(name, "PATH") &&
+                is_secret_value(value)) {
+                continue;
+            }
         }
         merged.insert_or_assign(std::string(name), std::string(value));
     }

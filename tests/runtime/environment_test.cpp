@@ -213,10 +213,12 @@ TEST(CredentialScrub, ASecretIsKnownByItsShapeWhateverItsName) {
           "Authorization=Bearer%20abcdefghijklmnop", "Authorization: Basic dXNlcjpwYXNz",
           "api-key=0123456789,other=1", "Bearer abcdefghijklmnopqrstuvwxyz",
           // a JWT, issuers' prefixes, an AWS access key id, a PEM private key
-          "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2ln", "ghp_0123456789abcdefghijklmnop",
-          "github_pat_11ABCDEFG0123456789_abcdefghij", "glpat-0123456789abcdefghij",
-          "xoxb-123456789012-abcdefghijklmnop", "sk-ant-api03-abcdefghijklmnopqrstuv",
-          "AKIAIOSFODNN7EXAMPLE", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn==\n"}) {
+          "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2ln",
+          "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+          "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "glpat-0123456789abcdefghij",
+          "xoxb-123456789012-abcdefghijklmnop", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+          "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "AKIAIOSFODNN7EXAMPLE",
+          "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn==\n"}) {
         EXPECT_TRUE(is_secret_value(value)) << value;
         EXPECT_EQ(surviving({std::string("INNOCENT=") + value}),
                   (std::set<std::string>{"GIT_PAGER", "NO_COLOR", "PAGER", "TERM"}))
@@ -241,9 +243,17 @@ TEST(CredentialScrub, ASecretIsKnownByItsShapeWhateverItsName) {
                               "AKIA",
                               "sk-short",
                               "Authorized",
-                              "keyboard=us"}) {
+                              "keyboard=us",
+                              "/opt/hf_transformers_cache/bin",
+                              "/usr/lib/node_modules/npm_package_manager_cache",
+                              "ghp_short"}) {
         EXPECT_FALSE(is_secret_value(value)) << value;
     }
+    // A search path or a name of the minimal set is never dropped for its value's shape.
+    EXPECT_EQ(surviving({"PATH=/opt/sk-proj-abcdefghijklmnopqrstuvwxyz0123456789/bin:/usr/bin",
+                         "LD_LIBRARY_PATH=/opt/glpat-0123456789abcdefghij/lib"}),
+              (std::set<std::string>{"GIT_PAGER", "LD_LIBRARY_PATH", "NO_COLOR", "PAGER", "PATH",
+                                     "TERM"}));
 }
 
 // git's configuration from the environment is one set: an extra header with a token in it
