@@ -4,6 +4,7 @@
 #include "cordon/policy.hpp"
 
 #include "base/small_file.hpp"
+#include "sandbox/git_config.hpp"
 
 #include <fcntl.h>
 #include <glob.h>
@@ -264,46 +265,33 @@ void ssh_keys(const fs::path& config, const fs::path& home, const Add& add, int 
     }
 }
 
-// The value of a git configuration line `key = value` (a section header on the same line, as in
-// `[credential] helper = x`, is skipped), unquoted; "" for another key.
-std::string_view git_value(std::string_view line, std::string_view key) {
-    if (line.starts_with('[')) {
-        const std::size_t close = line.find(']');
-        if (close == std::string_view::npos) return {};
-        line.remove_prefix(close + 1);
-        line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
-    }
-    if (!starts_with_word(line, key)) return {};
-    line.remove_prefix(key.size());
-    line.remove_prefix(std::min(line.find_first_not_of(" \t="), line.size()));
-    if (line.starts_with('"')) {
-        line.remove_prefix(1);
-        line = line.substr(0, line.find('"'));
-    }
-    return line;
-}
-
 // Where git's `store --file` helpers keep credentials, in a configuration and what it includes
-// (include.path and includeIf's path, relative to the including file).
+// (include.path and includeIf's path, relative to the including file), read by the project's port
+// of git's own reader (git_config.hpp): quoting, continuations, a header on the entry's line.
 template <typename Add>
 void git_credential_stores(const fs::path& config, const fs::path& home, const Add& add, int depth,
                            int& budget) {
     if (budget-- <= 0) return;
-    const std::string text = config_text(config);
-    for (std::string_view line : lines_of(text)) {
-        if (const std::string_view path = git_value(line, "path");
-            !path.empty() && depth < include_depth) {
-            const bool relative = path.front() != '/' && path.front() != '~' && path.front() != '$';
+    auto parsed = git_config::parse(config_text(config));
+    auto* entries = std::get_if<std::vector<git_config::entry>>(&parsed);
+    if (entries == nullptr) return;  // git would not read it either
+    for (const git_config::entry& e : *entries) {
+        if (!e.value || e.value->empty()) continue;
+        const std::string_view value = *e.value;
+        if ((e.section == "include" || e.section == "includeif") && e.name == "path") {
+            if (depth >= include_depth) continue;
+            const bool relative =
+                value.front() != '/' && value.front() != '~' && value.front() != '$';
             const fs::path named =
-                relative ? config.parent_path() / std::string(path) : named_path(path, home);
+                relative ? config.parent_path() / std::string(value) : named_path(value, home);
             if (!named.empty()) git_credential_stores(named, home, add, depth + 1, budget);
             continue;
         }
-        const std::string_view helper = git_value(line, "helper");
-        const std::size_t store = helper.find("store");
-        const std::size_t file = helper.find("--file", store);
+        if (e.section != "credential" || e.name != "helper") continue;
+        const std::size_t store = value.find("store");
+        const std::size_t file = value.find("--file", store);
         if (store == std::string_view::npos || file == std::string_view::npos) continue;
-        add(named_path(first_word(helper.substr(file + 6)), home));
+        add(named_path(first_word(value.substr(file + 6)), home));
     }
 }
 
