@@ -81,25 +81,41 @@ bool is_credential_name(std::string_view name) noexcept {
     return ends_with(name, "_PAT") || ends_with(name, "_PWD");
 }
 
-bool has_url_password(std::string_view value) noexcept {
+namespace {
+
+// Whether `credential` holds for the user information (`user` or `user:password`) of any URL in
+// `value` (a list of URLs too).
+template <typename Credential>
+bool any_url_user(std::string_view value, Credential credential, bool web_only = false) noexcept {
     for (std::size_t at = value.find("://"); at != std::string_view::npos;
          at = value.find("://", at + 3)) {
         std::size_t scheme = at;
         while (scheme > 0 && is_scheme_char(value[scheme - 1]))
             --scheme;
         if (scheme == at || std::isalpha(static_cast<unsigned char>(value[scheme])) == 0) continue;
+        if (web_only && !ends_with(value.substr(scheme, at - scheme), "HTTP") &&
+            !ends_with(value.substr(scheme, at - scheme), "HTTPS")) {
+            continue;
+        }
         // The authority ends where the path, query or fragment starts, or at a space (a list of
         // URLs); the user information ends at its last '@', since passwords hold raw '@'s.
         const std::string_view rest = value.substr(at + 3);
         const std::string_view authority =
             rest.substr(0, std::min(rest.find_first_of("/?#"), rest.find_first_of(" \t\n")));
         const auto last_at = authority.rfind('@');
-        if (last_at == std::string_view::npos) continue;
-        const std::string_view user_info = authority.substr(0, last_at);
-        const auto colon = user_info.find(':');
-        if (colon != std::string_view::npos && colon + 1 < user_info.size()) return true;
+        if (last_at != std::string_view::npos && credential(authority.substr(0, last_at)))
+            return true;
     }
     return false;
+}
+
+}  // namespace
+
+bool has_url_password(std::string_view value) noexcept {
+    return any_url_user(value, [](std::string_view user_info) {
+        const auto colon = user_info.find(':');
+        return colon != std::string_view::npos && colon + 1 < user_info.size();
+    });
 }
 
 namespace {
@@ -206,10 +222,14 @@ bool has_auth_header(std::string_view value) noexcept {
                     return false;
                 }
                 std::size_t end = i;
+                bool random = false;  // a digit or an upper-case letter: not an English word
                 while (end < value.size() && value[end] != ' ' && value[end] != ',' &&
-                       value[end] != ';')
+                       value[end] != ';') {
+                    const auto c = static_cast<unsigned char>(value[end]);
+                    random = random || std::isdigit(c) != 0 || (end > i && std::isupper(c) != 0);
                     ++end;
-                return end - i >= 8;
+                }
+                return end - i >= 8 && random;
             })) {
             return true;
         }
@@ -239,6 +259,11 @@ bool has_credential_pair(std::string_view value) noexcept {
             ++end;
         if (name.empty() || end == eq + 1) continue;
         if (ends_with(name, "JOBSERVER-AUTH")) continue;
+        // A switch (client.auth=false) is a setting, not a credential.
+        static constexpr std::array<std::string_view, 9> switches{
+            "true", "false", "yes", "no", "on", "off", "none", "0", "1"};
+        const std::string_view setting = value.substr(eq + 1, end - eq - 1);
+        if (std::find(switches.begin(), switches.end(), setting) != switches.end()) continue;
         // The name ends in what a credential is called: AccountKey, SharedAccessSignature,
         // Password, access_token, api-key, -Dapp.password; not keyboard=.
         static constexpr std::array<std::string_view, 13> endings{
@@ -247,21 +272,6 @@ bool has_credential_pair(std::string_view value) noexcept {
         for (std::string_view ending : endings) {
             if (ends_with(name, ending)) return true;
         }
-    }
-    return false;
-}
-
-// A URL whose user is a token: https://ghp_...@github.com, https://<token>@host.
-bool has_url_token_user(std::string_view value) noexcept {
-    for (std::size_t at = value.find("://"); at != std::string_view::npos;
-         at = value.find("://", at + 3)) {
-        const std::string_view rest = value.substr(at + 3);
-        const std::string_view authority =
-            rest.substr(0, std::min(rest.find_first_of("/?#"), rest.find_first_of(" \t\n")));
-        const auto last_at = authority.rfind('@');
-        if (last_at == std::string_view::npos) continue;
-        const std::string_view user = authority.substr(0, last_at);
-        if (user.find(':') == std::string_view::npos && user.size() >= 20) return true;
     }
     return false;
 }
@@ -293,8 +303,8 @@ void drop_git_config_with_secrets(std::map<std::string, std::string>& merged,
         for (char& c : key)
             c = upper(c);
         const bool is_key = name.rfind("GIT_CONFIG_KEY_", 0) == 0;
-        if (is_key ? (is_credential_name(key) || occurs(key, "EXTRAHEADER"))
-                   : is_secret_value(value)) {
+        if (is_secret_value(value) ||
+            (is_key && (is_credential_name(key) || occurs(key, "EXTRAHEADER")))) {
             secret = true;
         }
     }
@@ -307,8 +317,16 @@ void drop_git_config_with_secrets(std::map<std::string, std::string>& merged,
 }  // namespace
 
 bool is_secret_value(std::string_view value) noexcept {
-    return has_url_password(value) || has_url_token_user(value) || has_jwt(value) ||
-           has_token_prefix(value) || has_auth_header(value) || has_credential_pair(value);
+    // A web URL whose user is a token: https://ghp_...@github.com, https://<20+ characters>@host
+    // (an ssh:// or git@ user is an account's name, however long).
+    const bool token_user = any_url_user(
+        value,
+        [](std::string_view user_info) {
+            return user_info.find(':') == std::string_view::npos && user_info.size() >= 20;
+        },
+        /*web_only=*/true);
+    return has_url_password(value) || token_user || has_jwt(value) || has_token_prefix(value) ||
+           has_auth_header(value) || has_credential_pair(value);
 }
 
 bool is_minimal_environment_name(std::string_view name) noexcept {
@@ -374,8 +392,8 @@ std::vector<std::string> build_environment(
             // A search path's value is directories (PATH, LD_LIBRARY_PATH, CLASSPATH, ...):
             // dropping one for a shape a directory name happens to have would break every
             // command; the minimal set likewise.
-            if (!is_minimal_environment_name(name) && !ends_with(name, "PATH") &&
-                is_secret_value(value)) {
+            if (!is_git_config_variable(name) && !is_minimal_environment_name(name) &&
+                !ends_with(name, "PATH") && is_secret_value(value)) {
                 continue;
             }
         }

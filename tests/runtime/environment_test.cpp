@@ -211,7 +211,7 @@ TEST(CredentialScrub, ASecretIsKnownByItsShapeWhateverItsName) {
           "Server=db;Database=app;User Id=sa;Password=S3cret!;", "host=db user=app pwd=hunter2",
           // HTTP credentials
           "Authorization=Bearer%20abcdefghijklmnop", "Authorization: Basic dXNlcjpwYXNz",
-          "api-key=0123456789,other=1", "Bearer abcdefghijklmnopqrstuvwxyz",
+          "api-key=0123456789,other=1", "Bearer abcdefghijklmnopQRSTUV0123",
           // a JWT, issuers' prefixes, an AWS access key id, a PEM private key
           "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2ln",
           "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
@@ -246,7 +246,11 @@ TEST(CredentialScrub, ASecretIsKnownByItsShapeWhateverItsName) {
                               "keyboard=us",
                               "/opt/hf_transformers_cache/bin",
                               "/usr/lib/node_modules/npm_package_manager_cache",
-                              "ghp_short"}) {
+                              "ghp_short",
+                              "ssh://jenkins-deploy-worker@build01.internal",
+                              "-Dcom.sun.management.jmxremote.ssl.need.client.auth=false",
+                              "Basic authentication disabled",
+                              "basic settings"}) {
         EXPECT_FALSE(is_secret_value(value)) << value;
     }
     // A search path or a name of the minimal set is never dropped for its value's shape.
@@ -271,6 +275,12 @@ TEST(CredentialScrub, GitsConfigurationTriplesAreKeptOrDroppedWhole) {
     EXPECT_EQ(surviving({"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=safe.directory",
                          "GIT_CONFIG_VALUE_0=*", "GIT_CONFIG_KEY_1=http.extraHeader",
                          "GIT_CONFIG_VALUE_1=Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hz"}),
+              defaults);
+    // A key with a token in it (a URL's insteadOf) takes the whole set too.
+    EXPECT_EQ(surviving({"GIT_CONFIG_COUNT=1",
+                         "GIT_CONFIG_KEY_0=url.https://ghp_0123456789abcdefghijklmnopqrstuvwxyz@"
+                         "github.com/.insteadOf",
+                         "GIT_CONFIG_VALUE_0=https://github.com/"}),
               defaults);
     EXPECT_EQ(surviving({"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper",
                          "GIT_CONFIG_VALUE_0=store --file /x"}),
