@@ -74,7 +74,53 @@ unique_fd watch_v1_oom(const fs::path& memory) {
     return event;
 }
 
+// Where the process's host is kept (cgroup_host::for_this_process). Destroyed at exit, which
+// removes the host's cgroup and lock, unless this process is a forked child that inherited the
+// host from its parent: that host is the parent's to remove, and is left alone.
+class process_host {
+public:
+    process_host() = default;
+    ~process_host() {
+        if (made_by_ != ::getpid()) abandon();
+    }
+    process_host(const process_host&) = delete;
+    process_host& operator=(const process_host&) = delete;
+
+    std::variant<std::shared_ptr<cgroup_host>, std::string> get() {
+        const std::lock_guard lock(mutex_);
+        if (made_by_ != ::getpid()) abandon();
+        if (!host_) {
+            auto made = cgroup_host::create();
+            if (auto* reason = std::get_if<std::string>(&made)) return *reason;
+            host_ = std::get<std::shared_ptr<cgroup_host>>(std::move(made));
+            made_by_ = ::getpid();
+        }
+        return host_;
+    }
+
+private:
+    // Kept, never destroyed, in a forked child: its destructor would remove the parent's cgroup.
+    void abandon() {
+        if (!host_) return;
+        static auto* const inherited = new std::vector<std::shared_ptr<cgroup_host>>();
+        inherited->push_back(std::move(host_));
+        host_.reset();
+    }
+
+    std::mutex mutex_;
+    std::shared_ptr<cgroup_host> host_;
+    pid_t made_by_ = 0;
+};
+
 }  // namespace
+
+std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::for_this_process() {
+    // The library's logger is made first, so that it is destroyed after the host, whose
+    // destructor may log (statics end in the reverse order of their making).
+    (void)log::enabled(log_level::debug);
+    static process_host kept;
+    return kept.get();
+}
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     cgroup_host_options options) {

@@ -28,6 +28,10 @@
 // grants /dev node by node; bwrap mounts a private /dev), so a leftover process cannot hold a
 // dead cordon's lock to keep itself alive.
 //
+// An executor takes the process's host (for_this_process): one cgroup `cordon-<pid>-<random>`
+// and one watchdog per process, however many executors and runs it makes, removed when the
+// process exits. create() makes a host of its own (cordon probe's, which reaps nothing).
+//
 // Removal never waits: a scope's directories are removed once the kernel has freed the run's
 // processes, by the run's own timer (process.cpp) or, for a scope destroyed before that, by the
 // host at its next new_scope() or at its end. The lock files and the reaping of dead hosts are
@@ -71,6 +75,12 @@ public:
     // `cordon-<pid>-<random>` under it; the reason when any step is impossible.
     [[nodiscard]] static std::variant<std::shared_ptr<cgroup_host>, std::string> create(
         cgroup_host_options options = {});
+    // The host every executor of this process shares, created by the first call with the default
+    // options and kept until the process exits: a run pays for no host of its own (the mount
+    // table read, the reaping of dead cordons' hosts, the lock, the cgroup, the watchdog's fork).
+    // A failure is not kept: the next call tries again. A child forked without exec gets a host
+    // of its own at its first call, and never removes its parent's.
+    [[nodiscard]] static std::variant<std::shared_ptr<cgroup_host>, std::string> for_this_process();
     ~cgroup_host();
     cgroup_host(const cgroup_host&) = delete;
     cgroup_host& operator=(const cgroup_host&) = delete;

@@ -222,7 +222,7 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
                                                    options_.kept_spills);
     }
     if (options_.cgroup_containment) {
-        auto host = cgroup_host::create();
+        auto host = cgroup_host::for_this_process();
         if (auto* reason = std::get_if<std::string>(&host)) {
             no_cgroup_ = *reason;
             log::info("runs are contained by process group only: {}", no_cgroup_);

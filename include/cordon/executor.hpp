@@ -22,9 +22,10 @@
 // on a strand of its own. Its live-output callbacks run on that strand, and so does `done` once a
 // process was started. One run's callbacks never overlap. Callbacks of different runs may run at
 // the same time when several threads run the loop. run_handle::cancel() may be called from any
-// thread. Blocking: with cgroup containment, the constructor first ends the runs that a crashed
-// cordon of the same user left behind (docs/execution.md): SIGKILL to what is left, then up to
-// about 200 ms per stale cgroup while it empties. A run is prepared (prepare(): the checks,
+// thread. Blocking: with cgroup containment, the process's first executor makes the cgroup host
+// that every executor of the process then shares, and first ends the runs that a crashed cordon of
+// the same user left behind (docs/execution.md): SIGKILL to what is left, then up to about 200 ms
+// per stale cgroup while it empties. A run is prepared (prepare(): the checks,
 // confine(), the Landlock ruleset, which may wait on the file system) and then launched (launch():
 // the spawn); async_run() does both on the calling thread. A caller whose loop thread must stay
 // responsive (the job supervisor) prepares on another thread and launches on the loop.

@@ -607,10 +607,14 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
     auto bwrap = test::provider_for(sandbox::backend_choice::bwrap, why);
     if (!bwrap) CORDON_SKIP_OR_FAIL(why);
 
-    // Measured outside the executor's lifetime: its event loop and cgroup are its own.
-    const std::size_t fds_before = test::count_open_fds();
+    // Measured outside the executor's lifetime: its event loop is its own. The process's cgroup
+    // host, which the executor takes and leaves, is made first.
     std::optional<fs::path> cgroup_parent;
-    if (auto probe = test::cgroup_host_or(why)) cgroup_parent = probe->directory().parent_path();
+    if (auto shared = runtime::cgroup_host::for_this_process();
+        auto* host = std::get_if<std::shared_ptr<runtime::cgroup_host>>(&shared)) {
+        cgroup_parent = (*host)->directory().parent_path();
+    }
+    const std::size_t fds_before = test::count_open_fds();
 
     constexpr std::size_t total = 200;
     constexpr std::size_t bwrap_runs = 60;  // spread over the batch
@@ -690,11 +694,22 @@ TEST(ExecutorConcurrency, TwoHundredRunsOnOneIoContext) {
     EXPECT_TRUE(test::zombie_children().empty());
     EXPECT_EQ(test::count_open_fds(), fds_before) << "runs leaked fds in the parent";
     if (cgroup_parent) {
-        // Every run's cgroup and the executor's own were removed.
+        // Every run's cgroup was removed. The executor's host was the process's, which outlives
+        // it: the only host of this process, and empty once the kernel has freed the runs.
+        auto shared = runtime::cgroup_host::for_this_process();
+        ASSERT_TRUE(std::holds_alternative<std::shared_ptr<runtime::cgroup_host>>(shared));
+        const auto& host = std::get<std::shared_ptr<runtime::cgroup_host>>(shared);
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        while (host->leftovers() > 0 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(10ms);
+        EXPECT_EQ(host->leftovers(), 0U);
         const std::string prefix = "cordon-" + std::to_string(::getpid()) + "-";
         for (const auto& entry : fs::directory_iterator(*cgroup_parent)) {
-            EXPECT_NE(entry.path().filename().string().rfind(prefix, 0), 0U)
-                << "left behind: " << entry.path();
+            if (entry.path().filename().string().rfind(prefix, 0) != 0) continue;
+            EXPECT_EQ(entry.path(), host->directory()) << "left behind: " << entry.path();
+        }
+        for (const auto& entry : fs::directory_iterator(host->directory())) {
+            EXPECT_FALSE(entry.is_directory()) << "left behind: " << entry.path();
         }
     }
 }

@@ -6,21 +6,28 @@
 // holding the pipes, setsid()) under the process group and under a cgroup, and the denial scanner
 // over the whole stderr stream. The same escapes through the executor under each backend, and the
 // executor's output pipeline, are in executor_escape_test.cpp.
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "runtime/cgroup.hpp"
@@ -404,6 +411,59 @@ TEST_P(ProcessTreeTest, ChildRunsInItsOwnCgroupWhenContained) {
     } else {
         EXPECT_EQ(v2_line.find(own), std::string::npos) << v2_line;
     }
+}
+
+// One host per process (cgroup_host::for_this_process): every call gives the same host, and a
+// child forked without exec makes a host of its own, removes it as it exits, and leaves its
+// parent's in place (a forked child's exit runs the static destructors it inherited).
+TEST(ProcessTreeCgroup, OneHostPerProcessAndAForkedChildKeepsToItsOwn) {
+    auto first = cgroup_host::for_this_process();
+    if (auto* reason = std::get_if<std::string>(&first)) {
+        CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " + *reason);
+    }
+    const auto parent = std::get<std::shared_ptr<cgroup_host>>(first);
+    auto again = cgroup_host::for_this_process();
+    ASSERT_TRUE(std::holds_alternative<std::shared_ptr<cgroup_host>>(again));
+    EXPECT_EQ(std::get<std::shared_ptr<cgroup_host>>(again), parent);
+
+    int told[2];
+    ASSERT_EQ(::pipe2(told, O_CLOEXEC), 0);
+    const pid_t forked = ::fork();
+    ASSERT_GE(forked, 0);
+    if (forked == 0) {
+        ::close(told[0]);
+        std::string directory;
+        {  // std::exit() destroys statics only: no reference of this frame may keep the host
+            auto own = cgroup_host::for_this_process();
+            auto* host = std::get_if<std::shared_ptr<cgroup_host>>(&own);
+            if (host == nullptr) ::_exit(2);
+            directory = (*host)->directory().string();
+        }
+        if (::write(told[1], directory.data(), directory.size()) !=
+            static_cast<ssize_t>(directory.size())) {
+            ::_exit(3);
+        }
+        std::exit(0);
+    }
+    ::close(told[1]);
+    std::string child_directory;
+    char buffer[512];
+    for (ssize_t n; (n = ::read(told[0], buffer, sizeof buffer)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        ASSERT_GT(n, 0) << std::strerror(errno);
+        child_directory.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(told[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(forked, &status, 0), forked);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+    ASSERT_FALSE(child_directory.empty());
+    EXPECT_NE(fs::path(child_directory), parent->directory());
+    EXPECT_FALSE(fs::exists(child_directory)) << "the child's host outlived it";
+    EXPECT_TRUE(fs::is_directory(parent->directory())) << "the child removed its parent's host";
+    auto scope = parent->new_scope({});
+    EXPECT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(scope));
 }
 
 // Only a cgroup finds a process that left the group with setsid(); the process group alone
