@@ -238,11 +238,18 @@ std::vector<std::unique_ptr<owed_judgement>> owed_judgement::claim_abandoned(
     std::vector<std::unique_ptr<owed_judgement>> out;
     unique_fd dir = open_journal(directory, false);
     if (!dir) return out;
-    // A record a cordon died writing holds nothing it owes: its command never started.
-    for (const std::string& name : entries(dir.get(), unfinished_prefix)) {
-        unique_fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-        if (file && ::flock(file.get(), LOCK_EX | LOCK_NB) == 0)
-            ::unlinkat(dir.get(), name.c_str(), 0);
+    // A record a cordon died writing holds nothing it owes: its command never started. One
+    // being written is not locked yet for a moment after it is made; records are written under
+    // the copies' lock (hold_copies), held here too, so that such a record is never taken for a
+    // dead cordon's and removed under its writer, whose window would then be owed by nobody and
+    // seen by no run that starts while it lasts.
+    if (!entries(dir.get(), unfinished_prefix).empty()) {
+        const unique_fd holding = hold_copies(directory);
+        for (const std::string& name : entries(dir.get(), unfinished_prefix)) {
+            unique_fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+            if (file && ::flock(file.get(), LOCK_EX | LOCK_NB) == 0)
+                ::unlinkat(dir.get(), name.c_str(), 0);
+        }
     }
     for (const std::string& name : entries(dir.get(), record_prefix)) {
         unique_fd file(::openat(dir.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));

@@ -48,7 +48,9 @@ public:
     static constexpr int most_attempts = 3;
 
     // Writes the window and the copies its run keeps (kept_copies::text) to `directory` (made if
-    // missing, 0700, this user's own) and holds its lock; the reason when it cannot.
+    // missing, 0700, this user's own) and holds its lock; the reason when it cannot. Called under
+    // hold_copies(): the record is made a moment before it is locked, and claim_abandoned()
+    // removes an unfinished record only under that lock too.
     [[nodiscard]] static std::variant<std::unique_ptr<owed_judgement>, std::string> record(
         const std::filesystem::path& directory, const judgement_scope& window,
         std::string_view copies = {});

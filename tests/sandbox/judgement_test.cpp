@@ -9,18 +9,22 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
@@ -806,6 +810,44 @@ TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
 
 // A window whose judgement kills every cordon that claims it is dropped after a few, reported:
 // one that cannot be judged must not stop every later cordon.
+// A record is made a moment before its writer locks it. A cordon that looks for dead cordons'
+// windows in that moment must not take it for one that died writing and remove it: the window
+// would be owed by nobody and seen by no run that starts while it lasts (two runs in one
+// workspace, the second then putting back what the first planted).
+TEST(RunJournal, ARecordBeingWrittenIsNeverTakenForADeadCordons) {
+    test::temp_dir base;
+    const fs::path journal = base / "journal";
+    unique_fd holding = owed_judgement::hold_copies(journal);
+    ASSERT_TRUE(holding);
+    // The writer's moment: its record made, not locked yet.
+    const fs::path being_written = journal / ".new-window-1-1";
+    unique_fd file(::open(being_written.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    ASSERT_TRUE(file);
+    std::atomic<pid_t> claimer{0};
+    std::atomic<bool> claimed{false};
+    std::thread claim([&] {
+        claimer = ::gettid();
+        (void)owed_judgement::claim_abandoned(journal);
+        claimed = true;
+    });
+    // The claim is over, or waits for the copies' lock in flock(2).
+    const auto waits_in_flock = [&claimer] {
+        const pid_t thread = claimer.load();
+        if (thread == 0) return false;
+        std::ifstream now("/proc/self/task/" + std::to_string(thread) + "/syscall");
+        long number = -1;
+        return static_cast<bool>(now >> number) && number == SYS_flock;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!claimed && !waits_in_flock() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(fs::exists(being_written)) << "a record being written was removed";
+    ASSERT_EQ(::flock(file.get(), LOCK_EX | LOCK_NB), 0);
+    holding.reset();
+    claim.join();
+    EXPECT_TRUE(fs::exists(being_written)) << "a locked record was removed";
+}
+
 TEST(RunJournal, AWindowThatKillsItsJudgesIsDroppedAfterAFew) {
     test::temp_dir base;
     const fs::path journal = base / "journal";
