@@ -4,6 +4,7 @@
 #include "runtime/cgroup.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
@@ -16,7 +17,9 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <system_error>
 
 #include "base/log.hpp"
@@ -74,52 +77,86 @@ unique_fd watch_v1_oom(const fs::path& memory) {
     return event;
 }
 
-// Where the process's host is kept (cgroup_host::for_this_process). Destroyed at exit, which
-// removes the host's cgroup and lock, unless this process is a forked child that inherited the
-// host from its parent: that host is the parent's to remove, and is left alone.
+// Where the process's host is kept (cgroup_host::for_this_process). Made once and never
+// destroyed, since threads may still call it as the process exits; an atexit handler ends the
+// host instead, and a pthread_atfork handler hands a forked child's copy back to its parent.
 class process_host {
 public:
-    process_host() = default;
-    ~process_host() {
-        if (made_by_ != ::getpid()) abandon();
-    }
-    process_host(const process_host&) = delete;
-    process_host& operator=(const process_host&) = delete;
+    static process_host& instance();
 
     std::variant<std::shared_ptr<cgroup_host>, std::string> get() {
         const std::lock_guard lock(mutex_);
-        if (made_by_ != ::getpid()) abandon();
+        if (inherited_) {
+            // Kept and never released here: its end would remove the parent's cgroup and lock.
+            static auto* const parents = new std::vector<std::shared_ptr<cgroup_host>>();
+            parents->push_back(std::move(host_));
+            host_.reset();
+            inherited_ = false;
+        }
+        if (ended_) return cgroup_host::create();
         if (!host_) {
             auto made = cgroup_host::create();
             if (auto* reason = std::get_if<std::string>(&made)) return *reason;
             host_ = std::get<std::shared_ptr<cgroup_host>>(std::move(made));
-            made_by_ = ::getpid();
         }
         return host_;
     }
 
 private:
-    // Kept, never destroyed, in a forked child: its destructor would remove the parent's cgroup.
-    void abandon() {
-        if (!host_) return;
-        static auto* const inherited = new std::vector<std::shared_ptr<cgroup_host>>();
-        inherited->push_back(std::move(host_));
-        host_.reset();
+    process_host() = default;
+
+    // pthread_atfork's child handler: async-signal-safe, no lock taken, nothing allocated.
+    void forked() noexcept {
+        // A thread of the parent may have held the mutex at the fork: none of them is here.
+        new (&mutex_) std::mutex();
+        if (host_) {
+            host_->forget_after_fork();
+            inherited_ = true;
+        }
+    }
+
+    // At exit: the host ends once the last run holding it has (at once, as a rule), silently.
+    void end() noexcept {
+        std::shared_ptr<cgroup_host> ending;
+        {
+            const std::lock_guard lock(mutex_);
+            ended_ = true;
+            if (inherited_) return;
+            ending = std::move(host_);
+            host_.reset();
+        }
+        if (ending) ending->silence();
     }
 
     std::mutex mutex_;
     std::shared_ptr<cgroup_host> host_;
-    pid_t made_by_ = 0;
+    bool inherited_ = false;  // host_ is a forked parent's
+    bool ended_ = false;      // the process is exiting
 };
+
+// The handlers find the host through this, never through instance(): a fork that happens while
+// instance() makes it must not wait on its initialisation.
+std::atomic<process_host*> the_process_host{nullptr};
+
+process_host& process_host::instance() {
+    static process_host* const made = [] {
+        auto* kept = new process_host();
+        the_process_host.store(kept);
+        ::pthread_atfork(nullptr, nullptr, [] {
+            if (process_host* host = the_process_host.load()) host->forked();
+        });
+        std::atexit([] {
+            if (process_host* host = the_process_host.load()) host->end();
+        });
+        return kept;
+    }();
+    return *made;
+}
 
 }  // namespace
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::for_this_process() {
-    // The library's logger is made first, so that it is destroyed after the host, whose
-    // destructor may log (statics end in the reverse order of their making).
-    (void)log::enabled(log_level::debug);
-    static process_host kept;
-    return kept.get();
+    return process_host::instance().get();
 }
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
@@ -239,10 +276,10 @@ void cgroup_host::leave(std::vector<fs::path> directories) {
 
 void cgroup_host::remove_leftovers() {
     std::lock_guard lock(leftovers_mutex_);
-    std::erase_if(leftovers_, [](const fs::path& directory) {
+    std::erase_if(leftovers_, [this](const fs::path& directory) {
         if (::rmdir(directory.c_str()) == 0 || errno == ENOENT) return true;
         if (errno == EBUSY) return false;  // its processes are still being freed
-        log::debug("cannot remove {}: {}", directory.string(), std::strerror(errno));
+        if (!quiet_) log::debug("cannot remove {}: {}", directory.string(), std::strerror(errno));
         return true;  // never will be: left to the next host's reaper
     });
 }
@@ -261,7 +298,9 @@ cgroup_host::~cgroup_host() {
         if (directory == nullptr || directory->empty()) continue;
         if (::rmdir(directory->c_str()) != 0 && errno != ENOENT) {
             // Left for the next host to reap once this process (and with it the lock) is gone.
-            log::debug("cannot remove {}: {}", directory->string(), std::strerror(errno));
+            if (!quiet_) {
+                log::debug("cannot remove {}: {}", directory->string(), std::strerror(errno));
+            }
             removed = false;
         }
     }
@@ -270,8 +309,30 @@ cgroup_host::~cgroup_host() {
     }
 }
 
+void cgroup_host::forget_after_fork() noexcept {
+    inherited_ = true;
+    if (lock_) ::close(lock_.release());
+    if (lock_directory_) ::close(lock_directory_.release());
+    watchdog_.forget();
+}
+
+void cgroup_host::keep_watchdog() {
+    if (inherited_) return;
+    const std::lock_guard lock(watchdog_mutex_);
+    if (watchdog_.running()) return;
+    // Without a reader the pipe tells nobody anything: replacing it kills no run.
+    auto restarted = cgroup_watchdog::start(directory_);
+    if (auto* reason = std::get_if<std::string>(&restarted)) {
+        if (!quiet_) log::debug("the watchdog of {} is gone: {}", name_, *reason);
+        return;
+    }
+    if (!quiet_) log::debug("the watchdog of {} was gone: another one started", name_);
+    watchdog_ = std::move(std::get<cgroup_watchdog>(restarted));
+}
+
 std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
     const run_limits& limits) {
+    keep_watchdog();
     remove_leftovers();
     if (limits.max_processes && !pids_v2_ && !pids_v1_) {
         return "cannot limit processes: " + no_pids_;

@@ -76,10 +76,12 @@ public:
     [[nodiscard]] static std::variant<std::shared_ptr<cgroup_host>, std::string> create(
         cgroup_host_options options = {});
     // The host every executor of this process shares, created by the first call with the default
-    // options and kept until the process exits: a run pays for no host of its own (the mount
+    // options and ended when the process exits: a run pays for no host of its own (the mount
     // table read, the reaping of dead cordons' hosts, the lock, the cgroup, the watchdog's fork).
-    // A failure is not kept: the next call tries again. A child forked without exec gets a host
-    // of its own at its first call, and never removes its parent's.
+    // A failure is not kept: the next call tries again. In a child forked without exec, the
+    // host it inherited is its parent's: the child closes its copies of the host's descriptors
+    // at once (pthread_atfork), never ends that host, and gets a host of its own at its first
+    // call. A call made while the process exits gets a host of the caller's own (create()).
     [[nodiscard]] static std::variant<std::shared_ptr<cgroup_host>, std::string> for_this_process();
     ~cgroup_host();
     cgroup_host(const cgroup_host&) = delete;
@@ -102,17 +104,31 @@ public:
     // more. They are tried at every new_scope() and when the host ends.
     [[nodiscard]] std::size_t leftovers();
 
+    // In a child forked without exec (async-signal-safe): the host is the parent's. The child's
+    // copies of the lock and the watchdog's pipe are closed, so that they answer for the parent
+    // alone, and no watchdog is started for it from here.
+    void forget_after_fork() noexcept;
+    // Logs nothing from now on: a host ended as the process exits, when the program's log sink
+    // may already be gone.
+    void silence() noexcept { quiet_ = true; }
+
 private:
     friend class cgroup_scope;
     cgroup_host() = default;
     void leave(std::vector<std::filesystem::path> directories);
     void remove_leftovers();
+    // Starts the watchdog again when it is gone (a command that could signal it killed it): the
+    // runs of a long-lived process stay tied to its life.
+    void keep_watchdog();
 
     std::filesystem::path directory_;  // cgroup v2
     std::string name_;
     unique_fd lock_;  // flock(LOCK_EX) held for the host's lifetime: proof that it is alive
     unique_fd lock_directory_;
-    cgroup_watchdog watchdog_;  // ends every run of this host when this process dies
+    std::mutex watchdog_mutex_;
+    cgroup_watchdog watchdog_;            // ends every run of this host when this process dies
+    std::atomic<bool> inherited_{false};  // a forked parent's (forget_after_fork)
+    std::atomic<bool> quiet_{false};
     bool pids_v2_ = false;
     bool memory_v2_ = false;
     std::optional<std::filesystem::path> pids_v1_;    // this host's directory there

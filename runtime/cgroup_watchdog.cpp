@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -86,6 +87,18 @@ std::variant<cgroup_watchdog, std::string> cgroup_watchdog::start(
         return std::string("cannot start the watchdog: its first fork failed");
     }
     return cgroup_watchdog(std::move(alive.write));
+}
+
+bool cgroup_watchdog::running() const noexcept {
+    if (!alive_) return false;
+    // A pipe's write end reports POLLERR once no reader is left, whatever events were asked for.
+    pollfd watched{alive_.get(), 0, 0};
+    if (::poll(&watched, 1, 0) <= 0) return true;
+    return (watched.revents & (POLLERR | POLLHUP | POLLNVAL)) == 0;
+}
+
+void cgroup_watchdog::forget() noexcept {
+    if (alive_) ::close(alive_.release());
 }
 
 }  // namespace cordon::runtime

@@ -39,6 +39,13 @@ public:
     cgroup_watchdog(cgroup_watchdog&&) noexcept = default;
     cgroup_watchdog& operator=(cgroup_watchdog&&) noexcept = default;
 
+    // Whether a watchdog still reads the pipe: false when none was started, or when it is gone (a
+    // command that could signal it killed it; the pipe then has no reader).
+    [[nodiscard]] bool running() const noexcept;
+    // In a child forked without exec: closes the child's copy of the pipe, which is the parent's
+    // to hold (async-signal-safe).
+    void forget() noexcept;
+
 private:
     explicit cgroup_watchdog(unique_fd alive) : alive_(std::move(alive)) {}
     unique_fd alive_;  // the write end: open while this process lives

@@ -413,9 +413,47 @@ TEST_P(ProcessTreeTest, ChildRunsInItsOwnCgroupWhenContained) {
     }
 }
 
-// One host per process (cgroup_host::for_this_process): every call gives the same host, and a
-// child forked without exec makes a host of its own, removes it as it exits, and leaves its
-// parent's in place (a forked child's exit runs the static destructors it inherited).
+// The descriptors of this process that name `path` (as /proc/self/fd shows them).
+std::size_t descriptors_naming(const fs::path& path) {
+    std::size_t found = 0;
+    for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+        std::error_code error;
+        if (fs::read_symlink(entry.path(), error) == path) ++found;
+    }
+    return found;
+}
+
+// Forks a child that runs `body` and leaves with std::exit() (the static destructors and atexit
+// handlers it inherited run, as in a program's forked child); what it wrote to the descriptor it
+// is given, and its exit status.
+std::pair<std::string, int> in_forked_child(const std::function<int(int)>& body) {
+    int told[2];
+    if (::pipe2(told, O_CLOEXEC) != 0) return {std::strerror(errno), -1};
+    const pid_t forked = ::fork();
+    if (forked < 0) return {std::strerror(errno), -1};
+    if (forked == 0) {
+        ::close(told[0]);
+        std::exit(body(told[1]));
+    }
+    ::close(told[1]);
+    std::string said;
+    char buffer[512];
+    for (ssize_t n; (n = ::read(told[0], buffer, sizeof buffer)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        said.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(told[0]);
+    int status = 0;
+    while (::waitpid(forked, &status, 0) < 0 && errno == EINTR) {
+    }
+    return {said, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)};
+}
+
+// One host per process (cgroup_host::for_this_process): every call gives the same host. A child
+// forked without exec holds nothing of its parent's host (its copy of the liveness lock is closed
+// at the fork), makes a host of its own, removes it as it exits, and leaves its parent's in place;
+// so does a child that never runs anything.
 TEST(ProcessTreeCgroup, OneHostPerProcessAndAForkedChildKeepsToItsOwn) {
     auto first = cgroup_host::for_this_process();
     if (auto* reason = std::get_if<std::string>(&first)) {
@@ -425,45 +463,92 @@ TEST(ProcessTreeCgroup, OneHostPerProcessAndAForkedChildKeepsToItsOwn) {
     auto again = cgroup_host::for_this_process();
     ASSERT_TRUE(std::holds_alternative<std::shared_ptr<cgroup_host>>(again));
     EXPECT_EQ(std::get<std::shared_ptr<cgroup_host>>(again), parent);
+    const fs::path lock = fs::path("/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid())) /
+                          (parent->directory().filename().string() + ".lock");
+    ASSERT_EQ(descriptors_naming(lock), 1U) << lock;
 
-    int told[2];
-    ASSERT_EQ(::pipe2(told, O_CLOEXEC), 0);
-    const pid_t forked = ::fork();
-    ASSERT_GE(forked, 0);
-    if (forked == 0) {
-        ::close(told[0]);
+    const auto [child_directory, status] = in_forked_child([&lock](int tell) {
+        if (descriptors_naming(lock) != 0) return 2;
         std::string directory;
-        {  // std::exit() destroys statics only: no reference of this frame may keep the host
+        {  // std::exit() ends statics only: no reference of this frame may keep the host
             auto own = cgroup_host::for_this_process();
             auto* host = std::get_if<std::shared_ptr<cgroup_host>>(&own);
-            if (host == nullptr) ::_exit(2);
+            if (host == nullptr) return 3;
             directory = (*host)->directory().string();
         }
-        if (::write(told[1], directory.data(), directory.size()) !=
-            static_cast<ssize_t>(directory.size())) {
-            ::_exit(3);
-        }
-        std::exit(0);
-    }
-    ::close(told[1]);
-    std::string child_directory;
-    char buffer[512];
-    for (ssize_t n; (n = ::read(told[0], buffer, sizeof buffer)) != 0;) {
-        if (n < 0 && errno == EINTR) continue;
-        ASSERT_GT(n, 0) << std::strerror(errno);
-        child_directory.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(told[0]);
-    int status = 0;
-    ASSERT_EQ(::waitpid(forked, &status, 0), forked);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-
+        const auto written = ::write(tell, directory.data(), directory.size());
+        return written == static_cast<ssize_t>(directory.size()) ? 0 : 4;
+    });
+    ASSERT_EQ(status, 0) << child_directory;
     ASSERT_FALSE(child_directory.empty());
     EXPECT_NE(fs::path(child_directory), parent->directory());
     EXPECT_FALSE(fs::exists(child_directory)) << "the child's host outlived it";
-    EXPECT_TRUE(fs::is_directory(parent->directory())) << "the child removed its parent's host";
+
+    const auto [nothing, idle_status] = in_forked_child([](int) { return 0; });
+    ASSERT_EQ(idle_status, 0) << nothing;
+
+    EXPECT_TRUE(fs::is_directory(parent->directory())) << "a child removed its parent's host";
+    EXPECT_TRUE(fs::exists(lock)) << "a child removed its parent's lock";
+    EXPECT_EQ(descriptors_naming(lock), 1U);
     auto scope = parent->new_scope({});
     EXPECT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(scope));
+}
+
+// The watchdogs of `host`: the processes whose descriptor 4 is the host's cgroup.kill
+// (runtime/cgroup_watchdog.cpp).
+std::vector<pid_t> watchdogs_of(const cgroup_host& host);
+
+// The watchdogs of `host` once there are `count` of them (a watchdog moves its descriptors into
+// place after it has started), or as they are after a generous wait.
+std::vector<pid_t> await_watchdogs(const cgroup_host& host, std::size_t count) {
+    const auto deadline = steady_clock::now() + 10s;
+    std::vector<pid_t> found = watchdogs_of(host);
+    while (found.size() != count && steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(5ms);
+        found = watchdogs_of(host);
+    }
+    return found;
+}
+
+std::vector<pid_t> watchdogs_of(const cgroup_host& host) {
+    const fs::path kill_file = host.directory() / "cgroup.kill";
+    std::vector<pid_t> found;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::error_code error;
+        if (fs::read_symlink(entry.path() / "fd" / "4", error) == kill_file) {
+            found.push_back(static_cast<pid_t>(std::stol(name)));
+        }
+    }
+    return found;
+}
+
+// A watchdog that a command killed (possible where Landlock cannot scope signals) is started again
+// at the host's next run: the runs of a long-lived process stay tied to its life.
+TEST(ProcessTreeCgroup, AKilledWatchdogIsStartedAgainAtTheNextRun) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "a non-dumpable watchdog's descriptors are root's to read";
+    auto made = cgroup_host::for_this_process();
+    if (auto* reason = std::get_if<std::string>(&made)) {
+        CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " + *reason);
+    }
+    const auto host = std::get<std::shared_ptr<cgroup_host>>(made);
+    const std::vector<pid_t> before = await_watchdogs(*host, 1);
+    ASSERT_EQ(before.size(), 1U);
+    ASSERT_EQ(::kill(before.front(), SIGKILL), 0);
+    // Gone once its descriptors are (a zombie has none).
+    ASSERT_TRUE(await_watchdogs(*host, 0).empty());
+
+    auto scope = host->new_scope({});
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(scope));
+    const std::vector<pid_t> after = await_watchdogs(*host, 1);
+    ASSERT_EQ(after.size(), 1U);
+    EXPECT_NE(after.front(), before.front());
+    // A second run finds it there and starts no other.
+    auto second = host->new_scope({});
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(second));
+    EXPECT_EQ(watchdogs_of(*host), after);
 }
 
 // Only a cgroup finds a process that left the group with setsid(); the process group alone
