@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "cordon/policy.hpp"
@@ -205,9 +209,18 @@ std::variant<std::unique_ptr<owed_judgement>, std::string> owed_judgement::recor
     const fs::path& directory, const judgement_scope& window, std::string_view copies) {
     unique_fd dir = open_journal(directory, true);
     if (!dir) return "cannot use " + directory.string() + ": " + std::strerror(errno);
+    // Unique among the records of every cordon, a dead one's too (a later cordon may have its
+    // pid), and put in place only where no record is: never over another cordon's.
     static std::atomic<unsigned> counter{0};
-    const std::string name =
-        std::string(record_prefix) + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    std::uint64_t nonce = 0;
+    if (::getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce) {
+        nonce =
+            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    }
+    char random[17];
+    std::snprintf(random, sizeof random, "%016llx", static_cast<unsigned long long>(nonce));
+    const std::string name = std::string(record_prefix) + std::to_string(::getpid()) + "-" +
+                             std::to_string(++counter) + "-" + random;
     const std::string unfinished =
         std::string(unfinished_prefix) + name.substr(record_prefix.size());
     unique_fd file(::openat(dir.get(), unfinished.c_str(),
@@ -226,7 +239,8 @@ std::variant<std::unique_ptr<owed_judgement>, std::string> owed_judgement::recor
         return failed("cannot lock the window's record");
     if (!write_fully(file.get(), window_text(window, copies)))
         return failed("cannot record the window");
-    if (::renameat(dir.get(), unfinished.c_str(), dir.get(), name.c_str()) != 0) {
+    if (::renameat2(dir.get(), unfinished.c_str(), dir.get(), name.c_str(), RENAME_NOREPLACE) !=
+        0) {
         return failed("cannot record the window");
     }
     return std::unique_ptr<owed_judgement>(
@@ -238,13 +252,17 @@ std::vector<std::unique_ptr<owed_judgement>> owed_judgement::claim_abandoned(
     std::vector<std::unique_ptr<owed_judgement>> out;
     unique_fd dir = open_journal(directory, false);
     if (!dir) return out;
-    // A record a cordon died writing holds nothing it owes: its command never started. One
-    // being written is not locked yet for a moment after it is made; records are written under
-    // the copies' lock (hold_copies), held here too, so that such a record is never taken for a
-    // dead cordon's and removed under its writer, whose window would then be owed by nobody and
-    // seen by no run that starts while it lasts.
-    if (!entries(dir.get(), unfinished_prefix).empty()) {
-        const unique_fd holding = hold_copies(directory);
+    // Claimed under the copies' lock (hold_copies), under which every record is written and the
+    // live windows are read. A record is made a moment before its writer locks it, and a
+    // reader's test of a dead record's lock holds that lock for a moment: neither is then taken
+    // for what it is not (a live window removed, owed by nobody and seen by no run that starts
+    // while it lasts; a dead one left unjudged).
+    if (entries(dir.get(), record_prefix).empty() && entries(dir.get(), unfinished_prefix).empty())
+        return out;
+    const unique_fd holding = hold_copies(directory);
+    // A record a cordon died writing holds nothing it owes: its command never started. Without
+    // the copies' lock, none is removed.
+    if (holding) {
         for (const std::string& name : entries(dir.get(), unfinished_prefix)) {
             unique_fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
             if (file && ::flock(file.get(), LOCK_EX | LOCK_NB) == 0)

@@ -50,7 +50,7 @@ public:
     // Writes the window and the copies its run keeps (kept_copies::text) to `directory` (made if
     // missing, 0700, this user's own) and holds its lock; the reason when it cannot. Called under
     // hold_copies(): the record is made a moment before it is locked, and claim_abandoned()
-    // removes an unfinished record only under that lock too.
+    // claims and removes only under that lock too.
     [[nodiscard]] static std::variant<std::unique_ptr<owed_judgement>, std::string> record(
         const std::filesystem::path& directory, const judgement_scope& window,
         std::string_view copies = {});

@@ -771,6 +771,16 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
     }
 }
 
+// The window records in `journal`, finished or not (the copies' lock file is no record).
+std::size_t records_in(const fs::path& journal) {
+    std::size_t found = 0;
+    for (const auto& entry : fs::directory_iterator(journal)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("window-", 0) == 0 || name.rfind(".new-window-", 0) == 0) ++found;
+    }
+    return found;
+}
+
 // A window whose cordon is alive is not taken; one whose cordon died is, once, and judged.
 TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
     test::temp_dir base;
@@ -786,7 +796,7 @@ TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
         ASSERT_TRUE(std::holds_alternative<std::unique_ptr<owed_judgement>>(alive));
         EXPECT_TRUE(owed_judgement::claim_abandoned(journal).empty()) << "its cordon lives";
     }
-    EXPECT_TRUE(fs::is_empty(journal)) << "judged: the record went";
+    EXPECT_EQ(records_in(journal), 0U) << "judged: the record went";
     // A cordon that records a window and is killed before it judges it.
     const pid_t child = ::fork();
     if (child == 0) {
@@ -804,12 +814,64 @@ TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
     EXPECT_EQ(found[0].path, (root / ".envrc").string());
     EXPECT_THAT(found[0].what, HasSubstr("a protected name (.envrc)"));
     EXPECT_FALSE(fs::exists(root / ".envrc"));
-    EXPECT_TRUE(fs::is_empty(journal));
+    EXPECT_EQ(records_in(journal), 0U);
     EXPECT_TRUE(judge_abandoned_windows(journal, base / "quarantine").empty());
 }
 
-// A window whose judgement kills every cordon that claims it is dropped after a few, reported:
-// one that cannot be judged must not stop every later cordon.
+// Whether `thread` of this process waits in flock(2) now (/proc/self/task/TID/syscall).
+bool waits_in_flock(pid_t thread) {
+    if (thread == 0) return false;
+    std::ifstream now("/proc/self/task/" + std::to_string(thread) + "/syscall");
+    long number = -1;
+    return static_cast<bool>(now >> number) && number == SYS_flock;
+}
+
+// Runs claim_abandoned() on a thread of its own until it is over or waits for a lock: what the
+// claim took once it is over.
+class claim_on_a_thread {
+public:
+    explicit claim_on_a_thread(const fs::path& journal)
+        : thread_([this, journal] {
+              tid_ = ::gettid();
+              claimed_ = owed_judgement::claim_abandoned(journal).size();
+              done_ = true;
+          }) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (!done_ && !waits_in_flock(tid_) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ~claim_on_a_thread() {
+        if (thread_.joinable()) thread_.join();
+    }
+    claim_on_a_thread(const claim_on_a_thread&) = delete;
+    claim_on_a_thread& operator=(const claim_on_a_thread&) = delete;
+
+    std::size_t claimed() {
+        thread_.join();
+        return claimed_;
+    }
+
+private:
+    std::atomic<pid_t> tid_{0};
+    std::atomic<bool> done_{false};
+    std::size_t claimed_ = 0;
+    std::thread thread_;
+};
+
+// Records a window in `journal` as a cordon that is killed before it judges it does.
+void record_and_die(const fs::path& journal, const judgement_scope& window) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        auto owed = owed_judgement::record(journal, window);
+        if (!std::holds_alternative<std::unique_ptr<owed_judgement>>(owed)) ::_exit(1);
+        (void)std::get<std::unique_ptr<owed_judgement>>(owed).release();
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_EQ(status, 0);
+}
+
 // A record is made a moment before its writer locks it. A cordon that looks for dead cordons'
 // windows in that moment must not take it for one that died writing and remove it: the window
 // would be owed by nobody and seen by no run that starts while it lasts (two runs in one
@@ -823,31 +885,46 @@ TEST(RunJournal, ARecordBeingWrittenIsNeverTakenForADeadCordons) {
     const fs::path being_written = journal / ".new-window-1-1";
     unique_fd file(::open(being_written.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     ASSERT_TRUE(file);
-    std::atomic<pid_t> claimer{0};
-    std::atomic<bool> claimed{false};
-    std::thread claim([&] {
-        claimer = ::gettid();
-        (void)owed_judgement::claim_abandoned(journal);
-        claimed = true;
-    });
-    // The claim is over, or waits for the copies' lock in flock(2).
-    const auto waits_in_flock = [&claimer] {
-        const pid_t thread = claimer.load();
-        if (thread == 0) return false;
-        std::ifstream now("/proc/self/task/" + std::to_string(thread) + "/syscall");
-        long number = -1;
-        return static_cast<bool>(now >> number) && number == SYS_flock;
-    };
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (!claimed && !waits_in_flock() && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    claim_on_a_thread claim(journal);
     EXPECT_TRUE(fs::exists(being_written)) << "a record being written was removed";
     ASSERT_EQ(::flock(file.get(), LOCK_EX | LOCK_NB), 0);
     holding.reset();
-    claim.join();
+    EXPECT_EQ(claim.claimed(), 0U);
     EXPECT_TRUE(fs::exists(being_written)) << "a locked record was removed";
 }
 
+// A run that starts reads the live windows, testing each record's lock (shared, for a moment).
+// A dead cordon's record whose lock such a reader holds in that moment is still claimed by the
+// cordon that looks for it then, not left unjudged as a live one.
+TEST(RunJournal, ADeadWindowAReaderLooksAtIsStillClaimed) {
+    test::temp_dir base;
+    const fs::path journal = base / "journal";
+    const fs::path root = base / "ws";
+    fs::create_directories(root);
+    judgement_scope window;
+    window.roots = {root};
+    window.names = default_protected_names();
+    window.since = now();
+    record_and_die(journal, window);
+    // The reader's moment, under the copies' lock as live_windows() is read.
+    unique_fd holding = owed_judgement::hold_copies(journal);
+    ASSERT_TRUE(holding);
+    std::vector<unique_fd> looked_at;
+    for (const auto& entry : fs::directory_iterator(journal)) {
+        if (entry.path().filename().string().rfind("window-", 0) != 0) continue;
+        looked_at.emplace_back(::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC));
+        ASSERT_TRUE(looked_at.back());
+        ASSERT_EQ(::flock(looked_at.back().get(), LOCK_SH | LOCK_NB), 0);
+    }
+    ASSERT_EQ(looked_at.size(), 1U);
+    claim_on_a_thread claim(journal);
+    looked_at.clear();
+    holding.reset();
+    EXPECT_EQ(claim.claimed(), 1U) << "a dead window was taken for a live one";
+}
+
+// A window whose judgement kills every cordon that claims it is dropped after a few, reported:
+// one that cannot be judged must not stop every later cordon.
 TEST(RunJournal, AWindowThatKillsItsJudgesIsDroppedAfterAFew) {
     test::temp_dir base;
     const fs::path journal = base / "journal";
