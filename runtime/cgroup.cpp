@@ -21,6 +21,7 @@
 #include <cstring>
 #include <new>
 #include <system_error>
+#include <utility>
 
 #include "base/log.hpp"
 #include "base/mountinfo.hpp"
@@ -93,7 +94,11 @@ public:
             host_.reset();
             inherited_ = false;
         }
-        if (ended_) return cgroup_host::create();
+        if (ended_) {
+            auto own = cgroup_host::create();
+            if (auto* host = std::get_if<std::shared_ptr<cgroup_host>>(&own)) (*host)->silence();
+            return own;
+        }
         if (!host_) {
             auto made = cgroup_host::create();
             if (auto* reason = std::get_if<std::string>(&made)) return *reason;
@@ -327,7 +332,10 @@ void cgroup_host::keep_watchdog() {
         return;
     }
     if (!quiet_) log::debug("the watchdog of {} was gone: another one started", name_);
-    watchdog_ = std::move(std::get<cgroup_watchdog>(restarted));
+    // The new pipe in place before the old one is closed: a fork in between closes the child's
+    // copy of the new one (forget_after_fork), never a number the old one left free.
+    const cgroup_watchdog gone =
+        std::exchange(watchdog_, std::move(std::get<cgroup_watchdog>(restarted)));
 }
 
 std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(

@@ -91,6 +91,17 @@ std::vector<std::string> entries(int dir, std::string_view prefix) {
     return out;
 }
 
+// Renames `from` to `to` in `dir` unless `to` exists. Where the file system has no
+// RENAME_NOREPLACE (NFS, 9p), a link, which fails on a name taken, then the old name's removal:
+// both names exist only while the writer holds the copies' lock, under which every claim is made.
+bool put_in_place(int dir, const std::string& from, const std::string& to) {
+    if (::renameat2(dir, from.c_str(), dir, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+    if (errno != EINVAL && errno != ENOSYS) return false;
+    if (::linkat(dir, from.c_str(), dir, to.c_str(), 0) != 0) return false;
+    ::unlinkat(dir, from.c_str(), 0);
+    return true;
+}
+
 }  // namespace
 
 fs::path default_journal_directory() {
@@ -239,10 +250,7 @@ std::variant<std::unique_ptr<owed_judgement>, std::string> owed_judgement::recor
         return failed("cannot lock the window's record");
     if (!write_fully(file.get(), window_text(window, copies)))
         return failed("cannot record the window");
-    if (::renameat2(dir.get(), unfinished.c_str(), dir.get(), name.c_str(), RENAME_NOREPLACE) !=
-        0) {
-        return failed("cannot record the window");
-    }
+    if (!put_in_place(dir.get(), unfinished, name)) return failed("cannot record the window");
     return std::unique_ptr<owed_judgement>(
         new owed_judgement(directory / name, std::move(file), window, 0));
 }

@@ -454,6 +454,8 @@ std::pair<std::string, int> in_forked_child(const std::function<int(int)>& body)
 // forked without exec holds nothing of its parent's host (its copy of the liveness lock is closed
 // at the fork), makes a host of its own, removes it as it exits, and leaves its parent's in place;
 // so does a child that never runs anything.
+std::vector<pid_t> await_watchdogs(const cgroup_host& host, std::size_t count);
+
 TEST(ProcessTreeCgroup, OneHostPerProcessAndAForkedChildKeepsToItsOwn) {
     auto first = cgroup_host::for_this_process();
     if (auto* reason = std::get_if<std::string>(&first)) {
@@ -466,9 +468,19 @@ TEST(ProcessTreeCgroup, OneHostPerProcessAndAForkedChildKeepsToItsOwn) {
     const fs::path lock = fs::path("/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid())) /
                           (parent->directory().filename().string() + ".lock");
     ASSERT_EQ(descriptors_naming(lock), 1U) << lock;
+    // The watchdog's pipe, as its read end names it (root's to read: the watchdog is not
+    // dumpable), of which this process holds the write end.
+    fs::path pipe;
+    if (::geteuid() == 0) {
+        const std::vector<pid_t> watchdogs = await_watchdogs(*parent, 1);
+        ASSERT_EQ(watchdogs.size(), 1U);
+        pipe = fs::read_symlink("/proc/" + std::to_string(watchdogs.front()) + "/fd/3");
+        ASSERT_EQ(descriptors_naming(pipe), 1U) << pipe;
+    }
 
-    const auto [child_directory, status] = in_forked_child([&lock](int tell) {
+    const auto [child_directory, status] = in_forked_child([&lock, &pipe](int tell) {
         if (descriptors_naming(lock) != 0) return 2;
+        if (!pipe.empty() && descriptors_naming(pipe) != 0) return 5;
         std::string directory;
         {  // std::exit() ends statics only: no reference of this frame may keep the host
             auto own = cgroup_host::for_this_process();
@@ -534,6 +546,21 @@ TEST(ProcessTreeCgroup, AKilledWatchdogIsStartedAgainAtTheNextRun) {
         CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " + *reason);
     }
     const auto host = std::get<std::shared_ptr<cgroup_host>>(made);
+    // A run's process, in a scope made before the restart: closing the dead watchdog's pipe must
+    // end nothing.
+    auto earlier = host->new_scope({});
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(earlier));
+    const pid_t run = ::fork();
+    ASSERT_GE(run, 0);
+    if (run == 0) {
+        ::pause();
+        ::_exit(0);
+    }
+    const std::string run_pid = std::to_string(run);
+    const int procs = std::get<std::unique_ptr<cgroup_scope>>(earlier)->procs_fds().front();
+    ASSERT_EQ(::write(procs, run_pid.data(), run_pid.size()), static_cast<ssize_t>(run_pid.size()))
+        << std::strerror(errno);
+
     const std::vector<pid_t> before = await_watchdogs(*host, 1);
     ASSERT_EQ(before.size(), 1U);
     ASSERT_EQ(::kill(before.front(), SIGKILL), 0);
@@ -549,6 +576,11 @@ TEST(ProcessTreeCgroup, AKilledWatchdogIsStartedAgainAtTheNextRun) {
     auto second = host->new_scope({});
     ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(second));
     EXPECT_EQ(watchdogs_of(*host), after);
+
+    int run_status = 0;
+    EXPECT_EQ(::waitpid(run, &run_status, WNOHANG), 0) << "the restart ended a run";
+    ::kill(run, SIGKILL);
+    ::waitpid(run, &run_status, 0);
 }
 
 // Only a cgroup finds a process that left the group with setsid(); the process group alone
