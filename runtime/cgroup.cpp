@@ -8,15 +8,12 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -25,6 +22,7 @@
 
 #include "base/log.hpp"
 #include "base/mountinfo.hpp"
+#include "base/random_name.hpp"
 #include "base/small_file.hpp"
 #include "runtime/cgroup_files.hpp"
 #include "runtime/cgroup_reaper.hpp"
@@ -47,19 +45,6 @@ using cgroup_files::read_file;
 using cgroup_files::write_file;
 using cgroup_reaper::open_lock_directory;
 using cgroup_reaper::reap_stale_hosts;
-
-// Unique among the hosts of this pid (a host left by an earlier process with the same pid may
-// still exist); the lock directory is private, so it need not be unguessable.
-std::string random_suffix() {
-    std::uint64_t value = 0;
-    if (::getrandom(&value, sizeof value, GRND_NONBLOCK) != sizeof value) {
-        value =
-            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(value));
-    return hex;
-}
 
 // v1 has no memory.oom.group: an eventfd the kernel signals when the OOM killer acts in
 // `memory` (memory.oom_control through cgroup.event_control, also signalled when the cgroup is
@@ -206,7 +191,9 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
         }
     }
 
-    host->name_ = "cordon-" + std::to_string(::getpid()) + "-" + random_suffix();
+    // The random part: unique among the hosts of this pid (a host left by an earlier process with
+    // the same pid may still exist).
+    host->name_ = "cordon-" + std::to_string(::getpid()) + "-" + base::random_hex64();
     // The lock is held before the cgroup exists, and before the lock file has the name reapers
     // look for (it is locked under a hidden name, then renamed), so no reaper ever sees it
     // unowned.

@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,11 +12,9 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
 #include <cstring>
 
+#include "base/random_name.hpp"
 #include "cordon/policy.hpp"
 #include "sandbox/directory_listing.hpp"
 #include "sandbox/quarantine.hpp"
@@ -223,15 +220,8 @@ std::variant<std::unique_ptr<owed_judgement>, std::string> owed_judgement::recor
     // Unique among the records of every cordon, a dead one's too (a later cordon may have its
     // pid), and put in place only where no record is: never over another cordon's.
     static std::atomic<unsigned> counter{0};
-    std::uint64_t nonce = 0;
-    if (::getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce) {
-        nonce =
-            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    }
-    char random[17];
-    std::snprintf(random, sizeof random, "%016llx", static_cast<unsigned long long>(nonce));
     const std::string name = std::string(record_prefix) + std::to_string(::getpid()) + "-" +
-                             std::to_string(++counter) + "-" + random;
+                             std::to_string(++counter) + "-" + base::random_hex64();
     const std::string unfinished =
         std::string(unfinished_prefix) + name.substr(record_prefix.size());
     unique_fd file(::openat(dir.get(), unfinished.c_str(),

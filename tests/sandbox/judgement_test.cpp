@@ -781,23 +781,17 @@ std::size_t records_in(const fs::path& journal) {
     return found;
 }
 
-// A window whose cordon is alive is not taken; one whose cordon died is, once, and judged.
-TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
-    test::temp_dir base;
-    const fs::path journal = base / "journal";
-    const fs::path root = base / "ws";
-    fs::create_directories(root);
+// A window over `root` with the default protected names, opened now.
+judgement_scope window_over(const fs::path& root) {
     judgement_scope window;
     window.roots = {root};
     window.names = default_protected_names();
     window.since = now();
-    {
-        auto alive = owed_judgement::record(journal, window);
-        ASSERT_TRUE(std::holds_alternative<std::unique_ptr<owed_judgement>>(alive));
-        EXPECT_TRUE(owed_judgement::claim_abandoned(journal).empty()) << "its cordon lives";
-    }
-    EXPECT_EQ(records_in(journal), 0U) << "judged: the record went";
-    // A cordon that records a window and is killed before it judges it.
+    return window;
+}
+
+// Records a window in `journal` as a cordon that is killed before it judges it does.
+void record_and_die(const fs::path& journal, const judgement_scope& window) {
     const pid_t child = ::fork();
     if (child == 0) {
         auto owed = owed_judgement::record(journal, window);
@@ -808,6 +802,22 @@ TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_EQ(status, 0);
+}
+
+// A window whose cordon is alive is not taken; one whose cordon died is, once, and judged.
+TEST(RunJournal, AnAbandonedWindowIsJudgedByTheNextCordon) {
+    test::temp_dir base;
+    const fs::path journal = base / "journal";
+    const fs::path root = base / "ws";
+    fs::create_directories(root);
+    const judgement_scope window = window_over(root);
+    {
+        auto alive = owed_judgement::record(journal, window);
+        ASSERT_TRUE(std::holds_alternative<std::unique_ptr<owed_judgement>>(alive));
+        EXPECT_TRUE(owed_judgement::claim_abandoned(journal).empty()) << "its cordon lives";
+    }
+    EXPECT_EQ(records_in(journal), 0U) << "judged: the record went";
+    ASSERT_NO_FATAL_FAILURE(record_and_die(journal, window));
     test::write_file(root / ".envrc", "planted\n");
     const auto found = judge_abandoned_windows(journal, base / "quarantine");
     ASSERT_EQ(found.size(), 1U);
@@ -858,20 +868,6 @@ private:
     std::thread thread_;
 };
 
-// Records a window in `journal` as a cordon that is killed before it judges it does.
-void record_and_die(const fs::path& journal, const judgement_scope& window) {
-    const pid_t child = ::fork();
-    if (child == 0) {
-        auto owed = owed_judgement::record(journal, window);
-        if (!std::holds_alternative<std::unique_ptr<owed_judgement>>(owed)) ::_exit(1);
-        (void)std::get<std::unique_ptr<owed_judgement>>(owed).release();
-        ::_exit(0);
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_EQ(status, 0);
-}
-
 // A record is made a moment before its writer locks it. A cordon that looks for dead cordons'
 // windows in that moment must not take it for one that died writing and remove it: the window
 // would be owed by nobody and seen by no run that starts while it lasts (two runs in one
@@ -901,11 +897,8 @@ TEST(RunJournal, ADeadWindowAReaderLooksAtIsStillClaimed) {
     const fs::path journal = base / "journal";
     const fs::path root = base / "ws";
     fs::create_directories(root);
-    judgement_scope window;
-    window.roots = {root};
-    window.names = default_protected_names();
-    window.since = now();
-    record_and_die(journal, window);
+    const judgement_scope window = window_over(root);
+    ASSERT_NO_FATAL_FAILURE(record_and_die(journal, window));
     // The reader's moment, under the copies' lock as live_windows() is read.
     unique_fd holding = owed_judgement::hold_copies(journal);
     ASSERT_TRUE(holding);
@@ -930,11 +923,8 @@ TEST(RunJournal, AWindowThatKillsItsJudgesIsDroppedAfterAFew) {
     const fs::path journal = base / "journal";
     const fs::path root = base / "ws";
     fs::create_directories(root);
-    judgement_scope window;
-    window.roots = {root};
-    window.names = default_protected_names();
-    window.since = now();
-    // A cordon that records the window and dies; then cordons that claim it and die judging it.
+    const judgement_scope window = window_over(root);
+    // Cordons that claim the window a dead one left, and die judging it.
     const auto in_child = [](const std::function<void()>& body) {
         const pid_t child = ::fork();
         if (child == 0) {
@@ -945,11 +935,7 @@ TEST(RunJournal, AWindowThatKillsItsJudgesIsDroppedAfterAFew) {
         return ::waitpid(child, &status, 0) == child && WIFEXITED(status) &&
                WEXITSTATUS(status) == 0;
     };
-    ASSERT_TRUE(in_child([&] {
-        auto owed = owed_judgement::record(journal, window);
-        if (!std::holds_alternative<std::unique_ptr<owed_judgement>>(owed)) ::_exit(1);
-        (void)std::get<std::unique_ptr<owed_judgement>>(owed).release();
-    }));
+    ASSERT_NO_FATAL_FAILURE(record_and_die(journal, window));
     for (int attempt = 1; attempt <= owed_judgement::most_attempts; ++attempt) {
         ASSERT_TRUE(in_child([attempt, &journal] {
             auto claimed = owed_judgement::claim_abandoned(journal);
