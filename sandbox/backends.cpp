@@ -282,8 +282,13 @@ std::string tmpfs_share(const sandbox_policy& policy, unsigned divisor) {
 // The mounts that keep the protected names and the carve-outs of a workspace-write run, parents
 // first: a directory kept in place (a writable bind onto itself: it cannot be removed, renamed or
 // replaced), a path kept read-only. Every one is a path that exists: bwrap makes no mount point on
-// the host. What is missing is judged once the run is over (judgement.hpp).
-void add_protection_mounts(std::vector<std::string>& argv, const path_plan& paths) {
+// the host. What is missing is judged once the run is over (judgement.hpp). One that a layer hides
+// (below) is left out: bound again after the layer, it would show what the layer hides, and
+// nothing in it can be written but the roots the layer holds, whose own names are kept.
+bool hidden_by_a_layer(const std::filesystem::path& path, const sandbox_policy& policy,
+                       const path_plan& paths);
+void add_protection_mounts(std::vector<std::string>& argv, const sandbox_policy& policy,
+                           const path_plan& paths) {
     struct step {
         const std::filesystem::path* path;
         bool read_only;
@@ -302,6 +307,7 @@ void add_protection_mounts(std::vector<std::string>& argv, const path_plan& path
         return da != db ? da < db : a.read_only < b.read_only;
     });
     for (const step& s : steps) {
+        if (hidden_by_a_layer(*s.path, policy, paths)) continue;
         const std::string path = s.path->string();
         argv.insert(argv.end(), {s.read_only ? "--ro-bind" : "--bind", path, path});
     }
@@ -331,78 +337,112 @@ bool nothing_to_hide(const std::filesystem::path& hidden, const sandbox_policy& 
            !in_a_root(hidden, paths.writable_roots);
 }
 
-// Whether `path` lies in a denied directory whose tmpfs is laid before the roots are bound (below)
-// and in no root: that tmpfs hides it already, and a mount of its own would cover the roots.
-bool inside_an_early_one(const std::filesystem::path& path, const sandbox_policy& policy,
-                         const path_plan& paths) {
-    const auto& roots = paths.writable_roots;
-    if (policy.mode != sandbox_mode::workspace_write || in_a_root(path, roots)) return false;
+// The innermost writable root that holds `path` (or is it), or null.
+const std::filesystem::path* innermost_root(const std::filesystem::path& path,
+                                            const std::vector<std::filesystem::path>& roots) {
+    const std::filesystem::path* innermost = nullptr;
+    for (const auto& root : roots) {
+        if (is_within(path, root) && (innermost == nullptr || is_within(root, *innermost)))
+            innermost = &root;
+    }
+    return innermost;
+}
+
+// Whether the denied directory `dir` hides `path` by its tmpfs alone: `path` lies in it with no
+// writable root between them (a root inside `dir` that holds `path` shows it through the tmpfs).
+bool hides_directly(const std::filesystem::path& dir, const std::filesystem::path& path,
+                    const std::vector<std::filesystem::path>& roots) {
+    if (dir == path || !is_within(path, dir)) return false;
+    const std::filesystem::path* root = innermost_root(path, roots);
+    return root == nullptr || !is_within(*root, dir) || *root == dir;
+}
+
+bool is_a_layer(const hidden_path& hidden, const sandbox_policy& policy, const path_plan& paths);
+
+// Whether `path` lies in a denied directory laid as a layer (below) with no root between them:
+// that tmpfs hides it already, and a mount of its own would cover the roots the layer holds.
+bool under_a_layer(const std::filesystem::path& path, const sandbox_policy& policy,
+                   const path_plan& paths) {
     return std::any_of(paths.hidden.begin(), paths.hidden.end(), [&](const hidden_path& outer) {
-        return outer.directory && outer.path != path && is_within(path, outer.path) &&
-               !in_a_root(outer.path, roots) && !nothing_to_hide(outer.path, policy, paths) &&
-               holds_a_root(outer.path, roots);
+        return hides_directly(outer.path, path, paths.writable_roots) &&
+               is_a_layer(outer, policy, paths);
     });
 }
 
-// Whether a denied directory is laid before the writable roots are bound, so that the roots inside
-// it (the workspace among them) show through its tmpfs: it holds one, and lies in none (one that
-// does is laid over its root after the bind, hiding what it holds as before), nor in another such
-// directory (whose tmpfs already hides it). Made read-only once the roots are bound.
-bool laid_before_the_roots(const hidden_path& hidden, const sandbox_policy& policy,
-                           const path_plan& paths) {
+// Whether a denied directory is laid as a layer among the writable roots: it holds one, so its
+// tmpfs is laid before that root is bound (and after the root that holds the directory, if any),
+// and the roots inside it show through; it is made read-only once every root is bound. A denied
+// directory that holds no root is laid over everything at the end instead, and one under another
+// layer is hidden by that layer's tmpfs. (bwrap lays mounts in argument order: a tmpfs laid after
+// a root inside it would cover the root, and the run could neither reach nor write it.)
+bool is_a_layer(const hidden_path& hidden, const sandbox_policy& policy, const path_plan& paths) {
     if (policy.mode != sandbox_mode::workspace_write || !hidden.directory ||
         nothing_to_hide(hidden.path, policy, paths)) {
         return false;
     }
-    const auto& roots = paths.writable_roots;
-    return holds_a_root(hidden.path, roots) && !in_a_root(hidden.path, roots) &&
-           !inside_an_early_one(hidden.path, policy, paths);
+    return holds_a_root(hidden.path, paths.writable_roots) &&
+           !under_a_layer(hidden.path, policy, paths);
 }
 
-// The allowed paths bound back into a denied directory: those in a writable root show through
-// its bind already (a read-only bind over them would take the root's writes away).
+// Whether a layer is `path` or hides it directly.
+bool hidden_by_a_layer(const std::filesystem::path& path, const sandbox_policy& policy,
+                       const path_plan& paths) {
+    return std::any_of(paths.hidden.begin(), paths.hidden.end(), [&](const hidden_path& layer) {
+        return (layer.path == path || hides_directly(layer.path, path, paths.writable_roots)) &&
+               is_a_layer(layer, policy, paths);
+    });
+}
+
+// The allowed paths bound back into a layer: those a root inside it holds show through that
+// root's bind already (a read-only bind over them would take the root's writes away).
 std::vector<std::string> exposed_in(const std::filesystem::path& hidden, const path_plan& paths) {
     std::vector<std::string> out;
     for (const auto& allowed : paths.exposed) {
-        if (is_within(allowed, hidden) && !in_a_root(allowed, paths.writable_roots))
-            out.push_back(allowed.string());
+        if (hides_directly(hidden, allowed, paths.writable_roots)) out.push_back(allowed.string());
     }
     // Parents first: a root or an allowed path inside another is bound after it.
     std::sort(out.begin(), out.end());
     return out;
 }
 
-// Before the roots are bound: the tmpfs of each denied directory laid_before_the_roots (parents
-// first; bwrap makes the roots' mount points in it), mode 0111 so that the roots inside are
-// reached through it and nothing in it can be listed, and the allowed paths bound back into it,
-// beneath which a root may lie too.
-void add_early_hidden_mounts(confined_argv& out, const sandbox_policy& policy,
-                             const profile& host) {
+// The tmpfs of a layer, mode 0111 so that the roots inside are reached through it and nothing in
+// it can be listed, and the allowed paths bound back into it (beneath which a root may lie too).
+void lay_layer(confined_argv& out, const std::filesystem::path& hidden, const path_plan& paths) {
+    out.argv.insert(out.argv.end(),
+                    {"--perms", "0111", "--size", sealed_tmpfs_bytes, "--tmpfs", hidden.string()});
+    for (const std::string& allowed : exposed_in(hidden, paths))
+        out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
+}
+
+// The layers that `root` holds innermost (null: those in no root, laid before any root is
+// bound), parents first.
+void lay_layers_in(confined_argv& out, const std::filesystem::path* root,
+                   const sandbox_policy& policy, const profile& host) {
     if (host.paths == nullptr) return;
-    std::vector<const hidden_path*> early;
-    for (const hidden_path& hidden : host.paths->hidden) {
-        if (laid_before_the_roots(hidden, policy, *host.paths)) early.push_back(&hidden);
+    const path_plan& paths = *host.paths;
+    std::vector<const hidden_path*> layers;
+    for (const hidden_path& hidden : paths.hidden) {
+        const std::filesystem::path* holder = innermost_root(hidden.path, paths.writable_roots);
+        const bool held =
+            root == nullptr ? holder == nullptr : holder != nullptr && *holder == *root;
+        if (held && is_a_layer(hidden, policy, paths)) layers.push_back(&hidden);
     }
-    std::sort(early.begin(), early.end(),
+    std::sort(layers.begin(), layers.end(),
               [](const hidden_path* a, const hidden_path* b) { return a->path < b->path; });
-    for (const hidden_path* hidden : early) {
-        out.argv.insert(out.argv.end(), {"--perms", "0111", "--size", sealed_tmpfs_bytes, "--tmpfs",
-                                         hidden->path.string()});
-        for (const std::string& allowed : exposed_in(hidden->path, *host.paths))
-            out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
-    }
+    for (const hidden_path* hidden : layers)
+        lay_layer(out, hidden->path, paths);
 }
 
 // Denied reads: a directory becomes an empty tmpfs nobody may list (mode 0111 when an allowed
 // path inside it is bound back, so that it can be reached), a file an empty file nobody may read.
-// The launcher's Landlock rules leave them out as well. A directory laid before the roots is only
-// made read-only here.
+// The launcher's Landlock rules leave them out as well. A layer, laid among the roots, is only made
+// read-only here.
 void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const profile& host) {
     if (host.paths == nullptr) return;
     int data = hidden_data_fd;
     for (const hidden_path& hidden : host.paths->hidden) {
         if (nothing_to_hide(hidden.path, policy, *host.paths) ||
-            inside_an_early_one(hidden.path, policy, *host.paths)) {
+            under_a_layer(hidden.path, policy, *host.paths)) {
             continue;
         }
         const std::string path = hidden.path.string();
@@ -412,7 +452,7 @@ void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const p
             out.fds.push_back({data++, host.empty});
             continue;
         }
-        if (laid_before_the_roots(hidden, policy, *host.paths)) {
+        if (is_a_layer(hidden, policy, *host.paths)) {
             out.argv.insert(out.argv.end(), {"--remount-ro", path});
             continue;
         }
@@ -599,6 +639,46 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
     return out;
 }
 
+namespace {
+
+// The writable roots, parents first, each followed by the layers it holds innermost: a root that
+// holds another (the workspace, or one given with --writable-root) is bound before it, and a denied
+// directory that holds one is laid between them. Each is bound through the directory cordon opened
+// when the rung offers --bind-fd (its identity, not the path, is what gets bound).
+void add_root_binds(confined_argv& out, const sandbox_policy& policy, const profile& host) {
+    struct root_bind {
+        std::filesystem::path path;
+        int bind_fd;
+        const std::shared_ptr<const unique_fd>* directory;
+    };
+    std::vector<root_bind> roots{{policy.workspace_root, workspace_bind_fd, &host.workspace}};
+    out.fds.push_back({workspace_fd, host.workspace});
+    if (host.paths != nullptr) {
+        for (std::size_t i = 0; i < host.writable.size(); ++i) {
+            const int slot = static_cast<int>(i);
+            roots.push_back(
+                {host.paths->writable_roots.at(i + 1), writable_bind_fd + slot, &host.writable[i]});
+            out.fds.push_back({writable_fd + slot, host.writable[i]});
+        }
+    }
+    std::stable_sort(roots.begin(), roots.end(), [](const root_bind& a, const root_bind& b) {
+        return std::distance(a.path.begin(), a.path.end()) <
+               std::distance(b.path.begin(), b.path.end());
+    });
+    for (const root_bind& root : roots) {
+        const std::string path = root.path.string();
+        if (host.bind_fd) {
+            out.argv.insert(out.argv.end(), {"--bind-fd", std::to_string(root.bind_fd), path});
+            out.fds.push_back({root.bind_fd, *root.directory});
+        } else {
+            out.argv.insert(out.argv.end(), {"--bind", path, path});
+        }
+        lay_layers_in(out, &root.path, policy, host);
+    }
+}
+
+}  // namespace
+
 confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const std::string> argv,
                             const sandbox_policy& policy, const profile& host) {
     require_confined(policy);
@@ -642,28 +722,10 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
         } else if (policy.rules.tmp == tmp_policy::host) {
             out.argv.insert(out.argv.end(), {"--bind", "/tmp", "/tmp"});
         }
-        add_early_hidden_mounts(out, policy, host);
-        if (host.bind_fd) {
-            out.argv.insert(out.argv.end(), {"--bind-fd", std::to_string(workspace_bind_fd), root});
-            out.fds.push_back({workspace_bind_fd, host.workspace});
-        } else {
-            out.argv.insert(out.argv.end(), {"--bind", root, root});
-        }
-        out.fds.push_back({workspace_fd, host.workspace});
+        lay_layers_in(out, nullptr, policy, host);
+        add_root_binds(out, policy, host);
         if (host.paths != nullptr) {
-            for (std::size_t i = 0; i < host.writable.size(); ++i) {
-                const std::string extra = host.paths->writable_roots.at(i + 1).string();
-                const int slot = static_cast<int>(i);
-                if (host.bind_fd) {
-                    out.argv.insert(out.argv.end(),
-                                    {"--bind-fd", std::to_string(writable_bind_fd + slot), extra});
-                    out.fds.push_back({writable_bind_fd + slot, host.writable[i]});
-                } else {
-                    out.argv.insert(out.argv.end(), {"--bind", extra, extra});
-                }
-                out.fds.push_back({writable_fd + slot, host.writable[i]});
-            }
-            add_protection_mounts(out.argv, *host.paths);
+            add_protection_mounts(out.argv, policy, *host.paths);
         }
     }
     // A listed host socket stays reachable where a mount of the profile (the private /tmp)

@@ -493,6 +493,100 @@ TEST_F(PolicyFlags, AWorkspaceInsideADeniedDirectoryWorksOnEveryRung) {
     }
 }
 
+// A writable root inside a denied directory that itself lies in a writable root (Codex's
+// sandbox_reenables_writable_subpaths_under_unreadable_parents): on bwrap the root is reached,
+// read and written while the rest of the directory stays hidden and unlisted, whatever the order
+// of the flags, under nested denials, in an extra root given after the root it holds, beneath an
+// allowed path, and under a protected name (whose own mount must not show the directory again).
+// The Landlock rung cannot hide inside a root it grants: it names the gap and refuses.
+TEST_F(PolicyFlags, AWritableRootInsideADeniedDirectoryInARootWorksOrIsAGap) {
+    const fs::path ws = workspace_;
+    const fs::path outer = scratch_ / "outer";
+    struct layout {
+        std::string name;
+        fs::path root;                  // the writable root inside the denied directory
+        std::vector<fs::path> secrets;  // files in the denied directories, outside the root
+        // A denied directory whose names stay unlisted (a directory on the way to a root inside
+        // it shows that root's name alone).
+        fs::path unlisted;
+        std::vector<std::string> flags;
+    };
+    const std::vector<layout> layouts{
+        {"root after the denial",
+         ws / "secret" / "r",
+         {ws / "secret" / "s"},
+         ws / "secret",
+         {"--deny-read", (ws / "secret").string(), "--writable-root",
+          (ws / "secret" / "r").string()}},
+        {"root before the denial",
+         ws / "secret" / "r",
+         {ws / "secret" / "s"},
+         ws / "secret",
+         {"--writable-root", (ws / "secret" / "r").string(), "--deny-read",
+          (ws / "secret").string()}},
+        {"nested denials",
+         ws / "secret" / "in" / "r",
+         {ws / "secret" / "s", ws / "secret" / "in" / "s"},
+         ws / "secret",
+         {"--deny-read", (ws / "secret" / "in").string(), "--writable-root",
+          (ws / "secret" / "in" / "r").string(), "--deny-read", (ws / "secret").string()}},
+        {"in an extra root given after it",
+         outer / "h" / "r",
+         {outer / "h" / "s"},
+         outer / "h",
+         {"--writable-root", (outer / "h" / "r").string(), "--writable-root", outer.string(),
+          "--deny-read", (outer / "h").string()}},
+        {"beneath an allowed path",
+         ws / "secret" / "code" / "r",
+         {ws / "secret" / "s"},
+         ws / "secret",
+         {"--deny-read", (ws / "secret").string(), "--allow-read",
+          (ws / "secret" / "code").string(), "--writable-root",
+          (ws / "secret" / "code" / "r").string()}},
+        {"under a protected name",
+         ws / ".vscode" / "r",
+         {ws / ".vscode" / "settings.json"},
+         ws / ".vscode",
+         {"--deny-read", (ws / ".vscode").string(), "--writable-root",
+          (ws / ".vscode" / "r").string()}},
+    };
+    for (const layout& each : layouts) {
+        fs::create_directories(each.root);
+        write_file(each.root / "mine", "MINE\n");
+        for (const fs::path& secret : each.secrets)
+            write_file(secret, "SECRET\n");
+    }
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        for (const layout& each : layouts) {
+            SCOPED_TRACE(std::string(to_string(path)) + ": " + each.name);
+            std::vector<std::string> args{"run",       "--json",
+                                          "--backend", std::string(backend_flag(path)),
+                                          "--mode",    "workspace-write"};
+            args.insert(args.end(), each.flags.begin(), each.flags.end());
+            std::string script = "cd '" + each.root.string() + "' && cat mine && echo made > made";
+            for (const fs::path& secret : each.secrets)
+                script += "; cat '" + secret.string() + "' 2>/dev/null";
+            script += "; ls '" + each.unlisted.string() + "' 2>/dev/null; echo done";
+            args.insert(args.end(), {"-c", script});
+            const cli_result r = cordon(args);
+            if (path != real_backend::bwrap) {
+                EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+                EXPECT_NE(r.out.find("denied reads inside a writable root stay readable"),
+                          std::string::npos)
+                    << r.out;
+                EXPECT_FALSE(fs::exists(each.root / "made"));
+                continue;
+            }
+            const nlohmann::json record = nlohmann::json::parse(r.out);
+            EXPECT_EQ(record["stdout"]["text"], "MINE\ndone\n") << r.out;
+            EXPECT_EQ(record["sandbox"]["enforcement"], "full") << r.out;
+            EXPECT_EQ(read_file(each.root / "made"), "made\n");
+            fs::remove(each.root / "made");
+        }
+    }
+}
+
 // A denied path that is not there when the run starts, inside a writable root, has nothing to
 // cover yet, and the root's grant covers what the run makes there: named as a gap on every rung
 // (refused unless accepted, then in the record). Too many denied paths for the rung's bounded list
