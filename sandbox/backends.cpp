@@ -468,17 +468,77 @@ void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const p
     }
 }
 
-void record_paths(confined_argv& out, const profile& host) {
+// What a Linux rung leaves of the plan's denied and read-only paths (path_gaps names each, and the
+// record lists none of them as kept).
+struct left_by_the_rung {
+    // Denied, not there when the run starts, inside a root (any rung): nothing to cover yet (bwrap
+    // would make its mount point on the host), and the root's grant covers it once made.
+    std::vector<std::filesystem::path> appearing;
+    // Landlock: denied device nodes the rung grants (/dev/null, /dev/urandom, ...) as rules of
+    // their own, which a denied read of one, or of /dev, does not take away.
+    std::vector<std::filesystem::path> granted_reads;
+    // Landlock: read-only paths beneath a root, which the root's grant covers.
+    std::vector<std::filesystem::path> writable_read_only;
+    // Landlock: denied paths in a root, which the root's grant covers.
+    std::vector<std::filesystem::path> exposed_reads;
+
+    bool leaves(const std::filesystem::path& path) const {
+        for (const auto* list : {&appearing, &granted_reads, &writable_read_only, &exposed_reads}) {
+            if (std::find(list->begin(), list->end(), path) != list->end()) return true;
+        }
+        return false;
+    }
+};
+
+left_by_the_rung left_by(backend_kind kind, const sandbox_policy& policy, const path_plan& paths) {
+    left_by_the_rung out;
+    // What the command may write on these rungs: the plan's roots, and under --tmp host the
+    // host's /tmp and TMPDIR as well (writable_roots()).
+    std::vector<std::filesystem::path> roots = paths.writable_roots;
+    if (policy.mode == sandbox_mode::workspace_write && policy.rules.tmp == tmp_policy::host) {
+        for (const std::filesystem::path& root : writable_roots(policy))
+            roots.push_back(root);
+    }
+    if (policy.mode == sandbox_mode::workspace_write) {
+        for (const std::filesystem::path& missing : paths.hidden_missing) {
+            if (in_a_root(missing, roots)) out.appearing.push_back(missing);
+        }
+    }
+    if (kind != backend_kind::landlock) return out;
+    for (const hidden_path& hidden : paths.hidden) {
+        for (const landlock_grant& grant : landlock_grants(policy.mode, false, policy.rules.tmp)) {
+            if (grant.path != nullptr && is_within(grant.path, "/dev") &&
+                (is_within(hidden.path, grant.path) || is_within(grant.path, hidden.path))) {
+                out.granted_reads.push_back(hidden.path);
+                break;
+            }
+        }
+    }
+    if (policy.mode != sandbox_mode::workspace_write) return out;
+    out.writable_read_only = policy.rules.read_only;
+    for (const hidden_path& hidden : paths.hidden) {
+        if (in_a_root(hidden.path, roots)) out.exposed_reads.push_back(hidden.path);
+    }
+    return out;
+}
+
+void record_paths(confined_argv& out, backend_kind kind, const sandbox_policy& policy,
+                  const profile& host) {
     if (host.paths == nullptr) return;
+    // The record lists what the rung keeps: what it leaves is named in the gaps instead.
+    const left_by_the_rung left = left_by(kind, policy, *host.paths);
     for (const auto& p : host.paths->entries)
         out.protected_paths.push_back(p.string());
-    for (const auto& p : host.paths->read_only)
-        out.protected_paths.push_back(p.string());
+    for (const auto& p : host.paths->read_only) {
+        if (!left.leaves(p)) out.protected_paths.push_back(p.string());
+    }
     std::sort(out.protected_paths.begin(), out.protected_paths.end());
-    for (const hidden_path& h : host.paths->hidden)
-        out.hidden_paths.push_back(h.path.string());
-    for (const auto& p : host.paths->hidden_missing)
-        out.hidden_paths.push_back(p.string());
+    for (const hidden_path& h : host.paths->hidden) {
+        if (!left.leaves(h.path)) out.hidden_paths.push_back(h.path.string());
+    }
+    for (const auto& p : host.paths->hidden_missing) {
+        if (!left.leaves(p)) out.hidden_paths.push_back(p.string());
+    }
 }
 
 }  // namespace
@@ -584,57 +644,24 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
         }
         return out;
     }
-    // What the command may write on these rungs: the plan's roots, and under --tmp host the
-    // host's /tmp and TMPDIR as well (writable_roots()).
-    std::vector<std::filesystem::path> roots = paths.writable_roots;
-    if (policy.mode == sandbox_mode::workspace_write && policy.rules.tmp == tmp_policy::host) {
-        for (const std::filesystem::path& root : writable_roots(policy))
-            roots.push_back(root);
-    }
-    // A denied path that is not there when the run starts has nothing to cover yet (bwrap would
-    // make its mount point on the host), and the grant of the root it would appear in covers it.
-    std::vector<std::filesystem::path> appearing;
-    if (policy.mode == sandbox_mode::workspace_write) {
-        for (const std::filesystem::path& missing : paths.hidden_missing) {
-            if (in_a_root(missing, roots)) appearing.push_back(missing);
-        }
-    }
-    if (!appearing.empty()) {
+    const left_by_the_rung left = left_by(kind, policy, paths);
+    if (!left.appearing.empty()) {
         out.push_back(
             "denied reads inside a writable root that are not there yet are readable should the "
             "run make them: " +
-            list(appearing));
+            list(left.appearing));
     }
-    if (kind != backend_kind::landlock) return out;
-    // The device nodes the rung grants (/dev/null, /dev/urandom, ...) are rules of their own,
-    // which a denied read of one, or of /dev, does not take away. (Its /tmp under --tmp host is a
-    // writable root, below.)
-    std::vector<std::filesystem::path> granted_reads;
-    for (const hidden_path& hidden : paths.hidden) {
-        for (const landlock_grant& grant : landlock_grants(policy.mode, false, policy.rules.tmp)) {
-            if (grant.path != nullptr && is_within(grant.path, "/dev") &&
-                (is_within(hidden.path, grant.path) || is_within(grant.path, hidden.path))) {
-                granted_reads.push_back(hidden.path);
-                break;
-            }
-        }
-    }
-    if (!granted_reads.empty()) {
+    if (!left.granted_reads.empty()) {
         out.push_back("denied device nodes stay readable (the rung grants them): " +
-                      list(granted_reads));
+                      list(left.granted_reads));
     }
-    if (policy.mode != sandbox_mode::workspace_write) return out;
-    if (!policy.rules.read_only.empty()) {
+    if (!left.writable_read_only.empty()) {
         out.push_back("read-only paths beneath a writable root are writable: " +
-                      list(policy.rules.read_only));
+                      list(left.writable_read_only));
     }
-    // A denied path in any of the roots stays readable on this rung.
-    std::vector<std::filesystem::path> exposed_reads;
-    for (const hidden_path& hidden : paths.hidden) {
-        if (in_a_root(hidden.path, roots)) exposed_reads.push_back(hidden.path);
-    }
-    if (!exposed_reads.empty()) {
-        out.push_back("denied reads inside a writable root stay readable: " + list(exposed_reads));
+    if (!left.exposed_reads.empty()) {
+        out.push_back("denied reads inside a writable root stay readable: " +
+                      list(left.exposed_reads));
     }
     return out;
 }
@@ -744,7 +771,7 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
     out.fds.push_back({launcher_image_fd, host.launcher_image});
     out.fds.push_back({user_sysctls_fd, host.user_sysctls});
     out.quotas_per_run = true;
-    record_paths(out, host);
+    record_paths(out, backend_kind::bwrap, policy, host);
     return out;
 }
 
@@ -774,7 +801,7 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
     out.runner = host.launcher_image;
     // The proxy's forwarder needs the launcher's process: no in-child confinement then.
     if (!paths.network.proxy) out.in_child = std::move(in_child);
-    record_paths(out, host);
+    record_paths(out, backend_kind::landlock, policy, host);
     return out;
 }
 

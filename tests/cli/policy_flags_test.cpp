@@ -587,6 +587,59 @@ TEST_F(PolicyFlags, AWritableRootInsideADeniedDirectoryInARootWorksOrIsAGap) {
     }
 }
 
+// The record lists as hidden and protected only what the rung kept. Accepted on the Landlock rung:
+// a denied directory inside the workspace, a denied device node, a read-only path beneath the
+// workspace and a denied path that the run makes are each read, written or made by the command,
+// and each is named in the gaps and in neither list. bwrap keeps all but the last.
+TEST_F(PolicyFlags, TheRecordListsOnlyWhatTheRungKept) {
+    const fs::path denied = workspace_ / "denied";
+    const fs::path carve = workspace_ / "carve";
+    const fs::path later = workspace_ / "later";
+    fs::create_directories(denied);
+    fs::create_directories(carve);
+    write_file(denied / "s", "SECRET\n");
+    const std::string script =
+        "cat denied/s 2>/dev/null; head -c3 /dev/zero 2>/dev/null | wc -c; "
+        "echo w > carve/w 2>/dev/null; echo later > later; cat later; true";
+    const auto listed = [](const nlohmann::json& list, const fs::path& item) {
+        return std::find(list.begin(), list.end(), item.string()) != list.end();
+    };
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            cordon({"run", "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                    "workspace-write", "--accept-partial", "--deny-read", denied.string(),
+                    "--deny-read", "/dev/zero", "--deny-read", later.string(), "--read-only-path",
+                    carve.string(), "-c", script});
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        const nlohmann::json& policy = record["sandbox"]["policy"];
+        const std::string gaps = policy["gaps"].dump();
+        EXPECT_EQ(record["sandbox"]["enforcement"], "partial") << r.out;
+        // Made by the run on every rung: a gap, never listed as hidden.
+        EXPECT_NE(gaps.find(later.string()), std::string::npos) << r.out;
+        EXPECT_FALSE(listed(policy["hidden"], later)) << r.out;
+        const std::string out = record["stdout"]["text"].get<std::string>();
+        if (path == real_backend::bwrap) {
+            EXPECT_EQ(out, "0\nlater\n") << r.out;
+            EXPECT_FALSE(fs::exists(carve / "w"));
+            EXPECT_TRUE(listed(policy["hidden"], denied)) << r.out;
+            EXPECT_TRUE(listed(policy["hidden"], "/dev/zero")) << r.out;
+            EXPECT_TRUE(listed(policy["protected"], carve)) << r.out;
+        } else {
+            EXPECT_EQ(out, "SECRET\n3\nlater\n") << r.out;
+            EXPECT_TRUE(fs::exists(carve / "w"));
+            for (const fs::path& left : {denied, fs::path("/dev/zero"), carve}) {
+                EXPECT_NE(gaps.find(left.string()), std::string::npos) << left << r.out;
+                EXPECT_FALSE(listed(policy["hidden"], left)) << left << r.out;
+                EXPECT_FALSE(listed(policy["protected"], left)) << left << r.out;
+            }
+        }
+        fs::remove(later);
+        fs::remove(carve / "w");
+    }
+}
+
 // A denied path that is not there when the run starts, inside a writable root, has nothing to
 // cover yet, and the root's grant covers what the run makes there: named as a gap on every rung
 // (refused unless accepted, then in the record). Too many denied paths for the rung's bounded list
