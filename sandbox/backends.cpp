@@ -279,40 +279,6 @@ std::string tmpfs_share(const sandbox_policy& policy, unsigned divisor) {
     return std::to_string(std::max<std::uint64_t>(policy.tmpfs_bytes / divisor, 4096));
 }
 
-// The mounts that keep the protected names and the carve-outs of a workspace-write run, parents
-// first: a directory kept in place (a writable bind onto itself: it cannot be removed, renamed or
-// replaced), a path kept read-only. Every one is a path that exists: bwrap makes no mount point on
-// the host. What is missing is judged once the run is over (judgement.hpp). One that a layer hides
-// (below) is left out: bound again after the layer, it would show what the layer hides, and
-// nothing in it can be written but the roots the layer holds, whose own names are kept.
-bool hidden_by_a_layer(const std::filesystem::path& path, const sandbox_policy& policy,
-                       const path_plan& paths);
-void add_protection_mounts(std::vector<std::string>& argv, const sandbox_policy& policy,
-                           const path_plan& paths) {
-    struct step {
-        const std::filesystem::path* path;
-        bool read_only;
-    };
-    std::vector<step> steps;
-    for (const auto& p : paths.entries)
-        steps.push_back({&p, false});
-    for (const auto& p : paths.read_only)
-        steps.push_back({&p, true});
-    const auto depth = [](const std::filesystem::path& p) {
-        return std::distance(p.begin(), p.end());
-    };
-    std::stable_sort(steps.begin(), steps.end(), [&depth](const step& a, const step& b) {
-        const auto da = depth(*a.path);
-        const auto db = depth(*b.path);
-        return da != db ? da < db : a.read_only < b.read_only;
-    });
-    for (const step& s : steps) {
-        if (hidden_by_a_layer(*s.path, policy, paths)) continue;
-        const std::string path = s.path->string();
-        argv.insert(argv.end(), {s.read_only ? "--ro-bind" : "--bind", path, path});
-    }
-}
-
 // Whether `path` is one of `roots` or lies in one.
 bool in_a_root(const std::filesystem::path& path, const std::vector<std::filesystem::path>& roots) {
     return std::any_of(roots.begin(), roots.end(), [&path](const std::filesystem::path& root) {
@@ -412,25 +378,6 @@ void lay_layer(confined_argv& out, const std::filesystem::path& hidden, const pa
                     {"--perms", "0111", "--size", sealed_tmpfs_bytes, "--tmpfs", hidden.string()});
     for (const std::string& allowed : exposed_in(hidden, paths))
         out.argv.insert(out.argv.end(), {"--ro-bind", allowed, allowed});
-}
-
-// The layers that `root` holds innermost (null: those in no root, laid before any root is
-// bound), parents first.
-void lay_layers_in(confined_argv& out, const std::filesystem::path* root,
-                   const sandbox_policy& policy, const profile& host) {
-    if (host.paths == nullptr) return;
-    const path_plan& paths = *host.paths;
-    std::vector<const hidden_path*> layers;
-    for (const hidden_path& hidden : paths.hidden) {
-        const std::filesystem::path* holder = innermost_root(hidden.path, paths.writable_roots);
-        const bool held =
-            root == nullptr ? holder == nullptr : holder != nullptr && *holder == *root;
-        if (held && is_a_layer(hidden, policy, paths)) layers.push_back(&hidden);
-    }
-    std::sort(layers.begin(), layers.end(),
-              [](const hidden_path* a, const hidden_path* b) { return a->path < b->path; });
-    for (const hidden_path* hidden : layers)
-        lay_layer(out, hidden->path, paths);
 }
 
 // Denied reads: a directory becomes an empty tmpfs nobody may list (mode 0111 when an allowed
@@ -668,39 +615,75 @@ std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& poli
 
 namespace {
 
-// The writable roots, parents first, each followed by the layers it holds innermost: a root that
-// holds another (the workspace, or one given with --writable-root) is bound before it, and a denied
-// directory that holds one is laid between them. Each is bound through the directory cordon opened
-// when the rung offers --bind-fd (its identity, not the path, is what gets bound).
-void add_root_binds(confined_argv& out, const sandbox_policy& policy, const profile& host) {
-    struct root_bind {
+// What a workspace-write run's mounts lay over the read-only root, parents first (bwrap lays them
+// in argument order, each over what was laid before): the writable roots (the workspace and those
+// given with --writable-root, in any order of the flags), each bound through the directory cordon
+// opened when the rung offers --bind-fd (its identity, not the path, is what gets bound); the
+// layers, denied directories that hold a root, laid over the roots that hold them and under the
+// roots inside them; and the paths kept for the protected names and the carve-outs: a directory
+// kept in place (a writable bind onto itself: it cannot be removed, renamed or replaced) or a path
+// kept read-only. Every kept path exists (bwrap makes no mount point on the host; what is missing
+// is judged once the run is over, judgement.hpp), and one that a layer hides is left out: bound
+// again after the layer, it would show what the layer hides, and nothing in it can be written but
+// the roots the layer holds, whose own names are kept. At one depth a root comes first, then a
+// layer, then a path kept in place, then one kept read-only.
+void add_placements(confined_argv& out, const sandbox_policy& policy, const profile& host) {
+    enum class kind { root, layer, in_place, read_only };
+    struct placement {
         std::filesystem::path path;
-        int bind_fd;
-        const std::shared_ptr<const unique_fd>* directory;
+        kind what;
+        int bind_fd = -1;
+        const std::shared_ptr<const unique_fd>* directory = nullptr;
     };
-    std::vector<root_bind> roots{{policy.workspace_root, workspace_bind_fd, &host.workspace}};
+    std::vector<placement> placements{
+        {policy.workspace_root, kind::root, workspace_bind_fd, &host.workspace}};
     out.fds.push_back({workspace_fd, host.workspace});
     if (host.paths != nullptr) {
+        const path_plan& paths = *host.paths;
         for (std::size_t i = 0; i < host.writable.size(); ++i) {
             const int slot = static_cast<int>(i);
-            roots.push_back(
-                {host.paths->writable_roots.at(i + 1), writable_bind_fd + slot, &host.writable[i]});
+            placements.push_back({paths.writable_roots.at(i + 1), kind::root,
+                                  writable_bind_fd + slot, &host.writable[i]});
             out.fds.push_back({writable_fd + slot, host.writable[i]});
         }
-    }
-    std::stable_sort(roots.begin(), roots.end(), [](const root_bind& a, const root_bind& b) {
-        return std::distance(a.path.begin(), a.path.end()) <
-               std::distance(b.path.begin(), b.path.end());
-    });
-    for (const root_bind& root : roots) {
-        const std::string path = root.path.string();
-        if (host.bind_fd) {
-            out.argv.insert(out.argv.end(), {"--bind-fd", std::to_string(root.bind_fd), path});
-            out.fds.push_back({root.bind_fd, *root.directory});
-        } else {
-            out.argv.insert(out.argv.end(), {"--bind", path, path});
+        for (const hidden_path& hidden : paths.hidden) {
+            if (is_a_layer(hidden, policy, paths)) placements.push_back({hidden.path, kind::layer});
         }
-        lay_layers_in(out, &root.path, policy, host);
+        for (const auto& p : paths.entries) {
+            if (!hidden_by_a_layer(p, policy, paths)) placements.push_back({p, kind::in_place});
+        }
+        for (const auto& p : paths.read_only) {
+            if (!hidden_by_a_layer(p, policy, paths)) placements.push_back({p, kind::read_only});
+        }
+    }
+    std::stable_sort(placements.begin(), placements.end(),
+                     [](const placement& a, const placement& b) {
+                         const auto da = std::distance(a.path.begin(), a.path.end());
+                         const auto db = std::distance(b.path.begin(), b.path.end());
+                         return da != db ? da < db : a.what < b.what;
+                     });
+    for (const placement& each : placements) {
+        const std::string path = each.path.string();
+        switch (each.what) {
+            case kind::root:
+                if (host.bind_fd) {
+                    out.argv.insert(out.argv.end(),
+                                    {"--bind-fd", std::to_string(each.bind_fd), path});
+                    out.fds.push_back({each.bind_fd, *each.directory});
+                } else {
+                    out.argv.insert(out.argv.end(), {"--bind", path, path});
+                }
+                break;
+            case kind::layer:
+                lay_layer(out, each.path, *host.paths);
+                break;
+            case kind::in_place:
+                out.argv.insert(out.argv.end(), {"--bind", path, path});
+                break;
+            case kind::read_only:
+                out.argv.insert(out.argv.end(), {"--ro-bind", path, path});
+                break;
+        }
     }
 }
 
@@ -749,11 +732,7 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
         } else if (policy.rules.tmp == tmp_policy::host) {
             out.argv.insert(out.argv.end(), {"--bind", "/tmp", "/tmp"});
         }
-        lay_layers_in(out, nullptr, policy, host);
-        add_root_binds(out, policy, host);
-        if (host.paths != nullptr) {
-            add_protection_mounts(out.argv, policy, *host.paths);
-        }
+        add_placements(out, policy, host);
     }
     // A listed host socket stays reachable where a mount of the profile (the private /tmp)
     // would hide it.

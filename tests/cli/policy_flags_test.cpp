@@ -497,7 +497,8 @@ TEST_F(PolicyFlags, AWorkspaceInsideADeniedDirectoryWorksOnEveryRung) {
 // sandbox_reenables_writable_subpaths_under_unreadable_parents): on bwrap the root is reached,
 // read and written while the rest of the directory stays hidden and unlisted, whatever the order
 // of the flags, under nested denials, in an extra root given after the root it holds, beneath an
-// allowed path, and under a protected name (whose own mount must not show the directory again).
+// allowed path, and under or inside a protected name or a read-only path (whose own mount, laid
+// after the directory, would show it again or cover the root).
 // The Landlock rung cannot hide inside a root it grants: it names the gap and refuses.
 TEST_F(PolicyFlags, AWritableRootInsideADeniedDirectoryInARootWorksOrIsAGap) {
     const fs::path ws = workspace_;
@@ -549,6 +550,19 @@ TEST_F(PolicyFlags, AWritableRootInsideADeniedDirectoryInARootWorksOrIsAGap) {
          ws / ".vscode",
          {"--deny-read", (ws / ".vscode").string(), "--writable-root",
           (ws / ".vscode" / "r").string()}},
+        {"inside a protected name",
+         ws / ".idea" / "private" / "r",
+         {ws / ".idea" / "private" / "s"},
+         ws / ".idea" / "private",
+         {"--deny-read", (ws / ".idea" / "private").string(), "--writable-root",
+          (ws / ".idea" / "private" / "r").string()}},
+        {"inside a read-only path",
+         ws / "vendor" / "secret" / "r",
+         {ws / "vendor" / "secret" / "s"},
+         ws / "vendor" / "secret",
+         {"--read-only-path", (ws / "vendor").string(), "--deny-read",
+          (ws / "vendor" / "secret").string(), "--writable-root",
+          (ws / "vendor" / "secret" / "r").string()}},
     };
     for (const layout& each : layouts) {
         fs::create_directories(each.root);
