@@ -266,6 +266,19 @@ launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy
         for (const auto& exposed : host.paths->exposed)
             out.allow_read.push_back(exposed.string());
     }
+    // Under a private /tmp the host's /tmp is not the run's: on the Landlock rung it is unreadable,
+    // as bwrap's tmpfs hides it, but for the roots in it (the run's own directory, a workspace),
+    // which show through. Other runs' private directories and the host's files there stay out of
+    // reach. (Not when a writable root holds /tmp: the root's grant covers it.)
+    if (kind == backend_kind::landlock && policy.mode == sandbox_mode::workspace_write &&
+        policy.rules.tmp == tmp_policy::private_tmp && host.paths != nullptr) {
+        const std::filesystem::path tmp = canonical_path("/tmp");
+        const auto& roots = host.paths->writable_roots;
+        if (std::none_of(roots.begin(), roots.end(),
+                         [&tmp](const auto& root) { return is_within(tmp, root); })) {
+            out.deny_read.push_back(tmp.string());
+        }
+    }
     return out;
 }
 
@@ -388,8 +401,15 @@ void add_hidden_mounts(confined_argv& out, const sandbox_policy& policy, const p
     if (host.paths == nullptr) return;
     int data = hidden_data_fd;
     for (const hidden_path& hidden : host.paths->hidden) {
+        // Under a layer its tmpfs hides the path, unless an allowed path bound back into the layer
+        // holds it: that bind brings the host's tree, and any mount in it, along.
+        const auto& allowed_paths = host.paths->exposed;
+        const bool bound_back =
+            std::any_of(allowed_paths.begin(), allowed_paths.end(), [&hidden](const auto& allowed) {
+                return allowed != hidden.path && is_within(hidden.path, allowed);
+            });
         if (nothing_to_hide(hidden.path, policy, *host.paths) ||
-            under_a_layer(hidden.path, policy, *host.paths)) {
+            (under_a_layer(hidden.path, policy, *host.paths) && !bound_back)) {
             continue;
         }
         const std::string path = hidden.path.string();
@@ -500,6 +520,8 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"denied reads", true, "mode-0000 mounts, and Landlock inside"},
                     {"writable roots", true, "binds of the opened directories"},
                     {"private tmp", true, "a tmpfs"},
+                    {"host processes", true,
+                     "a pid namespace of the run's own: the host's processes are not seen"},
                     {"kernel quotas", true,
                      "the user namespace's own inotify, fanotify and namespace limits; rlimits "
                      "for signals, message queues and locked memory"},
@@ -524,7 +546,13 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"denied reads", true,
                      "read grants built around them (not inside a writable root)"},
                     {"writable roots", true, "write grants on the opened directories"},
-                    {"private tmp", true, "a directory of the run's own as $TMPDIR"},
+                    {"private tmp", true,
+                     "a directory of the run's own as $TMPDIR; the host's /tmp unreadable but "
+                     "for the roots in it"},
+                    {"host processes", false,
+                     "no pid namespace: the host's processes and their command lines "
+                     "(/proc/PID/cmdline) are seen; their memory, environment and descriptors are "
+                     "not (Landlock refuses ptrace access outside the run's domain)"},
                     {"kernel quotas", false,
                      "inotify and fanotify count against cordon's uid (no user namespace); "
                      "rlimits for signals, message queues and locked memory"},
@@ -550,6 +578,7 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
                     {"denied reads", false, "no profile rule (needs --accept-partial)"},
                     {"writable roots", true, "subpath rules"},
                     {"private tmp", false, "the host's /tmp"},
+                    {"host processes", false, "the host's processes are seen"},
                     {"kernel quotas", false, "counted against cordon's uid"},
                     {"network deny", false, "no profile rule (needs --accept-partial)"},
                     {"network proxy", false, "no network namespace (refused)"},

@@ -654,6 +654,65 @@ TEST_F(PolicyFlags, TheRecordListsOnlyWhatTheRungKept) {
     }
 }
 
+// Under a private /tmp (the default) the host's /tmp is not the run's on any rung: another run's
+// private directory, and a host file there, are unreadable while that run lasts; the run's own
+// $TMPDIR and a workspace under /tmp work.
+TEST_F(PolicyFlags, AnotherRunsPrivateTmpAndTheHostsTmpAreOutOfReach) {
+    temp_dir host_tmp{"/tmp", "cordon-policy-flags-"};
+    write_file(host_tmp.path() / "host", "HOST-TMP\n");
+    const fs::path where = workspace_ / "where";
+    const fs::path release = scratch_ / "release";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const std::string backend(backend_flag(path));
+        // The first run keeps a file in its private /tmp (on the Landlock rung a directory in the
+        // host's /tmp) until it is released.
+        cli_result holder;
+        std::thread first([&] {
+            holder = cordon(
+                {"run", "--backend", backend, "--mode", "workspace-write", "-c",
+                 "echo RUN-SECRET > \"${TMPDIR:-/tmp}/s\" && cd \"${TMPDIR:-/tmp}\" && pwd -P > " +
+                     where.string() + ".part && mv " + where.string() + ".part " + where.string() +
+                     "; while [ ! -e " + release.string() + " ]; do sleep 0.01; done"});
+        });
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (!fs::exists(where) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (!fs::exists(where)) {
+            write_file(release, "");
+            first.join();
+            FAIL() << "the first run never started: " << holder.out << holder.err;
+        }
+        std::string other = read_file(where);
+        other.erase(other.find_last_not_of('\n') + 1);
+        const cli_result r =
+            cordon({"run", "--json", "--backend", backend, "--mode", "workspace-write", "-c",
+                    "cat " + other + "/s " + (host_tmp.path() / "host").string() +
+                        " 2>/dev/null; echo mine > \"${TMPDIR:-/tmp}/m\" && cat "
+                        "\"${TMPDIR:-/tmp}/m\"; echo done"});
+        write_file(release, "");
+        first.join();
+        EXPECT_EQ(holder.exit_code, 0) << holder.out << holder.err;
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "mine\ndone\n") << r.out;
+        fs::remove(where);
+        fs::remove(release);
+    }
+    // A workspace under /tmp is the run's to read and write.
+    write_file(host_tmp.path() / "mine", "MINE\n");
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)) + " workspace under /tmp");
+        const cli_result r =
+            run_cordon({"run", "--backend", std::string(backend_flag(path)), "--mode",
+                        "workspace-write", "-c", "cat mine && echo made > made && cat made"},
+                       host_tmp.path(), {}, {{"HOME", home_.string()}});
+        EXPECT_EQ(r.out, "MINE\nmade\n") << r.err;
+        fs::remove(host_tmp.path() / "made");
+    }
+}
+
 // A denied path that is not there when the run starts, inside a writable root, has nothing to
 // cover yet, and the root's grant covers what the run makes there: named as a gap on every rung
 // (refused unless accepted, then in the record). Too many denied paths for the rung's bounded list

@@ -339,6 +339,26 @@ TEST(PolicyParts, KernelQuotasAreTheRunsOwnUnderBwrapOnly) {
     EXPECT_EQ(quotas(backend_kind::seatbelt), std::optional<bool>(false));
 }
 
+// Whether the host's processes are out of sight is said for every rung: only bwrap's pid namespace
+// hides them (the Landlock rung names what of them the command can still read).
+TEST(PolicyParts, OnlyBwrapHidesTheHostsProcesses) {
+    for (backend_kind kind :
+         {backend_kind::bwrap, backend_kind::landlock, backend_kind::seatbelt}) {
+        std::optional<bool> hidden;
+        std::string how;
+        for (const policy_part& part : policy_parts(kind)) {
+            if (part.part == "host processes") {
+                hidden = part.enforced;
+                how = part.how;
+            }
+        }
+        EXPECT_EQ(hidden, std::optional<bool>(kind == backend_kind::bwrap)) << to_string(kind);
+        if (kind == backend_kind::landlock) {
+            EXPECT_NE(how.find("/proc/PID/cmdline"), std::string::npos);
+        }
+    }
+}
+
 // Landlock does not govern chmod/chown/utime/xattr; under workspace-write no filter can tell the
 // workspace's paths from the rest, so the run is partial whatever the ABI.
 TEST(LandlockBackend, WorkspaceWriteGoldenArgvIsPartial) {
