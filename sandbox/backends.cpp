@@ -678,8 +678,16 @@ void add_placements(confined_argv& out, const sandbox_policy& policy, const prof
         for (const hidden_path& hidden : paths.hidden) {
             if (is_a_layer(hidden, policy, paths)) placements.push_back({hidden.path, kind::layer});
         }
+        // A directory kept in place inside a carve-out the user gave is kept by the carve-out's
+        // read-only bind already: a writable bind of its own, laid after it, would undo it.
+        const auto& carve_outs = policy.rules.read_only;
         for (const auto& p : paths.entries) {
-            if (!hidden_by_a_layer(p, policy, paths)) placements.push_back({p, kind::in_place});
+            const bool carved =
+                std::any_of(carve_outs.begin(), carve_outs.end(),
+                            [&p](const auto& carve) { return is_within(p, carve); });
+            if (!carved && !hidden_by_a_layer(p, policy, paths)) {
+                placements.push_back({p, kind::in_place});
+            }
         }
         for (const auto& p : paths.read_only) {
             if (!hidden_by_a_layer(p, policy, paths)) placements.push_back({p, kind::read_only});

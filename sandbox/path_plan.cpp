@@ -59,7 +59,8 @@ std::optional<std::string> first_line(const std::optional<std::string>& text) {
 
 class planner {
 public:
-    planner(const sandbox_policy& policy, path_plan& out) : out_(out) {
+    planner(const sandbox_policy& policy, path_plan& out)
+        : out_(out), carve_outs_(policy.rules.read_only) {
         names_ = policy.rules.protect;
         for (const std::string& name : names_) {
             // ".git/hooks" -> "hooks": what every git directory keeps.
@@ -105,9 +106,12 @@ public:
                 return depth(a) < depth(b);
             });
         }
-        // A path kept in place is not also bound read-only over itself.
+        // A protected name kept in place (it holds another kept path) is not also bound read-only
+        // over itself; a carve-out the user gave stays read-only whatever it holds.
         std::erase_if(out_.read_only, [this](const fs::path& path) {
-            return std::find(out_.entries.begin(), out_.entries.end(), path) != out_.entries.end();
+            return std::find(out_.entries.begin(), out_.entries.end(), path) !=
+                       out_.entries.end() &&
+                   std::find(carve_outs_.begin(), carve_outs_.end(), path) == carve_outs_.end();
         });
     }
 
@@ -288,6 +292,7 @@ private:
     }
 
     path_plan& out_;
+    std::vector<fs::path> carve_outs_;  // --read-only-path, as the user gave them
     std::vector<std::string> names_;
     std::vector<std::string> git_names_;
     fs::path home_;

@@ -713,6 +713,37 @@ TEST_F(PolicyFlags, AnotherRunsPrivateTmpAndTheHostsTmpAreOutOfReach) {
     }
 }
 
+// A carve-out the user gives stays read-only whatever it holds: the git directory (kept in place
+// for its hooks and configuration) and a directory on the way to a protected name (.config, kept
+// in place for .config/git/config) were bound writable, and the run wrote in them. The Landlock
+// rung cannot keep a carve-out read-only: it refuses.
+TEST_F(PolicyFlags, ACarveOutThatHoldsAProtectedNameStaysReadOnly) {
+    fs::create_directories(workspace_ / ".config" / "git");
+    write_file(workspace_ / ".config" / "git" / "config", "[user]\n");
+    const std::string script =
+        "echo x > .config/planted; echo x > .config/git/planted; echo x > .git/planted; "
+        "git status --short >/dev/null && echo git; echo x > mine && echo mine";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            cordon({"run", "--backend", std::string(backend_flag(path)), "--mode",
+                    "workspace-write", "--read-only-path", (workspace_ / ".config").string(),
+                    "--read-only-path", (workspace_ / ".git").string(), "-c", script});
+        if (path == real_backend::bwrap) {
+            EXPECT_EQ(r.out, "git\nmine\n") << r.err;
+        } else {
+            EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+        }
+        for (const fs::path& planted :
+             {workspace_ / ".config" / "planted", workspace_ / ".config" / "git" / "planted",
+              workspace_ / ".git" / "planted"}) {
+            EXPECT_FALSE(fs::exists(planted)) << planted;
+        }
+        fs::remove(workspace_ / "mine");
+    }
+}
+
 // A denied path that is not there when the run starts, inside a writable root, has nothing to
 // cover yet, and the root's grant covers what the run makes there: named as a gap on every rung
 // (refused unless accepted, then in the record). Too many denied paths for the rung's bounded list
