@@ -678,13 +678,17 @@ void add_placements(confined_argv& out, const sandbox_policy& policy, const prof
         for (const hidden_path& hidden : paths.hidden) {
             if (is_a_layer(hidden, policy, paths)) placements.push_back({hidden.path, kind::layer});
         }
-        // A directory kept in place inside a carve-out the user gave is kept by the carve-out's
-        // read-only bind already: a writable bind of its own, laid after it, would undo it.
+        // A directory kept in place inside a carve-out the user gave, with no root between them,
+        // is kept by the carve-out's read-only bind already: a writable bind of its own, laid
+        // after it, would undo it.
         const auto& carve_outs = policy.rules.read_only;
         for (const auto& p : paths.entries) {
+            const std::filesystem::path* root = innermost_root(p, paths.writable_roots);
             const bool carved =
-                std::any_of(carve_outs.begin(), carve_outs.end(),
-                            [&p](const auto& carve) { return is_within(p, carve); });
+                std::any_of(carve_outs.begin(), carve_outs.end(), [&p, root](const auto& carve) {
+                    return is_within(p, carve) &&
+                           (root == nullptr || !is_within(*root, carve) || *root == carve);
+                });
             if (!carved && !hidden_by_a_layer(p, policy, paths)) {
                 placements.push_back({p, kind::in_place});
             }
