@@ -5,6 +5,7 @@
 // workspace-write run in a repository (the issue's own scenario), the flags that change them, and
 // one line with exit 2 for every bad value.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -742,6 +743,64 @@ TEST_F(PolicyFlags, ACarveOutThatHoldsAProtectedNameStaysReadOnly) {
         }
         fs::remove(workspace_ / "mine");
     }
+}
+
+// A repository in a writable root given inside a carve-out keeps its git directory in place (the
+// carve-out's read-only bind does not reach into the root): the run writes in the root and cannot
+// move the git directory away. The Landlock rung cannot keep the carve-out: it refuses.
+TEST_F(PolicyFlags, ARepositoryInARootInsideACarveOutKeepsItsGitDirectory) {
+    const fs::path vendor = workspace_ / "vendor";
+    const fs::path root = vendor / "r";
+    fs::create_directories(root);
+    ASSERT_EQ(on_host(root, "git init -q ."), 0);
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r = cordon(
+            {"run", "--backend", std::string(backend_flag(path)), "--mode", "workspace-write",
+             "--read-only-path", vendor.string(), "--writable-root", root.string(), "-c",
+             "mv vendor/r/.git vendor/r/.moved 2>/dev/null; echo x > vendor/r/f && echo f; "
+             "echo x > vendor/v 2>/dev/null; true"});
+        if (path == real_backend::bwrap) {
+            EXPECT_EQ(r.out, "f\n") << r.err;
+        } else {
+            EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+        }
+        EXPECT_TRUE(fs::is_directory(root / ".git"));
+        EXPECT_FALSE(fs::exists(root / ".moved"));
+        EXPECT_FALSE(fs::exists(vendor / "v"));
+        fs::remove(root / "f");
+    }
+}
+
+// A host mount of a denied directory, under an allowed path of a denied directory that holds the
+// workspace, is hidden on bwrap: the allowed path's bind brings the host's tree along, mounts
+// included, so the mount gets a hiding mount of its own. (On the Landlock rung a grant is on an
+// inode and reaches a denied directory through another name: a gap docs/sandbox.md names.)
+TEST_F(PolicyFlags, ADeniedMountUnderAnAllowedPathOfALayerIsHidden) {
+    const fs::path secret = scratch_ / "secret";
+    const fs::path layer = scratch_ / "layer";
+    const fs::path alias = layer / "pub" / "alias";
+    const fs::path project = layer / "project";
+    fs::create_directories(secret);
+    fs::create_directories(alias);
+    fs::create_directories(project);
+    write_file(secret / "key", "TOPSECRET\n");
+    ASSERT_EQ(::mount(secret.c_str(), alias.c_str(), nullptr, MS_BIND, nullptr), 0);
+    struct unmount_at_end {
+        fs::path point;
+        ~unmount_at_end() { ::umount2(point.c_str(), MNT_DETACH); }
+    } unmount{alias};
+    scoped_backend_path on(real_backend::bwrap);
+    const cli_result r =
+        run_cordon({"run", "--json", "--backend", "bwrap", "--mode", "workspace-write",
+                    "--deny-read", secret.string(), "--deny-read", layer.string(), "--allow-read",
+                    (layer / "pub").string(), "-c",
+                    "cat " + (alias / "key").string() + " 2>/dev/null; ls " + alias.string() +
+                        " 2>/dev/null; echo done"},
+                   project, {}, {{"HOME", home_.string()}});
+    const nlohmann::json record = nlohmann::json::parse(r.out);
+    EXPECT_EQ(record["stdout"]["text"], "done\n") << r.out;
 }
 
 // A denied path that is not there when the run starts, inside a writable root, has nothing to
