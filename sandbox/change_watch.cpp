@@ -78,6 +78,9 @@ struct change_watch::state {
     std::thread reader;
 
     timespec since{};  // when the window opened
+    // Where the run may write (the roots, then `elsewhere`): a directory outside them all holds
+    // nothing of its doing.
+    std::vector<fs::path> reach;
 
     std::mutex mutex;
     // fsid + handle type + handle -> the names changed in that directory ("." for itself)
@@ -259,9 +262,12 @@ change_watch::~change_watch() {
 }
 
 std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
-    std::span<const fs::path> roots, std::span<const base::mount_entry> mounts, timespec since) {
+    std::span<const fs::path> roots, std::span<const base::mount_entry> mounts, timespec since,
+    std::span<const fs::path> elsewhere) {
     auto s = std::make_unique<state>();
     s->since = since;
+    s->reach.assign(roots.begin(), roots.end());
+    s->reach.insert(s->reach.end(), elsewhere.begin(), elsewhere.end());
     s->fanotify.reset(::fanotify_init(
         FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME,
         O_RDONLY | O_CLOEXEC | O_LARGEFILE));
@@ -349,6 +355,13 @@ std::variant<change_set, std::string> change_watch::finish() {
             changed != state_->names.end() ? changed->second : none;
         const std::optional<state::named_directory> dir = state_->directory_of(key);
         if (!dir) continue;
+        // The mark covers the whole filesystem: another process's files (one of several names
+        // among them: a local `git clone`, a package store) are not the run's, and would only
+        // make the watch give way to the scan.
+        if (std::none_of(state_->reach.begin(), state_->reach.end(),
+                         [&dir](const fs::path& place) { return is_within(dir->path, place); })) {
+            continue;
+        }
         if (dir->unnameable) {
             out.unnameable.push_back(dir->path);
             continue;

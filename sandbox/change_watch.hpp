@@ -40,10 +40,13 @@ namespace cordon::sandbox {
 class change_watch {
 public:
     // Starts watching the filesystems `roots` (canonical) and the mounts beneath them lie on, for
-    // a window opened at `since`; the reason when it cannot (the caller scans instead).
+    // a window opened at `since`; the reason when it cannot (the caller scans instead). `elsewhere`
+    // names the other places the run may write (canonical: the Landlock rung's private /tmp),
+    // where a file written under one name may have another beneath the roots. What changes
+    // outside both is another process's doing and is not looked at.
     [[nodiscard]] static std::variant<std::unique_ptr<change_watch>, std::string> open(
         std::span<const std::filesystem::path> roots, std::span<const base::mount_entry> mounts,
-        timespec since);
+        timespec since, std::span<const std::filesystem::path> elsewhere = {});
 
     ~change_watch();
     change_watch(const change_watch&) = delete;

@@ -530,6 +530,7 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
                 if (!judged.copied.empty()) judged.kept = "restored";
             }
             judged.mounts = std::move(mounts);
+            if (!extra.private_tmp.empty()) judged.elsewhere.push_back(extra.private_tmp);
             judged.journal = journal_directory();
             judged.quarantine_home = quarantine_home();
             judged.watch = options_.watch_changes;

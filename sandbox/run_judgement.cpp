@@ -114,7 +114,7 @@ std::shared_ptr<run_judgement> run_judgement::start(settings given) {
     for (const std::filesystem::path& covered : out->copies_->covered())
         s.scope.kept.push_back(covered);
     if (s.watch) {
-        auto watch = change_watch::open(s.scope.roots, s.mounts, s.scope.since);
+        auto watch = change_watch::open(s.scope.roots, s.mounts, s.scope.since, s.elsewhere);
         if (auto* reason = std::get_if<std::string>(&watch)) {
             out->unwatched_ = *reason;
         } else {

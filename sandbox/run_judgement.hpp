@@ -38,6 +38,9 @@ public:
         // Kept by copy (a rung without mounts): copied now, put back after the run.
         std::vector<std::filesystem::path> copied;
         std::vector<base::mount_entry> mounts;  // for the mounts beneath the roots
+        // Where else the run may write on the roots' filesystems (the Landlock rung's private
+        // /tmp): the watch looks there too, for files with a second name beneath the roots.
+        std::vector<std::filesystem::path> elsewhere;
         std::string kept;                       // judgement_report::kept
         std::filesystem::path journal;          // where the window is owed; empty: nowhere
         std::filesystem::path quarantine_home;  // empty: what is taken away is removed

@@ -472,7 +472,7 @@ TEST_F(Judgement, WhatARepositoryObeysBeyondItsGitDirectoryIsJudged) {
         root_ / "nested" / "shared.inc", root_ / "other" / ".hooks" / "pre-commit"};
     if (auto* opened = std::get_if<std::unique_ptr<change_watch>>(&watch)) {
         auto seen = (*opened)->finish();
-        ASSERT_TRUE(std::holds_alternative<change_set>(seen));
+        ASSERT_TRUE(std::holds_alternative<change_set>(seen)) << std::get<std::string>(seen);
         for (const fs::path& path : written)
             EXPECT_THAT(as_set(std::get<change_set>(seen).paths), Contains(path)) << "fanotify";
     }
@@ -515,6 +515,42 @@ TEST_F(Judgement, AFileOfSeveralNamesIsJudgedWhereverItIsWritten) {
     ASSERT_EQ(sh(root_, "printf \"[core]\\n\\tfsmonitor = touch x\\n\" >> junk/notes.txt"), 0);
     EXPECT_THAT(test::read_file(root_ / "nested" / ".git" / "config"), Not(HasSubstr("fsmonitor")));
     EXPECT_EQ(fs::hard_link_count(root_ / "nested" / ".git" / "config"), 1U);
+}
+
+// The watch marks a whole filesystem, and other processes share it: what they do outside the
+// places the run may write is not the run's, not even a file of several names (a local `git
+// clone`, a package store), which would have made the watch give way to the scan. A file given a
+// second name where the run may write beside the roots (the Landlock rung's private /tmp) still
+// does: it may have another beneath them.
+TEST_F(Judgement, OnlyWhereTheRunMayWriteIsWatched) {
+    const fs::path tmp = base_ / "private-tmp";
+    fs::create_directories(tmp);
+    const std::vector<fs::path> elsewhere{tmp};
+    open_window();
+    std::vector<base::mount_entry> mounts;
+    auto opened = change_watch::open(std::vector<fs::path>{root_}, mounts, since_, elsewhere);
+    if (auto* reason = std::get_if<std::string>(&opened)) CORDON_SKIP_OR_FAIL(*reason);
+    ASSERT_EQ(sh(outside_,
+                 "echo one > shared && ln shared linked && echo two >> linked && "
+                 "mkdir -p store/pkg && ln shared store/pkg/file"),
+              0);
+    ASSERT_EQ(sh(root_, "echo changed >> plain.txt"), 0);
+    auto seen = std::get<std::unique_ptr<change_watch>>(opened)->finish();
+    ASSERT_TRUE(std::holds_alternative<change_set>(seen)) << std::get<std::string>(seen);
+    const std::vector<fs::path>& paths = std::get<change_set>(seen).paths;
+    EXPECT_THAT(as_set(paths), Contains(root_ / "plain.txt"));
+    for (const fs::path& path : paths)
+        EXPECT_TRUE(is_within(path, root_)) << path << " is another process's";
+
+    open_window();
+    opened = change_watch::open(std::vector<fs::path>{root_}, mounts, since_, elsewhere);
+    if (auto* reason = std::get_if<std::string>(&opened)) CORDON_SKIP_OR_FAIL(*reason);
+    ASSERT_EQ(sh(tmp, "ln " + (root_ / "nested" / ".git" / "config").string() +
+                          " notes && echo '[core] fsmonitor = x' >> notes"),
+              0);
+    seen = std::get<std::unique_ptr<change_watch>>(opened)->finish();
+    ASSERT_TRUE(std::holds_alternative<std::string>(seen)) << "the watch cannot tell";
+    EXPECT_THAT(std::get<std::string>(seen), HasSubstr("several names"));
 }
 
 // A write through a shared mapping raises no FAN_MODIFY; the file was opened, and its change time
