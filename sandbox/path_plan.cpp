@@ -77,6 +77,13 @@ public:
         if (is_git_directory(root)) protect_git_directory(root, root, git_names_, true);
         for (const std::string& name : names_) {
             const fs::path path = root / name;
+            // A writable root of its own (`--writable-root ws/.vscode`) was named on purpose: it
+            // is written as given, as one deeper in the tree is, not kept read-only by the root
+            // that holds it. What it holds is kept as in any root.
+            if (std::find(out_.writable_roots.begin(), out_.writable_roots.end(), path) !=
+                out_.writable_roots.end()) {
+                continue;
+            }
             protect_existing(root, path, name);
         }
         struct stat st {};

@@ -745,6 +745,47 @@ TEST_F(PolicyFlags, ACarveOutThatHoldsAProtectedNameStaysReadOnly) {
     }
 }
 
+// A writable root that is one of the workspace's protected names, given on purpose (`.vscode`, or
+// `.config/nvim` two levels down), is written as given on every rung, as a root deeper in the tree
+// is; the names beside it stay kept, and so do the protected names inside it.
+TEST_F(PolicyFlags, AWritableRootThatIsAProtectedNameIsWrittenAsGiven) {
+    fs::create_directories(workspace_ / ".vscode");
+    fs::create_directories(workspace_ / ".config" / "nvim");
+    fs::create_directories(workspace_ / ".config" / "git");
+    fs::create_directories(workspace_ / ".idea");
+    write_file(workspace_ / ".vscode" / "settings.json", "{}\n");
+    const std::string script =
+        "echo mine > .vscode/settings.json && echo mine > .vscode/tasks.json && "
+        "echo mine > .config/nvim/init.lua && echo written; "
+        "echo x > .idea/planted; echo x > .config/git/planted; echo x > .vscode/.envrc; "
+        "echo x > .envrc; true";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            cordon({"run", "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                    "workspace-write", "--writable-root", (workspace_ / ".vscode").string(),
+                    "--writable-root", (workspace_ / ".config" / "nvim").string(), "-c", script});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "written\n") << r.out;
+        EXPECT_EQ(read_file(workspace_ / ".vscode" / "settings.json"), "mine\n");
+        EXPECT_EQ(read_file(workspace_ / ".vscode" / "tasks.json"), "mine\n");
+        EXPECT_EQ(read_file(workspace_ / ".config" / "nvim" / "init.lua"), "mine\n");
+        for (const fs::path& planted :
+             {workspace_ / ".idea" / "planted", workspace_ / ".config" / "git" / "planted",
+              workspace_ / ".vscode" / ".envrc", workspace_ / ".envrc"}) {
+            EXPECT_FALSE(fs::exists(planted)) << planted;
+        }
+        const auto& kept = record["sandbox"]["protectedPaths"];
+        EXPECT_EQ(std::count(kept.begin(), kept.end(), (workspace_ / ".vscode").string()), 0)
+            << kept;
+        fs::remove(workspace_ / ".vscode" / "tasks.json");
+        fs::remove(workspace_ / ".config" / "nvim" / "init.lua");
+        write_file(workspace_ / ".vscode" / "settings.json", "{}\n");
+    }
+}
+
 // A repository in a writable root given inside a carve-out keeps its git directory in place (the
 // carve-out's read-only bind does not reach into the root): the run writes in the root and cannot
 // move the git directory away. The Landlock rung cannot keep the carve-out: it refuses.
