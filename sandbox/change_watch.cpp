@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -69,7 +70,8 @@ std::string fsid_key(const fsid_t& id) {
 struct change_watch::state {
     struct filesystem {
         std::string fsid;
-        unique_fd mount;  // a directory on it, for open_by_handle_at
+        unique_fd mount;             // a directory on it, for open_by_handle_at
+        std::uint64_t mount_id = 0;  // the mount that directory was reached through
     };
 
     unique_fd fanotify;
@@ -297,8 +299,23 @@ std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
             return "cannot read the filesystem of " + point.string() + ": " + std::strerror(errno);
         }
         const std::string fsid = fsid_key(fs_info.f_fsid);
-        if (std::any_of(s->filesystems.begin(), s->filesystems.end(),
-                        [&fsid](const state::filesystem& f) { return f.fsid == fsid; })) {
+        struct statx mount_info {};
+        if (::statx(dir.get(), "", AT_EMPTY_PATH, STATX_MNT_ID, &mount_info) != 0 ||
+            (mount_info.stx_mask & STATX_MNT_ID) == 0) {
+            return "cannot tell which mount " + point.string() + " lies on";
+        }
+        const auto known =
+            std::find_if(s->filesystems.begin(), s->filesystems.end(),
+                         [&fsid](const state::filesystem& f) { return f.fsid == fsid; });
+        if (known != s->filesystems.end()) {
+            // A second mount of a filesystem watched already (a bind mount beneath a root, or a
+            // root that is one): an event names a directory by its handle, which open_by_handle_at
+            // can name through one mount only, and a change made through the other would be
+            // named where it lies outside the roots.
+            if (known->mount_id != mount_info.stx_mnt_id) {
+                return point.string() + " is another mount of a filesystem watched already: " +
+                       "the watch could not name what changes through it";
+            }
             continue;
         }
         if (::fanotify_mark(s->fanotify.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM, watched_events,
@@ -306,7 +323,7 @@ std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
             return "fanotify cannot watch the filesystem of " + point.string() + ": " +
                    std::strerror(errno);
         }
-        s->filesystems.push_back({fsid, std::move(dir)});
+        s->filesystems.push_back({fsid, std::move(dir), mount_info.stx_mnt_id});
     }
     s->stop.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!s->stop) return std::string("eventfd: ") + std::strerror(errno);

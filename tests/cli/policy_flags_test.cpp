@@ -844,6 +844,65 @@ TEST_F(PolicyFlags, ADeniedMountUnderAnAllowedPathOfALayerIsHidden) {
     EXPECT_EQ(record["stdout"]["text"], "done\n") << r.out;
 }
 
+// A directory of the workspace's filesystem mounted a second time, beneath the workspace or as a
+// writable root (a dev container's binds): what the run plants through that mount is judged on
+// every rung. The watch names a change by its directory's handle, through one mount of the
+// filesystem, and would have named these where they lie outside the roots: it gives way to the
+// scan instead.
+TEST_F(PolicyFlags, WhatARunPlantsThroughASecondMountOfTheFilesystemIsJudged) {
+    const fs::path store = scratch_ / "store";
+    const fs::path inside = workspace_ / "data";
+    const fs::path root = scratch_ / "root";
+    fs::create_directories(store / "data" / "sub");
+    fs::create_directories(store / "root" / "sub");
+    fs::create_directories(inside);
+    fs::create_directories(root);
+    for (const fs::path& repo : {store / "data" / "sub", store / "root" / "sub"}) {
+        ASSERT_EQ(on_host(repo, "git init -q . && echo 'echo hi' > .envrc"), 0);
+    }
+    struct unmount_at_end {
+        std::vector<fs::path> points;
+        ~unmount_at_end() {
+            for (const fs::path& point : points)
+                ::umount2(point.c_str(), MNT_DETACH);
+        }
+    } unmount;
+    ASSERT_EQ(::mount((store / "data").c_str(), inside.c_str(), nullptr, MS_BIND, nullptr), 0);
+    unmount.points.push_back(inside);
+    ASSERT_EQ(::mount((store / "root").c_str(), root.c_str(), nullptr, MS_BIND, nullptr), 0);
+    unmount.points.push_back(root);
+    std::string script;
+    for (const fs::path& at : {fs::path("data"), root}) {
+        const std::string dir = at.string();
+        script += "echo evil >> " + dir + "/sub/.envrc; printf '[core]\\n\\tfsmonitor = x\\n' >> " +
+                  dir + "/sub/.git/config; printf '#!/bin/sh\\n' > " + dir +
+                  "/sub/.git/hooks/pre-commit; mkdir -p " + dir + "/new/.vscode && echo {} > " +
+                  dir + "/new/.vscode/tasks.json; ";
+    }
+    script += "true";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r = cordon({"run", "--json", "--backend", std::string(backend_flag(path)),
+                                     "--accept-partial", "--mode", "workspace-write",
+                                     "--writable-root", root.string(), "-c", script});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
+        // Changed, an existing .envrc is taken away (it may run on `cd`); a configuration is
+        // rewritten without what would run.
+        const auto holds = [](const fs::path& file, const std::string& text) {
+            return fs::exists(file) && read_file(file).find(text) != std::string::npos;
+        };
+        for (const fs::path& repo : {store / "data" / "sub", store / "root" / "sub"}) {
+            EXPECT_FALSE(holds(repo / ".envrc", "evil")) << repo;
+            EXPECT_FALSE(holds(repo / ".git" / "config", "fsmonitor")) << repo;
+            EXPECT_FALSE(fs::exists(repo / ".git" / "hooks" / "pre-commit")) << repo;
+            EXPECT_FALSE(fs::exists(repo.parent_path() / "new" / ".vscode")) << repo;
+        }
+    }
+}
+
 // A denied path that is not there when the run starts, inside a writable root, has nothing to
 // cover yet, and the root's grant covers what the run makes there: named as a gap on every rung
 // (refused unless accepted, then in the record). Too many denied paths for the rung's bounded list
