@@ -470,9 +470,20 @@ private:
         for (const fs::path& file : scope_.configurations) {
             if (text == file.native()) configs_.insert(path());
         }
+        // The names are matched from the outermost root that holds the path: a root given inside
+        // another (`--writable-root ws/.config`) keeps the outer root's names that lie inside it
+        // (`.config/git`). A name that is the inner root or holds it was given on purpose, and
+        // what lies in that root is written as given.
+        const fs::path* outermost = root;
+        for (const fs::path& other : scope_.roots) {
+            if (other.native().size() < outermost->native().size() &&
+                within_text(text, other.native())) {
+                outermost = &other;
+            }
+        }
         std::vector<std::string_view> parts;
         std::vector<std::size_t> ends;
-        for (std::size_t at = root->native().size(); at < text.size();) {
+        for (std::size_t at = outermost->native().size(); at < text.size();) {
             if (text[at] == '/') {
                 ++at;
                 continue;
@@ -488,9 +499,10 @@ private:
         if (gitconfig_ && !parts.empty() && parts.back() == ".gitconfig") {
             user_configs_.insert(path());
         }
+        const std::size_t inner = root->native().size();
         for (std::size_t i = 0; i < parts.size(); ++i) {
             // Packages ship editor and tool configurations; nothing runs them from there.
-            if (parts[i] == "node_modules") break;
+            if (parts[i] == "node_modules" && ends[i] > inner) break;
             if (xdg_gitconfig_ && i + 3 == parts.size() && parts[i] == ".config" &&
                 parts[i + 1] == "git" && parts[i + 2] == "config") {
                 user_configs_.insert(path());
@@ -504,6 +516,7 @@ private:
                                 parts.begin() + static_cast<std::ptrdiff_t>(i))) {
                     continue;
                 }
+                if (ends[i + count - 1] <= inner) continue;  // the inner root, or what holds it
                 names_[fs::path(text.substr(0, ends[i + count - 1]))].insert(path());
             }
         }

@@ -786,6 +786,42 @@ TEST_F(PolicyFlags, AWritableRootThatIsAProtectedNameIsWrittenAsGiven) {
     }
 }
 
+// A writable root that holds protected names without being one (`.config` holds `.config/git`,
+// `.cargo` holds `.cargo/config.toml`): what the run writes there is written, and the names the
+// outer root protects inside it are judged as in any root, on every rung.
+TEST_F(PolicyFlags, AWritableRootThatHoldsProtectedNamesKeepsThem) {
+    fs::create_directories(workspace_ / ".config");
+    fs::create_directories(workspace_ / ".cargo");
+    const std::string script =
+        "mkdir -p .config/git .config/nvim && "
+        "printf '[core]\\n\\tfsmonitor = touch x\\n' > .config/git/config && "
+        "echo x > .config/nvim/init.lua && printf '[target.x]\\nrunner = \"sh\"\\n' > "
+        ".cargo/config.toml && echo mine > .config/mine && echo mine > .cargo/mine && echo written";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            cordon({"run", "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                    "workspace-write", "--writable-root", (workspace_ / ".config").string(),
+                    "--writable-root", (workspace_ / ".cargo").string(), "-c", script});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "written\n") << r.out;
+        EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
+        EXPECT_EQ(read_file(workspace_ / ".config" / "mine"), "mine\n");
+        EXPECT_EQ(read_file(workspace_ / ".cargo" / "mine"), "mine\n");
+        EXPECT_FALSE(fs::exists(workspace_ / ".config" / "nvim" / "init.lua"));
+        EXPECT_FALSE(fs::exists(workspace_ / ".cargo" / "config.toml"));
+        const fs::path git_config = workspace_ / ".config" / "git" / "config";
+        EXPECT_TRUE(!fs::exists(git_config) ||
+                    read_file(git_config).find("fsmonitor") == std::string::npos);
+        fs::remove_all(workspace_ / ".config");
+        fs::remove_all(workspace_ / ".cargo");
+        fs::create_directories(workspace_ / ".config");
+        fs::create_directories(workspace_ / ".cargo");
+    }
+}
+
 // A repository in a writable root given inside a carve-out keeps its git directory in place (the
 // carve-out's read-only bind does not reach into the root): the run writes in the root and cannot
 // move the git directory away. The Landlock rung cannot keep the carve-out: it refuses.
