@@ -455,12 +455,24 @@ private:
             if (!made) made.emplace(std::string(text));
             return *made;
         };
+        // Repositories and names are looked for from the outermost root that holds the path: a
+        // root given inside another (`--writable-root ws/.config`, `ws/proj/.githooks`) keeps the
+        // outer root's names that lie inside it (`.config/git`) and what a repository above it
+        // obeys (its core.hooksPath, its includes). A name that is the inner root or holds it was
+        // given on purpose, and what lies in that root is written as given.
+        const fs::path* outermost = root;
+        for (const fs::path& other : scope_.roots) {
+            if (other.native().size() < outermost->native().size() &&
+                within_text(text, other.native())) {
+                outermost = &other;
+            }
+        }
         const std::string_view parent = parent_text(text);
         if (git_ && name_text(text) == ".git") consider_git_link(path());
-        if (git_ && text != root->native()) {
-            for (const std::string& git : git_directories_above(parent, root->native()))
+        if (git_ && text != outermost->native()) {
+            for (const std::string& git : git_directories_above(parent, outermost->native()))
                 consider_git(text, git);
-            for (const std::string& top : work_trees_above(parent, root->native()))
+            for (const std::string& top : work_trees_above(parent, outermost->native()))
                 consider_reach(text, reach_of(top));
         }
         for (const fs::path& hooks : scope_.hook_directories) {
@@ -469,17 +481,6 @@ private:
         }
         for (const fs::path& file : scope_.configurations) {
             if (text == file.native()) configs_.insert(path());
-        }
-        // The names are matched from the outermost root that holds the path: a root given inside
-        // another (`--writable-root ws/.config`) keeps the outer root's names that lie inside it
-        // (`.config/git`). A name that is the inner root or holds it was given on purpose, and
-        // what lies in that root is written as given.
-        const fs::path* outermost = root;
-        for (const fs::path& other : scope_.roots) {
-            if (other.native().size() < outermost->native().size() &&
-                within_text(text, other.native())) {
-                outermost = &other;
-            }
         }
         std::vector<std::string_view> parts;
         std::vector<std::size_t> ends;

@@ -521,8 +521,16 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
                 if (!paths.read_only.empty()) judged.kept = "prevented";
             } else {
                 // No mounts: kept by a copy put back afterwards (the carve-outs remain a gap).
+                // One that holds another writable root (`--writable-root ws/.vscode/sub`) is
+                // judged instead: put back whole, it would undo what the run wrote in that root.
                 for (const fs::path& path : paths.read_only) {
-                    if (std::find(policy.rules.read_only.begin(), policy.rules.read_only.end(),
+                    const bool holds_a_root =
+                        std::any_of(paths.writable_roots.begin(), paths.writable_roots.end(),
+                                    [&path](const fs::path& root) {
+                                        return root != path && is_within(root, path);
+                                    });
+                    if (!holds_a_root &&
+                        std::find(policy.rules.read_only.begin(), policy.rules.read_only.end(),
                                   path) == policy.rules.read_only.end()) {
                         judged.copied.push_back(path);
                     }

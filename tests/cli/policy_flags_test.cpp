@@ -822,6 +822,74 @@ TEST_F(PolicyFlags, AWritableRootThatHoldsProtectedNamesKeepsThem) {
     }
 }
 
+// A writable root inside a repository of the workspace, where that repository's hooks or included
+// configuration live (`--writable-root ws/proj/.githooks`): what the run writes there is judged by
+// what the repository obeys, as in the workspace, on every rung.
+TEST_F(PolicyFlags, ARootWhereANestedRepositorysHooksLiveIsJudgedByWhatItObeys) {
+    const fs::path proj = workspace_ / "proj";
+    fs::create_directories(proj / ".githooks");
+    fs::create_directories(proj / "shared");
+    ASSERT_EQ(on_host(proj,
+                      "git init -q . && git config core.hooksPath .githooks && "
+                      "git config include.path ../shared/inc.cfg"),
+              0);
+    const std::string script =
+        "printf '#!/bin/sh\\ntouch ran\\n' > proj/.githooks/pre-commit && "
+        "chmod +x proj/.githooks/pre-commit && "
+        "printf '[core]\\n\\tfsmonitor = touch ran\\n' > proj/shared/inc.cfg && "
+        "echo mine > proj/shared/notes && echo written";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            cordon({"run", "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                    "workspace-write", "--writable-root", (proj / ".githooks").string(),
+                    "--writable-root", (proj / "shared").string(), "-c", script});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "written\n") << r.out;
+        EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
+        EXPECT_FALSE(fs::exists(proj / ".githooks" / "pre-commit"));
+        const fs::path included = proj / "shared" / "inc.cfg";
+        EXPECT_TRUE(!fs::exists(included) ||
+                    read_file(included).find("fsmonitor") == std::string::npos);
+        EXPECT_EQ(read_file(proj / "shared" / "notes"), "mine\n");
+        fs::remove(proj / "shared" / "notes");
+        fs::remove(included);
+    }
+}
+
+// A writable root inside a protected directory (`--writable-root ws/.vscode/sub`) keeps what the
+// run wrote there on every rung; the rest of the directory stays kept: read-only under bwrap, and
+// on the Landlock rung judged instead of put back whole (a copy put back would undo the root).
+TEST_F(PolicyFlags, ARootInsideAProtectedDirectoryKeepsWhatTheRunWrote) {
+    const fs::path vscode = workspace_ / ".vscode";
+    fs::create_directories(vscode / "sub");
+    write_file(vscode / "settings.json", "{}\n");
+    const std::string script =
+        "echo mine > .vscode/sub/out.txt && echo written; echo x > .vscode/tasks.json; "
+        "echo evil > .vscode/settings.json; true";
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            cordon({"run", "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                    "workspace-write", "--writable-root", (vscode / "sub").string(), "-c", script});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "written\n") << r.out;
+        // bwrap refused the writes (a command that went on to succeed is no denial); the Landlock
+        // rung took what they left.
+        if (path != real_backend::bwrap) EXPECT_EQ(record["sandbox"]["denied"], true) << r.out;
+        EXPECT_EQ(read_file(vscode / "sub" / "out.txt"), "mine\n");
+        EXPECT_FALSE(fs::exists(vscode / "tasks.json"));
+        EXPECT_TRUE(!fs::exists(vscode / "settings.json") ||
+                    read_file(vscode / "settings.json") == "{}\n");
+        fs::remove(vscode / "sub" / "out.txt");
+        write_file(vscode / "settings.json", "{}\n");
+    }
+}
+
 // A repository in a writable root given inside a carve-out keeps its git directory in place (the
 // carve-out's read-only bind does not reach into the root): the run writes in the root and cannot
 // move the git directory away. The Landlock rung cannot keep the carve-out: it refuses.
