@@ -777,7 +777,9 @@ TEST_F(PolicyFlags, AWritableRootThatIsAProtectedNameIsWrittenAsGiven) {
               workspace_ / ".vscode" / ".envrc", workspace_ / ".envrc"}) {
             EXPECT_FALSE(fs::exists(planted)) << planted;
         }
-        const auto& kept = record["sandbox"]["protectedPaths"];
+        // The record lists the names kept beside the root, not the root.
+        const auto& kept = record.at("sandbox").at("policy").at("protected");
+        EXPECT_EQ(std::count(kept.begin(), kept.end(), (workspace_ / ".idea").string()), 1) << kept;
         EXPECT_EQ(std::count(kept.begin(), kept.end(), (workspace_ / ".vscode").string()), 0)
             << kept;
         fs::remove(workspace_ / ".vscode" / "tasks.json");
