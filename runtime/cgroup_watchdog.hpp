@@ -9,12 +9,18 @@
 // once (setsid() and double-forks included), where the leader's PR_SET_PDEATHSIG would end the
 // leader only. Under bwrap the pid namespace and --die-with-parent already did the same.
 //
-// The watchdog is double-forked (not this process's child: nothing here waits for it, and no
-// waitpid(-1) of the host sees it), in a session of its own (a terminal's ^C does not end it),
-// non-dumpable (a command of the same uid cannot ptrace it or read its memory), ignoring the
-// polite signals, holding no descriptor but its two. A confined command cannot signal it where
-// Landlock scopes signals (ABI 6); where it cannot be scoped, a command that kills it only takes
-// back the leftovers to the next cordon's sweep (cgroup_reaper.hpp), which still happens.
+// The watchdog is the launcher, exec'd (`cordon-landlock --watch-cgroup`,
+// sandbox/launcher/watchdog.hpp): found and trusted as the Landlock rung finds and trusts it
+// (runner_path.hpp), spawned through the one spawn path, it forks the watchdog and exits, so that
+// the watchdog is not this process's child (nothing here waits for it, and no waitpid(-1) of the
+// host sees it). A fork of this process instead would cost every `cordon run` two copies of its
+// page tables and keep a copy-on-write image of it (of an embedding agent's whole heap) for as
+// long as the watchdog lives. The watchdog is in a session of its own (a terminal's ^C does not
+// end it), non-dumpable (a command of the same uid cannot ptrace it or read its memory), ignores
+// the polite signals and holds no descriptor but its two. A confined command cannot signal it
+// where Landlock scopes signals (ABI 6); where it cannot be scoped, a command that kills it only
+// takes back the leftovers to the next cordon's sweep (cgroup_reaper.hpp), which still happens.
+// Without a launcher there is no watchdog, and the same sweep is all there is.
 //
 // An orderly end (the host destroyed) closes the pipe the same way: the watchdog then kills an
 // empty cgroup, or one already removed (the write fails), and exits.

@@ -158,6 +158,8 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             ++i;
         } else if (equals(arg, "--probe")) {
             out.probe = true;
+        } else if (equals(arg, "--watch-cgroup")) {
+            out.watch_cgroup = true;
         } else if (equals(arg, "--report-ending")) {
             out.report_ending = true;
             ++options;
@@ -172,6 +174,12 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
         } else {
             report.fail(launcher_stage::usage, 0, "usage error: unknown argument: %s", arg);
         }
+    }
+    if (out.watch_cgroup) {
+        if (argc != 2) {
+            report.fail(launcher_stage::usage, 0, "usage error: --watch-cgroup takes no arguments");
+        }
+        return;
     }
     if (out.probe) {
         if (options != 0 || out.command != nullptr) {

@@ -47,6 +47,7 @@ struct command_line {
     int env_fd = -1;             // --env-fd
     int quota_fd = -1;           // --quota-fd: /proc/sys/user to write the namespace's limits
     bool probe = false;          // --probe
+    bool watch_cgroup = false;   // --watch-cgroup (watchdog.hpp)
     int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)
     bool report_ending = false;  // --report-ending: run the command as a child, report its end
     char** command = nullptr;    // argv after "--", NULL-terminated

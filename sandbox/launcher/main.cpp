@@ -14,6 +14,7 @@
 //                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
 //                   -- ARGV...
 //   cordon-landlock [--status-fd N] [--abi-cap N] --probe
+//   cordon-landlock --watch-cgroup            (a cgroup host's watchdog: watchdog.hpp)
 //
 // Order: parse (command_line.hpp); read the command's environment from --env-fd
 // (environment.hpp); query the ABI and build the ruleset (rules.hpp: the root read rules less
@@ -52,6 +53,7 @@
 #include "sandbox/launcher/reporter.hpp"
 #include "sandbox/launcher/rules.hpp"
 #include "sandbox/launcher/test_hook.hpp"
+#include "sandbox/launcher/watchdog.hpp"
 #include "sandbox/walls.hpp"
 
 extern char** environ;
@@ -106,6 +108,7 @@ int main(int argc, char** argv) {
     command_line line;
     parse(argc, argv, report, line);
     if (line.probe) return probe(report, line.abi_cap);
+    if (line.watch_cgroup) return watch_cgroup(report);
     test_hook::arm(line.command);
     test_hook::at(test_hook::step::setup);
 

@@ -122,7 +122,12 @@ run_result run(const std::vector<std::string>& args, int status_fd = -1, bool dr
             ::_exit(120);
         }
         for (const fd_at& mapping : extra) {
-            if (::dup2(mapping.fd, mapping.number) < 0) ::_exit(125);
+            // dup2 onto itself keeps close-on-exec: clear it instead.
+            if (mapping.fd == mapping.number) {
+                if (::fcntl(mapping.fd, F_SETFD, 0) < 0) ::_exit(125);
+            } else if (::dup2(mapping.fd, mapping.number) < 0) {
+                ::_exit(125);
+            }
         }
         if (status_fd >= 0) {
             if (status_pipe[1] == status_fd) {
@@ -303,6 +308,9 @@ TEST_F(LauncherTest, UsageErrorsExit125WithOneLineAndNeverRunTheCommand) {
         {{}, usage + "missing `-- <argv>...` command"},
         {{"--ro", "/"}, usage + "missing `-- <argv>...` command"},
         {{"--ro", "/", "--"}, usage + "missing `-- <argv>...` command"},
+        {{"--watch-cgroup", "--", "sh", "-c", touch}, usage + "--watch-cgroup takes no arguments"},
+        {{"--probe", "--watch-cgroup"}, usage + "--watch-cgroup takes no arguments"},
+        {{"--watch-cgroup"}, usage + "--watch-cgroup needs the read end of a pipe on fd 3"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(testing::PrintToString(c.args));
@@ -395,6 +403,57 @@ TEST_F(LauncherTest, ProbeAnswersOnTheStatusFd) {
     EXPECT_EQ(records[0].magic, cordon::sandbox::launcher_status_magic);
     EXPECT_EQ(records[0].kind, static_cast<std::uint32_t>(launcher_record_kind::probe));
     EXPECT_EQ(records[0].abi, abi);
+}
+
+// --- the cgroup host's watchdog (sandbox/launcher/watchdog.hpp)
+// -----------------------------------
+
+// The launcher forks the watchdog and exits 0 at once; the watchdog, in a session of its own and
+// holding none of the caller's descriptors (this run's output pipes reached end-of-file), writes
+// `1` to the file on fd 4 when the pipe on fd 3 has no writer left, and not before.
+TEST_F(LauncherTest, TheWatchdogWritesTheKillFileOnceThePipeHasNoWriter) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "a non-dumpable watchdog's descriptors are root's to read";
+    int alive[2];
+    ASSERT_EQ(::pipe2(alive, O_CLOEXEC), 0);
+    const fs::path kill_path = dir_ / "cgroup.kill";
+    const int kill_file = ::open(kill_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    ASSERT_GE(kill_file, 0);
+    const int wrong_way = ::open(kill_path.c_str(), O_RDONLY | O_CLOEXEC);
+    const run_result refused = run({"--watch-cgroup"}, -1, false, {{alive[0], 3}, {wrong_way, 4}});
+    ::close(wrong_way);
+    expect_launcher_failure(
+        refused,
+        "cordon-landlock: usage error: --watch-cgroup needs a cgroup.kill open for "
+        "writing on fd 4");
+
+    const run_result started = run({"--watch-cgroup"}, -1, false, {{alive[0], 3}, {kill_file, 4}});
+    ::close(alive[0]);
+    ::close(kill_file);
+    EXPECT_EQ(started.exit_code, 0) << started.err;
+    EXPECT_EQ(started.out + started.err, "");
+    // The watchdog: the process holding the kill file (non-dumpable: its descriptors are root's
+    // to read).
+    std::optional<pid_t> watchdog;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::error_code error;
+        if (fs::read_symlink(entry.path() / "fd" / "4", error) == kill_path) {
+            watchdog = static_cast<pid_t>(std::stol(name));
+        }
+    }
+    ASSERT_TRUE(watchdog) << "no process holds " << kill_path;
+    EXPECT_EQ(::getsid(*watchdog), *watchdog) << "the watchdog has no session of its own";
+    EXPECT_TRUE(fs::is_empty(kill_path)) << "written while the pipe still had a writer";
+
+    ::close(alive[1]);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::kill(*watchdog, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::ifstream written(kill_path);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), "1");
 }
 
 // --- confinement ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -581,6 +582,39 @@ TEST(ProcessTreeCgroup, AKilledWatchdogIsStartedAgainAtTheNextRun) {
     EXPECT_EQ(::waitpid(run, &run_status, WNOHANG), 0) << "the restart ended a run";
     ::kill(run, SIGKILL);
     ::waitpid(run, &run_status, 0);
+}
+
+// The watchdog is the launcher, exec'd, not a fork of this process: no copy of this process's
+// memory lives on beside it, and it is nobody's child here, in a session of its own, holding the
+// pipe, the kill file and /dev/null alone.
+TEST(ProcessTreeCgroup, TheWatchdogIsTheExecdLauncherNotACopyOfThisProcess) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "a non-dumpable watchdog's descriptors are root's to read";
+    auto made = cgroup_host::for_this_process();
+    if (auto* reason = std::get_if<std::string>(&made)) {
+        CORDON_SKIP_OR_FAIL("cgroup containment unavailable: " + *reason);
+    }
+    const auto host = std::get<std::shared_ptr<cgroup_host>>(made);
+    auto scope = host->new_scope({});  // a run's scope: the watchdog is running by then
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(scope));
+    const std::vector<pid_t> watchdogs = await_watchdogs(*host, 1);
+    ASSERT_EQ(watchdogs.size(), 1U);
+    const fs::path proc = "/proc/" + std::to_string(watchdogs.front());
+
+    EXPECT_EQ(fs::read_symlink(proc / "exe"), fs::canonical(test::launcher_path()));
+    const auto stat = test::read_proc_stat(watchdogs.front());
+    ASSERT_TRUE(stat);
+    EXPECT_NE(stat->ppid, ::getpid());
+    EXPECT_EQ(stat->session, watchdogs.front());
+    std::map<int, fs::path> descriptors;
+    for (const auto& entry : fs::directory_iterator(proc / "fd")) {
+        descriptors[std::stoi(entry.path().filename().string())] = fs::read_symlink(entry.path());
+    }
+    ASSERT_EQ(descriptors.size(), 5U);
+    for (int fd = 0; fd <= 2; ++fd)
+        EXPECT_EQ(descriptors[fd], "/dev/null") << fd;
+    EXPECT_TRUE(descriptors[3].string().starts_with("pipe:")) << descriptors[3];
+    EXPECT_EQ(descriptors[4], host->directory() / "cgroup.kill");
 }
 
 // Only a cgroup finds a process that left the group with setsid(); the process group alone
