@@ -144,7 +144,13 @@ TEST_F(PolicyFlags, TheFlagsLetAPathThroughOrAcceptTheGap) {
                     "--unprotect", "all", "-c", "echo ok > .envrc"});
         EXPECT_EQ(unprotected.exit_code, 0) << unprotected.err;
         EXPECT_TRUE(fs::exists(workspace_ / ".envrc"));
-        EXPECT_TRUE(nlohmann::json::parse(unprotected.out)["sandbox"]["policy"]["judged"].is_null())
+        // Nothing of this run's was judged. A killed cordon's window that this one took over (a
+        // suite beside this one kills one mid-run) is reported too, as "abandoned": not its own.
+        const nlohmann::json judged =
+            nlohmann::json::parse(unprotected.out)["sandbox"]["policy"]["judged"];
+        EXPECT_TRUE(judged.is_null() ||
+                    (judged.at("by").is_null() && judged.at("failure").is_null() &&
+                     judged.at("kept").is_null() && judged.at("neutralized").empty()))
             << unprotected.out;
         fs::remove(workspace_ / ".envrc");
     }
