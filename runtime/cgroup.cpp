@@ -225,7 +225,9 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     // The runs end with this process, however it ends (cgroup_watchdog.hpp).
     if (auto watchdog = cgroup_watchdog::start(host->directory_);
         auto* reason = std::get_if<std::string>(&watchdog)) {
-        log::warn("runs would outlive a killed cordon until the next one starts: {}", *reason);
+        // As quiet as containment by process group alone (executor.cpp): the next cordon's sweep
+        // still ends what a killed one left (cgroup_reaper.hpp).
+        log::info("runs would outlive a killed cordon until the next one starts: {}", *reason);
     } else {
         host->watchdog_ = std::move(std::get<cgroup_watchdog>(watchdog));
     }
