@@ -7,6 +7,7 @@
 
 #include "base/log.hpp"
 #include "cordon/executor.hpp"
+#include "runtime/event_loop.hpp"
 #include "runtime/job_state.hpp"
 #include "runtime/job_stream.hpp"
 
@@ -88,7 +89,8 @@ struct supervisor::loop {
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
         io.get_executor()};
     boost::asio::thread_pool preparers{preparing_threads};
-    std::thread thread{[this] { io.run(); }};
+    // What a handler lets out is logged and the loop goes on (event_loop.hpp).
+    std::thread thread{[this] { run_through_exceptions(io, "the job supervisor's loop"); }};
 
     ~loop() {
         // Every preparation has ended when the supervisor shut down (each job settled); the join

@@ -28,7 +28,10 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 #include "classify/signature_scanner.hpp"
 #include "sandbox/status_channel.hpp"
@@ -313,11 +316,11 @@ private:
                     std::string_view chunk(buffer.data(), n);
                     if (is_stdout) {
                         self->stdout_.append(std::span<const char>(chunk.data(), chunk.size()));
-                        if (self->spec_.on_stdout) self->spec_.on_stdout(chunk);
+                        self->hand_to_caller(self->spec_.on_stdout, chunk);
                     } else {
                         self->stderr_.append(std::span<const char>(chunk.data(), chunk.size()));
                         self->scanner_.feed(chunk);
-                        if (self->spec_.on_stderr) self->spec_.on_stderr(chunk);
+                        self->hand_to_caller(self->spec_.on_stderr, chunk);
                     }
                 }
                 if (ec) {
@@ -332,18 +335,54 @@ private:
             });
     }
 
+    // The live-output callbacks and the pacing functions are the caller's code, run on a loop that
+    // other runs share (the supervisor's, the MCP server's): what one throws must not unwind
+    // through it. It ends this run as cancel() would (the record says aborted), and no callback
+    // of the run is called again.
+    void hand_to_caller(const std::function<void(std::string_view)>& callback,
+                        std::string_view chunk) {
+        if (!callback || caller_failed_) return;
+        try {
+            callback(chunk);
+        } catch (...) {
+            caller_threw(std::current_exception());
+        }
+    }
+
+    void caller_threw(const std::exception_ptr& thrown) {
+        caller_failed_ = true;
+        std::string what = "something that is not a std::exception";
+        try {
+            std::rethrow_exception(thrown);
+        } catch (const std::exception& error) {
+            what = error.what();
+        } catch (...) {
+        }
+        log::error("a live-output callback threw ({}): the run is ended", what);
+        cancel(std::nullopt);
+    }
+
     // Backpressure (run_request::stdout_pace): after a chunk, while the command runs, the stream
     // waits for its reader's `more`. True when it now waits.
     bool pause_for_reader(bool is_stdout) {
         const auto& pace = is_stdout ? spec_.stdout_pace : spec_.stderr_pace;
-        if (!pace || phase_ != phase::running || cause_ != cause::none) return false;
+        if (!pace || caller_failed_ || phase_ != phase::running || cause_ != cause::none) {
+            return false;
+        }
         (is_stdout ? stdout_paused_ : stderr_paused_) = true;
         // Weak: a reader that never asks for more must not keep the finished run alive.
-        pace([weak = weak_from_this(), is_stdout] {
-            if (auto self = weak.lock()) {
-                asio::post(self->strand_, [self, is_stdout] { self->resume_reading(is_stdout); });
-            }
-        });
+        try {
+            pace([weak = weak_from_this(), is_stdout] {
+                if (auto self = weak.lock()) {
+                    asio::post(self->strand_,
+                               [self, is_stdout] { self->resume_reading(is_stdout); });
+                }
+            });
+        } catch (...) {
+            (is_stdout ? stdout_paused_ : stderr_paused_) = false;
+            caller_threw(std::current_exception());
+            return false;
+        }
         return true;
     }
 
@@ -666,6 +705,7 @@ private:
     bool oom_noticed_ = false;  // the run's v1 memory cgroup said it was out of memory
     bool stdout_closed_ = false;
     bool stderr_closed_ = false;
+    bool caller_failed_ = false;  // a callback of the caller's threw (hand_to_caller)
     bool stdout_paused_ = false;  // waiting for its reader's `more` (pause_for_reader)
     bool stderr_paused_ = false;
     bool status_closed_ = false;

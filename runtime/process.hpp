@@ -82,7 +82,8 @@ struct process_spec {
     // Watch the leader through its pidfd when the kernel gives one; false polls it instead, as
     // on kernels without pidfds (tests use it to cover that path).
     bool use_pidfd = true;
-    // Called on the process's strand with each chunk as it arrives (live output).
+    // Called on the process's strand with each chunk as it arrives (live output). One that throws
+    // ends the run as cancel() would; nothing escapes onto the loop (run_request::on_stdout).
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
     // run_request::stdout_pace and stderr_pace.

@@ -509,6 +509,28 @@ TEST_F(JobsTest, CallsThatWaitAreRefusedOnTheLoopThread) {
     EXPECT_EQ(jobs.list().size(), 1U) << "nothing was started from the loop";
 }
 
+// A live-output callback of the caller's that throws on the supervisor's loop ends its own job
+// (killed, its tree gone), and the loop goes on serving every other job.
+TEST_F(JobsTest, ACallbackThatThrowsEndsItsJobAndTheLoopGoesOn) {
+    supervisor jobs(nullptr, options());
+    job_request failing = request({"/bin/sh", "-c", "echo hi; exec sleep 60"});
+    failing.run.on_stdout = [](std::string_view) {
+        throw std::runtime_error("the agent's callback failed");
+    };
+    auto each = started(jobs.start(std::move(failing)));
+    ASSERT_TRUE(each);
+    const job_snapshot ended = settled(*each);
+    EXPECT_EQ(ended.status(), job_status::killed);
+    ASSERT_TRUE(each->record());
+    EXPECT_EQ(each->record()->outcome.kind, outcome_kind::aborted);
+    EXPECT_EQ(read_all(*each, job_output::stdout_only), "hi\n");
+
+    auto next = started(jobs.start(request({"/bin/sh", "-c", "echo still here"})));
+    ASSERT_TRUE(next);
+    EXPECT_EQ(settled(*next).status(), job_status::completed);
+    EXPECT_EQ(read_all(*next, job_output::stdout_only), "still here\n");
+}
+
 // The job streams' files are what read() trusts: a workspace that holds them is refused, as the
 // executor's own spill files are.
 TEST_F(JobsTest, AWorkspaceHoldingTheStreamFilesIsRefused) {

@@ -243,6 +243,68 @@ TEST(ProcessOutcome, LiveOutputCallbacksSeeEveryByte) {
     EXPECT_EQ(outcome.stdout_output.bytes, 200000U);
 }
 
+// A live-output callback or a pacing function that throws is the caller's failure, not the loop's:
+// the run is ended as a cancel would end it (aborted, its tree gone), the callbacks are not called
+// again, and nothing unwinds through the event loop the run shares with others.
+TEST(ProcessOutcome, ACallbackThatThrowsEndsTheRunAndNothingEscapesTheLoop) {
+    struct way {
+        const char* name;
+        std::function<void(process_spec&, int&)> arm;
+    };
+    const way ways[] = {
+        {"on_stdout, a std::exception",
+         [](process_spec& spec, int& calls) {
+             spec.on_stdout = [&calls](std::string_view) {
+                 ++calls;
+                 throw std::runtime_error("the caller's callback failed");
+             };
+         }},
+        {"on_stderr, not a std::exception",
+         [](process_spec& spec, int& calls) {
+             spec.on_stderr = [&calls](std::string_view) {
+                 ++calls;
+                 throw 42;
+             };
+         }},
+        {"stdout_pace",
+         [](process_spec& spec, int& calls) {
+             spec.stdout_pace = [&calls](std::function<void()>) {
+                 ++calls;
+                 throw std::bad_alloc();
+             };
+         }},
+    };
+    for (const way& each : ways) {
+        SCOPED_TRACE(each.name);
+        boost::asio::io_context io;
+        test::temp_dir dir;
+        const fs::path pid_file = dir / "pid";
+        // Writes on both streams until it is ended; its pid tells whether it was.
+        auto spec = test::child_spec(
+            {"bash", "-c", "echo $$ > \"$0\"; while :; do echo out; echo err >&2; sleep 0.01; done",
+             pid_file.string()});
+        int calls = 0;
+        each.arm(spec, calls);
+        std::optional<process_outcome> thrown_on;
+        start_process(io.get_executor(), std::move(spec),
+                      [&](process_outcome outcome) { thrown_on = std::move(outcome); });
+        // A run beside it on the same loop is not disturbed.
+        std::optional<process_outcome> beside;
+        start_process(io.get_executor(), test::child_spec({child(), "exit", "7"}),
+                      [&](process_outcome outcome) { beside = std::move(outcome); });
+        EXPECT_NO_THROW(io.run());
+        ASSERT_TRUE(thrown_on);
+        EXPECT_TRUE(thrown_on->aborted);
+        EXPECT_FALSE(thrown_on->exit_code);
+        EXPECT_EQ(calls, 1);
+        const auto pid = test::read_pid_file(pid_file);
+        ASSERT_TRUE(pid);
+        EXPECT_TRUE(test::wait_dead(*pid, 5s));
+        ASSERT_TRUE(beside);
+        EXPECT_EQ(beside->exit_code, 7);
+    }
+}
+
 // --- live output paced by its reader (process_spec::stdout_pace) ---------------------------------
 
 // While `more` is withheld the command waits on its full pipe: it cannot get past a 1 MB write,
