@@ -225,9 +225,8 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
     // The runs end with this process, however it ends (cgroup_watchdog.hpp).
     if (auto watchdog = cgroup_watchdog::start(host->directory_);
         auto* reason = std::get_if<std::string>(&watchdog)) {
-        // As quiet as containment by process group alone (executor.cpp): the next cordon's sweep
-        // still ends what a killed one left (cgroup_reaper.hpp).
-        log::info("runs would outlive a killed cordon until the next one starts: {}", *reason);
+        log::warn("runs would outlive a killed cordon until the next one starts: {}", *reason);
+        host->no_watchdog_ = true;
     } else {
         host->watchdog_ = std::move(std::get<cgroup_watchdog>(watchdog));
     }
@@ -311,7 +310,8 @@ void cgroup_host::forget_after_fork() noexcept {
 }
 
 void cgroup_host::keep_watchdog() {
-    if (inherited_) return;
+    // One that could not start with the host (no launcher) is not looked for again at every run.
+    if (inherited_ || no_watchdog_) return;
     const std::lock_guard lock(watchdog_mutex_);
     if (watchdog_.running()) return;
     // Without a reader the pipe tells nobody anything: replacing it kills no run.

@@ -127,6 +127,7 @@ private:
     unique_fd lock_directory_;
     std::mutex watchdog_mutex_;
     cgroup_watchdog watchdog_;            // ends every run of this host when this process dies
+    bool no_watchdog_ = false;            // none could start with the host (cgroup_watchdog.hpp)
     std::atomic<bool> inherited_{false};  // a forked parent's (forget_after_fork)
     std::atomic<bool> quiet_{false};
     bool pids_v2_ = false;

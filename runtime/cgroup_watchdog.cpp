@@ -49,16 +49,33 @@ std::variant<cgroup_watchdog, std::string> cgroup_watchdog::start(const fs::path
         return "cannot start the watchdog: " + describe(*error, launcher.path.string());
     }
     // The launcher forks the watchdog and exits at once (sandbox/launcher/watchdog.hpp).
-    const pid_t first = std::get<spawned_child>(spawned).pid;
+    const spawned_child& first = std::get<spawned_child>(spawned);
     int status = 0;
-    while (::waitpid(first, &status, 0) < 0 && errno == EINTR) {
+    bool reaped = true;
+    while (::waitpid(first.pid, &status, 0) < 0) {
+        if (errno == EINTR) continue;
+        // Reaped by someone else (a host program's SIGCHLD handler, SIGCHLD ignored): its end is
+        // waited for on its pidfd, and what it did is told by the pipe below.
+        reaped = false;
+        if (first.pidfd) {
+            pollfd ended{first.pidfd.get(), POLLIN, 0};
+            while (::poll(&ended, 1, 10'000) < 0 && errno == EINTR) {
+            }
+        }
+        break;
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (reaped && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
         return "cannot start the watchdog: " + launcher.path.string() + " --watch-cgroup " +
                (WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
                                   : "was killed by signal " + std::to_string(WTERMSIG(status)));
     }
-    return cgroup_watchdog(std::move(alive.write));
+    alive.read.reset();  // the watchdog's copy is the one reader left
+    cgroup_watchdog started(std::move(alive.write));
+    if (!started.running()) {
+        return "cannot start the watchdog: " + launcher.path.string() +
+               " --watch-cgroup left no reader of its pipe";
+    }
+    return started;
 }
 
 bool cgroup_watchdog::running() const noexcept {

@@ -191,23 +191,37 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         request.run.stdin_fd = std::make_shared<const unique_fd>(std::move(stdin_read));
     }
     // Both callbacks run on the run's strand, one at a time: the merged stream keeps the order in
-    // which the chunks arrived. The caller's own live-output callbacks still see every chunk.
+    // which the chunks arrived. The caller's own live-output callbacks still see every chunk,
+    // until one of them throws: the job is then killed (its record says aborted) and its streams
+    // still get every byte to the end; the caller's callbacks are not called again.
     std::weak_ptr<job> weak = started;
-    request.run.on_stdout = [weak,
+    auto theirs_failed = std::make_shared<bool>(false);
+    const auto hand_on = [weak, theirs_failed](const std::function<void(std::string_view)>& theirs,
+                                               std::string_view chunk) {
+        if (!theirs || *theirs_failed) return;
+        try {
+            theirs(chunk);
+        } catch (...) {
+            *theirs_failed = true;
+            log::error("a job's live-output callback threw: the job is killed");
+            if (auto self = weak.lock()) (void)self->kill();
+        }
+    };
+    request.run.on_stdout = [weak, hand_on,
                              theirs = std::move(request.run.on_stdout)](std::string_view chunk) {
         if (auto self = weak.lock()) {
             self->state_->merged->append(chunk);
             self->state_->stdout_stream->append(chunk);
         }
-        if (theirs) theirs(chunk);
+        hand_on(theirs, chunk);
     };
-    request.run.on_stderr = [weak,
+    request.run.on_stderr = [weak, hand_on,
                              theirs = std::move(request.run.on_stderr)](std::string_view chunk) {
         if (auto self = weak.lock()) {
             self->state_->merged->append(chunk);
             self->state_->stderr_stream->append(chunk);
         }
-        if (theirs) theirs(chunk);
+        hand_on(theirs, chunk);
     };
     // Prepared off the loop (a slow mount table must not stall every job's output), spawned on it.
     boost::asio::post(loop_->preparers, [this, started, run = std::move(request.run)]() mutable {

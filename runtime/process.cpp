@@ -351,14 +351,16 @@ private:
 
     void caller_threw(const std::exception_ptr& thrown) {
         caller_failed_ = true;
-        std::string what = "something that is not a std::exception";
+        // Nothing allocated on the way (the exception may be bad_alloc): the text is the
+        // exception's own, which `thrown` keeps alive.
+        const char* what = "something that is not a std::exception";
         try {
             std::rethrow_exception(thrown);
         } catch (const std::exception& error) {
             what = error.what();
         } catch (...) {
         }
-        log::error("a live-output callback threw ({}): the run is ended", what);
+        log::error("a callback of the caller's threw ({}): the run is ended", what);
         cancel(std::nullopt);
     }
 

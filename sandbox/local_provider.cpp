@@ -88,11 +88,18 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
     if (options_.bwrap_path.empty() && wants_bwrap) {
         options_.bwrap_path = find_trusted_executable("bwrap", &bwrap_skipped_);
     }
+    // The places of the default lookup are protected whatever this provider runs: the process's
+    // cgroup watchdog is the launcher found there (runtime/cgroup_watchdog.hpp), started outside
+    // any sandbox by this process and the next.
+    launcher_places_ = launcher_places();
     if (options_.launcher_path.empty()) {
         const bool given = !options_.launcher_candidates.empty();
         const std::vector<fs::path> candidates =
             given ? options_.launcher_candidates : launcher_candidates();
-        launcher_places_ = given ? options_.launcher_candidates : launcher_places();
+        if (given) {
+            launcher_places_.insert(launcher_places_.end(), options_.launcher_candidates.begin(),
+                                    options_.launcher_candidates.end());
+        }
         launcher_lookup found = find_launcher(candidates);
         options_.launcher_path = std::move(found.path);
         launcher_refused_ = std::move(found.refused);

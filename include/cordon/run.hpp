@@ -79,8 +79,9 @@ struct run_request {
     std::optional<std::string> stdin_data;
     std::shared_ptr<const unique_fd> stdin_fd;
     // Live output, called on the run's strand as chunks arrive. A callback (or a pace function,
-    // below) that throws ends the run as run_handle::cancel() would (its record says aborted);
-    // the exception is logged and goes no further, and no callback of the run is called again.
+    // below) that throws ends the run as run_handle::cancel() would (aborted, if the command was
+    // still running); the exception is logged and goes no further, and no callback of the run is
+    // called again.
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
     // Backpressure for live output (cordon run paces the command by its own reader): when set,

@@ -20,7 +20,10 @@ namespace {
 constexpr int alive_fd = 3;      // the pipe's read end: end-of-file when the cordon process goes
 constexpr int kill_file_fd = 4;  // the cgroup host's cgroup.kill
 
+// In the forked child. The launcher is single-threaded, so any call is safe here; these are
+// system calls on the descriptors it was given.
 [[noreturn]] void watch_until_orphaned() noexcept {
+    ::setsid();
     // Nothing but its two descriptors: a caller's pipe held here on 0-2 would stay open for as
     // long as the cordon process lives.
     ::syscall(SYS_close_range, static_cast<unsigned>(kill_file_fd + 1), ~0U, 0U);
@@ -29,7 +32,6 @@ constexpr int kill_file_fd = 4;  // the cgroup host's cgroup.kill
         if (null < 0 || ::dup2(null, fd) < 0) ::close(fd);
     }
     if (null >= 0) ::close(null);
-    ::setsid();
     ::prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
@@ -57,6 +59,12 @@ int watch_cgroup(const reporter& report) noexcept {
         (::fcntl(alive_fd, F_GETFL) & O_ACCMODE) != O_RDONLY) {
         report.fail(sandbox::launcher_stage::usage, EBADF,
                     "usage error: --watch-cgroup needs the read end of a pipe on fd 3");
+    }
+    // Blocking reads: only end-of-file may end the watch (an EAGAIN would kill the runs of a
+    // cordon that lives).
+    if (::fcntl(alive_fd, F_SETFL, ::fcntl(alive_fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        report.fail(sandbox::launcher_stage::usage, errno,
+                    "usage error: --watch-cgroup cannot make fd 3 blocking");
     }
     if ((::fcntl(kill_file_fd, F_GETFL) & O_ACCMODE) != O_WRONLY) {
         report.fail(sandbox::launcher_stage::usage, EBADF,

@@ -164,7 +164,7 @@ TEST_F(Protection, TwentyMcpJobsAtOnceInOneWorkspace) {
 // next cordon, which judges it before its own run: what the killed run planted is gone, and a
 // `git status` on the host runs nothing.
 TEST_F(Protection, ACordonKilledMidRunLeavesItsJudgementToTheNextOne) {
-    if (::geteuid() != 0) GTEST_SKIP() << "a /dev/shm of its own needs a mount namespace";
+    if (::geteuid() != 0) CORDON_SKIP_OR_FAIL("a /dev/shm of its own needs root (mount)");
     // The killed cordon and the next one share a /dev/shm of their own (a bind mount, each in a
     // mount namespace of its own), where the killed run's journal lies: no cordon of a suite
     // beside this one can take the window over first and report it in its own record.

@@ -27,12 +27,14 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/launcher_status.hpp"
 #include "sandbox/quotas.hpp"
 #include "support.hpp"
+#include "support/processes.hpp"
 
 namespace {
 
@@ -420,6 +422,7 @@ TEST_F(LauncherTest, TheWatchdogWritesTheKillFileOnceThePipeHasNoWriter) {
     const int kill_file = ::open(kill_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     ASSERT_GE(kill_file, 0);
     const int wrong_way = ::open(kill_path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(wrong_way, 0);
     const run_result refused = run({"--watch-cgroup"}, -1, false, {{alive[0], 3}, {wrong_way, 4}});
     ::close(wrong_way);
     expect_launcher_failure(
@@ -443,15 +446,28 @@ TEST_F(LauncherTest, TheWatchdogWritesTheKillFileOnceThePipeHasNoWriter) {
             watchdog = static_cast<pid_t>(std::stol(name));
         }
     }
+    struct closer {
+        int fd;
+        ~closer() {
+            if (fd >= 0) ::close(fd);
+        }
+    } writer{alive[1]};
     ASSERT_TRUE(watchdog) << "no process holds " << kill_path;
+    // Once it is blocked reading the pipe (read(2) on fd 3, /proc/PID/syscall), with the writer
+    // still open, it has written nothing, and in a session of its own.
+    const fs::path syscall = "/proc/" + std::to_string(*watchdog) + "/syscall";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!cordon::test::read_file(syscall).starts_with("0 0x3 ") &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_TRUE(cordon::test::read_file(syscall).starts_with("0 0x3 "))
+        << cordon::test::read_file(syscall);
     EXPECT_EQ(::getsid(*watchdog), *watchdog) << "the watchdog has no session of its own";
     EXPECT_TRUE(fs::is_empty(kill_path)) << "written while the pipe still had a writer";
 
-    ::close(alive[1]);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (::kill(*watchdog, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    ::close(std::exchange(writer.fd, -1));
+    EXPECT_TRUE(cordon::test::wait_dead(*watchdog, std::chrono::seconds(10)));
     std::ifstream written(kill_path);
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), "1");
 }

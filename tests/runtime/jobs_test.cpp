@@ -513,8 +513,14 @@ TEST_F(JobsTest, CallsThatWaitAreRefusedOnTheLoopThread) {
 // (killed, its tree gone), and the loop goes on serving every other job.
 TEST_F(JobsTest, ACallbackThatThrowsEndsItsJobAndTheLoopGoesOn) {
     supervisor jobs(nullptr, options());
-    job_request failing = request({"/bin/sh", "-c", "echo hi; exec sleep 60"});
-    failing.run.on_stdout = [](std::string_view) {
+    // What the command writes after the throw, as it is being ended, still reaches the job's
+    // streams: it says so on SIGTERM, on both streams.
+    job_request failing = request({"/bin/sh", "-c",
+                                   "trap 'echo ending; echo ending >&2; exit 0' TERM; echo hi; "
+                                   "while :; do sleep 0.05; done"});
+    int calls = 0;
+    failing.run.on_stdout = [&calls](std::string_view) {
+        ++calls;
         throw std::runtime_error("the agent's callback failed");
     };
     auto each = started(jobs.start(std::move(failing)));
@@ -523,7 +529,10 @@ TEST_F(JobsTest, ACallbackThatThrowsEndsItsJobAndTheLoopGoesOn) {
     EXPECT_EQ(ended.status(), job_status::killed);
     ASSERT_TRUE(each->record());
     EXPECT_EQ(each->record()->outcome.kind, outcome_kind::aborted);
-    EXPECT_EQ(read_all(*each, job_output::stdout_only), "hi\n");
+    EXPECT_EQ(read_all(*each, job_output::stdout_only), "hi\nending\n");
+    // (The shell may also say its sleep was Terminated.)
+    EXPECT_THAT(read_all(*each, job_output::stderr_only), ::testing::EndsWith("ending\n"));
+    EXPECT_EQ(calls, 1);
 
     auto next = started(jobs.start(request({"/bin/sh", "-c", "echo still here"})));
     ASSERT_TRUE(next);

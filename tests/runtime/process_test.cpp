@@ -664,14 +664,27 @@ TEST(ProcessTreeCgroup, TheWatchdogIsTheExecdLauncherNotACopyOfThisProcess) {
     const fs::path proc = "/proc/" + std::to_string(watchdogs.front());
 
     EXPECT_EQ(fs::read_symlink(proc / "exe"), fs::canonical(test::launcher_path()));
+    // Its session and descriptors are its own once it has settled, right after the fork.
+    const auto settled = [&](std::map<int, fs::path>& descriptors) {
+        descriptors.clear();
+        std::error_code error;
+        for (const auto& entry : fs::directory_iterator(proc / "fd", error)) {
+            descriptors[std::stoi(entry.path().filename().string())] =
+                fs::read_symlink(entry.path(), error);
+        }
+        const auto stat = test::read_proc_stat(watchdogs.front());
+        return stat && stat->session == watchdogs.front() && descriptors.size() == 5 &&
+               descriptors[0] == "/dev/null";
+    };
+    std::map<int, fs::path> descriptors;
+    const auto deadline = steady_clock::now() + 10s;
+    while (!settled(descriptors) && steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(5ms);
+    }
     const auto stat = test::read_proc_stat(watchdogs.front());
     ASSERT_TRUE(stat);
     EXPECT_NE(stat->ppid, ::getpid());
     EXPECT_EQ(stat->session, watchdogs.front());
-    std::map<int, fs::path> descriptors;
-    for (const auto& entry : fs::directory_iterator(proc / "fd")) {
-        descriptors[std::stoi(entry.path().filename().string())] = fs::read_symlink(entry.path());
-    }
     ASSERT_EQ(descriptors.size(), 5U);
     for (int fd = 0; fd <= 2; ++fd)
         EXPECT_EQ(descriptors[fd], "/dev/null") << fd;

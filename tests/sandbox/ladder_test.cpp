@@ -1679,6 +1679,24 @@ TEST_F(LadderTest, AnUntrustedLauncherMakesBothRungsUnusableAndSaysWhy) {
     EXPECT_EQ(runner.count(), 0u);
 }
 
+// The process's cgroup watchdog is the launcher of the default lookup
+// (runtime/cgroup_watchdog.hpp), started outside any sandbox: its places are protected by a
+// provider given a launcher of its own too, or a run could plant the next process's watchdog there.
+TEST_F(LadderTest, TheDefaultLaunchersPlacesAreProtectedWhateverLauncherTheProviderRuns) {
+    scripted_runner runner(all_usable);
+    local_provider provider(options(runner, backend_choice::bwrap));
+    auto set = provider.protected_set();
+    ASSERT_TRUE(std::holds_alternative<protected_paths>(set)) << std::get<std::string>(set);
+    std::vector<fs::path> paths;
+    for (const auto& entry : std::get<protected_paths>(set))
+        paths.push_back(entry.path);
+    const std::vector<fs::path> places = launcher_places();
+    ASSERT_FALSE(places.empty());
+    for (const fs::path& place : places) {
+        EXPECT_THAT(paths, ::testing::Contains(fs::weakly_canonical(place))) << place;
+    }
+}
+
 // What runs unconfined later includes cordon itself and what every runner loads.
 TEST_F(LadderTest, CordonItselfAndWhatTheRunnersLoadAreProtected) {
     scripted_runner runner(all_usable);
