@@ -417,9 +417,14 @@ std::variant<change_set, std::string> change_watch::finish() {
 
 // ---- the scan ----------------------------------------------------------------------------------
 
-scan_interest::scan_interest(std::span<const std::string> names) {
-    for (const std::string& name : names)
-        first_.insert(fs::path(name).begin()->string());
+scan_interest::scan_interest(std::span<const std::string> names,
+                             std::span<const protected_place> places) {
+    for (const std::string& name : names) {
+        if (name == path_directories) continue;
+        first_.insert(fs::path(std::string(home_anchored(name).value_or(name))).begin()->string());
+    }
+    for (const protected_place& place : places)
+        first_.insert(place.path.filename().string());
     for (const std::string& first : first_)
         key_ += first + '/';
 }
@@ -443,8 +448,9 @@ bool scan_interest::entry(std::string_view name) const {
            first_.contains(name);
 }
 
-scan_interest interest_of(std::span<const std::string> names) {
-    return scan_interest(names);
+scan_interest interest_of(std::span<const std::string> names,
+                          std::span<const protected_place> places) {
+    return scan_interest(names, places);
 }
 
 namespace {

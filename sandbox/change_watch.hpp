@@ -68,7 +68,10 @@ private:
 // since a file written in place changes only its own. Asked once per directory, then per name.
 class scan_interest {
 public:
-    explicit scan_interest(std::span<const std::string> names);
+    // `places`: those of the names anchored to the homes and of PATH's directories (each is of
+    // interest by its last component, wherever it lies).
+    explicit scan_interest(std::span<const std::string> names,
+                           std::span<const protected_place> places = {});
 
     // Everything in `dir` (relative to its writable root) is of interest (a component of it
     // starts a protected name, or it is a hooks directory).
@@ -86,8 +89,9 @@ private:
     std::string key_;
 };
 
-// The scan_interest for the protected names `names`.
-[[nodiscard]] scan_interest interest_of(std::span<const std::string> names);
+// The scan_interest for the protected names `names` and the places of the anchored ones.
+[[nodiscard]] scan_interest interest_of(std::span<const std::string> names,
+                                        std::span<const protected_place> places = {});
 
 // What changed beneath `roots` (canonical) since `since`, by the inodes' change times; the reason
 // when a root cannot be read.

@@ -245,7 +245,9 @@ public:
             if (name == ".gitmodules") gitmodules_ = true;
             if (name == ".gitconfig") gitconfig_ = true;
             if (name == ".config/git") xdg_gitconfig_ = true;
-            if (judged_by_content(name)) continue;
+            if (judged_by_content(name) || name == path_directories || home_anchored(name)) {
+                continue;  // the anchored ones come as places
+            }
             std::vector<std::string> parts;
             for (const fs::path& part : fs::path(name))
                 parts.push_back(part.string());
@@ -481,6 +483,13 @@ private:
         }
         for (const fs::path& file : scope_.configurations) {
             if (text == file.native()) configs_.insert(path());
+        }
+        for (const protected_place& place : scope_.places) {
+            // One that is the inner root or holds it was given on purpose, as for a name.
+            if (within_text(text, place.path.native()) &&
+                !within_text(root->native(), place.path.native())) {
+                names_[place.path].insert(path());
+            }
         }
         std::vector<std::string_view> parts;
         std::vector<std::size_t> ends;
@@ -834,17 +843,22 @@ private:
         const statx_result st = reader_.look(match);
         if (!st.exists) return;
         const std::string name = match.filename().string();
-        std::string why;
-        for (const std::string& protect : scope_.names) {
-            if (match.string().ends_with("/" + protect)) {
-                const std::string_view kind = class_of(protect);
-                for (const protected_class& c : protected_classes()) {
-                    if (c.name == kind) why = std::string(c.why);
-                }
-                if (why.empty()) why = "a protected name";
-                break;
+        const auto why_of = [](std::string_view protect) {
+            const std::string_view kind = class_of(protect);
+            for (const protected_class& c : protected_classes()) {
+                if (c.name == kind) return std::string(c.why);
             }
+            return std::string("a protected name");
+        };
+        std::string why;
+        for (const protected_place& place : scope_.places) {
+            if (place.path == match) why = why_of(place.name);
         }
+        for (const std::string& protect : scope_.names) {
+            if (!why.empty()) break;
+            if (match.string().ends_with("/" + protect)) why = why_of(protect);
+        }
+        if (why.empty()) why = "a protected name";
         const std::string what = "a protected name (" + name + "): " + why;
         if (!S_ISDIR(st.mode) || is_new(match)) {
             take(match, what);

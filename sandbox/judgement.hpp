@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "cordon/confined_argv.hpp"
+#include "sandbox/path_plan.hpp"
 #include "sandbox/quarantine.hpp"
 
 namespace cordon::sandbox {
@@ -57,6 +58,10 @@ struct judgement_scope {
     // (path_plan::hook_directories, path_plan::configurations).
     std::vector<std::filesystem::path> hook_directories;
     std::vector<std::filesystem::path> configurations;
+    // The places of the names anchored to the homes and of PATH's directories in a writable root
+    // (path_plan::places): what a run makes or changes at or beneath one is judged as a
+    // protected name is.
+    std::vector<protected_place> places;
     timespec since{};  // when the window opened (CLOCK_REALTIME, as the inodes' times)
 };
 

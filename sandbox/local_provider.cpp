@@ -523,6 +523,7 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
             judged.scope.names = policy.rules.protect;
             judged.scope.hook_directories = paths.hook_directories;
             judged.scope.configurations = paths.configurations;
+            judged.scope.places = paths.places;
             if (rung->kind == backend_kind::bwrap) {
                 judged.scope.kept = paths.read_only;  // bound read-only: nothing changes them
                 if (!paths.read_only.empty()) judged.kept = "prevented";

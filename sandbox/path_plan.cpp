@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <system_error>
@@ -61,7 +62,13 @@ class planner {
 public:
     planner(const sandbox_policy& policy, path_plan& out)
         : out_(out), carve_outs_(policy.rules.read_only) {
-        names_ = policy.rules.protect;
+        for (const std::string& name : policy.rules.protect) {
+            if (name == path_directories || home_anchored(name)) {
+                anchored_.push_back(name);
+            } else {
+                names_.push_back(name);
+            }
+        }
         for (const std::string& name : names_) {
             // ".git/hooks" -> "hooks": what every git directory keeps.
             if (name.rfind(".git/", 0) == 0 && name.find('/', 5) == std::string::npos) {
@@ -104,6 +111,34 @@ public:
         read_git_reach(home_ / ".config" / "git" / "config", home_, settings);
         read_git_reach(home_ / ".gitconfig", home_, settings);
         protect_settings(settings, std::nullopt);
+    }
+
+    // The names anchored to the homes (`~/.ssh`) in each home that lies in a writable root, and
+    // the directories on cordon's PATH that do: kept where they exist, judged where a run makes
+    // them (path_plan::places). What `cordon run` can show the host's next login, shell or
+    // python is not only the workspace's business when the workspace is, or holds, a home.
+    void protect_homes() {
+        if (anchored_.empty()) return;
+        std::vector<fs::path> homes;
+        for (fs::path& home : protected_homes()) {
+            // Only a home that lies in a root, or holds one, can have a place in one.
+            if (std::any_of(out_.writable_roots.begin(), out_.writable_roots.end(),
+                            [&home](const fs::path& root) {
+                                return is_within(home, root) || is_within(root, home);
+                            })) {
+                homes.push_back(std::move(home));
+            }
+        }
+        for (const std::string& name : anchored_) {
+            if (name == path_directories) {
+                for (const fs::path& dir : path_entries())
+                    protect_place(dir, name);
+                continue;
+            }
+            const std::string_view rest = *home_anchored(name);
+            for (const fs::path& home : homes)
+                protect_place(home / std::string(rest), name);
+        }
     }
 
     void finish() {
@@ -298,9 +333,46 @@ private:
         if (hooks) add_unique(out_.hook_directories, path);
     }
 
+    // The absolute directories on cordon's PATH; a relative entry (`.`, an empty one) names
+    // wherever the shell happens to be, which no place can keep (docs/sandbox.md).
+    static std::vector<fs::path> path_entries() {
+        std::vector<fs::path> out;
+        const char* list = std::getenv("PATH");
+        for (std::string_view rest = list != nullptr ? list : ""; !rest.empty();) {
+            const std::size_t end = std::min(rest.find(':'), rest.size());
+            const std::string_view entry = rest.substr(0, end);
+            if (!entry.empty() && entry.front() == '/') out.emplace_back(std::string(entry));
+            rest.remove_prefix(std::min(end + 1, rest.size()));
+        }
+        return out;
+    }
+
+    // `path` under the protected name `name`: the entry itself (its directory resolved, so that
+    // a link on the way is no way around it) and, when it is a link, what it leads to, each in a
+    // writable root but no root itself (a root was named on purpose, and is written as given).
+    void protect_place(const fs::path& path, const std::string& name) {
+        const fs::path entry = canonical_path(path.parent_path()) / path.filename();
+        const fs::path target = canonical_path(entry);
+        bool kept = false;  // protect_existing() keeps what a link leads to too
+        for (const fs::path& place : {entry, target}) {
+            const std::optional<fs::path> root = root_of(place);
+            if (!root ||
+                std::find(out_.writable_roots.begin(), out_.writable_roots.end(), place) !=
+                    out_.writable_roots.end() ||
+                std::any_of(out_.places.begin(), out_.places.end(),
+                            [&place](const protected_place& p) { return p.path == place; })) {
+                continue;
+            }
+            out_.places.push_back({place, name});
+            if (!kept) protect_existing(*root, place, name);
+            kept = true;
+        }
+    }
+
     path_plan& out_;
-    std::vector<fs::path> carve_outs_;  // --read-only-path, as the user gave them
-    std::vector<std::string> names_;
+    std::vector<fs::path> carve_outs_;   // --read-only-path, as the user gave them
+    std::vector<std::string> names_;     // looked for at every depth
+    std::vector<std::string> anchored_;  // `~/` names and `$PATH`
     std::vector<std::string> git_names_;
     fs::path home_;
 };
@@ -515,6 +587,7 @@ std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
         for (const fs::path& root : out.writable_roots)
             plan.protect_root(root);
         plan.protect_user_configuration();
+        plan.protect_homes();
         for (const fs::path& carve : policy.rules.read_only)
             add_unique(out.read_only, carve);
         plan.finish();

@@ -46,6 +46,13 @@ struct hidden_path {
     bool directory = false;
 };
 
+// A protected name's place in a writable root, found from the homes and PATH (a `~/` name,
+// `$PATH`): kept there when it exists, and whatever a run makes at or beneath it is judged.
+struct protected_place {
+    std::filesystem::path path;  // canonical but for its last component
+    std::string name;            // the protected name it stands for
+};
+
 struct path_plan {
     std::vector<std::filesystem::path> writable_roots;  // the workspace first; canonical
     std::vector<std::filesystem::path> entries;         // kept in place, contents writable
@@ -58,6 +65,7 @@ struct path_plan {
     // the protected names say (core.hooksPath targets, included files), inside a writable root.
     std::vector<std::filesystem::path> hook_directories;
     std::vector<std::filesystem::path> configurations;
+    std::vector<protected_place> places;
 };
 
 // Where one git configuration sends git beyond its git directory: its core.hooksPath as written

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <system_error>
@@ -63,36 +64,108 @@ std::optional<network_policy> parse_network_policy(std::string_view text) noexce
 
 std::span<const protected_class> protected_classes() {
     // docs/sandbox.md, "Protected names", says for each class what runs it and what stays
-    // writable beside it.
+    // writable beside it. A name is looked for at every depth of every writable root; one that
+    // starts with `~/` only in the homes that lie in one (home_anchor), where it is unambiguous
+    // (`~/bin` is a search path, a project's `bin` is not); `$PATH` is every directory on
+    // cordon's PATH.
     static const std::vector<protected_class> classes{
         {"vcs",
          "git runs hooks and obeys its configuration (core.hooksPath, core.fsmonitor, "
-         "credential helpers, aliases) on the next git command",
+         "credential helpers, aliases) on the next git command; Mercurial its hooks",
          {".git", ".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree",
-          ".gitmodules", ".gitconfig", ".config/git", ".hg/hgrc", ".husky",
+          ".gitmodules", ".gitconfig", ".config/git", ".hg/hgrc", ".hgrc", ".husky",
           ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml",
           ".lefthook-local.yml", ".lefthook", ".lefthook-local"}},
         {"shell",
-         "a shell sources its start-up files when it starts",
-         {".bashrc", ".bash_aliases", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-          ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc",
-          ".config/fish"}},
+         "a shell, a terminal multiplexer or a prompt sources or runs these when it starts",
+         {".bashrc",      ".bash_aliases",   ".bash_profile",
+          ".bash_login",  ".bash_logout",    ".profile",
+          ".bashrc.d",    ".zshrc",          ".zshenv",
+          ".zprofile",    ".zlogin",         ".zlogout",
+          ".kshrc",       ".cshrc",          ".tcshrc",
+          ".config/fish", ".config/nushell", ".config/powershell",
+          ".xonshrc",     ".config/xonsh",   ".config/starship.toml",
+          ".tmux.conf",   ".config/tmux",    ".screenrc",
+          "~/.oh-my-zsh"}},
         {"direnv",
-         "direnv and mise run these when a shell enters the directory",
-         {".envrc", ".mise.toml", "mise.toml"}},
+         "direnv, mise and asdf run or obey these when a shell enters the directory (.envrc, "
+         "hooks, tasks, an env file's source, a tool's `path:`)",
+         {".envrc", ".envrc.local", ".config/direnv", ".mise.toml", "mise.toml", ".mise.local.toml",
+          "mise.local.toml", ".mise", "mise/config.toml", "mise/tasks", ".config/mise",
+          ".config/mise.toml", "mise-tasks", ".mise-tasks", ".tool-versions"}},
         {"editor",
-         "editors and IDEs run the tasks, launch configurations and dev containers they name",
-         {".vscode", ".idea", ".devcontainer", ".zed", ".exrc", ".nvim.lua", ".nvimrc", ".vimrc",
-          ".config/nvim", ".emacs", ".emacs.d"}},
+         "editors and IDEs run the tasks, launch configurations, language servers, plugins and "
+         "dev containers these name",
+         {".vscode", ".idea", ".devcontainer", ".devcontainer.json", ".zed", ".config/zed",
+          ".helix", ".config/helix", ".config/Code", ".config/Cursor", ".exrc", ".nvim.lua",
+          ".nvimrc", ".vimrc", ".config/nvim", "~/.vim", ".emacs", ".emacs.d"}},
         {"agent",
-         "agents start the MCP servers and run the hooks and commands these name; cordon reads its "
-         "own configuration",
-         {".mcp.json", ".claude", ".codex", ".cursor", ".agents", ".gemini", ".config/cordon"}},
+         "agents start the MCP servers and run the hooks, commands and lint or test commands "
+         "these name; cordon reads its own configuration",
+         {".mcp.json",     ".claude",
+          ".codex",        ".cursor",
+          ".agents",       ".gemini",
+          ".amazonq",      ".roo",
+          ".roomodes",     ".kiro",
+          "opencode.json", "opencode.jsonc",
+          ".opencode",     ".config/opencode",
+          ".windsurf",     ".codeium",
+          ".continue",     ".aider.conf.yml",
+          ".crush.json",   "crush.json",
+          ".config/crush", ".qwen",
+          ".kilocode",     ".clinerules",
+          ".copilot",      ".config/goose",
+          ".config/cordon"}},
         {"package",
-         "package managers and toolchain selectors run the programs these name (scripts, hooks, "
-         "wrappers, registries, a toolchain's own directory)",
-         {".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "pip.conf", ".cargo/config",
-          ".cargo/config.toml", "rust-toolchain", "rust-toolchain.toml"}},
+         "package managers, build tools and toolchain selectors run the programs these name "
+         "(scripts, hooks, wrappers, extensions, init scripts, a toolchain's own directory)",
+         {".npmrc",
+          ".yarnrc",
+          ".yarnrc.yml",
+          ".pnpmfile.cjs",
+          "bunfig.toml",
+          "pip.conf",
+          ".cargo/config",
+          ".cargo/config.toml",
+          "rust-toolchain",
+          "rust-toolchain.toml",
+          "global.json",
+          ".mvn",
+          ".bazelversion",
+          ".bazeliskrc",
+          "~/.rustup/settings.toml",
+          "~/.gradle/init.d",
+          "~/.gradle/init.gradle",
+          "~/.gradle/init.gradle.kts",
+          "~/.sbt",
+          "~/.lein/profiles.clj",
+          "~/.pydistutils.cfg"}},
+        {"repl",
+         "a debugger, a REPL or a database shell runs these when it starts in the directory or "
+         "the home",
+         {".pdbrc", ".Rprofile", ".irbrc", ".pryrc", ".gdbinit", ".lldbinit", ".octaverc",
+          "~/.psqlrc", "~/.sqliterc", "~/.ipython", "~/.jupyter", "~/.julia/config"}},
+        {"path",
+         "the next shell finds commands by name in these directories, before the system's; "
+         "python runs the .pth files and usercustomize of the user site (~/.local/lib) at every "
+         "start and imports from it before the system's packages",
+         {"$PATH", "~/bin", "~/.local/bin", "~/.local/lib", "~/.cargo/bin", "~/go/bin",
+          "~/.deno/bin", "~/.bun/bin", "~/.volta/bin", "~/.yarn/bin", "~/.npm-global/bin",
+          "~/.dotnet/tools", "~/.pyenv/shims", "~/.rbenv/shims", "~/.asdf/shims",
+          "~/.local/share/mise/shims"}},
+        {"session",
+         "the desktop session, systemd's user manager, PAM and mail delivery run these at "
+         "login, at start-up, or when a file is opened or a mail arrives",
+         {"~/.config/autostart", "~/.config/systemd", "~/.local/share/systemd",
+          "~/.config/environment.d", "~/.pam_environment", "~/.xprofile", "~/.xsession",
+          "~/.xsessionrc", "~/.xinitrc", "~/.config/plasma-workspace",
+          "~/.local/share/applications", "~/.config/mimeapps.list", "~/.forward", "~/.mailcap"}},
+        {"remote",
+         "ssh, cloud, cluster and container tools run the commands these name (ProxyCommand, "
+         "credential_process, exec plugins, credential helpers, CLI plugins, providers, "
+         "pinentry), and sshd lets in the keys authorized_keys lists",
+         {"~/.ssh", "~/.aws", "~/.kube", "~/.docker", "~/.config/gcloud", "~/.azure", "~/.oci",
+          "~/.config/gh", "~/.terraformrc", "~/.terraform.d", "~/.gnupg"}},
     };
     return classes;
 }
@@ -427,7 +500,40 @@ std::vector<fs::path> credential_homes() {
     return out;
 }
 
+std::optional<std::string_view> home_anchored(std::string_view name) {
+    if (!name.starts_with("~/")) return std::nullopt;
+    return name.substr(2);
+}
+
+std::vector<fs::path> protected_homes() {
+    std::vector<fs::path> out = credential_homes();
+    // The local password file, read with a stream of its own: getpwent's is shared by every
+    // thread, and a policy may be planned on several at once. Accounts of a network directory
+    // are not enumerated (docs/sandbox.md).
+    std::FILE* file = std::fopen("/etc/passwd", "re");
+    if (file == nullptr) return out;
+    passwd entry{};
+    passwd* found = nullptr;
+    std::array<char, 4096> buffer{};
+    while (::fgetpwent_r(file, &entry, buffer.data(), buffer.size(), &found) == 0 &&
+           found != nullptr) {
+        const std::string_view dir = found->pw_dir != nullptr ? found->pw_dir : "";
+        const std::string_view shell = found->pw_shell != nullptr ? found->pw_shell : "";
+        if (dir.size() < 2 || dir.front() != '/' || shell.ends_with("nologin") ||
+            shell.ends_with("/false")) {
+            continue;
+        }
+        fs::path home = canonical_path(std::string(dir));
+        if (home != "/" && std::find(out.begin(), out.end(), home) == out.end())
+            out.push_back(std::move(home));
+    }
+    std::fclose(file);
+    return out;
+}
+
 std::optional<std::string> bad_protected_name(std::string_view name) {
+    if (name == path_directories) return std::nullopt;
+    if (auto in_home = home_anchored(name)) name = *in_home;
     if (name.empty()) return "a protected name cannot be empty";
     if (name.front() == '/') {
         return "a protected name is relative to each writable root: " + std::string(name);

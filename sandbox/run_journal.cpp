@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view magic = "cordon-judgement-2";
+constexpr std::string_view magic = "cordon-judgement-3";
 // The copies are at most kept_copies::total_limit bytes of content; the rest is names.
 constexpr std::size_t record_limit = std::size_t{32} << 20;
 constexpr std::string_view record_prefix = "window-";
@@ -148,6 +148,10 @@ std::string window_text(const judgement_scope& window, std::string_view copies) 
         append_field(out, "hooks", hooks.native());
     for (const fs::path& file : window.configurations)
         append_field(out, "config", file.native());
+    for (const protected_place& place : window.places) {
+        append_field(out, "place-name", place.name);  // the name, then its place
+        append_field(out, "place", place.path.native());
+    }
     if (!copies.empty()) append_field(out, "copies", copies);
     return out;
 }
@@ -163,6 +167,7 @@ std::optional<window_record> parse_window(std::string_view text) {
     judgement_scope& window = out.window;
     bool since = false;
     bool copies = false;
+    std::optional<std::string> place_name;  // waiting for its place
     for (std::size_t i = 1; i < fields->size(); ++i) {
         const auto [tag, value] = (*fields)[i];
         if (tag == "since") {
@@ -179,9 +184,13 @@ std::optional<window_record> parse_window(std::string_view text) {
             since = true;
             continue;
         }
-        if (tag == "name") {
-            if (bad_protected_name(value)) return std::nullopt;
-            window.names.emplace_back(value);
+        if (tag == "name" || tag == "place-name") {
+            if (bad_protected_name(value) || place_name) return std::nullopt;
+            if (tag == "name") {
+                window.names.emplace_back(value);
+            } else {
+                place_name = std::string(value);
+            }
             continue;
         }
         if (tag == "copies") {
@@ -205,11 +214,15 @@ std::optional<window_record> parse_window(std::string_view text) {
             window.hook_directories.push_back(path);
         } else if (tag == "config") {
             window.configurations.push_back(path);
+        } else if (tag == "place" && place_name) {
+            window.places.push_back({path, std::move(*place_name)});
+            place_name.reset();
         } else {
             return std::nullopt;
         }
+        if (place_name) return std::nullopt;  // a name without its place
     }
-    if (!since || window.roots.empty()) return std::nullopt;
+    if (!since || window.roots.empty() || place_name) return std::nullopt;
     return out;
 }
 

@@ -157,7 +157,8 @@ judgement_report run_judgement::finish() {
     }
     if (!changes) {
         log::debug("the run's changes are scanned for: {}", unwatched_);
-        auto scanned = scan_changes(scope.roots, scope.since, interest_of(scope.names));
+        auto scanned =
+            scan_changes(scope.roots, scope.since, interest_of(scope.names, scope.places));
         if (auto* failed = std::get_if<std::string>(&scanned)) {
             report.failure = *failed;
         } else {
@@ -192,7 +193,8 @@ std::vector<neutralized_path> judge_abandoned_windows(
                            {}});
             continue;
         }
-        auto scanned = scan_changes(window.roots, window.since, interest_of(window.names));
+        auto scanned =
+            scan_changes(window.roots, window.since, interest_of(window.names, window.places));
         if (auto* failed = std::get_if<std::string>(&scanned)) {
             std::error_code ec;
             const bool gone = std::none_of(window.roots.begin(), window.roots.end(),

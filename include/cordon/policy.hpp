@@ -42,7 +42,9 @@ enum class tmp_policy {
 
 // One class of protected names: files whose content a tool runs or obeys later, outside any
 // sandbox, without asking. `names` are relative paths ("/"-separated, no "." or ".."), looked
-// for at every depth of every writable root.
+// for at every depth of every writable root; a name that starts with `~/` is looked for only in
+// the homes that lie in one (protected_homes()), and `$PATH` stands for every absolute directory
+// on cordon's PATH that does.
 struct protected_class {
     std::string_view name;  // "vcs", "shell", ...
     std::string_view why;   // what runs them
@@ -77,8 +79,18 @@ struct protected_class {
 [[nodiscard]] std::vector<std::filesystem::path> credential_homes();
 
 // A relative protected name is well-formed: not empty, not absolute, no "." or ".." component,
-// no empty component. The reason when it is not.
+// no empty component; `~/` before it anchors it to the homes, and `$PATH` is one. The reason
+// when it is not.
 [[nodiscard]] std::optional<std::string> bad_protected_name(std::string_view name);
+// The protected name that stands for every directory on cordon's PATH.
+inline constexpr std::string_view path_directories = "$PATH";
+// What a protected name anchored to the homes names in each (`~/.ssh`: `.ssh`); nullopt for a
+// name looked for at every depth.
+[[nodiscard]] std::optional<std::string_view> home_anchored(std::string_view name);
+// The homes a `~/` name is looked for in: credential_homes(), and the home of every account of
+// the local password file that can log in (a shell that is not nologin or false): a run whose
+// workspace is /home holds them all. Resolved, each once.
+[[nodiscard]] std::vector<std::filesystem::path> protected_homes();
 
 // The parts of a policy beyond the mode and the workspace.
 struct path_rules {

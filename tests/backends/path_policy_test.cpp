@@ -35,6 +35,7 @@
 #include "real_backend.hpp"
 #include "run_or_throw.hpp"
 #include "runtime/runtime_test_util.hpp"
+#include "sandbox/judgement.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "support.hpp"
 
@@ -610,6 +611,108 @@ TEST_P(PathPolicy, ConcurrentRunsInOneWorkspaceAllSucceedAndLeaveNothing) {
                       "git status --porcelain --ignored | grep -v '^?? out-' | "
                       "grep -q . && exit 1 || exit 0"),
               0);
+}
+
+// Every name of every class, made by a run where it is looked for: a name of every depth in a
+// subdirectory of the workspace, a name anchored to the homes in a home that lies in the
+// workspace, and a command in a directory on PATH there (one that exists, one that does not yet).
+// Each is taken away once the run is over; the names anchored to the homes, made where no home
+// is (a project's own `bin`, `.ssh`), stay.
+TEST_P(PathPolicy, EveryProtectedNameARunMakesWhereItIsLookedForIsTakenAway) {
+    const fs::path home = workspace_ / "home" / "me";
+    const fs::path tools = workspace_ / "tools" / "bin";
+    const fs::path later = workspace_ / "later" / "bin";
+    fs::create_directories(home);
+    fs::create_directories(tools);
+    test::write_file(tools / "mytool", "real\n");
+    test::scoped_env user_home("HOME", home.string());
+    test::scoped_env path("PATH", tools.string() + ":" + later.string() + ":/usr/bin:/bin");
+    std::vector<fs::path> planted{tools / "ls", later / "git"};
+    std::vector<fs::path> beside;
+    for (const protected_class& c : protected_classes()) {
+        for (std::string_view name : c.names) {
+            // git's own parts are judged by their content (GitCommitWorksInside... and the
+            // judgement's suite).
+            if (name == path_directories || name.starts_with(".git") || judged_by_content(name)) {
+                continue;
+            }
+            if (auto rest = home_anchored(name)) {
+                planted.push_back(home / std::string(*rest));
+                beside.push_back(workspace_ / "proj" / std::string(*rest));
+            } else {
+                planted.push_back(workspace_ / "proj" / "sub" / std::string(name));
+            }
+        }
+    }
+    // One mkdir for every directory, then the shell's own writes: a process per file would
+    // cost the suite seconds.
+    std::string directories;
+    std::string writes;
+    for (const auto* list : {&planted, &beside}) {
+        for (const fs::path& file : *list) {
+            directories += " '" + file.parent_path().string() + "'";
+            writes += "echo evil > '" + file.string() + "'; ";
+        }
+    }
+    auto record = run(request("mkdir -p" + directories + "; " + writes + "exit 0",
+                              sandbox_mode::workspace_write));
+    ASSERT_TRUE(record.has_value()) << refused_;
+    ASSERT_EQ(record->outcome.exit_code, std::optional<int>(0)) << describe(*record);
+    for (const fs::path& file : planted)
+        EXPECT_FALSE(fs::exists(file)) << file << " was left\n" << describe(*record);
+    for (const fs::path& file : beside)
+        EXPECT_EQ(test::read_file(file), "evil\n") << file << " is no home's and stays";
+    EXPECT_EQ(test::read_file(tools / "mytool"), "real\n");
+    EXPECT_TRUE(record->sandbox.denied);
+}
+
+// What exists of a home that lies in the workspace, and a directory on PATH there, is kept
+// against every way to change it: a write, an append, a new entry, a rename of the directory
+// that holds it, a symlink swap. bwrap keeps it read-only; the Landlock rung puts it back and
+// takes what is new.
+TEST_P(PathPolicy, WhatExistsOfAHomeInARootAndOfPathIsKept) {
+    const fs::path home = workspace_ / "home" / "me";
+    const fs::path tools = workspace_ / "tools" / "bin";
+    fs::create_directories(home / ".config" / "systemd" / "user");
+    fs::create_directories(home / ".local" / "bin");
+    fs::create_directories(home / ".ssh");
+    fs::create_directories(tools);
+    test::write_file(home / ".ssh" / "authorized_keys", "ssh-ed25519 AAAA mine\n");
+    test::write_file(home / ".local" / "bin" / "tool", "real\n");
+    test::write_file(home / ".config" / "systemd" / "user" / "mine.service", "[Unit]\n");
+    test::write_file(tools / "mytool", "real\n");
+    test::write_file(home / ".config" / "other.conf", "mine\n");
+    test::scoped_env user_home("HOME", home.string());
+    test::scoped_env path("PATH", tools.string() + ":/usr/bin:/bin");
+    const auto before = snapshot(workspace_);
+    const std::string h = home.string();
+    auto record = run(request(
+        "echo 'ssh-ed25519 AAAA evil' >> " + h + "/.ssh/authorized_keys; echo evil > " + h +
+            "/.local/bin/tool; echo evil > " + h +
+            "/.config/systemd/user/evil.service; echo evil > tools/bin/mytool; "
+            "mv " +
+            h + "/.local " + h + "/.local.old && mkdir -p " + h + "/.local/bin && echo evil > " +
+            h +
+            "/.local/bin/tool; "
+            "rm -rf " +
+            h + "/.ssh; ln -s /tmp " + h +
+            "/.ssh; "
+            "mv tools tools.old && mkdir -p tools/bin && echo evil > tools/bin/mytool; exit 0",
+        sandbox_mode::workspace_write));
+    ASSERT_TRUE(record.has_value()) << refused_;
+    ASSERT_EQ(record->outcome.exit_code, std::optional<int>(0)) << describe(*record);
+    auto after = snapshot(workspace_);
+    for (const auto& [p, content] : before)
+        EXPECT_EQ(after[p], content) << p << "\n" << describe(*record);
+    // Nothing new where it would run. The Landlock rung puts back what a rename took away; the
+    // renamed directory (`.local.old`) is the run's to keep, as any other file it wrote.
+    for (const auto& [p, content] : after) {
+        if (before.contains(p)) continue;
+        for (const std::string place :
+             {"home/me/.local/", "home/me/.ssh", "home/me/.config/systemd", "tools/bin/"}) {
+            EXPECT_FALSE(p.starts_with(place)) << p << " was left\n" << describe(*record);
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PathPolicy, test::all_real_backends(), test::real_backend_name);

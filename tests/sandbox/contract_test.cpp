@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -33,8 +35,10 @@ namespace {
 namespace fs = std::filesystem;
 using scratch_dir = cordon::test::temp_dir;
 using cordon::test::scoped_env;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 // ---- spellings ------------------------------------------------------------------------------
 
@@ -357,6 +361,60 @@ TEST(PathRules, ARelativeHomeIsACredentialHomeFromTheWorkingDirectory) {
     const std::vector<fs::path> denied = requested_deny_read(path_rules{});
     EXPECT_EQ(std::count(denied.begin(), denied.end(), resolved / ".ssh"), 1);
     EXPECT_EQ(std::count(denied.begin(), denied.end(), resolved / ".git-credentials"), 1);
+}
+
+// The homes a `~/` protected name is looked for in: the credential homes first, then every
+// account of the local password file that can log in, each once; an account whose shell refuses
+// logins (nologin, false) has no home of that kind, nor has one whose home is `/`.
+TEST(PathRules, TheProtectedHomesAreTheCredentialHomesAndEveryLoginAccountsHome) {
+    scratch_dir elsewhere;
+    scoped_env pointed("HOME", elsewhere.path().string());
+    const std::vector<fs::path> homes = protected_homes();
+    const std::vector<fs::path> credentials = credential_homes();
+    ASSERT_GE(homes.size(), credentials.size());
+    EXPECT_TRUE(std::equal(credentials.begin(), credentials.end(), homes.begin()));
+    EXPECT_EQ(std::set<fs::path>(homes.begin(), homes.end()).size(), homes.size());
+    EXPECT_THAT(homes, Not(Contains(fs::path("/"))));
+    std::set<fs::path> login;
+    std::set<fs::path> other;
+    std::ifstream file("/etc/passwd");
+    for (std::string line; std::getline(file, line);) {
+        std::vector<std::string> field;
+        std::istringstream fields(line);
+        for (std::string each; std::getline(fields, each, ':');)
+            field.push_back(each);
+        if (field.size() < 7 || field[5].size() < 2 || field[5].front() != '/') continue;
+        const bool can = !field[6].ends_with("nologin") && !field[6].ends_with("/false");
+        (can ? login : other).insert(canonical_path(field[5]));
+    }
+    for (const fs::path& home : login)
+        EXPECT_THAT(homes, Contains(home));
+    for (const fs::path& home : other) {
+        if (login.contains(home) ||
+            std::find(credentials.begin(), credentials.end(), home) != credentials.end()) {
+            continue;
+        }
+        EXPECT_THAT(homes, Not(Contains(home)));
+    }
+}
+
+// A protected name is relative, or relative to the homes (`~/`), or `$PATH`; nothing else.
+TEST(PathRules, AProtectedNameIsRelativeToARootToTheHomesOrPath) {
+    for (const std::string_view good : {".envrc", ".git/hooks", "~/.ssh", "~/.local/bin", "$PATH"})
+        EXPECT_EQ(bad_protected_name(good), std::nullopt) << good;
+    for (const std::string_view bad :
+         {"", "/etc", "~/", "~//x", "~/../x", "~/./x", "a/../b", "~/$PATH/.."}) {
+        EXPECT_NE(bad_protected_name(bad), std::nullopt) << bad;
+    }
+    EXPECT_EQ(home_anchored("~/.ssh"), std::optional<std::string_view>(".ssh"));
+    EXPECT_EQ(home_anchored(".ssh"), std::nullopt);
+    EXPECT_EQ(home_anchored("$PATH"), std::nullopt);
+    // Every default name is well-formed, and in one class only.
+    std::set<std::string> seen;
+    for (const std::string& name : default_protected_names()) {
+        EXPECT_EQ(bad_protected_name(name), std::nullopt) << name;
+        EXPECT_TRUE(seen.insert(name).second) << name << " is listed twice";
+    }
 }
 
 // The stores no list can name where they are: the ones the tools' variables move (a file, a

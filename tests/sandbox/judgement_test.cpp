@@ -772,6 +772,7 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
     window.kept = {"/w/one/.git/config"};
     window.hook_directories = {"/w/one/.githooks"};
     window.configurations = {"/w/one/project.gitconfig"};
+    window.places = {{"/w/one/home/.ssh", "~/.ssh"}, {"/w/one/bin", "$PATH"}};
     window.since = {1234567890, 123456789};
     const auto back = parse_window(window_text(window, std::string("copies\0with NUL", 15)));
     ASSERT_TRUE(back);
@@ -780,6 +781,11 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
     EXPECT_EQ(back->window.kept, window.kept);
     EXPECT_EQ(back->window.hook_directories, window.hook_directories);
     EXPECT_EQ(back->window.configurations, window.configurations);
+    ASSERT_EQ(back->window.places.size(), 2U);
+    EXPECT_EQ(back->window.places[0].path, "/w/one/home/.ssh");
+    EXPECT_EQ(back->window.places[0].name, "~/.ssh");
+    EXPECT_EQ(back->window.places[1].path, "/w/one/bin");
+    EXPECT_EQ(back->window.places[1].name, "$PATH");
     EXPECT_EQ(back->window.since.tv_sec, window.since.tv_sec);
     EXPECT_EQ(back->window.since.tv_nsec, window.since.tv_nsec);
     EXPECT_EQ(back->copies, std::string("copies\0with NUL", 15));
@@ -789,7 +795,7 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
         append_field(out, tag, value);
         return out;
     };
-    const std::string format = field("format", "cordon-judgement-2");
+    const std::string format = field("format", "cordon-judgement-3");
     const std::string since = field("since", "1.0");
     EXPECT_EQ(parse_window(format + since + field("root", "/x") + field("attempt", "") +
                            field("attempt", ""))
@@ -801,6 +807,13 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
           format + since + field("root", "rel"),
           format + since + field("name", "../x") + field("root", "/x"),
           format + since + field("root", "/x") + field("what", "/y"),
+          field("format", "cordon-judgement-2") + since + field("root", "/x"),
+          format + since + field("root", "/x") + field("place", "/x/bin"),
+          format + since + field("root", "/x") + field("place-name", "~/bin"),
+          format + since + field("root", "/x") + field("place-name", "~/bin") +
+              field("root", "/y") + field("place", "/x/bin"),
+          format + since + field("root", "/x") + field("place-name", "~/../bin") +
+              field("place", "/x/bin"),
           format + since + field("root", "/x").substr(0, 8),
           format + since + "root\0" + "99\0/x\0"}) {
         EXPECT_FALSE(parse_window(bad)) << ::testing::PrintToString(bad);
