@@ -113,10 +113,11 @@ public:
         protect_settings(settings, std::nullopt);
     }
 
-    // The names anchored to the homes (`~/.ssh`) in each home that lies in a writable root, and
-    // the directories on cordon's PATH that do: kept where they exist, judged where a run makes
-    // them (path_plan::places). What `cordon run` can show the host's next login, shell or
-    // python is not only the workspace's business when the workspace is, or holds, a home.
+    // The names anchored to the homes (`~/.ssh`) in each home that lies in a writable root (or
+    // holds one), and the directories on cordon's PATH in such a home: kept where they exist,
+    // judged where a run makes them (path_plan::places). What `cordon run` can show the host's next
+    // login, shell or python is not only the workspace's business when the workspace is, or holds,
+    // a home.
     void protect_homes() {
         if (anchored_.empty()) return;
         std::vector<fs::path> homes;
@@ -131,8 +132,15 @@ public:
         }
         for (const std::string& name : anchored_) {
             if (name == path_directories) {
-                for (const fs::path& dir : path_entries())
-                    protect_place(dir, name);
+                // Those in a home: a project's own (an activated virtualenv's bin, a
+                // node_modules/.bin) is the project's code, which its package managers write.
+                for (const fs::path& dir : path_entries()) {
+                    if (std::any_of(homes.begin(), homes.end(), [&dir](const fs::path& home) {
+                            return is_within(canonical_path(dir), home);
+                        })) {
+                        protect_place(dir, name);
+                    }
+                }
                 continue;
             }
             const std::string_view rest = *home_anchored(name);

@@ -67,7 +67,7 @@ std::span<const protected_class> protected_classes() {
     // writable beside it. A name is looked for at every depth of every writable root; one that
     // starts with `~/` only in the homes that lie in one (home_anchor), where it is unambiguous
     // (`~/bin` is a search path, a project's `bin` is not); `$PATH` is every directory on
-    // cordon's PATH.
+    // cordon's PATH in such a home.
     static const std::vector<protected_class> classes{
         {"vcs",
          "git runs hooks and obeys its configuration (core.hooksPath, core.fsmonitor, "

@@ -44,7 +44,7 @@ enum class tmp_policy {
 // sandbox, without asking. `names` are relative paths ("/"-separated, no "." or ".."), looked
 // for at every depth of every writable root; a name that starts with `~/` is looked for only in
 // the homes that lie in one (protected_homes()), and `$PATH` stands for every absolute directory
-// on cordon's PATH that does.
+// on cordon's PATH in such a home.
 struct protected_class {
     std::string_view name;  // "vcs", "shell", ...
     std::string_view why;   // what runs them

@@ -620,15 +620,18 @@ TEST_P(PathPolicy, ConcurrentRunsInOneWorkspaceAllSucceedAndLeaveNothing) {
 // is (a project's own `bin`, `.ssh`), stay.
 TEST_P(PathPolicy, EveryProtectedNameARunMakesWhereItIsLookedForIsTakenAway) {
     const fs::path home = workspace_ / "home" / "me";
-    const fs::path tools = workspace_ / "tools" / "bin";
-    const fs::path later = workspace_ / "later" / "bin";
-    fs::create_directories(home);
+    const fs::path tools = home / "opt" / "bin";
+    const fs::path later = home / "later" / "bin";
+    const fs::path venv = workspace_ / ".venv" / "bin";
     fs::create_directories(tools);
+    fs::create_directories(venv);
     test::write_file(tools / "mytool", "real\n");
     test::scoped_env user_home("HOME", home.string());
-    test::scoped_env path("PATH", tools.string() + ":" + later.string() + ":/usr/bin:/bin");
+    test::scoped_env path(
+        "PATH", tools.string() + ":" + later.string() + ":" + venv.string() + ":/usr/bin:/bin");
     std::vector<fs::path> planted{tools / "ls", later / "git"};
-    std::vector<fs::path> beside;
+    // A project's own directory on PATH, outside a home: its package managers write it.
+    std::vector<fs::path> beside{venv / "pytest"};
     for (const protected_class& c : protected_classes()) {
         for (std::string_view name : c.names) {
             // git's own parts are judged by their content (GitCommitWorksInside... and the
@@ -672,7 +675,7 @@ TEST_P(PathPolicy, EveryProtectedNameARunMakesWhereItIsLookedForIsTakenAway) {
 // takes what is new.
 TEST_P(PathPolicy, WhatExistsOfAHomeInARootAndOfPathIsKept) {
     const fs::path home = workspace_ / "home" / "me";
-    const fs::path tools = workspace_ / "tools" / "bin";
+    const fs::path tools = home / "tools" / "bin";
     fs::create_directories(home / ".config" / "systemd" / "user");
     fs::create_directories(home / ".local" / "bin");
     fs::create_directories(home / ".ssh");
@@ -686,19 +689,23 @@ TEST_P(PathPolicy, WhatExistsOfAHomeInARootAndOfPathIsKept) {
     test::scoped_env path("PATH", tools.string() + ":/usr/bin:/bin");
     const auto before = snapshot(workspace_);
     const std::string h = home.string();
-    auto record = run(request(
-        "echo 'ssh-ed25519 AAAA evil' >> " + h + "/.ssh/authorized_keys; echo evil > " + h +
-            "/.local/bin/tool; echo evil > " + h +
-            "/.config/systemd/user/evil.service; echo evil > tools/bin/mytool; "
-            "mv " +
-            h + "/.local " + h + "/.local.old && mkdir -p " + h + "/.local/bin && echo evil > " +
-            h +
-            "/.local/bin/tool; "
-            "rm -rf " +
-            h + "/.ssh; ln -s /tmp " + h +
-            "/.ssh; "
-            "mv tools tools.old && mkdir -p tools/bin && echo evil > tools/bin/mytool; exit 0",
-        sandbox_mode::workspace_write));
+    auto record =
+        run(request("echo 'ssh-ed25519 AAAA evil' >> " + h + "/.ssh/authorized_keys; echo evil > " +
+                        h + "/.local/bin/tool; echo evil > " + h +
+                        "/.config/systemd/user/evil.service; echo evil > " + h +
+                        "/tools/bin/mytool; "
+                        "mv " +
+                        h + "/.local " + h + "/.local.old && mkdir -p " + h +
+                        "/.local/bin && echo evil > " + h +
+                        "/.local/bin/tool; "
+                        "rm -rf " +
+                        h + "/.ssh; ln -s /tmp " + h +
+                        "/.ssh; "
+                        "cd " +
+                        h +
+                        " && mv tools tools.old && mkdir -p tools/bin && echo evil > "
+                        "tools/bin/mytool; exit 0",
+                    sandbox_mode::workspace_write));
     ASSERT_TRUE(record.has_value()) << refused_;
     ASSERT_EQ(record->outcome.exit_code, std::optional<int>(0)) << describe(*record);
     auto after = snapshot(workspace_);
@@ -709,7 +716,7 @@ TEST_P(PathPolicy, WhatExistsOfAHomeInARootAndOfPathIsKept) {
     for (const auto& [p, content] : after) {
         if (before.contains(p)) continue;
         for (const std::string place :
-             {"home/me/.local/", "home/me/.ssh", "home/me/.config/systemd", "tools/bin/"}) {
+             {"home/me/.local/", "home/me/.ssh", "home/me/.config/systemd", "home/me/tools/bin/"}) {
             EXPECT_FALSE(p.starts_with(place)) << p << " was left\n" << describe(*record);
         }
     }
