@@ -359,8 +359,14 @@ private:
     // a link on the way is no way around it) and, when it is a link, what it leads to, each in a
     // writable root but no root itself (a root was named on purpose, and is written as given).
     void protect_place(const fs::path& path, const std::string& name) {
-        const fs::path entry = canonical_path(path.parent_path()) / path.filename();
-        const fs::path target = canonical_path(entry);
+        // Most names share a few directories (`~/.config`, `~/.local/share`): each is resolved
+        // once, and an entry only when it is a link.
+        auto [parent, fresh] = resolved_.try_emplace(path.parent_path().native());
+        if (fresh) parent->second = canonical_path(path.parent_path());
+        const fs::path entry = parent->second / path.filename();
+        struct stat st {};
+        const bool link = ::lstat(entry.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+        const fs::path target = link ? canonical_path(entry) : entry;
         bool kept = false;  // protect_existing() keeps what a link leads to too
         for (const fs::path& place : {entry, target}) {
             const std::optional<fs::path> root = root_of(place);
@@ -378,9 +384,10 @@ private:
     }
 
     path_plan& out_;
-    std::vector<fs::path> carve_outs_;   // --read-only-path, as the user gave them
-    std::vector<std::string> names_;     // looked for at every depth
-    std::vector<std::string> anchored_;  // `~/` names and `$PATH`
+    std::vector<fs::path> carve_outs_;          // --read-only-path, as the user gave them
+    std::vector<std::string> names_;            // looked for at every depth
+    std::vector<std::string> anchored_;         // `~/` names and `$PATH`
+    std::map<std::string, fs::path> resolved_;  // protect_place()'s directories, resolved
     std::vector<std::string> git_names_;
     fs::path home_;
 };
