@@ -489,6 +489,13 @@ private:
             if (within_text(text, place.path.native()) &&
                 !within_text(root->native(), place.path.native())) {
                 names_[place.path].insert(path());
+            } else if (within_text(place.path.native(), text) && text != root->native() &&
+                       !S_ISDIR(reader_.look(text).mode)) {
+                // On the way to a place, a link the run made (`~/.cargo -> ../y`): the place is
+                // wherever it leads now, and what the run put there no name judges. Taken. (A
+                // directory it made or moved there is walked, and the place found in it.)
+                names_[path()].insert(path());
+                on_the_way_.insert(path());
             }
         }
         std::vector<std::string_view> parts;
@@ -854,6 +861,11 @@ private:
         for (const protected_place& place : scope_.places) {
             if (place.path == match) why = why_of(place.name);
         }
+        if (why.empty() && on_the_way_.contains(match)) {
+            why =
+                "on the way to a protected place, made by the run: what lies beyond it would "
+                "run outside the sandbox";
+        }
         for (const std::string& protect : scope_.names) {
             if (!why.empty()) break;
             if (match.string().ends_with("/" + protect)) why = why_of(protect);
@@ -906,6 +918,7 @@ private:
     std::set<fs::path> hook_directories_, hooks_found_, configs_, user_configs_, gitmodules_files_,
         commondirs_, whole_, listed_whole_, unnameable_, instructions_;
     std::map<fs::path, std::set<fs::path>> names_;
+    std::set<fs::path> on_the_way_;  // not directories, on the way to a place
     std::optional<std::vector<fs::path>> templates_;
     std::vector<neutralized_path> out_;
     std::optional<std::string> failure_;

@@ -132,11 +132,13 @@ public:
         }
         for (const std::string& name : anchored_) {
             if (name == path_directories) {
-                // Those in a home: a project's own (an activated virtualenv's bin, a
-                // node_modules/.bin) is the project's code, which its package managers write.
+                // Those in a home that lies in a writable root: a project's own (an activated
+                // virtualenv's bin, a node_modules/.bin in a workspace of ~/proj) is the
+                // project's code, which its package managers write.
                 for (const fs::path& dir : path_entries()) {
-                    if (std::any_of(homes.begin(), homes.end(), [&dir](const fs::path& home) {
-                            return is_within(canonical_path(dir), home);
+                    const fs::path resolved = canonical_path(dir);
+                    if (std::any_of(homes.begin(), homes.end(), [&](const fs::path& home) {
+                            return is_within(resolved, home) && root_of(home);
                         })) {
                         protect_place(dir, name);
                     }
@@ -343,13 +345,19 @@ private:
 
     // The absolute directories on cordon's PATH; a relative entry (`.`, an empty one) names
     // wherever the shell happens to be, which no place can keep (docs/sandbox.md).
+    // Each as the shell takes it: `/a/b/`, `/a/./b` and `/a/c/../b` are `/a/b` (a `..` after a
+    // link is resolved with the rest by protect_place()).
     static std::vector<fs::path> path_entries() {
         std::vector<fs::path> out;
         const char* list = std::getenv("PATH");
         for (std::string_view rest = list != nullptr ? list : ""; !rest.empty();) {
             const std::size_t end = std::min(rest.find(':'), rest.size());
             const std::string_view entry = rest.substr(0, end);
-            if (!entry.empty() && entry.front() == '/') out.emplace_back(std::string(entry));
+            if (!entry.empty() && entry.front() == '/') {
+                fs::path dir = fs::path(std::string(entry)).lexically_normal();
+                if (!dir.has_filename() && dir != dir.root_path()) dir = dir.parent_path();
+                out.push_back(std::move(dir));
+            }
             rest.remove_prefix(std::min(end + 1, rest.size()));
         }
         return out;
@@ -359,6 +367,13 @@ private:
     // a link on the way is no way around it) and, when it is a link, what it leads to, each in a
     // writable root but no root itself (a root was named on purpose, and is written as given).
     void protect_place(const fs::path& path, const std::string& name) {
+        // A place is an entry of a directory: `/`, or a path whose last part is `.` or `..`
+        // (a `..` after a link), is taken where it leads.
+        const std::string last = path.filename().string();
+        if (last.empty() || last == "." || last == "..") {
+            if (path != path.root_path()) protect_place(canonical_path(path), name);
+            return;
+        }
         // Most names share a few directories (`~/.config`, `~/.local/share`): each is resolved
         // once, and an entry only when it is a link.
         auto [parent, fresh] = resolved_.try_emplace(path.parent_path().native());
@@ -369,10 +384,12 @@ private:
         const fs::path target = link ? canonical_path(entry) : entry;
         bool kept = false;  // protect_existing() keeps what a link leads to too
         for (const fs::path& place : {entry, target}) {
+            // A place that is a writable root, or holds one, was named on purpose (or is the
+            // workspace's parent, on PATH): it is written as given.
             const std::optional<fs::path> root = root_of(place);
             if (!root ||
-                std::find(out_.writable_roots.begin(), out_.writable_roots.end(), place) !=
-                    out_.writable_roots.end() ||
+                std::any_of(out_.writable_roots.begin(), out_.writable_roots.end(),
+                            [&place](const fs::path& r) { return is_within(r, place); }) ||
                 std::any_of(out_.places.begin(), out_.places.end(),
                             [&place](const protected_place& p) { return p.path == place; })) {
                 continue;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -78,15 +79,42 @@ std::span<const protected_class> protected_classes() {
           ".lefthook-local.yml", ".lefthook", ".lefthook-local"}},
         {"shell",
          "a shell, a terminal multiplexer or a prompt sources or runs these when it starts",
-         {".bashrc",      ".bash_aliases",   ".bash_profile",
-          ".bash_login",  ".bash_logout",    ".profile",
-          ".bashrc.d",    ".zshrc",          ".zshenv",
-          ".zprofile",    ".zlogin",         ".zlogout",
-          ".kshrc",       ".cshrc",          ".tcshrc",
-          ".config/fish", ".config/nushell", ".config/powershell",
-          ".xonshrc",     ".config/xonsh",   ".config/starship.toml",
-          ".tmux.conf",   ".config/tmux",    ".screenrc",
-          "~/.oh-my-zsh"}},
+         {".bashrc",
+          ".bash_aliases",
+          ".bash_profile",
+          ".bash_login",
+          ".bash_logout",
+          ".profile",
+          ".bashrc.d",
+          ".zshrc",
+          ".zshenv",
+          ".zprofile",
+          ".zlogin",
+          ".zlogout",
+          ".kshrc",
+          ".cshrc",
+          ".tcshrc",
+          ".config/fish",
+          ".config/nushell",
+          ".config/powershell",
+          ".xonshrc",
+          ".config/xonsh",
+          ".config/starship.toml",
+          ".tmux.conf",
+          ".config/tmux",
+          ".screenrc",
+          "~/.oh-my-zsh",
+          "~/.cargo/env",
+          "~/.nvm",
+          "~/.fzf.bash",
+          "~/.fzf.zsh",
+          "~/.p10k.zsh",
+          "~/.config/lesskey",
+          "~/.lesskey",
+          "~/.muttrc",
+          "~/.config/i3",
+          "~/.config/sway",
+          "~/.config/hypr"}},
         {"direnv",
          "direnv, mise and asdf run or obey these when a shell enters the directory (.envrc, "
          "hooks, tasks, an env file's source, a tool's `path:`)",
@@ -98,7 +126,7 @@ std::span<const protected_class> protected_classes() {
          "dev containers these name",
          {".vscode", ".idea", ".devcontainer", ".devcontainer.json", ".zed", ".config/zed",
           ".helix", ".config/helix", ".config/Code", ".config/Cursor", ".exrc", ".nvim.lua",
-          ".nvimrc", ".vimrc", ".config/nvim", "~/.vim", ".emacs", ".emacs.d"}},
+          ".nvimrc", ".vimrc", ".config/nvim", "~/.vim", ".emacs", ".emacs.d", "~/.config/emacs"}},
         {"agent",
          "agents start the MCP servers and run the hooks, commands and lint or test commands "
          "these name; cordon reads its own configuration",
@@ -129,11 +157,10 @@ std::span<const protected_class> protected_classes() {
           ".cargo/config.toml",
           "rust-toolchain",
           "rust-toolchain.toml",
-          "global.json",
           ".mvn",
           ".bazelversion",
           ".bazeliskrc",
-          "~/.rustup/settings.toml",
+          "~/.rustup",
           "~/.gradle/init.d",
           "~/.gradle/init.gradle",
           "~/.gradle/init.gradle.kts",
@@ -143,8 +170,8 @@ std::span<const protected_class> protected_classes() {
         {"repl",
          "a debugger, a REPL or a database shell runs these when it starts in the directory or "
          "the home",
-         {".pdbrc", ".Rprofile", ".irbrc", ".pryrc", ".gdbinit", ".lldbinit", ".octaverc",
-          "~/.psqlrc", "~/.sqliterc", "~/.ipython", "~/.jupyter", "~/.julia/config"}},
+         {".pdbrc", ".Rprofile", "renv/activate.R", ".irbrc", ".pryrc", ".gdbinit", ".lldbinit",
+          ".octaverc", "~/.psqlrc", "~/.sqliterc", "~/.ipython", "~/.jupyter", "~/.julia/config"}},
         {"path",
          "the next shell finds commands by name in these directories, before the system's; "
          "python runs the .pth files and usercustomize of the user site (~/.local/lib) at every "
@@ -165,7 +192,7 @@ std::span<const protected_class> protected_classes() {
          "credential_process, exec plugins, credential helpers, CLI plugins, providers, "
          "pinentry), and sshd lets in the keys authorized_keys lists",
          {"~/.ssh", "~/.aws", "~/.kube", "~/.docker", "~/.config/gcloud", "~/.azure", "~/.oci",
-          "~/.config/gh", "~/.terraformrc", "~/.terraform.d", "~/.gnupg"}},
+          "~/.config/gh", "~/.terraformrc", "~/.terraform.d", "~/.gnupg", "~/.config/containers"}},
     };
     return classes;
 }
@@ -514,9 +541,16 @@ std::vector<fs::path> protected_homes() {
     if (file == nullptr) return out;
     passwd entry{};
     passwd* found = nullptr;
-    std::array<char, 4096> buffer{};
-    while (::fgetpwent_r(file, &entry, buffer.data(), buffer.size(), &found) == 0 &&
-           found != nullptr) {
+    std::vector<char> buffer(4096);
+    for (;;) {
+        const int error = ::fgetpwent_r(file, &entry, buffer.data(), buffer.size(), &found);
+        // A line longer than the buffer is read again with a larger one (the stream is left at
+        // its start); one beyond a mebibyte is no account.
+        if (error == ERANGE && buffer.size() < (std::size_t{1} << 20)) {
+            buffer.resize(buffer.size() * 2);
+            continue;
+        }
+        if (error != 0 || found == nullptr) break;
         const std::string_view dir = found->pw_dir != nullptr ? found->pw_dir : "";
         const std::string_view shell = found->pw_shell != nullptr ? found->pw_shell : "";
         if (dir.size() < 2 || dir.front() != '/' || shell.ends_with("nologin") ||

@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view magic = "cordon-judgement-3";
+constexpr std::string_view previous_magic = "cordon-judgement-2";
 // The copies are at most kept_copies::total_limit bytes of content; the rest is names.
 constexpr std::size_t record_limit = std::size_t{32} << 20;
 constexpr std::string_view record_prefix = "window-";
@@ -160,7 +161,9 @@ std::optional<window_record> parse_window(std::string_view text) {
     if (text.size() > record_limit) return std::nullopt;
     const auto fields = split_fields(text);
     if (!fields || fields->empty() ||
-        fields->front() != std::pair(std::string_view("format"), magic)) {
+        (fields->front() != std::pair(std::string_view("format"), magic) &&
+         // A record a cordon of the format before left (no places) is judged all the same.
+         fields->front() != std::pair(std::string_view("format"), previous_magic))) {
         return std::nullopt;
     }
     window_record out;

@@ -688,24 +688,20 @@ TEST_P(PathPolicy, WhatExistsOfAHomeInARootAndOfPathIsKept) {
     test::scoped_env user_home("HOME", home.string());
     test::scoped_env path("PATH", tools.string() + ":/usr/bin:/bin");
     const auto before = snapshot(workspace_);
-    const std::string h = home.string();
+    // $H is the home; the run's own directory `evil` is linked in on the way to ~/.cargo/bin.
+    const std::string script = R"(
+        echo 'ssh-ed25519 AAAA evil' >> "$H/.ssh/authorized_keys"
+        echo evil > "$H/.local/bin/tool"
+        echo evil > "$H/.config/systemd/user/evil.service"
+        echo evil > "$H/tools/bin/mytool"
+        mv "$H/.local" "$H/.local.old" && mkdir -p "$H/.local/bin" &&
+            echo evil > "$H/.local/bin/tool"
+        rm -rf "$H/.ssh"; ln -s /tmp "$H/.ssh"
+        mkdir -p evil/bin && echo evil > evil/bin/cargo && ln -s ../../../evil "$H/.cargo"
+        cd "$H" && mv tools tools.old && mkdir -p tools/bin && echo evil > tools/bin/mytool
+        exit 0)";
     auto record =
-        run(request("echo 'ssh-ed25519 AAAA evil' >> " + h + "/.ssh/authorized_keys; echo evil > " +
-                        h + "/.local/bin/tool; echo evil > " + h +
-                        "/.config/systemd/user/evil.service; echo evil > " + h +
-                        "/tools/bin/mytool; "
-                        "mv " +
-                        h + "/.local " + h + "/.local.old && mkdir -p " + h +
-                        "/.local/bin && echo evil > " + h +
-                        "/.local/bin/tool; "
-                        "rm -rf " +
-                        h + "/.ssh; ln -s /tmp " + h +
-                        "/.ssh; "
-                        "cd " +
-                        h +
-                        " && mv tools tools.old && mkdir -p tools/bin && echo evil > "
-                        "tools/bin/mytool; exit 0",
-                    sandbox_mode::workspace_write));
+        run(request("H='" + home.string() + "'; " + script, sandbox_mode::workspace_write));
     ASSERT_TRUE(record.has_value()) << refused_;
     ASSERT_EQ(record->outcome.exit_code, std::optional<int>(0)) << describe(*record);
     auto after = snapshot(workspace_);
@@ -716,7 +712,8 @@ TEST_P(PathPolicy, WhatExistsOfAHomeInARootAndOfPathIsKept) {
     for (const auto& [p, content] : after) {
         if (before.contains(p)) continue;
         for (const std::string place :
-             {"home/me/.local/", "home/me/.ssh", "home/me/.config/systemd", "home/me/tools/bin/"}) {
+             {"home/me/.local/", "home/me/.ssh", "home/me/.config/systemd", "home/me/tools/bin/",
+              "home/me/.cargo"}) {
             EXPECT_FALSE(p.starts_with(place)) << p << " was left\n" << describe(*record);
         }
     }

@@ -797,6 +797,8 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
     };
     const std::string format = field("format", "cordon-judgement-3");
     const std::string since = field("since", "1.0");
+    // A record of the format before is judged all the same.
+    EXPECT_TRUE(parse_window(field("format", "cordon-judgement-2") + since + field("root", "/x")));
     EXPECT_EQ(parse_window(format + since + field("root", "/x") + field("attempt", "") +
                            field("attempt", ""))
                   ->attempts,
@@ -807,7 +809,8 @@ TEST(RunJournal, AWindowReadsBackAsWritten) {
           format + since + field("root", "rel"),
           format + since + field("name", "../x") + field("root", "/x"),
           format + since + field("root", "/x") + field("what", "/y"),
-          field("format", "cordon-judgement-2") + since + field("root", "/x"),
+          field("format", "cordon-judgement-1") + since + field("root", "/x") +
+              field("place-name", "~/bin") + field("place", "/x/bin"),
           format + since + field("root", "/x") + field("place", "/x/bin"),
           format + since + field("root", "/x") + field("place-name", "~/bin"),
           format + since + field("root", "/x") + field("place-name", "~/bin") +
