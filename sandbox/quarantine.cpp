@@ -527,6 +527,10 @@ std::optional<std::string> replace_file(int dir, const std::string& name,
 }
 
 std::optional<std::string> remove_tree(int dir, const std::string& name) {
+    // An entry of `dir`, never `dir` itself or its parent, however a caller came to the name.
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+        return "\"" + name + "\" names no entry of a directory";
+    }
     return tree_removal(dir).run(name);
 }
 
@@ -587,9 +591,12 @@ void quarantine::note(const fs::path& path, std::string_view why) {
 std::variant<quarantine::taken, std::string> quarantine::take(const fs::path& root,
                                                               const fs::path& path,
                                                               std::string_view why) {
+    const std::string name = path.filename().string();
+    if (name.empty() || name == "." || name == "..") {
+        return "cannot take " + path.string() + ": it names no entry of a directory";
+    }
     unique_fd parent = open_parent_no_symlinks(path);
     if (!parent) return "cannot open " + path.parent_path().string() + ": " + error_text(errno);
-    const std::string name = path.filename().string();
     struct stat st {};
     if (::fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         // Gone already (another run's judgement took it).

@@ -492,6 +492,25 @@ TEST_F(Quarantine, APathAlreadyGoneIsSaidToBe) {
     EXPECT_NE(std::get<quarantine::taken>(present_one).kept_at, "");
 }
 
+// A name that is no entry of its directory (`.`, `..`, empty, with a slash) is never removed
+// nor taken, however a caller spelled it: the directory and its parent, and everything beside
+// the path, stay.
+TEST_F(Quarantine, ANameThatIsNoEntryIsNeitherRemovedNorTaken) {
+    fs::create_directories(root_ / "sub");
+    test::write_file(root_ / "sub" / "kept", "mine\n");
+    test::write_file(root_ / "beside", "mine\n");
+    unique_fd sub = open_directory(root_ / "sub");
+    for (const std::string name : {".", "..", "", "kept/.."})
+        EXPECT_NE(remove_tree(sub.get(), name), std::nullopt) << name;
+    quarantine away(home_, {root_});
+    for (const fs::path& path : {root_ / "sub" / "..", root_ / "sub" / ".", root_ / "sub/"}) {
+        const auto taken = away.take(root_, path, "planted");
+        EXPECT_TRUE(std::holds_alternative<std::string>(taken)) << path;
+    }
+    EXPECT_EQ(test::read_file(root_ / "sub" / "kept"), "mine\n");
+    EXPECT_EQ(test::read_file(root_ / "beside"), "mine\n");
+}
+
 // Where renameat2() knows no RENAME_NOREPLACE (EINVAL), the entry is still moved, not removed, by
 // a plain rename to a name seen to be free; a second one of the same name does not replace the
 // first.
