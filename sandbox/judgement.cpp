@@ -859,7 +859,12 @@ private:
         };
         std::string why;
         for (const protected_place& place : scope_.places) {
-            if (place.path == match) why = why_of(place.name);
+            if (place.path != match) continue;
+            why = place.name == hidden_store_place
+                      ? "made where a hidden credential store is missing: a tool of the host "
+                        "would write the secret into what the run can read (a link, a file of "
+                        "several names)"
+                      : why_of(place.name);
         }
         if (why.empty() && on_the_way_.contains(match)) {
             why =

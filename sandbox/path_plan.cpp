@@ -151,6 +151,25 @@ public:
         }
     }
 
+    // A carve-out, and a hidden credential store, inside a writable root are kept by their place
+    // as a protected name is: every directory between the root and them kept in place, so that
+    // no rename swaps another directory in under the same name (`mv vendor away; mkdir vendor`
+    // would leave the carve-out's name writable, and a store renamed with its directory would be
+    // readable where it went in the next run). What a run makes where a hidden store is missing
+    // (a link a host tool would write the secret through) is judged and taken.
+    void pin_carve_outs_and_stores() {
+        for (const fs::path& carve : carve_outs_) {
+            if (const auto root = root_of(carve)) keep_ancestors(*root, carve);
+        }
+        for (const hidden_path& store : out_.hidden) {
+            if (const auto root = root_of(store.path); root && store.path != *root)
+                keep_ancestors(*root, store.path);
+        }
+        for (const fs::path& missing : out_.hidden_missing) {
+            if (root_of(missing)) out_.places.push_back({missing, std::string(hidden_store_place)});
+        }
+    }
+
     void finish() {
         // Parents before what lies inside them: a mount made later covers one made earlier.
         for (auto* list : {&out_.entries, &out_.read_only}) {
@@ -620,6 +639,7 @@ std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
             plan.protect_root(root);
         plan.protect_user_configuration();
         plan.protect_homes();
+        plan.pin_carve_outs_and_stores();
         for (const fs::path& carve : policy.rules.read_only)
             add_unique(out.read_only, carve);
         plan.finish();

@@ -50,8 +50,11 @@ struct hidden_path {
 // `$PATH`): kept there when it exists, and whatever a run makes at or beneath it is judged.
 struct protected_place {
     std::filesystem::path path;  // canonical but for its last component
-    std::string name;            // the protected name it stands for
+    std::string name;            // the protected name it stands for, or hidden_store_place
 };
+// The name of a place where a hidden credential store is missing: what a run makes there (a link
+// a host tool would write the secret through) is taken.
+inline constexpr std::string_view hidden_store_place = "deny_read";
 
 struct path_plan {
     std::vector<std::filesystem::path> writable_roots;  // the workspace first; canonical

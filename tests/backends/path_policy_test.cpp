@@ -523,6 +523,48 @@ TEST_P(PathPolicy, ReadOnlyCarveOutsBeneathAWritableRoot) {
     EXPECT_EQ(test::read_file(workspace_ / "other.txt"), "ok\n");
 }
 
+// Carve-outs and hidden stores are kept by their place, not their name: a run cannot rename the
+// directory that holds one and put a directory of its own under the name (the carve-out's name
+// writable, the store readable where it went in the next run), and what it makes where a store
+// is missing (a link, a second name of its own file, that a host tool would write the secret
+// through) is taken. Only bwrap keeps paths inside a writable root; the Landlock rung refuses
+// both.
+TEST_P(PathPolicy, CarveOutsAndHiddenStoresAreKeptByTheirPlace) {
+    const fs::path home = workspace_ / "home" / "me";
+    fs::create_directories(workspace_ / "third_party" / "vendor");
+    test::write_file(workspace_ / "third_party" / "vendor" / "lib.c", "original\n");
+    fs::create_directories(home / ".config" / "gcloud");
+    test::write_file(home / ".config" / "gcloud" / "credentials.db", "secret\n");
+    const std::string script = R"(
+        mv third_party third_party.old && mkdir -p third_party/vendor &&
+            echo evil > third_party/vendor/lib.c
+        echo mine > leak && ln leak home/me/.git-credentials
+        ln -s ../../leak home/me/.netrc
+        mv home/me/.config home/me/.config.old
+        mv home/me home/me.old
+        exit 0)";
+    auto asked = request(script, sandbox_mode::workspace_write);
+    asked.rules.read_only = {workspace_ / "third_party" / "vendor"};
+    asked.rules.deny_read = {home / ".config" / "gcloud", home / ".git-credentials",
+                             home / ".netrc"};
+    if (!bwrap()) {
+        EXPECT_FALSE(run(asked).has_value()) << "the Landlock rung keeps neither";
+        return;
+    }
+    asked.rules.accept_partial = true;  // the stores that are not there: bwrap cannot keep them
+    auto record = run(std::move(asked));
+    ASSERT_TRUE(record.has_value()) << refused_;
+    EXPECT_EQ(test::read_file(workspace_ / "third_party" / "vendor" / "lib.c"), "original\n")
+        << describe(*record);
+    EXPECT_FALSE(fs::exists(workspace_ / "third_party.old"));
+    EXPECT_EQ(test::read_file(home / ".config" / "gcloud" / "credentials.db"), "secret\n");
+    EXPECT_FALSE(fs::exists(home / ".config.old"));
+    EXPECT_FALSE(fs::exists(workspace_ / "home" / "me.old"));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(home / ".netrc"))) << describe(*record);
+    EXPECT_FALSE(fs::exists(home / ".git-credentials")) << describe(*record);
+    EXPECT_EQ(test::read_file(workspace_ / "leak"), "mine\n");
+}
+
 // /tmp under each tmp value: private is writable and never the host's (bwrap's tmpfs, or the
 // Landlock rung's own directory named by $TMPDIR, gone after the run); host is the host's; none
 // is not writable at all.
@@ -717,6 +759,34 @@ TEST_P(PathPolicy, WhatExistsOfAHomeInARootAndOfPathIsKept) {
             EXPECT_FALSE(p.starts_with(place)) << p << " was left\n" << describe(*record);
         }
     }
+}
+
+// A home in the workspace whose credential stores are hidden: a store that is also a protected
+// place (`~/.ssh`, `~/.aws`) stays unreadable where bwrap keeps it read-only, and stays as it was.
+// The Landlock rung cannot hide a path inside a writable root: it refuses the run.
+TEST_P(PathPolicy, AHiddenStoreThatIsAlsoAProtectedPlaceStaysUnreadable) {
+    const fs::path home = workspace_ / "home" / "me";
+    fs::create_directories(home / ".ssh");
+    fs::create_directories(home / ".aws");
+    test::write_file(home / ".ssh" / "id_ed25519", "PRIVATE KEY\n");
+    test::write_file(home / ".aws" / "credentials", "aws_secret_access_key = x\n");
+    test::scoped_env user_home("HOME", home.string());
+    auto asked = request("cat '" + (home / ".ssh" / "id_ed25519").string() + "' '" +
+                             (home / ".aws" / "credentials").string() + "'; echo evil >> '" +
+                             (home / ".ssh" / "id_ed25519").string() + "'; exit 0",
+                         sandbox_mode::workspace_write);
+    asked.rules.deny_read = default_deny_read(home);
+    // bwrap cannot keep the stores that are not there from being made: a gap accepted here.
+    asked.rules.accept_partial = bwrap();
+    auto record = run(std::move(asked));
+    if (!bwrap()) {
+        EXPECT_FALSE(record.has_value()) << "the Landlock rung cannot hide in a writable root";
+        return;
+    }
+    ASSERT_TRUE(record.has_value()) << refused_;
+    EXPECT_THAT(record->stdout_output.text, Not(HasSubstr("PRIVATE KEY")));
+    EXPECT_THAT(record->stdout_output.text, Not(HasSubstr("aws_secret")));
+    EXPECT_EQ(test::read_file(home / ".ssh" / "id_ed25519"), "PRIVATE KEY\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PathPolicy, test::all_real_backends(), test::real_backend_name);
