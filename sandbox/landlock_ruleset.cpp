@@ -46,12 +46,14 @@ namespace {
 // The type of what `fd` refers to, from the attributes the kernel already holds
 // (AT_STATX_DONT_SYNC): a FUSE or NFS mount that stopped answering must not hang the caller,
 // which may be cordon itself building the ruleset for a run's child. 0 or an errno.
-int file_type(int fd, mode_t* type) noexcept {
+int file_type(int fd, mode_t* type, unsigned* links = nullptr) noexcept {
     struct statx attributes {};
-    if (::statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &attributes) != 0) {
+    if (::statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_NLINK,
+                &attributes) != 0) {
         return errno;
     }
     *type = attributes.stx_mode & S_IFMT;
+    if (links != nullptr) *links = attributes.stx_nlink;
     return 0;
 }
 
@@ -326,13 +328,18 @@ int read_entries(read_walk& walk, int dir, std::size_t length) noexcept {
             if (!denied) {
                 const int fd = retry_open(dir, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
                 mode_t type = 0;
+                unsigned links = 0;
                 if (fd < 0) {
                     // Gone since the listing: nothing to grant.
                     if (errno != ENOENT) {
                         result = fail(walk.out, launcher_stage::open_rule_path, errno, "/");
                     }
-                } else if (file_type(fd, &type) != 0 || S_ISLNK(type)) {
+                } else if (file_type(fd, &type, &links) != 0 || S_ISLNK(type)) {
                     // Nothing to grant: a symlink leads to another entry, with its own rule.
+                } else if (!S_ISDIR(type) && links > 1) {
+                    // A file of several names beside a denied path may be another name of a
+                    // denied file (`ln ~/.ssh/id_ed25519 ~/notes`, made on the host): a grant is
+                    // on the inode, and would open it. Not granted.
                 } else if (holds_denied && S_ISDIR(type)) {
                     result = add_listing_rule(walk, fd);
                     if (result == 0) {

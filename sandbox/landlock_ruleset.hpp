@@ -90,7 +90,9 @@ inline constexpr std::size_t max_denied_reads = 256;
 // without a trailing slash), built as their complement: the root directory itself may be listed,
 // every entry of / other than `dev` gets a read rule, and an entry that holds a denied path gets
 // listing only and its own entries are granted the same way, down to the denied path, which gets
-// nothing. Symlinks get no rule (their targets have their own). Devices are then granted node by
+// nothing. Symlinks get no rule (their targets have their own), nor does a file of several names
+// in a directory that holds a denied path (it may be one of the denied files under another
+// name: a grant is on the inode). Devices are then granted node by
 // node by the caller, so that a command can never open a terminal, an input device or a disk just
 // because reads are allowed. Returns 0, or -1 with *out filled in (E2BIG: more than
 // max_denied_reads paths).

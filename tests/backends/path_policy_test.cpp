@@ -386,6 +386,30 @@ TEST_P(PathPolicy, ACredentialStoreMadeDuringTheRunIsUnreadable) {
     EXPECT_THAT(record->sandbox.hidden_paths, Contains((home_ / ".aws").string()));
 }
 
+// A denied file is denied by what it is, not by its name: another name of it beside a denied path
+// (a hard link made on the host, `ln ~/.ssh/id_ed25519 ~/notes`, or in a directory of the home on
+// the way to another store) is not readable either, wherever Landlock holds (the Landlock rung,
+// and the launcher inside bwrap). A file of one name beside it stays readable.
+TEST_P(PathPolicy, AnotherNameOfADeniedFileIsUnreadable) {
+    if (landlock::query_abi() <= 0) CORDON_SKIP_OR_FAIL("needs Landlock");
+    fs::create_directories(home_ / ".ssh");
+    fs::create_directories(home_ / ".config" / "gh");
+    test::write_file(home_ / ".ssh" / "id_ed25519", "SECRET KEY\n");
+    test::write_file(home_ / ".config" / "gh" / "hosts.yml", "SECRET TOKEN\n");
+    fs::create_hard_link(home_ / ".ssh" / "id_ed25519", home_ / "notes");
+    fs::create_hard_link(home_ / ".config" / "gh" / "hosts.yml", home_ / ".config" / "saved");
+    test::write_file(home_ / "plain", "PLAIN\n");
+    for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        auto record = run(request("cat '" + (home_ / "notes").string() + "' '" +
+                                      (home_ / ".config" / "saved").string() + "' '" +
+                                      (home_ / "plain").string() + "'",
+                                  mode));
+        ASSERT_TRUE(record.has_value()) << refused_;
+        EXPECT_THAT(record->stdout_output.text, Not(HasSubstr("SECRET"))) << describe(*record);
+        EXPECT_THAT(record->stdout_output.text, HasSubstr("PLAIN")) << describe(*record);
+    }
+}
+
 // Every default credential store is unreadable in every confined mode, reading one is a denial,
 // and --allow-read lets one through. The home directory itself stays listable.
 TEST_P(PathPolicy, CredentialStoresAreUnreadableUntilAllowed) {
