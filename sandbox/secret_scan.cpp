@@ -756,12 +756,20 @@ std::vector<fs::path> secrets_to_deny(std::vector<fs::path> found,
     found.erase(std::unique(found.begin(), found.end()), found.end());
     const std::size_t before = found.size();
     while (found.size() > budget) {
-        // The directory directly holding the most: a directory of keys is a store of keys.
+        // A directory that holds several is denied in their place: the deepest one that makes
+        // them fit, else the one that takes most (a directory of keys is a store of keys, and
+        // files spread one a directory, as a run could spread decoys, fold into what holds them).
+        // Never a home, nor a directory at or above a root of the run.
         std::map<fs::path, std::size_t> held;
-        for (const fs::path& path : found)
-            ++held[path.parent_path()];
+        for (const fs::path& path : found) {
+            for (fs::path dir = path.parent_path(); dir.has_relative_path();
+                 dir = dir.parent_path())
+                ++held[dir];
+        }
+        const std::size_t need = found.size() - budget;
         const fs::path* best = nullptr;
-        std::size_t most = 1;
+        std::size_t best_gain = 0;
+        std::size_t best_depth = 0;
         for (const auto& [held_dir, count] : held) {
             const fs::path& dir = held_dir;
             const bool in_a_home =
@@ -770,9 +778,19 @@ std::vector<fs::path> secrets_to_deny(std::vector<fs::path> found,
             const bool holds_readable =
                 std::any_of(readable.begin(), readable.end(),
                             [&dir](const fs::path& r) { return scan_within(r, dir); });
-            if (count > most && in_a_home && !holds_readable) {
+            if (count < 2 || !in_a_home || holds_readable) continue;
+            const std::size_t gain = count - 1;
+            const auto depth = static_cast<std::size_t>(std::distance(dir.begin(), dir.end()));
+            const bool enough = gain >= need;
+            const bool best_enough = best != nullptr && best_gain >= need;
+            const bool better = best == nullptr || (enough && !best_enough) ||
+                                (enough && best_enough && depth > best_depth) ||
+                                (!enough && !best_enough &&
+                                 (gain > best_gain || (gain == best_gain && depth > best_depth)));
+            if (better) {
                 best = &dir;
-                most = count;
+                best_gain = gain;
+                best_depth = depth;
             }
         }
         if (best == nullptr) break;

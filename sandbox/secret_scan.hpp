@@ -120,10 +120,10 @@ struct found_secrets_result {
 
 // What of `found` a run denies, in at most `budget` paths: none at or beneath a path of
 // `readable` (the run's own roots: a workspace's test keys stay readable to its tests) or of
-// `covered` (already denied). When more remain than the budget, the directory directly holding
-// the most of them (strictly beneath a home of `homes`, neither at nor above a path of
-// `readable`) is denied in their place, and again, until they fit; what still does not fit is
-// left out, and logged.
+// `covered` (already denied). When more remain than the budget, a directory that holds several
+// (strictly beneath a home of `homes`, neither at nor above a path of `readable`) is denied in
+// their place: the deepest that makes them fit, else the one that holds most, and again, until
+// they fit; what still does not fit is left out, and logged.
 [[nodiscard]] std::vector<std::filesystem::path> secrets_to_deny(
     std::vector<std::filesystem::path> found, const std::vector<std::filesystem::path>& homes,
     const std::vector<std::filesystem::path>& readable,

@@ -376,6 +376,16 @@ TEST(SecretsToDeny, ManyFilesFoldIntoTheDirectoryThatHoldsThem) {
     // Never the home itself, nor a directory that holds the workspace.
     EXPECT_THAT(secrets_to_deny(found, {home}, {home / "ws/x/own"}, {}, 4),
                 ElementsAre(home / "a.pem", home / "b.pem", home / "keys", home / "ws/x/key"));
+    // Files spread one a directory fold into the directory that holds them, the deepest that
+    // makes them fit.
+    std::vector<fs::path> spread{home / "old/deploy_key"};
+    for (int i = 0; i < 30; ++i)
+        spread.push_back(home / "src/flood" / ("d" + std::to_string(i)) / "key");
+    spread.push_back(home / "src/other/key");
+    EXPECT_THAT(secrets_to_deny(spread, {home}, {home / "work"}, {}, 4),
+                ElementsAre(home / "old/deploy_key", home / "src/flood", home / "src/other/key"));
+    EXPECT_THAT(secrets_to_deny(spread, {home}, {home / "work"}, {}, 2),
+                ElementsAre(home / "old/deploy_key", home / "src"));
     // What cannot be folded is left out (and logged), never a failure.
     EXPECT_THAT(secrets_to_deny({home / "a", home / "b", home / "c"}, {home}, {}, {}, 2),
                 ElementsAre(home / "a", home / "b"));
