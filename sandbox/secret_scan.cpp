@@ -548,6 +548,23 @@ struct cache_entry {
     records directories;
 };
 
+// A name of one entry of a directory, as the scan records them.
+bool plain_name(std::string_view name) {
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos;
+}
+
+// A path beneath the home as the scan records them: names joined by "/".
+bool plain_relative(std::string_view path) {
+    while (true) {
+        const std::size_t slash = path.find('/');
+        if (!plain_name(path.substr(0, slash))) return false;
+        if (slash == std::string_view::npos) return true;
+        path.remove_prefix(slash + 1);
+    }
+}
+
+// The cache of `home`, nullopt when there is none this scan may trust: not this user's own, open
+// to others, of another format, home or limits, truncated, or naming a path outside the home.
 std::optional<cache_entry> load_cache(int directory, const fs::path& home,
                                       const scan_limits& limits) {
     unique_fd fd(::openat(directory, cache_name(home).c_str(),
@@ -602,12 +619,14 @@ std::optional<cache_entry> load_cache(int directory, const fs::path& home,
             record.id.inode = static_cast<ino_t>(numbers[1]);
             record.id.modified = {static_cast<time_t>(numbers[2]), static_cast<long>(numbers[3])};
             record.id.changed = {static_cast<time_t>(numbers[4]), static_cast<long>(numbers[5])};
+            if (fields != "." && !plain_relative(fields)) return std::nullopt;
             const std::string relative = fields == "." ? std::string() : std::string(fields);
             current = &out.directories[relative];
             *current = std::move(record);
-        } else if (tag == 's' && current != nullptr && !fields.empty()) {
+        } else if (tag == 's' && current != nullptr && plain_name(fields)) {
             current->subdirectories.emplace_back(fields);
-        } else if (tag == 'f' && current != nullptr && !fields.empty()) {
+        } else if (tag == 'f' && current != nullptr &&
+                   (plain_name(fields) || fields == ".git/config")) {
             current->found.emplace_back(fields);
         } else {
             return std::nullopt;

@@ -349,6 +349,19 @@ TEST_F(SecretCache, ACacheThatIsNotThisUsersOwnIsRefused) {
     EXPECT_FALSE(look().cached);
 }
 
+TEST_F(SecretCache, ACacheNamingAPathOutsideTheHomeIsRefused) {
+    put("a/key", pem("PRIVATE KEY"));
+    ASSERT_FALSE(look().cached);
+    std::string text = test::read_file(cache_file());
+    const std::size_t line = text.find("\nf key\n");
+    ASSERT_NE(line, std::string::npos) << text;
+    text.replace(line, 7, "\nf ../../../etc/passwd\n");
+    test::write_file(cache_file(), text, fs::perms::owner_read | fs::perms::owner_write);
+    const auto again = look();
+    EXPECT_FALSE(again.cached);
+    EXPECT_THAT(again.found, ElementsAre(at("a/key")));
+}
+
 TEST_F(SecretCache, ATruncatedCacheIsScannedAgain) {
     put("a/key", pem("PRIVATE KEY"));
     ASSERT_FALSE(look().cached);
