@@ -552,15 +552,24 @@ void secrets_section(const settings& given, report& out) {
              scan();
          }},
     };
-    // What it adds to a whole `cordon run`: the same call with HOME at an empty home and at this
-    // one (cordon's own cache, the default; the account's home is scanned in both).
+    // What it adds to a whole `cordon run`: the same call with HOME at an empty home, at an empty
+    // one denying the keys' paths by hand (what hiding them costs), and at this one (cordon's own
+    // cache, the default; the account's home is scanned in all three).
     const fs::path empty_home = base / "empty";
     fs::create_directories(empty_home);
     const std::string cordon = given.cordon.string();
-    const auto call = [&cordon, &given](const fs::path& with_home) {
+    // The keys' paths as --deny-read: what hiding them costs, apart from finding them.
+    std::vector<std::string> keys_denied;
+    for (const fs::path& path : sandbox::found_secrets(home, {}, options).found)
+        keys_denied.insert(keys_denied.end(), {"--deny-read", path.string()});
+    const auto call = [&cordon, &given](const fs::path& with_home,
+                                        const std::vector<std::string>& more) {
         ::setenv("HOME", with_home.c_str(), 1);
-        const int status = posix_spawn_wait({cordon, "run", "--backend", "bwrap", "--workspace",
-                                             given.workspace.string(), "-c", "true"});
+        std::vector<std::string> argv{cordon,  "run",         "--backend",
+                                      "bwrap", "--workspace", given.workspace.string()};
+        argv.insert(argv.end(), more.begin(), more.end());
+        argv.insert(argv.end(), {"-c", "true"});
+        const int status = posix_spawn_wait(std::move(argv));
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             throw std::runtime_error("cordon run with HOME=" + with_home.string() + " failed");
     };
@@ -568,9 +577,11 @@ void secrets_section(const settings& given, report& out) {
     const std::string restore = own_home == nullptr ? std::string() : own_home;
     if (provider_for(sandbox::backend_choice::bwrap)) {
         variants.emplace_back("cordon run --backend bwrap -c true, HOME empty",
-                              [&] { call(empty_home); });
+                              [&] { call(empty_home, {}); });
+        variants.emplace_back("the same, the keys' paths as --deny-read",
+                              [&] { call(empty_home, keys_denied); });
         variants.emplace_back("cordon run --backend bwrap -c true, HOME this home (cached)",
-                              [&] { call(home); });
+                              [&] { call(home, {}); });
     }
     auto rows = interleaved(variants, given.rounds(100));
     if (restore.empty()) {
