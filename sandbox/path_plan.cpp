@@ -351,7 +351,7 @@ std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& 
     const path_rules& rules = policy.rules;
     // Files found in the homes by their content stay readable in the run's own roots.
     std::vector<fs::path> own_roots = writable_roots(policy);
-    own_roots.push_back(canonical_path(policy.workspace_root));
+    if (!policy.workspace_root.empty()) own_roots.push_back(canonical_path(policy.workspace_root));
     for (const fs::path& denied : effective_deny_read(rules, own_roots)) {
         if (!denied.is_absolute()) return "--deny-read needs an absolute path: " + denied.string();
         // Where a read of it would land: through every link, a dangling one to its target, and a
