@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cordon/policy.hpp"
+#include "sandbox/path_plan.hpp"
 #include "sandbox/secret_scan.hpp"
 #include "support.hpp"
 
@@ -419,6 +420,33 @@ TEST_F(SecretScan, TheCredentialStoresIncludeTheFilesFound) {
     path_rules off;
     off.deny_credential_stores = false;
     EXPECT_THAT(requested_deny_read(off), Not(Contains(at("work/old/deploy_key"))));
+}
+
+// However many keys the user has, a run is planned: what the budget leaves out is folded into
+// the directories that hold them.
+TEST_F(SecretScan, ManyKeysNeverStopARun) {
+    for (int i = 0; i < 150; ++i)
+        put("many/d" + std::to_string(i) + "/key", pem("PRIVATE KEY"));
+    for (int i = 0; i < 30; ++i)
+        put("also/d" + std::to_string(i) + "/key", pem("PRIVATE KEY"));
+    put("old/deploy_key", pem("OPENSSH PRIVATE KEY"));
+    const test::scoped_env home("HOME", home_.path().string());
+    const std::vector<fs::path> denied = requested_deny_read(path_rules{});
+    std::size_t in_home = 0;
+    for (const fs::path& path : denied) {
+        const std::string text = path.string();
+        if (text.starts_with(home_.path().string() + "/many") ||
+            text.starts_with(home_.path().string() + "/also") ||
+            text.starts_with(home_.path().string() + "/old"))
+            ++in_home;
+    }
+    EXPECT_GE(in_home, 1u);
+    EXPECT_LE(in_home, 48u);
+    EXPECT_THAT(denied, Contains(at("old/deploy_key")));
+    EXPECT_THAT(denied, Contains(at("many")));
+    // And the plan takes them: no "too many denied reads".
+    const auto plan = plan_paths(sandbox_policy(sandbox_mode::read_only, home_.path() / "ws"));
+    EXPECT_TRUE(std::holds_alternative<path_plan>(plan)) << std::get<std::string>(plan);
 }
 
 }  // namespace
