@@ -110,10 +110,11 @@ bool has_pem_private_key(std::string_view text) noexcept {
 // value that is not empty.
 bool has_json_member(std::string_view text, std::string_view name,
                      std::string_view value = {}) noexcept {
-    const std::string quoted = "\"" + std::string(name) + "\"";
-    for (std::size_t at = text.find(quoted); at != std::string_view::npos;
-         at = text.find(quoted, at + 1)) {
-        std::size_t i = at + quoted.size();
+    for (std::size_t at = text.find(name); at != std::string_view::npos;
+         at = text.find(name, at + 1)) {
+        std::size_t i = at + name.size();
+        if (at == 0 || text[at - 1] != '"' || i >= text.size() || text[i] != '"') continue;
+        ++i;
         while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
             ++i;
         if (i >= text.size() || text[i] != ':') continue;
