@@ -531,11 +531,11 @@ void prune_cache(int directory) {
             !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
             continue;
         }
-        if (name.starts_with(".home-")) {
+        if (name.starts_with(".home-") || name.starts_with(".found-")) {
             if (st.st_mtim.tv_sec + 60 < now.tv_sec) gone.emplace_back(name);
             continue;
         }
-        if (!name.starts_with("home-")) continue;
+        if (!name.starts_with("home-") && !name.starts_with("found-")) continue;
         unique_fd fd(::openat(directory, entry->d_name,
                               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
         if (!fd) continue;
@@ -563,6 +563,101 @@ bool scan_within(const fs::path& path, const fs::path& root) {
     return true;
 }
 
+// ---- what was found, and when -------------------------------------------------------------------
+//   cordon-secret-found 1
+//   home <path>
+//   limits <scan_limits::to_text()>
+//   looked <nanoseconds since boot when a cordon last looked at the directories>
+//   <absolute path of a file found>...
+
+constexpr std::string_view found_format = "cordon-secret-found 1";
+
+std::int64_t since_boot_nanoseconds() {
+    timespec now{};
+    ::clock_gettime(CLOCK_BOOTTIME, &now);
+    return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+std::string found_name(const fs::path& home) {
+    return "found-" + cache_name(home).substr(5);
+}
+
+// What a cordon found under `home` no longer ago than `trust`, nullopt otherwise (or when the file
+// is not one this user's cordon wrote: the cache's rules).
+std::optional<std::vector<fs::path>> trusted_found(int directory, const fs::path& home,
+                                                   const scan_limits& limits,
+                                                   std::chrono::milliseconds trust) {
+    if (trust.count() <= 0) return std::nullopt;
+    unique_fd fd(::openat(directory, found_name(home).c_str(),
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (!fd) return std::nullopt;
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+        (st.st_mode & 077) != 0 || static_cast<std::size_t>(st.st_size) > max_cache_size) {
+        return std::nullopt;
+    }
+    base::read_result read = base::read_small_fd(fd.get(), max_cache_size);
+    const std::string* text = std::get_if<std::string>(&read);
+    if (text == nullptr) return std::nullopt;
+    std::string_view rest = *text;
+    const auto next_line = [&rest]() -> std::optional<std::string_view> {
+        const std::size_t end = rest.find('\n');
+        if (end == std::string_view::npos) return std::nullopt;  // truncated
+        const std::string_view line = rest.substr(0, end);
+        rest.remove_prefix(end + 1);
+        return line;
+    };
+    if (next_line() != found_format || next_line() != "home " + home.string() ||
+        next_line() != "limits " + limits.to_text()) {
+        return std::nullopt;
+    }
+    const auto looked = next_line();
+    if (!looked || !looked->starts_with("looked ")) return std::nullopt;
+    const auto when = base::parse_number<std::int64_t>(looked->substr(7));
+    const std::int64_t now = since_boot_nanoseconds();
+    // Another boot's clock, or too long ago.
+    if (!when || *when > now || now - *when > std::chrono::nanoseconds(trust).count()) {
+        return std::nullopt;
+    }
+    std::vector<fs::path> out;
+    while (auto line = next_line()) {
+        const fs::path path{std::string(*line)};
+        if (!path.is_absolute() || path.lexically_normal() != path || !scan_within(path, home) ||
+            path == home) {
+            return std::nullopt;
+        }
+        out.push_back(path);
+    }
+    if (!rest.empty()) return std::nullopt;
+    return out;
+}
+
+void store_found(int directory, const fs::path& home, const scan_limits& limits,
+                 const std::vector<fs::path>& found) {
+    std::string text = std::string(found_format) + "\nhome " + home.string() + "\nlimits " +
+                       limits.to_text() + "\nlooked " + std::to_string(since_boot_nanoseconds()) +
+                       "\n";
+    for (const fs::path& path : found)
+        text += path.string() + "\n";
+    const std::string name = found_name(home);
+    const std::string temporary = "." + name + "." + std::to_string(::getpid()) + "." +
+                                  std::to_string(::gettid()) + "." +
+                                  std::to_string(since_boot_nanoseconds());
+    unique_fd fd(::openat(directory, temporary.c_str(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd) return;
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t put = ::write(fd.get(), text.data() + done, text.size() - done);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) break;
+        done += static_cast<std::size_t>(put);
+    }
+    if (done != text.size() ||
+        ::renameat(directory, temporary.c_str(), directory, name.c_str()) != 0)
+        (void)::unlinkat(directory, temporary.c_str(), 0);
+}
+
 }  // namespace
 
 scan_result scan_home(const fs::path& home, const std::vector<fs::path>& skip,
@@ -580,6 +675,10 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
                                    const secret_cache_options& options) {
     unique_fd directory;
     if (!options.directory.empty()) directory = open_cache_directory(options.directory);
+    if (directory) {
+        if (auto found = trusted_found(directory.get(), home, options.limits, options.trust))
+            return {std::move(*found), true};
+    }
     std::optional<cache_entry> cached;
     if (directory) cached = load_cache(directory.get(), home, options.limits);
     const std::int64_t now = since_boot_seconds();
@@ -599,6 +698,7 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
         store_cache(directory.get(), home, options.limits, fresh);
         prune_cache(directory.get());
     }
+    if (directory) store_found(directory.get(), home, options.limits, result.found);
     return {std::move(result.found), cached.has_value() && !changed};
 }
 

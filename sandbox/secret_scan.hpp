@@ -22,7 +22,9 @@
 // already hidden, not entered; in a `.git` directory, only its `config` (a token in a remote's
 // URL) is read.
 //
-// Cached (found_secrets()): the result is kept per home in /dev/shm/cordon-secrets-<euid> (the
+// Cached (found_secrets()): what was found is taken as it is for ten seconds after a cordon looked
+// (secret_cache_options::trust: one small file read); after that, the result kept per home in
+// /dev/shm/cordon-secrets-<euid> (the
 // verdict cache's place and rules: this user's private directory, out of every confined run's
 // reach, a file read only when it is this user's and nobody else could have written it),
 // with the identity of every directory the scan read (device, inode, modification and change
@@ -104,6 +106,11 @@ struct secret_cache_options {
     // change in the same tick of the filesystem's clock would not show in its times (git's racy
     // entries; some filesystems keep seconds only).
     std::chrono::milliseconds settle{2000};
+    // What a cordon found is taken as it is, without a look at the directories, by every cordon
+    // that starts this shortly after: an agent's calls come in bursts, and the look costs a stat
+    // of every directory the scan read (~20 ms a run in a home of 2048). A key made within it is
+    // found by the first run after it.
+    std::chrono::milliseconds trust{10'000};
     scan_limits limits;
 };
 

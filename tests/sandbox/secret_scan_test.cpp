@@ -260,20 +260,59 @@ protected:
         options.directory = cache_.path() / "secrets";
         options.lifetime = lifetime_;
         options.settle = settle_;
+        options.trust = trust_;
         return found_secrets(home_.path(), {}, options);
     }
     // Past the filesystem clock's tick: a change made now shows in a directory's times.
     static void next_tick() { std::this_thread::sleep_for(std::chrono::milliseconds(30)); }
     [[nodiscard]] fs::path cache_file() const {
-        for (const auto& entry : fs::directory_iterator(cache_.path() / "secrets"))
-            return entry.path();
+        for (const auto& entry : fs::directory_iterator(cache_.path() / "secrets")) {
+            if (entry.path().filename().string().starts_with("home-")) return entry.path();
+        }
         return {};
     }
 
     test::temp_dir cache_{"/var/tmp", "cordon-secret-cache-"};
     std::chrono::seconds lifetime_{600};
     std::chrono::milliseconds settle_{0};
+    std::chrono::milliseconds trust_{0};  // every look looks, but where a test says otherwise
 };
+
+// Within the trust window, what the last look found is taken without a look at the directories:
+// a key made meanwhile is found by the first look after it. A summary that is not this user's
+// own, names a file outside the home, or is from later than now is no summary.
+TEST_F(SecretCache, WhatWasFoundIsTakenAsItIsForAWhile) {
+    put("a/key", pem("PRIVATE KEY"));
+    trust_ = std::chrono::milliseconds(60'000);
+    ASSERT_FALSE(look().cached);
+    next_tick();
+    put("b/new_key", pem("PRIVATE KEY"));
+    const auto trusted = look();
+    EXPECT_TRUE(trusted.cached);
+    EXPECT_THAT(trusted.found, ElementsAre(at("a/key")));
+    trust_ = std::chrono::milliseconds(0);
+    EXPECT_THAT(look().found, ElementsAre(at("a/key"), at("b/new_key")));
+    // Planted summaries: open to others, naming a path outside the home, from the future.
+    trust_ = std::chrono::milliseconds(60'000);
+    fs::path summary;
+    for (const auto& entry : fs::directory_iterator(cache_.path() / "secrets")) {
+        if (entry.path().filename().string().starts_with("found-")) summary = entry.path();
+    }
+    ASSERT_FALSE(summary.empty());
+    const std::string text = test::read_file(summary);
+    const auto planted = [&](const std::string& content, fs::perms perms) {
+        test::write_file(summary, content, perms);
+        const auto seen = look();
+        EXPECT_THAT(seen.found, ElementsAre(at("a/key"), at("b/new_key"))) << content;
+    };
+    const fs::perms mine = fs::perms::owner_read | fs::perms::owner_write;
+    const std::size_t first_key = text.find(at("a/key").string());
+    ASSERT_NE(first_key, std::string::npos) << text;
+    planted(text.substr(0, first_key), mine | fs::perms::others_read);
+    planted(text.substr(0, first_key) + "/etc/passwd\n", mine);
+    const std::size_t looked = text.find("looked ");
+    planted(text.substr(0, looked) + "looked 9223372036854775807\n", mine);
+}
 
 TEST_F(SecretCache, ReusedWhileNothingChanged) {
     put("a/b/key", pem("PRIVATE KEY"));
