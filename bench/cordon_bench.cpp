@@ -7,7 +7,8 @@
 // all of them alike, and reports each as a ratio to a baseline measured in the same run: absolute
 // times on these machines move by factors, ratios much less.
 //
-//   cordon-bench [--quick] [--json FILE] [--section spawn|cli|tree|probe|throughput|kill|output]...
+//   cordon-bench [--quick] [--json FILE]
+//                [--section spawn|cli|tree|secrets|probe|throughput|kill|output]...
 //
 // Longer than the ~500 lines a file here stays under, on purpose: one program whose sections share
 // the interleaving, the statistics and the report, each a few dozen lines read beside the others.
@@ -40,6 +41,7 @@
 #include "cordon/logging.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/runner_path.hpp"
+#include "sandbox/secret_scan.hpp"
 
 extern char** environ;
 
@@ -472,6 +474,125 @@ void tree_section(const settings& given, report& out) {
     }
 }
 
+// What finding the keys no list names costs a run (sandbox/secret_scan.hpp): the scan of a home
+// without a cache (the first run, or one after ten minutes), with one (nothing changed: every
+// directory's times are read, no file is opened), and with one directory changed since (it alone
+// is read again). The home: 400 directories of 25 files (10,000, a fifth of them with --quick),
+// text of a few KiB each, images skipped by name, a few keys, and 2,000 files in a node_modules
+// and a ~/.cache the scan does not enter. The files stay in the page cache: "cold" is cordon's
+// cache, not the disk's.
+void secrets_section(const settings& given, report& out) {
+    const std::size_t directories = given.quick ? 80 : 400;
+    const std::size_t per_directory = 25;
+    char pattern[] = "/var/tmp/cordon-bench-home-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+    const fs::path base = fs::canonical(pattern);
+    struct removed_at_end {
+        fs::path path;
+        ~removed_at_end() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    } const cleanup{base};
+    const fs::path home = base / "home";
+    const auto write = [](const fs::path& path, const std::string& text) {
+        fs::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+    };
+    std::string text;
+    while (text.size() < 3000)
+        text += "option_" + std::to_string(text.size()) + " = some value for a tool\n";
+    const std::string key = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + std::string(70, 'b') +
+                            "\n-----END OPENSSH PRIVATE KEY-----\n";
+    std::size_t files = 0;
+    for (std::size_t d = 0; d < directories; ++d) {
+        const fs::path dir = home / ("p" + std::to_string(d % 8)) / ("q" + std::to_string(d / 40)) /
+                             ("d" + std::to_string(d));
+        for (std::size_t f = 0; f < per_directory; ++f) {
+            const bool image = f % 5 == 4;
+            const bool secret = f == 0 && d % 40 == 7;
+            write(dir / ("f" + std::to_string(f) + (image ? ".png" : ".txt")),
+                  secret ? key : text.substr(0, 1000 + 80 * f));
+            ++files;
+        }
+    }
+    for (std::size_t f = 0; f < 1000; ++f) {
+        write(home / "p0/node_modules" / ("m" + std::to_string(f / 50)) / ("f" + std::to_string(f)),
+              text);
+        write(home / ".cache/tool" / ("c" + std::to_string(f / 50)) / ("f" + std::to_string(f)),
+              text);
+    }
+    sandbox::secret_cache_options options;
+    options.directory = base / "cache";
+    // A directory changed in the last two seconds is read again by the next call too
+    // (secret_scan.hpp): off here, so that each variant reads what it alone changed.
+    options.settle = std::chrono::milliseconds(0);
+    const std::string size = std::to_string((files + 2000) / 1000) + "k files";
+    std::size_t found = 0;
+    const auto scan = [&] {
+        const auto result = sandbox::found_secrets(home, {}, options);
+        found = result.found.size();
+    };
+    std::size_t touched = 0;
+    std::vector<std::pair<std::string, std::function<void()>>> variants{
+        {"scan of a home, cached, nothing changed (" + size + ")", scan},
+        {"scan of a home, no cache (" + size + ")",
+         [&] {
+             std::error_code ec;
+             fs::remove_all(options.directory, ec);
+             scan();
+         }},
+        {"scan of a home, cached, one directory changed (" + size + ")",
+         [&] {
+             const std::size_t d = (touched * 7) % directories;
+             write(home / ("p" + std::to_string(d % 8)) / ("q" + std::to_string(d / 40)) /
+                       ("d" + std::to_string(d)) / ("new" + std::to_string(touched)),
+                   text);
+             ++touched;
+             scan();
+         }},
+    };
+    // What it adds to a whole `cordon run`: the same call with HOME at an empty home, at an empty
+    // one denying the keys' paths by hand (what hiding them costs), and at this one (cordon's own
+    // cache, the default; the account's home is scanned in all three).
+    const fs::path empty_home = base / "empty";
+    fs::create_directories(empty_home);
+    const std::string cordon = given.cordon.string();
+    // The keys' paths as --deny-read: what hiding them costs, apart from finding them.
+    std::vector<std::string> keys_denied;
+    for (const fs::path& path : sandbox::found_secrets(home, {}, options).found)
+        keys_denied.insert(keys_denied.end(), {"--deny-read", path.string()});
+    const auto call = [&cordon, &given](const fs::path& with_home,
+                                        const std::vector<std::string>& more) {
+        ::setenv("HOME", with_home.c_str(), 1);
+        std::vector<std::string> argv{cordon,  "run",         "--backend",
+                                      "bwrap", "--workspace", given.workspace.string()};
+        argv.insert(argv.end(), more.begin(), more.end());
+        argv.insert(argv.end(), {"-c", "true"});
+        const int status = posix_spawn_wait(std::move(argv));
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            throw std::runtime_error("cordon run with HOME=" + with_home.string() + " failed");
+    };
+    const char* own_home = std::getenv("HOME");
+    const std::string restore = own_home == nullptr ? std::string() : own_home;
+    if (provider_for(sandbox::backend_choice::bwrap)) {
+        variants.emplace_back("cordon run --backend bwrap -c true, HOME empty",
+                              [&] { call(empty_home, {}); });
+        variants.emplace_back("the same, the keys' paths as --deny-read",
+                              [&] { call(empty_home, keys_denied); });
+        variants.emplace_back("cordon run --backend bwrap -c true, HOME this home (cached)",
+                              [&] { call(home, {}); });
+    }
+    auto rows = interleaved(variants, given.rounds(100));
+    if (restore.empty()) {
+        ::unsetenv("HOME");
+    } else {
+        ::setenv("HOME", restore.c_str(), 1);
+    }
+    out.table("content scan of a home", "ms per call", variants.front().first, rows);
+    std::printf("(%zu keys found of %zu planted)\n", found, (directories + 39) / 40);
+}
+
 void probe_section(const settings& given, report& out) {
     std::vector<std::pair<std::string, std::function<void()>>> variants{
         {"probe the ladder (make_local_provider)",
@@ -668,13 +789,10 @@ int main(int argc, char** argv) {
 
     report out;
     const std::vector<std::pair<std::string, std::function<void(const settings&, report&)>>>
-        sections{{"spawn", spawn_section},
-                 {"cli", cli_section},
-                 {"tree", tree_section},
-                 {"probe", probe_section},
-                 {"throughput", throughput_section},
-                 {"kill", kill_section},
-                 {"output", output_section}};
+        sections{{"spawn", spawn_section}, {"cli", cli_section},
+                 {"tree", tree_section},   {"secrets", secrets_section},
+                 {"probe", probe_section}, {"throughput", throughput_section},
+                 {"kill", kill_section},   {"output", output_section}};
     int status = 0;
     for (const auto& [name, body] : sections) {
         if (!only.empty() && only.count(name) == 0) continue;

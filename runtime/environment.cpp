@@ -3,6 +3,8 @@
 
 #include "cordon/environment.hpp"
 
+#include "base/secret_shapes.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -147,62 +149,10 @@ bool has_jwt(std::string_view value) noexcept {
 }
 
 // Tokens whose issuers give them a prefix of their own, so that they can be found where they
-// leak; and a PEM private key.
+// leak (base/secret_shapes.hpp, shared with the content scan of the homes); and a PEM private key.
 bool has_token_prefix(std::string_view value) noexcept {
-    // The prefix, and how long the token's body is at least: letters and digits only, or base64url
-    // (`-` and `_` too) where the issuer's tokens hold them. A path such as /opt/hf_models_cache
-    // is none: its body has `_` where an HF token's has letters.
-    struct issuer {
-        std::string_view prefix;
-        std::size_t body;
-        bool punctuation;
-    };
-    static constexpr std::array<issuer, 14> issuers{{{"ghp_", 36, false},
-                                                     {"gho_", 36, false},
-                                                     {"ghu_", 36, false},
-                                                     {"ghs_", 36, false},
-                                                     {"ghr_", 36, false},
-                                                     {"github_pat_", 40, true},
-                                                     {"glpat-", 20, true},
-                                                     {"xoxb-", 20, true},
-                                                     {"xoxp-", 20, true},
-                                                     {"xoxa-", 20, true},
-                                                     {"sk-ant-", 32, true},
-                                                     {"sk-proj-", 32, true},
-                                                     {"npm_", 36, false},
-                                                     {"hf_", 30, false}}};
-    for (const issuer& i : issuers) {
-        for (std::size_t at = value.find(i.prefix); at != std::string_view::npos;
-             at = value.find(i.prefix, at + 1)) {
-            if (at > 0 && is_base64url(value[at - 1])) continue;
-            std::size_t end = at + i.prefix.size();
-            while (end < value.size() &&
-                   (i.punctuation ? is_base64url(value[end])
-                                  : std::isalnum(static_cast<unsigned char>(value[end])) != 0))
-                ++end;
-            if (end - at - i.prefix.size() >= i.body &&
-                (end == value.size() || !is_base64url(value[end]))) {
-                return true;
-            }
-        }
-    }
-    // An AWS access key id: AKIA or ASIA and sixteen upper-case letters or digits.
-    for (std::string_view id : {std::string_view("AKIA"), std::string_view("ASIA")}) {
-        for (std::size_t at = value.find(id); at != std::string_view::npos;
-             at = value.find(id, at + 1)) {
-            std::size_t end = at + 4;
-            while (end < value.size() && end - at < 20 &&
-                   (std::isupper(static_cast<unsigned char>(value[end])) != 0 ||
-                    std::isdigit(static_cast<unsigned char>(value[end])) != 0)) {
-                ++end;
-            }
-            if (end - at == 20 && (at == 0 || !is_base64url(value[at - 1])) &&
-                (end == value.size() || !is_base64url(value[end]))) {
-                return true;
-            }
-        }
-    }
-    return value.find("PRIVATE KEY-----") != std::string_view::npos;
+    return base::has_issuer_token(value) ||
+           value.find("PRIVATE KEY-----") != std::string_view::npos;
 }
 
 // An HTTP credential in a header's words: `Bearer <token>`, `Basic <token>`, an Authorization

@@ -470,8 +470,12 @@ std::optional<std::string> hide_other_names(path_plan& out) {
     return std::nullopt;
 }
 
-std::optional<std::string> plan_hidden(const path_rules& rules, path_plan& out) {
-    for (const fs::path& denied : effective_deny_read(rules)) {
+std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& out) {
+    const path_rules& rules = policy.rules;
+    // Files found in the homes by their content stay readable in the run's own roots.
+    std::vector<fs::path> own_roots = writable_roots(policy);
+    if (!policy.workspace_root.empty()) own_roots.push_back(canonical_path(policy.workspace_root));
+    for (const fs::path& denied : effective_deny_read(rules, own_roots)) {
         if (!denied.is_absolute()) return "--deny-read needs an absolute path: " + denied.string();
         // Where a read of it would land: through every link, a dangling one to its target, and a
         // trailing "/" or "/." spelling the same file.
@@ -594,7 +598,7 @@ bool has_git_directory_parts(int dir) {
 
 std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
     path_plan out;
-    if (auto refused = plan_hidden(policy.rules, out)) return *refused;
+    if (auto refused = plan_hidden(policy, out)) return *refused;
     if (policy.mode != sandbox_mode::workspace_write) return out;
 
     out.writable_roots.push_back(policy.workspace_root);

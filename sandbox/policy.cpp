@@ -5,6 +5,8 @@
 
 #include "base/small_file.hpp"
 #include "sandbox/git_config.hpp"
+#include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/secret_scan.hpp"
 
 #include <fcntl.h>
 #include <glob.h>
@@ -661,7 +663,39 @@ std::vector<fs::path> writable_roots(const sandbox_policy& policy) {
     return roots;
 }
 
-std::vector<fs::path> requested_deny_read(const path_rules& rules) {
+namespace {
+
+// The files of the homes that hold a private key or a token where no list names them
+// (secret_scan.hpp), beside the stores `out` already holds: at most this many paths of the 256 a
+// run may deny (landlock::max_denied_reads), and fewer when the lists leave less than `kept_free`
+// (the names a second mount gives, the caller's own deny_read).
+constexpr std::size_t found_secrets_at_most = 48;
+constexpr std::size_t kept_free = 32;
+
+std::vector<fs::path> found_secrets_of(const std::vector<fs::path>& homes,
+                                       const std::vector<fs::path>& out, const path_rules& rules,
+                                       const std::vector<fs::path>& own_roots) {
+    const std::size_t taken = out.size() + rules.deny_read.size() + kept_free;
+    const std::size_t budget =
+        taken >= landlock::max_denied_reads
+            ? 0
+            : std::min(found_secrets_at_most, landlock::max_denied_reads - taken);
+    std::vector<fs::path> found;
+    for (const fs::path& home : homes) {
+        std::vector<fs::path> in_home = found_secrets(home, default_deny_read(home)).found;
+        found.insert(found.end(), in_home.begin(), in_home.end());
+    }
+    // The run's own roots stay readable: a workspace's test keys are its tests' (and a denied
+    // path in a writable root is one the Landlock rung cannot hide).
+    std::vector<fs::path> readable = own_roots;
+    readable.insert(readable.end(), rules.writable_roots.begin(), rules.writable_roots.end());
+    return secrets_to_deny(std::move(found), homes, readable, out, budget);
+}
+
+}  // namespace
+
+std::vector<fs::path> requested_deny_read(const path_rules& rules,
+                                          const std::vector<fs::path>& own_roots) {
     std::vector<fs::path> out;
     auto add = [&out](const fs::path& path) {
         if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
@@ -674,14 +708,17 @@ std::vector<fs::path> requested_deny_read(const path_rules& rules) {
         }
         for (const fs::path& store : relocated_credential_stores(homes))
             add(store);
+        for (const fs::path& found : found_secrets_of(homes, out, rules, own_roots))
+            add(found);
     }
     for (const fs::path& asked : rules.deny_read)
         add(asked);
     return out;
 }
 
-std::vector<fs::path> effective_deny_read(const path_rules& rules) {
-    std::vector<fs::path> out = requested_deny_read(rules);
+std::vector<fs::path> effective_deny_read(const path_rules& rules,
+                                          const std::vector<fs::path>& own_roots) {
+    std::vector<fs::path> out = requested_deny_read(rules, own_roots);
     std::erase_if(out, [&rules](const fs::path& denied) {
         return std::any_of(
             rules.allow_read.begin(), rules.allow_read.end(),

@@ -191,10 +191,15 @@ struct sandbox_policy {
 // What a run may not read: the credential stores (deny_credential_stores) and deny_read, without
 // the entries allow_read lets through entirely (an allow_read at or above them); allow_read
 // entries beneath a remaining entry stay exceptions the backends re-expose.
-[[nodiscard]] std::vector<std::filesystem::path> effective_deny_read(const path_rules& rules);
+[[nodiscard]] std::vector<std::filesystem::path> effective_deny_read(
+    const path_rules& rules, const std::vector<std::filesystem::path>& own_roots = {});
 // What was asked to be unreadable, before allow_read: the credential stores
 // (deny_credential_stores), then deny_read, each path once. `cordon config show` lists this.
-[[nodiscard]] std::vector<std::filesystem::path> requested_deny_read(const path_rules& rules);
+// The credential stores include the files of each home found to hold a private key or a token
+// by their content (docs/sandbox.md, "Hidden credential stores"), but none at or beneath
+// `own_roots` (the run's workspace and writable roots, canonical) nor rules.writable_roots.
+[[nodiscard]] std::vector<std::filesystem::path> requested_deny_read(
+    const path_rules& rules, const std::vector<std::filesystem::path>& own_roots = {});
 
 }  // namespace cordon::sandbox
 
