@@ -476,6 +476,28 @@ std::optional<cache_entry> load_cache(int directory, const fs::path& home,
     return out;
 }
 
+// `name` in `directory` replaced by a file of `text`, made 0600 under a private name and renamed
+// into place: a concurrent reader sees the old file or the new one, never a part.
+void replace_file_in(int directory, const std::string& name, std::string_view text) {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    const std::string temporary = "." + name + "." + std::to_string(::getpid()) + "." +
+                                  std::to_string(::gettid()) + "." + std::to_string(now.tv_nsec);
+    unique_fd fd(::openat(directory, temporary.c_str(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd) return;
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t put = ::write(fd.get(), text.data() + done, text.size() - done);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) break;
+        done += static_cast<std::size_t>(put);
+    }
+    if (done != text.size() ||
+        ::renameat(directory, temporary.c_str(), directory, name.c_str()) != 0)
+        (void)::unlinkat(directory, temporary.c_str(), 0);
+}
+
 void store_cache(int directory, const fs::path& home, const scan_limits& limits,
                  const cache_entry& entry) {
     std::string text = std::string(cache_format) + "\nhome " + home.string() + "\nlimits " +
@@ -492,25 +514,7 @@ void store_cache(int directory, const fs::path& home, const scan_limits& limits,
             text += "f " + name + "\n";
     }
     if (text.size() > max_cache_size) return;
-    timespec now{};
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    const std::string name = cache_name(home);
-    const std::string temporary = "." + name + "." + std::to_string(::getpid()) + "." +
-                                  std::to_string(::gettid()) + "." + std::to_string(now.tv_nsec);
-    unique_fd fd(::openat(directory, temporary.c_str(),
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!fd) return;
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t put = ::write(fd.get(), text.data() + done, text.size() - done);
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) break;
-        done += static_cast<std::size_t>(put);
-    }
-    // Replaced atomically: a concurrent reader sees the old scan or the new one.
-    if (done != text.size() ||
-        ::renameat(directory, temporary.c_str(), directory, name.c_str()) != 0)
-        (void)::unlinkat(directory, temporary.c_str(), 0);
+    replace_file_in(directory, cache_name(home), text);
 }
 
 // The caches of homes that are gone (a test's, a container's), and what a writer that died left
@@ -639,23 +643,8 @@ void store_found(int directory, const fs::path& home, const scan_limits& limits,
                        "\n";
     for (const fs::path& path : found)
         text += path.string() + "\n";
-    const std::string name = found_name(home);
-    const std::string temporary = "." + name + "." + std::to_string(::getpid()) + "." +
-                                  std::to_string(::gettid()) + "." +
-                                  std::to_string(since_boot_nanoseconds());
-    unique_fd fd(::openat(directory, temporary.c_str(),
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!fd) return;
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t put = ::write(fd.get(), text.data() + done, text.size() - done);
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) break;
-        done += static_cast<std::size_t>(put);
-    }
-    if (done != text.size() ||
-        ::renameat(directory, temporary.c_str(), directory, name.c_str()) != 0)
-        (void)::unlinkat(directory, temporary.c_str(), 0);
+    if (text.size() > max_cache_size) return;
+    replace_file_in(directory, found_name(home), text);
 }
 
 }  // namespace
