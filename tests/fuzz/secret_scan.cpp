@@ -46,8 +46,8 @@ void check_head(const std::uint8_t* data, std::size_t size) {
         CORDON_FUZZ_CHECK(token->size >= 20);
         const std::string_view text = head.substr(token->at, token->size);
         static constexpr std::string_view prefixes[]{
-            "ghp_",   "gho_",    "ghu_",     "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-",
-            "xoxp-",  "xoxa-",   "sk-ant-",  "sk-proj-", "npm_", "hf_", "AKIA", "ASIA"};
+            "ghp_",  "gho_",  "ghu_",    "ghs_",     "ghr_", "github_pat_", "glpat-", "xoxb-",
+            "xoxp-", "xoxa-", "sk-ant-", "sk-proj-", "npm_", "hf_",         "AKIA",   "ASIA"};
         CORDON_FUZZ_CHECK(std::any_of(std::begin(prefixes), std::end(prefixes),
                                       [text](std::string_view p) { return text.starts_with(p); }));
         last = token->at;
