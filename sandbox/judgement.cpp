@@ -254,6 +254,13 @@ public:
             if (!parts.empty()) by_first_[parts.front()].push_back({name, std::move(parts)});
         }
         git_ = hooks_ || config_ || worktree_config_ || commondir_;
+        for (const protected_place& place : scope.places) {
+            place_names_.emplace(place.path.native(), place.name);
+            for (std::string_view at = parent_text(place.path.native());
+                 on_the_way_to_places_.insert(std::string(at)).second && at != "/";
+                 at = parent_text(at)) {
+            }
+        }
     }
 
     void consider_all(const change_set& changes) {
@@ -343,10 +350,17 @@ private:
         return best;
     }
 
-    [[nodiscard]] bool kept(const fs::path& path) const {
-        return std::any_of(scope_.kept.begin(), scope_.kept.end(),
-                           [&path](const fs::path& k) { return is_within(path, k); });
+    // Kept read-only for the run: nothing changed it, but for a file of several names, written
+    // through another one, which no bind covers (`ln scripts/pc .git/hooks/pre-commit`).
+    [[nodiscard]] bool kept(std::string_view path) {
+        if (std::none_of(scope_.kept.begin(), scope_.kept.end(),
+                         [&path](const fs::path& k) { return within_text(path, k.native()); })) {
+            return false;
+        }
+        const statx_result st = reader_.look(path);
+        return !st.exists || S_ISDIR(st.mode) || st.links < 2;
     }
+    [[nodiscard]] bool kept(const fs::path& path) { return kept(std::string_view(path.native())); }
 
     // Beneath (or is) a directory renamed in whole, up to `root`.
     bool under_moved(std::string_view path) {
@@ -448,9 +462,7 @@ private:
     void consider(std::string_view text) {
         const fs::path* root = root_of_text(text);
         if (root == nullptr) return;
-        for (const fs::path& k : scope_.kept) {
-            if (within_text(text, k.native())) return;
-        }
+        if (kept(text)) return;
         // Made when something is found: most paths are nothing's part, and a deep one costs.
         std::optional<fs::path> made;
         const auto path = [&made, text]() -> const fs::path& {
@@ -484,13 +496,17 @@ private:
         for (const fs::path& file : scope_.configurations) {
             if (text == file.native()) configs_.insert(path());
         }
-        for (const protected_place& place : scope_.places) {
-            // One that is the inner root or holds it was given on purpose, as for a name.
-            if (within_text(text, place.path.native()) &&
-                !within_text(root->native(), place.path.native())) {
-                names_[place.path].insert(path());
-            } else if (within_text(place.path.native(), text) && text != root->native() &&
-                       !S_ISDIR(reader_.look(text).mode)) {
+        if (!place_names_.empty()) {
+            // The places at or above the path, looked up a directory at a time (a /home of a
+            // thousand accounts has a hundred thousand places). One that is the inner root or
+            // holds it was given on purpose, as for a name.
+            for (std::string_view at = text;; at = parent_text(at)) {
+                if (place_names_.contains(std::string(at)) && !within_text(root->native(), at))
+                    names_[fs::path(std::string(at))].insert(path());
+                if (at == root->native() || at == "/") break;
+            }
+            if (on_the_way_to_places_.contains(std::string(text)) && text != root->native() &&
+                !S_ISDIR(reader_.look(text).mode)) {
                 // On the way to a place, a link the run made (`~/.cargo -> ../y`): the place is
                 // wherever it leads now, and what the run put there no name judges. Taken. (A
                 // directory it made or moved there is walked, and the place found in it.)
@@ -858,13 +874,12 @@ private:
             return std::string("a protected name");
         };
         std::string why;
-        for (const protected_place& place : scope_.places) {
-            if (place.path != match) continue;
-            why = place.name == hidden_store_place
+        if (const auto place = place_names_.find(match.native()); place != place_names_.end()) {
+            why = place->second == hidden_store_place
                       ? "made where a hidden credential store is missing: a tool of the host "
                         "would write the secret into what the run can read (a link, a file of "
                         "several names)"
-                      : why_of(place.name);
+                      : why_of(place->second);
         }
         if (why.empty() && on_the_way_.contains(match)) {
             why =
@@ -924,6 +939,8 @@ private:
         commondirs_, whole_, listed_whole_, unnameable_, instructions_;
     std::map<fs::path, std::set<fs::path>> names_;
     std::set<fs::path> on_the_way_;  // not directories, on the way to a place
+    std::unordered_map<std::string, std::string> place_names_;  // scope_.places, by path
+    std::unordered_set<std::string> on_the_way_to_places_;      // their directories above
     std::optional<std::vector<fs::path>> templates_;
     std::vector<neutralized_path> out_;
     std::optional<std::string> failure_;

@@ -46,14 +46,36 @@ namespace {
 // The type of what `fd` refers to, from the attributes the kernel already holds
 // (AT_STATX_DONT_SYNC): a FUSE or NFS mount that stopped answering must not hang the caller,
 // which may be cordon itself building the ruleset for a run's child. 0 or an errno.
-int file_type(int fd, mode_t* type, unsigned* links = nullptr) noexcept {
+int file_type(int fd, mode_t* type) noexcept {
     struct statx attributes {};
-    if (::statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_NLINK,
-                &attributes) != 0) {
+    if (::statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &attributes) != 0) {
         return errno;
     }
     *type = attributes.stx_mode & S_IFMT;
-    if (links != nullptr) *links = attributes.stx_nlink;
+    return 0;
+}
+
+// A file's identity: which file of several names it is.
+struct file_identity {
+    std::uint32_t major = 0;
+    std::uint32_t minor = 0;
+    std::uint64_t inode = 0;
+    bool operator==(const file_identity&) const = default;
+};
+
+// The type, the link count and the identity of the entry `name` of `dir` (or of `dir` itself
+// when `name` is ""), as file_type() takes them. 0 or an errno.
+int entry_attributes(int dir, const char* name, mode_t* type, unsigned* links,
+                     file_identity* id) noexcept {
+    struct statx attributes {};
+    const int flags =
+        (name[0] == '\0' ? AT_EMPTY_PATH : 0) | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
+    if (::statx(dir, name, flags, STATX_TYPE | STATX_NLINK | STATX_INO, &attributes) != 0) {
+        return errno;
+    }
+    *type = attributes.stx_mode & S_IFMT;
+    *links = attributes.stx_nlink;
+    *id = {attributes.stx_dev_major, attributes.stx_dev_minor, attributes.stx_ino};
     return 0;
 }
 
@@ -271,6 +293,38 @@ bool holds(const char* path, std::size_t length, const char* denied) noexcept {
            denied[length + 1] != '\0';
 }
 
+// The files of several names among the denied paths and what the denied directories hold, a few
+// levels deep and a few thousand entries in all: another name of one, in a directory on the way,
+// gets no grant (a grant is on the inode). Where more of them are found than fit, every file of
+// several names on the way goes ungranted. A deeper file, or one past the entries looked at (a
+// browser's profile), is not looked for: docs/sandbox.md says so.
+inline constexpr std::size_t most_linked = 512;
+inline constexpr std::size_t most_looked_at = 8192;
+inline constexpr int linked_depth = 4;
+
+struct linked_files {
+    file_identity ids[most_linked];
+    std::size_t count = 0;
+    std::size_t looked_at = 0;
+    bool every = false;      // more than fit: no file of several names on the way is granted
+    bool collected = false;  // looked for, at the first file of several names on the way
+
+    void add(const file_identity& id) noexcept {
+        if (count == most_linked) {
+            every = true;
+            return;
+        }
+        ids[count++] = id;
+    }
+    [[nodiscard]] bool holds(const file_identity& id) const noexcept {
+        if (every) return true;
+        for (std::size_t i = 0; i < count; ++i) {
+            if (ids[i] == id) return true;
+        }
+        return false;
+    }
+};
+
 struct read_walk {
     int ruleset_fd;
     int abi;
@@ -278,6 +332,12 @@ struct read_walk {
     std::size_t denied_count;
     failure* out;
     char path[4096];
+    linked_files* linked;
+
+    // Whether the file `id`, of several names, is a denied one: the denied paths are looked at
+    // the first time a file of several names is met on the way (most walks meet none, and pay
+    // nothing).
+    bool other_name(const file_identity& id) noexcept;
 };
 
 // Listing only, for a directory that holds a denied path.
@@ -329,17 +389,17 @@ int read_entries(read_walk& walk, int dir, std::size_t length) noexcept {
                 const int fd = retry_open(dir, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
                 mode_t type = 0;
                 unsigned links = 0;
+                file_identity id;
                 if (fd < 0) {
                     // Gone since the listing: nothing to grant.
                     if (errno != ENOENT) {
                         result = fail(walk.out, launcher_stage::open_rule_path, errno, "/");
                     }
-                } else if (file_type(fd, &type, &links) != 0 || S_ISLNK(type)) {
+                } else if (entry_attributes(fd, "", &type, &links, &id) != 0 || S_ISLNK(type)) {
                     // Nothing to grant: a symlink leads to another entry, with its own rule.
-                } else if (!S_ISDIR(type) && links > 1) {
-                    // A file of several names beside a denied path may be another name of a
-                    // denied file (`ln ~/.ssh/id_ed25519 ~/notes`, made on the host): a grant is
-                    // on the inode, and would open it. Not granted.
+                } else if (!S_ISDIR(type) && links > 1 && walk.other_name(id)) {
+                    // Another name of a denied file (`ln ~/.ssh/id_ed25519 ~/notes`, made on the
+                    // host): a grant is on the inode, and would open it. Not granted.
                 } else if (holds_denied && S_ISDIR(type)) {
                     result = add_listing_rule(walk, fd);
                     if (result == 0) {
@@ -363,6 +423,61 @@ int read_entries(read_walk& walk, int dir, std::size_t length) noexcept {
     }
 }
 
+// The files of several names at `name` of `dir` (a denied path, or an entry of a denied
+// directory) and beneath it, `depth` levels at most.
+void collect_linked(linked_files& linked, int dir, const char* name, int depth) noexcept {
+    if (linked.every || ++linked.looked_at > most_looked_at) return;
+    mode_t type = 0;
+    unsigned links = 0;
+    file_identity id;
+    struct statx attributes {};
+    if (::statx(dir, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE,
+                &attributes) == 0 &&
+        depth == linked_depth &&
+        (((attributes.stx_mode & 07777) == 0 &&
+          (S_ISDIR(attributes.stx_mode) || S_ISREG(attributes.stx_mode))) ||
+         ((attributes.stx_mode & 07777) == 0111 && S_ISDIR(attributes.stx_mode)))) {
+        // A denied path bwrap has already covered with its mask (mode 0000, or 0111 where an
+        // allowed path is bound back into it): the file behind it is out of sight here, and so
+        // is which file another name is. Every file of several names on the way goes ungranted.
+        linked.every = true;
+        return;
+    }
+    if (entry_attributes(dir, name, &type, &links, &id) != 0) return;  // not there: nothing
+    if (!S_ISDIR(type)) {
+        if (links > 1) linked.add(id);
+        return;
+    }
+    if (depth == 0) return;
+    const int listed = retry_open(dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (listed < 0) return;
+    alignas(linux_dirent64) char buffer[2048];
+    for (;;) {
+        const long got = ::syscall(SYS_getdents64, listed, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        for (long at = 0; at < got && !linked.every && linked.looked_at <= most_looked_at;) {
+            const auto* entry = reinterpret_cast<const linux_dirent64*>(buffer + at);
+            at += entry->d_reclen;
+            if (std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0)
+                continue;
+            collect_linked(linked, listed, entry->d_name, depth - 1);
+        }
+        if (linked.every || linked.looked_at > most_looked_at) break;
+    }
+    ::close(listed);
+}
+
+bool read_walk::other_name(const file_identity& id) noexcept {
+    if (!linked->collected) {
+        linked->collected = true;
+        // denied[0] is /dev, granted node by node by the caller: not a file's other name.
+        for (std::size_t i = 1; i < denied_count; ++i)
+            collect_linked(*linked, AT_FDCWD, denied[i], linked_depth);
+    }
+    return linked->holds(id);
+}
+
 }  // namespace
 
 int add_root_read_rules(int ruleset_fd, int abi, const char* const* denied,
@@ -375,7 +490,11 @@ int add_root_read_rules(int ruleset_fd, int abi, const char* const* denied,
     all[0] = "/dev";
     for (std::size_t i = 0; i < denied_count; ++i)
         all[i + 1] = denied[i];
-    read_walk walk{ruleset_fd, abi, all, denied_count + 1, out, {}};
+    // What the denied paths are, by identity, before anything is granted.
+    // On the caller's stack (8 KiB): a static would be shared by the threads of a library host
+    // that confine runs at once.
+    linked_files linked;
+    read_walk walk{ruleset_fd, abi, all, denied_count + 1, out, {}, &linked};
     walk.path[0] = '/';
     walk.path[1] = '\0';
     const int root = retry_open(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -525,7 +525,15 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
             judged.scope.configurations = paths.configurations;
             judged.scope.places = paths.places;
             if (rung->kind == backend_kind::bwrap) {
-                judged.scope.kept = paths.read_only;  // bound read-only: nothing changes them
+                // Bound read-only: nothing changes them through their own names. A file of
+                // several names is written through another one (`ln scripts/pc
+                // .git/hooks/pre-commit`), which no bind covers: it is judged like the rest.
+                for (const fs::path& path : paths.read_only) {
+                    struct stat st {};
+                    if (::lstat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1)
+                        continue;
+                    judged.scope.kept.push_back(path);
+                }
                 if (!paths.read_only.empty()) judged.kept = "prevented";
             } else {
                 // No mounts: kept by a copy put back afterwards (the carve-outs remain a gap).

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 #include <system_error>
 
 #include "sandbox/git_config.hpp"
@@ -61,7 +62,9 @@ std::optional<std::string> first_line(const std::optional<std::string>& text) {
 class planner {
 public:
     planner(const sandbox_policy& policy, path_plan& out)
-        : out_(out), carve_outs_(policy.rules.read_only) {
+        : out_(out),
+          carve_outs_(policy.rules.read_only),
+          host_tmp_(policy.rules.tmp == tmp_policy::host) {
         for (const std::string& name : policy.rules.protect) {
             if (name == path_directories || home_anchored(name)) {
                 anchored_.push_back(name);
@@ -171,6 +174,28 @@ public:
     }
 
     void finish() {
+        // Every kept path is pinned from the outermost place the run may write that holds it
+        // (a root holding the root it was found in, the host's /tmp under `--tmp host`): a rename
+        // of a directory above the inner root moves the kept paths away with their mounts, and
+        // what the run puts under the old names was never judged (kept paths are not).
+        std::vector<fs::path> grants = out_.writable_roots;
+        if (host_tmp_) grants.push_back(canonical_path("/tmp"));
+        std::vector<fs::path> kept = out_.read_only;
+        kept.insert(kept.end(), carve_outs_.begin(), carve_outs_.end());
+        kept.insert(kept.end(), out_.entries.begin(), out_.entries.end());
+        for (const hidden_path& store : out_.hidden) {
+            if (root_of(store.path)) kept.push_back(store.path);
+        }
+        for (const fs::path& path : kept) {
+            const fs::path* outermost = nullptr;
+            for (const fs::path& grant : grants) {
+                if (is_within(path, grant) && path != grant &&
+                    (outermost == nullptr || is_within(*outermost, grant))) {
+                    outermost = &grant;
+                }
+            }
+            if (outermost != nullptr) keep_ancestors(*outermost, path);
+        }
         // Parents before what lies inside them: a mount made later covers one made earlier.
         for (auto* list : {&out_.entries, &out_.read_only}) {
             std::stable_sort(list->begin(), list->end(), [](const fs::path& a, const fs::path& b) {
@@ -409,8 +434,7 @@ private:
             if (!root ||
                 std::any_of(out_.writable_roots.begin(), out_.writable_roots.end(),
                             [&place](const fs::path& r) { return is_within(r, place); }) ||
-                std::any_of(out_.places.begin(), out_.places.end(),
-                            [&place](const protected_place& p) { return p.path == place; })) {
+                !placed_.insert(place.native()).second) {
                 continue;
             }
             out_.places.push_back({place, name});
@@ -423,7 +447,9 @@ private:
     std::vector<fs::path> carve_outs_;          // --read-only-path, as the user gave them
     std::vector<std::string> names_;            // looked for at every depth
     std::vector<std::string> anchored_;         // `~/` names and `$PATH`
+    bool host_tmp_ = false;                     // the host's /tmp is writable (`--tmp host`)
     std::map<std::string, fs::path> resolved_;  // protect_place()'s directories, resolved
+    std::set<std::string> placed_;              // out_.places, by path: a /home of many accounts
     std::vector<std::string> git_names_;
     fs::path home_;
 };

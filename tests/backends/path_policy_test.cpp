@@ -389,7 +389,8 @@ TEST_P(PathPolicy, ACredentialStoreMadeDuringTheRunIsUnreadable) {
 // A denied file is denied by what it is, not by its name: another name of it beside a denied path
 // (a hard link made on the host, `ln ~/.ssh/id_ed25519 ~/notes`, or in a directory of the home on
 // the way to another store) is not readable either, wherever Landlock holds (the Landlock rung,
-// and the launcher inside bwrap). A file of one name beside it stays readable.
+// and the launcher inside bwrap). A file of one name beside it stays readable, and on the
+// Landlock rung one of several names that is no denied file's too.
 TEST_P(PathPolicy, AnotherNameOfADeniedFileIsUnreadable) {
     if (landlock::query_abi() <= 0) CORDON_SKIP_OR_FAIL("needs Landlock");
     fs::create_directories(home_ / ".ssh");
@@ -399,14 +400,23 @@ TEST_P(PathPolicy, AnotherNameOfADeniedFileIsUnreadable) {
     fs::create_hard_link(home_ / ".ssh" / "id_ed25519", home_ / "notes");
     fs::create_hard_link(home_ / ".config" / "gh" / "hosts.yml", home_ / ".config" / "saved");
     test::write_file(home_ / "plain", "PLAIN\n");
+    // A file of several names that is no denied file's (dotfiles kept by hard links): readable.
+    fs::create_directories(home_ / "dotfiles");
+    test::write_file(home_ / "dotfiles" / "gitconfig", "LINKED\n");
+    fs::create_hard_link(home_ / "dotfiles" / "gitconfig", home_ / ".gitconfig");
     for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
-        auto record = run(request("cat '" + (home_ / "notes").string() + "' '" +
-                                      (home_ / ".config" / "saved").string() + "' '" +
-                                      (home_ / "plain").string() + "'",
-                                  mode));
+        auto record = run(request(
+            "cat '" + (home_ / "notes").string() + "' '" + (home_ / ".config" / "saved").string() +
+                "' '" + (home_ / "plain").string() + "' '" + (home_ / ".gitconfig").string() + "'",
+            mode));
         ASSERT_TRUE(record.has_value()) << refused_;
         EXPECT_THAT(record->stdout_output.text, Not(HasSubstr("SECRET"))) << describe(*record);
         EXPECT_THAT(record->stdout_output.text, HasSubstr("PLAIN")) << describe(*record);
+        // Inside bwrap the denied files are behind its masks, and which file another name is
+        // cannot be told: every file of several names on the way goes ungranted there.
+        if (!bwrap()) {
+            EXPECT_THAT(record->stdout_output.text, HasSubstr("LINKED")) << describe(*record);
+        }
     }
 }
 
@@ -587,6 +597,50 @@ TEST_P(PathPolicy, CarveOutsAndHiddenStoresAreKeptByTheirPlace) {
     EXPECT_FALSE(fs::exists(fs::symlink_status(home / ".netrc"))) << describe(*record);
     EXPECT_FALSE(fs::exists(home / ".git-credentials")) << describe(*record);
     EXPECT_EQ(test::read_file(workspace_ / "leak"), "mine\n");
+}
+
+// What is kept is kept from the outermost place the run may write: with a writable root around
+// the workspace, renaming the directory that holds the workspace moved the kept paths away with
+// their mounts, and what the run put under the old names was never judged. And a kept file of
+// several names is written through another one, which no read-only bind covers: it is judged.
+TEST_P(PathPolicy, KeptPathsStayKeptFromAnOuterRootAndThroughOtherNames) {
+    const fs::path outer = base_ / "outer";
+    const fs::path inner = outer / "x" / "ws";
+    fs::create_directories(inner / "vendor");
+    test::write_file(inner / "vendor" / "f", "orig\n");
+    make_repository(inner);
+    fs::create_directories(inner / "scripts");
+    test::write_file(inner / "scripts" / "pc", "#!/bin/sh\n");
+    fs::create_hard_link(inner / "scripts" / "pc", inner / ".git" / "hooks" / "pre-commit");
+    test::write_file(inner / "scripts" / "envrc", "export A=1\n");
+    fs::create_hard_link(inner / "scripts" / "envrc", inner / ".envrc");
+    const std::string script = R"(
+        echo 'echo PWNED' >> scripts/pc; echo 'echo PWNED' >> scripts/envrc
+        cd ../..; mv x y; mkdir -p x/ws/vendor && echo PWNED > x/ws/vendor/f
+        mkdir -p x/ws/.git/hooks && echo 'echo PWNED' > x/ws/.git/hooks/post-checkout
+        exit 0)";
+    auto asked = request(script, sandbox_mode::workspace_write);
+    asked.workspace_root = inner;
+    asked.rules.writable_roots = {outer};
+    asked.rules.read_only = {inner / "vendor"};
+    auto record = run(asked);
+    if (!bwrap()) {
+        EXPECT_FALSE(record.has_value()) << "the Landlock rung keeps no carve-out";
+        asked.rules.read_only.clear();
+        record = run(asked);
+    }
+    ASSERT_TRUE(record.has_value()) << refused_;
+    if (bwrap()) {
+        EXPECT_EQ(test::read_file(inner / "vendor" / "f"), "orig\n") << describe(*record);
+        EXPECT_FALSE(fs::exists(outer / "y")) << describe(*record);
+    }
+    for (const fs::path& kept : {inner / ".git" / "hooks" / "pre-commit", inner / ".envrc",
+                                 inner / ".git" / "hooks" / "post-checkout"}) {
+        if (fs::exists(kept)) {
+            EXPECT_THAT(test::read_file(kept), Not(HasSubstr("PWNED")))
+                << kept << describe(*record);
+        }
+    }
 }
 
 // /tmp under each tmp value: private is writable and never the host's (bwrap's tmpfs, or the
