@@ -389,19 +389,16 @@ private:
 
     // The absolute directories on cordon's PATH; a relative entry (`.`, an empty one) names
     // wherever the shell happens to be, which no place can keep (docs/sandbox.md).
-    // Each as the shell takes it: `/a/b/`, `/a/./b` and `/a/c/../b` are `/a/b` (a `..` after a
-    // link is resolved with the rest by protect_place()).
     static std::vector<fs::path> path_entries() {
         std::vector<fs::path> out;
         const char* list = std::getenv("PATH");
         for (std::string_view rest = list != nullptr ? list : ""; !rest.empty();) {
             const std::size_t end = std::min(rest.find(':'), rest.size());
             const std::string_view entry = rest.substr(0, end);
-            if (!entry.empty() && entry.front() == '/') {
-                fs::path dir = fs::path(std::string(entry)).lexically_normal();
-                if (!dir.has_filename() && dir != dir.root_path()) dir = dir.parent_path();
-                out.push_back(std::move(dir));
-            }
+            // As written: protect_place() resolves its directory as the kernel does (a `..` after
+            // a link is the link target's parent, which no lexical rule knows), and takes one
+            // that ends in `/`, `/.` or `/..` where it leads.
+            if (!entry.empty() && entry.front() == '/') out.emplace_back(std::string(entry));
             rest.remove_prefix(std::min(end + 1, rest.size()));
         }
         return out;

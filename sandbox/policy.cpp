@@ -680,15 +680,22 @@ std::vector<fs::path> found_secrets_of(const std::vector<fs::path>& homes,
         taken >= landlock::max_denied_reads
             ? 0
             : std::min(found_secrets_at_most, landlock::max_denied_reads - taken);
-    std::vector<fs::path> found;
-    for (const fs::path& home : homes) {
-        std::vector<fs::path> in_home = found_secrets(home, default_deny_read(home)).found;
-        found.insert(found.end(), in_home.begin(), in_home.end());
-    }
     // The run's own roots stay readable: a workspace's test keys are its tests' (and a denied
-    // path in a writable root is one the Landlock rung cannot hide).
+    // path in a writable root is one the Landlock rung cannot hide). The scan does not enter
+    // them: what the run wrote there must not spend its bounds.
     std::vector<fs::path> readable = own_roots;
     readable.insert(readable.end(), rules.writable_roots.begin(), rules.writable_roots.end());
+    secret_cache_options options;
+    for (const fs::path& root : readable) {
+        fs::path canonical = canonical_path(root);
+        if (std::find(options.own.begin(), options.own.end(), canonical) == options.own.end())
+            options.own.push_back(std::move(canonical));
+    }
+    std::vector<fs::path> found;
+    for (const fs::path& home : homes) {
+        std::vector<fs::path> in_home = found_secrets(home, default_deny_read(home), options).found;
+        found.insert(found.end(), in_home.begin(), in_home.end());
+    }
     return secrets_to_deny(std::move(found), homes, readable, out, budget);
 }
 

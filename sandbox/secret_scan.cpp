@@ -201,9 +201,17 @@ std::set<fs::path> mount_points_beneath(const fs::path& home) {
 // One scan, breadth first. A directory whose identity is what `previous` recorded is not read
 // again: its subdirectories and matches are taken from the record (the entries of a directory
 // change its modification time). Fills `now` with what it saw.
+bool scan_within(const fs::path& path, const fs::path& root) {
+    auto p = path.begin();
+    for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+        if (p == path.end() || *p != *r) return false;
+    }
+    return true;
+}
+
 scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const scan_limits& limits,
                  const records* previous, records& now, bool& changed,
-                 std::chrono::milliseconds settle) {
+                 std::chrono::milliseconds settle, const std::vector<fs::path>& own = {}) {
     scan_result out;
     changed = false;
     const auto deadline = std::chrono::steady_clock::now() + limits.deadline;
@@ -240,6 +248,21 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
         pending.pop_front();
         const fs::path full = relative.empty() ? home : home / relative;
         if (mounts.count(full) != 0) continue;  // mounted there since the last scan
+        if (std::any_of(own.begin(), own.end(),
+                        [&full](const fs::path& root) { return scan_within(full, root); })) {
+            // The run's own root: what it holds is the run's to read, and what the run wrote
+            // there must not spend the bounds that find the keys elsewhere (a thousand planted
+            // keys, eight thousand files). Not entered; its records stand for the next run.
+            if (previous != nullptr) {
+                for (auto at = previous->lower_bound(relative);
+                     at != previous->end() &&
+                     (at->first == relative || at->first.starts_with(relative + "/"));
+                     ++at) {
+                    now.insert(*at);
+                }
+            }
+            continue;
+        }
         // Unchanged since the last scan: its record stands.
         if (previous != nullptr) {
             const auto was = previous->find(relative);
@@ -281,7 +304,15 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
         while (const dirent* entry = ::readdir(listing)) {
             const std::string_view name = entry->d_name;
             if (name == "." || name == "..") continue;
-            if (++entries > limits.entries_per_directory) break;
+            // A directory cut short by a bound is read again the next time, never reused.
+            if (++entries > limits.entries_per_directory) {
+                record.id.inode = 0;
+                break;
+            }
+            if ((entries & 63) == 0 && std::chrono::steady_clock::now() > deadline) {
+                record.id.inode = 0;
+                break;
+            }
             // The cache keeps one name a line.
             if (name.find('\n') != std::string_view::npos) continue;
             const std::string child = joined(relative, name);
@@ -300,7 +331,10 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                 if (name == ".git") {
                     // A repository's objects are compressed and its hooks are code; its config
                     // may hold a token in a remote's URL.
-                    if (++files > limits.files) continue;
+                    if (++files > limits.files) {
+                        record.id.inode = 0;
+                        continue;
+                    }
                     const std::string config = std::string(name) + "/config";
                     if (auto head =
                             file_head(::dirfd(listing), config.c_str(), home_st.st_dev, limits);
@@ -311,6 +345,13 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                     continue;
                 }
                 if (level < limits.depth && !not_entered(child, name, child_full)) {
+                    // No more queued than can be read: a run's tree of a million directories
+                    // costs no memory here.
+                    if (out.directories.size() + pending.size() >= limits.directories) {
+                        record.id.inode = 0;
+                        out.stopped = "directory limit";
+                        continue;
+                    }
                     record.subdirectories.emplace_back(name);
                     pending.emplace_back(child, level + 1);
                 }
@@ -318,7 +359,10 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             }
             if (type != DT_REG || skipped.count(child_full) != 0 || skipped_file_name(name))
                 continue;
-            if (++files > limits.files) continue;
+            if (++files > limits.files) {
+                record.id.inode = 0;
+                continue;
+            }
             const auto head = file_head(::dirfd(listing), entry->d_name, home_st.st_dev, limits);
             if (!head) continue;
             ++out.files_read;
@@ -559,14 +603,6 @@ void prune_cache(int directory) {
         (void)::unlinkat(directory, name.c_str(), 0);
 }
 
-bool scan_within(const fs::path& path, const fs::path& root) {
-    auto p = path.begin();
-    for (auto r = root.begin(); r != root.end(); ++r, ++p) {
-        if (p == path.end() || *p != *r) return false;
-    }
-    return true;
-}
-
 // ---- what was found, and when -------------------------------------------------------------------
 //   cordon-secret-found 1
 //   home <path>
@@ -582,6 +618,17 @@ std::int64_t since_boot_nanoseconds() {
     return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
+// The run's own roots a summary was made without: another run's are not its to trust (what
+// the first run's workspace holds is denied to the second). NUL-separated, one line.
+std::string own_line(const std::vector<fs::path>& own) {
+    std::string out = "own";
+    for (const fs::path& root : own) {
+        out += '\0';
+        out += root.native();
+    }
+    return out;
+}
+
 std::string found_name(const fs::path& home) {
     return "found-" + cache_name(home).substr(5);
 }
@@ -590,6 +637,7 @@ std::string found_name(const fs::path& home) {
 // is not one this user's cordon wrote: the cache's rules).
 std::optional<std::vector<fs::path>> trusted_found(int directory, const fs::path& home,
                                                    const scan_limits& limits,
+                                                   const std::vector<fs::path>& own,
                                                    std::chrono::milliseconds trust) {
     if (trust.count() <= 0) return std::nullopt;
     unique_fd fd(::openat(directory, found_name(home).c_str(),
@@ -612,7 +660,7 @@ std::optional<std::vector<fs::path>> trusted_found(int directory, const fs::path
         return line;
     };
     if (next_line() != found_format || next_line() != "home " + home.string() ||
-        next_line() != "limits " + limits.to_text()) {
+        next_line() != "limits " + limits.to_text() || next_line() != own_line(own)) {
         return std::nullopt;
     }
     const auto looked = next_line();
@@ -637,10 +685,10 @@ std::optional<std::vector<fs::path>> trusted_found(int directory, const fs::path
 }
 
 void store_found(int directory, const fs::path& home, const scan_limits& limits,
-                 const std::vector<fs::path>& found) {
+                 const std::vector<fs::path>& own, const std::vector<fs::path>& found) {
     std::string text = std::string(found_format) + "\nhome " + home.string() + "\nlimits " +
-                       limits.to_text() + "\nlooked " + std::to_string(since_boot_nanoseconds()) +
-                       "\n";
+                       limits.to_text() + "\n" + own_line(own) + "\nlooked " +
+                       std::to_string(since_boot_nanoseconds()) + "\n";
     for (const fs::path& path : found)
         text += path.string() + "\n";
     if (text.size() > max_cache_size) return;
@@ -665,7 +713,8 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
     unique_fd directory;
     if (!options.directory.empty()) directory = open_cache_directory(options.directory);
     if (directory) {
-        if (auto found = trusted_found(directory.get(), home, options.limits, options.trust))
+        if (auto found =
+                trusted_found(directory.get(), home, options.limits, options.own, options.trust))
             return {std::move(*found), true};
     }
     std::optional<cache_entry> cached;
@@ -678,7 +727,7 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
     fresh.scanned = cached ? cached->scanned : now;
     bool changed = false;
     scan_result result = walk(home, skip, options.limits, cached ? &cached->directories : nullptr,
-                              fresh.directories, changed, options.settle);
+                              fresh.directories, changed, options.settle, options.own);
     if (!result.stopped.empty()) {
         log::debug("secret scan of {} stopped early ({}): {} directories, {} files read",
                    home.string(), result.stopped, result.directories.size(), result.files_read);
@@ -687,7 +736,7 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
         store_cache(directory.get(), home, options.limits, fresh);
         prune_cache(directory.get());
     }
-    if (directory) store_found(directory.get(), home, options.limits, result.found);
+    if (directory) store_found(directory.get(), home, options.limits, options.own, result.found);
     return {std::move(result.found), cached.has_value() && !changed};
 }
 

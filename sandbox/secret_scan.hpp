@@ -108,9 +108,13 @@ struct secret_cache_options {
     std::chrono::milliseconds settle{2000};
     // What a cordon found is taken as it is, without a look at the directories, by every cordon
     // that starts this shortly after: an agent's calls come in bursts, and the look costs a stat
-    // of every directory the scan read (~20 ms a run in a home of 2048). A key made within it is
-    // found by the first run after it.
+    // of every directory the scan read (~20 ms a run in a home of 2048). A key made since the last
+    // look stays readable until a run looks again, ten seconds at most.
     std::chrono::milliseconds trust{10'000};
+    // The run's own roots (absolute, canonical): not entered (their keys are the run's own to
+    // read, and what a run wrote there must not spend the bounds that find the keys elsewhere);
+    // a summary is trusted only by a run with the same.
+    std::vector<std::filesystem::path> own;
     scan_limits limits;
 };
 

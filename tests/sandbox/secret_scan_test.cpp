@@ -261,6 +261,7 @@ protected:
         options.lifetime = lifetime_;
         options.settle = settle_;
         options.trust = trust_;
+        options.own = own_;
         return found_secrets(home_.path(), {}, options);
     }
     // Past the filesystem clock's tick: a change made now shows in a directory's times.
@@ -276,7 +277,31 @@ protected:
     std::chrono::seconds lifetime_{600};
     std::chrono::milliseconds settle_{0};
     std::chrono::milliseconds trust_{0};  // every look looks, but where a test says otherwise
+    std::vector<fs::path> own_;
 };
+
+// A run's own root in the home is not entered: whatever the run wrote there (more keys than the
+// scan keeps, more files than it reads) spends none of the bounds that find the keys elsewhere.
+// Its records stand for a run that does enter it, and a summary made without one run's root is
+// not trusted by another run.
+TEST_F(SecretCache, ARunsOwnRootSpendsNoneOfTheBounds) {
+    put("work/old/deploy_key", pem("OPENSSH PRIVATE KEY"));
+    for (int i = 0; i < 1100; ++i)
+        put("proj/k" + std::to_string(i), pem("PRIVATE KEY"));
+    // Breadth first, the planted keys a level above the key end the scan before it is read.
+    EXPECT_THAT(look().found, Not(Contains(at("work/old/deploy_key"))));
+    own_ = {at("proj")};
+    EXPECT_THAT(look().found, ElementsAre(at("work/old/deploy_key")));
+    EXPECT_THAT(look().found, ElementsAre(at("work/old/deploy_key")));
+    // Another run, in a root elsewhere, within the trust window: it does not take the first
+    // run's summary, which left out the first run's keys.
+    trust_ = std::chrono::milliseconds(60'000);
+    (void)look();
+    own_ = {at("work")};
+    const auto other = look();
+    EXPECT_THAT(other.found, Contains(at("proj/k7")));
+    EXPECT_THAT(other.found, Not(Contains(at("work/old/deploy_key"))));
+}
 
 // Within the trust window, what the last look found is taken without a look at the directories:
 // a key made meanwhile is found by the first look after it. A summary that is not this user's
