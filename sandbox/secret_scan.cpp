@@ -710,11 +710,16 @@ fs::path default_secret_cache() {
 
 found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::path>& skip,
                                    const secret_cache_options& options) {
+    // Only the run's roots in this home matter to its scan, and to whose summary it may take: the
+    // runs of workspaces elsewhere share one.
+    std::vector<fs::path> own;
+    for (const fs::path& root : options.own) {
+        if (scan_within(root, home) || scan_within(home, root)) own.push_back(root);
+    }
     unique_fd directory;
     if (!options.directory.empty()) directory = open_cache_directory(options.directory);
     if (directory) {
-        if (auto found =
-                trusted_found(directory.get(), home, options.limits, options.own, options.trust))
+        if (auto found = trusted_found(directory.get(), home, options.limits, own, options.trust))
             return {std::move(*found), true};
     }
     std::optional<cache_entry> cached;
@@ -727,7 +732,7 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
     fresh.scanned = cached ? cached->scanned : now;
     bool changed = false;
     scan_result result = walk(home, skip, options.limits, cached ? &cached->directories : nullptr,
-                              fresh.directories, changed, options.settle, options.own);
+                              fresh.directories, changed, options.settle, own);
     if (!result.stopped.empty()) {
         log::debug("secret scan of {} stopped early ({}): {} directories, {} files read",
                    home.string(), result.stopped, result.directories.size(), result.files_read);
@@ -736,7 +741,7 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
         store_cache(directory.get(), home, options.limits, fresh);
         prune_cache(directory.get());
     }
-    if (directory) store_found(directory.get(), home, options.limits, options.own, result.found);
+    if (directory) store_found(directory.get(), home, options.limits, own, result.found);
     return {std::move(result.found), cached.has_value() && !changed};
 }
 
