@@ -134,8 +134,17 @@ enforcement_assessment assess(backend_kind kind, sandbox_mode mode, int landlock
                     "file metadata (chmod, chown, utime, xattrs) outside the workspace is not "
                     "governed: Landlock has no right for it and seccomp cannot tell paths apart");
             }
+            // Named in every run's record, not only by `cordon probe`: no mode asks for it, but a
+            // record that claims full enforcement while a token in a host process's argv is
+            // readable says more than the rung did.
+            out.gaps.emplace_back(
+                "no pid namespace: the host's processes are seen, and their command lines "
+                "(/proc/PID/cmdline) read; their memory, environment and descriptors are not "
+                "(Landlock refuses ptrace access outside the run's domain)");
             break;
         case backend_kind::seatbelt:
+            out.gaps.emplace_back(
+                "no pid namespace: the host's processes are seen, and their arguments read");
             break;
     }
     out.level = out.gaps.empty() ? enforcement::full : enforcement::partial;
@@ -589,21 +598,40 @@ std::vector<policy_part> policy_parts(backend_kind kind) {
     return {};
 }
 
+namespace {
+
+// Paths for one line of a record: the first ones, about 200 characters' worth.
+std::string list(const std::vector<std::filesystem::path>& items) {
+    std::string text;
+    for (const auto& item : items) {
+        if (!text.empty()) text += ", ";
+        text += item.string();
+        if (text.size() > 200) {
+            text += ", ...";
+            break;
+        }
+    }
+    return text;
+}
+
+}  // namespace
+
+std::string found_left_gap(const std::vector<std::filesystem::path>& left) {
+    return std::to_string(left.size()) +
+           " files found to hold a private key or a token stay readable (a run denies at most " +
+           std::to_string(landlock::max_denied_reads) +
+           " paths, and no directory below a home holds them together): " + list(left);
+}
+
+std::string several_names_gap(const std::vector<std::filesystem::path>& files) {
+    return "denied files with other names are read through a name that lies elsewhere than on "
+           "the way to a denied path (a hard link made on the host): " +
+           list(files);
+}
+
 std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& policy,
                                    const path_plan& paths) {
     std::vector<std::string> out;
-    const auto list = [](const std::vector<std::filesystem::path>& items) {
-        std::string text;
-        for (const auto& item : items) {
-            if (!text.empty()) text += ", ";
-            text += item.string();
-            if (text.size() > 200) {
-                text += ", ...";
-                break;
-            }
-        }
-        return text;
-    };
     if (kind == backend_kind::seatbelt) {
         // The Seatbelt profile has no rule for these: each is named, never dropped silently.
         if (policy.mode == sandbox_mode::workspace_write && !policy.rules.protect.empty()) {

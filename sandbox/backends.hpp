@@ -85,6 +85,12 @@ struct enforcement_assessment {
 [[nodiscard]] std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& policy,
                                                  const path_plan& paths);
 
+// The record's line for the files found by their content that a run leaves readable
+// (path_plan::found_left): named, not refused (no rung could hide more).
+[[nodiscard]] std::string found_left_gap(const std::vector<std::filesystem::path>& left);
+// The record's line for the denied files of several names (path_plan::several_names).
+[[nodiscard]] std::string several_names_gap(const std::vector<std::filesystem::path>& files);
+
 // Which parts of a policy beyond the mode `kind` can enforce, for `cordon probe`: {part, how, or
 // why not}. Whatever the host: what a backend cannot do for one run it cannot do for any.
 struct policy_part {

@@ -483,6 +483,13 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
     extra_paths extra;
     extra.plan = &paths;
     extra.gaps = std::move(gaps);
+    if (!paths.found_left.empty()) {
+        // Neither is refused: no rung could do more (hide more paths, or find a file's other
+        // names), and no request of the caller's asked for them; but the record does not claim
+        // them hidden.
+        extra.gaps.push_back(found_left_gap(paths.found_left));
+    }
+    if (!paths.several_names.empty()) extra.gaps.push_back(several_names_gap(paths.several_names));
     if (policy.mode == sandbox_mode::workspace_write) {
         if (paths.writable_roots.size() > max_writable_fds) {
             throw request_refused_error(policy.mode, "too many writable roots (at most " +

@@ -15,6 +15,7 @@
 #include <set>
 #include <system_error>
 
+#include "sandbox/directory_listing.hpp"
 #include "sandbox/git_config.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/mount_exposure.hpp"
@@ -493,12 +494,48 @@ std::optional<std::string> hide_other_names(path_plan& out) {
     return std::nullopt;
 }
 
+// The denied files that have other names (a hard link the user, or anything unconfined, made): a
+// denied path is hidden by its path, and a name elsewhere reads the file (docs/sandbox.md, "What
+// remains"). The denied files themselves and the files directly in a denied directory are looked
+// at, a few dozen entries of each: a run's record names them, as no rung can find the other names.
+void find_denied_files_of_several_names(path_plan& out, const std::vector<fs::path>& allowed) {
+    constexpr std::size_t entries_per_directory = 64;
+    const auto readable = [&allowed](const fs::path& path) {
+        return std::any_of(allowed.begin(), allowed.end(),
+                           [&path](const fs::path& a) { return is_within(path, a); });
+    };
+    for (const hidden_path& hidden : out.hidden) {
+        if (!hidden.directory) {
+            struct stat st {};
+            if (::lstat(hidden.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+                !readable(hidden.path)) {
+                add_unique(out.several_names, hidden.path);
+            }
+            continue;
+        }
+        const unique_fd dir(
+            ::open(hidden.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!dir) continue;
+        const auto names = names_in(dir.get());
+        if (!names) continue;
+        for (std::size_t i = 0; i < names->size() && i < entries_per_directory; ++i) {
+            struct stat st {};
+            if (::fstatat(dir.get(), (*names)[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISREG(st.st_mode) && st.st_nlink > 1) {
+                fs::path file = hidden.path / (*names)[i];
+                if (!readable(file)) add_unique(out.several_names, std::move(file));
+            }
+        }
+    }
+    std::sort(out.several_names.begin(), out.several_names.end());
+}
+
 std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& out) {
     const path_rules& rules = policy.rules;
     // Files found in the homes by their content stay readable in the run's own roots.
     std::vector<fs::path> own_roots = writable_roots(policy);
     if (!policy.workspace_root.empty()) own_roots.push_back(canonical_path(policy.workspace_root));
-    for (const fs::path& denied : effective_deny_read(rules, own_roots)) {
+    for (const fs::path& denied : effective_deny_read(rules, own_roots, &out.found_left)) {
         if (!denied.is_absolute()) return "--deny-read needs an absolute path: " + denied.string();
         // Where a read of it would land: through every link, a dangling one to its target, and a
         // trailing "/" or "/." spelling the same file.
@@ -539,6 +576,11 @@ std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& 
         std::erase_if(out.hidden_missing,
                       [&target](const fs::path& missing) { return is_within(missing, target); });
     }
+    std::vector<fs::path> allowed;
+    for (const fs::path& path : rules.allow_read) {
+        if (path.is_absolute()) allowed.push_back(canonical_path(path));
+    }
+    find_denied_files_of_several_names(out, allowed);
     // The Landlock rung's walk (in the launcher inside bwrap too) takes a bounded list.
     if (out.hidden.size() + out.hidden_missing.size() > landlock::max_denied_reads) {
         return "too many denied reads: " +

@@ -69,6 +69,13 @@ struct path_plan {
     std::vector<std::filesystem::path> hook_directories;
     std::vector<std::filesystem::path> configurations;
     std::vector<protected_place> places;
+    // Files found by their content to hold a key (secret_scan.hpp) that the run leaves readable:
+    // more than the paths a run may deny, and none folds into a directory that holds them.
+    std::vector<std::filesystem::path> found_left;
+    // Denied files of several names (the denied files, and those directly in a denied directory):
+    // hidden by their path, they are read through another name wherever it lies, but on the
+    // Landlock rung's way to a denied path.
+    std::vector<std::filesystem::path> several_names;
 };
 
 // Where one git configuration sends git beyond its git directory: its core.hooksPath as written

@@ -674,7 +674,8 @@ constexpr std::size_t kept_free = 32;
 
 std::vector<fs::path> found_secrets_of(const std::vector<fs::path>& homes,
                                        const std::vector<fs::path>& out, const path_rules& rules,
-                                       const std::vector<fs::path>& own_roots) {
+                                       const std::vector<fs::path>& own_roots,
+                                       std::vector<fs::path>* left) {
     const std::size_t taken = out.size() + rules.deny_read.size() + kept_free;
     const std::size_t budget =
         taken >= landlock::max_denied_reads
@@ -696,13 +697,11 @@ std::vector<fs::path> found_secrets_of(const std::vector<fs::path>& homes,
         std::vector<fs::path> in_home = found_secrets(home, default_deny_read(home), options).found;
         found.insert(found.end(), in_home.begin(), in_home.end());
     }
-    return secrets_to_deny(std::move(found), homes, readable, out, budget);
+    return secrets_to_deny(std::move(found), homes, readable, out, budget, left);
 }
 
-}  // namespace
-
-std::vector<fs::path> requested_deny_read(const path_rules& rules,
-                                          const std::vector<fs::path>& own_roots) {
+std::vector<fs::path> deny_reads(const path_rules& rules, const std::vector<fs::path>& own_roots,
+                                 std::vector<fs::path>* found_left) {
     std::vector<fs::path> out;
     auto add = [&out](const fs::path& path) {
         if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
@@ -715,7 +714,7 @@ std::vector<fs::path> requested_deny_read(const path_rules& rules,
         }
         for (const fs::path& store : relocated_credential_stores(homes))
             add(store);
-        for (const fs::path& found : found_secrets_of(homes, out, rules, own_roots))
+        for (const fs::path& found : found_secrets_of(homes, out, rules, own_roots, found_left))
             add(found);
     }
     for (const fs::path& asked : rules.deny_read)
@@ -723,9 +722,17 @@ std::vector<fs::path> requested_deny_read(const path_rules& rules,
     return out;
 }
 
-std::vector<fs::path> effective_deny_read(const path_rules& rules,
+}  // namespace
+
+std::vector<fs::path> requested_deny_read(const path_rules& rules,
                                           const std::vector<fs::path>& own_roots) {
-    std::vector<fs::path> out = requested_deny_read(rules, own_roots);
+    return deny_reads(rules, own_roots, nullptr);
+}
+
+std::vector<fs::path> effective_deny_read(const path_rules& rules,
+                                          const std::vector<fs::path>& own_roots,
+                                          std::vector<fs::path>* found_left) {
+    std::vector<fs::path> out = deny_reads(rules, own_roots, found_left);
     std::erase_if(out, [&rules](const fs::path& denied) {
         return std::any_of(
             rules.allow_read.begin(), rules.allow_read.end(),

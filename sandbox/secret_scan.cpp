@@ -748,7 +748,8 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
 std::vector<fs::path> secrets_to_deny(std::vector<fs::path> found,
                                       const std::vector<fs::path>& homes,
                                       const std::vector<fs::path>& readable,
-                                      const std::vector<fs::path>& covered, std::size_t budget) {
+                                      const std::vector<fs::path>& covered, std::size_t budget,
+                                      std::vector<fs::path>* left) {
     std::erase_if(found, [&](const fs::path& path) {
         const auto beneath = [&path](const fs::path& root) { return scan_within(path, root); };
         return std::any_of(readable.begin(), readable.end(), beneath) ||
@@ -805,6 +806,9 @@ std::vector<fs::path> secrets_to_deny(std::vector<fs::path> found,
             "{} files in the homes hold a private key or a token; {} of them stay readable "
             "(a run denies at most 256 paths): --deny-read the directories that hold them",
             before, found.size() - budget);
+        if (left != nullptr)
+            left->insert(left->end(), found.begin() + static_cast<std::ptrdiff_t>(budget),
+                         found.end());
         found.resize(budget);
     }
     return found;

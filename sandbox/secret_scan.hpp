@@ -134,10 +134,12 @@ struct found_secrets_result {
 // `covered` (already denied). When more remain than the budget, a directory that holds several
 // (strictly beneath a home of `homes`, neither at nor above a path of `readable`) is denied in
 // their place: the deepest that makes them fit, else the one that holds most, and again, until
-// they fit; what still does not fit is left out, and logged.
+// they fit; what still does not fit is left out, logged, and added to `left` when given (the
+// run's record names it).
 [[nodiscard]] std::vector<std::filesystem::path> secrets_to_deny(
     std::vector<std::filesystem::path> found, const std::vector<std::filesystem::path>& homes,
     const std::vector<std::filesystem::path>& readable,
-    const std::vector<std::filesystem::path>& covered, std::size_t budget);
+    const std::vector<std::filesystem::path>& covered, std::size_t budget,
+    std::vector<std::filesystem::path>* left = nullptr);
 
 }  // namespace cordon::sandbox

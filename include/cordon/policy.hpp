@@ -190,9 +190,12 @@ struct sandbox_policy {
 
 // What a run may not read: the credential stores (deny_credential_stores) and deny_read, without
 // the entries allow_read lets through entirely (an allow_read at or above them); allow_read
-// entries beneath a remaining entry stay exceptions the backends re-expose.
+// entries beneath a remaining entry stay exceptions the backends re-expose. Files found by their
+// content that no run can hide (more than the paths a run may deny) are added to `found_left`
+// when given.
 [[nodiscard]] std::vector<std::filesystem::path> effective_deny_read(
-    const path_rules& rules, const std::vector<std::filesystem::path>& own_roots = {});
+    const path_rules& rules, const std::vector<std::filesystem::path>& own_roots = {},
+    std::vector<std::filesystem::path>* found_left = nullptr);
 // What was asked to be unreadable, before allow_read: the credential stores
 // (deny_credential_stores), then deny_read, each path once. `cordon config show` lists this.
 // The credential stores include the files of each home found to hold a private key or a token

@@ -38,6 +38,7 @@
 #include "sandbox/judgement.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "support.hpp"
+#include "support/spawned_process.hpp"
 
 namespace cordon::sandbox::path_policy_tests {
 namespace {
@@ -417,6 +418,79 @@ TEST_P(PathPolicy, AnotherNameOfADeniedFileIsUnreadable) {
         if (!bwrap()) {
             EXPECT_THAT(record->stdout_output.text, HasSubstr("LINKED")) << describe(*record);
         }
+    }
+}
+
+// A denied file is hidden by its path: another name the host made elsewhere reads it, on every
+// rung. The record names each such file (a denied file, or one directly in a denied directory),
+// and only those: a file read through another name is one the record names, and a file of one
+// name, or one an --allow-read lets through, is not named.
+TEST_P(PathPolicy, ADeniedFileOfSeveralNamesIsNamedInTheRecord) {
+    fs::create_directories(home_ / ".ssh");
+    test::write_file(home_ / ".ssh" / "id_ed25519", "SECRET KEY\n");
+    test::write_file(home_ / ".ssh" / "known_hosts", "hosts\n");
+    test::write_file(home_ / ".pgpass", "SECRET PASSWORD\n");
+    test::write_file(home_ / ".netrc", "SECRET NETRC\n");
+    fs::create_hard_link(home_ / ".ssh" / "id_ed25519", beside_ / "id-copy");
+    fs::create_hard_link(home_ / ".pgpass", beside_ / "pgpass-copy");
+    const auto named_in = [](const runtime::run_record& record) {
+        std::string line;
+        for (const std::string& gap : record.sandbox.gaps) {
+            if (gap.starts_with("denied files with other names")) line = gap;
+        }
+        return line;
+    };
+    const std::string script =
+        "cat '" + (beside_ / "id-copy").string() + "' '" + (beside_ / "pgpass-copy").string() + "'";
+    for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        auto record = run(request(script, mode));
+        ASSERT_TRUE(record.has_value()) << refused_;
+        EXPECT_EQ(record->stdout_output.text, "SECRET KEY\nSECRET PASSWORD\n") << describe(*record);
+        const std::string named = named_in(*record);
+        EXPECT_THAT(named, HasSubstr((home_ / ".ssh" / "id_ed25519").string()))
+            << describe(*record);
+        EXPECT_THAT(named, HasSubstr((home_ / ".pgpass").string())) << describe(*record);
+        EXPECT_THAT(named, Not(HasSubstr("known_hosts")));
+        EXPECT_THAT(named, Not(HasSubstr(".netrc")));
+        EXPECT_EQ(record->sandbox.enforcement, enforcement::partial);
+    }
+    // What an --allow-read lets through is not hidden, and not named.
+    runtime::run_request allowed = request(script, sandbox_mode::read_only);
+    allowed.rules.allow_read = {home_ / ".ssh"};
+    auto record = run(std::move(allowed));
+    ASSERT_TRUE(record.has_value()) << refused_;
+    EXPECT_THAT(named_in(*record), Not(HasSubstr("id_ed25519"))) << describe(*record);
+    EXPECT_THAT(named_in(*record), HasSubstr(".pgpass")) << describe(*record);
+    // The other names gone, nothing is named.
+    fs::remove(beside_ / "id-copy");
+    fs::remove(beside_ / "pgpass-copy");
+    record = run(request("cat ~/.pgpass", sandbox_mode::read_only));
+    ASSERT_TRUE(record.has_value()) << refused_;
+    EXPECT_EQ(named_in(*record), "") << describe(*record);
+    EXPECT_TRUE(record->sandbox.denied) << describe(*record);
+}
+
+// What a host process was given in its arguments (a token on a command line) is read by a command
+// exactly where the run's record says so: bwrap's pid namespace hides the host's processes and
+// the record names no such gap; the Landlock rung has none, its command reads the token, and
+// every record of it, in either mode, names the gap and is partial.
+TEST_P(PathPolicy, AHostProcessIsSeenOnlyWhereTheRecordSaysSo) {
+    const std::string token = "cordon-argv-token-" + std::to_string(::getpid());
+    test::spawned_process host({test::test_child_path().string(), "sleep", "60000", token}, {});
+    const std::string pid = std::to_string(host.pid());
+    for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        auto record = run(request("tr '\\0' ' ' < /proc/" + pid + "/cmdline; echo", mode));
+        ASSERT_TRUE(record.has_value()) << refused_;
+        const bool seen = record->stdout_output.text.find(token) != std::string::npos;
+        const bool named = std::any_of(
+            record->sandbox.gaps.begin(), record->sandbox.gaps.end(), [](const std::string& gap) {
+                return gap.find("/proc/PID/cmdline") != std::string::npos;
+            });
+        EXPECT_EQ(seen, !bwrap()) << describe(*record);
+        EXPECT_EQ(named, seen) << describe(*record);
+        if (named) EXPECT_EQ(record->sandbox.enforcement, enforcement::partial);
     }
 }
 

@@ -103,6 +103,42 @@ TEST_P(ContentScan, KeysAnywhereInTheHomeAreUnreadableThoseOfTheWorkspaceAreNot)
     EXPECT_EQ(test::read_file(home_ / "work/old/deploy_key"), key("OPENSSH PRIVATE KEY"));
 }
 
+// More keys than a run may deny, where no directory below the home holds them together (each at
+// the top of the home, or alone in its directory): those the run leaves readable are exactly
+// those its record names.
+TEST_P(ContentScan, TheKeysARunCannotHideAreNamedInItsRecord) {
+    const test::scoped_env home("HOME", home_.string());
+    constexpr int keys = 60;
+    for (int i = 0; i < keys; ++i) {
+        put(home_ / ("key-" + std::to_string(100 + i) + ".pem"), key("EC PRIVATE KEY"));
+    }
+    const auto record =
+        run("for f in ~/key-*.pem ~/work/old/deploy_key ~/Downloads/gcp-sa.json; do cat \"$f\" "
+            ">/dev/null 2>&1 && echo \"read $f\"; done; true",
+            sandbox_mode::read_only);
+    ASSERT_TRUE(record) << refused_;
+    std::size_t read = 0;
+    for (std::size_t at = 0;
+         (at = record->stdout_output.text.find("read ", at)) != std::string::npos; ++at)
+        ++read;
+    std::optional<std::size_t> named;
+    std::string first;
+    for (const std::string& gap : record->sandbox.gaps) {
+        if (gap.find("to hold a private key or a token stay readable") == std::string::npos)
+            continue;
+        named = std::stoul(gap);
+        const std::size_t list = gap.find(": /");
+        if (list != std::string::npos) first = gap.substr(list + 2, gap.find(',', list) - list - 2);
+    }
+    ASSERT_TRUE(named) << record->stdout_output.text;
+    EXPECT_EQ(read, *named) << record->stdout_output.text;
+    EXPECT_GT(read, 0U);
+    EXPECT_LT(read, static_cast<std::size_t>(keys)) << "the budget's keys are hidden";
+    // The paths it lists are the ones read.
+    EXPECT_THAT(record->stdout_output.text, HasSubstr("read " + first + "\n"));
+    EXPECT_EQ(record->sandbox.enforcement, enforcement::partial);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ContentScan, test::all_real_backends(), test::real_backend_name);
 
 }  // namespace

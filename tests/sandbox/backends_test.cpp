@@ -26,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 using strings = std::vector<std::string>;
 
 const strings sample_command{"bash", "-c", "echo hi > out"};
@@ -320,7 +321,9 @@ TEST(LandlockBackend, ReadOnlyGoldenArgv) {
                                   with_network_flags(launcher_read_only, landlock_network_flags)),
                            concat({"--"}, sample_command))));
     EXPECT_EQ(out.backend, backend_kind::landlock);
-    EXPECT_EQ(out.level, enforcement::full);
+    // Partial by the host's processes alone (no pid namespace): the record names it.
+    EXPECT_EQ(out.level, enforcement::partial);
+    EXPECT_THAT(out.gaps, ElementsAre(HasSubstr("/proc/PID/cmdline")));
     EXPECT_EQ(out.runner, host.launcher_image);
     EXPECT_TRUE(out.fds.empty());
     // No user namespace of the run's own: inotify and fanotify count against the uid's limits.
@@ -402,7 +405,9 @@ TEST(LandlockBackend, DialectsAndStatusChannel) {
 
 // ---- enforcement ----------------------------------------------------------------------------
 
-TEST(Enforcement, FullNeedsLandlockScopes) {
+// Full needs bwrap (its pid namespace) and Landlock's scopes; the Landlock rung and Seatbelt name
+// the host's processes in every record.
+TEST(Enforcement, FullNeedsLandlockScopesAndAPidNamespace) {
     struct row {
         backend_kind kind;
         sandbox_mode mode;
@@ -416,13 +421,13 @@ TEST(Enforcement, FullNeedsLandlockScopes) {
         {backend_kind::bwrap, sandbox_mode::read_only, 5, enforcement::partial, 1},
         {backend_kind::bwrap, sandbox_mode::read_only, 3, enforcement::partial, 2},
         {backend_kind::bwrap, sandbox_mode::read_only, 0, enforcement::partial, 1},
-        {backend_kind::landlock, sandbox_mode::read_only, 7, enforcement::full, 0},
-        {backend_kind::landlock, sandbox_mode::read_only, 6, enforcement::full, 0},
-        {backend_kind::landlock, sandbox_mode::read_only, 5, enforcement::partial, 1},
-        {backend_kind::landlock, sandbox_mode::read_only, 4, enforcement::partial, 2},
-        {backend_kind::landlock, sandbox_mode::workspace_write, 7, enforcement::partial, 1},
-        {backend_kind::landlock, sandbox_mode::workspace_write, 3, enforcement::partial, 3},
-        {backend_kind::seatbelt, sandbox_mode::workspace_write, 0, enforcement::full, 0},
+        {backend_kind::landlock, sandbox_mode::read_only, 7, enforcement::partial, 1},
+        {backend_kind::landlock, sandbox_mode::read_only, 6, enforcement::partial, 1},
+        {backend_kind::landlock, sandbox_mode::read_only, 5, enforcement::partial, 2},
+        {backend_kind::landlock, sandbox_mode::read_only, 4, enforcement::partial, 3},
+        {backend_kind::landlock, sandbox_mode::workspace_write, 7, enforcement::partial, 2},
+        {backend_kind::landlock, sandbox_mode::workspace_write, 3, enforcement::partial, 4},
+        {backend_kind::seatbelt, sandbox_mode::workspace_write, 0, enforcement::partial, 1},
     };
     for (const row& r : table) {
         const auto assessment = assess(r.kind, r.mode, r.abi);
@@ -495,8 +500,10 @@ TEST(Network, AllowIsTheHostsNetworkOnEveryBackend) {
     for (const confined_argv* out : {&bwrap, &landlock}) {
         EXPECT_EQ(out->network.policy, network_policy::allow);
         EXPECT_EQ(out->network.level, network_enforcement::none);
-        EXPECT_EQ(out->level, enforcement::full);
     }
+    EXPECT_EQ(bwrap.level, enforcement::full);
+    // The network adds no gap; the Landlock rung's one is its missing pid namespace.
+    EXPECT_THAT(landlock.gaps, ElementsAre(HasSubstr("no pid namespace")));
     EXPECT_EQ(to_string(network_enforcement::none), "none");
 }
 

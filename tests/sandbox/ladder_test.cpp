@@ -736,7 +736,9 @@ TEST_F(LadderTest, FailingBwrapFallsThroughToTheLauncher) {
     EXPECT_EQ(out.argv[1], "--status-fd");  // the launcher's dialect, not bwrap's
     EXPECT_FALSE(contains(out.argv, "--ro-bind"));
     EXPECT_EQ(out.level, enforcement::partial);  // Landlock workspace-write (see backends.hpp)
-    EXPECT_EQ(confine(provider, sandbox_mode::read_only).level, enforcement::full);
+    // Read-only has the host's processes as its one gap.
+    EXPECT_THAT(confine(provider, sandbox_mode::read_only).gaps,
+                ElementsAre(HasSubstr("no pid namespace")));
     ASSERT_TRUE(out.status.has_value());
     EXPECT_THAT(out.denial_signatures,
                 ElementsAre("permission denied", "invalid cross-device link"));
@@ -1009,7 +1011,8 @@ TEST_F(LadderTest, LandlockProbeRecordGivesTheAbiAndPartialEnforcement) {
     EXPECT_EQ(runner.count(), 3u);
 }
 
-TEST_F(LadderTest, LandlockProbeAtAbi6IsFull) {
+// From ABI 6 the kernel lacks nothing the rung uses: its one gap is the pid namespace it has not.
+TEST_F(LadderTest, LandlockProbeAtAbi6LacksOnlyAPidNamespace) {
     scripted_runner runner([](const confined_argv& wrapped) {
         if (is_launcher_probe(wrapped)) return probed(6);
         return ok();
@@ -1017,9 +1020,10 @@ TEST_F(LadderTest, LandlockProbeAtAbi6IsFull) {
     local_provider provider(options(runner, backend_choice::landlock));
     auto chosen = provider.selected();
     ASSERT_TRUE(chosen.has_value());
-    EXPECT_EQ(chosen->level, enforcement::full);
+    EXPECT_EQ(chosen->level, enforcement::partial);
     EXPECT_EQ(chosen->landlock_abi, std::optional<int>(6));
-    EXPECT_EQ(confine(provider, sandbox_mode::read_only).level, enforcement::full);
+    EXPECT_THAT(confine(provider, sandbox_mode::read_only).gaps,
+                ElementsAre(HasSubstr("no pid namespace")));
 }
 
 TEST_F(LadderTest, LandlockProfileRunFailureAfterAGoodProbeIsUnusable) {
@@ -1130,7 +1134,8 @@ TEST_F(LadderTest, ProbeAllAlsoProbesRungsBelowTheSelectedOne) {
     EXPECT_EQ(reports[0].state, rung_state::usable);
     EXPECT_TRUE(reports[0].reason.empty());
     EXPECT_EQ(reports[1].state, rung_state::usable);
-    EXPECT_EQ(reports[1].level, enforcement::full);
+    EXPECT_EQ(reports[0].level, enforcement::full);
+    EXPECT_EQ(reports[1].level, enforcement::partial);  // no pid namespace
     EXPECT_EQ(reports[1].landlock_abi, std::optional<int>(7));
     EXPECT_EQ(runner.count(), 5u) << "the launcher's --probe is shared by both rungs";
     // Diagnostics do not change the verdict.
