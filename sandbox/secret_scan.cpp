@@ -211,7 +211,8 @@ bool scan_within(const fs::path& path, const fs::path& root) {
 
 scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const scan_limits& limits,
                  const records* previous, records& now, bool& changed,
-                 std::chrono::milliseconds settle, const std::vector<fs::path>& own = {}) {
+                 std::chrono::milliseconds settle, const std::vector<fs::path>& own = {},
+                 const std::vector<fs::path>& last = {}) {
     scan_result out;
     changed = false;
     const auto deadline = std::chrono::steady_clock::now() + limits.deadline;
@@ -233,9 +234,20 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
         return std::find(std::begin(skipped_in_home), std::end(skipped_in_home), relative) !=
                std::end(skipped_in_home);
     };
+    // The roots other runs wrote in are read after the rest of the home (`later`): what a run
+    // planted in its workspace (thousands of files or directories) spends the bounds only once
+    // every other directory has been read, and can hide no key but those it could read itself.
     std::deque<std::pair<std::string, int>> pending{{"", 0}};
+    std::deque<std::pair<std::string, int>> later;
+    const auto queue = [&](std::string relative, int level) {
+        const fs::path full = home / relative;
+        const bool run_wrote_there =
+            std::any_of(last.begin(), last.end(),
+                        [&full](const fs::path& root) { return scan_within(full, root); });
+        (run_wrote_there ? later : pending).emplace_back(std::move(relative), level);
+    };
     std::size_t files = 0;
-    while (!pending.empty()) {
+    while (!pending.empty() || !later.empty()) {
         if (out.directories.size() >= limits.directories) {
             out.stopped = "directory limit";
             break;
@@ -244,8 +256,9 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             out.stopped = "deadline";
             break;
         }
-        auto [relative, level] = std::move(pending.front());
-        pending.pop_front();
+        auto& from = pending.empty() ? later : pending;
+        auto [relative, level] = std::move(from.front());
+        from.pop_front();
         const fs::path full = relative.empty() ? home : home / relative;
         if (mounts.count(full) != 0) continue;  // mounted there since the last scan
         if (std::any_of(own.begin(), own.end(),
@@ -276,7 +289,7 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                     out.found.push_back(full / name);
                 if (level < limits.depth) {
                     for (const std::string& name : was->second.subdirectories)
-                        pending.emplace_back(joined(relative, name), level + 1);
+                        queue(joined(relative, name), level + 1);
                 }
                 now.emplace(relative, was->second);
                 continue;
@@ -347,13 +360,14 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                 if (level < limits.depth && !not_entered(child, name, child_full)) {
                     // No more queued than can be read: a run's tree of a million directories
                     // costs no memory here.
-                    if (out.directories.size() + pending.size() >= limits.directories) {
+                    if (out.directories.size() + pending.size() + later.size() >=
+                        limits.directories) {
                         record.id.inode = 0;
                         out.stopped = "directory limit";
                         continue;
                     }
                     record.subdirectories.emplace_back(name);
-                    pending.emplace_back(child, level + 1);
+                    queue(child, level + 1);
                 }
                 continue;
             }
@@ -579,11 +593,14 @@ void prune_cache(int directory) {
             !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
             continue;
         }
-        if (name.starts_with(".home-") || name.starts_with(".found-")) {
+        if (name.starts_with(".home-") || name.starts_with(".found-") ||
+            name.starts_with(".roots-")) {
             if (st.st_mtim.tv_sec + 60 < now.tv_sec) gone.emplace_back(name);
             continue;
         }
-        if (!name.starts_with("home-") && !name.starts_with("found-")) continue;
+        if (!name.starts_with("home-") && !name.starts_with("found-") &&
+            !name.starts_with("roots-"))
+            continue;
         unique_fd fd(::openat(directory, entry->d_name,
                               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
         if (!fd) continue;
@@ -695,6 +712,86 @@ void store_found(int directory, const fs::path& home, const scan_limits& limits,
     replace_file_in(directory, found_name(home), text);
 }
 
+// ---- the roots runs wrote in
+// ----------------------------------------------------------------------
+//   cordon-secret-roots 1
+//   home <path>
+//   <absolute path of a run's root in the home>...   (appended, one a line, most recent last)
+
+constexpr std::string_view roots_format = "cordon-secret-roots 1";
+constexpr std::size_t roots_kept = 256;
+
+std::string roots_name(const fs::path& home) {
+    return "roots-" + cache_name(home).substr(5);
+}
+
+// The roots of `home` this user's runs wrote in, each once, most recent last; empty when there is
+// no such file this scan may trust. `lines` is how many the file holds.
+std::vector<fs::path> earlier_roots(int directory, const fs::path& home, std::size_t& lines) {
+    lines = 0;
+    unique_fd fd(::openat(directory, roots_name(home).c_str(),
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (!fd) return {};
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+        (st.st_mode & 077) != 0 || static_cast<std::size_t>(st.st_size) > max_cache_size) {
+        return {};
+    }
+    base::read_result read = base::read_small_fd(fd.get(), max_cache_size);
+    const std::string* text = std::get_if<std::string>(&read);
+    const std::string header = std::string(roots_format) + "\nhome " + home.string() + "\n";
+    if (text == nullptr || !text->starts_with(header)) return {};
+    std::vector<fs::path> out;
+    std::string_view rest = std::string_view(*text).substr(header.size());
+    // A line cut short by a writer that died is no root.
+    for (std::size_t end; (end = rest.find('\n')) != std::string_view::npos;
+         rest.remove_prefix(end + 1)) {
+        ++lines;
+        fs::path root{std::string(rest.substr(0, end))};
+        if (!root.is_absolute() || root.lexically_normal() != root || !scan_within(root, home))
+            continue;
+        std::erase(out, root);
+        out.push_back(std::move(root));
+    }
+    return out;
+}
+
+// Adds the run's roots in `home` to what `known` holds and to the file: appended, so that runs
+// that start together all leave theirs; rewritten with the most recent only when it has grown.
+void note_roots(int directory, const fs::path& home, const std::vector<fs::path>& own,
+                std::vector<fs::path>& known, std::size_t lines) {
+    std::string added;
+    for (const fs::path& root : own) {
+        // A root that holds the home has no place in it to read last.
+        if (!scan_within(root, home) || std::find(known.begin(), known.end(), root) != known.end())
+            continue;
+        known.push_back(root);
+        added += root.string() + "\n";
+    }
+    if (added.empty()) return;
+    const std::string header = std::string(roots_format) + "\nhome " + home.string() + "\n";
+    if (lines >= 2 * roots_kept) {
+        std::string text = header;
+        const std::size_t from = known.size() > roots_kept ? known.size() - roots_kept : 0;
+        for (std::size_t i = from; i < known.size(); ++i)
+            text += known[i].string() + "\n";
+        replace_file_in(directory, roots_name(home), text);
+        return;
+    }
+    unique_fd fd(::openat(
+        directory, roots_name(home).c_str(),
+        O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+        (st.st_mode & 077) != 0) {
+        return;
+    }
+    // One write: appends of runs that start together do not interleave. Runs that made the file
+    // together each write the header; a second one reads as lines that are no root.
+    if (st.st_size == 0) added = header + added;
+    (void)::write(fd.get(), added.data(), added.size());
+}
+
 }  // namespace
 
 scan_result scan_home(const fs::path& home, const std::vector<fs::path>& skip,
@@ -718,7 +815,13 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
     }
     unique_fd directory;
     if (!options.directory.empty()) directory = open_cache_directory(options.directory);
+    // The roots other runs wrote in are read last; this run's are noted for the runs after it,
+    // whether or not it looks itself.
+    std::vector<fs::path> last;
     if (directory) {
+        std::size_t lines = 0;
+        last = earlier_roots(directory.get(), home, lines);
+        note_roots(directory.get(), home, own, last, lines);
         if (auto found = trusted_found(directory.get(), home, options.limits, own, options.trust))
             return {std::move(*found), true};
     }
@@ -732,7 +835,7 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
     fresh.scanned = cached ? cached->scanned : now;
     bool changed = false;
     scan_result result = walk(home, skip, options.limits, cached ? &cached->directories : nullptr,
-                              fresh.directories, changed, options.settle, own);
+                              fresh.directories, changed, options.settle, own, last);
     if (!result.stopped.empty()) {
         log::debug("secret scan of {} stopped early ({}): {} directories, {} files read",
                    home.string(), result.stopped, result.directories.size(), result.files_read);

@@ -262,6 +262,7 @@ protected:
         options.settle = settle_;
         options.trust = trust_;
         options.own = own_;
+        options.limits = limits_;
         return found_secrets(home_.path(), {}, options);
     }
     // Past the filesystem clock's tick: a change made now shows in a directory's times.
@@ -278,6 +279,7 @@ protected:
     std::chrono::milliseconds settle_{0};
     std::chrono::milliseconds trust_{0};  // every look looks, but where a test says otherwise
     std::vector<fs::path> own_;
+    scan_limits limits_;
 };
 
 // A run's own root in the home is not entered: whatever the run wrote there (more keys than the
@@ -301,6 +303,42 @@ TEST_F(SecretCache, ARunsOwnRootSpendsNoneOfTheBounds) {
     const auto other = look();
     EXPECT_THAT(other.found, Contains(at("proj/k7")));
     EXPECT_THAT(other.found, Not(Contains(at("work/old/deploy_key"))));
+}
+
+// What one run planted in its root spends the bounds of another run's scan only after the rest of
+// the home is read: a run in ~/proj that made more files, or more directories, than the scan reads
+// (a level above the key) cannot blind the scan of a run in ~/other to ~/work/old/deploy_key. The
+// roots are remembered by every run, a run that took a summary without looking too.
+TEST_F(SecretCache, WhatAnotherRunPlantedIsReadLast) {
+    put("work/old/deploy_key", pem("OPENSSH PRIVATE KEY"));
+    for (int i = 0; i < 300; ++i)
+        put("proj/junk" + std::to_string(i), "nothing\n");
+    for (int i = 0; i < 300; ++i)
+        fs::create_directories(at("proj/tree/d" + std::to_string(i)));
+    limits_.files = 200;
+    limits_.directories = 64;
+    // Breadth first, ~/proj is read before ~/work/old and spends the files.
+    EXPECT_THAT(look().found, Not(Contains(at("work/old/deploy_key"))));
+    // The planting run, whose call takes the summary of the call before it (the trust window)
+    // without a look: its root is noted all the same.
+    trust_ = std::chrono::milliseconds(60'000);
+    own_ = {at("proj")};
+    (void)look();
+    for (const auto& entry : fs::directory_iterator(cache_.path() / "secrets")) {
+        if (entry.path().filename().string().starts_with("roots-")) fs::remove(entry.path());
+    }
+    EXPECT_TRUE(look().cached);
+    // The next run scans the whole home (the records expired).
+    trust_ = std::chrono::milliseconds(0);
+    own_ = {at("other")};
+    fs::create_directories(at("other"));
+    fs::remove(cache_file());
+    EXPECT_THAT(look().found, ElementsAre(at("work/old/deploy_key")));
+    // Every earlier root is read last, and still read: a key in one is found when the bounds
+    // leave room.
+    put("proj/old.pem", pem("RSA PRIVATE KEY"));
+    limits_ = {};
+    EXPECT_THAT(look().found, ElementsAre(at("proj/old.pem"), at("work/old/deploy_key")));
 }
 
 // Within the trust window, what the last look found is taken without a look at the directories:
