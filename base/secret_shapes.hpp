@@ -27,8 +27,8 @@ struct token_span {
 [[nodiscard]] std::optional<token_span> find_issuer_token(std::string_view text,
                                                           std::size_t from = 0) noexcept;
 
-[[nodiscard]] inline bool has_issuer_token(std::string_view text) noexcept {
-    return find_issuer_token(text).has_value();
-}
+// Whether `text` holds such a token that does not end with `except` (any token, when it is empty):
+// each prefix's places are looked at once, however many tokens the text holds.
+[[nodiscard]] bool has_issuer_token(std::string_view text, std::string_view except = {}) noexcept;
 
 }  // namespace cordon::base

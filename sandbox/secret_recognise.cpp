@@ -160,12 +160,9 @@ secret_kind recognise(std::string_view head) noexcept {
     if (has_json_member(head, "type", "authorized_user") && has_json_member(head, "refresh_token"))
         return secret_kind::gcp_user_credentials;
     if (has_aws_secret_key(head)) return secret_kind::aws_secret_key;
-    // AWS's documentation key id (AKIAIOSFODNN7EXAMPLE) is in many a README.
-    for (auto token = base::find_issuer_token(head); token;
-         token = base::find_issuer_token(head, token->at + 1)) {
-        if (!head.substr(token->at, token->size).ends_with("EXAMPLE"))
-            return secret_kind::issuer_token;
-    }
+    // AWS's documentation key id (AKIAIOSFODNN7EXAMPLE) is in many a README. Each prefix's
+    // places are looked at once: a head full of such ids costs one pass, not one a token.
+    if (base::has_issuer_token(head, "EXAMPLE")) return secret_kind::issuer_token;
     return secret_kind::none;
 }
 
