@@ -155,20 +155,10 @@ public:
         }
     }
 
-    // A carve-out, and a hidden credential store, inside a writable root are kept by their place
-    // as a protected name is: every directory between the root and them kept in place, so that
-    // no rename swaps another directory in under the same name (`mv vendor away; mkdir vendor`
-    // would leave the carve-out's name writable, and a store renamed with its directory would be
-    // readable where it went in the next run). What a run makes where a hidden store is missing
-    // (a link a host tool would write the secret through) is judged and taken.
-    void pin_carve_outs_and_stores() {
-        for (const fs::path& carve : carve_outs_) {
-            if (const auto root = root_of(carve)) keep_ancestors(*root, carve);
-        }
-        for (const hidden_path& store : out_.hidden) {
-            if (const auto root = root_of(store.path); root && store.path != *root)
-                keep_ancestors(*root, store.path);
-        }
+    // What a run makes where a hidden store is missing in a writable root (a link a host tool
+    // would write the secret through) is judged and taken. (The carve-outs and the stores that
+    // exist there are kept by their place in finish().)
+    void place_missing_stores() {
         for (const fs::path& missing : out_.hidden_missing) {
             if (root_of(missing)) out_.places.push_back({missing, std::string(hidden_store_place)});
         }
@@ -178,7 +168,11 @@ public:
         // Every kept path is pinned from the outermost place the run may write that holds it
         // (a root holding the root it was found in, the host's /tmp under `--tmp host`): a rename
         // of a directory above the inner root moves the kept paths away with their mounts, and
-        // what the run puts under the old names was never judged (kept paths are not).
+        // what the run puts under the old names was never judged (kept paths are not). So are a
+        // carve-out and a hidden credential store in a root, as a protected name is: no rename
+        // swaps another directory in under the same name (`mv vendor away; mkdir vendor` would
+        // leave the carve-out's name writable, and a store renamed with its directory would be
+        // readable where it went in the next run).
         std::vector<fs::path> grants = out_.writable_roots;
         if (host_tmp_) grants.push_back(canonical_path("/tmp"));
         std::vector<fs::path> kept = out_.read_only;
@@ -708,7 +702,7 @@ std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
             plan.protect_root(root);
         plan.protect_user_configuration();
         plan.protect_homes();
-        plan.pin_carve_outs_and_stores();
+        plan.place_missing_stores();
         for (const fs::path& carve : policy.rules.read_only)
             add_unique(out.read_only, carve);
         plan.finish();
