@@ -182,7 +182,14 @@ int show(const show_options& given) {
                         origin_of(rules, "network")});
     settings.push_back({"allow_local_binding", rules.network.allow_local_binding ? "true" : "false",
                         origin_of(rules, "allow_local_binding")});
-    const std::vector<std::filesystem::path> denied = sandbox::requested_deny_read(rules.rules);
+    // As for a run in the current directory (cordon run's workspace when none is given): the keys
+    // found in it are its own to read, and are not listed as hidden.
+    std::vector<std::filesystem::path> here;
+    std::error_code ec;
+    if (auto cwd = std::filesystem::canonical(std::filesystem::current_path(ec), ec); !ec)
+        here.push_back(std::move(cwd));
+    const std::vector<std::filesystem::path> denied =
+        sandbox::requested_deny_read(rules.rules, here);
     const std::vector<shown_list> lists{
         list_of("writable_roots", rules.rules.writable_roots, rules),
         list_of("read_only", rules.rules.read_only, rules),

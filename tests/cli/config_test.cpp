@@ -117,6 +117,26 @@ TEST_F(ConfigTest, WithoutFilesEveryValueIsTheDefault) {
     EXPECT_EQ(entry(settings["deny_read"], (home_ / ".ssh").string())["source"], "default");
 }
 
+// The files found in the homes by their content are listed as a run in the current directory (the
+// workspace `cordon run` takes by default) would hide them: a key of the workspace's own is not.
+TEST_F(ConfigTest, TheKeysFoundAreListedButTheWorkspacesOwn) {
+    const std::string key = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + std::string(64, 'K') +
+                            "\n-----END OPENSSH PRIVATE KEY-----\n";
+    fs::create_directories(home_ / "old");
+    write_file(home_ / "old" / "deploy_key", key, file_mode);
+    fs::create_directories(workspace_ / "test");
+    write_file(workspace_ / "test" / "fixture_key", key, file_mode);
+    // The scratch directory as the home: it holds the workspace.
+    const cli_result result = run_cordon({"config", "show", "--json"}, workspace_, {},
+                                         {{"CORDON_CONFIG_DIRS", etc_.string()},
+                                          {"HOME", scratch_.path().string()},
+                                          {"XDG_CONFIG_HOME", std::nullopt}});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const nlohmann::json denied = nlohmann::json::parse(result.out)["settings"]["deny_read"];
+    EXPECT_NE(entry(denied, (home_ / "old" / "deploy_key").string()), nullptr) << denied;
+    EXPECT_EQ(entry(denied, (workspace_ / "test" / "fixture_key").string()), nullptr) << denied;
+}
+
 // Files, then the profile, then the flags; a later file overrides an earlier one per key.
 TEST_F(ConfigTest, EachLayerOverridesTheOneBelowPerKey) {
     write_config(etc_,

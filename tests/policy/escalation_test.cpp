@@ -7,6 +7,7 @@
 
 #include "policy/escalation.hpp"
 #include "policy/escalation_json.hpp"
+#include "support.hpp"
 
 namespace cordon::policy {
 namespace {
@@ -223,6 +224,29 @@ TEST(PolicyChange, SaysWhatStaysUnderAConfinedModeAndWhatAnUnconfinedOneDrops) {
               "nothing is confined");
     EXPECT_EQ(policy_change(sandbox::sandbox_mode::workspace_write, rules, "/w"),
               "writes /w, /srv/cache and a private /tmp; no protected names; no hidden paths");
+}
+
+namespace fs = std::filesystem;
+
+// The keys found in the workspace are the run's own to read: the question does not count them
+// among what stays unreadable, and counts them for a run elsewhere.
+TEST(PolicyChange, TheWorkspacesOwnKeysAreNotCountedAsHidden) {
+    const test::temp_dir home{"/var/tmp", "cordon-policy-change-"};
+    const test::scoped_env home_variable("HOME", home.path().string());
+    const std::string key = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + std::string(64, 'K') +
+                            "\n-----END OPENSSH PRIVATE KEY-----\n";
+    fs::create_directories(home.path() / "proj" / "test");
+    test::write_file(home.path() / "proj" / "test" / "key", key);
+    sandbox::path_rules rules;
+    const auto hidden = [&rules](const std::filesystem::path& workspace) {
+        const std::string text =
+            policy_change(sandbox::sandbox_mode::workspace_write, rules, workspace);
+        const std::size_t end = text.find(" credential stores stay unreadable");
+        const std::size_t start = text.rfind("; ", end);
+        EXPECT_NE(end, std::string::npos) << text;
+        return std::stoul(text.substr(start + 2, end - start - 2));
+    };
+    EXPECT_EQ(hidden(home.path() / "proj") + 1, hidden("/w"));
 }
 
 }  // namespace
