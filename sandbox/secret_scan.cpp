@@ -712,8 +712,7 @@ void store_found(int directory, const fs::path& home, const scan_limits& limits,
     replace_file_in(directory, found_name(home), text);
 }
 
-// ---- the roots runs wrote in
-// ----------------------------------------------------------------------
+// ---- the roots runs wrote in -------------------------------------------------------------------
 //   cordon-secret-roots 1
 //   home <path>
 //   <absolute path of a run's root in the home>...   (appended, one a line, most recent last)
