@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -524,6 +525,51 @@ void find_denied_files_of_several_names(path_plan& out, const std::vector<fs::pa
     std::sort(out.several_names.begin(), out.several_names.end());
 }
 
+// What a symlink directly in a denied directory leads to (a store kept elsewhere: sops-nix's and
+// agenix's /run/secrets, a key on another disk) is hidden too: the Landlock rung would read it
+// through the link (a grant is on what a path lands on), and every rung by its own name. Not a
+// place that is, or holds, one of the system's directories (a link to /usr/bin among a tool's
+// files): hiding it would hide what every command needs. The first entries of each directory.
+void hide_link_targets(path_plan& out) {
+    constexpr std::size_t entries_per_directory = 256;
+    static constexpr std::array<std::string_view, 14> system{
+        "/bin",  "/dev", "/etc",  "/lib", "/lib32", "/lib64", "/libx32",
+        "/proc", "/run", "/sbin", "/sys", "/tmp",   "/usr",   "/var"};
+    std::vector<hidden_path> more;
+    for (const hidden_path& hidden : out.hidden) {
+        if (!hidden.directory) continue;
+        const unique_fd dir(
+            ::open(hidden.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!dir) continue;
+        const auto names = names_in(dir.get());
+        if (!names) continue;
+        for (std::size_t i = 0; i < names->size() && i < entries_per_directory; ++i) {
+            struct stat st {};
+            if (::fstatat(dir.get(), (*names)[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                !S_ISLNK(st.st_mode)) {
+                continue;
+            }
+            const fs::path target = canonical_path(hidden.path / (*names)[i]);
+            const auto hides = [&target](const hidden_path& h) {
+                return is_within(target, h.path);
+            };
+            if (std::any_of(out.hidden.begin(), out.hidden.end(), hides) ||
+                std::any_of(more.begin(), more.end(), hides) ||
+                std::any_of(system.begin(), system.end(), [&target](std::string_view place) {
+                    return is_within(fs::path(place), target);
+                })) {
+                continue;
+            }
+            if (::stat(target.c_str(), &st) != 0) {
+                add_unique(out.hidden_missing, target);
+            } else {
+                more.push_back({target, S_ISDIR(st.st_mode)});
+            }
+        }
+    }
+    out.hidden.insert(out.hidden.end(), more.begin(), more.end());
+}
+
 std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& out) {
     const path_rules& rules = policy.rules;
     // Files found in the homes by their content stay readable in the run's own roots.
@@ -555,6 +601,7 @@ std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& 
             out.hidden.push_back({target, S_ISDIR(st.st_mode)});
         }
     }
+    hide_link_targets(out);
     if (auto failed = hide_other_names(out)) return failed;
     for (const fs::path& allowed : rules.allow_read) {
         if (!allowed.is_absolute())

@@ -421,6 +421,37 @@ TEST_P(PathPolicy, AnotherNameOfADeniedFileIsUnreadable) {
     }
 }
 
+// What a symlink directly in a denied directory leads to (a store kept elsewhere: /run/secrets,
+// a key on another disk) is hidden as the link is: not read through the link, nor by its own
+// name, a file or a directory, on every rung. A link to a place that holds the system's
+// directories is not followed: the command still runs.
+TEST_P(PathPolicy, WhatALinkInADeniedDirectoryLeadsToIsHidden) {
+    fs::create_directories(home_ / ".aws");
+    fs::create_directories(home_ / ".ssh");
+    fs::create_directories(beside_ / "secrets");
+    fs::create_directories(beside_ / "disk" / "keys");
+    test::write_file(beside_ / "secrets" / "aws", "SECRET AWS\n");
+    test::write_file(beside_ / "disk" / "keys" / "id", "SECRET KEY\n");
+    fs::create_symlink(beside_ / "secrets" / "aws", home_ / ".aws" / "credentials");
+    fs::create_symlink(beside_ / "disk" / "keys", home_ / ".ssh" / "keys");
+    fs::create_symlink("/usr", home_ / ".ssh" / "tools");
+    const std::string script =
+        "cat ~/.aws/credentials ~/.ssh/keys/id '" + (beside_ / "secrets" / "aws").string() + "' '" +
+        (beside_ / "disk" / "keys" / "id").string() + "'; test -x /usr/bin/env && echo runs";
+    for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
+        SCOPED_TRACE(std::string(to_string(mode)));
+        auto record = run(request(script, mode));
+        ASSERT_TRUE(record.has_value()) << refused_;
+        EXPECT_THAT(record->stdout_output.text, Not(HasSubstr("SECRET"))) << describe(*record);
+        EXPECT_EQ(record->stdout_output.text, "runs\n") << describe(*record);
+        EXPECT_THAT(record->sandbox.hidden_paths, Contains((beside_ / "secrets" / "aws").string()));
+        EXPECT_THAT(record->sandbox.hidden_paths, Contains((beside_ / "disk" / "keys").string()));
+        EXPECT_THAT(record->sandbox.hidden_paths, Not(Contains("/usr")));
+    }
+    // On the host, nothing was changed.
+    EXPECT_EQ(test::read_file(beside_ / "secrets" / "aws"), "SECRET AWS\n");
+}
+
 // A denied file is hidden by its path: another name the host made elsewhere reads it, on every
 // rung. The record names each such file (a denied file, or one directly in a denied directory),
 // and only those: a file read through another name is one the record names, and a file of one
