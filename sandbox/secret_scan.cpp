@@ -234,20 +234,65 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
         return std::find(std::begin(skipped_in_home), std::end(skipped_in_home), relative) !=
                std::end(skipped_in_home);
     };
-    // The roots other runs wrote in are read after the rest of the home (`later`): what a run
-    // planted in its workspace (thousands of files or directories) spends the bounds only once
-    // every other directory has been read, and can hide no key but those it could read itself.
-    std::deque<std::pair<std::string, int>> pending{{"", 0}};
-    std::deque<std::pair<std::string, int>> later;
-    const auto queue = [&](std::string relative, int level) {
-        const fs::path full = home / relative;
-        const bool run_wrote_there =
-            std::any_of(last.begin(), last.end(),
-                        [&full](const fs::path& root) { return scan_within(full, root); });
-        (run_wrote_there ? later : pending).emplace_back(std::move(relative), level);
+    // The rest of the home is read first (lane 0); then the roots earlier runs wrote in, a lane
+    // each, a directory of each in turn, each lane with an equal share of what the bounds leave
+    // (directories, files, matches): what a run planted in its workspace (thousands of files,
+    // directories or keys) spends its own lane's share, and keeps back no key elsewhere.
+    struct lane {
+        std::deque<std::pair<std::string, int>> queue;
+        std::size_t directories = 0;
+        std::size_t files = 0;
+        std::size_t found = 0;
     };
-    std::size_t files = 0;
-    while (!pending.empty() || !later.empty()) {
+    std::vector<lane> lanes(1 + last.size());
+    lanes[0].queue.emplace_back("", 0);
+    std::size_t files = 0;    // file heads counted against the bounds
+    std::size_t waiting = 1;  // queued in all the lanes
+    bool shared = false;      // lane 0 is done: the others share what the bounds leave
+    lane share;               // each one's share, once shared
+    std::size_t turn = 0;
+    const auto lane_of = [&](const std::string& relative) {
+        const fs::path full = home / relative;
+        for (std::size_t i = 0; i < last.size(); ++i) {
+            if (scan_within(full, last[i])) return i + 1;
+        }
+        return std::size_t{0};
+    };
+    // No more queued than can be read, in all and in a lane: a run's tree of a million
+    // directories costs no memory here.
+    const auto queue = [&](std::string relative, int level) {
+        lane& to = lanes[lane_of(relative)];
+        if (shared ? to.directories + to.queue.size() >= share.directories
+                   : out.directories.size() + waiting >= limits.directories) {
+            return false;
+        }
+        to.queue.emplace_back(std::move(relative), level);
+        ++waiting;
+        return true;
+    };
+    // The lane to read from next, or nullptr when none may.
+    const auto next_lane = [&]() -> lane* {
+        if (!lanes[0].queue.empty()) return &lanes[0];
+        if (!shared) {
+            shared = true;
+            const auto active = static_cast<std::size_t>(std::count_if(
+                lanes.begin() + 1, lanes.end(), [](const lane& l) { return !l.queue.empty(); }));
+            if (active == 0) return nullptr;
+            const auto left = [active](std::size_t limit, std::size_t spent) {
+                return limit > spent ? (limit - spent) / active : 0;
+            };
+            share.directories = left(limits.directories, out.directories.size());
+            share.files = left(limits.files, files);
+            share.found = left(limits.found, out.found.size());
+        }
+        for (std::size_t tried = 1; tried < lanes.size(); ++tried) {
+            lane& l = lanes[1 + turn++ % (lanes.size() - 1)];
+            if (!l.queue.empty() && l.directories < share.directories && l.found < share.found)
+                return &l;
+        }
+        return nullptr;
+    };
+    while (waiting > 0) {
         if (out.directories.size() >= limits.directories) {
             out.stopped = "directory limit";
             break;
@@ -256,9 +301,14 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             out.stopped = "deadline";
             break;
         }
-        auto& from = pending.empty() ? later : pending;
-        auto [relative, level] = std::move(from.front());
-        from.pop_front();
+        lane* current = next_lane();
+        if (current == nullptr) {
+            out.stopped = "a share of the bounds";
+            break;
+        }
+        auto [relative, level] = std::move(current->queue.front());
+        current->queue.pop_front();
+        --waiting;
         const fs::path full = relative.empty() ? home : home / relative;
         if (mounts.count(full) != 0) continue;  // mounted there since the last scan
         if (std::any_of(own.begin(), own.end(),
@@ -285,11 +335,13 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                           AT_SYMLINK_NOFOLLOW) == 0 &&
                 S_ISDIR(st.st_mode) && dir_identity_of(st) == was->second.id) {
                 out.directories.push_back(relative);
+                ++current->directories;
                 for (const std::string& name : was->second.found)
                     out.found.push_back(full / name);
+                current->found += was->second.found.size();
                 if (level < limits.depth) {
                     for (const std::string& name : was->second.subdirectories)
-                        queue(joined(relative, name), level + 1);
+                        (void)queue(joined(relative, name), level + 1);
                 }
                 now.emplace(relative, was->second);
                 continue;
@@ -313,6 +365,14 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
         if (std::max(ns(st.st_mtim), ns(st.st_ctim)) + settle.count() * 1'000'000 >= ns(wall))
             record.id.inode = 0;
         out.directories.push_back(relative);
+        ++current->directories;
+        // A file head more than the bounds, or this lane's share of them, allow.
+        const auto one_file_too_many = [&] {
+            if (shared && current->files >= share.files) return true;
+            if (++files > limits.files) return true;
+            ++current->files;
+            return false;
+        };
         std::size_t entries = 0;
         while (const dirent* entry = ::readdir(listing)) {
             const std::string_view name = entry->d_name;
@@ -326,8 +386,9 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                 record.id.inode = 0;
                 break;
             }
-            // The cache keeps one name a line.
-            if (name.find('\n') != std::string_view::npos) continue;
+            // The cache keeps one name a line: a directory that holds a name with a newline is
+            // read every time (its record is never reused, and such names are not stored).
+            if (name.find('\n') != std::string_view::npos) record.id.inode = 0;
             const std::string child = joined(relative, name);
             const fs::path child_full = full / name;
             unsigned char type = entry->d_type;
@@ -344,7 +405,7 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                 if (name == ".git") {
                     // A repository's objects are compressed and its hooks are code; its config
                     // may hold a token in a remote's URL.
-                    if (++files > limits.files) {
+                    if (one_file_too_many()) {
                         record.id.inode = 0;
                         continue;
                     }
@@ -358,22 +419,18 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                     continue;
                 }
                 if (level < limits.depth && !not_entered(child, name, child_full)) {
-                    // No more queued than can be read: a run's tree of a million directories
-                    // costs no memory here.
-                    if (out.directories.size() + pending.size() + later.size() >=
-                        limits.directories) {
+                    if (!queue(child, level + 1)) {
                         record.id.inode = 0;
                         out.stopped = "directory limit";
                         continue;
                     }
                     record.subdirectories.emplace_back(name);
-                    queue(child, level + 1);
                 }
                 continue;
             }
             if (type != DT_REG || skipped.count(child_full) != 0 || skipped_file_name(name))
                 continue;
-            if (++files > limits.files) {
+            if (one_file_too_many()) {
                 record.id.inode = 0;
                 continue;
             }
@@ -386,6 +443,7 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             }
         }
         ::closedir(listing);
+        current->found += record.found.size();
         now.emplace(relative, std::move(record));
         if (out.found.size() >= limits.found) {
             out.stopped = "match limit";
@@ -560,16 +618,23 @@ void store_cache(int directory, const fs::path& home, const scan_limits& limits,
                  const cache_entry& entry) {
     std::string text = std::string(cache_format) + "\nhome " + home.string() + "\nlimits " +
                        limits.to_text() + "\nscanned " + std::to_string(entry.scanned) + "\n";
+    const auto one_line = [](std::string_view name) {
+        return name.find('\n') == std::string_view::npos;
+    };
     for (const auto& [relative, record] : entry.directories) {
+        // What no line can hold is read again the next time.
+        if (!one_line(relative)) continue;
         const dir_identity& id = record.id;
         text += "d " + std::to_string(id.device) + " " + std::to_string(id.inode) + " " +
                 std::to_string(id.modified.tv_sec) + " " + std::to_string(id.modified.tv_nsec) +
                 " " + std::to_string(id.changed.tv_sec) + " " + std::to_string(id.changed.tv_nsec) +
                 " " + (relative.empty() ? "." : relative) + "\n";
-        for (const std::string& name : record.subdirectories)
-            text += "s " + name + "\n";
-        for (const std::string& name : record.found)
-            text += "f " + name + "\n";
+        for (const std::string& name : record.subdirectories) {
+            if (one_line(name)) text += "s " + name + "\n";
+        }
+        for (const std::string& name : record.found) {
+            if (one_line(name)) text += "f " + name + "\n";
+        }
     }
     if (text.size() > max_cache_size) return;
     replace_file_in(directory, cache_name(home), text);
@@ -706,8 +771,14 @@ void store_found(int directory, const fs::path& home, const scan_limits& limits,
     std::string text = std::string(found_format) + "\nhome " + home.string() + "\nlimits " +
                        limits.to_text() + "\n" + own_line(own) + "\nlooked " +
                        std::to_string(since_boot_nanoseconds()) + "\n";
-    for (const fs::path& path : found)
+    for (const fs::path& path : found) {
+        if (path.native().find('\n') != std::string::npos) {
+            // Not a line: no summary, and none an earlier look left, is taken; every run looks.
+            (void)::unlinkat(directory, found_name(home).c_str(), 0);
+            return;
+        }
         text += path.string() + "\n";
+    }
     if (text.size() > max_cache_size) return;
     replace_file_in(directory, found_name(home), text);
 }
@@ -718,7 +789,7 @@ void store_found(int directory, const fs::path& home, const scan_limits& limits,
 //   <absolute path of a run's root in the home>...   (appended, one a line, most recent last)
 
 constexpr std::string_view roots_format = "cordon-secret-roots 1";
-constexpr std::size_t roots_kept = 256;
+constexpr std::size_t roots_kept = 1024;
 
 std::string roots_name(const fs::path& home) {
     return "roots-" + cache_name(home).substr(5);
@@ -747,7 +818,8 @@ std::vector<fs::path> earlier_roots(int directory, const fs::path& home, std::si
          rest.remove_prefix(end + 1)) {
         ++lines;
         fs::path root{std::string(rest.substr(0, end))};
-        if (!root.is_absolute() || root.lexically_normal() != root || !scan_within(root, home))
+        if (!root.is_absolute() || root.lexically_normal() != root || root == home ||
+            !scan_within(root, home))
             continue;
         std::erase(out, root);
         out.push_back(std::move(root));
@@ -761,8 +833,12 @@ void note_roots(int directory, const fs::path& home, const std::vector<fs::path>
                 std::vector<fs::path>& known, std::size_t lines) {
     std::string added;
     for (const fs::path& root : own) {
-        // A root that holds the home has no place in it to read last.
-        if (!scan_within(root, home) || std::find(known.begin(), known.end(), root) != known.end())
+        // Only a root strictly within the home has a place in it to read last (the home itself
+        // would put all of it last), and one within a root already noted is read in its lane:
+        // runs in a thousand directories of one workspace do not push it out.
+        if (root == home || !scan_within(root, home) ||
+            std::any_of(known.begin(), known.end(),
+                        [&root](const fs::path& noted) { return scan_within(root, noted); }))
             continue;
         known.push_back(root);
         added += root.string() + "\n";
@@ -821,6 +897,11 @@ found_secrets_result found_secrets(const fs::path& home, const std::vector<fs::p
         std::size_t lines = 0;
         last = earlier_roots(directory.get(), home, lines);
         note_roots(directory.get(), home, own, last, lines);
+        // The run's own are not entered at all.
+        std::erase_if(last, [&own](const fs::path& root) {
+            return std::any_of(own.begin(), own.end(),
+                               [&root](const fs::path& mine) { return scan_within(root, mine); });
+        });
         if (auto found = trusted_found(directory.get(), home, options.limits, own, options.trust))
             return {std::move(*found), true};
     }

@@ -113,8 +113,9 @@ struct secret_cache_options {
     std::chrono::milliseconds trust{10'000};
     // The run's own roots (absolute, canonical): not entered (their keys are the run's own to
     // read, and what a run wrote there must not spend the bounds that find the keys elsewhere);
-    // a summary is trusted only by a run with the same. Those in the home are noted in the cache
-    // (roots-<hash>), and the roots earlier runs noted are read after the rest of the home.
+    // a summary is trusted only by a run with the same. Those strictly in the home are noted in
+    // the cache (roots-<hash>), and the roots earlier runs noted are read after the rest of the
+    // home, each in a lane with an equal share of what the bounds leave.
     std::vector<std::filesystem::path> own;
     scan_limits limits;
 };

@@ -341,6 +341,50 @@ TEST_F(SecretCache, WhatAnotherRunPlantedIsReadLast) {
     EXPECT_THAT(look().found, ElementsAre(at("proj/old.pem"), at("work/old/deploy_key")));
 }
 
+// Each earlier root is read in a lane of its own, with an equal share of what the bounds leave: a
+// run that planted more directories and files than the bounds allow in ~/ws1 keeps back no key
+// of ~/ws3, another run's workspace. A run whose workspace was the home itself, or one within a
+// root already noted, notes nothing (the one would put the whole home last, the other pushes
+// nothing out).
+TEST_F(SecretCache, WhatOneRunPlantedKeepsBackNoKeyOfAnotherRunsRoot) {
+    put("ws3/a/b/deploy_key", pem("OPENSSH PRIVATE KEY"));
+    put("notes/x/y/key", pem("RSA PRIVATE KEY"));
+    for (int i = 0; i < 300; ++i) {
+        put("ws1/junk" + std::to_string(i), "nothing\n");
+        fs::create_directories(at("ws1/d" + std::to_string(i) + "/e"));
+    }
+    limits_.files = 200;
+    limits_.directories = 64;
+    for (const fs::path& root : {at("ws3"), at("ws1"), home_.path(), at("ws1/d7/e")}) {
+        own_ = {root};
+        (void)look();
+    }
+    fs::path roots;
+    for (const auto& entry : fs::directory_iterator(cache_.path() / "secrets")) {
+        if (entry.path().filename().string().starts_with("roots-")) roots = entry.path();
+    }
+    const std::string noted = test::read_file(roots);
+    EXPECT_EQ(std::count(noted.begin(), noted.end(), '\n'), 4) << noted;  // header, home, 2 roots
+    own_ = {at("other")};
+    fs::create_directories(at("other"));
+    fs::remove(cache_file());
+    EXPECT_THAT(look().found, ElementsAre(at("notes/x/y/key"), at("ws3/a/b/deploy_key")));
+}
+
+// A name with a newline cannot be a line of the cache: the file is found all the same, on every
+// look, from the cache, and within the trust window, and so is a key in a directory so named.
+TEST_F(SecretCache, ANameWithANewlineIsFoundEveryTime) {
+    put("old/id\nrsa", pem("OPENSSH PRIVATE KEY"));
+    put("odd\ndir/key", pem("RSA PRIVATE KEY"));
+    put("plain/key", pem("RSA PRIVATE KEY"));
+    const auto all = ElementsAre(at("odd\ndir/key"), at("old/id\nrsa"), at("plain/key"));
+    EXPECT_THAT(look().found, all);
+    EXPECT_THAT(look().found, all);
+    trust_ = std::chrono::milliseconds(60'000);
+    EXPECT_THAT(look().found, all);
+    EXPECT_THAT(look().found, all);
+}
+
 // Within the trust window, what the last look found is taken without a look at the directories:
 // a key made meanwhile is found by the first look after it. A summary that is not this user's
 // own, names a file outside the home, or is from later than now is no summary.
