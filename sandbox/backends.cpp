@@ -629,6 +629,12 @@ std::string several_names_gap(const std::vector<std::filesystem::path>& files) {
            list(files);
 }
 
+std::string links_left_gap(const std::vector<std::filesystem::path>& places) {
+    return "what links in denied directories lead to beyond the places a run hides for them (8 a "
+           "directory, 48 in all) is readable: " +
+           list(places);
+}
+
 std::vector<std::string> path_gaps(backend_kind kind, const sandbox_policy& policy,
                                    const path_plan& paths) {
     std::vector<std::string> out;

@@ -90,6 +90,8 @@ struct enforcement_assessment {
 [[nodiscard]] std::string found_left_gap(const std::vector<std::filesystem::path>& left);
 // The record's line for the denied files of several names (path_plan::several_names).
 [[nodiscard]] std::string several_names_gap(const std::vector<std::filesystem::path>& files);
+// The record's line for the places links in denied directories lead to, left (links_left).
+[[nodiscard]] std::string links_left_gap(const std::vector<std::filesystem::path>& places);
 
 // Which parts of a policy beyond the mode `kind` can enforce, for `cordon probe`: {part, how, or
 // why not}. Whatever the host: what a backend cannot do for one run it cannot do for any.

@@ -490,6 +490,7 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
         extra.gaps.push_back(found_left_gap(paths.found_left));
     }
     if (!paths.several_names.empty()) extra.gaps.push_back(several_names_gap(paths.several_names));
+    if (!paths.links_left.empty()) extra.gaps.push_back(links_left_gap(paths.links_left));
     if (policy.mode == sandbox_mode::workspace_write) {
         if (paths.writable_roots.size() > max_writable_fds) {
             throw request_refused_error(policy.mode, "too many writable roots (at most " +

@@ -528,14 +528,26 @@ void find_denied_files_of_several_names(path_plan& out, const std::vector<fs::pa
 // What a symlink directly in a denied directory leads to (a store kept elsewhere: sops-nix's and
 // agenix's /run/secrets, a key on another disk) is hidden too: the Landlock rung would read it
 // through the link (a grant is on what a path lands on), and every rung by its own name. Not a
-// place that is, or holds, one of the system's directories (a link to /usr/bin among a tool's
-// files): hiding it would hide what every command needs. The first entries of each directory.
-void hide_link_targets(path_plan& out) {
+// place that is, or holds, one of the system's top directories, a home or the run's own roots (a
+// link to /usr/bin among a tool's files, or to ~): hiding it would hide what every command needs.
+// The first entries of each directory, and at most so many places for each and in all: links a
+// run could make in a store it may write (one in its workspace, with --accept-partial on the
+// Landlock rung) neither push later runs past the paths a run may deny nor use up another
+// directory's places. The places left are named (links_left).
+void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots) {
     constexpr std::size_t entries_per_directory = 256;
-    static constexpr std::array<std::string_view, 14> system{
-        "/bin",  "/dev", "/etc",  "/lib", "/lib32", "/lib64", "/libx32",
-        "/proc", "/run", "/sbin", "/sys", "/tmp",   "/usr",   "/var"};
+    constexpr std::size_t places_per_directory = 8;
+    constexpr std::size_t most_places = 48;
+    static constexpr std::array<std::string_view, 23> system{
+        "/bin",    "/boot",  "/dev", "/etc", "/home", "/lib",  "/lib32", "/lib64",
+        "/libx32", "/media", "/mnt", "/nix", "/opt",  "/proc", "/root",  "/run",
+        "/sbin",   "/snap",  "/srv", "/sys", "/tmp",  "/usr",  "/var"};
+    std::vector<fs::path> kept = credential_homes();
+    kept.insert(kept.end(), own_roots.begin(), own_roots.end());
+    for (std::string_view place : system)
+        kept.emplace_back(place);
     std::vector<hidden_path> more;
+    std::size_t places = 0;
     for (const hidden_path& hidden : out.hidden) {
         if (!hidden.directory) continue;
         const unique_fd dir(
@@ -543,6 +555,7 @@ void hide_link_targets(path_plan& out) {
         if (!dir) continue;
         const auto names = names_in(dir.get());
         if (!names) continue;
+        std::size_t here = 0;
         for (std::size_t i = 0; i < names->size() && i < entries_per_directory; ++i) {
             struct stat st {};
             if (::fstatat(dir.get(), (*names)[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
@@ -555,9 +568,13 @@ void hide_link_targets(path_plan& out) {
             };
             if (std::any_of(out.hidden.begin(), out.hidden.end(), hides) ||
                 std::any_of(more.begin(), more.end(), hides) ||
-                std::any_of(system.begin(), system.end(), [&target](std::string_view place) {
-                    return is_within(fs::path(place), target);
+                std::any_of(kept.begin(), kept.end(), [&target](const fs::path& place) {
+                    return is_within(place, target);
                 })) {
+                continue;
+            }
+            if (++here > places_per_directory || ++places > most_places) {
+                add_unique(out.links_left, target);
                 continue;
             }
             if (::stat(target.c_str(), &st) != 0) {
@@ -601,7 +618,7 @@ std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& 
             out.hidden.push_back({target, S_ISDIR(st.st_mode)});
         }
     }
-    hide_link_targets(out);
+    hide_link_targets(out, own_roots);
     if (auto failed = hide_other_names(out)) return failed;
     for (const fs::path& allowed : rules.allow_read) {
         if (!allowed.is_absolute())

@@ -76,6 +76,8 @@ struct path_plan {
     // hidden by their path, they are read through another name wherever it lies, but on the
     // Landlock rung's way to a denied path.
     std::vector<std::filesystem::path> several_names;
+    // What symlinks in denied directories lead to beyond the places a run hides for them.
+    std::vector<std::filesystem::path> links_left;
 };
 
 // Where one git configuration sends git beyond its git directory: its core.hooksPath as written

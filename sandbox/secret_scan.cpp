@@ -236,13 +236,17 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
     };
     // The rest of the home is read first (lane 0); then the roots earlier runs wrote in, a lane
     // each, a directory of each in turn, each lane with an equal share of what the bounds leave
-    // (directories, files, matches): what a run planted in its workspace (thousands of files,
-    // directories or keys) spends its own lane's share, and keeps back no key elsewhere.
+    // (directories, file heads, matches, time): what a run planted in its workspace (thousands of
+    // files, directories, keys, or heads slow to read) spends its own lane's share, and keeps back
+    // no key elsewhere. A directory a share cut short is reused as it was read until it changes:
+    // what it left unread is the planter's, and read again by every run it would cost each run
+    // the share.
     struct lane {
         std::deque<std::pair<std::string, int>> queue;
         std::size_t directories = 0;
         std::size_t files = 0;
         std::size_t found = 0;
+        std::chrono::steady_clock::duration spent{};
     };
     std::vector<lane> lanes(1 + last.size());
     lanes[0].queue.emplace_back("", 0);
@@ -284,10 +288,14 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             share.directories = left(limits.directories, out.directories.size());
             share.files = left(limits.files, files);
             share.found = left(limits.found, out.found.size());
+            const auto now = std::chrono::steady_clock::now();
+            share.spent = now < deadline ? (deadline - now) / static_cast<long>(active)
+                                         : std::chrono::steady_clock::duration{};
         }
         for (std::size_t tried = 1; tried < lanes.size(); ++tried) {
             lane& l = lanes[1 + turn++ % (lanes.size() - 1)];
-            if (!l.queue.empty() && l.directories < share.directories && l.found < share.found)
+            if (!l.queue.empty() && l.directories < share.directories && l.found < share.found &&
+                l.spent < share.spent)
                 return &l;
         }
         return nullptr;
@@ -309,6 +317,22 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
         auto [relative, level] = std::move(current->queue.front());
         current->queue.pop_front();
         --waiting;
+        // This lane's turn ends at its share of the time, as the scan does at the deadline.
+        const auto turn_started = std::chrono::steady_clock::now();
+        const auto turn_ends =
+            shared ? std::min(deadline, turn_started + (share.spent - current->spent)) : deadline;
+        struct charged {
+            lane* to;
+            bool shared;
+            std::chrono::steady_clock::time_point from;
+            ~charged() {
+                if (shared) to->spent += std::chrono::steady_clock::now() - from;
+            }
+        } const charge{current, shared, turn_started};
+        // Cut short by this lane's share, not by the bounds: reused as read (above).
+        const auto cut = [&](directory_record& record) {
+            if (!shared) record.id.inode = 0;
+        };
         const fs::path full = relative.empty() ? home : home / relative;
         if (mounts.count(full) != 0) continue;  // mounted there since the last scan
         if (std::any_of(own.begin(), own.end(),
@@ -373,17 +397,26 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             ++current->files;
             return false;
         };
+        // A match this lane's share still holds; past it the directory is cut short.
+        const auto one_more_match = [&] {
+            if (shared && current->found >= share.found) {
+                cut(record);
+                return false;
+            }
+            ++current->found;
+            return true;
+        };
         std::size_t entries = 0;
         while (const dirent* entry = ::readdir(listing)) {
             const std::string_view name = entry->d_name;
             if (name == "." || name == "..") continue;
             // A directory cut short by a bound is read again the next time, never reused.
             if (++entries > limits.entries_per_directory) {
-                record.id.inode = 0;
+                cut(record);
                 break;
             }
-            if ((entries & 63) == 0 && std::chrono::steady_clock::now() > deadline) {
-                record.id.inode = 0;
+            if ((entries & 7) == 0 && std::chrono::steady_clock::now() > turn_ends) {
+                cut(record);
                 break;
             }
             // The cache keeps one name a line: a directory that holds a name with a newline is
@@ -406,13 +439,13 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                     // A repository's objects are compressed and its hooks are code; its config
                     // may hold a token in a remote's URL.
                     if (one_file_too_many()) {
-                        record.id.inode = 0;
+                        cut(record);
                         continue;
                     }
                     const std::string config = std::string(name) + "/config";
                     if (auto head =
                             file_head(::dirfd(listing), config.c_str(), home_st.st_dev, limits);
-                        head && recognise(*head) != secret_kind::none) {
+                        head && recognise(*head) != secret_kind::none && one_more_match()) {
                         record.found.push_back(config);
                         out.found.push_back(child_full / "config");
                     }
@@ -420,8 +453,8 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                 }
                 if (level < limits.depth && !not_entered(child, name, child_full)) {
                     if (!queue(child, level + 1)) {
-                        record.id.inode = 0;
-                        out.stopped = "directory limit";
+                        cut(record);
+                        if (!shared) out.stopped = "directory limit";
                         continue;
                     }
                     record.subdirectories.emplace_back(name);
@@ -431,21 +464,21 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             if (type != DT_REG || skipped.count(child_full) != 0 || skipped_file_name(name))
                 continue;
             if (one_file_too_many()) {
-                record.id.inode = 0;
+                cut(record);
                 continue;
             }
             const auto head = file_head(::dirfd(listing), entry->d_name, home_st.st_dev, limits);
             if (!head) continue;
             ++out.files_read;
-            if (recognise(*head) != secret_kind::none) {
+            if (recognise(*head) != secret_kind::none && one_more_match()) {
                 record.found.emplace_back(name);
                 out.found.push_back(child_full);
             }
         }
         ::closedir(listing);
-        current->found += record.found.size();
         now.emplace(relative, std::move(record));
-        if (out.found.size() >= limits.found) {
+        // A lane stops at its share of the matches (one_more_match), never the whole scan.
+        if (!shared && out.found.size() >= limits.found) {
             out.stopped = "match limit";
             break;
         }
@@ -985,6 +1018,25 @@ std::vector<fs::path> secrets_to_deny(std::vector<fs::path> found,
         found.insert(std::upper_bound(found.begin(), found.end(), folded), folded);
     }
     if (found.size() > budget) {
+        // What stays readable is first what lies around the run's own roots (in a directory that
+        // holds one, below a home: where a run beside this one could have planted keys to push
+        // the user's out), then the last in order.
+        const auto around_a_root = [&](const fs::path& path) {
+            for (const fs::path& root : readable) {
+                for (fs::path dir = root.parent_path(); dir.has_relative_path();
+                     dir = dir.parent_path()) {
+                    if (std::none_of(homes.begin(), homes.end(), [&dir](const fs::path& h) {
+                            return dir != h && scan_within(dir, h);
+                        })) {
+                        break;
+                    }
+                    if (scan_within(path, dir)) return true;
+                }
+            }
+            return false;
+        };
+        std::stable_partition(found.begin(), found.end(),
+                              [&](const fs::path& path) { return !around_a_root(path); });
         log::warn(
             "{} files in the homes hold a private key or a token; {} of them stay readable "
             "(a run denies at most 256 paths): --deny-read the directories that hold them",
@@ -993,6 +1045,7 @@ std::vector<fs::path> secrets_to_deny(std::vector<fs::path> found,
             left->insert(left->end(), found.begin() + static_cast<std::ptrdiff_t>(budget),
                          found.end());
         found.resize(budget);
+        std::sort(found.begin(), found.end());
     }
     return found;
 }

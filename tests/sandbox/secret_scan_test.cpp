@@ -28,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::Contains;
+using ::testing::Each;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -371,6 +372,33 @@ TEST_F(SecretCache, WhatOneRunPlantedKeepsBackNoKeyOfAnotherRunsRoot) {
     EXPECT_THAT(look().found, ElementsAre(at("notes/x/y/key"), at("ws3/a/b/deploy_key")));
 }
 
+// A lane's share holds its matches and its time too: a run that planted more keys than the scan
+// keeps, or heads slow to read (64 KiB PEM-led files), in one directory of its workspace, stops
+// its own lane there, and the scan goes on to the key in another run's root.
+TEST_F(SecretCache, ALaneStopsAtItsShareOfMatchesAndOfTime) {
+    put("ws3/sub/key", pem("OPENSSH PRIVATE KEY"));
+    for (const fs::path& root : {at("ws3"), at("ws1")}) {
+        fs::create_directories(root);
+        own_ = {root};
+        (void)look();
+    }
+    own_ = {at("other")};
+    fs::create_directories(at("other"));
+    for (int i = 0; i < 1100; ++i)
+        put("ws1/k" + std::to_string(i), pem("PRIVATE KEY"));
+    EXPECT_THAT(look().found, Contains(at("ws3/sub/key")));
+    EXPECT_THAT(look().found, Contains(at("ws3/sub/key"))) << "from the cache";
+    fs::remove_all(at("ws1"));
+    fs::remove(cache_file());
+    std::string slow = "-----BEGIN CERTIFICATE-----\n";
+    while (slow.size() < 65536)
+        slow += "secret_access_key = " + std::string(39, 'A') + "\n";
+    for (int i = 0; i < 400; ++i)
+        put("ws1/f" + std::to_string(i), slow);
+    limits_.deadline = std::chrono::milliseconds(200);
+    EXPECT_THAT(look().found, ElementsAre(at("ws3/sub/key")));
+}
+
 // A name with a newline cannot be a line of the cache: the file is found all the same, on every
 // look, from the cache, and within the trust window, and so is a key in a directory so named.
 TEST_F(SecretCache, ANameWithANewlineIsFoundEveryTime) {
@@ -550,6 +578,24 @@ TEST(SecretsToDeny, ManyFilesFoldIntoTheDirectoryThatHoldsThem) {
     EXPECT_THAT(secrets_to_deny({home / "a", home / "b", home / "c"}, {home}, {}, {}, 2),
                 ElementsAre(home / "a", home / "b"));
     EXPECT_THAT(secrets_to_deny({home / "a"}, {home}, {}, {}, 0), IsEmpty());
+}
+
+// When they cannot all be hidden, those left readable are first the ones around the run's own
+// roots (where a run beside it could have planted keys to push the user's out), and what is left
+// readable is handed back.
+TEST(SecretsToDeny, WhatStaysReadableIsFirstWhatLiesAroundTheRunsRoots) {
+    const fs::path home = "/home/me";
+    std::vector<fs::path> found{home / "zz/victim"};
+    for (int i = 0; i < 70; ++i)
+        found.push_back(home / "ws1" / ("d" + std::to_string(i)) / "t");
+    std::vector<fs::path> left;
+    const auto denied = secrets_to_deny(found, {home}, {home / "ws1/sub"}, {}, 48, &left);
+    EXPECT_EQ(denied.size(), 48U);
+    EXPECT_THAT(denied, Contains(home / "zz/victim"));
+    EXPECT_EQ(left.size(), 23U);
+    EXPECT_THAT(left, Each(::testing::Truly([&home](const fs::path& path) {
+                    return path.string().starts_with((home / "ws1/").string());
+                })));
 }
 
 // ---- in the policy -----------------------------------------------------------------------------
