@@ -288,9 +288,9 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             share.directories = left(limits.directories, out.directories.size());
             share.files = left(limits.files, files);
             share.found = left(limits.found, out.found.size());
-            const auto now = std::chrono::steady_clock::now();
-            share.spent = now < deadline ? (deadline - now) / static_cast<long>(active)
-                                         : std::chrono::steady_clock::duration{};
+            const auto started = std::chrono::steady_clock::now();
+            share.spent = started < deadline ? (deadline - started) / static_cast<long>(active)
+                                             : std::chrono::steady_clock::duration{};
         }
         for (std::size_t tried = 1; tried < lanes.size(); ++tried) {
             lane& l = lanes[1 + turn++ % (lanes.size() - 1)];
@@ -323,10 +323,10 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             shared ? std::min(deadline, turn_started + (share.spent - current->spent)) : deadline;
         struct charged {
             lane* to;
-            bool shared;
+            bool counts;
             std::chrono::steady_clock::time_point from;
             ~charged() {
-                if (shared) to->spent += std::chrono::steady_clock::now() - from;
+                if (counts) to->spent += std::chrono::steady_clock::now() - from;
             }
         } const charge{current, shared, turn_started};
         // Cut short by this lane's share, not by the bounds: reused as read (above).

@@ -537,7 +537,9 @@ TEST_P(PathPolicy, AHostProcessIsSeenOnlyWhereTheRecordSaysSo) {
             });
         EXPECT_EQ(seen, !bwrap()) << describe(*record);
         EXPECT_EQ(named, seen) << describe(*record);
-        if (named) EXPECT_EQ(record->sandbox.enforcement, enforcement::partial);
+        if (named) {
+            EXPECT_EQ(record->sandbox.enforcement, enforcement::partial);
+        }
     }
 }
 
