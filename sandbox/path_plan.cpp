@@ -533,8 +533,10 @@ void find_denied_files_of_several_names(path_plan& out, const std::vector<fs::pa
 // The first entries of each directory, and at most so many places for each and in all: links a
 // run could make in a store it may write (one in its workspace, with --accept-partial on the
 // Landlock rung) neither push later runs past the paths a run may deny nor use up another
-// directory's places. The places left are named (links_left).
-void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots) {
+// directory's places. The places left are named (links_left). What --allow-read lets through is
+// not hidden.
+void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots,
+                       const std::vector<fs::path>& allowed) {
     constexpr std::size_t entries_per_directory = 256;
     constexpr std::size_t places_per_directory = 8;
     constexpr std::size_t most_places = 48;
@@ -542,10 +544,17 @@ void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots) {
         "/bin",    "/boot",  "/dev", "/etc", "/home", "/lib",  "/lib32", "/lib64",
         "/libx32", "/media", "/mnt", "/nix", "/opt",  "/proc", "/root",  "/run",
         "/sbin",   "/snap",  "/srv", "/sys", "/tmp",  "/usr",  "/var"};
-    std::vector<fs::path> kept = credential_homes();
-    kept.insert(kept.end(), own_roots.begin(), own_roots.end());
-    for (std::string_view place : system)
-        kept.emplace_back(place);
+    // Made at the first link: most denied directories hold none.
+    std::vector<fs::path> kept;
+    const auto never_hidden = [&]() -> const std::vector<fs::path>& {
+        if (kept.empty()) {
+            kept = credential_homes();
+            kept.insert(kept.end(), own_roots.begin(), own_roots.end());
+            for (std::string_view place : system)
+                kept.emplace_back(place);
+        }
+        return kept;
+    };
     std::vector<hidden_path> more;
     std::size_t places = 0;
     for (const hidden_path& hidden : out.hidden) {
@@ -566,10 +575,14 @@ void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots) {
             const auto hides = [&target](const hidden_path& h) {
                 return is_within(target, h.path);
             };
+            const std::vector<fs::path>& never = never_hidden();
             if (std::any_of(out.hidden.begin(), out.hidden.end(), hides) ||
                 std::any_of(more.begin(), more.end(), hides) ||
-                std::any_of(kept.begin(), kept.end(), [&target](const fs::path& place) {
-                    return is_within(place, target);
+                std::any_of(
+                    never.begin(), never.end(),
+                    [&target](const fs::path& place) { return is_within(place, target); }) ||
+                std::any_of(allowed.begin(), allowed.end(), [&target](const fs::path& place) {
+                    return is_within(target, place);
                 })) {
                 continue;
             }
@@ -618,7 +631,11 @@ std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& 
             out.hidden.push_back({target, S_ISDIR(st.st_mode)});
         }
     }
-    hide_link_targets(out, own_roots);
+    std::vector<fs::path> let_through;  // allow_read, canonical
+    for (const fs::path& path : rules.allow_read) {
+        if (path.is_absolute()) let_through.push_back(canonical_path(path));
+    }
+    hide_link_targets(out, own_roots, let_through);
     if (auto failed = hide_other_names(out)) return failed;
     for (const fs::path& allowed : rules.allow_read) {
         if (!allowed.is_absolute())
@@ -634,11 +651,7 @@ std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& 
         std::erase_if(out.hidden_missing,
                       [&target](const fs::path& missing) { return is_within(missing, target); });
     }
-    std::vector<fs::path> allowed;
-    for (const fs::path& path : rules.allow_read) {
-        if (path.is_absolute()) allowed.push_back(canonical_path(path));
-    }
-    find_denied_files_of_several_names(out, allowed);
+    find_denied_files_of_several_names(out, let_through);
     // The Landlock rung's walk (in the launcher inside bwrap too) takes a bounded list.
     if (out.hidden.size() + out.hidden_missing.size() > landlock::max_denied_reads) {
         return "too many denied reads: " +

@@ -464,6 +464,21 @@ TEST_P(PathPolicy, WhatALinkInADeniedDirectoryLeadsToIsHidden) {
         EXPECT_THAT(record->sandbox.hidden_paths, Contains((beside_ / "disk" / "keys").string()));
         EXPECT_THAT(record->sandbox.hidden_paths, Not(Contains("/usr")));
     }
+    // What --allow-read lets through is not hidden, through the link or by its name.
+    runtime::run_request allowed =
+        request("cat ~/.aws/credentials '" + (beside_ / "secrets" / "aws").string() + "'",
+                sandbox_mode::read_only);
+    allowed.rules.allow_read = {beside_ / "secrets"};
+    auto record = run(std::move(allowed));
+    ASSERT_TRUE(record.has_value()) << refused_;
+    if (bwrap()) {
+        // bwrap's mask over ~/.aws hides the link itself; the target reads by its name.
+        EXPECT_EQ(record->stdout_output.text, "SECRET AWS\n") << describe(*record);
+    } else {
+        EXPECT_EQ(record->stdout_output.text, "SECRET AWS\nSECRET AWS\n") << describe(*record);
+    }
+    EXPECT_THAT(record->sandbox.hidden_paths,
+                Not(Contains((beside_ / "secrets" / "aws").string())));
     // On the host, nothing was changed.
     EXPECT_EQ(test::read_file(beside_ / "secrets" / "aws"), "SECRET AWS\n");
 }
