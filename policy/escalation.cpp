@@ -210,10 +210,13 @@ bool escalation_possible(sandbox_mode mode, approval_policy policy, bool can_ask
 std::string policy_change(sandbox::sandbox_mode to, const sandbox::path_rules& rules,
                           const std::filesystem::path& workspace) {
     // The keys found in the workspace are the run's own to read: not counted as hidden.
+    std::vector<std::filesystem::path> own;
     std::error_code ec;
-    std::filesystem::path own = std::filesystem::weakly_canonical(workspace, ec);
-    if (ec) own = workspace;
-    const std::vector<std::filesystem::path> hidden = sandbox::effective_deny_read(rules, {own});
+    if (std::filesystem::path canonical = std::filesystem::weakly_canonical(workspace, ec);
+        !ec && canonical.is_absolute()) {
+        own.push_back(std::move(canonical));
+    }
+    const std::vector<std::filesystem::path> hidden = sandbox::effective_deny_read(rules, own);
     if (to == sandbox::sandbox_mode::danger_full_access) {
         std::string text = "nothing is confined";
         if (!rules.protect.empty()) text += ": the protected names (.git/hooks, .bashrc, ...)";

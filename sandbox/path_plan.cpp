@@ -4,6 +4,7 @@
 // See path_plan.hpp.
 #include "sandbox/path_plan.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,7 +17,6 @@
 #include <set>
 #include <system_error>
 
-#include "sandbox/directory_listing.hpp"
 #include "sandbox/git_config.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/mount_exposure.hpp"
@@ -489,6 +489,27 @@ std::optional<std::string> hide_other_names(path_plan& out) {
     return std::nullopt;
 }
 
+// The first `most` names in the directory open as `dir`, without "." and "..": a denied directory a
+// run could fill is not listed whole.
+std::vector<std::string> first_names(int dir, std::size_t most) {
+    std::vector<std::string> out;
+    const int copy = ::fcntl(dir, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return out;
+    DIR* listing = ::fdopendir(copy);
+    if (listing == nullptr) {
+        ::close(copy);
+        return out;
+    }
+    while (out.size() < most) {
+        const dirent* entry = ::readdir(listing);
+        if (entry == nullptr) break;
+        const std::string_view name = entry->d_name;
+        if (name != "." && name != "..") out.emplace_back(name);
+    }
+    ::closedir(listing);
+    return out;
+}
+
 // The denied files that have other names (a hard link the user, or anything unconfined, made): a
 // denied path is hidden by its path, and a name elsewhere reads the file (docs/sandbox.md, "What
 // remains"). The denied files themselves and the files directly in a denied directory are looked
@@ -511,13 +532,11 @@ void find_denied_files_of_several_names(path_plan& out, const std::vector<fs::pa
         const unique_fd dir(
             ::open(hidden.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!dir) continue;
-        const auto names = names_in(dir.get());
-        if (!names) continue;
-        for (std::size_t i = 0; i < names->size() && i < entries_per_directory; ++i) {
+        for (const std::string& name : first_names(dir.get(), entries_per_directory)) {
             struct stat st {};
-            if (::fstatat(dir.get(), (*names)[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                 S_ISREG(st.st_mode) && st.st_nlink > 1) {
-                fs::path file = hidden.path / (*names)[i];
+                fs::path file = hidden.path / name;
                 if (!readable(file)) add_unique(out.several_names, std::move(file));
             }
         }
@@ -544,6 +563,12 @@ void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots,
         "/bin",    "/boot",  "/dev", "/etc", "/home", "/lib",  "/lib32", "/lib64",
         "/libx32", "/media", "/mnt", "/nix", "/opt",  "/proc", "/root",  "/run",
         "/sbin",   "/snap",  "/srv", "/sys", "/tmp",  "/usr",  "/var"};
+    // Nor anything in these, the system's programs, libraries and configuration (a link to libc
+    // planted in a store a run could write would stop every later run), nor in the run's roots
+    // (their keys are the run's own, and a denied path there is one the Landlock rung refuses).
+    static constexpr std::array<std::string_view, 13> system_files{
+        "/bin",    "/boot",      "/dev",  "/etc",  "/lib", "/lib32", "/lib64",
+        "/libx32", "/nix/store", "/proc", "/sbin", "/sys", "/usr"};
     // Made at the first link: most denied directories hold none.
     std::vector<fs::path> kept;
     const auto never_hidden = [&]() -> const std::vector<fs::path>& {
@@ -562,21 +587,25 @@ void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots,
         const unique_fd dir(
             ::open(hidden.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!dir) continue;
-        const auto names = names_in(dir.get());
-        if (!names) continue;
         std::size_t here = 0;
-        for (std::size_t i = 0; i < names->size() && i < entries_per_directory; ++i) {
+        for (const std::string& name : first_names(dir.get(), entries_per_directory)) {
             struct stat st {};
-            if (::fstatat(dir.get(), (*names)[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
                 !S_ISLNK(st.st_mode)) {
                 continue;
             }
-            const fs::path target = canonical_path(hidden.path / (*names)[i]);
+            const fs::path target = canonical_path(hidden.path / name);
             const auto hides = [&target](const hidden_path& h) {
                 return is_within(target, h.path);
             };
             const std::vector<fs::path>& never = never_hidden();
-            if (std::any_of(out.hidden.begin(), out.hidden.end(), hides) ||
+            if (std::any_of(system_files.begin(), system_files.end(),
+                            [&target](std::string_view place) {
+                                return is_within(target, fs::path(place));
+                            }) ||
+                std::any_of(own_roots.begin(), own_roots.end(),
+                            [&target](const fs::path& root) { return is_within(target, root); }) ||
+                std::any_of(out.hidden.begin(), out.hidden.end(), hides) ||
                 std::any_of(more.begin(), more.end(), hides) ||
                 std::any_of(
                     never.begin(), never.end(),

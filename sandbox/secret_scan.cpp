@@ -238,9 +238,9 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
     // each, a directory of each in turn, each lane with an equal share of what the bounds leave
     // (directories, file heads, matches, time): what a run planted in its workspace (thousands of
     // files, directories, keys, or heads slow to read) spends its own lane's share, and keeps back
-    // no key elsewhere. A directory a share cut short is reused as it was read until it changes:
-    // what it left unread is the planter's, and read again by every run it would cost each run
-    // the share.
+    // no key elsewhere. A directory a share of the counts cut short is reused as it was read until
+    // it changes: what it left unread is the planter's, and read again by every run it would cost
+    // each run the share (one the clock cut short is read again).
     struct lane {
         std::deque<std::pair<std::string, int>> queue;
         std::size_t directories = 0;
@@ -282,8 +282,10 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
             const auto active = static_cast<std::size_t>(std::count_if(
                 lanes.begin() + 1, lanes.end(), [](const lane& l) { return !l.queue.empty(); }));
             if (active == 0) return nullptr;
+            // At least one of each: a lane with none would never be read at all (the bounds
+            // themselves still end the walk).
             const auto left = [active](std::size_t limit, std::size_t spent) {
-                return limit > spent ? (limit - spent) / active : 0;
+                return std::max<std::size_t>(1, limit > spent ? (limit - spent) / active : 0);
             };
             share.directories = left(limits.directories, out.directories.size());
             share.files = left(limits.files, files);
@@ -410,13 +412,16 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
         while (const dirent* entry = ::readdir(listing)) {
             const std::string_view name = entry->d_name;
             if (name == "." || name == "..") continue;
-            // A directory cut short by a bound is read again the next time, never reused.
+            // A directory cut short by a bound is read again the next time, never reused (but in
+            // an earlier root's lane: cut()).
             if (++entries > limits.entries_per_directory) {
                 cut(record);
                 break;
             }
+            // Cut short by the clock (how long lane 0 took, how busy the machine is): not the
+            // lane's contents, so read again the next time.
             if ((entries & 7) == 0 && std::chrono::steady_clock::now() > turn_ends) {
-                cut(record);
+                record.id.inode = 0;
                 break;
             }
             // The cache keeps one name a line: a directory that holds a name with a newline is
@@ -870,6 +875,7 @@ void note_roots(int directory, const fs::path& home, const std::vector<fs::path>
         // would put all of it last), and one within a root already noted is read in its lane:
         // runs in a thousand directories of one workspace do not push it out.
         if (root == home || !scan_within(root, home) ||
+            root.native().find('\n') != std::string::npos ||
             std::any_of(known.begin(), known.end(),
                         [&root](const fs::path& noted) { return scan_within(root, noted); }))
             continue;
@@ -897,7 +903,10 @@ void note_roots(int directory, const fs::path& home, const std::vector<fs::path>
     // One write: appends of runs that start together do not interleave. Runs that made the file
     // together each write the header; a second one reads as lines that are no root.
     if (st.st_size == 0) added = header + added;
-    (void)::write(fd.get(), added.data(), added.size());
+    for (;;) {
+        const ssize_t put = ::write(fd.get(), added.data(), added.size());
+        if (put >= 0 || errno != EINTR) break;
+    }
 }
 
 }  // namespace

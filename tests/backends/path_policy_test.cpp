@@ -435,6 +435,9 @@ TEST_P(PathPolicy, WhatALinkInADeniedDirectoryLeadsToIsHidden) {
     fs::create_symlink(beside_ / "secrets" / "aws", home_ / ".aws" / "credentials");
     fs::create_symlink(beside_ / "disk" / "keys", home_ / ".ssh" / "keys");
     fs::create_symlink("/usr", home_ / ".ssh" / "tools");
+    // Nor what lies in the system's programs, libraries and configuration.
+    fs::create_symlink("/usr/bin/env", home_ / ".ssh" / "env");
+    fs::create_symlink("/etc/passwd", home_ / ".aws" / "passwd");
     // Nor the home, nor /opt; and links past the places a run hides for them (made by a run in a
     // store it could write) push no run past what it may deny: they are named.
     // (Those of another denied directory do not use up this one's places.)
@@ -450,7 +453,8 @@ TEST_P(PathPolicy, WhatALinkInADeniedDirectoryLeadsToIsHidden) {
     const std::string script =
         "cat ~/.aws/credentials ~/.ssh/keys/id '" + (beside_ / "secrets" / "aws").string() + "' '" +
         (beside_ / "disk" / "keys" / "id").string() +
-        "'; test -x /usr/bin/env && test -d /opt && cat ~/plain && echo runs";
+        "'; test -x /usr/bin/env && test -d /opt && test -r /etc/passwd && cat ~/plain && "
+        "echo runs";
     for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(to_string(mode)));
         auto record = run(request(script, mode));

@@ -399,6 +399,25 @@ TEST_F(SecretCache, ALaneStopsAtItsShareOfMatchesAndOfTime) {
     EXPECT_THAT(look().found, ElementsAre(at("ws3/sub/key")));
 }
 
+// More earlier roots than the bounds leave file heads for: each lane still has a share of one,
+// and the roots are read until the bounds themselves end the walk (a share rounded down to none
+// read none of them).
+TEST_F(SecretCache, MoreLanesThanTheBoundsLeaveStillRead) {
+    for (int i = 0; i < 6; ++i) {
+        const std::string root = "ws" + std::to_string(i);
+        put(root + "/key", pem("OPENSSH PRIVATE KEY"));
+        own_ = {at(root)};
+        (void)look();
+    }
+    for (int i = 0; i < 3; ++i)
+        put("note" + std::to_string(i), "nothing\n");
+    own_ = {at("other")};
+    fs::create_directories(at("other"));
+    fs::remove(cache_file());
+    limits_.files = 5;  // the home's three, and two of the six roots' keys
+    EXPECT_EQ(look().found.size(), 2U);
+}
+
 // A name with a newline cannot be a line of the cache: the file is found all the same, on every
 // look, from the cache, and within the trust window, and so is a key in a directory so named.
 TEST_F(SecretCache, ANameWithANewlineIsFoundEveryTime) {
