@@ -419,8 +419,9 @@ scan_result walk(const fs::path& home, const std::vector<fs::path>& skip, const 
                 break;
             }
             // Cut short by the clock (how long lane 0 took, how busy the machine is): not the
-            // lane's contents, so read again the next time.
-            if ((entries & 7) == 0 && std::chrono::steady_clock::now() > turn_ends) {
+            // lane's contents, so read again the next time. Looked at before every entry: one
+            // head can take milliseconds, and a lane's turn must not run into the others'.
+            if (std::chrono::steady_clock::now() > turn_ends) {
                 record.id.inode = 0;
                 break;
             }
