@@ -159,6 +159,28 @@ value_rule config_rule() {
     return value_rule{"", [](const std::string&) { return std::string(); }, false};
 }
 
+// A TOML value as JSON, for the parts of the configuration whose reader takes JSON (approval
+// rules). Dates and times, which no such part takes, become null.
+nlohmann::json json_of(const toml::node& node) {
+    if (const auto* table = node.as_table()) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& [name, value] : *table)
+            out[std::string(name.str())] = json_of(value);
+        return out;
+    }
+    if (const auto* array = node.as_array()) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const toml::node& value : *array)
+            out.push_back(json_of(value));
+        return out;
+    }
+    if (const auto* text = node.as_string()) return text->get();
+    if (const auto* integer = node.as_integer()) return integer->get();
+    if (const auto* number = node.as_floating_point()) return number->get();
+    if (const auto* flag = node.as_boolean()) return flag->get();
+    return nullptr;  // a date or a time: no rule field takes one, and null is what none takes
+}
+
 std::optional<std::string> apply_key(const key_context& key, config_values& out) {
     const auto set = [&key](auto& slot, auto parsed) -> std::optional<std::string> {
         if (auto* error = std::get_if<std::string>(&parsed)) return *error;
@@ -293,6 +315,23 @@ std::optional<std::string> apply_key(const key_context& key, config_values& out)
             if (auto* error = std::get_if<std::string>(&mapping)) return key.fail(*error);
             const auto& mapped = std::get<sandbox::host_mapping>(mapping);
             out.paths.proxy_resolve.push_back(mapped.name + "=" + mapped.address);
+        }
+        return std::nullopt;
+    }
+    if (name == "approval_rule") {
+        // [[approval_rule]] tables, each a rule checked against its own examples as it loads.
+        const auto* rules = key.node.as_array();
+        if (rules == nullptr || !rules->is_array_of_tables()) {
+            return key.fail("expected [[" + key.name + "]] tables, not " +
+                            std::string(type_name(key.node)));
+        }
+        for (const toml::node& each : *rules) {
+            auto rule = policy::parse_rule(json_of(each));
+            if (auto* error = std::get_if<std::string>(&rule)) {
+                return key_context{key.file, each, key.name, key.from}.fail(*error);
+            }
+            out.approval_rules.push_back(
+                {std::get<policy::command_rule>(std::move(rule)), key.from});
         }
         return std::nullopt;
     }

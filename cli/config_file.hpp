@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cli/path_options.hpp"
+#include "cordon/approval_rules.hpp"
 #include "cordon/mode.hpp"
 #include "cordon/policy.hpp"
 #include "cordon/session_log.hpp"
@@ -79,6 +80,9 @@ struct config_values {
     std::optional<sourced<bool>> env_clear;
     std::vector<sourced<std::string>> env_keep;
     std::vector<sourced<std::string>> env_unset;
+    // [[approval_rule]] tables (cordon/approval_rules.hpp), each checked as it loads: each
+    // layer's extend the layers below.
+    std::vector<sourced<policy::command_rule>> approval_rules;
 };
 
 // The policy beyond the mode a set of layers makes, on top of the defaults, with where each list

@@ -66,6 +66,8 @@ void overlay(config_values& onto, const config_values& over) {
     overlay(onto.env_clear, over.env_clear);
     onto.env_keep.insert(onto.env_keep.end(), over.env_keep.begin(), over.env_keep.end());
     onto.env_unset.insert(onto.env_unset.end(), over.env_unset.begin(), over.env_unset.end());
+    onto.approval_rules.insert(onto.approval_rules.end(), over.approval_rules.begin(),
+                               over.approval_rules.end());
 }
 
 // Applies one layer's path settings on top of `into`, noting where each new entry came from
@@ -174,7 +176,8 @@ const std::vector<std::string_view>& config_keys() {
                                                     "allow_local_binding",
                                                     "allowed_domains",
                                                     "denied_domains",
-                                                    "proxy_resolve"};
+                                                    "proxy_resolve",
+                                                    "approval_rule"};
     return keys;
 }
 

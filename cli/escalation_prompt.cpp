@@ -14,10 +14,8 @@
 #include <thread>
 
 #include "cordon/approval.hpp"
+#include "cordon/escalate.hpp"
 #include "cordon/terminal_prompt.hpp"
-#include "policy/display.hpp"
-#include "policy/escalation.hpp"
-#include "policy/escalation_json.hpp"
 
 namespace cordon::cli {
 
@@ -57,37 +55,29 @@ private:
 
 }  // namespace
 
-escalation_answer ask_to_escalate(const validated& checked, const standing& stand) {
+escalation_answer ask_to_escalate(validated& checked, const standing& stand,
+                                  const policy::escalation_setting& setting) {
     policy::approval_service service(
-        policy::approval_options{stand.approval, checked.approval_timeout}, stand.log);
+        policy::approval_options{stand.approval, checked.approval_timeout, checked.approval_rules},
+        stand.log);
     service.add_responder(std::make_shared<policy::terminal_prompt>(stand.log != nullptr));
-    policy::escalation_request question;
-    const sandbox::sandbox_mode mode = checked.escalate.value_or(stand.policy.mode);
-    question.requested_mode = mode;
-    question.effective_mode = stand.policy.mode;
-    question.requested_network = checked.escalate_network;
-    question.effective_network = policy::network_of(checked.request.network);
-    question.denied_domains = checked.request.network.denied_domains;
-    question.justification = checked.justification;
-    question.subject = "command";
-    question.tool = std::string(run_command_name);
-    question.command = checked.command_text;
-    question.workdir = checked.request.workdir.value_or(stand.policy.workspace_root);
-    question.env = policy::env_overrides(checked.request.env);
-    question.input = checked.input_text;
-    question.policy =
-        policy::policy_change(mode, checked.request.rules, stand.policy.workspace_root);
+    policy::escalation_ask ask;
+    ask.mode = checked.escalate;
+    ask.network = checked.escalate_network;
+    ask.justification = checked.justification;
+    ask.tool = std::string(run_command_name);
+    ask.command = checked.command_text;
+    ask.input = checked.input_text;
     escalation_answer out;
-    policy::escalation_result result;
+    policy::escalation_outcome decided;
     {
         interrupt_watch watch;
-        result = policy::approve_escalation(question, &service, watch.token());
+        decided = policy::escalate(checked.request, ask, setting, service, watch.token());
         out.interrupted_by = watch.signal();
     }
-    out.granted = result.granted;
-    out.granted_network = result.granted_network;
-    out.error = result.error;
-    out.approval = policy::to_json(result);
+    out.status = decided.status;
+    out.error = std::move(decided.error);
+    out.approval = std::move(decided.approval);
     return out;
 }
 

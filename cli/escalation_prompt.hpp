@@ -16,21 +16,23 @@
 
 #include "cli/run_options.hpp"
 #include "cli/standing.hpp"
+#include "cordon/escalate.hpp"
 #include "cordon/mode.hpp"
 
 namespace cordon::cli {
 
 struct escalation_answer {
-    std::optional<sandbox::sandbox_mode> granted;
-    // With `granted`: the network to run with (policy::with_network() makes the rules).
-    policy::network_request granted_network;
-    std::string error;  // the exact refusal text when not granted
+    // granted: checked.request now runs under the granted mode and network.
+    policy::escalation_status status = policy::escalation_status::not_granted;
+    std::string error;  // the exact refusal text when not granted or refused
     nlohmann::json approval;
     int interrupted_by = 0;  // the signal that withdrew the question, or 0
 };
 
 // Asks whether `checked.escalate` (and `checked.escalate_network`) may be granted for this run,
-// standing under `stand`.
-[[nodiscard]] escalation_answer ask_to_escalate(const validated& checked, const standing& stand);
+// whose request stands under `stand` (cordon/escalate.hpp: the one escalation of every front
+// end).
+[[nodiscard]] escalation_answer ask_to_escalate(validated& checked, const standing& stand,
+                                                const policy::escalation_setting& setting);
 
 }  // namespace cordon::cli

@@ -94,6 +94,7 @@ int run_mcp_command(mcp_options& given) {
     options.environment = environment_policy_of(configured_env(given.environment, config.values));
     options.approval.policy = given.policy.approval_or_default();
     if (given.policy.approval_timeout) options.approval.timeout = *given.policy.approval_timeout;
+    options.approval.rules = given.policy.approval_rules;
     if (given.progress_interval) options.progress_interval = *given.progress_interval;
     if (!given.policy.session.empty()) {
         auto session = open_protected_session(given.policy.session, options.workspace, mode,

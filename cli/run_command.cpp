@@ -106,22 +106,18 @@ int run_run_command(run_options& options) {
 
     std::optional<nlohmann::json> approval_record;
     if (escalate || valid.escalate_network) {
-        // A run the escalated mode would refuse (the log inside what it could write, ...) is
-        // refused before anyone is asked.
-        if (escalate && policy::is_strictly_wider(*escalate, stand.policy.mode) &&
-            sandbox::is_confined(*escalate)) {
-            provider_for(*escalate);
-            const sandbox::sandbox_policy wider{*escalate, stand.policy.workspace_root};
-            if (auto refused = provider->refusal(wider, executor_options.protected_paths)) {
-                return usage_error(run_command_name, *refused);
-            }
+        if (escalate && sandbox::is_confined(*escalate)) provider_for(*escalate);
+        escalation_answer answer =
+            ask_to_escalate(valid, stand, {provider.get(), executor_options.protected_paths});
+        if (answer.status == policy::escalation_status::refused) {
+            return usage_error(run_command_name, answer.error);
         }
-        escalation_answer answer = ask_to_escalate(valid, stand);
-        if (answer.interrupted_by != 0 && answer.granted) {
+        const bool granted = answer.status == policy::escalation_status::granted;
+        if (answer.interrupted_by != 0 && granted) {
             // Allowed, but cordon was told to stop while it was asking: nothing runs.
             return exit_signal_base + answer.interrupted_by;
         }
-        if (!answer.granted) {
+        if (!granted) {
             if (options.json) {
                 nlohmann::json refused = {{"error",
                                            {{"name", "EscalationNotApproved"},
@@ -134,13 +130,13 @@ int run_run_command(run_options& options) {
             }
             return exit_not_approved;
         }
-        auto escalated = stand.with(answer.granted);
+        // The root is resolved again: it may have moved while cordon asked.
+        auto escalated = stand.with(request.mode);
         if (auto* refused = std::get_if<std::string>(&escalated)) {
-            return usage_error(run_command_name, *refused);  // the root moved while cordon asked
+            return usage_error(run_command_name, *refused);
         }
         request.mode = std::get<policy::resolved_policy>(escalated).mode;
         request.workspace_root = std::get<policy::resolved_policy>(escalated).workspace_root;
-        request.network = policy::with_network(std::move(request.network), answer.granted_network);
         approval_record = std::move(answer.approval);
     }
 

@@ -197,6 +197,7 @@ std::variant<validated, std::string> validate(run_options& options) {
     validated out;
     out.backend = options.policy.backend.value_or(sandbox::backend_choice::automatic);
     out.approval_timeout = options.policy.approval_timeout.value_or(default_approval_timeout);
+    out.approval_rules = options.policy.approval_rules;
     out.escalate = options.escalate;
     if (auto network = escalated_network(options.escalate_network, options.escalate_domains)) {
         if (auto* wrong = std::get_if<std::string>(&*network)) return *wrong;

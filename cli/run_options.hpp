@@ -69,7 +69,8 @@ struct validated {
     policy::deployment where;
     sandbox::backend_choice backend = sandbox::backend_choice::automatic;
     std::chrono::milliseconds approval_timeout = default_approval_timeout;
-    std::optional<sandbox::sandbox_mode> escalate;  // --escalate
+    std::vector<policy::command_rule> approval_rules;  // the configuration's [[approval_rule]]
+    std::optional<sandbox::sandbox_mode> escalate;     // --escalate
     // --escalate-network and --escalate-domain: what the run asks for beside its own network.
     std::optional<policy::network_request> escalate_network;
     std::string justification;

@@ -60,7 +60,8 @@ std::string text_of(const nlohmann::json& body, const char* key) {
     return found->get<std::string>();
 }
 
-// A logged grant ({"id","prefix","exact","mode"}), read as far as it goes: for showing only.
+// A logged grant ({"id","prefix","exact","mode","workdir"}), read as far as it goes: for showing
+// only.
 policy::session_grant grant_of(const nlohmann::json& body) {
     policy::session_grant grant;
     grant.id = text_of(body, "id");
@@ -71,6 +72,7 @@ policy::session_grant grant_of(const nlohmann::json& body) {
     }
     const auto exact = body.find("exact");
     grant.exact = exact != body.end() && exact->is_boolean() && exact->get<bool>();
+    grant.workdir = text_of(body, "workdir");
     return grant;
 }
 
@@ -99,6 +101,7 @@ std::string describe_event(const policy::session_event& event) {
                     policy::describe(grant_of(*grant)) + " under " +
                     policy::shown_safely(text_of(*grant, "mode"));
         }
+        if (const std::string rule = field("rule"); !rule.empty()) line += " (rule " + rule + ")";
         if (const std::string detail = field("detail"); !detail.empty()) {
             line += " (" + detail + ")";
         }
@@ -114,6 +117,7 @@ nlohmann::json grant_json(const policy::session_grant& grant) {
                        {"mode", std::string(sandbox::to_string(grant.mode))},
                        {"covers", policy::describe(grant)}};
     policy::put_network(out, grant.network, "network", "domains");
+    if (!grant.workdir.empty()) out["workdir"] = grant.workdir.string();
     return out;
 }
 

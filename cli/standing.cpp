@@ -32,6 +32,8 @@ std::variant<loaded_config, std::string> configure(policy_flags& flags) {
     if (!flags.approval_timeout && values.approval_timeout) {
         flags.approval_timeout = values.approval_timeout->value;
     }
+    for (const auto& rule : values.approval_rules)
+        flags.approval_rules.push_back(rule.value);
     return loaded;
 }
 

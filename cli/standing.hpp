@@ -43,8 +43,9 @@ struct policy_flags {
     std::optional<sandbox::backend_choice> backend;
     std::optional<policy::approval_policy> approval;  // --approval; ask when not given
     std::optional<std::chrono::milliseconds> approval_timeout;
-    std::string session;  // --session; "" without one
-    std::string profile;  // --profile; "" without one
+    std::vector<policy::command_rule> approval_rules;  // the configuration's, in layer order
+    std::string session;                               // --session; "" without one
+    std::string profile;                               // --profile; "" without one
     // The configuration's mode and approval policy (cli/config_file.hpp): below the flags and the
     // session, so that they never conflict with what a session records (resolve_standing compares
     // the flags only).

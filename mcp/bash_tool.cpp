@@ -166,46 +166,30 @@ json run_bash(tool_context& context, call& running, const json& given) {
     // An escalation is decided before anything runs, and widens this one call only.
     json approval;
     if (requested || network_asked) {
-        // A run the wider mode would refuse (the session log where it could write, ...) is
-        // refused before anyone is asked.
-        if (requested && sandbox::is_confined(*requested) && context.provider() &&
-            policy::is_strictly_wider(*requested, standing.mode)) {
-            const sandbox::sandbox_policy wider{*requested, standing.workspace_root};
-            if (auto refused =
-                    context.provider()->refusal(wider, options.jobs.executor.protected_paths)) {
-                return tool_error("refusing to ask for " +
-                                  std::string(sandbox::to_string(*requested)) + ": " + *refused +
-                                  "; nothing ran");
-            }
-        }
-        policy::escalation_request asked;
-        asked.requested_mode = requested.value_or(standing.mode);
-        asked.effective_mode = standing.mode;
-        asked.requested_network = network_asked;
-        asked.effective_network = policy::network_of(request.run.network);
-        asked.denied_domains = request.run.network.denied_domains;
-        asked.justification = *justification;
-        asked.subject = "command";
-        asked.tool = "bash";
-        asked.command = *command;
-        asked.workdir = request.run.workdir.value_or(standing.workspace_root);
-        asked.env = policy::env_overrides(request.run.env);
-        asked.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
-        asked.policy =
-            policy::policy_change(asked.requested_mode, request.run.rules, standing.workspace_root);
-        const policy::escalation_result decided = context.escalate(running, asked);
+        policy::escalation_ask ask;
+        ask.mode = requested;
+        ask.network = network_asked;
+        ask.justification = *justification;
+        ask.tool = "bash";
+        ask.command = *command;
+        ask.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
+        const policy::escalation_outcome decided =
+            context.escalate(running, request.run, ask,
+                             {context.provider().get(), options.jobs.executor.protected_paths});
         if (running.cancelled) return nullptr;
-        approval = policy::to_json(decided);
-        if (!decided.granted) {
+        if (decided.status == policy::escalation_status::refused) {
+            return tool_error("refusing to ask for " +
+                              std::string(sandbox::to_string(requested.value_or(standing.mode))) +
+                              ": " + decided.error + "; nothing ran");
+        }
+        approval = decided.approval;
+        if (decided.status != policy::escalation_status::granted) {
             return text_result(decided.error,
                                json{{"status", "not_run"},
                                     {"message", decided.error},
                                     {"approval", std::move(approval)}},
                                true);
         }
-        request.run.mode = *decided.granted;
-        request.run.network =
-            policy::with_network(std::move(request.run.network), decided.granted_network);
     }
 
     auto started = jobs.start(std::move(request));

@@ -424,12 +424,13 @@ struct server::impl final : tool_context {
     // Asks whether this one call may run under a wider mode. Blocks until decided; meanwhile a
     // call with a progress token hears that it waits for the user. The command's clock has not
     // started: its job starts only once this returns a grant.
-    policy::escalation_result escalate(call& running,
-                                       const policy::escalation_request& asked) override {
+    policy::escalation_outcome escalate(call& running, runtime::run_request& request,
+                                        const policy::escalation_ask& ask,
+                                        const policy::escalation_setting& setting) override {
         std::jthread ticker;
         if (!running.progress_token.is_null()) {
-            ticker =
-                std::jthread([this, &running, mode = asked.requested_mode](std::stop_token stop) {
+            ticker = std::jthread(
+                [this, &running, mode = ask.mode.value_or(request.mode)](std::stop_token stop) {
                     std::mutex idle;
                     std::condition_variable_any woken;
                     std::unique_lock lock(idle);
@@ -447,7 +448,7 @@ struct server::impl final : tool_context {
                     }
                 });
         }
-        return policy::approve_escalation(asked, &approvals, running.withdraw.get_token());
+        return policy::escalate(request, ask, setting, approvals, running.withdraw.get_token());
     }
 
     // A job as a tool shows it, with the escalation hint after a denial when a retry could be

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <variant>
 
+#include "cordon/escalate.hpp"
 #include "cordon/jobs.hpp"
 #include "cordon/mcp_server.hpp"
 #include "mcp/job_view.hpp"
@@ -64,10 +65,12 @@ public:
     virtual bool wait_for(call& running, std::chrono::steady_clock::time_point deadline,
                           const std::function<bool(std::chrono::steady_clock::time_point)>& ready,
                           const std::function<std::string()>& progress) = 0;
-    // Asks whether this one call may run under a wider mode. Blocks until decided; meanwhile a
-    // call with a progress token hears that it waits for the user.
-    virtual policy::escalation_result escalate(call& running,
-                                               const policy::escalation_request& asked) = 0;
+    // Asks whether this one call may run under a wider mode (cordon/escalate.hpp) and, granted,
+    // widens `request`. Blocks until decided; meanwhile a call with a progress token hears that
+    // it waits for the user.
+    virtual policy::escalation_outcome escalate(call& running, runtime::run_request& request,
+                                                const policy::escalation_ask& ask,
+                                                const policy::escalation_setting& setting) = 0;
     // A job as a tool shows it, with the escalation hint after a denial when a retry could be
     // allowed.
     [[nodiscard]] virtual job_view show(const runtime::job& job,

@@ -10,6 +10,7 @@
 
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
+#include "policy/escalation.hpp"
 
 namespace cordon::policy {
 
@@ -31,6 +32,8 @@ std::string_view to_string(decided_by source) noexcept {
             return "cancel";
         case decided_by::policy:
             return "policy";
+        case decided_by::rule:
+            return "rule";
         case decided_by::grant:
             return "grant";
         case decided_by::responder:
@@ -216,12 +219,26 @@ approval_decision approval_service::request(const approval_request& request,
         }
     }
 
+    // A call that changes the command's environment or stdin runs something nobody wrote a
+    // rule or gave a grant for: it is always asked about.
+    const bool unchanged = request.env.empty() && request.input.empty();
     const auto covering =
-        std::find_if(standing.begin(), standing.end(), [&request](const session_grant& grant) {
-            return request.env.empty() && request.input.empty() &&
-                   covers(grant, request.command, request.requested_mode,
-                          request.requested_network);
+        std::find_if(standing.begin(), standing.end(), [&](const session_grant& grant) {
+            return unchanged && covers(grant, request.command, request.requested_mode,
+                                       request.requested_network, request.workdir);
         });
+    // The first rule that matches decides: a forbid rule, whatever the call; an allow rule, for
+    // a mode it reaches and no more network than the call stands under.
+    const command_rule* deciding = nullptr;
+    for (const command_rule& rule : options_.rules) {
+        if (!matches(rule, request.command)) continue;
+        if (rule.decision == rule_decision::forbid ||
+            (unchanged && !is_strictly_wider(request.requested_mode, rule.mode) &&
+             covers(request.effective_network, request.requested_network))) {
+            deciding = &rule;
+            break;
+        }
+    }
     if (cancel.stop_requested()) {
         decision.outcome = approval_outcome::cancelled;
         decision.source = decided_by::cancel;
@@ -232,6 +249,17 @@ approval_decision approval_service::request(const approval_request& request,
         decision.source = decided_by::policy;
         decision.by = "policy";
         decision.detail = "the approval policy is never";
+    } else if (deciding != nullptr) {
+        decision.source = decided_by::rule;
+        decision.by = "rule";
+        decision.rule = deciding->name;
+        if (deciding->decision == rule_decision::forbid) {
+            decision.outcome = approval_outcome::rejected;
+            decision.detail = "approval rule \"" + deciding->name + "\" forbids it";
+        } else {
+            decision.outcome = approval_outcome::allowed_once;
+            decision.detail = "approval rule \"" + deciding->name + "\" allows it";
+        }
     } else if (covering != standing.end()) {
         decision.outcome = approval_outcome::allowed_for_session;
         decision.source = decided_by::grant;
@@ -338,7 +366,7 @@ approval_decision approval_service::request(const approval_request& request,
             std::to_string(display_bound) + " bytes)";
     }
     if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant) {
-        session_grant grant = grant_for(request.command, request.requested_mode);
+        session_grant grant = grant_for(request.command, request.requested_mode, request.workdir);
         grant.network = request.requested_network;
         grant.id = decision.id;
         decision.grant = grant;
@@ -359,7 +387,11 @@ approval_decision approval_service::request(const approval_request& request,
                                 {"exact", decision.grant->exact},
                                 {"mode", sandbox::to_string(decision.grant->mode)}};
             put_network(decided["grant"], decision.grant->network, "network", "domains");
+            if (!decision.grant->workdir.empty()) {
+                decided["grant"]["workdir"] = decision.grant->workdir.string();
+            }
         }
+        if (!decision.rule.empty()) decided["rule"] = decision.rule;
         if (auto error = log_->append(std::move(decided))) {
             // An allowance that is not on record is not given.
             decision.outcome = approval_outcome::unavailable;

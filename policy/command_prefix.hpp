@@ -1,31 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-// What an `allowed-for-session` grant covers: the command's prefix, under the same mode.
+// What an `allowed-for-session` grant covers: exactly the command the person saw, under the same
+// mode, in the same working directory. Nothing is guessed.
 //
-// A grant must never cover more than the person answering saw. So only a *simple* command has a
-// prefix: plain words, optionally quoted, with no expansion, redirection, list, pipeline,
-// substitution, glob or leading assignment (`LD_PRELOAD=x git` is not `git`). Its prefix is the
-// program and, when the next word looks like a subcommand (`git push`, `npm test`, `cargo
-// build`), that word too; with no such word, every word given; and every word up to the last
-// that is not a plain operand (below), so that the grant names the options it was given and
-// covers its own command. Any other command can only be granted as its exact text.
+// A grant that guesses which words are safe to vary always misses a program: an option's argument
+// given as a separate word reads as an operand (`tar xf a.tar -I gzip` would cover `tar xf a.tar
+// -I ./x`, `npm run build --script-shell bash` would cover `--script-shell ./sh`), and a program
+// that runs what its operands name (`setarch x86_64 -R ./x`, `corepack pnpm dlx PKG`) is missing
+// from any table of such programs. So a grant covers the very argument vector the question showed
+// and nothing else. What may vary is said by a person, in an approval rule (command_rules.hpp),
+// with examples checked when it loads.
 //
-// A later command is covered when it is simple, its words begin with the prefix, and every word
-// after the prefix is a plain operand: made of the characters a word needs no quoting for, not
-// starting with `-`, `+` or `@`, holding no `=`. What a program does with an option or an
-// assignment is up to the program, and too often it is "run this": `git push
-// --receive-pack=CMD`, `git -c core.sshCommand=CMD fetch`, `make SHELL=CMD`, `make --eval`,
-// `npm --script-shell=CMD`, `find -exec`, `gcc @file` (options read from a file), `git push
-// origin +main` (a forced push). A grant names its options or does not cover them.
-//
-// A command whose program runs another command given in its operands (`env`, `sudo`, `xargs`,
-// `timeout`, `nice`, `bash`, `python3`, `sed`, `ssh`, `npx`, `.`, `eval`, ...) or whose
-// subcommand does (`npm exec`, `uv run`, `docker run`, `git submodule foreach`, `git bisect run`,
-// `nix shell`, ...) is granted only as its exact text, and a prefix grant never covers one:
-// whatever follows such a word is a command nobody was asked about.
+// A *simple* command (plain words, optionally quoted: no expansion, redirection, list, pipeline,
+// substitution, glob or leading assignment) is granted as its words: `git push origin main` and
+// `git push 'origin' main` run the same argument vector and are one grant. Any other command is
+// granted as its exact text. Either way the grant names the working directory it was asked in
+// (`./build.sh` is another program in another directory), when the question had one.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,23 +33,33 @@ namespace cordon::policy {
 [[nodiscard]] std::optional<std::vector<std::string>> simple_command_words(
     std::string_view command);
 
-// Whether a simple command's words run another command given in them (above).
-[[nodiscard]] bool runs_a_command(const std::vector<std::string>& words);
-
-// Whether `word`, after a grant's prefix, is a plain operand a prefix grant may cover (above).
+// Whether `word` is a plain operand: made of the characters a word needs no quoting for, not
+// starting with `-`, `+` or `@`, holding no `=`. What a program does with an option or an
+// assignment is up to the program, and too often it is "run this": an approval rule's `<operand>`
+// stands for such a word only.
 [[nodiscard]] bool plain_operand(std::string_view word);
 
-// The grant that allowing `command` for the session under `mode` records (id left empty).
-[[nodiscard]] session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode);
+// The grant that allowing `command` for the session under `mode` in `workdir` records (id left
+// empty): its words when it is simple (exact false), its text otherwise (exact true).
+[[nodiscard]] session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode,
+                                      const std::filesystem::path& workdir = {});
 
-// Whether `grant` covers running `command` under `mode` with `network`: never a call that asks
-// for more network than the grant was given under (covers() of network_request.hpp).
+// Whether `grant` covers running `command` under `mode` with `network` in `workdir`: the same
+// words (or, for an exact grant, the same text), the same mode, the same working directory when
+// the grant names one, and never a call that asks for more network than the grant was given under
+// (covers() of network_request.hpp). A grant logged before grants were exact (a prefix) covers
+// only its own words.
 [[nodiscard]] bool covers(const session_grant& grant, std::string_view command,
-                          sandbox::sandbox_mode mode, const network_request& network = {});
+                          sandbox::sandbox_mode mode, const network_request& network = {},
+                          const std::filesystem::path& workdir = {});
 
-// The grant as a person reads it, with the rule of what it covers: "`git push …` (… = more
-// plain words, none starting with -, + or @ or holding =)" or "exactly `make && make
-// install`", with whatever would not print as itself escaped (display.hpp).
+// The grant as a person reads it: "exactly `git push origin main` in /src/app" (words quoted
+// where they need it), "exactly the text `make && make install`", with whatever would not print
+// as itself escaped (display.hpp).
 [[nodiscard]] std::string describe(const session_grant& grant);
+
+// A word as a command line would spell it: as itself when it needs no quoting, else in single
+// quotes with whatever would not print as itself escaped.
+[[nodiscard]] std::string shown_word(const std::string& word);
 
 }  // namespace cordon::policy

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_text.hpp"
+#include "policy/display.hpp"
 
 namespace cordon::policy {
 
@@ -144,6 +145,10 @@ escalation_result approve_escalation(const escalation_request& request, approval
             // Nobody was asked: say so rather than blame the user.
             if (result.decision->source == decided_by::policy) {
                 result.error += " (the approval policy is \"never\": nobody was asked)";
+            } else if (result.decision->source == decided_by::rule) {
+                result.error = "sandbox escalation to " + target + " is refused: approval rule \"" +
+                               shown_safely(result.decision->rule) +
+                               "\" forbids it (nobody was asked)";
             }
             break;
         case approval_outcome::cancelled:

@@ -32,6 +32,9 @@ std::string_view action_of(const escalation_result& result) noexcept {
             return "cancel";
         case decided_by::policy:
             return "rejected-by-policy";
+        case decided_by::rule:
+            return decision.outcome == approval_outcome::rejected ? "rejected-by-rule"
+                                                                  : "allowed-by-rule";
         case decided_by::grant:
             return "session-grant";
         case decided_by::none:
@@ -59,6 +62,7 @@ json to_json(const escalation_result& result) {
                             {"mode", sandbox::to_string(decision->grant->mode)}};
             put_network(out["grant"], decision->grant->network, "network", "domains");
         }
+        if (!decision->rule.empty()) out["rule"] = decision->rule;
         if (!decision->detail.empty()) out["detail"] = decision->detail;
     }
     return out;

@@ -193,6 +193,10 @@ std::optional<std::string> bad_grant(const json& grant) {
     if (const auto exact = grant.find("exact"); exact != grant.end() && !exact->is_boolean()) {
         return "the grant's \"exact\" is not a boolean";
     }
+    if (const auto workdir = grant.find("workdir");
+        workdir != grant.end() && !workdir->is_string()) {
+        return "the grant's \"workdir\" is not a string";
+    }
     if (auto bad = invalid_network_fields(grant, "network", "domains")) return bad;
     return bad_mode(grant, "mode");
 }
@@ -295,6 +299,7 @@ session_state fold(std::vector<session_event> events) {
             for (const auto& word : grant["prefix"])
                 granted.prefix.push_back(word.get<std::string>());
             granted.exact = grant.value("exact", false);
+            granted.workdir = grant.value("workdir", std::string());
             granted.mode = *sandbox::parse_sandbox_mode(grant["mode"].get<std::string>());
             granted.network = network_from_json(grant, "network", "domains");
             state.grants.push_back(std::move(granted));

@@ -25,22 +25,27 @@
 //   3. the effective policy (the session's approval/policy event, else the configured one) is
 //      `never`: `rejected`, decided here, before any responder runs, so no responder can
 //      bypass it;
-//   4. a standing allowed-for-session grant covers the command under the requested mode, and
-//      the call changes nothing in the command's environment: `allowed-for-session`, without
-//      asking;
-//   5. the responders, in chain order, on a thread of the service's: each answers or passes to
+//   4. an approval rule (cordon/approval_rules.hpp) of the options matches the command: a
+//      forbid rule's is `rejected`; an allow rule whose mode is at least the requested one, for
+//      a call that changes nothing in the command's environment or stdin and asks for no more
+//      network than it stands under, `allowed-once`; without asking. The first such rule, in
+//      order, decides;
+//   5. a standing allowed-for-session grant covers the command (command_prefix.hpp: the same
+//      words, under the same mode, in the same working directory), and the call changes nothing
+//      in the command's environment or stdin: `allowed-for-session`, without asking;
+//   6. the responders, in chain order, on a thread of the service's: each answers or passes to
 //      the next; the end of the chain, a throwing responder, or an answer outside the vocabulary
 //      is `unavailable`. Cancellation, or no answer within the timeout, is `cancelled` at once;
 //      an answer that comes later is discarded;
 //      A responder's allowed-for-session for a command that cannot be shown whole
 //      (display.hpp: shown_whole) is `unavailable`: no responder offers it, so it answers
 //      nothing that was asked;
-//   6. writes `approval/decided` (with the grant, for allowed-for-session) and returns.
+//   7. writes `approval/decided` (with the grant, for allowed-for-session) and returns.
 //
 // Events: {"type":"approval/asked","id","tool","command","workdir","mode","from","reason",
 // "justification","network","network_from"(,"domains","domains_from": under proxy)(,"env")} and
 // {"type":"approval/decided","id","outcome","by"(,"grant":{"prefix","exact","mode","network"
-// (,"domains")})(,"detail")}. `by` names who decided: "policy",
+// (,"domains")(,"workdir")})(,"rule")(,"detail")}. `by` names who decided: "policy", "rule",
 // "grant", a responder's name, "timeout", "cancel", "none" (decided_by below).
 #pragma once
 
@@ -58,6 +63,7 @@
 #include <thread>
 #include <vector>
 
+#include "cordon/approval_rules.hpp"
 #include "cordon/export.hpp"
 #include "cordon/mode.hpp"
 #include "cordon/session_log.hpp"
@@ -131,6 +137,10 @@ private:
 struct approval_options {
     approval_policy policy = approval_policy::ask;  // a session's approval/policy event wins
     std::chrono::milliseconds timeout{300'000};     // an unanswered question is cancelled
+    // What a person or the deployment wrote ahead of time (cordon/approval_rules.hpp), each
+    // checked by parse_rule(): the only way a call that was not asked about is allowed, beside
+    // the session's exact grants.
+    std::vector<command_rule> rules{};
 };
 
 // What decided a request, in the order request() tries them.
@@ -138,6 +148,7 @@ enum class decided_by {
     unrecorded,  // the question could not be recorded (or the log read): nobody was asked
     cancel,      // withdrawn, before or while a responder was asked
     policy,      // the approval policy is `never`
+    rule,        // an approval rule: forbid or allow
     grant,       // a standing allowed-for-session grant covered it
     responder,   // a responder's answer (or its failure, or an answer outside the vocabulary)
     timeout,     // no answer in time
@@ -158,6 +169,7 @@ struct approval_decision {
     std::string id;                      // the audit pair's id (empty when nothing was logged)
     std::string by;                      // as in the log: to_string(source), or the responder
     std::optional<session_grant> grant;  // the grant recorded, or the one that covered it
+    std::string rule;                    // the name of the rule that decided (source == rule)
     std::string detail;                  // why, for unavailable and cancelled
 };
 

@@ -99,12 +99,15 @@ struct log_error {
     std::size_t line = 0;
 };
 
-// A standing grant: the same command prefix under the same mode is allowed without asking.
+// A standing grant: the same command, under the same mode, in the same working directory, is
+// allowed without asking (policy/command_prefix.hpp).
 struct session_grant {
     std::string id;                   // the approval/decided event's id
-    std::vector<std::string> prefix;  // words (command_prefix.hpp); the whole text when exact
+    std::vector<std::string> prefix;  // the command's words; its whole text when exact
     bool exact = false;               // a command with shell syntax: only that very text
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
+    // Where it was asked; empty (a grant logged before grants named one): anywhere.
+    std::filesystem::path workdir;
     // The network it was granted under (policy and, under proxy, domains): it never covers a
     // call that asks for more. A grant logged without one (before the network policy existed)
     // is read as deny, and one under proxy without domains as proxy to none: fail closed.

@@ -525,24 +525,27 @@ TEST_F(Approval, AnythingButYesIsARejectionAndTheEndOfInputOrCtrlCACancellation)
     EXPECT_FALSE(fs::exists(made));
 }
 
-TEST_F(Approval, SessionAnswerCoversThePrefixWithoutATerminalAndNothingElse) {
-    // `touch f1`: the program and a subcommand-like word make the prefix.
+TEST_F(Approval, SessionAnswerCoversExactlyTheCommandWithoutATerminalAndNothingElse) {
     const tty_result r = on_terminal(escalate("touch f1"), answering("s\n"));
     if (!backend_usable(r.exit_code, r.err)) return;
     EXPECT_EQ(r.exit_code, 0) << r.err << r.terminal;
     EXPECT_TRUE(fs::exists(workspace_ / "f1"));
-    EXPECT_NE(r.terminal.find("s = allow `touch f1 \u2026`"), std::string::npos) << r.terminal;
+    EXPECT_NE(r.terminal.find("s = allow exactly `touch f1` in " + workspace_.string()),
+              std::string::npos)
+        << r.terminal;
     const auto decided = events_of(log_, "approval/decided");
     ASSERT_EQ(decided.size(), 1u);
     EXPECT_EQ(decided[0]["outcome"], "allowed-for-session");
     EXPECT_EQ(decided[0]["grant"]["prefix"], nlohmann::json::array({"touch", "f1"}));
+    EXPECT_EQ(decided[0]["grant"]["workdir"], workspace_.string());
     const std::string grant_id = decided[0]["id"];
 
-    // The same prefix, with no terminal at all: allowed by the grant.
+    // The same words, however quoted, with no terminal at all: allowed by the grant.
+    fs::remove(workspace_ / "f1");
     const cli_result covered =
-        without_terminal(escalate("touch f1 f2", {"--json"}), stdin_bytes("n\n"));
+        without_terminal(escalate("touch 'f1'", {"--json"}), stdin_bytes("n\n"));
     EXPECT_EQ(covered.exit_code, 0) << covered.err << covered.out;
-    EXPECT_TRUE(fs::exists(workspace_ / "f2"));
+    EXPECT_TRUE(fs::exists(workspace_ / "f1"));
     const auto record = nlohmann::json::parse(covered.out);
     EXPECT_EQ(record["sandbox"]["mode"], "workspace-write");
     EXPECT_EQ(record["approval"]["asked"], false);  // the grant decided: nobody was asked
@@ -552,21 +555,24 @@ TEST_F(Approval, SessionAnswerCoversThePrefixWithoutATerminalAndNothingElse) {
     EXPECT_EQ(record["approval"]["grant"]["id"], grant_id);
     EXPECT_EQ(record["approval"]["mode"], "workspace-write");
 
-    // Another prefix is not covered, and with no terminal nobody can be asked.
-    const cli_result other = without_terminal(escalate("touch f3"));
-    EXPECT_EQ(other.exit_code, cli::exit_not_approved) << other.err;
-    EXPECT_EQ(other.err,
-              "cordon run: sandbox escalation to \"workspace-write\" requires approval, but no "
-              "approval channel is available\n");
+    // One more operand is another command: with no terminal nobody can be asked.
+    for (const char* other : {"touch f1 f3", "touch f3", "touch -r f1 f3"}) {
+        const cli_result refused = without_terminal(escalate(other));
+        EXPECT_EQ(refused.exit_code, cli::exit_not_approved) << other << ": " << refused.err;
+        EXPECT_EQ(refused.err,
+                  "cordon run: sandbox escalation to \"workspace-write\" requires approval, but "
+                  "no approval channel is available\n");
+    }
     EXPECT_FALSE(fs::exists(workspace_ / "f3"));
 
     // Revoked, the grant covers nothing any more.
     const cli_result revoked = without_terminal({"session", "revoke", log_.string(), grant_id});
     EXPECT_EQ(revoked.exit_code, 0) << revoked.err;
     EXPECT_NE(revoked.out.find("revoked " + grant_id), std::string::npos) << revoked.out;
-    const cli_result after = without_terminal(escalate("touch f1 f4"));
+    fs::remove(workspace_ / "f1");
+    const cli_result after = without_terminal(escalate("touch f1"));
     EXPECT_EQ(after.exit_code, cli::exit_not_approved) << after.err;
-    EXPECT_FALSE(fs::exists(workspace_ / "f4"));
+    EXPECT_FALSE(fs::exists(workspace_ / "f1"));
     const cli_result twice = without_terminal({"session", "revoke", log_.string(), grant_id});
     EXPECT_EQ(twice.exit_code, cli::exit_session_failed) << twice.err;
 }
@@ -590,19 +596,20 @@ TEST_F(Approval, EnvironmentOverridesAreShownAndNeverCoveredByAGrant) {
     EXPECT_EQ(events_of(log_, "approval/asked").at(0)["env"],
               nlohmann::json::array({"BASH_ENV=" + script.string()}));
 
-    const tty_result granted = on_terminal(escalate("touch f1"), answering("s\n"));
+    const tty_result granted = on_terminal(escalate("touch f2"), answering("s\n"));
     if (!backend_usable(granted.exit_code, granted.err)) return;
     ASSERT_EQ(granted.exit_code, 0) << granted.err << granted.terminal;
+    fs::remove(workspace_ / "f2");
     for (const std::string& env :
          {"BASH_ENV=" + script.string(), std::string("BASH_FUNC_touch%%=() { id; }"),
           std::string("PATH=") + scratch_.path().string()}) {
-        const cli_result bent = without_terminal(escalate("touch f1 f2", {"--env", env}));
+        const cli_result bent = without_terminal(escalate("touch f2", {"--env", env}));
         EXPECT_EQ(bent.exit_code, cli::exit_not_approved) << env << ": " << bent.err;
     }
     EXPECT_FALSE(fs::exists(payload));
     EXPECT_FALSE(fs::exists(workspace_ / "f2"));
-    // Without the override the grant still covers the prefix.
-    EXPECT_EQ(without_terminal(escalate("touch f1 f2")).exit_code, 0);
+    // Without the override the grant still covers the command.
+    EXPECT_EQ(without_terminal(escalate("touch f2")).exit_code, 0);
 }
 
 TEST_F(Approval, NeverRejectsWithoutAskingEvenWithATerminal) {
@@ -882,9 +889,8 @@ TEST_F(Approval, TheTrailShowsEachQuestionAndItsAnswer) {
     const std::string id = events_of(log_, "approval/decided").at(0)["id"];
     const cli_result shown = without_terminal({"session", "show", log_.string()});
     EXPECT_EQ(shown.exit_code, 0) << shown.err;
-    EXPECT_NE(shown.out.find(
-                  id + "  `touch f1 \u2026` (\u2026 = more plain words, none starting with -, + "
-                       "or @ or holding =) under workspace-write"),
+    EXPECT_NE(shown.out.find(id + "  exactly `touch f1` in " + workspace_.string() +
+                             " under workspace-write"),
               std::string::npos)
         << shown.out;
     EXPECT_NE(shown.out.find(id + " asked by cordon run: escalate sandbox to workspace-write: " +

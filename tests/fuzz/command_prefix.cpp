@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-// The prefix-grant tokenizer: which commands a standing grant covers. Properties: a grant covers
-// the command it was made from; a grant is one the session log accepts (every prefix word a
-// non-empty string); an exact grant covers that very text only; a grant never covers a command
-// that is not simple (shell syntax); describe() shows it printably.
+// The grant tokenizer: which commands a standing grant covers. Properties: a grant covers the
+// command it was made from; a grant is one the session log accepts; an exact grant covers that
+// very text only, any other exactly the same words; a grant never covers a command that is not
+// simple (shell syntax) unless it is its very text; describe() shows it printably.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstddef>
@@ -50,9 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto later_words = simple_command_words(later);
     if (grant.exact) {
         CORDON_FUZZ_CHECK(covered == (later == granted));
-    } else if (covered) {
-        CORDON_FUZZ_CHECK(later_words.has_value());
-        CORDON_FUZZ_CHECK(later_words->size() >= grant.prefix.size());
+    } else {
+        CORDON_FUZZ_CHECK(covered == (later_words.has_value() && *later_words == grant.prefix));
     }
     // Nothing with shell syntax outside quotes is simple.
     if (later_words) {

@@ -296,7 +296,7 @@ TEST_F(McpApproval, ApprovalNeverRejectsWithoutAsking) {
 
 // "session" covers the same prefix under the same mode, and nothing else. The prefix of
 // `touch made one` is `touch made` (a program and a word that reads as its subcommand).
-TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
+TEST_F(McpApproval, ASessionGrantCoversExactlyTheCommandUnderThatModeOnly) {
     mcp_peer peer(server_args());
     peer.initialize("2025-11-25", asks_by_form);
     peer.start_call(1, "bash", escalated("touch made one", "workspace-write"));
@@ -308,15 +308,16 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
         << first.dump();
     EXPECT_TRUE(std::filesystem::exists(workspace_ / "one"));
 
-    // The same prefix and mode: allowed without a question.
-    const json covered = peer.call(2, "bash", escalated("touch made two", "workspace-write"));
+    // The same words and mode: allowed without a question.
+    std::filesystem::remove(workspace_ / "one");
+    const json covered = peer.call(2, "bash", escalated("touch 'made' one", "workspace-write"));
     EXPECT_EQ(covered["isError"], false) << covered.dump();
     EXPECT_EQ(covered["structuredContent"]["approval"]["asked"], false);
     EXPECT_EQ(covered["structuredContent"]["approval"]["action"], "session-grant");
     EXPECT_EQ(covered["structuredContent"]["approval"]["outcome"], "allowed-for-session");
-    EXPECT_TRUE(std::filesystem::exists(workspace_ / "two"));
+    EXPECT_TRUE(std::filesystem::exists(workspace_ / "one"));
 
-    // Another prefix, another mode, or the same command with the environment changed
+    // Another operand, another mode, or the same command with the environment changed
     // (BASH_ENV runs a file first) or fed on stdin (which a `python3 -` would run) is asked again,
     // and declined here; the question shows the environment and the input.
     json bent = escalated("touch made six", "workspace-write");
@@ -324,7 +325,8 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
     json fed = escalated("touch made seven", "workspace-write");
     fed["stdin"] = "touch eight\n";
     // An option after the prefix is not covered either: the grant did not name it.
-    for (const json& args : {escalated("touch other three", "workspace-write"),
+    for (const json& args : {escalated("touch made two", "workspace-write"),
+                             escalated("touch other three", "workspace-write"),
                              escalated("touch made four", "danger-full-access"), bent, fed,
                              escalated("touch made --reference=one nine", "workspace-write")}) {
         peer.start_call(3, "bash", args);
@@ -344,6 +346,7 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
         peer.answer(asked, {{"action", "decline"}});
         EXPECT_EQ(peer.reply_to(3)["result"]["isError"], true);
     }
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / "two"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "three"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "four"));
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "six"));
@@ -357,7 +360,8 @@ TEST_F(McpApproval, ASessionGrantCoversThePrefixUnderThatModeOnly) {
     bool recorded = false;
     for (const json& event : log_events(log())) {
         recorded |= event["type"] == "approval/decided" && event.contains("grant") &&
-                    event["grant"]["prefix"] == json::array({"touch", "made"});
+                    event["grant"]["prefix"] == json::array({"touch", "made", "one"}) &&
+                    event["grant"]["workdir"] == workspace_.path().string();
     }
     EXPECT_TRUE(recorded);
 }

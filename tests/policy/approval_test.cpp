@@ -34,6 +34,7 @@ approval_request ask(std::string command = "git push origin main",
     request.command = std::move(command);
     request.requested_mode = mode;
     request.effective_mode = sandbox_mode::read_only;
+    request.workdir = "/src/app";
     request.justification = "push the release tag";
     request.reason = "escalate sandbox to " + std::string(sandbox::to_string(mode)) + ": push";
     return request;
@@ -290,7 +291,7 @@ TEST(Approval, AnUnansweredQuestionIsCancelledAtTheTimeout) {
     expect_pair(*log, decision, "cancelled");
 }
 
-TEST(Approval, ASessionGrantCoversThePrefixUnderTheSameModeAndNothingElse) {
+TEST(Approval, ASessionGrantCoversExactlyTheCommandUnderTheSameModeAndNothingElse) {
     temp_dir dir;
     auto log = make_log(dir);
     approval_service service({}, log);
@@ -299,11 +300,11 @@ TEST(Approval, ASessionGrantCoversThePrefixUnderTheSameModeAndNothingElse) {
     const auto first = service.request(ask("git push origin main"));
     ASSERT_EQ(first.outcome, approval_outcome::allowed_for_session);
     ASSERT_TRUE(first.grant);
-    EXPECT_EQ(first.grant->prefix, (std::vector<std::string>{"git", "push"}));
+    EXPECT_EQ(first.grant->prefix, (std::vector<std::string>{"git", "push", "origin", "main"}));
     EXPECT_EQ(calls.size(), 1u);
 
-    // Covered: same prefix, same mode; nobody is asked.
-    const auto again = service.request(ask("git push origin v1.0"));
+    // Covered: the same words (quoted or not), the same mode; nobody is asked.
+    const auto again = service.request(ask("git push 'origin' main"));
     EXPECT_EQ(again.outcome, approval_outcome::allowed_for_session);
     EXPECT_EQ(again.by, "grant");
     EXPECT_EQ(again.source, decided_by::grant);
@@ -311,20 +312,27 @@ TEST(Approval, ASessionGrantCoversThePrefixUnderTheSameModeAndNothingElse) {
     EXPECT_EQ(again.grant->id, first.id);
     EXPECT_EQ(calls.size(), 1u);
 
-    // Not covered: another subcommand, another mode, shell syntax or an option after the prefix.
-    (void)service.request(ask("git fetch"));
-    (void)service.request(ask("git push", sandbox_mode::workspace_write));
-    (void)service.request(ask("git push; rm -rf ~"));
+    // Not covered: another operand, fewer or more words, another mode, shell syntax or an option.
+    (void)service.request(ask("git push origin v1.0"));
+    (void)service.request(ask("git push origin"));
+    (void)service.request(ask("git push origin main --force"));
+    (void)service.request(ask("git push origin main", sandbox_mode::workspace_write));
+    (void)service.request(ask("git push origin main; rm -rf ~"));
     (void)service.request(ask("git push --receive-pack='touch pwned; git-receive-pack' ."));
-    EXPECT_EQ(calls.size(), 5u);
+    EXPECT_EQ(calls.size(), 7u);
+    // Nor in another working directory: `./build.sh` there is another program.
+    approval_request elsewhere = ask("git push origin main");
+    elsewhere.workdir = "/src/other";
+    (void)service.request(elsewhere);
+    EXPECT_EQ(calls.size(), 8u);
 
     // Revoked: asked again.
-    ASSERT_EQ(service.grants().size(), 5u);  // every answer above was allowed-for-session
+    ASSERT_EQ(service.grants().size(), 8u);  // every answer above was allowed-for-session
     for (const auto& grant : service.grants())
         ASSERT_FALSE(service.revoke(grant.id));
     EXPECT_TRUE(service.grants().empty());
-    (void)service.request(ask("git push origin v1.0"));
-    EXPECT_EQ(calls.size(), 6u);
+    (void)service.request(ask("git push origin main"));
+    EXPECT_EQ(calls.size(), 9u);
     EXPECT_TRUE(service.revoke("ap-unknown"));
 }
 
@@ -445,7 +453,7 @@ TEST(Approval, GrantsWithoutALogLastAsLongAsTheService) {
     std::vector<std::string> calls;
     service.add_responder(answering("person", approval_outcome::allowed_for_session, &calls));
     EXPECT_EQ(service.request(ask("npm test")).outcome, approval_outcome::allowed_for_session);
-    EXPECT_EQ(service.request(ask("npm test unit")).by, "grant");
+    EXPECT_EQ(service.request(ask("npm  test")).by, "grant");
     EXPECT_EQ(calls.size(), 1u);
     ASSERT_EQ(service.grants().size(), 1u);
     EXPECT_FALSE(service.revoke(service.grants()[0].id));

@@ -165,8 +165,8 @@ TEST(NetworkGrants, AGrantNeverWidensTheNetworkItWasGivenUnder) {
     const auto first = service.request(call("npm test", net(network_policy::deny)));
     ASSERT_TRUE(first.grant);
     EXPECT_EQ(first.grant->network, net(network_policy::deny));
-    // The same prefix under deny: covered, nobody asked.
-    EXPECT_EQ(service.request(call("npm test unit", net(network_policy::deny))).source,
+    // The same command under deny: covered, nobody asked.
+    EXPECT_EQ(service.request(call("npm test", net(network_policy::deny))).source,
               decided_by::grant);
     EXPECT_EQ(person.asked.size(), 1u);
     // With the network: asked again, and the new grant is the network's.
