@@ -239,6 +239,13 @@ int show(const show_options& given) {
             resolve[each.name] = std::move(one);
         }
         out["settings"]["proxy_resolve"] = std::move(resolve);
+        nlohmann::json rules_shown = nlohmann::json::array();
+        for (const auto& rule : values.approval_rules) {
+            nlohmann::json one = {{"value", policy::to_json(rule.value)}};
+            describe(rule.from, one);
+            rules_shown.push_back(std::move(one));
+        }
+        out["settings"]["approval_rule"] = std::move(rules_shown);
         std::cout << base::dump_json(out) << '\n';
         return 0;
     }
@@ -293,6 +300,16 @@ int show(const show_options& given) {
             std::string line = entry(each);
             line.append(longest + 2 - line.size(), ' ');
             text += line + "# " + origin_of(rules, "proxy_resolve " + each.name).text() + "\n";
+        }
+    }
+    // Each rule as the [[approval_rule]] table that says it (JSON values are TOML ones).
+    for (const auto& rule : values.approval_rules) {
+        text += "[[approval_rule]]  # " + rule.from.text() + "\n";
+        const nlohmann::json shown_rule = policy::to_json(rule.value);
+        for (const char* key : {"name", "pattern", "decision", "mode", "match", "not_match"}) {
+            if (shown_rule.contains(key)) {
+                text += std::string(key) + " = " + base::dump_json(shown_rule[key]) + "\n";
+            }
         }
     }
     std::cout << text;

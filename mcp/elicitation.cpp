@@ -11,6 +11,7 @@
 #include "cordon/mode.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
+#include "policy/question.hpp"
 
 namespace cordon::mcp {
 
@@ -25,37 +26,17 @@ std::string mode_name(sandbox::sandbox_mode mode) {
     return std::string(sandbox::to_string(mode));
 }
 
+// The fields the terminal shows, laid out by the same function (policy/question.hpp): the command
+// last. The choices are the form's; what is not offered is said after the command.
 std::string question(const policy::approval_request& request) {
-    const bool unconfined = request.requested_mode == sandbox::sandbox_mode::danger_full_access;
-    // The agent's text is shown as it would run: no control sequence may redraw the question.
-    std::string text = "Allow the agent to run `" + policy::shown_compactly(request.command) +
-                       "` in " + policy::shown_compactly(request.workdir.string());
-    // What the call does to the environment changes what runs as much as the text does.
-    for (std::size_t i = 0; i < request.env.size(); ++i) {
-        text +=
-            (i == 0 ? " with the environment " : ", ") + policy::shown_compactly(request.env[i]);
-    }
-    // So does what it is fed: `python3 -` runs whatever arrives on stdin.
-    if (!request.input.empty()) text += " (" + request.input + ")";
-    if (request.effective_mode == request.requested_mode) {
-        // A network-only escalation: the mode stays.
-        text += " with the network (" + request.network + ") under " +
-                mode_name(request.requested_mode) + "?";
-    } else {
-        text += (unconfined ? " outside the sandbox (" : " with a wider sandbox (") +
-                mode_name(request.effective_mode) + " \u2192 " + mode_name(request.requested_mode) +
-                ")?";
-        if (!request.network.empty()) text += " Network: " + request.network + ".";
-    }
-    if (!request.policy.empty()) text += " Policy: " + policy::shown_safely(request.policy) + ".";
-    if (!request.justification.empty()) {
-        text += " Reason given: " + policy::shown_compactly(request.justification);
-    }
+    std::string text = policy::question_fields(request);
     if (!policy::shown_whole(request.command)) {
         text +=
-            " (Not offered for the session: a command with a character shown escaped, or "
-            "longer than " +
+            "(Not offered for the session: a command with a character shown escaped, or longer "
+            "than " +
             std::to_string(policy::display_bound) + " bytes, is allowed once or not at all.)";
+    } else {
+        text.pop_back();  // the last line's newline
     }
     return text;
 }
@@ -76,11 +57,14 @@ json elicitation_params(const policy::approval_request& request, std::string_vie
     // it is, is offered one (display.hpp).
     const bool offer_session = policy::shown_whole(request.command);
     const std::string session =
-        "Allow " + policy::describe(policy::grant_for(request.command, request.requested_mode)) +
+        "Allow " +
+        policy::describe(
+            policy::grant_for(request.command, request.requested_mode, request.workdir)) +
         " under " + mode_name(request.requested_mode) +
         (request.network.empty()
              ? std::string()
-             : " with network " + policy::to_string(request.requested_network)) +
+             : " with network " +
+                   policy::shown_compactly(policy::to_string(request.requested_network))) +
         " for this session";
     const bool titled = protocol >= titled_enums_since;
     json scope{{"type", "string"}, {"title", "Remember"}};

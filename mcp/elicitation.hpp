@@ -6,15 +6,19 @@
 // run. Only a client that declared the `elicitation` capability (with form mode) gets one in its
 // server's approval chain; without it the chain is empty and every question is `unavailable`.
 //
-// The question names the command, its working directory, the standing and the requested mode
-// and the agent's justification. Its one field, `scope`, is optional (clients auto-accept with
-// empty content, openai/codex#23383): an accept without it, or with "once", allows that call; with
-// "session" it allows the command's prefix under that mode for the rest of the session. "session"
-// is offered only for a command shown whole (policy::shown_whole): a client that answers it for
-// another is not answering the question asked, and the approval service makes that
-// `unavailable`. Fail
-// closed: decline is `rejected`, cancel is `cancelled`, and an error reply, a closed connection or
-// an answer outside that vocabulary is `unavailable`.
+// The message is the question the terminal asks, laid out by the same function
+// (policy::question_fields(), policy/question.hpp), one field a line: who asks and what for, the
+// agent's reason (labelled as the agent's words, at most 300 bytes of it), the standing and the
+// requested mode, the network, the policy line, the working directory, the environment, the
+// input and, last, the command, every byte of each through policy::shown_compactly(); then, for
+// a command not shown whole, why the session is not offered. Its one field, `scope`, is optional
+// (clients auto-accept with empty content, openai/codex#23383): an accept without it, or with
+// "once", allows that call; with "session" it allows what the grant covers under that mode for
+// the rest of the session. "session" is offered only for a command shown whole
+// (policy::shown_whole): a client that answers it for another is not answering the question
+// asked, and the approval service makes that `unavailable`. Fail closed: decline is `rejected`,
+// cancel is `cancelled`, and an error reply, a closed connection or an answer outside that
+// vocabulary is `unavailable`.
 #pragma once
 
 #include <nlohmann/json.hpp>

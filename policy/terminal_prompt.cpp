@@ -6,15 +6,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include "cordon/mode.hpp"
 #include "cordon/unique_fd.hpp"
-#include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
+#include "policy/question.hpp"
 #include "sandbox/write_all.hpp"
 
 namespace cordon::policy {
@@ -36,54 +36,6 @@ unique_fd open_terminal() {
 bool in_foreground(int tty) {
     const pid_t foreground = ::tcgetpgrp(tty);
     return foreground >= 0 && foreground == ::getpgrp();
-}
-
-// `with_session`: a session log could hold a grant; `offer_session`: `s` is offered.
-std::string question(const policy::approval_request& request, bool with_session,
-                     bool offer_session) {
-    const std::string from(sandbox::to_string(request.effective_mode));
-    const std::string to(sandbox::to_string(request.requested_mode));
-    const std::string command = policy::shown_compactly(request.command);
-    std::string text(terminal_reset);
-    const bool same_mode = request.effective_mode == request.requested_mode;
-    // Who asks: "cordon run", or the program that embeds the library.
-    text += "\n" + policy::shown_compactly(request.tool);
-    text += same_mode ? ": the command asks to run with a wider network\n"
-                      : ": the command asks to run under a wider sandbox mode\n";
-    text += "  command:  " + command + "\n";
-    text += "  workdir:  " + policy::shown_compactly(request.workdir.string()) + "\n";
-    for (const auto& each : request.env) {
-        text += "  env:      " + policy::shown_compactly(each) + "\n";
-    }
-    if (!request.input.empty()) text += "  " + request.input + "\n";
-    text += "  mode:     " + (same_mode ? from : from + " \u2192 " + to) + "\n";
-    if (!request.network.empty()) text += "  network:  " + request.network + "\n";
-    if (!request.policy.empty()) text += "  policy:   " + request.policy + "\n";
-    text += "  reason:   " + policy::shown_compactly(request.justification) + "\n";
-    // A long command's start is shown again next to the question.
-    if (command.size() > policy::display_bound) {
-        std::size_t cut = 120;
-        while (cut > 0 && (static_cast<unsigned char>(command[cut]) & 0xC0u) == 0x80u)
-            --cut;  // not inside a UTF-8 sequence
-        text += "  (the command is " + std::to_string(request.command.size()) +
-                " bytes long; it begins: " + command.substr(0, cut) + " \u2026)\n";
-    }
-    text += "  y = allow this run once, N = refuse (the default)";
-    if (offer_session) {
-        const policy::session_grant grant =
-            policy::grant_for(request.command, request.requested_mode);
-        const bool network = !request.network.empty();
-        text += ",\n  s = allow " + policy::describe(grant) + " under " + to +
-                (network ? " with network " + policy::to_string(request.requested_network)
-                         : std::string()) +
-                " without asking again in this session";
-    } else if (with_session) {
-        text += "\n  (no s: a command with a character shown escaped, or longer than " +
-                std::to_string(policy::display_bound) + " bytes, is never allowed for the session)";
-    }
-    text += "\n";
-    text += offer_session ? "Allow? [y/N/s] " : "Allow? [y/N] ";
-    return text;
 }
 
 policy::approval_outcome outcome_of(std::string line, bool offer_session) {
@@ -152,7 +104,12 @@ std::optional<policy::approval_outcome> terminal_prompt::answer(
     // A standing grant covers later runs nobody looks at: only a command shown whole, exactly as
     // it is, may have one (display.hpp).
     const bool offer = offer_session_ && policy::shown_whole(request.command);
-    if (!write_all(tty.get(), question(request, offer_session_, offer))) return std::nullopt;
+    // The width the rows are cut to: the terminal's, else the 80 columns of one.
+    winsize size{};
+    const std::size_t columns =
+        ::ioctl(tty.get(), TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
+    if (!write_all(tty.get(), policy::terminal_question(request, offer_session_, offer, columns)))
+        return std::nullopt;
 
     std::string line;
     for (;;) {

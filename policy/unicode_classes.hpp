@@ -19,7 +19,11 @@
 //   - unassigned code points (Cn): no font has a glyph for them (U+0378 draws as nothing or as
 //     a box, depending on the terminal);
 //   - graphic characters drawn as nothing: the braille blank U+2800 and the conjoining Hangul
-//     vowels and finals (U+1160-11FF, U+D7B0-D7FF: no width of their own, glibc's wcwidth 0).
+//     vowels and finals (U+1160-11FF, U+D7B0-D7FF: no width of their own, glibc's wcwidth 0);
+//   - graphic characters fonts draw blank that no property names, from the well-known list of
+//     invisible characters (invisible-characters.com): U+1D159 MUSICAL SYMBOL NULL NOTEHEAD and
+//     U+16FE4 KHITAN SMALL SCRIPT FILLER. Unicode data alone let 140 null noteheads pass for
+//     an empty stretch of a command shown whole.
 // combining_mark: nonspacing and enclosing marks (Mn, Me). One or two on a visible character
 //   are ordinary writing (é written e + U+0301); a longer run stacks marks over the lines
 //   around it, and a mark with nothing visible before it draws onto the display's own quoting:

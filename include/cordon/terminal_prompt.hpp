@@ -16,14 +16,19 @@
 // stopped by SIGTTIN/SIGTTOU), the responder does not answer and the next one in the chain is
 // asked; at the end of the chain that is `unavailable`.
 //
-// What the person sees: the command, the working directory, the standing mode and the requested
-// one, the agent's justification, and `Allow? [y/N/s] `, with what `s` would allow. Each is
-// shown through policy::shown_compactly(), so that a command cannot make the question read
-// differently from what would run. Keystrokes typed before the question are discarded (tcflush).
-// The answer is one line: y or yes allows once; s or session allows the command's prefix for the
-// session (only offered with a session log, and only for a command shown whole: nothing escaped,
-// nothing counted, within policy::display_bound); anything else, an empty line included, is a
-// rejection; the end of input is a cancellation.
+// What the person sees (policy/question.hpp lays it out, the same for MCP elicitation): after
+// terminal_reset, who asks and what for, then the agent's reason (labelled as the agent's words,
+// at most 300 bytes of it), the standing and the requested mode, the network, the policy line,
+// the working directory, the environment and the input; last the command, directly above the
+// choices and `Allow? [y/N/s] `, so that no field, however long, pushes it off the screen (a
+// command longer than policy::display_bound has its start repeated after it). Every byte of
+// every field is shown through policy::shown_compactly(), so that neither a command nor a path,
+// a reason or an environment entry can make the question read differently from what would run.
+// Keystrokes typed before the question are discarded (tcflush).
+// The answer is one line: y or yes allows once; s or session allows what policy::describe() of
+// the grant says, for the session (only offered with a session log, and only for a command
+// shown whole: nothing escaped, nothing counted, within policy::display_bound); anything else, an
+// empty line included, is a rejection; the end of input is a cancellation.
 #pragma once
 
 #include <optional>
@@ -37,16 +42,24 @@
 CORDON_PUBLIC_BEGIN
 namespace cordon::policy {
 
-// Written before every question: what earlier output may have left switched on must not hide or
-// disguise it. Colours and concealed text (SGR), a line-drawing character set (G0/G1, shift-out),
-// a hidden cursor, a scroll region that keeps the question's first lines out of sight (reset with
-// the cursor saved around it: DECSTBM moves the cursor home), insert mode and wrapping off.
+// Written before every question: what earlier output may have left switched on or redefined must
+// not hide or disguise it. A command run under the standing mode can print OSC 10/11 to make the
+// default foreground the default background, and then a fake question: SGR 0 alone would restore
+// those redefined colours. Each sequence below resets one thing and none clears the screen (RIS,
+// terminfo's rs1, would: what the command printed stays readable above the question):
 inline constexpr std::string_view terminal_reset =
-    "\x1b[0m"           // SGR: no colour, no concealed text
-    "\x1b(B\x1b)B\x0f"  // ASCII in G0 and G1, G0 shifted in
-    "\x1b[?25h"         // cursor shown
-    "\0337\x1b[r\0338"  // no scroll region, the cursor kept where it was
-    "\x1b[4l\x1b[?7h";  // replace mode, wrapping on
+    "\x1b]104\x07"      // OSC 104: every palette colour (OSC 4) back to its default (terminfo oc)
+    "\x1b]110\x07"      // OSC 110: the default foreground (OSC 10) back to the configured one
+    "\x1b]111\x07"      // OSC 111: the default background (OSC 11)
+    "\x1b]112\x07"      // OSC 112: the cursor colour (OSC 12; terminfo Cr)
+    "\x1b]117\x07"      // OSC 117: the highlight (selection) background (OSC 17)
+    "\x1b]119\x07"      // OSC 119: the highlight foreground (OSC 19)
+    "\x1b[0m"           // SGR 0: no colour, no concealed (SGR 8) or reversed text (terminfo sgr0)
+    "\x1b[39;49m"       // the default colour pair (terminfo op)
+    "\x1b(B\x1b)B\x0f"  // ASCII in G0 and G1, G0 shifted in (terminfo rmacs)
+    "\x1b[?25h"         // cursor shown (terminfo cnorm)
+    "\0337\x1b[r\0338"  // no scroll region (DECSTBM moves the cursor home: saved around it)
+    "\x1b[4l\x1b[?7h";  // replace mode, wrapping on (terminfo rmir, smam)
 
 class terminal_prompt final : public approval_responder {
 public:

@@ -520,5 +520,69 @@ TEST_F(ConfigTest, TheEnvironmentKeysFilterARealRun) {
                    {user_file_ + ":1: env_keep: invalid name \"BAD-NAME\""});
 }
 
+// [[approval_rule]]: a rule whose examples do not say what it matches refuses every command that
+// reads the configuration, in one line naming the file, the line and the example.
+TEST_F(ConfigTest, AnApprovalRuleWhoseExamplesDoNotMatchIsRefused) {
+    write_config(user_,
+                 "mode = \"read-only\"\n"
+                 "[[approval_rule]]\n"
+                 "name = \"npm-scripts\"\n"
+                 "pattern = [\"npm\", \"run\", [\"build\", \"test\"], \"<operand>...\"]\n"
+                 "mode = \"workspace-write\"\n"
+                 "match = [\"npm run build\", \"npm run lint\"]\n");
+    const std::string why =
+        "approval_rule: approval rule \"npm-scripts\": example \"npm run lint\" does not match "
+        "`npm run {build|test} <operand>...`";
+    expect_refused(cordon({"run", "-c", "true"}), "cordon run", {user_file_ + ":2: " + why});
+    expect_refused(cordon({"config", "show"}), "cordon config show", {why});
+    expect_refused(cordon({"mcp"}), "cordon mcp", {why});
+}
+
+// A rule allows what it says without asking (no terminal here: nobody could be asked), and
+// nothing else; `config show` lists it where it came from.
+TEST_F(ConfigTest, AnApprovalRuleAllowsWhatItSaysWithoutAsking) {
+    write_config(etc_,
+                 "[[approval_rule]]\n"
+                 "name = \"touch-files\"\n"
+                 "pattern = [\"touch\", \"<operand>...\"]\n"
+                 "mode = \"workspace-write\"\n"
+                 "match = [\"touch a b\"]\n"
+                 "not_match = [\"touch -r a b\"]\n");
+    const auto escalated = [this](const std::string& command) {
+        return cordon({"run", "--json", "--escalate", "workspace-write", "--justification",
+                       "the test writes a file", "-c", command});
+    };
+    const cli_result allowed = escalated("touch made");
+    if (allowed.exit_code == cli::exit_sandbox_unavailable && !real_backends_required()) return;
+    ASSERT_EQ(allowed.exit_code, 0) << allowed.err << allowed.out;
+    EXPECT_TRUE(fs::exists(workspace_ / "made"));
+    const nlohmann::json approval = nlohmann::json::parse(allowed.out)["approval"];
+    EXPECT_EQ(approval["action"], "allowed-by-rule") << approval.dump();
+    EXPECT_EQ(approval["rule"], "touch-files");
+    EXPECT_EQ(approval["asked"], false);
+    EXPECT_EQ(approval["outcome"], "allowed-once");
+
+    // An option the pattern does not name, or a wider mode: asked, and nobody can be asked here.
+    const cli_result option = escalated("touch -d yesterday other");
+    EXPECT_EQ(option.exit_code, cli::exit_not_approved) << option.err << option.out;
+    EXPECT_FALSE(fs::exists(workspace_ / "other"));
+    const cli_result wider = cordon({"run", "--escalate", "danger-full-access", "--justification",
+                                     "the test writes a file", "-c", "touch wide"});
+    EXPECT_EQ(wider.exit_code, cli::exit_not_approved) << wider.err;
+    EXPECT_FALSE(fs::exists(workspace_ / "wide"));
+
+    const nlohmann::json shown = show()["settings"]["approval_rule"];
+    ASSERT_EQ(shown.size(), 1u) << shown.dump();
+    EXPECT_EQ(shown[0]["value"]["name"], "touch-files");
+    EXPECT_EQ(shown[0]["value"]["pattern"], nlohmann::json({"touch", "<operand>..."}));
+    EXPECT_EQ(shown[0]["file"], etc_file_);
+    const cli_result text = cordon({"config", "show"});
+    EXPECT_NE(text.out.find("[[approval_rule]]  # " + etc_file_ +
+                            "\nname = \"touch-files\"\n"
+                            "pattern = [\"touch\",\"<operand>...\"]\n"),
+              std::string::npos)
+        << text.out;
+}
+
 }  // namespace
 }  // namespace cordon::test

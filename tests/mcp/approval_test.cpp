@@ -82,10 +82,11 @@ TEST_F(McpApproval, AnAcceptedEscalationRunsThatOneCallUnderTheWiderMode) {
     const json& params = asked["params"];
     EXPECT_EQ(params["mode"], "form");
     const std::string message = params["message"];
-    EXPECT_TRUE(contains(message, "`touch first`")) << message;
+    EXPECT_TRUE(contains(message, "\n  command:  touch first")) << message;
     EXPECT_TRUE(contains(message, workspace_.path().string())) << message;
     EXPECT_TRUE(contains(message, "read-only \u2192 workspace-write")) << message;
-    EXPECT_TRUE(contains(message, "create the marker")) << message;
+    EXPECT_TRUE(contains(message, "\n  reason:   (the agent's words) create the marker\n"))
+        << message;
     const json& schema = params["requestedSchema"];
     EXPECT_EQ(schema["type"], "object");
     EXPECT_FALSE(schema.contains("required")) << "no field may be required";
@@ -140,7 +141,7 @@ TEST_F(McpApproval, RequireEscalatedAsksForFullAccessInTheClientsProtocol) {
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
     EXPECT_FALSE(asked["params"].contains("mode"));
-    EXPECT_TRUE(contains(asked["params"]["message"], "`echo outside #\\r\\x1b[2K`"))
+    EXPECT_TRUE(contains(asked["params"]["message"], "\n  command:  echo outside #\\r\\x1b[2K\n"))
         << asked["params"]["message"];
     EXPECT_FALSE(contains(asked["params"]["message"], "\x1b"));
     const json& scope = asked["params"]["requestedSchema"]["properties"]["scope"];
@@ -219,7 +220,8 @@ TEST_F(McpApproval, BlankPaddingIsCountedAndSuchACommandIsNeverGrantedForTheSess
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
     const std::string message = asked["params"]["message"];
-    EXPECT_TRUE(contains(message, "`echo ok\\u{3000}{600}; touch pwned\\u{3000}{600}echo done`"))
+    EXPECT_TRUE(contains(
+        message, "\n  command:  echo ok\\u{3000}{600}; touch pwned\\u{3000}{600}echo done\n"))
         << message;
     EXPECT_FALSE(contains(message, "\u3000")) << message;
     EXPECT_TRUE(contains(message, "Not offered for the session")) << message;
@@ -335,12 +337,12 @@ TEST_F(McpApproval, ASessionGrantCoversExactlyTheCommandUnderThatModeOnly) {
         if (args.contains("env")) {
             EXPECT_TRUE(
                 contains(asked["params"]["message"].get<std::string>(),
-                         "with the environment BASH_ENV=" + (workspace_ / "evil.sh").string()))
+                         "\n  env:      BASH_ENV=" + (workspace_ / "evil.sh").string() + "\n"))
                 << asked.dump();
         }
         if (args.contains("stdin")) {
             EXPECT_TRUE(contains(asked["params"]["message"].get<std::string>(),
-                                 "(stdin: 12 bytes: touch eight\\n)"))
+                                 "\n  stdin: 12 bytes: touch eight\\n\n"))
                 << asked.dump();
         }
         peer.answer(asked, {{"action", "decline"}});

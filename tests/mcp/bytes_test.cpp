@@ -120,7 +120,7 @@ TEST_F(McpBytes, ACommandThatIsNotUtf8IsAllowedOnceOnlyAndLoggedWithItsBytes) {
     peer.start_call(1, "bash", escalate);
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
-    EXPECT_NE(asked["params"]["message"].get<std::string>().find("`touch made\\xff`"),
+    EXPECT_NE(asked["params"]["message"].get<std::string>().find("\n  command:  touch made\\xff"),
               std::string::npos)
         << asked.dump();
     const json& scope = asked["params"]["requestedSchema"]["properties"]["scope"];

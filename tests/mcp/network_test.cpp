@@ -71,7 +71,8 @@ TEST_F(McpNetwork, ACallAsksForTheNetworkAndTheQuestionSaysWhatChanges) {
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
     const std::string message = asked["params"]["message"];
-    EXPECT_NE(message.find("with the network (deny \u2192 allow) under read-only?"),
+    EXPECT_NE(message.find("a wider network\n"), std::string::npos) << message;
+    EXPECT_NE(message.find("\n  mode:     read-only\n  network:  deny \u2192 allow\n"),
               std::string::npos)
         << message;
     peer.answer(asked, {{"action", "decline"}});
@@ -156,8 +157,8 @@ TEST_F(McpNetwork, ACallAsksForADomainAndTheQuestionNamesIt) {
     const json asked = peer.server_request();
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
     const std::string message = asked["params"]["message"];
-    EXPECT_NE(message.find("with the network (proxy \u2192 proxy: +registry.npmjs.org) under "
-                           "read-only?"),
+    EXPECT_NE(message.find("\n  mode:     read-only\n  network:  proxy \u2192 proxy: "
+                           "+registry.npmjs.org\n"),
               std::string::npos)
         << message;
     peer.answer(asked, {{"action", "decline"}});

@@ -4,6 +4,7 @@
 // What the person deciding reads is what would run.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,37 @@ TEST(ShownWhole, OnlyTextThatPrintsAsItselfWithinTheBound) {
     for (const auto& each : hidden_cases) {
         if (combining_mark(each.code_point)) continue;
         EXPECT_FALSE(shown_whole("a" + utf8(each.code_point) + "b")) << each.shown;
+    }
+}
+
+// The well-known list of characters that show as nothing (invisible-characters.com), whatever
+// their Unicode properties: graphic characters fonts draw blank (U+1D159, U+2800, the Hangul
+// fillers) as well as the White_Space, Default_Ignorable and format characters. Each is escaped
+// wherever it stands, and a command holding one is never shown whole.
+constexpr char32_t drawn_blank[] = {
+    0x00A0,  0x00AD,  0x034F,  0x061C,  0x115F,  0x1160,  0x17B4,  0x17B5,  0x180E,
+    0x2000,  0x2001,  0x2002,  0x2003,  0x2004,  0x2005,  0x2006,  0x2007,  0x2008,
+    0x2009,  0x200A,  0x200B,  0x200C,  0x200D,  0x200E,  0x200F,  0x202F,  0x205F,
+    0x2060,  0x2061,  0x2062,  0x2063,  0x2064,  0x206A,  0x206B,  0x206C,  0x206D,
+    0x206E,  0x206F,  0x2800,  0x3000,  0x3164,  0xFEFF,  0xFFA0,  0x16FE4, 0x1D159,
+    0x1D173, 0x1D174, 0x1D175, 0x1D176, 0x1D177, 0x1D178, 0x1D179, 0x1D17A, 0xE0020,
+};
+
+TEST(ShownSafely, EveryCharacterFontsDrawBlankIsEscaped) {
+    for (const char32_t code_point : drawn_blank) {
+        const std::string blank = utf8(code_point);
+        char name[16];
+        std::snprintf(name, sizeof name, "\\u{%04X}", static_cast<unsigned>(code_point));
+        const std::string escape = name;
+        EXPECT_TRUE(blank_or_invisible(code_point)) << escape;
+        EXPECT_EQ(shown_safely("a" + blank + "b"), "a" + escape + "b");
+        EXPECT_EQ(shown_safely(blank), escape);
+        // 140 of them are well within display_bound as bytes: escaped and counted all the same.
+        const std::string padded = "echo harmless" + repeated(blank, 140) + "; touch pwned";
+        EXPECT_EQ(shown_compactly(padded), "echo harmless" + escape + "{140}; touch pwned");
+        EXPECT_FALSE(shown_whole(padded)) << escape;
+        EXPECT_FALSE(shown_whole("a" + blank + "b")) << escape;
+        EXPECT_FALSE(shown_whole(blank)) << escape;
     }
 }
 
