@@ -3,8 +3,10 @@
 
 // Escalation: one call asks to run under a wider mode than the standing one, with a reason.
 // Checked and decided before anything runs; the grant applies to that call only (or, for
-// allowed-for-session, to that command prefix under that mode). The texts are the ones agents
-// already know (reference: the escalation vocabulary of the system cordon re-implements).
+// allowed-for-session, to that very command under that mode, in that working directory). The
+// texts are the ones agents already know (reference: the escalation vocabulary of the system
+// cordon re-implements). Front ends call escalate() (cordon/escalate.hpp), which runs
+// approve_escalation() below.
 #pragma once
 
 #include <optional>

@@ -326,7 +326,7 @@ TEST_F(McpApproval, ASessionGrantCoversExactlyTheCommandUnderThatModeOnly) {
     bent["env"] = {{"BASH_ENV", (workspace_ / "evil.sh").string()}};
     json fed = escalated("touch made seven", "workspace-write");
     fed["stdin"] = "touch eight\n";
-    // An option after the prefix is not covered either: the grant did not name it.
+    // Nor an option added to the command the grant was given for.
     for (const json& args : {escalated("touch made two", "workspace-write"),
                              escalated("touch other three", "workspace-write"),
                              escalated("touch made four", "danger-full-access"), bent, fed,
