@@ -308,7 +308,13 @@ int show(const show_options& given) {
         const nlohmann::json shown_rule = policy::to_json(rule.value);
         for (const char* key : {"name", "pattern", "decision", "mode", "match", "not_match"}) {
             if (shown_rule.contains(key)) {
-                text += std::string(key) + " = " + base::dump_json(shown_rule[key]) + "\n";
+                // JSON's strings are TOML's basic strings, but for DEL, which TOML escapes.
+                std::string value = base::dump_json(shown_rule[key]);
+                for (auto at = value.find('\x7f'); at != std::string::npos;
+                     at = value.find('\x7f', at)) {
+                    value.replace(at, 1, "\\u007f");
+                }
+                text += std::string(key) + " = " + value + "\n";
             }
         }
     }

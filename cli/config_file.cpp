@@ -22,6 +22,7 @@
 #include "cordon/environment.hpp"
 #include "cordon/policy.hpp"
 #include "cordon/unique_fd.hpp"
+#include "policy/display.hpp"
 
 namespace cordon::cli {
 
@@ -526,6 +527,17 @@ std::variant<loaded_config, std::string> load_config(const std::string& profile)
         if (auto error = apply_rules(out.rules, values.paths, values.accept_partial, from,
                                      values.allow_local_binding)) {
             return *error;
+        }
+    }
+    // A rule's name is what the record and the log say decided: one name, one rule.
+    const auto& rules = out.values.approval_rules;
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            if (rules[j].value.name == rules[i].value.name) {
+                return "approval rule \"" + policy::shown_safely(rules[i].value.name) +
+                       "\" is defined twice (" + rules[j].from.text() + ", " +
+                       rules[i].from.text() + "): the record could not say which decided";
+            }
         }
     }
     return out;

@@ -11,13 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <optional>
 #include <string>
 
 #include "cli/run_options.hpp"
 #include "cli/standing.hpp"
 #include "cordon/escalate.hpp"
-#include "cordon/mode.hpp"
 
 namespace cordon::cli {
 

@@ -109,7 +109,12 @@ int run_mcp_command(mcp_options& given) {
     }
     // No run may write the configuration: whoever can write it sets every later server's
     // defaults.
-    if (auto refused = config_refusal(config, {mode, options.workspace, options.rules},
+    // One that holds approval rules, not even a call escalated to workspace-write: whoever can
+    // write it allows what nobody is asked about.
+    const sandbox::sandbox_mode config_guard =
+        options.approval.rules.empty() ? mode
+                                       : std::max(mode, sandbox::sandbox_mode::workspace_write);
+    if (auto refused = config_refusal(config, {config_guard, options.workspace, options.rules},
                                       options.jobs.executor.protected_paths)) {
         return usage_error(mcp_command_name, *refused);
     }

@@ -89,9 +89,15 @@ int run_run_command(run_options& options) {
         executor_options.protected_paths.push_back(sandbox::canonical_path(stand.log->path()));
         request.rules.deny_read.push_back(sandbox::canonical_path(stand.log->path()));
     }
-    // Nor the configuration: whoever can write it sets the defaults of every later run.
+    // Nor the configuration: whoever can write it sets the defaults of every later run. One
+    // that holds approval rules, not even a run escalated to workspace-write: whoever can write
+    // it allows what nobody is asked about.
+    const sandbox::sandbox_mode config_guard =
+        valid.approval_rules.empty()
+            ? stand.policy.mode
+            : std::max(stand.policy.mode, sandbox::sandbox_mode::workspace_write);
     if (auto refused =
-            config_refusal(config, {stand.policy.mode, stand.policy.workspace_root, request.rules},
+            config_refusal(config, {config_guard, stand.policy.workspace_root, request.rules},
                            executor_options.protected_paths)) {
         return usage_error(run_command_name, *refused);
     }
@@ -106,7 +112,10 @@ int run_run_command(run_options& options) {
 
     std::optional<nlohmann::json> approval_record;
     if (escalate || valid.escalate_network) {
-        if (escalate && sandbox::is_confined(*escalate)) provider_for(*escalate);
+        if (escalate && sandbox::is_confined(*escalate) &&
+            policy::is_strictly_wider(*escalate, stand.policy.mode)) {
+            provider_for(*escalate);
+        }
         escalation_answer answer =
             ask_to_escalate(valid, stand, {provider.get(), executor_options.protected_paths});
         if (answer.status == policy::escalation_status::refused) {

@@ -101,7 +101,6 @@ std::string describe_event(const policy::session_event& event) {
                     policy::describe(grant_of(*grant)) + " under " +
                     policy::shown_safely(text_of(*grant, "mode"));
         }
-        if (const std::string rule = field("rule"); !rule.empty()) line += " (rule " + rule + ")";
         if (const std::string detail = field("detail"); !detail.empty()) {
             line += " (" + detail + ")";
         }

@@ -13,6 +13,7 @@
 // Exit status: 0 when every step went as described, 1 otherwise.
 #include <cordon/approval.hpp>
 #include <cordon/cordon.hpp>
+#include <cordon/escalate.hpp>
 #include <cordon/jobs.hpp>
 #include <cordon/logging.hpp>
 #include <cordon/record_json.hpp>
@@ -68,24 +69,24 @@ bool step_escalate(const std::shared_ptr<cordon::provider>& provider, const fs::
     std::cout << "read-only: " << summary(record) << '\n' << record.stderr_output.text;
     if (!record.sandbox.denied) return false;
 
-    // The question, as the person will see it; the terminal responder asks on /dev/tty, never on
-    // stdin, and says nothing without a terminal (the decision is then `unavailable`).
+    // Asked as cordon run asks (cordon/escalate.hpp): the terminal responder asks on /dev/tty,
+    // never on stdin, and says nothing without a terminal (the decision is then `unavailable`).
+    // Granted, the request runs under the wider mode.
     cordon::approval_service approvals;
     approvals.add_responder(std::make_shared<cordon::terminal_prompt>(false));
-    cordon::approval_request question;
-    question.tool = "cordon-example-agent";
-    question.command = command;
-    question.workdir = workspace;
-    question.effective_mode = cordon::sandbox_mode::read_only;
-    question.requested_mode = cordon::sandbox_mode::workspace_write;
-    question.justification = "the agent keeps its notes in the workspace";
-    question.reason = "escalate sandbox to workspace-write: " + question.justification;
-    const cordon::approval_decision decision = approvals.request(question);
+    cordon::escalation_ask ask;
+    ask.mode = cordon::sandbox_mode::workspace_write;
+    ask.tool = "cordon-example-agent";
+    ask.command = command;
+    ask.justification = "the agent keeps its notes in the workspace";
+    const cordon::escalation_outcome decided =
+        cordon::escalate(request, ask, {provider.get(), {}}, approvals);
+    const cordon::approval_decision decision =
+        decided.decision.value_or(cordon::approval_decision{});
     std::cout << "decision: " << cordon::to_string(decision.outcome) << " (by " << decision.by
               << ")" << (decision.detail.empty() ? "" : ": " + decision.detail) << '\n';
-    if (!cordon::is_allowed(decision.outcome)) return false;
+    if (decided.status != cordon::escalation_status::granted) return false;
 
-    request.mode = cordon::sandbox_mode::workspace_write;
     record = cordon::run(provider, request);
     std::cout << "workspace-write: " << summary(record) << '\n';
     return record.outcome.exit_code == 0 && fs::exists(workspace / "cordon-example.txt");

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <random>
+#include <stdexcept>
 
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
@@ -99,7 +100,14 @@ struct approval_service::question {
 };
 
 approval_service::approval_service(approval_options options, std::shared_ptr<const session_log> log)
-    : options_(options), log_(std::move(log)) {}
+    : options_(std::move(options)), log_(std::move(log)) {
+    // A rule is what its JSON form says, checked against its examples: one built by hand is
+    // checked the same way, and one that does not hold is the caller's error.
+    for (const command_rule& rule : options_.rules) {
+        auto checked = parse_rule(to_json(rule));
+        if (auto* error = std::get_if<std::string>(&checked)) throw std::invalid_argument(*error);
+    }
+}
 
 approval_service::~approval_service() {
     std::list<std::shared_ptr<question>> left;
@@ -210,6 +218,7 @@ approval_decision approval_service::request(const approval_request& request,
         if (!request.reason.empty()) asked["reason"] = request.reason;
         if (!request.justification.empty()) asked["justification"] = request.justification;
         if (!request.env.empty()) asked["env"] = request.env;
+        if (!request.inherited.empty()) asked["inherited"] = request.inherited;
         if (!request.input.empty()) asked["input"] = request.input;
         if (auto error = log_->append(std::move(asked))) {
             decision.id.clear();
@@ -221,22 +230,29 @@ approval_decision approval_service::request(const approval_request& request,
 
     // A call that changes the command's environment or stdin runs something nobody wrote a
     // rule or gave a grant for: it is always asked about.
-    const bool unchanged = request.env.empty() && request.input.empty();
+    const bool unchanged =
+        request.env.empty() && request.inherited.empty() && request.input.empty();
     const auto covering =
         std::find_if(standing.begin(), standing.end(), [&](const session_grant& grant) {
-            return unchanged && covers(grant, request.command, request.requested_mode,
-                                       request.requested_network, request.workdir);
+            return unchanged &&
+                   covers(grant, request.command, request.requested_mode, request.requested_network,
+                          request.workdir, request.environment);
         });
-    // The first rule that matches decides: a forbid rule, whatever the call; an allow rule, for
-    // a mode it reaches and no more network than the call stands under.
+    // A forbid rule that matches decides, wherever it stands among the rules; else the first allow
+    // rule that matches, for a mode it reaches and no more network than the call stands under
+    // (unconfined, the network is the host's: the mode says it).
     const command_rule* deciding = nullptr;
     for (const command_rule& rule : options_.rules) {
         if (!matches(rule, request.command)) continue;
-        if (rule.decision == rule_decision::forbid ||
-            (unchanged && !is_strictly_wider(request.requested_mode, rule.mode) &&
-             covers(request.effective_network, request.requested_network))) {
+        if (rule.decision == rule_decision::forbid) {
             deciding = &rule;
             break;
+        }
+        if (deciding == nullptr && unchanged &&
+            !is_strictly_wider(request.requested_mode, rule.mode) &&
+            (!sandbox::is_confined(request.requested_mode) ||
+             covers(request.effective_network, request.requested_network))) {
+            deciding = &rule;
         }
     }
     if (cancel.stop_requested()) {
@@ -366,7 +382,8 @@ approval_decision approval_service::request(const approval_request& request,
             std::to_string(display_bound) + " bytes)";
     }
     if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant) {
-        session_grant grant = grant_for(request.command, request.requested_mode, request.workdir);
+        session_grant grant = grant_for(request.command, request.requested_mode, request.workdir,
+                                        request.environment);
         grant.network = request.requested_network;
         grant.id = decision.id;
         decision.grant = grant;
@@ -389,6 +406,9 @@ approval_decision approval_service::request(const approval_request& request,
             put_network(decided["grant"], decision.grant->network, "network", "domains");
             if (!decision.grant->workdir.empty()) {
                 decided["grant"]["workdir"] = decision.grant->workdir.string();
+            }
+            if (decision.grant->environment) {
+                decided["grant"]["environment"] = *decision.grant->environment;
             }
         }
         if (!decision.rule.empty()) decided["rule"] = decision.rule;

@@ -31,8 +31,18 @@ bool reserved(std::string_view word) {
 }  // namespace
 
 std::string shown_word(const std::string& word) {
-    const bool bare = !word.empty() && std::all_of(word.begin(), word.end(), plain);
-    return bare ? word : "'" + shown_safely(word) + "'";
+    if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return word;
+    // In single quotes, a quote of the word's own closed, escaped and opened again, as a shell
+    // reads it: `a' 'b` is one word, never two.
+    std::string quoted = "'";
+    for (const char c : shown_safely(word)) {
+        if (c == '\'') {
+            quoted += "'\\''";
+        } else {
+            quoted += c;
+        }
+    }
+    return quoted + "'";
 }
 
 std::optional<std::vector<std::string>> simple_command_words(std::string_view command) {
@@ -81,10 +91,12 @@ bool plain_operand(std::string_view word) {
 }
 
 session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode,
-                        const std::filesystem::path& workdir) {
+                        const std::filesystem::path& workdir,
+                        const std::vector<std::string>& environment) {
     session_grant grant;
     grant.mode = mode;
     grant.workdir = workdir;
+    grant.environment = environment;
     if (auto words = simple_command_words(command)) {
         grant.prefix = std::move(*words);
     } else {
@@ -95,10 +107,12 @@ session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode,
 }
 
 bool covers(const session_grant& grant, std::string_view command, sandbox::sandbox_mode mode,
-            const network_request& network, const std::filesystem::path& workdir) {
+            const network_request& network, const std::filesystem::path& workdir,
+            const std::vector<std::string>& environment) {
     if (grant.mode != mode || grant.prefix.empty()) return false;
     if (!covers(grant.network, network)) return false;
     if (!grant.workdir.empty() && grant.workdir != workdir) return false;
+    if (grant.environment && *grant.environment != environment) return false;
     if (grant.exact) return grant.prefix.size() == 1 && grant.prefix.front() == command;
     const auto words = simple_command_words(command);
     return words && *words == grant.prefix;

@@ -9,14 +9,15 @@
 // -I ./x`, `npm run build --script-shell bash` would cover `--script-shell ./sh`), and a program
 // that runs what its operands name (`setarch x86_64 -R ./x`, `corepack pnpm dlx PKG`) is missing
 // from any table of such programs. So a grant covers the very argument vector the question showed
-// and nothing else. What may vary is said by a person, in an approval rule (command_rules.hpp),
-// with examples checked when it loads.
+// and nothing else. What may vary is said by a person, in an approval rule
+// (cordon/approval_rules.hpp), with examples checked when it loads.
 //
 // A *simple* command (plain words, optionally quoted: no expansion, redirection, list, pipeline,
 // substitution, glob or leading assignment) is granted as its words: `git push origin main` and
 // `git push 'origin' main` run the same argument vector and are one grant. Any other command is
 // granted as its exact text. Either way the grant names the working directory it was asked in
-// (`./build.sh` is another program in another directory), when the question had one.
+// (`./build.sh` is another program in another directory) and the environment the command started
+// with (PATH or NODE_OPTIONS change what runs as much as the words).
 #pragma once
 
 #include <filesystem>
@@ -39,19 +40,22 @@ namespace cordon::policy {
 // stands for such a word only.
 [[nodiscard]] bool plain_operand(std::string_view word);
 
-// The grant that allowing `command` for the session under `mode` in `workdir` records (id left
-// empty): its words when it is simple (exact false), its text otherwise (exact true).
+// The grant that allowing `command` for the session under `mode` in `workdir`, starting with
+// `environment`, records (id left empty): its words when it is simple (exact false), its text
+// otherwise (exact true).
 [[nodiscard]] session_grant grant_for(std::string_view command, sandbox::sandbox_mode mode,
-                                      const std::filesystem::path& workdir = {});
+                                      const std::filesystem::path& workdir = {},
+                                      const std::vector<std::string>& environment = {});
 
-// Whether `grant` covers running `command` under `mode` with `network` in `workdir`: the same
-// words (or, for an exact grant, the same text), the same mode, the same working directory when
-// the grant names one, and never a call that asks for more network than the grant was given under
-// (covers() of network_request.hpp). A grant logged before grants were exact (a prefix) covers
-// only its own words.
+// Whether `grant` covers running `command` under `mode` with `network` in `workdir`, starting
+// with `environment`: the same words (or, for an exact grant, the same text), the same mode, the
+// same working directory and environment when the grant records them, and never a call that
+// asks for more network than the grant was given under (covers() of network_request.hpp). A
+// grant logged before grants were exact (a prefix) covers only its own words.
 [[nodiscard]] bool covers(const session_grant& grant, std::string_view command,
                           sandbox::sandbox_mode mode, const network_request& network = {},
-                          const std::filesystem::path& workdir = {});
+                          const std::filesystem::path& workdir = {},
+                          const std::vector<std::string>& environment = {});
 
 // The grant as a person reads it: "exactly `git push origin main` in /src/app" (words quoted
 // where they need it), "exactly the text `make && make install`", with whatever would not print

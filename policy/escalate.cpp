@@ -3,17 +3,49 @@
 
 #include "cordon/escalate.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <utility>
 
+#include "cordon/environment.hpp"
 #include "policy/escalation.hpp"
 #include "policy/escalation_json.hpp"
 
 namespace cordon::policy {
 
+namespace {
+
+// What a run of `request` would start with, as the executor builds it from this process's
+// environment, without what differs from one call to the next for no reason of the command's:
+// the shell's PWD, OLDPWD, SHLVL and _.
+std::vector<std::string> starting_environment(const runtime::run_request& request) {
+    std::vector<std::string> out =
+        runtime::build_environment(environ, request.env, request.environment);
+    std::erase_if(out, [](const std::string& entry) {
+        const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
+        return name == "PWD" || name == "OLDPWD" || name == "SHLVL" || name == "_";
+    });
+    return out;
+}
+
+}  // namespace
+
+bool inherited_runner_variable(std::string_view name) noexcept {
+    static constexpr std::string_view shell[] = {
+        "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "BASH_XTRACEFD", "PS4", "GLIBC_TUNABLES"};
+    return std::find(std::begin(shell), std::end(shell), name) != std::end(shell) ||
+           name.starts_with("BASH_FUNC_") || name.starts_with("LD_");
+}
+
 escalation_outcome escalate(runtime::run_request& request, const escalation_ask& ask,
                             const escalation_setting& setting, approval_service& service,
                             std::stop_token cancel) {
     escalation_outcome out;
+    if (auto wrong = check_escalation_fields(true, ask.justification)) {
+        out.error = *wrong;
+        return out;
+    }
     const sandbox::sandbox_mode mode = ask.mode.value_or(request.mode);
     // A run the wider mode would refuse (the session log where it could write, ...) is refused
     // before anyone is asked: a yes to it would run nothing.
@@ -39,6 +71,13 @@ escalation_outcome escalate(runtime::run_request& request, const escalation_ask&
     asked.command = ask.command;
     asked.workdir = request.workdir.value_or(request.workspace_root);
     asked.env = env_overrides(request.env);
+    asked.environment = starting_environment(request);
+    for (const std::string& entry : asked.environment) {
+        const std::string name = entry.substr(0, entry.find('='));
+        if (inherited_runner_variable(name) && !request.env.contains(name)) {
+            asked.inherited.push_back(entry);
+        }
+    }
     asked.input = ask.input;
     asked.policy = policy_change(mode, request.rules, request.workspace_root);
     escalation_result result = approve_escalation(asked, &service, std::move(cancel));

@@ -115,6 +115,8 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.command = request.command;
     asked.workdir = request.workdir;
     asked.env = request.env;
+    asked.inherited = request.inherited;
+    asked.environment = request.environment;
     asked.input = request.input;
     asked.policy = request.policy;
     asked.effective_mode = request.effective_mode;

@@ -57,9 +57,11 @@ struct escalation_request {
     std::string tool = "bash";
     std::string command;
     std::filesystem::path workdir;
-    std::vector<std::string> env;  // as approval_request::env
-    std::string input;             // as approval_request::input
-    std::string policy;            // as approval_request::policy
+    std::vector<std::string> env;          // as approval_request::env
+    std::vector<std::string> inherited;    // as approval_request::inherited
+    std::vector<std::string> environment;  // as approval_request::environment
+    std::string input;                     // as approval_request::input
+    std::string policy;                    // as approval_request::policy
 };
 
 // What escalating to `to` under `rules` changes beyond the mode, in one line: an unconfined run

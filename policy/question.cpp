@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 #include "cordon/mode.hpp"
 #include "cordon/terminal_prompt.hpp"
@@ -23,17 +24,24 @@ std::size_t cut_at(std::string_view text, std::size_t bound) {
     return cut;
 }
 
+// The start of `text` that fits in `bound` bytes once escaped, escaped, and where it was cut. The
+// cut is made in the raw text, so that no escape is shown cut in half.
+std::pair<std::string, std::size_t> start_shown(std::string_view text, std::size_t bound) {
+    std::size_t cut = cut_at(text, bound);
+    std::string shown = shown_compactly(text.substr(0, cut));
+    while (shown.size() > bound && cut > 0) {
+        // Escapes write more than the bytes they stand for: take fewer bytes, in proportion.
+        cut = cut_at(text, cut * bound / shown.size());
+        shown = shown_compactly(text.substr(0, cut));
+    }
+    return {std::move(shown), cut};
+}
+
 // The agent's words, as many as fit in justification_bound bytes once escaped, and how many
-// there were in all. The cut is made in the raw text, so that no escape is shown cut in half.
+// there were in all.
 std::string reason_shown(std::string_view justification) {
     if (justification.empty()) return "(none given)";
-    std::size_t cut = cut_at(justification, justification_bound);
-    std::string shown = shown_compactly(justification.substr(0, cut));
-    while (shown.size() > justification_bound && cut > 0) {
-        // Escapes write more than the bytes they stand for: take fewer bytes, in proportion.
-        cut = cut_at(justification, cut * justification_bound / shown.size());
-        shown = shown_compactly(justification.substr(0, cut));
-    }
+    auto [shown, cut] = start_shown(justification, justification_bound);
     std::string out = "(the agent's words) " + shown;
     if (cut < justification.size()) {
         out += " \u2026 (" + std::to_string(justification.size()) + " bytes in all)";
@@ -59,18 +67,24 @@ std::string shown_described(std::string_view text) {
 // with "  \u2026 ". No row is wider than the screen, so the terminal never wraps one itself, and
 // every row begins with what cordon wrote: agent text wrapped by the terminal could start a row
 // with "  command:  echo harmless" of its own. Widths are counted high: an ASCII character is one
-// cell, any other character two (none is drawn wider), so a row is never too long, at worst short.
+// cell, any other character two (none is drawn wider), so a row is never too long, at worst short;
+// the last column is left empty (no pending wrap). Each row is made single-width first (DECSWL:
+// earlier output may have made it double-width, DECDWL or DECDHL, which halves what fits) and
+// erased to its end after (EL: earlier output drawn to the right of it, `   --dry-run`, would read
+// as part of it).
 std::string wrapped(std::string_view text, std::size_t columns) {
+    constexpr std::string_view row_start = "\x1b#5";
+    constexpr std::string_view row_end = "\x1b[K";
     constexpr std::string_view continued = "  \u2026 ";
     constexpr std::size_t continued_cells = 4;
     columns = std::max<std::size_t>(columns, continued_cells + 8);
-    std::string out;
-    out.reserve(text.size() + text.size() / 16);
+    std::string out(row_start);
+    out.reserve(text.size() + text.size() / 8);
     std::size_t used = 0;
     for (std::size_t i = 0; i < text.size();) {
         const auto byte = static_cast<unsigned char>(text[i]);
         if (byte == '\n') {
-            out += '\n';
+            out.append(row_end).append("\n").append(row_start);
             used = 0;
             ++i;
             continue;
@@ -81,16 +95,15 @@ std::string wrapped(std::string_view text, std::size_t columns) {
             ++length;
         }
         const std::size_t cells = byte < 0x80 ? 1 : 2;
-        if (used + cells >= columns) {  // the last column left empty: no pending wrap
-            out += '\n';
-            out += continued;
+        if (used + cells >= columns) {
+            out.append(row_end).append("\n").append(row_start).append(continued);
             used = continued_cells;
         }
         out.append(text.substr(i, length));
         used += cells;
         i += length;
     }
-    return out;
+    return out.append(row_end);
 }
 
 }  // namespace
@@ -111,15 +124,22 @@ std::string question_fields(const approval_request& request) {
     text += "  workdir:  " + shown_compactly(request.workdir.string()) + "\n";
     for (const auto& each : request.env)
         text += "  env:      " + shown_compactly(each) + "\n";
-    if (!request.input.empty()) text += "  " + shown_described(request.input) + "\n";
+    // What it would inherit that changes what the shell runs: an exported function `touch` runs
+    // instead of touch.
+    for (const auto& each : request.inherited)
+        text += "  env:      " + shown_compactly(each) + "  (inherited)\n";
+    if (!request.input.empty()) {
+        // Labelled whatever a library's caller put there: no input passes for the command.
+        const std::string input = shown_described(request.input);
+        text += "  " + std::string(input.starts_with("stdin: ") ? "" : "stdin: ") + input + "\n";
+    }
     // Last: what runs, next to the choices whatever the length of the fields above.
     text += "  command:  " + command + "\n";
     if (command.size() > display_bound) {
-        std::size_t cut = command_start_bound;
-        while (cut > 0 && (static_cast<unsigned char>(command[cut]) & 0xC0u) == 0x80u)
-            --cut;  // not inside a UTF-8 sequence
-        text += "  (the command is " + std::to_string(request.command.size()) +
-                " bytes long; it begins: " + command.substr(0, cut) + " \u2026)\n";
+        text +=
+            "  (the command is " + std::to_string(request.command.size()) +
+            " bytes long; it begins: " + start_shown(request.command, command_start_bound).first +
+            " \u2026)\n";
     }
     return text;
 }

@@ -300,6 +300,9 @@ session_state fold(std::vector<session_event> events) {
                 granted.prefix.push_back(word.get<std::string>());
             granted.exact = grant.value("exact", false);
             granted.workdir = grant.value("workdir", std::string());
+            if (const auto environment = grant.find("environment"); environment != grant.end()) {
+                granted.environment = environment->get<std::vector<std::string>>();
+            }
             granted.mode = *sandbox::parse_sandbox_mode(grant["mode"].get<std::string>());
             granted.network = network_from_json(grant, "network", "domains");
             state.grants.push_back(std::move(granted));

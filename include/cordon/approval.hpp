@@ -25,11 +25,12 @@
 //   3. the effective policy (the session's approval/policy event, else the configured one) is
 //      `never`: `rejected`, decided here, before any responder runs, so no responder can
 //      bypass it;
-//   4. an approval rule (cordon/approval_rules.hpp) of the options matches the command: a
-//      forbid rule's is `rejected`; an allow rule whose mode is at least the requested one, for
-//      a call that changes nothing in the command's environment or stdin and asks for no more
-//      network than it stands under, `allowed-once`; without asking. The first such rule, in
-//      order, decides;
+//   4. an approval rule (cordon/approval_rules.hpp) of the options matches the command: any
+//      forbid rule's is `rejected`; else an allow rule whose mode is at least the requested one,
+//      for a call that changes nothing in the command's environment or stdin, inherits nothing
+//      that changes what a shell runs, and asks for no more network than it stands under (the
+//      host's under danger-full-access), `allowed-once`; without asking. A forbid rule wins over
+//      every allow rule, wherever it stands; among allow rules the first decides;
 //   5. a standing allowed-for-session grant covers the command (command_prefix.hpp: the same
 //      words, under the same mode, in the same working directory), and the call changes nothing
 //      in the command's environment or stdin: `allowed-for-session`, without asking;
@@ -91,6 +92,17 @@ struct approval_request {
     // runs as much as its text does. For that reason a standing grant never covers a call that
     // sets any.
     std::vector<std::string> env;
+    // What the command would inherit from the caller's own environment that changes what a shell
+    // or the dynamic loader runs ("NAME=value": BASH_FUNC_*%% exported functions, BASH_ENV, ENV,
+    // SHELLOPTS, BASHOPTS, PS4, BASH_XTRACEFD, LD_*, GLIBC_TUNABLES; inherited_runner_variables()
+    // of escalate.hpp). Shown and logged as env is, and for the same reason never covered by a
+    // grant or a rule: `touch x` with an exported function `touch` runs the function.
+    std::vector<std::string> inherited;
+    // The whole environment the command would start with, "NAME=value" sorted (build_environment()
+    // of cordon/environment.hpp, without PWD, OLDPWD, SHLVL and _). Not shown; a grant records it
+    // and covers only a call that starts with the very same: PATH, NODE_OPTIONS or PYTHONPATH
+    // change what `npm test` runs as much as its words do.
+    std::vector<std::string> environment;
     // What the call feeds the command's stdin, as describe_input() words it; empty when it feeds
     // nothing. `python3 -` or `bash` run what they read: a yes to the text alone would be a yes to
     // any program. Shown, logged, and, like env, never covered by a standing grant.
@@ -176,6 +188,8 @@ struct approval_decision {
 class approval_service {
 public:
     // `log` may be null: nothing is audited and session grants live as long as the service.
+    // Throws std::invalid_argument when a rule of `options` does not hold (parse_rule() of its
+    // JSON form refuses it: a malformed pattern, an example it does not match).
     explicit approval_service(approval_options options = {},
                               std::shared_ptr<const session_log> log = nullptr);
     // Withdraws questions still out and waits for their responders to return.

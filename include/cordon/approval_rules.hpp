@@ -12,12 +12,13 @@
 //      "match": ["npm run build", "npm run test src/a.test.js"],
 //      "not_match": ["npm run lint", "npm run build --script-shell ./sh"]}
 //
-// The pattern is read word by word against a simple command (command_prefix.hpp: no shell syntax;
-// no other command matches any rule):
+// The pattern is read word by word against a simple command (plain words, optionally quoted: no
+// expansion, redirection, list, pipeline, substitution, glob or leading assignment; no other
+// command matches any rule):
 //   - a string is that word exactly;
 //   - a list of strings is any one of them;
-//   - "<operand>" is one plain operand (plain_operand(): no `-`, `+` or `@` in front, no `=`,
-//     nothing that needs quoting), "<operand>..." any number of them, as the last element only.
+//   - "<operand>" is one plain operand (letters, digits and `_./:@%+,-`, not starting with `-`,
+//     `+` or `@`, no `=`), "<operand>..." any number of them, as the last element only.
 // Options are never a placeholder: a rule names each option it allows, so `--script-shell`,
 // `-I`, `--config` or `-x` after a rule's words is never covered. The first element names the
 // program (a string or a list of strings): a rule covers no program it does not name.
@@ -87,7 +88,9 @@ struct command_rule {
 // The same names in namespace cordon, as the library's users write them.
 namespace cordon {
 using policy::command_rule;
+using policy::matches;
 using policy::parse_rule;
 using policy::rule_decision;
+using policy::word_pattern;
 }  // namespace cordon
 CORDON_PUBLIC_END

@@ -14,15 +14,17 @@
 //     const cordon::escalation_outcome decided =
 //         cordon::escalate(request, ask, {provider.get(), protected_paths}, approvals);
 //     if (decided.status != cordon::escalation_status::granted) { report(decided.error); return; }
-//     executor.run(std::move(request), ...);   // now under the granted mode and network
+//     const cordon::run_record record = cordon::run(provider, request);  // the granted mode
 //
 // In order (docs/approval.md, "Escalation"): a run the wider mode would refuse (its session log
 // writable, a workspace on /proc, ...) is `refused` before anyone is asked; then an escalation
 // that is not wider, a denied domain, no service, the approval policy, the approval rules, the
 // session's grants and the responders decide (cordon/approval.hpp); the texts of every refusal
-// are policy/escalation.hpp's. The question shows the request's own working directory,
-// environment overrides and what the wider mode changes beyond the mode (its policy line): what
-// the person reads is what runs.
+// are docs/approval.md's. The question shows the request's own working directory, environment
+// overrides, what the command would inherit that changes what a shell runs, and what the wider
+// mode changes beyond the mode (its policy line): what the person reads is what runs. A grant
+// made here records the whole environment the command starts with (build_environment() of this
+// process's, request.env and request.environment) and covers no call that starts with another.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -31,6 +33,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cordon/approval.hpp"
@@ -77,6 +80,12 @@ struct escalation_outcome {
     std::optional<approval_decision> decision;  // absent when nobody was asked
 };
 
+// The names of an environment whose value changes what a shell or the dynamic loader runs, whatever
+// the command's words: bash's own inputs (BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, BASH_XTRACEFD,
+// exported functions BASH_FUNC_*%%) and ld.so's (LD_*, GLIBC_TUNABLES). What the command would
+// inherit of them is shown with the question and makes the call one no grant or rule covers.
+[[nodiscard]] bool inherited_runner_variable(std::string_view name) noexcept;
+
 // Decides `ask` for `request` (its mode, workspace root, rules, network, workdir, env as they
 // stand) and, granted, widens request.mode and request.network. `cancel` withdraws the question.
 [[nodiscard]] escalation_outcome escalate(runtime::run_request& request, const escalation_ask& ask,
@@ -92,5 +101,6 @@ using policy::escalation_ask;
 using policy::escalation_outcome;
 using policy::escalation_setting;
 using policy::escalation_status;
+using policy::inherited_runner_variable;
 }  // namespace cordon
 CORDON_PUBLIC_END

@@ -108,6 +108,9 @@ struct session_grant {
     sandbox::sandbox_mode mode = sandbox::sandbox_mode::read_only;
     // Where it was asked; empty (a grant logged before grants named one): anywhere.
     std::filesystem::path workdir;
+    // The environment the command started with (approval_request::environment); nullopt (a grant
+    // logged before grants recorded one): any.
+    std::optional<std::vector<std::string>> environment;
     // The network it was granted under (policy and, under proxy, domains): it never covers a
     // call that asks for more. A grant logged without one (before the network policy existed)
     // is read as deny, and one under proxy without domains as proxy to none: fail closed.

@@ -25,10 +25,11 @@
 // every field is shown through policy::shown_compactly(), so that neither a command nor a path,
 // a reason or an environment entry can make the question read differently from what would run.
 // Keystrokes typed before the question are discarded (tcflush).
-// The answer is one line: y or yes allows once; s or session allows what policy::describe() of
-// the grant says, for the session (only offered with a session log, and only for a command
-// shown whole: nothing escaped, nothing counted, within policy::display_bound); anything else, an
-// empty line included, is a rejection; the end of input is a cancellation.
+// The answer is one line: y or yes allows once; s or session allows exactly that command, in that
+// working directory, with that environment, for the session (docs/approval.md, "What a session
+// grant covers"; only offered with a session log, and only for a command shown whole: nothing
+// escaped, nothing counted, within policy::display_bound); anything else, an empty line included,
+// is a rejection; the end of input is a cancellation.
 #pragma once
 
 #include <optional>
@@ -59,6 +60,7 @@ inline constexpr std::string_view terminal_reset =
     "\x1b(B\x1b)B\x0f"  // ASCII in G0 and G1, G0 shifted in (terminfo rmacs)
     "\x1b[?25h"         // cursor shown (terminfo cnorm)
     "\0337\x1b[r\0338"  // no scroll region (DECSTBM moves the cursor home: saved around it)
+    "\x1b[?69l"         // no left and right margins (DECLRMM off: DECSLRM ones squeeze rows)
     "\x1b[4l\x1b[?7h";  // replace mode, wrapping on (terminfo rmir, smam)
 
 class terminal_prompt final : public approval_responder {

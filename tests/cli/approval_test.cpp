@@ -212,7 +212,8 @@ protected:
     // each row after a line's first begins with "  \u2026 "), so that a line reads whole.
     tty_result on_terminal(const std::vector<std::string>& args, tty_options options = {}) {
         tty_result result = run_on_terminal(args, workspace_, scratch_.path(), options);
-        for (const std::string_view cut : {"\r\n  \u2026 ", "\n  \u2026 "}) {
+        for (const std::string_view cut :
+             {"\x1b[K\r\n\x1b#5  \u2026 ", "\x1b[K\n\x1b#5  \u2026 ", "\x1b[K", "\x1b#5"}) {
             for (auto at = result.terminal.find(cut); at != std::string::npos;
                  at = result.terminal.find(cut, at)) {
                 result.terminal.erase(at, cut.size());
@@ -585,6 +586,49 @@ TEST_F(Approval, SessionAnswerCoversExactlyTheCommandWithoutATerminalAndNothingE
     EXPECT_FALSE(fs::exists(workspace_ / "f1"));
     const cli_result twice = without_terminal({"session", "revoke", log_.string(), grant_id});
     EXPECT_EQ(twice.exit_code, cli::exit_session_failed) << twice.err;
+}
+
+// What the command inherits from cordon's own environment changes what runs as much as its
+// words: an exported function `touch` runs instead of touch, BASH_ENV runs a file first,
+// LD_PRELOAD loads a library into every process, PATH finds another `touch`. A grant records
+// the environment the command starts with and covers no call that starts with another; what a
+// shell or the loader would run is also shown with the question.
+TEST_F(Approval, AGrantCoversNoCallThatInheritsAnotherEnvironment) {
+    const tty_result granted = on_terminal(escalate("touch f1"), answering("s\n"));
+    if (!backend_usable(granted.exit_code, granted.err)) return;
+    ASSERT_EQ(granted.exit_code, 0) << granted.err << granted.terminal;
+    const fs::path payload = scratch_.path() / "payload";
+    const fs::path script = scratch_.path() / "evil.sh";
+    write_file(script, "touch " + payload.string() + "\n");
+    const fs::path bin = scratch_.path() / "bin";
+    fs::create_directory(bin);
+    write_file(bin / "touch", "#!/bin/sh\n/usr/bin/touch " + payload.string() + "\n",
+               fs::perms::owner_all);
+    const std::string path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin";
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+             {"BASH_FUNC_touch%%", "() { /usr/bin/touch " + payload.string() + "; }"},
+             {"BASH_ENV", script.string()},
+             {"LD_PRELOAD", (scratch_.path() / "no-such.so").string()},
+             {"PATH", bin.string() + ":" + path},
+             {"NODE_OPTIONS", "--require ./x.js"}}) {
+        const cli_result bent = run_cordon(escalate("touch f1"), workspace_, {}, {{name, value}});
+        EXPECT_EQ(bent.exit_code, cli::exit_not_approved) << name << ": " << bent.err;
+    }
+    EXPECT_FALSE(fs::exists(payload));
+    // The same environment: covered.
+    EXPECT_EQ(without_terminal(escalate("touch f1")).exit_code, 0);
+
+    // Asked, the question shows what a shell would run that the words do not say.
+    const tty_result shown = on_terminal(escalate("touch f2"), answering("n\n"));
+    EXPECT_TRUE(shown.prompted) << shown.terminal;
+    const cli_result logged =
+        run_cordon(escalate("touch f3"), workspace_, {}, {{"BASH_FUNC_touch%%", "() { id; }"}});
+    EXPECT_EQ(logged.exit_code, cli::exit_not_approved) << logged.err;
+    const auto asked = events_of(log_, "approval/asked");
+    ASSERT_FALSE(asked.empty());
+    EXPECT_EQ(asked.back()["inherited"], nlohmann::json::array({"BASH_FUNC_touch%%=() { id; }"}))
+        << asked.back().dump();
+    EXPECT_FALSE(fs::exists(workspace_ / "f3"));
 }
 
 // What a call does to the environment changes what runs as much as its text (BASH_ENV runs a

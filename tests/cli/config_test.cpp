@@ -584,5 +584,31 @@ TEST_F(ConfigTest, AnApprovalRuleAllowsWhatItSaysWithoutAsking) {
         << text.out;
 }
 
+// A rule's name is what the record says decided: two rules of one name refuse the configuration.
+// And a file that holds rules may not lie where even a run escalated to workspace-write could
+// write it, whatever the standing mode: whoever writes it allows what nobody is asked about.
+TEST_F(ConfigTest, ApprovalRulesHaveOneNameEachAndLieWhereNoRunWrites) {
+    const std::string rule =
+        "[[approval_rule]]\nname = \"tests\"\npattern = [\"make\", \"test\"]\n"
+        "mode = \"workspace-write\"\nmatch = [\"make test\"]\n";
+    write_config(etc_, rule);
+    write_config(user_, rule);
+    expect_refused(
+        cordon({"run", "-c", "true"}), "cordon run",
+        {"approval rule \"tests\" is defined twice (" + etc_file_ + ", " + user_file_ + ")"});
+
+    const fs::path planted = workspace_ / "conf";
+    fs::create_directory(planted);
+    fs::permissions(planted, dir_mode);
+    write_config(planted, rule);
+    expect_refused(cordon({"run", "-c", "true"}, planted.string()), "cordon run",
+                   {"the configuration file " + (planted / "config.toml").string() + " lies in " +
+                    workspace_.string()});
+    expect_refused(cordon({"mcp"}, planted.string()), "cordon mcp", {"lies in"});
+    // Without rules the same file only sets defaults, which a read-only run cannot change.
+    write_config(planted, "timeout = \"30s\"\n");
+    EXPECT_EQ(cordon({"run", "-c", "true"}, planted.string()).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace cordon::test

@@ -296,8 +296,8 @@ TEST_F(McpApproval, ApprovalNeverRejectsWithoutAsking) {
     EXPECT_FALSE(std::filesystem::exists(workspace_ / "nope"));
 }
 
-// "session" covers the same prefix under the same mode, and nothing else. The prefix of
-// `touch made one` is `touch made` (a program and a word that reads as its subcommand).
+// "session" covers exactly the same command (its words, however quoted) under the same mode, and
+// nothing else.
 TEST_F(McpApproval, ASessionGrantCoversExactlyTheCommandUnderThatModeOnly) {
     mcp_peer peer(server_args());
     peer.initialize("2025-11-25", asks_by_form);

@@ -238,5 +238,67 @@ TEST(ApprovalRules, AForbiddingRuleSaysSoInTheEscalationsError) {
               "forbids it (nobody was asked)");
 }
 
+// A forbid rule wins wherever it stands: an allow rule of the system's does not switch off a
+// forbid rule the person wrote after it.
+TEST(ApprovalRules, AForbiddingRuleWinsOverAnEarlierAllowingOne) {
+    approval_options options;
+    options.rules.push_back(rule_of({{"name", "git-anything"},
+                                     {"pattern", {"git", "<operand>..."}},
+                                     {"mode", "danger-full-access"},
+                                     {"match", {"git push origin main"}}}));
+    options.rules.push_back(rule_of({{"name", "no-push"},
+                                     {"pattern", {"git", "push", "<any>..."}},
+                                     {"decision", "forbid"},
+                                     {"match", {"git push --force"}}}));
+    approval_service service(options);
+    const approval_decision pushed = service.request(call("git push origin main"));
+    EXPECT_EQ(pushed.outcome, approval_outcome::rejected);
+    EXPECT_EQ(pushed.rule, "no-push");
+    const approval_decision fetched = service.request(call("git fetch origin"));
+    EXPECT_EQ(fetched.outcome, approval_outcome::allowed_once);
+    EXPECT_EQ(fetched.rule, "git-anything");
+}
+
+// Unconfined, the network is the host's: a rule that allows danger-full-access applies to a call
+// that asks for no network of its own.
+TEST(ApprovalRules, ARuleOfDangerFullAccessAppliesToAnUnconfinedCall) {
+    approval_options options;
+    options.rules.push_back(rule_of({{"name", "make-install"},
+                                     {"pattern", {"make", "install"}},
+                                     {"mode", "danger-full-access"},
+                                     {"match", {"make install"}}}));
+    approval_service service(options);
+    escalation_request request;
+    request.requested_mode = sandbox_mode::danger_full_access;
+    request.effective_mode = sandbox_mode::read_only;
+    request.justification = "install";
+    request.command = "make install";
+    const escalation_result result = approve_escalation(request, &service);
+    ASSERT_TRUE(result.granted) << result.error;
+    EXPECT_EQ(*result.granted, sandbox_mode::danger_full_access);
+    ASSERT_TRUE(result.decision);
+    EXPECT_EQ(result.decision->rule, "make-install");
+    // But a call that would inherit an exported function is asked about: nobody here.
+    approval_request inherited = call("make install", sandbox_mode::danger_full_access);
+    inherited.requested_network = network_request{sandbox::network_policy::allow, {}};
+    inherited.inherited = {"BASH_FUNC_make%%=() { id; }"};
+    EXPECT_EQ(service.request(inherited).source, decided_by::none);
+}
+
+// A rule built by hand is checked as one read from JSON: one that does not hold is refused.
+TEST(ApprovalRules, ARuleBuiltByHandIsCheckedWhenTheServiceIsMade) {
+    command_rule anything;
+    anything.name = "anything";
+    anything.pattern = {word_pattern{word_pattern::kind::words, {"npm"}}};
+    anything.more = command_rule::tail::any;
+    anything.match = {"npm exec evil"};
+    approval_options options;
+    options.rules.push_back(anything);
+    EXPECT_THROW(approval_service{options}, std::invalid_argument);
+    options.rules.back().match.clear();
+    options.rules.back().more = command_rule::tail::operands;
+    EXPECT_THROW(approval_service{options}, std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace cordon::policy

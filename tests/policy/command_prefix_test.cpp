@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "policy/command_prefix.hpp"
 
@@ -134,6 +135,24 @@ TEST(CommandPrefix, AGrantLoggedAsAPrefixCoversOnlyItsOwnWords) {
     EXPECT_FALSE(covers(logged, "git push origin main", sandbox_mode::workspace_write));
 }
 
+// A grant records the environment the command starts with: PATH or NODE_OPTIONS change what runs
+// as much as the words do.
+TEST(CommandPrefix, AGrantCoversOnlyTheEnvironmentItWasGivenIn) {
+    const std::vector<std::string> environment{"HOME=/home/me", "PATH=/usr/bin:/bin"};
+    const session_grant grant =
+        grant_for("npm test", sandbox_mode::workspace_write, "/src/a", environment);
+    EXPECT_TRUE(
+        covers(grant, "npm test", sandbox_mode::workspace_write, {}, "/src/a", environment));
+    for (const std::vector<std::string>& other :
+         {std::vector<std::string>{"HOME=/home/me", "PATH=/src/a/.bin:/usr/bin:/bin"},
+          std::vector<std::string>{"HOME=/home/me", "NODE_OPTIONS=--require ./x.js",
+                                   "PATH=/usr/bin:/bin"},
+          std::vector<std::string>{"HOME=/home/me"}}) {
+        EXPECT_FALSE(covers(grant, "npm test", sandbox_mode::workspace_write, {}, "/src/a", other))
+            << other.back();
+    }
+}
+
 TEST(CommandPrefix, DescribedAsAPersonReadsIt) {
     EXPECT_EQ(describe(grant_for("git push origin main", sandbox_mode::workspace_write)),
               "exactly `git push origin main`");
@@ -141,6 +160,9 @@ TEST(CommandPrefix, DescribedAsAPersonReadsIt) {
               "exactly `git commit -m 'a b'` in /src/a");
     EXPECT_EQ(describe(grant_for("make && make install", sandbox_mode::workspace_write)),
               "exactly the text `make && make install`");
+    // A quote in a word is closed, escaped and opened again: one word reads as one.
+    EXPECT_EQ(describe(grant_for("echo \"a' 'b\"", sandbox_mode::workspace_write)),
+              "exactly `echo 'a'\\'' '\\''b'`");
     // Whatever would not print as itself is escaped.
     EXPECT_EQ(describe(grant_for("echo '\x1b[2J'", sandbox_mode::workspace_write)),
               "exactly `echo '\\x1b[2J'`");

@@ -10,6 +10,7 @@
 
 #include "policy/display.hpp"
 #include "policy/unicode_classes.hpp"
+#include "support.hpp"
 
 namespace cordon::policy {
 namespace {
@@ -67,26 +68,7 @@ TEST(ShownSafely, ABackslashCannotForgeAnEscape) {
     EXPECT_NE(shown_safely("\\x1b"), shown_safely("\x1b"));
 }
 
-// The UTF-8 form of one code point.
-std::string utf8(char32_t c) {
-    std::string out;
-    if (c < 0x80) {
-        out += static_cast<char>(c);
-    } else if (c < 0x800) {
-        out += static_cast<char>(0xC0 | (c >> 6));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += static_cast<char>(0xE0 | (c >> 12));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (c >> 18));
-        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-    return out;
-}
+using test::utf8;
 
 std::string repeated(const std::string& unit, std::size_t times) {
     std::string out;
