@@ -71,7 +71,8 @@ std::string shown_described(std::string_view text) {
 // the last column is left empty (no pending wrap). Each row is made single-width first (DECSWL:
 // earlier output may have made it double-width, DECDWL or DECDHL, which halves what fits) and
 // erased to its end after (EL: earlier output drawn to the right of it, `   --dry-run`, would read
-// as part of it).
+// as part of it). A row ends in a carriage return of its own: an earlier `stty -onlcr` (or
+// -opost) would otherwise start the next row where this one ended.
 std::string wrapped(std::string_view text, std::size_t columns) {
     constexpr std::string_view row_start = "\x1b#5";
     constexpr std::string_view row_end = "\x1b[K";
@@ -84,7 +85,7 @@ std::string wrapped(std::string_view text, std::size_t columns) {
     for (std::size_t i = 0; i < text.size();) {
         const auto byte = static_cast<unsigned char>(text[i]);
         if (byte == '\n') {
-            out.append(row_end).append("\n").append(row_start);
+            out.append(row_end).append("\r\n").append(row_start);
             used = 0;
             ++i;
             continue;
@@ -96,7 +97,7 @@ std::string wrapped(std::string_view text, std::size_t columns) {
         }
         const std::size_t cells = byte < 0x80 ? 1 : 2;
         if (used + cells >= columns) {
-            out.append(row_end).append("\n").append(row_start).append(continued);
+            out.append(row_end).append("\r\n").append(row_start).append(continued);
             used = continued_cells;
         }
         out.append(text.substr(i, length));

@@ -208,17 +208,22 @@ protected:
                                  std::string(justification), "-c", command});
         return args;
     }
-    // The terminal's output with the rows cordon cut a line into joined again (policy/question.hpp:
-    // each row after a line's first begins with "  \u2026 "), so that a line reads whole.
+    // The terminal's output as a person reads its lines: the rows cordon cut a line into joined
+    // again (policy/question.hpp: each row after a line's first begins with "  \u2026 "), without
+    // the row's own controls (single width, erase to its end) and with its "\r\n" (which the
+    // terminal's ONLCR makes "\r\r\n") as one line break.
     tty_result on_terminal(const std::vector<std::string>& args, tty_options options = {}) {
         tty_result result = run_on_terminal(args, workspace_, scratch_.path(), options);
-        for (const std::string_view cut :
-             {"\x1b[K\r\n\x1b#5  \u2026 ", "\x1b[K\n\x1b#5  \u2026 ", "\x1b[K", "\x1b#5"}) {
-            for (auto at = result.terminal.find(cut); at != std::string::npos;
-                 at = result.terminal.find(cut, at)) {
-                result.terminal.erase(at, cut.size());
+        const auto replace = [&result](std::string_view from, std::string_view to) {
+            for (auto at = result.terminal.find(from); at != std::string::npos;
+                 at = result.terminal.find(from, at + to.size())) {
+                result.terminal.replace(at, from.size(), to);
             }
-        }
+        };
+        replace("\r\r\n", "\r\n");
+        replace("\x1b[K\r\n\x1b#5  \u2026 ", "");
+        replace("\x1b[K", "");
+        replace("\x1b#5", "");
         return result;
     }
     cli_result without_terminal(const std::vector<std::string>& args, cli_stdin input = {}) {

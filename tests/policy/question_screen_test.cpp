@@ -61,15 +61,18 @@ public:
     xterm_screen& operator=(const xterm_screen&) = delete;
 
     // What a process writes to the terminal, through the line discipline's output processing
-    // (termios ONLCR, on by default: "\n" reaches the terminal as "\r\n").
+    // (termios ONLCR, on by default: "\n" reaches the terminal as "\r\n"; `stty -onlcr` turns it
+    // off).
     void write(std::string_view written) {
         std::string bytes;
         for (const char c : written)
-            bytes += c == '\n' ? std::string("\r\n") : std::string(1, c);
+            bytes += c == '\n' && onlcr ? std::string("\r\n") : std::string(1, c);
         vterm_input_write(vt_, bytes.data(), bytes.size());
         vterm_input_write(pen_, bytes.data(), bytes.size());
         vterm_screen_flush_damage(screen_);
     }
+
+    bool onlcr = true;
 
     // From now on, count what is drawn concealed.
     void watch_concealed() { concealed_ = 0; }
@@ -288,9 +291,10 @@ struct seen {
 };
 
 seen asked(const approval_request& request, std::string_view earlier = "",
-           bool offer_session = true) {
+           bool offer_session = true, bool onlcr = true) {
     xterm_screen screen;
     screen.write(earlier);
+    screen.onlcr = onlcr;
     screen.watch_concealed();
     screen.write(terminal_question(request, true, offer_session));
     seen out;
@@ -485,6 +489,18 @@ TEST(QuestionScreen, ALongNetworkLineLeavesTheCommandNextToTheQuestion) {
 // What a command run under the standing mode printed before the question: the default
 // foreground made the background (OSC 10/11), the palette made one colour (OSC 4), concealed
 // text (SGR 8), a scroll region three rows high, and a fake question. The reset before the real
+// An earlier command can leave the terminal with `stty -onlcr` (or -opost): a "\n" then moves
+// down without returning to the first column, and every row would start where the last ended.
+// Each row ends in a carriage return of its own.
+TEST(QuestionScreen, ATerminalLeftWithoutOnlcrStillStartsEveryRowAtTheLeft) {
+    const approval_request request = asking("make -C build install");
+    const seen screen = asked(request, "", true, false);
+    expect_the_true_command_above_the_choices(screen, request);
+    ASSERT_GE(screen.header, 0) << screen.all();
+    EXPECT_EQ(screen.rows[static_cast<std::size_t>(screen.header)],
+              "cordon run: the command asks to run under a wider sandbox mode");
+}
+
 // Earlier output can make rows double-width (DECDWL halves what fits: the terminal would wrap the
 // command's row itself, and the next row would begin with the command's own text) and leave text
 // to the right of where the question's rows end (`   --dry-run` after `rm -rf ~/w`). Each row is
