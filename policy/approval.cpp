@@ -219,6 +219,7 @@ approval_decision approval_service::request(const approval_request& request,
         if (!request.justification.empty()) asked["justification"] = request.justification;
         if (!request.env.empty()) asked["env"] = request.env;
         if (!request.inherited.empty()) asked["inherited"] = request.inherited;
+        if (!request.writable_path.empty()) asked["writable_path"] = request.writable_path;
         if (!request.input.empty()) asked["input"] = request.input;
         if (auto error = log_->append(std::move(asked))) {
             decision.id.clear();
@@ -230,8 +231,8 @@ approval_decision approval_service::request(const approval_request& request,
 
     // A call that changes the command's environment or stdin runs something nobody wrote a
     // rule or gave a grant for: it is always asked about.
-    const bool unchanged =
-        request.env.empty() && request.inherited.empty() && request.input.empty();
+    const bool unchanged = request.env.empty() && request.inherited.empty() &&
+                           request.writable_path.empty() && request.input.empty();
     const auto covering =
         std::find_if(standing.begin(), standing.end(), [&](const session_grant& grant) {
             return unchanged &&

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "cordon/environment.hpp"
+#include "cordon/policy.hpp"
+#include "sandbox/protected_paths.hpp"
 #include "policy/escalation.hpp"
 #include "policy/escalation_json.hpp"
 
@@ -26,6 +28,38 @@ std::vector<std::string> starting_environment(const runtime::run_request& reques
         const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
         return name == "PWD" || name == "OLDPWD" || name == "SHLVL" || name == "_";
     });
+    return out;
+}
+
+// The directories of `environment`'s PATH that a run could write: relative ones (the working
+// directory is the run's), and those within what workspace-write writes (the workspace, the
+// writable roots, /tmp, $TMPDIR) or /dev/shm. Whatever the standing mode: a run allowed once
+// into workspace-write could have planted there too.
+std::vector<std::string> writable_path_of(const std::vector<std::string>& environment,
+                                          const runtime::run_request& request) {
+    std::vector<std::string> out;
+    const auto path = std::find_if(environment.begin(), environment.end(),
+                                   [](const std::string& entry) { return entry.starts_with("PATH="); });
+    if (path == environment.end()) return out;
+    std::vector<std::filesystem::path> writable = sandbox::writable_roots(
+        {sandbox::sandbox_mode::workspace_write, request.workspace_root, request.rules});
+    writable.emplace_back("/dev/shm");
+    std::string_view rest = std::string_view(*path).substr(5);
+    for (;;) {
+        const std::size_t colon = rest.find(':');
+        const std::string_view entry = rest.substr(0, colon);
+        const std::filesystem::path dir(entry);
+        const bool planted =
+            dir.is_relative() ||
+            std::any_of(writable.begin(), writable.end(), [&dir](const std::filesystem::path& root) {
+                return sandbox::is_within(sandbox::canonical_path(dir), root);
+            });
+        if (planted && std::find(out.begin(), out.end(), entry) == out.end()) {
+            out.emplace_back(entry);
+        }
+        if (colon == std::string_view::npos) break;
+        rest.remove_prefix(colon + 1);
+    }
     return out;
 }
 
@@ -72,6 +106,7 @@ escalation_outcome escalate(runtime::run_request& request, const escalation_ask&
     asked.workdir = request.workdir.value_or(request.workspace_root);
     asked.env = env_overrides(request.env);
     asked.environment = starting_environment(request);
+    asked.writable_path = writable_path_of(asked.environment, request);
     for (const std::string& entry : asked.environment) {
         const std::string name = entry.substr(0, entry.find('='));
         if (inherited_runner_variable(name) && !request.env.contains(name)) {
@@ -88,6 +123,16 @@ escalation_outcome escalate(runtime::run_request& request, const escalation_ask&
         return out;
     }
     out.status = escalation_status::granted;
+    if (result.decision && result.decision->source == decided_by::rule) {
+        // A rule vouches for words, not for what the caller's environment makes of them
+        // (NODE_OPTIONS, MAKEFILES, GIT_CONFIG_*, a HOME of the agent's choosing): the run it
+        // allows starts from the minimal environment, in the account's own home.
+        request.environment.clear = true;
+        request.environment.keep.clear();
+        if (const std::filesystem::path home = sandbox::account_home(); !home.empty()) {
+            request.env["HOME"] = home.string();
+        }
+    }
     request.mode = *result.granted;
     request.network = with_network(std::move(request.network), result.granted_network);
     return out;

@@ -117,6 +117,7 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.env = request.env;
     asked.inherited = request.inherited;
     asked.environment = request.environment;
+    asked.writable_path = request.writable_path;
     asked.input = request.input;
     asked.policy = request.policy;
     asked.effective_mode = request.effective_mode;

@@ -129,6 +129,9 @@ std::string question_fields(const approval_request& request) {
     // instead of touch.
     for (const auto& each : request.inherited)
         text += "  env:      " + shown_compactly(each) + "  (inherited)\n";
+    // Where the command's programs may be found that a run could have put them.
+    for (const auto& each : request.writable_path)
+        text += "  path:     " + shown_compactly(each) + "  (on PATH, and a run can write it)\n";
     if (!request.input.empty()) {
         // Labelled whatever a library's caller put there: no input passes for the command.
         const std::string input = shown_described(request.input);

@@ -103,6 +103,11 @@ struct approval_request {
     // and covers only a call that starts with the very same: PATH, NODE_OPTIONS or PYTHONPATH
     // change what `npm test` runs as much as its words do.
     std::vector<std::string> environment;
+    // The directories on the PATH the command would start with that a run can write (inside the
+    // workspace, a writable root, /tmp), or that are relative: a run under the standing mode can
+    // put a `git` there that the next `git status` finds first. Shown, logged, and with any, no
+    // grant or rule covers the call.
+    std::vector<std::string> writable_path;
     // What the call feeds the command's stdin, as describe_input() words it; empty when it feeds
     // nothing. `python3 -` or `bash` run what they read: a yes to the text alone would be a yes to
     // any program. Shown, logged, and, like env, never covered by a standing grant.

@@ -17,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cordon/limits.hpp"
+#include "cordon/policy.hpp"
 #include "real_backend.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
@@ -571,6 +572,20 @@ TEST_F(ConfigTest, AnApprovalRuleAllowsWhatItSaysWithoutAsking) {
     EXPECT_EQ(wider.exit_code, cli::exit_not_approved) << wider.err;
     EXPECT_FALSE(fs::exists(workspace_ / "wide"));
 
+    // A program a run could have put on PATH (a directory of the workspace first): asked.
+    const fs::path bin = workspace_ / "bin";
+    fs::create_directory(bin);
+    const cli_result planted = run_cordon(
+        {"run", "--json", "--escalate", "workspace-write", "--justification", "writes a file",
+         "-c", "touch planted"},
+        workspace_, {},
+        {{"CORDON_CONFIG_DIRS", etc_.string()},
+         {"HOME", home_.string()},
+         {"XDG_CONFIG_HOME", std::nullopt},
+         {"PATH", bin.string() + ":/usr/bin:/bin"}});
+    EXPECT_EQ(planted.exit_code, cli::exit_not_approved) << planted.err << planted.out;
+    EXPECT_FALSE(fs::exists(workspace_ / "planted"));
+
     const nlohmann::json shown = show()["settings"]["approval_rule"];
     ASSERT_EQ(shown.size(), 1u) << shown.dump();
     EXPECT_EQ(shown[0]["value"]["name"], "touch-files");
@@ -608,6 +623,33 @@ TEST_F(ConfigTest, ApprovalRulesHaveOneNameEachAndLieWhereNoRunWrites) {
     // Without rules the same file only sets defaults, which a read-only run cannot change.
     write_config(planted, "timeout = \"30s\"\n");
     EXPECT_EQ(cordon({"run", "-c", "true"}, planted.string()).exit_code, 0);
+}
+
+// A rule vouches for the words, not for what the caller's environment makes of them: the run it
+// allows starts from the minimal environment, in the account's own home.
+TEST_F(ConfigTest, ARuleRunsItsCommandInTheMinimalEnvironment) {
+    write_config(etc_,
+                 "[[approval_rule]]\n"
+                 "name = \"print-env\"\n"
+                 "pattern = [\"env\"]\n"
+                 "mode = \"workspace-write\"\n"
+                 "match = [\"env\"]\n");
+    const cli_result printed = run_cordon(
+        {"run", "--escalate", "workspace-write", "--justification", "show it", "-c", "env"},
+        workspace_, {},
+        {{"CORDON_CONFIG_DIRS", etc_.string()},
+         {"HOME", home_.string()},
+         {"XDG_CONFIG_HOME", std::nullopt},
+         {"NODE_OPTIONS", "--require ./x.js"},
+         {"MAKEFILES", "/tmp/evil.mk"}});
+    if (printed.exit_code == cli::exit_sandbox_unavailable && !real_backends_required()) return;
+    ASSERT_EQ(printed.exit_code, 0) << printed.err;
+    EXPECT_EQ(printed.out.find("NODE_OPTIONS"), std::string::npos) << printed.out;
+    EXPECT_EQ(printed.out.find("MAKEFILES"), std::string::npos) << printed.out;
+    EXPECT_EQ(printed.out.find("HOME=" + home_.string() + "\n"), std::string::npos) << printed.out;
+    EXPECT_NE(printed.out.find("HOME=" + sandbox::account_home().string() + "\n"),
+              std::string::npos)
+        << printed.out;
 }
 
 }  // namespace

@@ -187,7 +187,8 @@ TEST(ApprovalRules, TheServiceAppliesThemWithoutAskingAndRecordsWhichDecided) {
     EXPECT_EQ(asked, 0);
 
     // Asked instead: a mode wider than the rule's; a call that sets the environment or feeds
-    // stdin; one that asks for network; an option the pattern does not name.
+    // stdin; one that asks for network; an option the pattern does not name; one whose PATH holds
+    // a directory a run can write.
     (void)service.request(call("npm run build", sandbox_mode::danger_full_access));
     approval_request env = call("npm run build");
     env.env = {"NODE_OPTIONS=--require ./x.js"};
@@ -199,7 +200,10 @@ TEST(ApprovalRules, TheServiceAppliesThemWithoutAskingAndRecordsWhichDecided) {
     network.requested_network = network_request{sandbox::network_policy::allow, {}};
     (void)service.request(network);
     (void)service.request(call("npm run build --script-shell ./sh"));
-    EXPECT_EQ(asked, 5);
+    approval_request planted = call("npm run build");
+    planted.writable_path = {"/src/app/node_modules/.bin"};
+    (void)service.request(planted);
+    EXPECT_EQ(asked, 6);
 
     // The log names the rule that decided.
     const auto state = std::get<session_state>(log->state());
