@@ -10,9 +10,9 @@
 
 #include "cordon/environment.hpp"
 #include "cordon/policy.hpp"
-#include "sandbox/protected_paths.hpp"
 #include "policy/escalation.hpp"
 #include "policy/escalation_json.hpp"
+#include "sandbox/protected_paths.hpp"
 
 namespace cordon::policy {
 
@@ -20,13 +20,14 @@ namespace {
 
 // What a run of `request` would start with, as the executor builds it from this process's
 // environment, without what differs from one call to the next for no reason of the command's:
-// the shell's PWD, OLDPWD, SHLVL and _.
+// the shell's OLDPWD, SHLVL and _. (PWD stays: bash keeps an inherited PWD that names the
+// working directory through a link, and a `cd ..` then goes elsewhere.)
 std::vector<std::string> starting_environment(const runtime::run_request& request) {
     std::vector<std::string> out =
         runtime::build_environment(environ, request.env, request.environment);
     std::erase_if(out, [](const std::string& entry) {
         const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
-        return name == "PWD" || name == "OLDPWD" || name == "SHLVL" || name == "_";
+        return name == "OLDPWD" || name == "SHLVL" || name == "_";
     });
     return out;
 }
@@ -38,8 +39,9 @@ std::vector<std::string> starting_environment(const runtime::run_request& reques
 std::vector<std::string> writable_path_of(const std::vector<std::string>& environment,
                                           const runtime::run_request& request) {
     std::vector<std::string> out;
-    const auto path = std::find_if(environment.begin(), environment.end(),
-                                   [](const std::string& entry) { return entry.starts_with("PATH="); });
+    const auto path =
+        std::find_if(environment.begin(), environment.end(),
+                     [](const std::string& entry) { return entry.starts_with("PATH="); });
     if (path == environment.end()) return out;
     std::vector<std::filesystem::path> writable = sandbox::writable_roots(
         {sandbox::sandbox_mode::workspace_write, request.workspace_root, request.rules});
@@ -51,9 +53,10 @@ std::vector<std::string> writable_path_of(const std::vector<std::string>& enviro
         const std::filesystem::path dir(entry);
         const bool planted =
             dir.is_relative() ||
-            std::any_of(writable.begin(), writable.end(), [&dir](const std::filesystem::path& root) {
-                return sandbox::is_within(sandbox::canonical_path(dir), root);
-            });
+            std::any_of(writable.begin(), writable.end(),
+                        [&dir](const std::filesystem::path& root) {
+                            return sandbox::is_within(sandbox::canonical_path(dir), root);
+                        });
         if (planted && std::find(out.begin(), out.end(), entry) == out.end()) {
             out.emplace_back(entry);
         }

@@ -99,7 +99,7 @@ struct approval_request {
     // grant or a rule: `touch x` with an exported function `touch` runs the function.
     std::vector<std::string> inherited;
     // The whole environment the command would start with, "NAME=value" sorted (build_environment()
-    // of cordon/environment.hpp, without PWD, OLDPWD, SHLVL and _). Not shown; a grant records it
+    // of cordon/environment.hpp, without OLDPWD, SHLVL and _). Not shown; a grant records it
     // and covers only a call that starts with the very same: PATH, NODE_OPTIONS or PYTHONPATH
     // change what `npm test` runs as much as its words do.
     std::vector<std::string> environment;
