@@ -57,12 +57,12 @@ struct escalation_request {
     std::string tool = "bash";
     std::string command;
     std::filesystem::path workdir;
-    std::vector<std::string> env;          // as approval_request::env
-    std::vector<std::string> inherited;    // as approval_request::inherited
-    std::vector<std::string> environment;  // as approval_request::environment
+    std::vector<std::string> env;            // as approval_request::env
+    std::vector<std::string> inherited;      // as approval_request::inherited
+    std::vector<std::string> environment;    // as approval_request::environment
     std::vector<std::string> writable_path;  // as approval_request::writable_path
-    std::string input;                     // as approval_request::input
-    std::string policy;                    // as approval_request::policy
+    std::string input;                       // as approval_request::input
+    std::string policy;                      // as approval_request::policy
 };
 
 // What escalating to `to` under `rules` changes beyond the mode, in one line: an unconfined run
