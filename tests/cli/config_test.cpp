@@ -575,14 +575,14 @@ TEST_F(ConfigTest, AnApprovalRuleAllowsWhatItSaysWithoutAsking) {
     // A program a run could have put on PATH (a directory of the workspace first): asked.
     const fs::path bin = workspace_ / "bin";
     fs::create_directory(bin);
-    const cli_result planted = run_cordon(
-        {"run", "--json", "--escalate", "workspace-write", "--justification", "writes a file",
-         "-c", "touch planted"},
-        workspace_, {},
-        {{"CORDON_CONFIG_DIRS", etc_.string()},
-         {"HOME", home_.string()},
-         {"XDG_CONFIG_HOME", std::nullopt},
-         {"PATH", bin.string() + ":/usr/bin:/bin"}});
+    const cli_result planted =
+        run_cordon({"run", "--json", "--escalate", "workspace-write", "--justification",
+                    "writes a file", "-c", "touch planted"},
+                   workspace_, {},
+                   {{"CORDON_CONFIG_DIRS", etc_.string()},
+                    {"HOME", home_.string()},
+                    {"XDG_CONFIG_HOME", std::nullopt},
+                    {"PATH", bin.string() + ":/usr/bin:/bin"}});
     EXPECT_EQ(planted.exit_code, cli::exit_not_approved) << planted.err << planted.out;
     EXPECT_FALSE(fs::exists(workspace_ / "planted"));
 
