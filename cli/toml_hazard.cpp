@@ -79,6 +79,10 @@ std::optional<toml_hazard> toml_hazard_in(std::string_view text) {
                         if (!(line_start && c == '[')) open += c;  // a header is no value
                         in_key = c == '{' || (line_start && c == '[');
                         token_start = true;
+                    } else if (c == '}' && token_start && !open.empty() && open.back() == '[') {
+                        // Where an array expects a value (after its '[' or a ','), toml++ takes
+                        // a '}' for one and fails an assertion.
+                        return toml_hazard{line, "an array's value must not be '}'"};
                     } else if (c == ']' || c == '}') {
                         if (!open.empty()) open.pop_back();
                         token_start = false;

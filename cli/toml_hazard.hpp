@@ -6,8 +6,11 @@
 // fails (cordon aborted) and, past NDEBUG, the behaviour is undefined.
 // - A table header whose key starts with a character no key starts with ("[&", "[[[1]]]", "["
 //   at the end of a line): its key parser is entered anyway (marzer/tomlplusplus#294, #301). A
-//   line that starts with '[' inside a multi-line array or string is judged the same way, which
-//   refuses no file cordon accepts: none of its keys takes an array of arrays or of tables.
+//   line that starts with '[' inside a multi-line array or string is judged the same way: an
+//   approval rule's pattern may hold a list of words, and a line that begins with one begins
+//   with its first quoted word, which passes (only a list broken after its '[' is refused).
+// - A '}' where an array expects a value (`x = [}`, `x = [1,` then `}`): toml++ reads it as the
+//   start of one and fails an assertion in parse_value().
 // - A character past ASCII where the parser skips white space (outside strings and comments, or
 //   after a line-ending backslash in a """string"""): its test for Unicode white space reaches
 //   an unreachable branch for U+00A1-U+0499, U+2D6E-U+3167 and U+FB86-U+FEFE. Outside strings
