@@ -408,7 +408,8 @@ approval_decision approval_service::request(const approval_request& request,
             if (!decision.grant->workdir.empty()) {
                 decided["grant"]["workdir"] = decision.grant->workdir.string();
             }
-            if (decision.grant->environment) {
+            // Recorded with the grant it makes; a use of it names it by its id.
+            if (decision.grant->environment && decision.source != decided_by::grant) {
                 decided["grant"]["environment"] = *decision.grant->environment;
             }
         }
