@@ -30,11 +30,8 @@ std::string mode_name(sandbox::sandbox_mode mode) {
 // last. The choices are the form's; what is not offered is said after the command.
 std::string question(const policy::approval_request& request) {
     std::string text = policy::question_fields(request);
-    if (!policy::shown_whole(request.command)) {
-        text +=
-            "(Not offered for the session: a command with a character shown escaped, or longer "
-            "than " +
-            std::to_string(policy::display_bound) + " bytes, is allowed once or not at all.)";
+    if (const std::string refused = policy::session_grant_refusal(request); !refused.empty()) {
+        text += "(Not offered for the session: " + refused + ".)";
     } else {
         text.pop_back();  // the last line's newline
     }
@@ -55,7 +52,7 @@ json elicitation_params(const policy::approval_request& request, std::string_vie
     const std::string once = "Allow once";
     // A standing grant covers later calls nobody looks at: only a command shown whole, exactly as
     // it is, is offered one (display.hpp).
-    const bool offer_session = policy::shown_whole(request.command);
+    const bool offer_session = policy::session_grant_refusal(request).empty();
     const std::string session =
         "Allow " +
         policy::describe(

@@ -76,6 +76,26 @@ std::vector<std::string> env_overrides(
     return out;
 }
 
+std::string session_grant_refusal(const approval_request& request) {
+    if (!shown_whole(request.command)) {
+        return "a command with a character shown escaped, or longer than " +
+               std::to_string(display_bound) + " bytes, is never allowed for the session";
+    }
+    if (!request.env.empty()) {
+        return "a call that sets or unsets the environment is asked about every time";
+    }
+    if (!request.inherited.empty()) {
+        return "a call that inherits what changes what a shell runs is asked about every time";
+    }
+    if (!request.writable_path.empty()) {
+        return "a call whose PATH holds a directory a run can write is asked about every time";
+    }
+    if (!request.input.empty()) {
+        return "a call that feeds the command's stdin is asked about every time";
+    }
+    return "";
+}
+
 std::string new_approval_id() {
     std::random_device random;
     const std::uint64_t value = (static_cast<std::uint64_t>(random()) << 32) ^ random();
@@ -373,14 +393,15 @@ approval_decision approval_service::request(const approval_request& request,
     }
 
     if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant &&
-        !shown_whole(request.command)) {
-        // No responder offers a standing grant for such a command (display.hpp); one that
-        // answers with it anyway did not answer the question that was asked.
+        !session_grant_refusal(request).empty()) {
+        // No responder offers a standing grant for such a call; one that answers with it anyway
+        // did not answer the question that was asked.
         decision.outcome = approval_outcome::unavailable;
-        decision.detail =
-            "a standing grant is not given for a command that cannot be shown whole (a character "
-            "shown escaped, or more than " +
-            std::to_string(display_bound) + " bytes)";
+        decision.detail = shown_whole(request.command)
+                              ? "a standing grant is not given: " + session_grant_refusal(request)
+                              : "a standing grant is not given for a command that cannot be "
+                                "shown whole (a character shown escaped, or more than " +
+                                    std::to_string(display_bound) + " bytes)";
     }
     if (decision.outcome == approval_outcome::allowed_for_session && !decision.grant) {
         session_grant grant = grant_for(request.command, request.requested_mode, request.workdir,

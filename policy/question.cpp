@@ -152,7 +152,8 @@ std::string terminal_question(const approval_request& request, bool with_session
                               bool offer_session, std::size_t columns) {
     // A standing grant covers later runs nobody looks at: whatever the caller says, `s` is never
     // offered for a command not shown whole, exactly as it is (display.hpp).
-    offer_session = offer_session && shown_whole(request.command);
+    const std::string refused = session_grant_refusal(request);
+    offer_session = offer_session && refused.empty();
     std::string text = "\n" + question_fields(request);
     text += "  y = allow this run once, N = refuse (the default)";
     if (offer_session) {
@@ -166,8 +167,7 @@ std::string terminal_question(const approval_request& request, bool with_session
                      : " with network " + shown_compactly(to_string(request.requested_network))) +
                 " without asking again in this session";
     } else if (with_session) {
-        text += "\n  (no s: a command with a character shown escaped, or longer than " +
-                std::to_string(display_bound) + " bytes, is never allowed for the session)";
+        text += "\n  (no s: " + refused + ")";
     }
     text += "\n";
     text += offer_session ? "Allow? [y/N/s] " : "Allow? [y/N] ";

@@ -103,7 +103,7 @@ std::optional<policy::approval_outcome> terminal_prompt::answer(
     if (::tcflush(tty.get(), TCIFLUSH) != 0) return std::nullopt;
     // A standing grant covers later runs nobody looks at: only a command shown whole, exactly as
     // it is, may have one (display.hpp).
-    const bool offer = offer_session_ && policy::shown_whole(request.command);
+    const bool offer = offer_session_ && policy::session_grant_refusal(request).empty();
     // The width the rows are cut to: the terminal's, else the 80 columns of one.
     winsize size{};
     const std::size_t columns =

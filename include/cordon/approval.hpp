@@ -38,9 +38,9 @@
 //      the next; the end of the chain, a throwing responder, or an answer outside the vocabulary
 //      is `unavailable`. Cancellation, or no answer within the timeout, is `cancelled` at once;
 //      an answer that comes later is discarded;
-//      A responder's allowed-for-session for a command that cannot be shown whole
-//      (display.hpp: shown_whole) is `unavailable`: no responder offers it, so it answers
-//      nothing that was asked;
+//      A responder's allowed-for-session for a call session_grant_refusal() refuses (a command
+//      that cannot be shown whole, a call no grant could cover) is `unavailable`: no responder
+//      offers it, so it answers nothing that was asked;
 //   7. writes `approval/decided` (with the grant, for allowed-for-session) and returns.
 //
 // Events: {"type":"approval/asked","id","tool","command","workdir","mode","from","reason",
@@ -247,6 +247,14 @@ private:
 // leaves stdin open for the caller to write more while it runs: "stdin: 12 bytes: print(1)\n",
 // with a long text cut; empty when the call hands it nothing.
 [[nodiscard]] std::string describe_input(const std::optional<std::string>& data, bool kept_open);
+
+// Why no allowed-for-session grant is offered for `request`, or "" when one may be: its command is
+// not shown whole (display.hpp: "a command with a character shown escaped, or longer than 600
+// bytes, is never allowed for the session"), or the call changes what no grant covers (its
+// environment, what it inherits that a shell runs, a PATH directory a run can write, its stdin:
+// "... is asked about every time"). A responder's allowed-for-session for such a call is
+// `unavailable`: nobody offered it.
+[[nodiscard]] std::string session_grant_refusal(const approval_request& request);
 
 // A fresh random id ("ap-" and 16 hex digits).
 [[nodiscard]] std::string new_approval_id();

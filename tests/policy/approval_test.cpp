@@ -390,6 +390,13 @@ TEST(Approval, ACallThatChangesTheEnvironmentIsNeverCoveredByAGrant) {
         request.env = env_overrides(env);
         const auto decision = service.request(request);
         EXPECT_EQ(decision.source, decided_by::responder);  // asked, not covered
+        // Nor granted: no grant could cover it, so none was offered, and an answer that takes
+        // one answers nothing that was asked.
+        EXPECT_EQ(decision.outcome, approval_outcome::unavailable);
+        EXPECT_EQ(decision.detail,
+                  "a standing grant is not given: a call that sets or unsets the environment is "
+                  "asked about every time");
+        EXPECT_FALSE(decision.grant);
     }
     ASSERT_EQ(seen.size(), 3u);
     EXPECT_EQ(seen[1].env, (std::vector<std::string>{"BASH_ENV=/ws/evil.sh"}));

@@ -466,6 +466,22 @@ TEST(QuestionScreen, AnInheritedFunctionIsShownWithTheQuestion) {
         << screen.all();
 }
 
+// `s` is offered only where a grant could cover the call: one that sets the environment, inherits
+// what a shell runs, has a PATH directory a run can write or feeds stdin is asked about every time,
+// and the question says why.
+TEST(QuestionScreen, NoGrantIsOfferedForACallNoGrantCouldCover) {
+    approval_request request = asking("touch x");
+    request.writable_path = {"/home/dev/project/.venv/bin"};
+    const seen screen = asked(request);
+    expect_the_true_command_above_the_choices(screen, request);
+    EXPECT_FALSE(screen.shows("  s = allow")) << screen.all();
+    EXPECT_TRUE(screen.shows("  path:     /home/dev/project/.venv/bin  (on PATH, and a run can"))
+        << screen.all();
+    EXPECT_TRUE(screen.shows("(no s: a call whose PATH holds a directory a run can write is"))
+        << screen.all();
+    EXPECT_EQ(screen.rows[static_cast<std::size_t>(screen.cursor)], "Allow? [y/N]") << screen.all();
+}
+
 TEST(QuestionScreen, ManyEnvironmentEntriesLeaveTheCommandNextToTheQuestion) {
     approval_request request = asking("touch PWNED");
     for (int i = 0; i < 60; ++i)
