@@ -164,11 +164,13 @@ int report_run(const runtime::run_record& record, const run_report& report) {
             const bool hint =
                 record.sandbox.denied &&
                 policy::escalation_possible(run_mode, stand.approval, policy::terminal_can_ask());
-            const auto blocked = runtime::first_blocked_host(record.sandbox);
-            const std::string how = !hint                            ? std::string()
-                                    : !record.sandbox.network_denied ? policy::cli_escalation_hint()
-                                    : blocked ? policy::cli_network_domain_escalation_hint(*blocked)
-                                              : policy::cli_network_escalation_hint();
+            const auto retry = runtime::network_retry_after(record.sandbox);
+            const std::string how =
+                !hint                            ? std::string()
+                : !record.sandbox.network_denied ? policy::cli_escalation_hint()
+                : retry.destination ? policy::cli_network_domain_escalation_hint(*retry.destination)
+                : retry.whole_network ? policy::cli_network_escalation_hint()
+                                      : std::string();
             markers += runtime::render_markers(record, how, !report.reader_gone);
         }
         own_lines(std::move(markers));

@@ -459,10 +459,12 @@ struct server::impl final : tool_context {
         if (snapshot.sandbox.denied &&
             policy::escalation_possible(snapshot.sandbox.mode, approvals.effective_policy(),
                                         approvals.has_responders())) {
-            const auto blocked = runtime::first_blocked_host(snapshot.sandbox);
+            const auto retry = runtime::network_retry_after(snapshot.sandbox);
             hint = !snapshot.sandbox.network_denied ? policy::escalation_hint("command")
-                   : blocked ? policy::network_domain_escalation_hint(*blocked, "command")
-                             : policy::network_escalation_hint("command");
+                   : retry.destination
+                       ? policy::network_domain_escalation_hint(*retry.destination, "command")
+                   : retry.whole_network ? policy::network_escalation_hint("command")
+                                         : std::string();
         }
         return view(job, snapshot, shown, hint);
     }

@@ -99,6 +99,21 @@ escalation_result approve_escalation(const escalation_request& request, approval
             }
         }
     }
+    // The host's whole network would reach what the operator's denied list refuses: no answer
+    // widens that, so nobody is asked (danger-full-access, which confines nothing, is a mode).
+    if (request.requested_network && to_network.policy == sandbox::network_policy::allow &&
+        sandbox::is_confined(mode) && !request.denied_domains.empty()) {
+        std::string listed;
+        for (std::size_t i = 0; i < request.denied_domains.size() && i < 3; ++i) {
+            listed += (i == 0 ? "\"" : ", \"") + request.denied_domains[i] + "\"";
+        }
+        if (request.denied_domains.size() > 3) listed += ", ...";
+        result.error =
+            "sandbox escalation to network \"allow\" would open what denied_domains "
+            "refuses (" +
+            listed + "); ask for the domains the command needs instead";
+        return result;
+    }
     // What the texts name: the mode as before, the network when it was asked for and widens.
     const bool names_network = request.requested_network && network_wider;
     std::string target = network_only ? "" : quoted(mode);

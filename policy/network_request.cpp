@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "sandbox/domain_pattern.hpp"
+#include "sandbox/host_address.hpp"
 
 namespace cordon::policy {
 
@@ -30,6 +31,51 @@ int rank(network_policy policy) {
 
 bool holds(const std::vector<std::string>& list, std::string_view each) {
     return std::find(list.begin(), list.end(), each) != list.end();
+}
+
+// A domain as the person asked reads it: an address that is not another host's public one says
+// what it is and which ports it opens ("127.0.0.1:18080 (the host's own loopback, port 18080)"),
+// since "+127.0.0.1" reads like the sandbox's own loopback.
+std::string shown_domain(const std::string& domain) {
+    const auto parsed = sandbox::parse_domain_pattern(domain);
+    const auto* pattern = std::get_if<sandbox::domain_pattern>(&parsed);
+    if (pattern == nullptr || !pattern->address) return domain;
+    const auto address = sandbox::parse_ip_address(pattern->host);
+    if (!address) return domain;
+    const std::string what = sandbox::describe_address(*address);
+    if (what.empty()) return domain;
+    return domain + " (" + what + ", " +
+           (pattern->port ? "port " + std::to_string(*pattern->port) : "every port") + ")";
+}
+
+// `network` for the person asked: to_string() with each domain shown_domain(), and `allow` with
+// what it opens.
+std::string shown_network(const network_request& network) {
+    switch (network.policy) {
+        case network_policy::deny:
+            return "deny";
+        case network_policy::allow:
+            return "allow (every destination, the host's own loopback, its private network and "
+                   "cloud metadata included)";
+        case network_policy::proxy:
+            break;
+    }
+    std::string out = "proxy";
+    for (std::size_t i = 0; i < network.domains.size(); ++i) {
+        out += (i == 0 ? ": " : ", ") + shown_domain(network.domains[i]);
+    }
+    return out;
+}
+
+// Whether the address `wanted` names carries (sandbox::carried_ipv4) the one `refusing` names:
+// the proxy refuses it in that form too.
+bool carries(const sandbox::domain_pattern& wanted, const sandbox::domain_pattern& refusing) {
+    if (!wanted.address || !refusing.address || refusing.wildcard) return false;
+    const auto asked = sandbox::parse_ip_address(wanted.host);
+    const auto denied = sandbox::parse_ip_address(refusing.host);
+    if (!asked || !denied) return false;
+    const auto carried = sandbox::carried_ipv4(*asked);
+    return std::find(carried.begin(), carried.end(), *denied) != carried.end();
 }
 
 }  // namespace
@@ -87,11 +133,13 @@ std::string network_change(const network_request& from, const network_request& t
     if (from.policy == network_policy::proxy && to.policy == network_policy::proxy) {
         std::string added;
         for (const std::string& each : to.domains) {
-            if (!holds(from.domains, each)) added += (added.empty() ? "+" : ", +") + each;
+            if (!holds(from.domains, each)) {
+                added += (added.empty() ? "+" : ", +") + shown_domain(each);
+            }
         }
         return "proxy \u2192 proxy: " + added;
     }
-    return to_string(from) + " \u2192 " + to_string(to);
+    return to_string(from) + " \u2192 " + shown_network(to);
 }
 
 sandbox::network_rules with_network(sandbox::network_rules rules, const network_request& granted) {
@@ -120,7 +168,7 @@ std::optional<std::string> denied_by(const std::vector<std::string>& denied,
                           refusing->address == wanted->address;
         const bool below =
             refusing->wildcard && !wanted->address && wanted->host.ends_with("." + refusing->host);
-        if (same || below) return each;
+        if (same || below || carries(*wanted, *refusing)) return each;
     }
     return std::nullopt;
 }

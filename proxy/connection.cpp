@@ -170,7 +170,7 @@ void connection::decide(const std::string& host, std::uint16_t port) {
     stage_ = stage::deciding;
     auto verdict = proxy::decide(session_->policy(), host, port);
     if (auto* refused = std::get_if<refusal>(&verdict)) {
-        refuse(refused->destination, refused->reason, refused->host, true);
+        refuse(refused->destination, refused->reason, true, refused->askable);
         return;
     }
     route_ = std::get<route>(std::move(verdict));
@@ -192,12 +192,12 @@ void connection::decide(const std::string& host, std::uint16_t port) {
 
 void connection::on_resolved(resolver::result result) {
     if (auto* reason = std::get_if<std::string>(&result)) {
-        refuse(route_->destination, *reason, route_->host.host, false);
+        refuse(route_->destination, *reason, false);
         return;
     }
     const auto& addresses = std::get<address_list>(result);
     if (auto reason = check_addresses(session_->policy(), *route_, addresses)) {
-        refuse(route_->destination, *reason, route_->host.host, !addresses.empty());
+        refuse(route_->destination, *reason, !addresses.empty());
         return;
     }
     connect(addresses);
@@ -322,14 +322,15 @@ void connection::relay(bool from_client) {
     });
 }
 
-void connection::refuse(const std::string& destination, const std::string& reason,
-                        const std::string& host, bool policy) {
+void connection::refuse(const std::string& destination, const std::string& reason, bool policy,
+                        bool askable) {
     // Only the policy's refusals are the record's: a name that does not exist is no denial.
-    if (policy) session_->record_refusal(destination, reason);
+    if (policy) session_->record_refusal(destination, reason, askable);
     if (kind_ == kind::socks5) {
         reply_then_close(socks5_reply(policy ? socks5::not_allowed : socks5::host_unreachable));
     } else if (policy) {
-        reply_then_close(http_response(403, refusal_body(destination, reason, host), destination));
+        reply_then_close(
+            http_response(403, refusal_body(destination, reason, askable), destination));
     } else {
         reply_then_close(http_response(
             502, "cordon: network access to " + destination + " failed (" + reason + ")\n",

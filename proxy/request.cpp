@@ -204,23 +204,26 @@ std::string http_response(unsigned status, std::string_view body,
     return out;
 }
 
-std::string refusal_body(std::string_view destination, std::string_view reason,
-                         std::string_view host) {
+std::string refusal_body(std::string_view destination, std::string_view reason, bool askable) {
     std::string out = "cordon: network access to ";
     out.append(destination).append(" is blocked by this run's network policy (");
     out.append(reason).append(")");
-    // What would let it through, where asking can: a denied one never is, a private address
-    // only by the operator's say.
-    if (reason == "not in allowed_domains" || reason == "an address, not a name") {
-        out.append("; ask for it with --allow-domain ").append(host).append(" or an escalation");
+    // What would let it through, where asking can: a denied one never is, a private or the
+    // host's own address only by the operator's say.
+    if (askable) {
+        out.append("; ask for it with --allow-domain ")
+            .append(destination)
+            .append(" or an escalation");
     } else if (reason.starts_with("in denied_domains") ||
                reason.starts_with("resolves to a denied address")) {
         out.append("; denied_domains refuses it, whatever is asked");
     } else if (reason.starts_with("resolves to a private address") ||
-               reason.starts_with("resolves to this host's own address")) {
+               reason.starts_with("resolves to this host's own address") ||
+               reason == "an address, not a name") {
         out.append(
-            "; a private address is reached only where the operator maps the name "
-            "(proxy_resolve) or allowed_domains lists the address");
+            "; the host's own, loopback, private and link-local addresses are reached only "
+            "where the operator maps a name to them (proxy_resolve) or lists them in "
+            "allowed_domains");
     }
     out.append("\n");
     return out;

@@ -83,9 +83,10 @@ private:
 [[nodiscard]] std::string http_response(unsigned status, std::string_view body,
                                         std::string_view blocked_destination = {});
 // The body of a refusal by the policy (403): names cordon, the destination, why, and what would
-// let it through: asking for the domain, or nothing asking can (denied, a private address).
+// let it through: asking for exactly that host and port where a person could be asked
+// (`askable`, rules.hpp), or what no asking opens (denied, the host's own or a private address).
 [[nodiscard]] std::string refusal_body(std::string_view destination, std::string_view reason,
-                                       std::string_view host);
+                                       bool askable);
 inline constexpr std::string_view connect_established =
     "HTTP/1.1 200 Connection Established\r\n\r\n";
 

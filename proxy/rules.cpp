@@ -3,14 +3,11 @@
 
 #include "proxy/rules.hpp"
 
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
-
 #include <algorithm>
 #include <cstring>
 
 #include "proxy/request.hpp"
+#include "sandbox/host_address.hpp"
 
 namespace cordon::proxy {
 
@@ -35,66 +32,44 @@ namespace {
                        [&](const auto& pattern) { return sandbox::matches(pattern, host, port); });
 }
 
-[[nodiscard]] bool public_v4(std::uint32_t value) noexcept {
-    struct range {
-        std::uint32_t network;
-        int bits;
-    };
-    constexpr auto v4 = [](unsigned a, unsigned b, unsigned c, unsigned d) {
-        return std::uint32_t{a << 24 | b << 16 | c << 8 | d};
-    };
-    static constexpr range not_public[] = {
-        {v4(0, 0, 0, 0), 8},        // "this network"
-        {v4(10, 0, 0, 0), 8},       // private
-        {v4(100, 64, 0, 0), 10},    // carrier-grade NAT
-        {v4(127, 0, 0, 0), 8},      // loopback
-        {v4(169, 254, 0, 0), 16},   // link-local (and cloud metadata services)
-        {v4(172, 16, 0, 0), 12},    // private
-        {v4(192, 0, 0, 0), 24},     // IETF protocol assignments
-        {v4(192, 0, 2, 0), 24},     // documentation
-        {v4(192, 88, 99, 0), 24},   // 6to4 relay anycast
-        {v4(192, 168, 0, 0), 16},   // private
-        {v4(198, 18, 0, 0), 15},    // benchmarking
-        {v4(198, 51, 100, 0), 24},  // documentation
-        {v4(203, 0, 113, 0), 24},   // documentation
-        {v4(224, 0, 0, 0), 4},      // multicast
-        {v4(240, 0, 0, 0), 4},      // reserved, and the broadcast address
-    };
-    return std::none_of(std::begin(not_public), std::end(not_public), [&](const range& each) {
-        return (value >> (32 - each.bits)) == (each.network >> (32 - each.bits));
-    });
-}
-
-[[nodiscard]] std::uint32_t v4_at(const std::array<unsigned char, 16>& bytes, std::size_t at) {
-    return std::uint32_t{bytes[at]} << 24 | std::uint32_t{bytes[at + 1]} << 16 |
-           std::uint32_t{bytes[at + 2]} << 8 | std::uint32_t{bytes[at + 3]};
-}
-
-// The IPv4 address an IPv6 one carries to the same host: IPv4-mapped (::ffff:a.b.c.d),
-// IPv4-compatible (::a.b.c.d), NAT64's well-known prefix (64:ff9b::a.b.c.d) or 6to4
-// (2002:AABB:CCDD::). A connection to one of these reaches a.b.c.d where the host or its
-// network translates them, so an address denied_domains names is refused in these forms too.
-[[nodiscard]] std::optional<boost::asio::ip::address> embedded_v4(
-    const boost::asio::ip::address& address) {
-    if (!address.is_v6()) return std::nullopt;
+[[nodiscard]] sandbox::ip_address ip_of(const boost::asio::ip::address& address) {
+    if (address.is_v4()) return sandbox::ip_address::from_v4(address.to_v4().to_uint());
+    sandbox::ip_address out;
     const auto bytes = address.to_v6().to_bytes();
-    const auto zero = [&](std::size_t begin, std::size_t end) {
-        return std::all_of(bytes.begin() + static_cast<std::ptrdiff_t>(begin),
-                           bytes.begin() + static_cast<std::ptrdiff_t>(end),
-                           [](unsigned char b) { return b == 0; });
-    };
-    const auto v4 = [&](std::size_t at) {
-        return boost::asio::ip::address{boost::asio::ip::address_v4{v4_at(bytes, at)}};
-    };
-    if (zero(0, 10) && bytes[10] == bytes[11] && (bytes[10] == 0xFF || bytes[10] == 0)) {
-        return v4(12);
+    std::copy(bytes.begin(), bytes.end(), out.bytes.begin());
+    return out;
+}
+
+// A name a request spelled that is no host name, as a refusal and the record show it: text the
+// command chose, so at most 40 of its bytes, with letters, digits, '.', '-' and '_' as they are
+// and any other byte as \xNN (no bracket, quote or space that could end cordon's marker and
+// begin a forged one), then its length when it was longer.
+[[nodiscard]] std::string shown_name(std::string_view text) {
+    constexpr std::size_t most = 40;
+    if (text.empty()) return "(empty)";
+    std::string out;
+    for (std::size_t i = 0; i < text.size() && i < most; ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
+            (byte >= '0' && byte <= '9') || byte == '.' || byte == '-' || byte == '_') {
+            out += static_cast<char>(byte);
+        } else {
+            constexpr char digits[] = "0123456789abcdef";
+            out += "\\x";
+            out += digits[byte >> 4];
+            out += digits[byte & 0xF];
+        }
     }
-    if (bytes[0] == 0x00 && bytes[1] == 0x64 && bytes[2] == 0xFF && bytes[3] == 0x9B &&
-        zero(4, 12)) {
-        return v4(12);
-    }
-    if (bytes[0] == 0x20 && bytes[1] == 0x02) return v4(2);
-    return std::nullopt;
+    if (text.size() > most) out += "\u2026 (" + std::to_string(text.size()) + " bytes)";
+    return out;
+}
+
+// Whether a refused address is something a person could be asked to open: a public address of
+// another host. Loopback, the LAN, link-local (cloud metadata) and the host's own addresses are
+// never offered, whatever form they are written in.
+[[nodiscard]] bool askable_address(const std::string& text) {
+    const auto address = sandbox::parse_ip_address(text);
+    return address && sandbox::is_public(*address) && !sandbox::reaches_this_host(*address);
 }
 
 }  // namespace
@@ -134,19 +109,20 @@ std::variant<route, refusal> decide(const rules& rules, std::string_view host_te
                                     std::uint16_t port) {
     auto host = sandbox::parse_destination_host(host_text);
     if (!host) {
-        const std::string shown = printable(host_text);
-        return refusal{format_destination(shown, false, port), "not a host name", shown};
+        const std::string shown = shown_name(host_text);
+        return refusal{format_destination(shown, false, port), "not a host name", false};
     }
     route out;
     out.destination = format_destination(host->host, host->address, port);
-    if (port == 0) return refusal{out.destination, "port 0", host->host};
+    if (port == 0) return refusal{out.destination, "port 0", false};
     if (listed(rules.denied, *host, port)) {
-        return refusal{out.destination, "in denied_domains", host->host};
+        return refusal{out.destination, "in denied_domains", false};
     }
     if (!listed(rules.allowed, *host, port)) {
-        return refusal{out.destination,
-                       host->address ? "an address, not a name" : "not in allowed_domains",
-                       host->host};
+        if (host->address) {
+            return refusal{out.destination, "an address, not a name", askable_address(host->host)};
+        }
+        return refusal{out.destination, "not in allowed_domains", true};
     }
     if (host->address) {
         out.addresses = address_list{boost::asio::ip::make_address(host->host)};
@@ -166,30 +142,7 @@ std::variant<route, refusal> decide(const rules& rules, std::string_view host_te
 }
 
 bool is_public(const boost::asio::ip::address& address) noexcept {
-    if (address.is_v4()) return public_v4(address.to_v4().to_uint());
-    const auto bytes = address.to_v6().to_bytes();
-    const auto zero_until = [&](std::size_t end) {
-        return std::all_of(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(end),
-                           [](unsigned char b) { return b == 0; });
-    };
-    // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d, also :: and ::1).
-    if (zero_until(10) &&
-        ((bytes[10] == 0xFF && bytes[11] == 0xFF) || (bytes[10] == 0 && bytes[11] == 0))) {
-        return public_v4(v4_at(bytes, 12));
-    }
-    // NAT64's well-known prefix 64:ff9b::/96.
-    if (bytes[0] == 0x00 && bytes[1] == 0x64 && bytes[2] == 0xFF && bytes[3] == 0x9B &&
-        std::all_of(bytes.begin() + 4, bytes.begin() + 12,
-                    [](unsigned char b) { return b == 0; })) {
-        return public_v4(v4_at(bytes, 12));
-    }
-    // 6to4: 2002:AABB:CCDD::/48 carries a.b.c.d.
-    if (bytes[0] == 0x20 && bytes[1] == 0x02) return public_v4(v4_at(bytes, 2));
-    if ((bytes[0] & 0xE0) != 0x20) return false;  // not global unicast 2000::/3
-    if (bytes[0] == 0x20 && bytes[1] == 0x01 && (bytes[2] & 0xFE) == 0) return false;  // 2001::/23
-    if (bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0D && bytes[3] == 0xB8) return false;
-    if (bytes[0] == 0x3F && bytes[1] == 0xFF && (bytes[2] & 0xF0) == 0) return false;  // 3fff::/20
-    return true;
+    return sandbox::is_public(ip_of(address));
 }
 
 std::optional<std::string> check_addresses(const rules& rules, const route& route,
@@ -208,44 +161,32 @@ std::optional<std::string> check_addresses(const rules& rules, const route& rout
             return "the unspecified address (" + address.to_string() + ") is this host itself";
         }
     }
+    // What denied_domains names stays refused in every form, whoever vouched for the name: a
+    // proxy_resolve mapping is the operator's too, and never outranks its denied list.
+    for (const auto& address : addresses) {
+        const sandbox::ip_address ip = ip_of(address);
+        std::vector<sandbox::ip_address> forms{ip};
+        for (const auto& carried : sandbox::carried_ipv4(ip))
+            forms.push_back(carried);
+        const bool denied = std::any_of(forms.begin(), forms.end(), [&](const auto& form) {
+            return listed(rules.denied, sandbox::destination_host{sandbox::to_string(form), true},
+                          route.port);
+        });
+        if (denied) return "resolves to a denied address (" + address.to_string() + ")";
+    }
     if (route.trusted) return std::nullopt;
     for (const auto& address : addresses) {
         const sandbox::destination_host host{address.to_string(), true};
-        const auto carried = embedded_v4(address);
-        if (listed(rules.denied, host, route.port) ||
-            (carried && listed(rules.denied, sandbox::destination_host{carried->to_string(), true},
-                               route.port))) {
-            return "resolves to a denied address (" + host.host + ")";
-        }
         if (listed(rules.allowed, host, route.port)) continue;
-        if (!is_public(address)) return "resolves to a private address (" + host.host + ")";
-        // A public address of one of this host's interfaces is the host itself: the proxy
-        // connects from the host's namespace, where its services listen on every interface.
-        if (is_local_address(address)) {
+        const sandbox::ip_address ip = ip_of(address);
+        if (!sandbox::is_public(ip)) return "resolves to a private address (" + host.host + ")";
+        // A public address the kernel delivers to this host is the host itself: the proxy
+        // connects from the host's namespace, where its services listen on every address.
+        if (sandbox::reaches_this_host(ip)) {
             return "resolves to this host's own address (" + host.host + ")";
         }
     }
     return std::nullopt;
-}
-
-bool is_local_address(const boost::asio::ip::address& address) {
-    ifaddrs* interfaces = nullptr;
-    if (::getifaddrs(&interfaces) != 0) return true;  // cannot tell: treat it as the host's
-    bool found = false;
-    for (const ifaddrs* each = interfaces; each != nullptr && !found; each = each->ifa_next) {
-        if (each->ifa_addr == nullptr) continue;
-        if (each->ifa_addr->sa_family == AF_INET && address.is_v4()) {
-            const auto* v4 = reinterpret_cast<const sockaddr_in*>(each->ifa_addr);
-            found = ntohl(v4->sin_addr.s_addr) == address.to_v4().to_uint();
-        } else if (each->ifa_addr->sa_family == AF_INET6 && address.is_v6()) {
-            const auto* v6 = reinterpret_cast<const sockaddr_in6*>(each->ifa_addr);
-            boost::asio::ip::address_v6::bytes_type bytes{};
-            std::memcpy(bytes.data(), v6->sin6_addr.s6_addr, bytes.size());
-            found = bytes == address.to_v6().to_bytes();
-        }
-    }
-    ::freeifaddrs(interfaces);
-    return found;
 }
 
 }  // namespace cordon::proxy

@@ -54,7 +54,10 @@ struct route {
 struct refusal {
     std::string destination;
     std::string reason;
-    std::string host;  // what to name in "--allow-domain <host>"
+    // Whether a person could be asked to open it: a name no pattern covers, or a public address
+    // of another host none lists. Never what denied_domains refuses, nor loopback, the LAN,
+    // link-local (cloud metadata) or the host's own addresses (sandbox/host_address.hpp).
+    bool askable = false;
 };
 
 // The decision for `host_text` (as the request names it) on `port`: denied_domains first, then
@@ -62,22 +65,14 @@ struct refusal {
 [[nodiscard]] std::variant<route, refusal> decide(const rules& rules, std::string_view host_text,
                                                   std::uint16_t port);
 
-// Whether `address` is a public unicast address. Not public: loopback, private (10/8,
-// 172.16/12, 192.168/16, fc00::/7), CGNAT (100.64/10), link-local (169.254/16, fe80::/10),
-// unspecified, multicast, broadcast, 0/8, 192.0.0/24, the documentation and benchmark ranges,
-// 240/4, everything outside 2000::/3 for IPv6 (and 2001::/23, 2001:db8::/32, 3fff::/20 within
-// it). IPv4 inside IPv6 (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::/96, 2002::/16) is judged by the
-// IPv4 address it carries.
+// Whether `address` is a public unicast address (sandbox::is_public).
 [[nodiscard]] bool is_public(const boost::asio::ip::address& address) noexcept;
 
-// Whether `address` is one of this host's interface addresses (getifaddrs; when they cannot be
-// read, every address is taken for one: fail closed).
-[[nodiscard]] bool is_local_address(const boost::asio::ip::address& address);
-
 // The reason the addresses a name resolved to may not be connected to, or nullopt: the
-// unspecified address (whatever the route); else, for a route not trusted, any one of them
-// denied, or not itself listed in allowed_domains for `port` and either not public (is_public)
-// or this host's own (is_local_address).
+// unspecified address, or any one of them (or an IPv4 address it carries) denied, whatever the
+// route; else, for a route not trusted, any one of them not itself listed in allowed_domains for
+// `port` and either not public (is_public) or delivered to this host (the kernel's route
+// lookup: sandbox::reaches_this_host).
 [[nodiscard]] std::optional<std::string> check_addresses(const rules& rules, const route& route,
                                                          const address_list& addresses);
 

@@ -62,6 +62,10 @@ struct blocked_destination {
     // "resolves to a private address (10.0.0.5)", "cannot be resolved", "not a host name", ...
     std::string reason;
     std::uint64_t count = 0;
+    // Whether a person could be asked to open it (rules.hpp, refusal::askable).
+    bool askable = false;
+    // When it was first refused, from the session's opening (the run's start).
+    std::chrono::milliseconds first_at{0};
 };
 
 struct session_report {

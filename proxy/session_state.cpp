@@ -150,7 +150,8 @@ session_report session_state::report() const {
     return report_;
 }
 
-void session_state::record_refusal(const std::string& destination, const std::string& reason) {
+void session_state::record_refusal(const std::string& destination, const std::string& reason,
+                                   bool askable) {
     const std::lock_guard lock(mutex_);
     auto& blocked = report_.blocked;
     auto found = std::find_if(blocked.begin(), blocked.end(),
@@ -158,7 +159,9 @@ void session_state::record_refusal(const std::string& destination, const std::st
     if (found != blocked.end()) {
         ++found->count;
     } else if (blocked.size() < bounds_.max_blocked) {
-        blocked.push_back({destination, reason, 1});
+        blocked.push_back({destination, reason, 1, askable,
+                           std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now() - opened_)});
     } else {
         ++report_.blocked_more;
     }

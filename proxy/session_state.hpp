@@ -40,7 +40,7 @@ public:
     [[nodiscard]] const rules& policy() const noexcept { return policy_; }
     [[nodiscard]] resolver& names() noexcept { return *names_; }
     [[nodiscard]] const limits& bounds() const noexcept { return bounds_; }
-    void record_refusal(const std::string& destination, const std::string& reason);
+    void record_refusal(const std::string& destination, const std::string& reason, bool askable);
     void record_connection();
     void forget(const connection* which);
 
@@ -53,6 +53,7 @@ private:
     const rules policy_;
     const std::shared_ptr<resolver> names_;
     const limits bounds_;
+    const std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
     unique_fd own_end_;  // until start() wraps it
     std::optional<boost::asio::posix::stream_descriptor> forwarder_;
     std::unordered_map<const connection*, std::shared_ptr<connection>> connections_;
@@ -83,8 +84,8 @@ private:
     void connect(const address_list& addresses);
     void connect_next(std::size_t next, boost::system::error_code last);
     void on_connected();
-    void refuse(const std::string& destination, const std::string& reason, const std::string& host,
-                bool policy);
+    void refuse(const std::string& destination, const std::string& reason, bool policy,
+                bool askable = false);
     void fail_upstream(unsigned http_status, std::uint8_t socks_reply, const std::string& why);
     void reply_then_close(std::string bytes);
     void drain();

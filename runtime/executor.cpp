@@ -150,8 +150,8 @@ void attach_proxy(proxy::session& session, process_spec& spec) {
 
 void add_proxy_report(sandbox::network_facts& facts, proxy::session_report report) {
     for (proxy::blocked_destination& blocked : report.blocked) {
-        facts.blocked.push_back(
-            {std::move(blocked.destination), std::move(blocked.reason), blocked.count});
+        facts.blocked.push_back({std::move(blocked.destination), std::move(blocked.reason),
+                                 blocked.count, blocked.askable, blocked.first_at});
     }
     facts.blocked_more = report.blocked_more;
     facts.proxy_failure = std::move(report.failure);

@@ -60,7 +60,9 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
             for (const auto& entry : facts.network->blocked) {
                 blocked.push_back({{"destination", entry.destination},
                                    {"reason", entry.reason},
-                                   {"count", entry.count}});
+                                   {"count", entry.count},
+                                   {"askable", entry.askable},
+                                   {"firstAtMs", entry.first_at.count()}});
             }
             out["network"]["allowedDomains"] = facts.network->allowed_domains;
             out["network"]["deniedDomains"] = facts.network->denied_domains;

@@ -37,19 +37,19 @@ std::string blocked_list(const sandbox::network_facts& network) {
 
 }  // namespace
 
-std::optional<std::string> first_blocked_host(const sandbox_facts& facts) {
-    if (!facts.network) return std::nullopt;
-    const auto& blocked = facts.network->blocked;
-    const auto askable = std::find_if(blocked.begin(), blocked.end(), [](const auto& entry) {
-        return entry.reason == "not in allowed_domains" || entry.reason == "an address, not a name";
-    });
-    if (askable == blocked.end()) return std::nullopt;
-    std::string_view destination = askable->destination;
-    destination = destination.substr(0, destination.rfind(':'));
-    if (destination.size() >= 2 && destination.front() == '[' && destination.back() == ']') {
-        destination = destination.substr(1, destination.size() - 2);
+network_retry network_retry_after(const sandbox_facts& facts) {
+    network_retry out;
+    if (!facts.network) return out;
+    const auto& network = *facts.network;
+    const auto askable = std::find_if(network.blocked.begin(), network.blocked.end(),
+                                      [](const auto& entry) { return entry.askable; });
+    if (askable != network.blocked.end()) {
+        out.destination = askable->destination;
+        return out;
     }
-    return std::string(destination);
+    out.whole_network =
+        network.blocked.empty() && network.blocked_more == 0 && network.denied_domains.empty();
+    return out;
 }
 
 std::string memory_size(std::uint64_t bytes) {

@@ -35,11 +35,19 @@ namespace cordon::runtime {
 [[nodiscard]] std::string render_markers(const run_record& record,
                                          std::string_view denial_hint = {}, bool with_end = true);
 
-// The host of the first destination the network proxy refused during the run because no allowed
-// pattern covered it (`example.com` for "example.com:443", `::1` for "[::1]:80"), for a retry
-// hint that asks for it; nullopt when it refused nothing that asking for a domain would let
-// through (a denied_domains entry, a name resolving to a private address).
-[[nodiscard]] std::optional<std::string> first_blocked_host(const sandbox_facts& facts);
+// What a retry hint after a network denial may offer to ask for.
+struct network_retry {
+    // The first destination the proxy refused that a person could be asked to open (askable:
+    // a name no pattern covers, a public address of another host), as the pattern that opens
+    // exactly it: its host and port ("registry.npmjs.org:443", "[2606:4700::1]:443").
+    std::optional<std::string> destination;
+    // Whether the host's whole network may be offered: only when the proxy refused nothing (the
+    // denial is known from what the command printed) and no denied_domains stands. A refusal
+    // that asking cannot lift (denied, loopback, private, the host's own address, a name that
+    // is no host name) is never answered by offering everything.
+    bool whole_network = false;
+};
+[[nodiscard]] network_retry network_retry_after(const sandbox_facts& facts);
 
 // The output section: stdout, then "[stderr]\n" + stderr, truncation notices with the spill path,
 // "(no output)" when both are empty.

@@ -11,6 +11,7 @@
 // Most programs never see one: run() and the executor confine, spawn and classify themselves.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -79,6 +80,10 @@ struct network_facts {
         std::string destination;  // "example.com:443"
         std::string reason;
         std::uint64_t count = 0;
+        // Whether a person could be asked to open it: a name no pattern covers, or a public
+        // address of another host; never a denied, private, loopback or the host's own one.
+        bool askable = false;
+        std::chrono::milliseconds first_at{0};  // first refused, from the run's start
     };
     std::vector<blocked_destination> blocked;
     std::uint64_t blocked_more = 0;

@@ -54,8 +54,10 @@ struct network_request {
 
 // What a run changes in the network, one line for the person asked; empty when `to` asks for
 // nothing `from` does not let through. "deny \u2192 proxy: registry.npmjs.org",
-// "proxy: a \u2192 allow", and from proxy to more proxy domains only the new ones:
-// "proxy \u2192 proxy: +b.example, +c.example".
+// "proxy: a \u2192 allow (every destination, ...)", and from proxy to more proxy domains only
+// the new ones: "proxy \u2192 proxy: +b.example, +c.example". An address that is not another
+// host's public one says what it is and which ports: "+127.0.0.1:18080 (the host's own
+// loopback, port 18080)".
 [[nodiscard]] std::string network_change(const network_request& from, const network_request& to);
 
 // `rules` as a run granted `granted` has them: its policy, and under proxy the granted domains

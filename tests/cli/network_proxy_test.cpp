@@ -79,8 +79,8 @@ TEST_F(NetworkProxyCli, AnAllowedNameIsReachedAndAnUnlistedOneRefused) {
     EXPECT_EQ(refused.out,
               "cordon: network access to localtest.example:" + std::to_string(server_.port()) +
                   " is blocked by this run's network policy (not in allowed_domains); "
-                  "ask for it with --allow-domain localtest.example or an "
-                  "escalation\n");
+                  "ask for it with --allow-domain localtest.example:" +
+                  std::to_string(server_.port()) + " or an escalation\n");
     EXPECT_EQ(server_.requests(), 1);
 
     // A TLS client learns nothing of the body: the record and the marker name the destination.
@@ -97,9 +97,16 @@ TEST_F(NetworkProxyCli, AnAllowedNameIsReachedAndAnUnlistedOneRefused) {
     EXPECT_EQ(record["sandbox"]["denial"], "network");
     EXPECT_EQ(record["sandbox"]["network"]["allowedDomains"],
               nlohmann::json::array({"localtest.example"}));
-    EXPECT_EQ(record["sandbox"]["network"]["blocked"],
-              nlohmann::json::parse(R"([{"destination": "example.com:443",
-                                         "reason": "not in allowed_domains", "count": 1}])"));
+    auto blocked = record["sandbox"]["network"]["blocked"];
+    ASSERT_EQ(blocked.size(), 1U) << blocked;
+    // When: from the run's start, within the run.
+    EXPECT_TRUE(blocked[0]["firstAtMs"].is_number_unsigned()) << blocked;
+    EXPECT_LE(blocked[0]["firstAtMs"].get<std::int64_t>(),
+              record["durationMs"].get<std::int64_t>());
+    blocked[0].erase("firstAtMs");
+    EXPECT_EQ(blocked, nlohmann::json::parse(R"([{"destination": "example.com:443",
+                                                  "reason": "not in allowed_domains",
+                                                  "count": 1, "askable": true}])"));
 }
 
 // `cordon confine` prints an argv for someone else to spawn, who has no proxy to give it: refused

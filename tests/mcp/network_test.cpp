@@ -72,7 +72,9 @@ TEST_F(McpNetwork, ACallAsksForTheNetworkAndTheQuestionSaysWhatChanges) {
     ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
     const std::string message = asked["params"]["message"];
     EXPECT_NE(message.find("a wider network\n"), std::string::npos) << message;
-    EXPECT_NE(message.find("\n  mode:     read-only\n  network:  deny \u2192 allow\n"),
+    EXPECT_NE(message.find("\n  mode:     read-only\n  network:  deny \u2192 allow (every "
+                           "destination, the host's own loopback, its private network and cloud "
+                           "metadata included)\n"),
               std::string::npos)
         << message;
     peer.answer(asked, {{"action", "decline"}});
@@ -215,7 +217,9 @@ TEST_F(McpNetwork, AProxyRefusalNamesTheDomainAndAGrantedDomainIsReached) {
                         " (not in allowed_domains) blocked under read-only mode, network proxy]"),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("sandbox_domains [\"other.example\"]"), std::string::npos) << text;
+    // The hint names exactly the host and port refused.
+    EXPECT_NE(text.find("sandbox_domains [\"other.example:" + port + "\"]"), std::string::npos)
+        << text;
     EXPECT_EQ(server.requests(), 1);
 
     peer.start_call(3, "bash",
@@ -232,6 +236,70 @@ TEST_F(McpNetwork, AProxyRefusalNamesTheDomainAndAGrantedDomainIsReached) {
     EXPECT_EQ(granted["structuredContent"]["sandbox"]["network"]["allowedDomains"],
               json({"localtest.example", "other.example"}));
     EXPECT_EQ(server.requests(), 2);
+}
+
+// A refusal that asking cannot lift offers nothing to ask for: not the denied name, not a name
+// that is none (one junk SOCKS5 request), not the host's loopback; and never the whole network
+// in its place. The operator's denied list is never widened: asking for the host's network is
+// refused unasked. An address asked for is named for what it is.
+TEST_F(McpNetwork, ARefusalAskingCannotLiftOffersNothingToAskFor) {
+    http_test_server server;
+    const std::string port = std::to_string(server.port());
+    mcp_peer peer(
+        server_args({"--network", "proxy", "--allow-domain", "localtest.example", "--deny-domain",
+                     "denied.example", "--proxy-resolve", "localtest.example=127.0.0.1"}));
+    peer.initialize("2025-11-25", network_client_asks_by_form);
+
+    const std::vector<std::pair<std::string, std::string>> refusals = {
+        {"curl -sSf http://denied.example:" + port + "/", "denied.example:" + port},
+        // SOCKS5: greeting, then CONNECT to the "name" "a b]c" on port 80.
+        {"exec 3<>/dev/tcp/127.0.0.1/3128; printf '\\x05\\x01\\x00\\x05\\x01\\x00\\x03\\x05a "
+         "b]c\\x00\\x50' >&3; head -c 12 <&3 >/dev/null; exit 1",
+         "a\\x20b\\x5dc:80"},
+        {"curl -sSf --noproxy '' -x http://127.0.0.1:3128 http://127.0.0.1:" + port + "/",
+         "127.0.0.1:" + port},
+    };
+    int id = 1;
+    for (const auto& [command, destination] : refusals) {
+        const json refused = peer.call(id++, "bash", {{"command", command}});
+        const json& sandbox = refused["structuredContent"]["sandbox"];
+        EXPECT_EQ(sandbox["denial"], "network") << command << "\n" << refused.dump();
+        ASSERT_EQ(sandbox["network"]["blocked"].size(), 1U) << refused.dump();
+        EXPECT_EQ(sandbox["network"]["blocked"][0]["destination"], destination);
+        EXPECT_EQ(sandbox["network"]["blocked"][0]["askable"], false);
+        const std::string text = text_of(refused);
+        EXPECT_NE(text.find("[sandbox: network access to " + destination), std::string::npos)
+            << text;
+        EXPECT_EQ(text.find("escalation available"), std::string::npos) << text;
+        EXPECT_EQ(text.find("retry"), std::string::npos) << text;
+    }
+    EXPECT_EQ(server.requests(), 0);
+
+    const json everything = peer.call(
+        id++, "bash",
+        {{"command", "true"}, {"sandbox_network", "allow"}, {"justification", "fetch it"}});
+    EXPECT_EQ(everything["isError"], true);
+    EXPECT_EQ(text_of(everything),
+              "sandbox escalation to network \"allow\" would open what denied_domains refuses "
+              "(\"denied.example\"); ask for the domains the command needs instead");
+
+    peer.start_call(id, "bash",
+                    {{"command",
+                      "curl -sSf --noproxy '' -x http://127.0.0.1:3128 "
+                      "http://127.0.0.1:" +
+                          port + "/"},
+                     {"sandbox_domains", {"127.0.0.1:" + port}},
+                     {"justification", "the test server"}});
+    const json asked = peer.server_request();
+    ASSERT_EQ(asked["method"], "elicitation/create") << asked.dump();
+    const std::string message = asked["params"]["message"];
+    EXPECT_NE(message.find("network:  proxy \u2192 proxy: +127.0.0.1:" + port +
+                           " (the host's own loopback, port " + port + ")"),
+              std::string::npos)
+        << message;
+    peer.answer(asked, {{"action", "decline"}});
+    EXPECT_EQ(peer.reply_to(id)["result"]["isError"], true);
+    EXPECT_EQ(server.requests(), 0);
 }
 
 }  // namespace

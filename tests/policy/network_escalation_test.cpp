@@ -21,6 +21,11 @@
 namespace cordon::policy {
 namespace {
 
+// How the question names the host's whole network: what it opens, not only its name.
+const std::string opens_everything =
+    "allow (every destination, the host's own loopback, its private network and cloud metadata "
+    "included)";
+
 using sandbox::network_policy;
 using sandbox::sandbox_mode;
 using test::temp_dir;
@@ -63,7 +68,7 @@ TEST(NetworkEscalation, TheQuestionSaysWhatChangesInTheNetwork) {
     EXPECT_EQ(*only.granted, sandbox_mode::read_only);
     EXPECT_EQ(only.granted_network, net(network_policy::allow));
     ASSERT_EQ(person.asked.size(), 1u);
-    EXPECT_EQ(person.asked[0].network, "deny \u2192 allow");
+    EXPECT_EQ(person.asked[0].network, "deny \u2192 " + opens_everything);
     EXPECT_EQ(person.asked[0].requested_network, net(network_policy::allow));
     EXPECT_EQ(person.asked[0].effective_network, net(network_policy::deny));
     EXPECT_EQ(person.asked[0].reason, "escalate sandbox network to allow: fetch the dependencies");
@@ -73,7 +78,7 @@ TEST(NetworkEscalation, TheQuestionSaysWhatChangesInTheNetwork) {
     ASSERT_TRUE(both.granted);
     EXPECT_EQ(*both.granted, sandbox_mode::workspace_write);
     EXPECT_EQ(both.granted_network, net(network_policy::allow));
-    EXPECT_EQ(person.asked[1].network, "deny \u2192 allow");
+    EXPECT_EQ(person.asked[1].network, "deny \u2192 " + opens_everything);
     EXPECT_EQ(person.asked[1].reason,
               "escalate sandbox to workspace-write, network allow: fetch the dependencies");
 
@@ -262,7 +267,8 @@ TEST(NetworkRequest, JoinedChangeTextAndRules) {
     EXPECT_EQ(
         network_change(a, net(network_policy::proxy, {"a.example", "b.example", "c.example"})),
         "proxy \u2192 proxy: +b.example, +c.example");
-    EXPECT_EQ(network_change(a, net(network_policy::allow)), "proxy: a.example \u2192 allow");
+    EXPECT_EQ(network_change(a, net(network_policy::allow)),
+              "proxy: a.example \u2192 " + opens_everything);
     EXPECT_EQ(network_change(ab, a), "");
     EXPECT_EQ(network_change(net(network_policy::allow), net(network_policy::allow)), "");
 
@@ -325,7 +331,7 @@ TEST(NetworkEscalation, AProxyEscalationSaysWhichDomainsItAdds) {
     const auto everything =
         approve_escalation(under_proxy({"a.example"}, net(network_policy::allow)), &service);
     EXPECT_EQ(everything.granted_network, net(network_policy::allow));
-    EXPECT_EQ(person.asked[2].network, "proxy: a.example \u2192 allow");
+    EXPECT_EQ(person.asked[2].network, "proxy: a.example \u2192 " + opens_everything);
 
     const auto with_mode = approve_escalation(
         asking(net(network_policy::proxy, {"a.example"}), sandbox_mode::workspace_write), &service);
@@ -355,9 +361,44 @@ TEST(NetworkEscalation, AProxyEscalationThatAddsNothingOrADeniedDomainIsRefusedU
     EXPECT_EQ(approve_escalation(denied, &service).error,
               "sandbox escalation to network \"proxy: ok.example, x.bad.example\" asks for "
               "\"x.bad.example\", which denied_domains refuses (\"*.bad.example\")");
+    // An address asked for in a form that carries a denied one is the denied one.
+    auto carried = asking(net(network_policy::proxy, {"[::ffff:93.184.216.34]:443"}));
+    carried.denied_domains = {"93.184.216.34"};
+    EXPECT_EQ(approve_escalation(carried, &service).error,
+              "sandbox escalation to network \"proxy: [::ffff:93.184.216.34]:443\" asks for "
+              "\"[::ffff:93.184.216.34]:443\", which denied_domains refuses (\"93.184.216.34\")");
+    // The host's whole network would reach what the operator denies: refused, whatever the
+    // standing network, and a wider mode alone is still asked about.
+    for (const auto& standing :
+         {net(network_policy::deny), net(network_policy::proxy, {"a.example"})}) {
+        auto everything = asking(net(network_policy::allow));
+        everything.effective_network = standing;
+        everything.denied_domains = {"gist.github.com", "*.bad.example", "10.0.0.5", "x.example"};
+        EXPECT_EQ(approve_escalation(everything, &service).error,
+                  "sandbox escalation to network \"allow\" would open what denied_domains refuses "
+                  "(\"gist.github.com\", \"*.bad.example\", \"10.0.0.5\", ...); ask for the "
+                  "domains the command needs instead");
+    }
     EXPECT_TRUE(person.asked.empty());
     EXPECT_EQ(approve_escalation(asking(net(network_policy::proxy, {"a.example"})), &service).error,
               "the user rejected escalating this command to network \"proxy: a.example\"");
+}
+
+// An address asked for says what it is and which ports it opens, in words a person reads
+// correctly: "+127.0.0.1" alone reads like the sandbox's own loopback.
+TEST(NetworkRequest, AnAddressAskedForSaysWhatItIs) {
+    const auto deny = net(network_policy::deny);
+    const auto a = net(network_policy::proxy, {"a.example"});
+    EXPECT_EQ(network_change(deny, net(network_policy::proxy, {"127.0.0.1:18080"})),
+              "deny \u2192 proxy: 127.0.0.1:18080 (the host's own loopback, port 18080)");
+    EXPECT_EQ(network_change(a, net(network_policy::proxy,
+                                    {"a.example", "169.254.169.254", "[::1]:80", "10.1.2.3:22",
+                                     "[::ffff:127.0.0.1]:80", "93.184.216.34:443", "192.0.2.1"})),
+              "proxy \u2192 proxy: +169.254.169.254 (link-local, where cloud metadata services "
+              "answer, every port), +[::1]:80 (the host's own loopback, port 80), +10.1.2.3:22 (a "
+              "private network address, port 22), +[::ffff:127.0.0.1]:80 (the host's own "
+              "loopback, port 80), +93.184.216.34:443, +192.0.2.1 (a special-purpose address, "
+              "every port)");
 }
 
 TEST(NetworkEscalation, TheJsonNamesTheDomains) {

@@ -1052,31 +1052,43 @@ TEST(Render, AProxyRefusalNamesTheDestinations) {
     network.level = sandbox::network_enforcement::full;
     network.blocked = {{"gist.github.com:443", "in denied_domains", 1},
                        {"localhost:80", "resolves to a private address (127.0.0.1)", 1},
-                       {"[2001:db8::1]:443", "an address, not a name", 2}};
+                       {"[2606:4700::1111]:443", "an address, not a name", 2, true}};
     record.sandbox.network = network;
     EXPECT_EQ(render_markers(record),
               "[sandbox: network access to gist.github.com:443 (in denied_domains), localhost:80 "
-              "(resolves to a private address (127.0.0.1)), [2001:db8::1]:443 (an address, not "
-              "a name) blocked under read-only mode, network proxy]\n"
+              "(resolves to a private address (127.0.0.1)), [2606:4700::1111]:443 (an address, "
+              "not a name) blocked under read-only mode, network proxy]\n"
               "[exit code: 56]\n");
-    EXPECT_EQ(first_blocked_host(record.sandbox), std::optional<std::string>("2001:db8::1"));
-    record.sandbox.network->blocked.push_back({"npmjs.org:443", "not in allowed_domains", 1});
+    // The askable one, exactly its host and port; never everything after a refusal that asking
+    // cannot lift.
+    EXPECT_EQ(network_retry_after(record.sandbox).destination,
+              std::optional<std::string>("[2606:4700::1111]:443"));
+    record.sandbox.network->blocked.push_back({"npmjs.org:443", "not in allowed_domains", 1, true});
     record.sandbox.network->proxy_failure = "the proxy's thread failed";
-    EXPECT_EQ(render_markers(record),
-              "[sandbox: network access to gist.github.com:443 (in denied_domains), localhost:80 "
-              "(resolves to a private address (127.0.0.1)), [2001:db8::1]:443 (an address, not "
-              "a name) and others (the record lists them) blocked under read-only mode, network "
-              "proxy]\n"
-              "[sandbox: the network proxy stopped during the run (the proxy's thread failed): no "
-              "connection went out through it afterwards]\n"
-              "[exit code: 56]\n");
+    EXPECT_EQ(
+        render_markers(record),
+        "[sandbox: network access to gist.github.com:443 (in denied_domains), localhost:80 "
+        "(resolves to a private address (127.0.0.1)), [2606:4700::1111]:443 (an address, "
+        "not a name) and others (the record lists them) blocked under read-only mode, network "
+        "proxy]\n"
+        "[sandbox: the network proxy stopped during the run (the proxy's thread failed): no "
+        "connection went out through it afterwards]\n"
+        "[exit code: 56]\n");
     // Nothing a domain would let through: no domain to ask for.
     record.sandbox.network->blocked.erase(record.sandbox.network->blocked.begin() + 2,
                                           record.sandbox.network->blocked.end());
-    EXPECT_EQ(first_blocked_host(record.sandbox), std::nullopt);
+    EXPECT_EQ(network_retry_after(record.sandbox).destination, std::nullopt);
+    EXPECT_FALSE(network_retry_after(record.sandbox).whole_network);
     record.sandbox.network->blocked.push_back(
-        {"registry.npmjs.org:443", "not in allowed_domains", 3});
-    EXPECT_EQ(first_blocked_host(record.sandbox), std::optional<std::string>("registry.npmjs.org"));
+        {"registry.npmjs.org:443", "not in allowed_domains", 3, true});
+    EXPECT_EQ(network_retry_after(record.sandbox).destination,
+              std::optional<std::string>("registry.npmjs.org:443"));
+    // Nothing refused by the proxy (the denial is the command's own words): the whole network
+    // may be offered, unless the operator denies some of it.
+    record.sandbox.network->blocked.clear();
+    EXPECT_TRUE(network_retry_after(record.sandbox).whole_network);
+    record.sandbox.network->denied_domains = {"gist.github.com"};
+    EXPECT_FALSE(network_retry_after(record.sandbox).whole_network);
 }
 
 TEST(Render, MarkersInOrderDenialTimeoutSignal) {
