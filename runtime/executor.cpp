@@ -25,6 +25,7 @@
 #include "proxy/service.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/local_provider_factory.hpp"
+#include "runtime/network_witness.hpp"
 #include "runtime/output_collector.hpp"
 #include "runtime/process.hpp"
 #include "sandbox/backends.hpp"
@@ -69,7 +70,9 @@ public:
         }
         {
             std::lock_guard lock(mutex_);
-            if (read_only_ && abi_ == plan.abi && unchanged_locked()) return read_only_;
+            if (read_only_ && abi_ == plan.abi && network_ == plan.network && unchanged_locked()) {
+                return read_only_;
+            }
         }
         // Watched from before the build, so that a change during it is seen at the next run.
         unique_fd mounts(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
@@ -80,6 +83,7 @@ public:
             std::lock_guard lock(mutex_);
             read_only_ = *ready;
             abi_ = plan.abi;
+            network_ = plan.network;
             mounts_ = std::move(mounts);
             stamps_ = *before;
         }
@@ -115,6 +119,7 @@ private:
     std::mutex mutex_;
     std::shared_ptr<const sandbox::child_confinement> read_only_;
     int abi_ = 0;
+    sandbox::network_confinement network_;  // the walls differ by network policy
     unique_fd mounts_;
     stamps stamps_;
 };
@@ -146,6 +151,18 @@ void attach_proxy(proxy::session& session, process_spec& spec) {
     for (std::string& entry : sandbox::proxy_environment())
         spec.env.push_back(std::move(entry));
     std::sort(spec.env.begin(), spec.env.end());
+}
+
+// What the walls refused, after what the proxy did: the record's bound counts the two together.
+void add_witnessed(sandbox::network_facts& facts, network_witness::witnessed seen) {
+    for (auto& each : seen.destinations) {
+        if (facts.blocked.size() < witnessed_destinations) {
+            facts.blocked.push_back(std::move(each));
+        } else {
+            ++facts.blocked_more;
+        }
+    }
+    facts.blocked_more += seen.more;
 }
 
 void add_proxy_report(sandbox::network_facts& facts, proxy::session_report report) {
@@ -195,6 +212,8 @@ struct prepared_run::state {
     bool network_denied = false;  // confined under network deny or proxy: its dialect is a denial
     // Network proxy: the run's session, closed once the run is over.
     std::shared_ptr<proxy::session> proxy_session;
+    // Network deny and proxy: what the walls refused, seen as it happened.
+    std::shared_ptr<network_witness> witness;
 };
 
 prepared_run::prepared_run() : state_(std::make_unique<state>()) {}
@@ -413,6 +432,18 @@ preparation executor::prepare(run_request request) const {
             prepared.state_->proxy_session = std::move(std::get<0>(opened));
             attach_proxy(*prepared.state_->proxy_session, spec);
         }
+        if (confined->network_witness) {
+            // Without a network namespace (Landlock's port rules) the host's loopback is outside
+            // the sandbox too.
+            auto opened = network_witness::open(io_, confined->own_loopback);
+            if (auto* reason = std::get_if<std::string>(&opened)) {
+                return not_started({spawn_stage::policy, EMFILE}, *reason);
+            }
+            auto& [witness, sandbox_end] = std::get<0>(opened);
+            prepared.state_->witness = std::move(witness);
+            spec.fds.push_back({sandbox::network_witness_fd,
+                                std::make_shared<const unique_fd>(std::move(sandbox_end))});
+        }
         if (request.network.policy != sandbox::network_policy::allow) {
             // What commands print when the network is refused is a denial too
             // (classify/network_denial.hpp): under proxy, from a client that ignores the proxy
@@ -452,6 +483,7 @@ struct ended_run {
     sandbox::tmp_policy tmp = sandbox::tmp_policy::private_tmp;
     std::shared_ptr<sandbox::provider> provider;
     std::optional<proxy::session_report> proxied;
+    std::optional<network_witness::witnessed> witnessed;
     classify::verdict verdict;
     process_outcome outcome;
 };
@@ -493,6 +525,7 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
         record.sandbox.quotas_per_run = confined->quotas_per_run;
         record.sandbox.network = confined->network;
         if (ended.proxied) add_proxy_report(*record.sandbox.network, std::move(*ended.proxied));
+        if (ended.witnessed) add_witnessed(*record.sandbox.network, std::move(*ended.witnessed));
         if (ended.mode == sandbox::sandbox_mode::workspace_write) {
             record.sandbox.writable_roots = std::move(ended.writable_roots);
             record.sandbox.tmp = ended.tmp;
@@ -530,16 +563,22 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
     ended.writable_roots = std::move(run.state_->writable_roots);
     ended.tmp = run.state_->tmp;
     ended.provider = provider_;
+    std::shared_ptr<network_witness> witness = std::move(run.state_->witness);
     auto on_done = [ended = std::move(ended), in_child = spec.confinement != nullptr,
                     spawned = spec.argv.front(), network_denied = run.state_->network_denied,
-                    proxy = std::move(run.state_->proxy_session),
+                    proxy = std::move(run.state_->proxy_session), witness,
                     command = std::move(run.state_->command), io = io_,
                     judge_on = judge_on_](process_outcome outcome) mutable {
         // Every process of the run is gone: the proxy has served the last connection it will.
         if (proxy) ended.proxied = proxy->report();
         proxy.reset();
+        if (witness) ended.witnessed = witness->finish();
+        witness.reset();
         const bool proxy_blocked =
-            ended.proxied && (!ended.proxied->blocked.empty() || ended.proxied->blocked_more != 0);
+            (ended.proxied &&
+             (!ended.proxied->blocked.empty() || ended.proxied->blocked_more != 0)) ||
+            (ended.witnessed &&
+             (!ended.witnessed->destinations.empty() || ended.witnessed->more != 0));
         sandbox::confined_argv* confined = ended.confined ? &*ended.confined : nullptr;
         ended.verdict =
             classify::decide(outcome, {confined, spawned, outcome.stderr_output.text, command,
@@ -572,6 +611,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
             });
         }
     };
+    if (witness) witness->start();
     return start_process(io_, std::move(spec), std::move(on_done));
 }
 

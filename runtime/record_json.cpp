@@ -55,19 +55,24 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
         out["network"] = json{{"policy", sandbox::to_string(facts.network->policy)},
                               {"enforcement", sandbox::to_string(facts.network->level)},
                               {"missing", facts.network->missing}};
-        if (facts.network->policy == sandbox::network_policy::proxy) {
+        if (facts.network->policy != sandbox::network_policy::allow) {
+            // What the proxy refused, and what the walls refused (the network witness's), under
+            // deny as well.
             json blocked = json::array();
             for (const auto& entry : facts.network->blocked) {
                 blocked.push_back({{"destination", entry.destination},
                                    {"reason", entry.reason},
                                    {"count", entry.count},
                                    {"askable", entry.askable},
-                                   {"firstAtMs", entry.first_at.count()}});
+                                   {"firstAtMs", entry.first_at.count()},
+                                   {"by", entry.by_walls ? "walls" : "proxy"}});
             }
-            out["network"]["allowedDomains"] = facts.network->allowed_domains;
-            out["network"]["deniedDomains"] = facts.network->denied_domains;
             out["network"]["blocked"] = std::move(blocked);
             out["network"]["blockedMore"] = facts.network->blocked_more;
+        }
+        if (facts.network->policy == sandbox::network_policy::proxy) {
+            out["network"]["allowedDomains"] = facts.network->allowed_domains;
+            out["network"]["deniedDomains"] = facts.network->denied_domains;
             out["network"]["proxyFailure"] =
                 facts.network->proxy_failure ? json(*facts.network->proxy_failure) : json();
         }

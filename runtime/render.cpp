@@ -41,14 +41,22 @@ network_retry network_retry_after(const sandbox_facts& facts) {
     network_retry out;
     if (!facts.network) return out;
     const auto& network = *facts.network;
-    const auto askable = std::find_if(network.blocked.begin(), network.blocked.end(),
-                                      [](const auto& entry) { return entry.askable; });
-    if (askable != network.blocked.end()) {
+    const auto& blocked = network.blocked;
+    const auto askable = std::find_if(blocked.begin(), blocked.end(), [](const auto& entry) {
+        return !entry.by_walls && entry.askable;
+    });
+    if (askable != blocked.end()) {
         out.destination = askable->destination;
         return out;
     }
-    out.whole_network =
-        network.blocked.empty() && network.blocked_more == 0 && network.denied_domains.empty();
+    // A refusal asking cannot lift, by the proxy or by the walls (a connection to the host's
+    // loopback, its LAN, link-local or its own address), is never answered by offering everything.
+    if (network.blocked_more != 0 ||
+        std::any_of(blocked.begin(), blocked.end(),
+                    [](const auto& entry) { return !entry.by_walls || !entry.askable; })) {
+        return out;
+    }
+    out.whole_network = network.denied_domains.empty();
     return out;
 }
 

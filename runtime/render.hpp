@@ -41,10 +41,10 @@ struct network_retry {
     // a name no pattern covers, a public address of another host), as the pattern that opens
     // exactly it: its host and port ("registry.npmjs.org:443", "[2606:4700::1]:443").
     std::optional<std::string> destination;
-    // Whether the host's whole network may be offered: only when the proxy refused nothing (the
-    // denial is known from what the command printed) and no denied_domains stands. A refusal
-    // that asking cannot lift (denied, loopback, private, the host's own address, a name that
-    // is no host name) is never answered by offering everything.
+    // Whether the host's whole network may be offered: only when the proxy refused nothing, the
+    // walls refused only public addresses of other hosts (and name servers), and no
+    // denied_domains stands. A refusal that asking cannot lift (denied, loopback, private, the
+    // host's own address, a name that is no host name) is never answered by offering everything.
     bool whole_network = false;
 };
 [[nodiscard]] network_retry network_retry_after(const sandbox_facts& facts);

@@ -52,6 +52,8 @@ void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& pol
         plan_network(kind, policy.network, host.landlock_abi, host.network_namespace);
     refuse_unavailable(kind, policy, network);
     out.network = std::move(network.facts);
+    out.network_witness = network.how.witness;
+    out.own_loopback = network.how.unshare_net;
     if (!out.network.missing.empty()) {
         out.level = enforcement::partial;
         out.gaps.insert(out.gaps.end(), out.network.missing.begin(), out.network.missing.end());

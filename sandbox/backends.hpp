@@ -39,10 +39,14 @@ inline constexpr int workspace_bind_fd = 7;       // the workspace, for bwrap's 
 inline constexpr int writable_fd = 8;
 inline constexpr int writable_bind_fd = 24;
 inline constexpr std::size_t max_writable_fds = 16;
-inline constexpr int hidden_data_fd = 42;
+inline constexpr int hidden_data_fd = 43;
 // Network proxy: the sandbox's end of the proxy session's socketpair, over which the launcher's
 // forwarder hands cordon's proxy each connection the command makes to it (--proxy-fd).
 inline constexpr int proxy_forwarder_fd = 41;
+// Network deny and proxy: the sandbox's end of the network witness's socketpair, over which the
+// launcher (or the in-child confinement) sends the listener of its connect(2) filter to cordon
+// (--witness-fd, sandbox/walls.hpp).
+inline constexpr int network_witness_fd = 42;
 // /proc/sys/user of cordon's proc, through which the launcher writes the bwrap sandbox's user
 // namespace limits (--quota-fd, sandbox/quotas.hpp) and which it closes before anything else runs.
 inline constexpr int user_sysctls_fd = 40;

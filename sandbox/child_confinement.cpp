@@ -103,6 +103,12 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
         return child_confinement_failure(launcher_stage::seccomp, error);
     }
     out->partial_notice = abi < landlock::full_filesystem_abi;
+    if (plan.network.witness) {
+        if (const int error = extras::build_witness_filter(out->witness_filter); error != 0) {
+            return child_confinement_failure(launcher_stage::seccomp, error);
+        }
+        out->witness = true;
+    }
     return std::shared_ptr<const child_confinement>(std::move(out));
 }
 
@@ -114,6 +120,10 @@ int apply_child_confinement(const child_confinement& confinement, launcher_stage
     plan.partial_notice = confinement.partial_notice;
     plan.unshare_net = confinement.unshare_net;
     plan.network_ruleset = confinement.network_ruleset ? confinement.network_ruleset.get() : -1;
+    if (confinement.witness) {
+        plan.witness = &confinement.witness_filter;
+        plan.witness_channel = network_witness_fd;
+    }
     walls::step step = walls::step::landlock;
     const int error = walls::apply(plan, &step);
     if (error != 0) *failed = walls::stage_of(step);

@@ -30,6 +30,10 @@ struct child_confinement {
     extras::filter_program shared_ipc;  // it could not: SysV IPC and message queues refused
     bool unshare_net = false;           // network deny: a private network namespace
     unique_fd network_ruleset;          // network deny without one: TCP refused (ABI 4+)
+    // Network deny: the witness's filter, its listener sent over network_witness_fd
+    // (sandbox/walls.hpp).
+    bool witness = false;
+    extras::filter_program witness_filter;
 };
 
 // Builds the confinement for `plan` in the parent; the launcher's failure line when it cannot

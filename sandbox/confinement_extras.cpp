@@ -467,6 +467,49 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
     return 0;
 }
 
+int build_witness_filter(filter_program& out) noexcept {
+    program p;
+    p.load_arch();
+    p.jump_eq(native_arch, 1, 0);
+    p.ret(allow);  // the main filter refuses every other architecture
+    p.load_nr();
+    p.refuse(SYS_connect, SECCOMP_RET_USER_NOTIF);
+    p.ret(allow);
+    if (p.full()) return E2BIG;
+    const sock_fprog built = p.fprog();
+    for (unsigned short i = 0; i < built.len; ++i)
+        out.code[i] = built.filter[i];
+    out.size = built.len;
+    return 0;
+}
+
+int install_witness(const filter_program& program) noexcept {
+    sock_fprog fprog{program.size, const_cast<sock_filter*>(program.code)};
+    const long listener =
+        ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
+    return listener < 0 ? -1 : static_cast<int>(listener);
+}
+
+int send_listener(int channel, int listener) noexcept {
+    char byte = 0;
+    iovec data{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &listener, sizeof listener);
+    for (;;) {
+        if (::sendmsg(channel, &message, MSG_NOSIGNAL) == 1) return 0;
+        if (errno != EINTR) return errno;
+    }
+}
+
 int install_program(const filter_program& program) noexcept {
     // The kernel copies the program; the cast only satisfies sock_fprog's non-const pointer.
     sock_fprog fprog{program.size, const_cast<sock_filter*>(program.code)};

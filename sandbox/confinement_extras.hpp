@@ -73,6 +73,21 @@ struct filter_options {
     bool allow_tcp_streams = false;  // with deny_other_sockets: AF_INET/AF_INET6 SOCK_STREAM
 };
 
+// The network witness (docs/network.md, "Denials"): a filter that hands every connect(2) of the
+// process and its descendants to a supervisor holding its listener, which reads the address and
+// lets the call go on unchanged (SECCOMP_USER_NOTIF_FLAG_CONTINUE). It decides nothing: the network
+// namespace, Landlock and the main filter refuse what they refuse whatever the supervisor says,
+// so a command that rewrites its address after it was read only changes what is recorded. Built
+// like the main filter, for the native architecture (other ones are refused by the main filter).
+struct filter_program;
+[[nodiscard]] int build_witness_filter(filter_program& out) noexcept;
+// Installs the witness filter (needs no_new_privs) and returns its listener (close-on-exec), or
+// -1 with errno: ENOSYS or EINVAL where the kernel has no user notification, EBUSY where a filter
+// already in place has a listener (a sandbox inside another one).
+[[nodiscard]] int install_witness(const filter_program& program) noexcept;
+// Sends `listener` over the SOCK_SEQPACKET socket `channel` (one byte, SCM_RIGHTS); 0 or an errno.
+[[nodiscard]] int send_listener(int channel, int listener) noexcept;
+
 // A built filter: plain data, so that it can be built in one process (or before a fork) and
 // installed in another place (between fork and exec, where nothing may be built).
 struct filter_program {

@@ -38,9 +38,10 @@ network_walls plan_network(backend_kind kind, const network_rules& rules, int la
     out.facts.policy = rules.policy;
     if (rules.policy == network_policy::allow) return out;  // the host's network: none
     const bool proxy = rules.policy == network_policy::proxy;
+    // Under deny too: no retry hint offers the host's network over the operator's denials.
+    out.facts.denied_domains = rules.denied_domains;
     if (proxy) {
         out.facts.allowed_domains = rules.allowed_domains;
-        out.facts.denied_domains = rules.denied_domains;
         if (kind == backend_kind::seatbelt) {
             out.unavailable =
                 "network proxy needs a network namespace: cordon's Seatbelt "
@@ -96,6 +97,8 @@ network_walls plan_network(backend_kind kind, const network_rules& rules, int la
             break;
     }
     if (!missing.empty()) out.facts.level = network_enforcement::partial;
+    // Seatbelt has no launcher to raise the witness's filter.
+    out.how.witness = kind != backend_kind::seatbelt;
     return out;
 }
 
@@ -106,6 +109,9 @@ std::vector<std::string> launcher_network_arguments(const network_confinement& h
     if (how.deny_sockets) out.emplace_back("--deny-sockets");
     if (how.deny_sockets && how.local_binding) out.emplace_back("--local-binding");
     if (how.namespaced_sockets_only) out.emplace_back("--namespaced-sockets-only");
+    if (how.witness) {
+        out.insert(out.end(), {"--witness-fd", std::to_string(network_witness_fd)});
+    }
     if (how.proxy) {
         out.insert(out.end(), {"--proxy-fd", std::to_string(proxy_forwarder_fd), "--proxy-port",
                                std::to_string(proxy_port)});

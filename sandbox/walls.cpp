@@ -4,6 +4,7 @@
 #include "sandbox/walls.hpp"
 
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -91,6 +92,29 @@ int apply(const plan& walls, step* failed) noexcept {
             *failed = step::landlock;
             return error;
         }
+    }
+    int channel_type = 0;
+    socklen_t type_size = sizeof channel_type;
+    if (walls.witness != nullptr && walls.witness_channel >= 0 &&
+        ::getsockopt(walls.witness_channel, SOL_SOCKET, SO_TYPE, &channel_type, &type_size) == 0 &&
+        channel_type == SOCK_SEQPACKET) {
+        // Before the main filter, which need not allow seccomp(2). Where the kernel cannot give
+        // a listener the channel just closes, and the run has no witness: the walls stand alone.
+        // Without a channel (a probe of the profile) there is no supervisor to serve the
+        // filter: none is installed, since every connect(2) would then wait for nobody.
+        const int listener = extras::install_witness(*walls.witness);
+        if (listener >= 0) {
+            const int error = extras::send_listener(walls.witness_channel, listener);
+            ::close(listener);
+            if (error != 0) {
+                *failed = step::seccomp;
+                return error;
+            }
+        } else if (errno != ENOSYS && errno != EINVAL && errno != EBUSY) {
+            *failed = step::seccomp;
+            return errno;
+        }
+        ::close(walls.witness_channel);
     }
     if (const int error = extras::install_program(own_ipc ? *walls.own_ipc : *walls.shared_ipc);
         error != 0) {

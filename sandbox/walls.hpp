@@ -16,7 +16,10 @@
 //   2. every capability dropped (all rule paths are open by now: nothing below needs one);
 //   3. no_new_privs and landlock_restrict_self (no_new_privs alone for --no-landlock), then the
 //      network ruleset, a second layer, when there is one;
-//   4. the seccomp filter, last, so that it need not allow the calls of the steps before it;
+//   4. the network witness's filter, when there is a channel for its listener (sent over it, then
+//      closed: confinement_extras.hpp, install_witness), where the kernel has user
+//      notification; then the seccomp filter, last, so that it need not allow the calls of the
+//      steps before it;
 //   5. the partial-enforcement notice on stderr, once, when the ruleset's ABI is older than
 //      landlock::full_filesystem_abi.
 //
@@ -69,6 +72,11 @@ struct plan {
     // (landlock::create_network_ruleset), restricted to after the filesystem one; -1: none.
     // Not closed.
     int network_ruleset = -1;
+    // Network deny or proxy: the witness's filter, and the SOCK_SEQPACKET socket its listener is
+    // sent over; closed by apply() once sent (a kernel without user notification, or a listener
+    // already in place, sends none). -1: no witness.
+    const extras::filter_program* witness = nullptr;
+    int witness_channel = -1;
 };
 
 // Raises the walls of `walls` in the calling process, in the order above. Returns 0, or an errno

@@ -71,9 +71,10 @@ struct network_facts {
     network_policy policy = network_policy::allow;
     network_enforcement level = network_enforcement::none;
     std::vector<std::string> missing;  // under partial: one line per part not enforced
-    // Under proxy: the lists the proxy enforces (canonical patterns), and once the run is over
-    // what it refused (docs/network.md: at most 16 destinations, the rest counted together)
-    // and why it stopped serving the run early, if it did.
+    // Under proxy: the lists the proxy enforces (canonical patterns; denied_domains under deny
+    // too, where no escalation may open what it names). Once the run is over, under deny and
+    // proxy, what the proxy and the walls refused (docs/network.md: at most 16 destinations,
+    // the rest counted together), and why the proxy stopped serving the run early, if it did.
     std::vector<std::string> allowed_domains;
     std::vector<std::string> denied_domains;
     struct blocked_destination {
@@ -84,6 +85,9 @@ struct network_facts {
         // address of another host; never a denied, private, loopback or the host's own one.
         bool askable = false;
         std::chrono::milliseconds first_at{0};  // first refused, from the run's start
+        // Refused by the walls (a connection the network witness saw, runtime/network_witness.hpp)
+        // rather than by the proxy.
+        bool by_walls = false;
     };
     std::vector<blocked_destination> blocked;
     std::uint64_t blocked_more = 0;
@@ -101,6 +105,10 @@ struct network_confinement {
     // with a namespace: the launcher listens on the namespace's loopback (proxy_port) and hands
     // each connection to cordon's proxy over proxy_forwarder_fd (network policy proxy)
     bool proxy = false;
+    // deny and proxy: the network witness's listener is sent to cordon over network_witness_fd,
+    // which then records each connect(2) to a destination outside the sandbox's own loopback
+    bool witness = false;
+    friend bool operator==(const network_confinement&, const network_confinement&) = default;
 };
 
 // What cordon did with something a workspace-write run left that would have run outside the
@@ -195,6 +203,11 @@ struct confined_argv {
     bool quotas_per_run = false;
     // The network policy as this run enforces it (network_plan.hpp).
     network_facts network;
+    // Network deny and proxy: the last runner sends the network witness's listener over
+    // network_witness_fd (runtime/network_witness.hpp). `own_loopback`: the sandbox has a
+    // network namespace, whose loopback is its own.
+    bool network_witness = false;
+    bool own_loopback = false;
 };
 
 }  // namespace cordon::sandbox

@@ -149,6 +149,10 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
             out.proxy_fd = parse_fd_value(report, arg, value);
             ++options;
             ++i;
+        } else if (equals(arg, "--witness-fd")) {
+            out.witness_fd = parse_fd_value(report, arg, value);
+            ++options;
+            ++i;
         } else if (equals(arg, "--proxy-port")) {
             if (value == nullptr || !parse_fd(value, &out.proxy_port) || out.proxy_port < 1 ||
                 out.proxy_port > 65535) {

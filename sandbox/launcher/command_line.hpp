@@ -44,6 +44,8 @@ struct command_line {
     // to cordon's network proxy over fd N (forwarder.hpp).
     int proxy_fd = -1;
     int proxy_port = 0;
+    // --witness-fd N: send the network witness's listener over fd N (sandbox/walls.hpp).
+    int witness_fd = -1;
     int env_fd = -1;             // --env-fd
     int quota_fd = -1;           // --quota-fd: /proc/sys/user to write the namespace's limits
     bool probe = false;          // --probe

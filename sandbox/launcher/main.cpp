@@ -8,7 +8,7 @@
 //
 //   cordon-landlock [--status-fd N] [--env-fd N] [--no-landlock] [--private-ipc] [--deny-metadata]
 //                   [--unshare-net] [--deny-unix-sockets] [--deny-sockets [--local-binding]]
-//                   [--namespaced-sockets-only] [--proxy-fd N --proxy-port P]
+//                   [--namespaced-sockets-only] [--proxy-fd N --proxy-port P] [--witness-fd N]
 //                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
 //                   [--rw-try PATH]
 //                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
@@ -127,6 +127,15 @@ int main(int argc, char** argv) {
     build_filters(report, line, own_ipc, shared_ipc);
     plan.own_ipc = &own_ipc;
     plan.shared_ipc = &shared_ipc;
+    extras::filter_program witness;
+    if (line.witness_fd >= 0) {
+        if (const int error = extras::build_witness_filter(witness); error != 0) {
+            report.fail(walls::stage_of(walls::step::seccomp), error, "%s: %s",
+                        walls::reason_of(walls::step::seccomp), std::strerror(error));
+        }
+        plan.witness = &witness;
+        plan.witness_channel = line.witness_fd;
+    }
     plan.own_ipc_given = line.private_ipc;
     plan.user_sysctls = line.quota_fd;
     plan.unshare_net = line.unshare_net;

@@ -27,6 +27,7 @@
 #include "cordon/sandbox_error.hpp"
 #include "real_backend.hpp"
 #include "run_or_throw.hpp"
+#include "runtime/render.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
@@ -254,6 +255,61 @@ TEST_P(NetworkPolicy, AllowReachesTheHostsLoopback) {
     EXPECT_EQ(record.sandbox.network->policy, network_policy::allow);
     EXPECT_EQ(record.sandbox.network->level, network_enforcement::none);
     EXPECT_EQ(runtime::to_json(record.sandbox, &record.outcome)["network"]["enforcement"], "none");
+}
+
+// What the walls refuse is seen as it happens (the network witness), not read off what the
+// command printed: a command that silences every stream is a network denial all the same, whose
+// record names each destination it tried outside the sandbox, when and how often. A connection to
+// the sandbox's own loopback is no refusal of the walls; nor does watching change what connects.
+TEST_P(NetworkPolicy, TheWallsRecordWhatTheyRefuseWhateverTheCommandPrints) {
+    for (const network_policy policy : {network_policy::deny, network_policy::proxy}) {
+        SCOPED_TRACE(std::string(to_string(policy)));
+        runtime::run_request request;
+        const std::string loopback = std::to_string(tcp_port_);
+        request.argv = {"bash", "-c",
+                        "exec >/dev/null 2>&1; "
+                        "for i in 1 2; do (exec 3<>/dev/tcp/93.184.216.34/80); done; "
+                        "(exec 3<>/dev/tcp/2606:4700::1111/443); "
+                        "(exec 3<>/dev/tcp/127.0.0.1/" +
+                            loopback +
+                            "); "
+                            "(exec 3<>/dev/tcp/0.0.0.0/" +
+                            loopback + "); exit 3"};
+        request.mode = sandbox_mode::read_only;
+        request.workspace_root = tree_.path();
+        request.rules = test::rules_for(GetParam());
+        request.network.policy = policy;
+        request.timeout = std::chrono::seconds(60);
+        runtime::executor_options options;
+        options.landlock_in_child = test::landlock_in_child(GetParam());
+        const runtime::run_record record =
+            test::run_or_throw(provider_, std::move(request), std::move(options));
+        EXPECT_EQ(record.outcome.exit_code, std::optional<int>(3)) << describe(record);
+        EXPECT_EQ(record.stdout_output.text + record.stderr_output.text, "");
+        EXPECT_TRUE(record.sandbox.denied);
+        EXPECT_TRUE(record.sandbox.network_denied);
+        ASSERT_TRUE(record.sandbox.network.has_value());
+        const auto& blocked = record.sandbox.network->blocked;
+        ASSERT_EQ(blocked.size(), 2U) << runtime::to_json(record.sandbox, &record.outcome).dump();
+        EXPECT_EQ(blocked[0].destination, "93.184.216.34:80");
+        EXPECT_EQ(blocked[0].count, 2U);
+        EXPECT_EQ(blocked[1].destination, "[2606:4700::1111]:443");
+        EXPECT_EQ(blocked[1].count, 1U);
+        for (const auto& each : blocked) {
+            EXPECT_TRUE(each.by_walls);
+            EXPECT_EQ(each.reason, "a direct connection, refused by the network walls");
+            EXPECT_LE(each.first_at, std::chrono::milliseconds(60'000));
+        }
+        EXPECT_LE(blocked[0].first_at, blocked[1].first_at);
+        const auto json = runtime::to_json(record.sandbox, &record.outcome);
+        EXPECT_EQ(json["denial"], "network");
+        EXPECT_EQ(json["network"]["blocked"][0]["by"], "walls");
+        EXPECT_THAT(runtime::render_markers(record),
+                    HasSubstr("[sandbox: network access to 93.184.216.34:80 (a direct connection, "
+                              "refused by the network walls), [2606:4700::1111]:443"));
+        // The host's side: nothing arrived.
+        EXPECT_FALSE(tcp_.reached(true));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, NetworkPolicy, test::all_real_backends(),

@@ -106,7 +106,8 @@ TEST_F(NetworkProxyCli, AnAllowedNameIsReachedAndAnUnlistedOneRefused) {
     blocked[0].erase("firstAtMs");
     EXPECT_EQ(blocked, nlohmann::json::parse(R"([{"destination": "example.com:443",
                                                   "reason": "not in allowed_domains",
-                                                  "count": 1, "askable": true}])"));
+                                                  "count": 1, "askable": true,
+                                                  "by": "proxy"}])"));
 }
 
 // `cordon confine` prints an argv for someone else to spawn, who has no proxy to give it: refused

@@ -750,8 +750,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     EXPECT_EQ(keys_of(json["sandbox"]),
               (std::set<std::string>{"mode", "enforcement", "denied", "denial", "backend", "policy",
                                      "network"}));
-    EXPECT_EQ(keys_of(json["sandbox"]["network"]),
-              (std::set<std::string>{"policy", "enforcement", "missing"}));
+    EXPECT_EQ(
+        keys_of(json["sandbox"]["network"]),
+        (std::set<std::string>{"policy", "enforcement", "missing", "blocked", "blockedMore"}));
     EXPECT_EQ(keys_of(json["sandbox"]["policy"]),
               (std::set<std::string>{"writableRoots", "tmp", "protected", "judged", "hidden",
                                      "gaps", "quotas"}));
@@ -766,7 +767,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                     "backend": "bwrap",
                     "policy": {"writableRoots": [], "tmp": null, "protected": [], "judged": null,
                                "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"},
-                    "network": {"policy": "deny", "enforcement": "full", "missing": []}},
+                    "network": {"policy": "deny", "enforcement": "full", "missing": [],
+                                "blocked": [], "blockedMore": 0}},
         "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
                    "memoryLimitHit": false}
     })");

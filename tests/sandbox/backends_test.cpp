@@ -55,8 +55,10 @@ strings with_network_flags(strings launcher, const strings& flags) {
                     flags.end());
     return launcher;
 }
-const strings bwrap_network_flags{"--deny-unix-sockets", "--namespaced-sockets-only"};
-const strings landlock_network_flags{"--deny-unix-sockets", "--deny-sockets"};
+// Each followed by the network witness's channel (sandbox/walls.hpp).
+const strings bwrap_network_flags{"--deny-unix-sockets", "--namespaced-sockets-only",
+                                  "--witness-fd", "42"};
+const strings landlock_network_flags{"--deny-unix-sockets", "--deny-sockets", "--witness-fd", "42"};
 
 profile host_with_abi(int abi, fs::path workdir = {}) {
     profile out;
@@ -631,6 +633,12 @@ TEST(Network, ProxyIsDenysNamespaceWithTheLaunchersForwarder) {
     EXPECT_FALSE(has(inside, "--unshare-net"));
     EXPECT_NE(std::search(inside.begin(), inside.end(), forwarder.begin(), forwarder.end()),
               inside.end());
+    // Connections that bypass the proxy are witnessed as under deny.
+    const strings witness = {"--witness-fd", std::to_string(network_witness_fd)};
+    EXPECT_NE(std::search(inside.begin(), inside.end(), witness.begin(), witness.end()),
+              inside.end());
+    EXPECT_TRUE(bwrap.network_witness);
+    EXPECT_TRUE(bwrap.own_loopback);
     EXPECT_EQ(bwrap.network.policy, network_policy::proxy);
     EXPECT_EQ(bwrap.network.level, network_enforcement::full);
     EXPECT_EQ(bwrap.network.allowed_domains, proxy_network().allowed_domains);
