@@ -2,11 +2,13 @@
 // Copyright 2026 The cordon Authors
 
 // One client connection through the proxy: sniff its protocol, read its request within the head
-// timeout, decide (rules.hpp) before any DNS query, resolve, check the addresses, connect to those
-// only, answer the client, then relay both ways until both sides have closed.
+// timeout, decide (rules.hpp) before any DNS query, resolve (within the lookup deadline, abandoning
+// the lookup when the connection ends first), check the addresses, connect to those only, answer
+// the client, then relay both ways until both sides have closed.
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
@@ -43,10 +45,14 @@ void connection::start() {
 }
 
 void connection::arm_timer(std::chrono::milliseconds after) {
+    arm_timer_at(std::chrono::steady_clock::now() + after);
+}
+
+void connection::arm_timer_at(std::chrono::steady_clock::time_point deadline) {
     // A phase per arming: a wait that had already completed when the timer was re-armed must not
     // end the new stage.
     const std::uint64_t phase = ++timer_phase_;
-    timer_.expires_after(after);
+    timer_.expires_at(deadline);
     timer_.async_wait([self = shared_from_this(), phase](const error_code& error) {
         if (error || self->closed_ || phase != self->timer_phase_) return;
         self->on_timeout();
@@ -54,13 +60,22 @@ void connection::arm_timer(std::chrono::milliseconds after) {
 }
 
 void connection::on_timeout() {
-    if (stage_ != stage::deciding) {
+    if (stage_ == stage::resolving) {
+        // The lookup's thread goes on until getaddrinfo returns; its answer is dropped.
+        lookup_->abandon();
+        lookup_.reset();
+        if (session_->bounds().lookup_timeout < session_->bounds().connect_timeout) {
+            // A slow DNS zone, not a refusal: not the record's.
+            refuse(route_->destination, "DNS lookup timed out", false);
+            return;
+        }
+    } else if (stage_ != stage::deciding) {
         close();  // a slow request, or a refused client that keeps its end open
         return;
     }
     timed_out_ = true;
     error_code ignored;
-    upstream_.close(ignored);  // ends a connect in flight; a lookup's answer is ignored
+    upstream_.close(ignored);  // ends a connect in flight
     fail_upstream(504, socks5::host_unreachable, "timed out");
 }
 
@@ -174,7 +189,8 @@ void connection::decide(const std::string& host, std::uint16_t port) {
         return;
     }
     route_ = std::get<route>(std::move(verdict));
-    arm_timer(session_->bounds().connect_timeout);
+    connect_deadline_ = std::chrono::steady_clock::now() + session_->bounds().connect_timeout;
+    arm_timer_at(connect_deadline_);
     if (route_->addresses) {
         // Listed or vouched for: no DNS query. Posted, as a resolver's answer would be.
         net::post(session_->context(), [self = shared_from_this()] {
@@ -183,11 +199,33 @@ void connection::decide(const std::string& host, std::uint16_t port) {
         });
         return;
     }
-    session_->names().async_resolve(session_->context().get_executor(), route_->host.host,
-                                    [self = shared_from_this()](resolver::result result) {
-                                        if (self->closed_ || self->timed_out_) return;
-                                        self->on_resolved(std::move(result));
-                                    });
+    resolve();
+}
+
+void connection::resolve() {
+    // Over the session's bound the answer is at once: a lookup never waits for another's slot,
+    // which a slow zone could hold for as long as the system's resolver timeout.
+    auto slot = session_->lookups().try_take();
+    if (!slot) {
+        refuse(route_->destination, too_many_lookups, false);
+        return;
+    }
+    stage_ = stage::resolving;
+    arm_timer_at(std::min(connect_deadline_,
+                          std::chrono::steady_clock::now() + session_->bounds().lookup_timeout));
+    // The completion holds the connection, and the connection the lookup, until it is answered
+    // or abandoned (close() and on_timeout() abandon it): the cycle always ends.
+    lookup_ = std::make_shared<resolver::lookup>(
+        session_->context().get_executor(),
+        [self = shared_from_this()](resolver::result result) {
+            if (self->closed_ || self->stage_ != stage::resolving) return;
+            self->lookup_.reset();
+            self->stage_ = stage::deciding;
+            self->arm_timer_at(self->connect_deadline_);
+            self->on_resolved(std::move(result));
+        },
+        std::move(slot));
+    session_->names().async_resolve(route_->host.host, lookup_);
 }
 
 void connection::on_resolved(resolver::result result) {
@@ -383,12 +421,17 @@ void connection::drain() {
 void connection::close() {
     if (closed_) return;
     closed_ = true;
+    // abandon() and forget() may drop the last references but this one.
+    const auto keep = shared_from_this();
+    if (lookup_) {
+        lookup_->abandon();
+        lookup_.reset();
+    }
     ++timer_phase_;
     timer_.cancel();
     error_code ignored;
     client_.close(ignored);
     upstream_.close(ignored);
-    const auto keep = shared_from_this();  // forget() may drop the session's reference
     session_->forget(this);
 }
 

@@ -3,47 +3,159 @@
 
 #include "proxy/resolver.hpp"
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
-#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+#include <cstring>
+#include <system_error>
+#include <thread>
 
 namespace cordon::proxy {
 
+lookup_slot& lookup_slot::operator=(lookup_slot&& other) noexcept {
+    if (this != &other) {
+        release();
+        owner_ = std::move(other.owner_);
+    }
+    return *this;
+}
+
+void lookup_slot::release() noexcept {
+    if (owner_) {
+        owner_->in_use_.fetch_sub(1);
+        owner_.reset();
+    }
+}
+
+std::optional<lookup_slot> lookup_slots::try_take() {
+    std::size_t taken = in_use_.load();
+    do {
+        if (taken >= most_) return std::nullopt;
+    } while (!in_use_.compare_exchange_weak(taken, taken + 1));
+    return lookup_slot(shared_from_this());
+}
+
+resolver::lookup::lookup(const boost::asio::any_io_executor& executor, completion done,
+                         std::optional<lookup_slot> slot)
+    : executor_(boost::asio::prefer(executor, boost::asio::execution::outstanding_work.untracked)),
+      done_(std::move(done)),
+      slot_(std::move(slot)) {}
+
+void resolver::lookup::answer(result found) {
+    const std::lock_guard lock(mutex_);
+    slot_.reset();
+    if (!done_) return;  // abandoned
+    // Posted under the lock: abandon() cannot return between the check and the post, so the
+    // io_context the executor belongs to is alive here (its service abandons every lookup before
+    // destroying it, service.cpp).
+    boost::asio::post(executor_, [done = std::move(done_), found = std::move(found)]() mutable {
+        done(std::move(found));
+    });
+    done_ = nullptr;
+}
+
+void resolver::lookup::abandon() noexcept {
+    completion dropped;
+    {
+        const std::lock_guard lock(mutex_);
+        dropped.swap(done_);
+    }
+    // `dropped` (and the connection it holds) is destroyed here, on the caller's thread, outside
+    // the lock.
+}
+
+resolver::result getaddrinfo_lookup(const std::string& name) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0) {
+        return std::string("cannot be resolved");
+    }
+    address_list addresses;
+    for (const addrinfo* each = found; each != nullptr; each = each->ai_next) {
+        boost::asio::ip::address address;
+        if (each->ai_family == AF_INET && each->ai_addrlen >= sizeof(sockaddr_in)) {
+            sockaddr_in v4{};
+            std::memcpy(&v4, each->ai_addr, sizeof v4);
+            address = boost::asio::ip::address_v4(ntohl(v4.sin_addr.s_addr));
+        } else if (each->ai_family == AF_INET6 && each->ai_addrlen >= sizeof(sockaddr_in6)) {
+            sockaddr_in6 v6{};
+            std::memcpy(&v6, each->ai_addr, sizeof v6);
+            boost::asio::ip::address_v6::bytes_type bytes{};
+            std::memcpy(bytes.data(), &v6.sin6_addr, bytes.size());
+            address = boost::asio::ip::address_v6(bytes, v6.sin6_scope_id);
+        } else {
+            continue;
+        }
+        if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
+            addresses.push_back(address);
+        }
+    }
+    ::freeaddrinfo(found);
+    if (addresses.empty()) return std::string("cannot be resolved");
+    return addresses;
+}
+
 namespace {
 
-class getaddrinfo_resolver final : public resolver {
+// A thread per lookup, detached, rather than a pool: a pool of N threads queues the N+1st lookup
+// behind the slow ones (one slow zone would again delay every run), and a pool that grows on
+// demand is a thread per lookup with more state. Creating a thread costs tens of microseconds, a
+// DNS round trip milliseconds; the process-wide bound caps the threads. None is joined: nothing
+// could make it return sooner, and what it touches is its own (the lookup, the function, a slot).
+class thread_resolver final : public resolver {
 public:
-    void async_resolve(const boost::asio::any_io_executor& executor, const std::string& name,
-                       completion done) override {
-        using boost::asio::ip::tcp;
-        auto lookup = std::make_shared<tcp::resolver>(executor);
-        lookup->async_resolve(
-            name, "", tcp::resolver::numeric_service,
-            [lookup, done = std::move(done)](const boost::system::error_code& error,
-                                             const tcp::resolver::results_type& found) {
-                if (error) {
-                    done(std::string("cannot be resolved"));
-                    return;
+    thread_resolver(lookup_function function, std::size_t most_threads)
+        : function_(std::make_shared<const lookup_function>(std::move(function))),
+          threads_(std::make_shared<lookup_slots>(most_threads)) {}
+
+    void async_resolve(const std::string& name, std::shared_ptr<lookup> pending) override {
+        auto slot = threads_->try_take();
+        if (!slot) {
+            pending->answer(std::string(too_many_lookups));
+            return;
+        }
+        try {
+            std::thread([function = function_, name, pending,
+                         thread_slot = std::move(*slot)]() mutable {
+                result found;
+                try {
+                    found = (*function)(name);
+                } catch (...) {
+                    // An exception must not leave a detached thread (std::terminate).
+                    found = std::string("cannot be resolved");
                 }
-                address_list addresses;
-                for (const auto& entry : found) {
-                    const auto address = entry.endpoint().address();
-                    if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
-                        addresses.push_back(address);
-                    }
-                }
-                if (addresses.empty()) {
-                    done(std::string("cannot be resolved"));
-                    return;
-                }
-                done(std::move(addresses));
-            });
+                thread_slot.release();
+                pending->answer(std::move(found));
+            }).detach();
+        } catch (const std::system_error& error) {
+            // pthread_create's EAGAIN (RLIMIT_NPROC, threads-max): a fast failure, as over the
+            // bound. The thread's slot went with the callable.
+            pending->answer(error.code() == std::errc::resource_unavailable_try_again
+                                ? std::string(too_many_lookups)
+                                : std::string("cannot start a DNS lookup (") +
+                                      error.code().message() + ")");
+        }
     }
+
+private:
+    const std::shared_ptr<const lookup_function> function_;
+    const std::shared_ptr<lookup_slots> threads_;
 };
 
 }  // namespace
 
-std::shared_ptr<resolver> system_resolver() {
-    return std::make_shared<getaddrinfo_resolver>();
+std::shared_ptr<resolver> system_resolver(lookup_function lookup, std::size_t most_threads) {
+    return std::make_shared<thread_resolver>(std::move(lookup), most_threads);
 }
 
 }  // namespace cordon::proxy

@@ -3,12 +3,22 @@
 
 // How the proxy turns a name into addresses: an interface, so that tests can map names to the
 // addresses they choose (a loopback test server, a private range) and count the queries made.
-// system_resolver() asks the system (getaddrinfo, through Boost.Asio's resolver).
+// system_resolver() asks the system (getaddrinfo), each lookup on a thread of its own.
+//
+// A lookup cannot be interrupted (getaddrinfo has no cancel; glibc's gai_cancel() cannot cancel
+// one under way), so the proxy never waits for one: its caller abandons it (the connection closed,
+// its deadline passed, the session or the service closed) and forgets it. What a lookup's thread
+// touches after that is its own: a `lookup` it shares with the caller, whose mutex decides once
+// whether the answer is posted or dropped.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
+#include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -16,24 +26,111 @@
 
 namespace cordon::proxy {
 
+// Lookups in flight at once in a process (the system resolver's threads), and per session.
+inline constexpr std::size_t default_max_lookup_threads = 64;
+inline constexpr std::size_t default_max_lookups_per_session = 8;
+
+// The one line a connection gets when a bound is reached, or a lookup's thread cannot start.
+inline constexpr const char* too_many_lookups = "too many DNS lookups in flight";
+
+class lookup_slots;
+
+// One lookup counted against a lookup_slots, given back when destroyed (or released).
+class lookup_slot {
+public:
+    lookup_slot(const lookup_slot&) = delete;
+    lookup_slot& operator=(const lookup_slot&) = delete;
+    lookup_slot(lookup_slot&& other) noexcept : owner_(std::move(other.owner_)) {}
+    lookup_slot& operator=(lookup_slot&& other) noexcept;
+    ~lookup_slot() { release(); }
+    void release() noexcept;
+
+private:
+    friend class lookup_slots;
+    explicit lookup_slot(std::shared_ptr<lookup_slots> owner) : owner_(std::move(owner)) {}
+    std::shared_ptr<lookup_slots> owner_;  // keeps the count alive while a thread holds a slot
+};
+
+// A bound on lookups in flight at once, from any thread: taking a slot never waits.
+class lookup_slots : public std::enable_shared_from_this<lookup_slots> {
+public:
+    explicit lookup_slots(std::size_t most) : most_(most) {}
+    // A slot, or nothing when `most` are taken.
+    [[nodiscard]] std::optional<lookup_slot> try_take();
+    [[nodiscard]] std::size_t in_use() const noexcept { return in_use_.load(); }
+
+private:
+    friend class lookup_slot;
+    const std::size_t most_;
+    std::atomic<std::size_t> in_use_{0};
+};
+
 class resolver {
 public:
     // The addresses a name has (at least one), or a one-line reason it has none.
     using result = std::variant<address_list, std::string>;
     using completion = std::function<void(result)>;
 
+    // One lookup, shared by its caller and whatever answers it (a thread of its own, for the
+    // system resolver). The mutex makes answer() and abandon() exclusive: once abandon() has
+    // returned the completion is never called, nothing is posted to the executor any more (its
+    // io_context may be destroyed), and the completion, with everything it captured, has been
+    // destroyed on the abandoning thread, never on the answering one.
+    class lookup {
+    public:
+        // `executor`: where `done` is posted; held without counting as outstanding work, so that
+        // a lookup in flight never keeps the proxy's thread running. `slot` (may be empty): the
+        // session's count, given back when the lookup is answered or destroyed.
+        lookup(const boost::asio::any_io_executor& executor, completion done,
+               std::optional<lookup_slot> slot = std::nullopt);
+        lookup(const lookup&) = delete;
+        lookup& operator=(const lookup&) = delete;
+        ~lookup() = default;
+
+        // From any thread, at most once: gives the slot back, then posts `done(found)` unless the
+        // lookup was abandoned.
+        void answer(result found);
+        // From the executor's thread (the caller's). Idempotent.
+        void abandon() noexcept;
+        // Where the answer goes, for a resolver that posts more than the answer from inside
+        // async_resolve (a test's resolver whose answer throws on the proxy's thread); a thread of
+        // the resolver's own must use answer(), the only post abandon() excludes.
+        [[nodiscard]] const boost::asio::any_io_executor& executor() const noexcept {
+            return executor_;
+        }
+
+    private:
+        std::mutex mutex_;
+        const boost::asio::any_io_executor executor_;
+        completion done_;                  // guarded by mutex_; empty once answered or abandoned
+        std::optional<lookup_slot> slot_;  // guarded by mutex_
+    };
+
     virtual ~resolver() = default;
-    // Starts resolving `name` (a canonical host name). `done` is called exactly once, through
-    // `executor` (the proxy's thread), never from inside this call. An exception `done` throws
-    // escapes into the proxy's thread (service.hpp: the sessions then fail closed).
-    virtual void async_resolve(const boost::asio::any_io_executor& executor,
-                               const std::string& name, completion done) = 0;
+    // Starts resolving `name` (a canonical host name) and answers `pending` exactly once, from
+    // any thread but never from inside this call unless it posts (lookup::answer() always does),
+    // and fast: a resolver out of room answers at once, it never queues. An exception the
+    // completion throws escapes into the proxy's thread (service.hpp: the sessions then fail
+    // closed).
+    virtual void async_resolve(const std::string& name, std::shared_ptr<lookup> pending) = 0;
 };
 
-// getaddrinfo through Boost.Asio's resolver, which runs it on a thread of its own: a slow DNS
-// server holds up that one lookup, not the proxy. A lookup cannot be interrupted: only the
-// service's destructor waits for one in flight to return (the resolver's timeout, a few seconds at
-// worst); closing a session or opening one never does.
-[[nodiscard]] std::shared_ptr<resolver> system_resolver();
+// The blocking lookup the system resolver runs on its threads: a name to its addresses, or the
+// one line saying why there are none. Tests inject one that blocks until they release it.
+using lookup_function = std::function<resolver::result(const std::string& name)>;
+
+// getaddrinfo(name, no service, AI_NUMERICSERV, SOCK_STREAM/IPPROTO_TCP, any family): each
+// address once, in the order given; "cannot be resolved" when there is none.
+[[nodiscard]] resolver::result getaddrinfo_lookup(const std::string& name);
+
+// Runs `lookup` for each name on a detached thread of its own, at most `most_threads` at once in
+// the process; over that, or when a thread cannot be created, the answer is at once
+// too_many_lookups. Lookups run in parallel: a slow DNS zone holds up its own lookups only. A
+// thread is never joined: it ends when its lookup returns (the system's resolver timeout, see
+// resolv.conf(5)); a lookup in flight never delays a session's close, the service's destruction or
+// the process's exit.
+[[nodiscard]] std::shared_ptr<resolver> system_resolver(
+    lookup_function lookup = getaddrinfo_lookup,
+    std::size_t most_threads = default_max_lookup_threads);
 
 }  // namespace cordon::proxy

@@ -22,6 +22,11 @@ service_core::service_core(std::shared_ptr<resolver> names, limits bounds)
     : names_(names ? std::move(names) : system_resolver()), bounds_(bounds) {}
 
 service_core::~service_core() {
+    // Every lookup is abandoned before context_ is destroyed: a lookup belongs to a connection,
+    // which abandons it when it closes (connection.cpp), and close_all() has closed every session
+    // still open with its connections (a closed session closed its own). A lookup's thread that
+    // returns later posts nothing. The join is quick: a lookup in flight is no work for the
+    // thread (resolver.hpp).
     close_all();
     if (thread_.joinable()) thread_.join();
 }
@@ -41,9 +46,8 @@ std::variant<std::shared_ptr<session_state>, std::string> service_core::open(
     const std::lock_guard lock(lifecycle_);
     if (!work_) {
         // The work is taken first: a context not stopped now cannot stop afterwards. A thread
-        // the last session left that is still running (a lookup in flight kept it) then serves
-        // again, and nobody waits for the lookup; one that has stopped has nothing in flight,
-        // and joining it is quick.
+        // the last session left that is still running (the closing handlers) then serves again;
+        // one that has stopped has nothing in flight, and joining it is quick.
         work_.emplace(context_.get_executor());
         if (!thread_.joinable() || context_.stopped()) {
             if (thread_.joinable()) thread_.join();
@@ -109,9 +113,9 @@ void service_core::close_on_thread(const std::shared_ptr<session_state>& state) 
 void service_core::stop_if_idle() {
     if (!open_.empty() || !work_) return;
     // No more work once the closed sessions' handlers have run: run() returns and the thread
-    // ends by itself. It is not joined here: a system lookup in flight (getaddrinfo, which
-    // nothing can cancel) would hold the closing caller, a run's event loop, for as long as DNS
-    // takes. The next open() serves on it again or joins it; the destructor joins it.
+    // ends by itself. A lookup in flight (getaddrinfo, which nothing can cancel) is not work: the
+    // closed connections abandoned theirs. It is not joined here, which would wait only for those
+    // handlers; the next open() serves on it again or joins it; the destructor joins it.
     work_.reset();
 }
 

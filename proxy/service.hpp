@@ -13,9 +13,16 @@
 //   a change of namespace, could reach; an inherited socketpair has none: only the run's own
 //   forwarder holds the other end.
 // - One thread. A service (one per cordon process) runs every session's connections on one
-//   Boost.Asio thread, started with the first open session and joined when the last one closes.
-//   Nothing in a connection blocks: a slow client, a slow DNS answer or a huge header holds up
-//   that connection only, and each connection's memory is bounded (the limits below).
+//   Boost.Asio thread, started with the first open session; it ends by itself when the last one
+//   closes. Nothing on it blocks: a slow client or a huge header holds up that connection only,
+//   and each connection's memory is bounded (the limits below).
+// - DNS off the thread, never waited for. A lookup is a blocking getaddrinfo, which nothing can
+//   cancel: each runs on a detached thread of its own (resolver.hpp), in parallel with the others,
+//   under a deadline (lookup_timeout) and two bounds (per session, per process) that fail fast
+//   rather than queue. A lookup whose connection, session or service ends is abandoned, not
+//   joined, and is no work for the proxy's thread: a slow DNS zone delays the connections waiting
+//   for its names, never another connection, another run, a session's close or the process's
+//   exit.
 // - The decision comes before DNS. A destination is checked against denied_domains and
 //   allowed_domains (sandbox/domain_pattern.hpp) before any query: looking a refused name up
 //   would already send it out (a DNS exfiltration channel). Only then is an allowed name
@@ -79,6 +86,7 @@ struct session_report {
 inline constexpr std::size_t default_max_connections = 256;
 inline constexpr std::chrono::milliseconds default_head_timeout{30'000};
 inline constexpr std::chrono::milliseconds default_connect_timeout{30'000};
+inline constexpr std::chrono::milliseconds default_lookup_timeout{5'000};
 inline constexpr std::size_t default_relay_buffer = 16 * 1024;
 inline constexpr std::size_t default_max_blocked = 16;
 
@@ -92,15 +100,23 @@ struct limits {
     // From the decision until the destination is connected (the DNS lookup included): 504 or
     // SOCKS5 0x04 after it.
     std::chrono::milliseconds connect_timeout = default_connect_timeout;
+    // From the start of a DNS lookup until its answer: after it the lookup is abandoned and the
+    // client gets 502 "DNS lookup timed out" (SOCKS5 0x04), no refusal recorded. Below
+    // connect_timeout, or the connect timeout's 504 comes first.
+    std::chrono::milliseconds lookup_timeout = default_lookup_timeout;
+    // Lookups of one session in flight at once, abandoned ones included until their thread has
+    // returned: one more gets 502 "too many DNS lookups in flight" (SOCKS5 0x04) at once. The
+    // system resolver also bounds the process's (default_max_lookup_threads, resolver.hpp).
+    std::size_t max_lookups_per_session = default_max_lookups_per_session;
     std::size_t relay_buffer = default_relay_buffer;  // per direction and connection
     std::size_t header_limit = default_header_limit;  // an HTTP head; over it: 431
     std::size_t max_blocked = default_max_blocked;    // distinct entries in a report
 };
 
 // One run's proxy. Closing it (the destructor) closes its forwarder end and every connection it
-// serves, and returns when the proxy's thread has closed them (that thread never waits for DNS:
-// lookups run on Asio's resolver thread). Closing the last one lets the thread end by itself; it
-// waits for nothing in flight.
+// serves, abandoning their lookups, and returns when the proxy's thread has closed them (that
+// thread never waits for DNS). Closing the last one lets the thread end by itself; a lookup in
+// flight does not keep it.
 class session {
 public:
     session(const session&) = delete;
@@ -136,8 +152,9 @@ public:
     explicit service(std::shared_ptr<resolver> resolver = nullptr, limits bounds = {});
     service(const service&) = delete;
     service& operator=(const service&) = delete;
-    // Closes every session still open and joins the thread; the session objects stay valid
-    // (their report() still answers) and close nothing more when destroyed.
+    // Closes every session still open (abandoning every lookup) and joins the thread, which a
+    // lookup in flight does not hold; the session objects stay valid (their report() still
+    // answers) and close nothing more when destroyed.
     ~service();
 
     // A session enforcing rules.allowed_domains, denied_domains and proxy_resolve (whatever
@@ -148,8 +165,8 @@ public:
         const sandbox::network_rules& rules);
 
     // Whether the proxy's thread serves sessions (tests: it stops with the last session). Once
-    // the last session has closed the thread ends by itself, as soon as what it had in flight
-    // (a system lookup) is done; closing never waits for that.
+    // the last session has closed the thread ends by itself, as soon as the closing handlers have
+    // run: a lookup in flight is not its work.
     [[nodiscard]] bool running() const;
 
 private:

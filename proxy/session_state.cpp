@@ -33,6 +33,7 @@ session_state::session_state(net::io_context& context, rules policy,
       policy_(std::move(policy)),
       names_(std::move(names)),
       bounds_(bounds),
+      lookups_(std::make_shared<lookup_slots>(bounds.max_lookups_per_session)),
       own_end_(std::move(own_end)) {}
 
 void session_state::start() {

@@ -40,6 +40,8 @@ public:
     [[nodiscard]] const rules& policy() const noexcept { return policy_; }
     [[nodiscard]] resolver& names() noexcept { return *names_; }
     [[nodiscard]] const limits& bounds() const noexcept { return bounds_; }
+    // The session's lookups in flight (limits::max_lookups_per_session).
+    [[nodiscard]] lookup_slots& lookups() noexcept { return *lookups_; }
     void record_refusal(const std::string& destination, const std::string& reason, bool askable);
     void record_connection();
     void forget(const connection* which);
@@ -54,6 +56,9 @@ private:
     const std::shared_ptr<resolver> names_;
     const limits bounds_;
     const std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
+    // Shared with the lookups' threads: an abandoned lookup gives its slot back when its thread
+    // returns, which may be after the session is gone.
+    const std::shared_ptr<lookup_slots> lookups_;
     unique_fd own_end_;  // until start() wraps it
     std::optional<boost::asio::posix::stream_descriptor> forwarder_;
     std::unordered_map<const connection*, std::shared_ptr<connection>> connections_;
@@ -71,10 +76,21 @@ public:
     void close();
 
 private:
-    enum class stage { sniff, http, socks5_greeting, socks5_request, deciding, relaying, closing };
+    enum class stage {
+        sniff,
+        http,
+        socks5_greeting,
+        socks5_request,
+        resolving,  // a lookup in flight: lookup_ set, the timer at the lookup's deadline
+        deciding,   // the addresses checked and connected to, the timer at the connect deadline
+        relaying,
+        closing
+    };
     enum class kind { http_tunnel, http_forward, socks5 };
 
     void arm_timer(std::chrono::milliseconds after);
+    void arm_timer_at(std::chrono::steady_clock::time_point deadline);
+    void resolve();
     void on_timeout();
     void read_request();
     void on_request_bytes(std::string_view bytes);
@@ -95,6 +111,8 @@ private:
     boost::asio::ip::tcp::socket client_;
     boost::asio::ip::tcp::socket upstream_;
     boost::asio::steady_timer timer_;
+    std::chrono::steady_clock::time_point connect_deadline_;
+    std::shared_ptr<resolver::lookup> lookup_;  // in flight while stage_ is resolving
     std::uint64_t timer_phase_ = 0;
     stage stage_ = stage::sniff;
     kind kind_ = kind::http_tunnel;

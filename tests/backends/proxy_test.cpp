@@ -168,9 +168,8 @@ TEST_P(ProxyPolicy, WhatIsNotAllowedIsRefusedAndRecorded) {
 // A resolver whose answer throws on the proxy's thread: the proxy dies mid-run.
 class exploding_resolver : public proxy::resolver {
 public:
-    void async_resolve(const boost::asio::any_io_executor& executor, const std::string& name,
-                       completion done) override {
-        boost::asio::post(executor, [name, done = std::move(done)] {
+    void async_resolve(const std::string& name, std::shared_ptr<lookup> pending) override {
+        boost::asio::post(pending->executor(), [name] {
             throw std::runtime_error("the test's resolver exploded on " + name);
         });
     }

@@ -16,6 +16,8 @@
 
 #include <atomic>
 #include <boost/asio/post.hpp>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -174,8 +176,7 @@ public:
         const std::lock_guard lock(mutex_);
         names_[name] = address;
     }
-    void async_resolve(const boost::asio::any_io_executor& executor, const std::string& name,
-                       completion done) override {
+    void async_resolve(const std::string& name, std::shared_ptr<lookup> pending) override {
         ++queries;
         std::string address;
         {
@@ -183,21 +184,74 @@ public:
             const auto found = names_.find(name);
             if (found != names_.end()) address = found->second;
         }
-        if (address == "never") return;  // no answer: the connect timeout ends the wait
-        boost::asio::post(executor, [done = std::move(done), address] {
-            if (address == "throw") throw std::runtime_error("a handler threw");
-            if (address.empty()) {
-                done(std::string("cannot be resolved"));
-            } else {
-                done(address_list{boost::asio::ip::make_address(address)});
-            }
-        });
+        if (address == "never") return;  // no answer: a deadline ends the wait
+        if (address == "throw") {
+            boost::asio::post(pending->executor(),
+                              [] { throw std::runtime_error("a handler threw"); });
+            return;
+        }
+        if (address.empty()) {
+            pending->answer(std::string("cannot be resolved"));
+        } else {
+            pending->answer(address_list{boost::asio::ip::make_address(address)});
+        }
     }
     std::atomic<int> queries{0};
 
 private:
     std::mutex mutex_;
     std::map<std::string, std::string> names_;
+};
+
+// The blocking lookup a system_resolver() runs on its threads, as a slow DNS zone would: a name
+// mapped to an address is answered at once, one mapped to "hold" blocks until release() (then
+// "cannot be resolved"), any other cannot be resolved. Held by a shared_ptr the lookups' threads
+// share: a thread still blocked when its test ends keeps it alive.
+class held_lookups : public std::enable_shared_from_this<held_lookups> {
+public:
+    void map(const std::string& name, const std::string& address) {
+        const std::lock_guard lock(mutex_);
+        names_[name] = address;
+    }
+    lookup_function function() {
+        return [self = shared_from_this()](const std::string& name) { return self->look_up(name); };
+    }
+    // Until `count` lookups are blocked; false when that takes longer than patience_ms.
+    bool wait_until_held(int count) {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, std::chrono::milliseconds(patience_ms),
+                                 [&] { return held_ >= count; });
+    }
+    [[nodiscard]] int held() const {
+        const std::lock_guard lock(mutex_);
+        return held_;
+    }
+    void release() {
+        const std::lock_guard lock(mutex_);
+        released_ = true;
+        changed_.notify_all();
+    }
+
+private:
+    resolver::result look_up(const std::string& name) {
+        std::unique_lock lock(mutex_);
+        const auto found = names_.find(name);
+        if (found == names_.end()) return std::string("cannot be resolved");
+        if (found->second != "hold") {
+            return address_list{boost::asio::ip::make_address(found->second)};
+        }
+        ++held_;
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return released_; });
+        --held_;
+        return std::string("cannot be resolved");
+    }
+
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::map<std::string, std::string> names_;
+    int held_ = 0;
+    bool released_ = false;
 };
 
 // Hands `fds` to the proxy in one message, as the forwarder does (with one fd).

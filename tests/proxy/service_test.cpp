@@ -12,9 +12,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/socket.h>
-#include <boost/asio/execution/outstanding_work.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/prefer.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -30,20 +27,32 @@ class ProxyService : public ::testing::Test {
 protected:
     // A service with `bounds`, and a session with `network`; the forwarder end is the test's.
     void open(sandbox::network_rules network, limits bounds = {}) {
-        network.policy = sandbox::network_policy::proxy;
-        service_.emplace(names_, bounds);
-        auto opened = service_->open(network);
-        ASSERT_TRUE(std::holds_alternative<std::unique_ptr<session>>(opened))
-            << std::get<std::string>(opened);
-        session_ = std::get<std::unique_ptr<session>>(std::move(opened));
-        forwarder_ = session_->take_forwarder_end();
-        ASSERT_TRUE(forwarder_);
+        open_with(names_, std::move(network), bounds);
+    }
+    void open_with(std::shared_ptr<resolver> names, sandbox::network_rules network,
+                   limits bounds = {}) {
+        service_.emplace(std::move(names), bounds);
+        session_ = another(std::move(network), forwarder_);
     }
 
-    // A client connection the proxy serves.
-    unique_fd client() {
+    // One more session of the service (another run), its forwarder end in `forwarder`.
+    std::unique_ptr<session> another(sandbox::network_rules network, unique_fd& forwarder) {
+        network.policy = sandbox::network_policy::proxy;
+        auto opened = service_->open(network);
+        if (!std::holds_alternative<std::unique_ptr<session>>(opened)) {
+            ADD_FAILURE() << std::get<std::string>(opened);
+            return nullptr;
+        }
+        auto served = std::get<std::unique_ptr<session>>(std::move(opened));
+        forwarder = served->take_forwarder_end();
+        EXPECT_TRUE(forwarder);
+        return served;
+    }
+
+    // A client connection the proxy serves (through `forwarder`, the session's by default).
+    unique_fd client(int forwarder = -1) {
         auto [client, accepted] = door_.connect();
-        hand_over(forwarder_.get(), {accepted.get()});
+        hand_over(forwarder < 0 ? forwarder_.get() : forwarder, {accepted.get()});
         return std::move(client);
     }
 
@@ -354,73 +363,162 @@ TEST_F(ProxyService, ALookupThatNeverEndsIsA504AfterTheConnectTimeout) {
     EXPECT_EQ(session_->report().connections, 0U);
 }
 
-// A lookup the way the system's runs: on a thread of its own, holding the proxy's event loop
-// open (outstanding work) until getaddrinfo returns, which nothing can cancel. Held until the
-// test releases it.
-class held_resolver final : public resolver {
-public:
-    void async_resolve(const boost::asio::any_io_executor& executor, const std::string&,
-                       completion done) override {
-        auto tracked =
-            boost::asio::prefer(executor, boost::asio::execution::outstanding_work.tracked);
-        lookup_ = std::thread([this, tracked, done = std::move(done)]() mutable {
-            released_.wait();
-            boost::asio::post(
-                tracked, [done = std::move(done)] { done(std::string("cannot be resolved")); });
-        });
-        asked_.set_value();
+// The system resolver with a lookup the test holds, as a slow DNS zone holds getaddrinfo.
+class SlowZone : public ProxyService {
+protected:
+    void SetUp() override {
+        held_->map("slow.test", "hold");
+        held_->map("slow2.test", "hold");
+        held_->map("fast.test", "127.0.0.1");
     }
-    void wait_until_asked() { asked_.get_future().wait(); }
-    void release_and_join() {
-        release_.set_value();
-        if (lookup_.joinable()) lookup_.join();
+    // Whatever a test leaves blocked returns (its answer dropped): the threads end.
+    void TearDown() override { held_->release(); }
+
+    std::shared_ptr<resolver> system() { return system_resolver(held_->function()); }
+    // The fast name and the test server's address it resolves to (a private one, listed).
+    sandbox::network_rules fast_and_echo() {
+        return allow({"fast.test", "127.0.0.1:" + std::to_string(echo_.port())});
+    }
+    void expect_tunnel(int fd) {
+        send_all(fd, connect_line("fast.test", echo_.port()));
+        EXPECT_EQ(read_exact(fd, connect_established.size()), connect_established);
+        expect_echo(fd);
     }
 
-private:
-    std::promise<void> asked_;
-    std::promise<void> release_;
-    std::shared_future<void> released_ = release_.get_future().share();
-    std::thread lookup_;
+    std::shared_ptr<held_lookups> held_ = std::make_shared<held_lookups>();
 };
 
+// One run's slow zone delays neither another run's lookup nor its own connection past the lookup
+// deadline: 502 "DNS lookup timed out" (SOCKS5: host unreachable), no refusal in the record.
+TEST_F(SlowZone, AnotherSessionResolvesAtOnceAndTheSlowLookupGetsItsDeadline) {
+    limits bounds;
+    bounds.lookup_timeout = std::chrono::milliseconds(500);
+    open_with(system(), allow({"*.test"}), bounds);
+    const unique_fd slow = client();
+    send_all(slow.get(), connect_line("slow.test", 443));
+    ASSERT_TRUE(held_->wait_until_held(1));
+
+    unique_fd other_forwarder;
+    const auto other = another(fast_and_echo(), other_forwarder);
+    ASSERT_TRUE(other);
+    const unique_fd fast = client(other_forwarder.get());
+    expect_tunnel(fast.get());
+    EXPECT_EQ(other->report().connections, 1U);
+    EXPECT_EQ(held_->held(), 1);  // answered while the slow lookup still blocks
+
+    const auto asked = std::chrono::steady_clock::now();
+    const std::string answer = read_to_eof(slow.get());
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << answer;
+    EXPECT_NE(answer.find("cordon: network access to slow.test:443 failed (DNS lookup timed out)"),
+              std::string::npos)
+        << answer;
+    EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(5));
+    EXPECT_TRUE(session_->report().blocked.empty());
+    EXPECT_EQ(held_->held(), 1);  // abandoned, still blocked: nothing waited for it
+
+    const unique_fd socks = client();
+    send_all(socks.get(), std::string("\x05\x01\x00", 3));
+    EXPECT_EQ(read_exact(socks.get(), 2), std::string("\x05\x00", 2));
+    send_all(socks.get(),
+             std::string("\x05\x01\x00\x03\x0a", 5) + "slow2.test" + std::string("\x01\xbb", 2));
+    const std::string reply = read_to_eof(socks.get());
+    ASSERT_GE(reply.size(), 2U);
+    EXPECT_EQ(reply[1], static_cast<char>(socks5::host_unreachable));
+    EXPECT_TRUE(session_->report().blocked.empty());
+}
+
+// Over the session's bound a lookup fails at once, and a lookup abandoned at its deadline counts
+// until its thread returns; another session resolves all the while.
+TEST_F(SlowZone, TheSessionsBoundFailsFastAndCountsAbandonedLookups) {
+    limits bounds;
+    bounds.max_lookups_per_session = 1;
+    bounds.lookup_timeout = std::chrono::milliseconds(300);
+    open_with(system(), allow({"*.test", "127.0.0.1:" + std::to_string(echo_.port())}), bounds);
+    const unique_fd slow = client();
+    send_all(slow.get(), connect_line("slow.test", 443));
+    ASSERT_TRUE(held_->wait_until_held(1));
+
+    const std::string over = ask(connect_line("fast.test", echo_.port()));
+    EXPECT_TRUE(over.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << over;
+    EXPECT_NE(over.find("(too many DNS lookups in flight)"), std::string::npos) << over;
+
+    unique_fd other_forwarder;
+    const auto other = another(fast_and_echo(), other_forwarder);
+    ASSERT_TRUE(other);
+    const unique_fd fast = client(other_forwarder.get());
+    expect_tunnel(fast.get());
+
+    EXPECT_NE(read_to_eof(slow.get()).find("(DNS lookup timed out)"), std::string::npos);
+    EXPECT_EQ(held_->held(), 1);
+    const std::string still = ask(connect_line("fast.test", echo_.port()));
+    EXPECT_NE(still.find("(too many DNS lookups in flight)"), std::string::npos) << still;
+    EXPECT_TRUE(session_->report().blocked.empty());
+    EXPECT_EQ(session_->report().connections, 0U);
+}
+
+// The process's bound: over it a lookup fails at once, in any session.
+TEST_F(SlowZone, TheProcessBoundFailsFast) {
+    open_with(system_resolver(held_->function(), 1), allow({"*.test"}));
+    const unique_fd slow = client();
+    send_all(slow.get(), connect_line("slow.test", 443));
+    ASSERT_TRUE(held_->wait_until_held(1));
+    unique_fd other_forwarder;
+    const auto other = another(allow({"*.test"}), other_forwarder);
+    ASSERT_TRUE(other);
+    const unique_fd over = client(other_forwarder.get());
+    send_all(over.get(), connect_line("fast.test", 443));
+    const std::string answer = read_to_eof(over.get());
+    EXPECT_NE(answer.find("(too many DNS lookups in flight)"), std::string::npos) << answer;
+}
+
 // Closing the last session while a lookup is in flight returns at once: the caller is a run's
-// event loop, which must not wait for DNS. The thread ends by itself once the lookup is back.
-TEST_F(ProxyService, ClosingTheLastSessionNeverWaitsForALookupInFlight) {
-    const auto lookup = std::make_shared<held_resolver>();
-    service_.emplace(lookup);
-    sandbox::network_rules network = allow({"*.test"});
-    network.policy = sandbox::network_policy::proxy;
-    session_ = std::get<std::unique_ptr<session>>(service_->open(network));
-    forwarder_ = session_->take_forwarder_end();
+// event loop, which must not wait for DNS. The lookup is no work for the proxy's thread, which
+// ends; the next session starts one, and destroying the service (the process's exit) joins it
+// without waiting for the lookup either.
+TEST_F(SlowZone, ClosingTheLastSessionAndTheServiceNeverWaitForALookupInFlight) {
+    open_with(system(), allow({"*.test"}));
     const unique_fd fd = client();
     send_all(fd.get(), connect_line("slow.test", 443));
-    lookup->wait_until_asked();
+    ASSERT_TRUE(held_->wait_until_held(1));
 
     auto closed = std::async(std::launch::async, [this] { session_.reset(); });
     const bool returned = closed.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
     EXPECT_TRUE(returned) << "closing the session waited for the lookup";
+    if (!returned) held_->release();
+    closed.wait();
     EXPECT_EQ(read_to_eof(fd.get()), "");
     EXPECT_FALSE(service_->running());
 
-    // The next run's session neither waits for it: the thread still running serves again.
-    sandbox::network_rules local = allow({"local.test"}, {}, local_test);
-    local.policy = sandbox::network_policy::proxy;
-    auto reopened = std::async(std::launch::async, [&] { return service_->open(local); });
+    // The next run's session neither waits for it, and is served.
+    unique_fd forwarder;
+    auto reopened = std::async(std::launch::async, [&] {
+        return another(allow({"local.test", "slow.test"}, {}, local_test), forwarder);
+    });
     const bool opened = reopened.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
     EXPECT_TRUE(opened) << "opening a session waited for the lookup";
-    if (!opened) lookup->release_and_join();
-    session_ = std::get<std::unique_ptr<session>>(reopened.get());
-    forwarder_ = session_->take_forwarder_end();
+    if (!opened) held_->release();
+    session_ = reopened.get();
+    ASSERT_TRUE(session_);
+    forwarder_ = std::move(forwarder);
     EXPECT_TRUE(service_->running());
     const unique_fd served = client();
     send_all(served.get(), connect_line("local.test", echo_.port()));
     EXPECT_EQ(read_exact(served.get(), connect_established.size()), connect_established);
     expect_echo(served.get());
+    const unique_fd slow_again = client();
+    send_all(slow_again.get(), connect_line("slow.test", 443));
+    ASSERT_TRUE(held_->wait_until_held(2));
 
-    if (opened) lookup->release_and_join();
-    closed.wait();
-    session_.reset();
-    service_.reset();  // joins the thread
+    // The service goes with both lookups blocked: its io_context is destroyed under them, and
+    // their answers, once released, are dropped (ASan: nothing touches the context).
+    auto destroyed = std::async(std::launch::async, [this] {
+        session_.reset();
+        service_.reset();
+    });
+    const bool gone = destroyed.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    EXPECT_TRUE(gone) << "destroying the service waited for the lookups";
+    held_->release();
+    destroyed.wait();
 }
 
 // Every socket the proxy opens is close-on-exec (Asio's own are not): a run spawned meanwhile
