@@ -3,21 +3,33 @@
 
 #include "classify/network_denial.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "classify/signature_scanner.hpp"
+#include "sandbox/host_address.hpp"
 
 namespace cordon::classify {
 
 namespace {
 
 // Whether `host` (as a message prints it: a name, an IPv4 address, an IPv6 one with or without
-// brackets) is this machine's loopback.
+// brackets) is this machine's loopback, in any spelling the kernel connects there: 127/8, 0/8
+// (0.0.0.0 connects to loopback), ::1, ::, and those mapped into IPv6 (::ffff:7f00:1).
 bool is_loopback_host(std::string_view host) {
     if (host.starts_with('[')) host.remove_prefix(1);
     if (const auto end = host.find(']'); end != std::string_view::npos) host = host.substr(0, end);
-    return host == "localhost" || host.starts_with("127.") || host == "::1" ||
-           host.starts_with("::ffff:127.") || host.ends_with(".localhost");
+    if (host == "localhost" || host.ends_with(".localhost")) return true;
+    const auto address = sandbox::parse_ip_address(host);
+    if (!address) return false;
+    const auto& bytes = address->bytes;
+    const auto loopback_v4 = [](std::uint8_t first) { return first == 127 || first == 0; };
+    if (address->v4) return loopback_v4(bytes[0]);
+    const bool zero_prefix =
+        std::all_of(bytes.begin(), bytes.begin() + 10, [](std::uint8_t b) { return b == 0; });
+    if (zero_prefix && bytes[10] == 0xFF && bytes[11] == 0xFF) return loopback_v4(bytes[12]);
+    return zero_prefix && bytes[10] == 0 && bytes[11] == 0 && bytes[12] == 0 && bytes[13] == 0 &&
+           bytes[14] == 0 && bytes[15] <= 1;
 }
 
 // The peer named after `marker` in `line` (lower-cased already): a bracketed IPv6 address, a

@@ -102,6 +102,7 @@ escalation_outcome escalate(runtime::run_request& request, const escalation_ask&
     asked.requested_network = ask.network;
     asked.effective_network = network_of(request.network);
     asked.denied_domains = request.network.denied_domains;
+    asked.proxy_resolve = request.network.proxy_resolve;
     asked.justification = ask.justification;
     asked.subject = ask.subject;
     asked.tool = ask.tool;

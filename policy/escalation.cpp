@@ -91,7 +91,7 @@ escalation_result approve_escalation(const escalation_request& request, approval
     // A domain the denied list refuses stays refused whatever the answer: nobody is asked.
     if (request.requested_network && to_network.policy == sandbox::network_policy::proxy) {
         for (const std::string& domain : request.requested_network->domains) {
-            if (auto refusing = denied_by(request.denied_domains, domain)) {
+            if (auto refusing = denied_by(request.denied_domains, domain, request.proxy_resolve)) {
                 result.error = "sandbox escalation to network " +
                                quoted(*request.requested_network) + " asks for \"" + domain +
                                "\", which denied_domains refuses (\"" + *refusing + "\")";
@@ -101,8 +101,9 @@ escalation_result approve_escalation(const escalation_request& request, approval
     }
     // The host's whole network would reach what the operator's denied list refuses: no answer
     // widens that, so nobody is asked (danger-full-access, which confines nothing, is a mode).
-    if (request.requested_network && to_network.policy == sandbox::network_policy::allow &&
-        sandbox::is_confined(mode) && !request.denied_domains.empty()) {
+    if (request.requested_network && network_wider &&
+        to_network.policy == sandbox::network_policy::allow && sandbox::is_confined(mode) &&
+        !request.denied_domains.empty()) {
         std::string listed;
         for (std::size_t i = 0; i < request.denied_domains.size() && i < 3; ++i) {
             listed += (i == 0 ? "\"" : ", \"") + request.denied_domains[i] + "\"";
@@ -141,7 +142,9 @@ escalation_result approve_escalation(const escalation_request& request, approval
     asked.requested_network = to_network;
     // Unconfined, the policy line already says nothing is confined: the network line is for the
     // confined modes, where it is what was asked for.
-    asked.network = sandbox::is_confined(mode) ? network_change(from_network, to_network) : "";
+    asked.network = sandbox::is_confined(mode)
+                        ? network_change(from_network, to_network, request.proxy_resolve)
+                        : "";
     asked.justification = request.justification;
     if (network_only) {
         asked.reason =
@@ -215,9 +218,13 @@ std::string network_domain_escalation_hint(std::string_view domain, std::string_
 }
 
 std::string cli_network_domain_escalation_hint(std::string_view domain) {
+    // `[2606:4700::1111]:443` is a glob to a shell: quoted, it is one word as written.
+    const std::string word = domain.find('[') == std::string_view::npos
+                                 ? std::string(domain)
+                                 : "'" + std::string(domain) + "'";
     return "[sandbox: network access to " + std::string(domain) +
-           " was blocked \u2014 retry this exact command once with --escalate-domain " +
-           std::string(domain) + " --justification TEXT; cordon asks on this terminal]\n";
+           " was blocked \u2014 retry this exact command once with --escalate-domain " + word +
+           " --justification TEXT; cordon asks on this terminal]\n";
 }
 
 std::string cli_escalation_hint() {

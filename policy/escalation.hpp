@@ -52,6 +52,9 @@ struct escalation_request {
     // The call's denied_domains: asking for a domain one of them refuses is refused before
     // anyone is asked (the proxy would refuse it whatever the answer).
     std::vector<std::string> denied_domains;
+    // The call's proxy_resolve: a name asked for is shown with the address it is mapped to, and
+    // one mapped to a denied address is refused before anyone is asked.
+    std::vector<sandbox::host_mapping> proxy_resolve;
     std::string justification;
     std::string subject = "command";  // as in "the user rejected escalating this command"
     std::string tool = "bash";

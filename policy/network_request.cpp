@@ -33,24 +33,54 @@ bool holds(const std::vector<std::string>& list, std::string_view each) {
     return std::find(list.begin(), list.end(), each) != list.end();
 }
 
+// The proxy_resolve mappings a name pattern covers: (canonical name, address).
+std::vector<std::pair<std::string, sandbox::ip_address>> mapped_under(
+    const sandbox::domain_pattern& pattern, const std::vector<sandbox::host_mapping>& mappings) {
+    std::vector<std::pair<std::string, sandbox::ip_address>> out;
+    if (pattern.address) return out;
+    for (const sandbox::host_mapping& each : mappings) {
+        const auto name = sandbox::parse_destination_host(each.name);
+        const auto address = sandbox::parse_ip_address(each.address);
+        if (!name || name->address || !address) continue;
+        const bool covered = pattern.wildcard ? name->host.ends_with("." + pattern.host)
+                                              : name->host == pattern.host;
+        if (covered) out.emplace_back(name->host, *address);
+    }
+    return out;
+}
+
 // A domain as the person asked reads it: an address that is not another host's public one says
 // what it is and which ports it opens ("127.0.0.1:18080 (the host's own loopback, port 18080)"),
-// since "+127.0.0.1" reads like the sandbox's own loopback.
-std::string shown_domain(const std::string& domain) {
+// since "+127.0.0.1" reads like the sandbox's own loopback; a name proxy_resolve maps says where
+// to ("db.test:5432 (mapped to 127.0.0.1, the host's own loopback, port 5432)").
+std::string shown_domain(const std::string& domain,
+                         const std::vector<sandbox::host_mapping>& mappings) {
     const auto parsed = sandbox::parse_domain_pattern(domain);
     const auto* pattern = std::get_if<sandbox::domain_pattern>(&parsed);
-    if (pattern == nullptr || !pattern->address) return domain;
+    if (pattern == nullptr) return domain;
+    const std::string ports =
+        pattern->port ? "port " + std::to_string(*pattern->port) : "every port";
+    if (!pattern->address) {
+        std::string to;
+        for (const auto& [name, address] : mapped_under(*pattern, mappings)) {
+            const std::string what = sandbox::describe_address(address);
+            to += to.empty() ? "" : "; ";
+            if (pattern->wildcard) to += name + " ";
+            to += "mapped to " + sandbox::to_string(address) + (what.empty() ? "" : ", " + what);
+        }
+        return to.empty() ? domain : domain + " (" + to + ", " + ports + ")";
+    }
     const auto address = sandbox::parse_ip_address(pattern->host);
     if (!address) return domain;
     const std::string what = sandbox::describe_address(*address);
     if (what.empty()) return domain;
-    return domain + " (" + what + ", " +
-           (pattern->port ? "port " + std::to_string(*pattern->port) : "every port") + ")";
+    return domain + " (" + what + ", " + ports + ")";
 }
 
 // `network` for the person asked: to_string() with each domain shown_domain(), and `allow` with
 // what it opens.
-std::string shown_network(const network_request& network) {
+std::string shown_network(const network_request& network,
+                          const std::vector<sandbox::host_mapping>& mappings) {
     switch (network.policy) {
         case network_policy::deny:
             return "deny";
@@ -62,20 +92,31 @@ std::string shown_network(const network_request& network) {
     }
     std::string out = "proxy";
     for (std::size_t i = 0; i < network.domains.size(); ++i) {
-        out += (i == 0 ? ": " : ", ") + shown_domain(network.domains[i]);
+        out += (i == 0 ? ": " : ", ") + shown_domain(network.domains[i], mappings);
     }
     return out;
 }
 
-// Whether the address `wanted` names carries (sandbox::carried_ipv4) the one `refusing` names:
-// the proxy refuses it in that form too.
+// An address and the IPv4 addresses it carries (sandbox::carried_ipv4).
+std::vector<sandbox::ip_address> forms_of(const sandbox::ip_address& address) {
+    std::vector<sandbox::ip_address> out{address};
+    for (const auto& carried : sandbox::carried_ipv4(address))
+        out.push_back(carried);
+    return out;
+}
+
+// Whether the addresses `wanted` and `refusing` name share a form: the proxy refuses an address
+// in every form a denied one takes, and the denied one in every form it carries.
 bool carries(const sandbox::domain_pattern& wanted, const sandbox::domain_pattern& refusing) {
     if (!wanted.address || !refusing.address || refusing.wildcard) return false;
     const auto asked = sandbox::parse_ip_address(wanted.host);
     const auto denied = sandbox::parse_ip_address(refusing.host);
     if (!asked || !denied) return false;
-    const auto carried = sandbox::carried_ipv4(*asked);
-    return std::find(carried.begin(), carried.end(), *denied) != carried.end();
+    const auto asked_forms = forms_of(*asked);
+    const auto denied_forms = forms_of(*denied);
+    return std::any_of(asked_forms.begin(), asked_forms.end(), [&](const auto& each) {
+        return std::find(denied_forms.begin(), denied_forms.end(), each) != denied_forms.end();
+    });
 }
 
 }  // namespace
@@ -128,18 +169,19 @@ std::string to_string(const network_request& network) {
     return out;
 }
 
-std::string network_change(const network_request& from, const network_request& to) {
+std::string network_change(const network_request& from, const network_request& to,
+                           const std::vector<sandbox::host_mapping>& mappings) {
     if (covers(from, to)) return "";
     if (from.policy == network_policy::proxy && to.policy == network_policy::proxy) {
         std::string added;
         for (const std::string& each : to.domains) {
             if (!holds(from.domains, each)) {
-                added += (added.empty() ? "+" : ", +") + shown_domain(each);
+                added += (added.empty() ? "+" : ", +") + shown_domain(each, mappings);
             }
         }
         return "proxy \u2192 proxy: " + added;
     }
-    return to_string(from) + " \u2192 " + shown_network(to);
+    return to_string(from) + " \u2192 " + shown_network(to, mappings);
 }
 
 sandbox::network_rules with_network(sandbox::network_rules rules, const network_request& granted) {
@@ -153,7 +195,8 @@ sandbox::network_rules with_network(sandbox::network_rules rules, const network_
 }
 
 std::optional<std::string> denied_by(const std::vector<std::string>& denied,
-                                     std::string_view domain) {
+                                     std::string_view domain,
+                                     const std::vector<sandbox::host_mapping>& mappings) {
     const auto asked = sandbox::parse_domain_pattern(domain);
     const auto* wanted = std::get_if<sandbox::domain_pattern>(&asked);
     if (wanted == nullptr) return std::nullopt;
@@ -169,6 +212,13 @@ std::optional<std::string> denied_by(const std::vector<std::string>& denied,
         const bool below =
             refusing->wildcard && !wanted->address && wanted->host.ends_with("." + refusing->host);
         if (same || below || carries(*wanted, *refusing)) return each;
+    }
+    // A name the operator maps to a denied address is that address: the proxy would refuse it.
+    for (const auto& [name, address] : mapped_under(*wanted, mappings)) {
+        std::string form = sandbox::to_string(address);
+        if (!address.v4) form = "[" + form + "]";
+        if (wanted->port) form += ":" + std::to_string(*wanted->port);
+        if (auto refusing = denied_by(denied, form)) return refusing;
     }
     return std::nullopt;
 }

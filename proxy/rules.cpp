@@ -60,16 +60,40 @@ namespace {
             out += digits[byte & 0xF];
         }
     }
-    if (text.size() > most) out += "\u2026 (" + std::to_string(text.size()) + " bytes)";
+    if (text.size() > most) out += "... (" + std::to_string(text.size()) + " bytes)";
     return out;
 }
 
-// Whether a refused address is something a person could be asked to open: a public address of
-// another host. Loopback, the LAN, link-local (cloud metadata) and the host's own addresses are
-// never offered, whatever form they are written in.
-[[nodiscard]] bool askable_address(const std::string& text) {
-    const auto address = sandbox::parse_ip_address(text);
-    return address && sandbox::is_public(*address) && !sandbox::reaches_this_host(*address);
+// Whether `address`, or an IPv4 address it carries, is one denied_domains names on `port`.
+[[nodiscard]] bool denied_address(const rules& rules, const sandbox::ip_address& address,
+                                  std::uint16_t port) {
+    std::vector<sandbox::ip_address> forms{address};
+    for (const auto& carried : sandbox::carried_ipv4(address))
+        forms.push_back(carried);
+    return std::any_of(forms.begin(), forms.end(), [&](const auto& form) {
+        return listed(rules.denied, sandbox::destination_host{sandbox::to_string(form), true},
+                      port);
+    });
+}
+
+// Whether a person could be asked to open `address`: a public address of another host, none of
+// whose forms is denied. Loopback, the LAN, link-local (cloud metadata) and the host's own
+// addresses are never offered, whatever form they are written in.
+[[nodiscard]] bool askable_address(const rules& rules, const sandbox::ip_address& address,
+                                   std::uint16_t port) {
+    return sandbox::is_public(address) && !denied_address(rules, address, port) &&
+           !sandbox::reaches_this_host(address);
+}
+
+// The addresses proxy_resolve maps `name` to; nullopt: none (DNS answers for it).
+[[nodiscard]] std::optional<address_list> mapped(const rules& rules, const std::string& name) {
+    std::optional<address_list> out;
+    for (const auto& [each, address] : rules.resolve) {
+        if (each != name) continue;
+        if (!out) out.emplace();
+        out->push_back(address);
+    }
+    return out;
 }
 
 }  // namespace
@@ -81,6 +105,19 @@ std::variant<rules, std::string> compile_rules(const sandbox::network_rules& net
     }
     if (auto failed = compile_patterns(network.denied_domains, "denied_domains", out.denied)) {
         return *failed;
+    }
+    // A denied address written in a form that carries an IPv4 address (::ffff:10.0.0.5, NAT64,
+    // 6to4) denies that IPv4 address too, as one denied as IPv4 is refused in every IPv6 form.
+    const std::size_t written = out.denied.size();
+    for (std::size_t i = 0; i < written; ++i) {
+        if (!out.denied[i].address) continue;
+        const auto address = sandbox::parse_ip_address(out.denied[i].host);
+        if (!address) continue;
+        for (const auto& carried : sandbox::carried_ipv4(*address)) {
+            sandbox::domain_pattern also = out.denied[i];
+            also.host = sandbox::to_string(carried);
+            out.denied.push_back(std::move(also));
+        }
     }
     for (const sandbox::host_mapping& mapping : network.proxy_resolve) {
         const std::string entry = printable(mapping.name) + "=" + printable(mapping.address);
@@ -115,25 +152,32 @@ std::variant<route, refusal> decide(const rules& rules, std::string_view host_te
     route out;
     out.destination = format_destination(host->host, host->address, port);
     if (port == 0) return refusal{out.destination, "port 0", false};
-    if (listed(rules.denied, *host, port)) {
+    const std::optional<sandbox::ip_address> literal =
+        host->address ? sandbox::parse_ip_address(host->host) : std::nullopt;
+    // An address written in a form that carries a denied one is the denied one.
+    if (listed(rules.denied, *host, port) || (literal && denied_address(rules, *literal, port))) {
         return refusal{out.destination, "in denied_domains", false};
     }
     if (!listed(rules.allowed, *host, port)) {
-        if (host->address) {
-            return refusal{out.destination, "an address, not a name", askable_address(host->host)};
+        if (literal) {
+            return refusal{out.destination, "an address, not a name",
+                           askable_address(rules, *literal, port)};
         }
-        return refusal{out.destination, "not in allowed_domains", true};
+        // A name is decided before any lookup (which would send it out), so whether DNS points
+        // it at the LAN is not known here. What the operator mapped it to is, and vouched for
+        // (the question says where it leads); a mapping to a denied address is that address.
+        const auto addresses = mapped(rules, host->host);
+        const bool askable =
+            !addresses || std::none_of(addresses->begin(), addresses->end(), [&](const auto& each) {
+                return denied_address(rules, ip_of(each), port);
+            });
+        return refusal{out.destination, "not in allowed_domains", askable};
     }
-    if (host->address) {
+    if (literal) {
         out.addresses = address_list{boost::asio::ip::make_address(host->host)};
         out.trusted = true;
     } else {
-        for (const auto& [name, address] : rules.resolve) {
-            if (name == host->host) {
-                if (!out.addresses) out.addresses.emplace();
-                out.addresses->push_back(address);
-            }
-        }
+        out.addresses = mapped(rules, host->host);
         out.trusted = out.addresses.has_value();
     }
     out.host = std::move(*host);
@@ -141,7 +185,7 @@ std::variant<route, refusal> decide(const rules& rules, std::string_view host_te
     return out;
 }
 
-bool is_public(const boost::asio::ip::address& address) noexcept {
+bool is_public(const boost::asio::ip::address& address) {
     return sandbox::is_public(ip_of(address));
 }
 
@@ -164,15 +208,9 @@ std::optional<std::string> check_addresses(const rules& rules, const route& rout
     // What denied_domains names stays refused in every form, whoever vouched for the name: a
     // proxy_resolve mapping is the operator's too, and never outranks its denied list.
     for (const auto& address : addresses) {
-        const sandbox::ip_address ip = ip_of(address);
-        std::vector<sandbox::ip_address> forms{ip};
-        for (const auto& carried : sandbox::carried_ipv4(ip))
-            forms.push_back(carried);
-        const bool denied = std::any_of(forms.begin(), forms.end(), [&](const auto& form) {
-            return listed(rules.denied, sandbox::destination_host{sandbox::to_string(form), true},
-                          route.port);
-        });
-        if (denied) return "resolves to a denied address (" + address.to_string() + ")";
+        if (denied_address(rules, ip_of(address), route.port)) {
+            return "resolves to a denied address (" + address.to_string() + ")";
+        }
     }
     if (route.trusted) return std::nullopt;
     for (const auto& address : addresses) {

@@ -66,7 +66,7 @@ struct refusal {
                                                   std::uint16_t port);
 
 // Whether `address` is a public unicast address (sandbox::is_public).
-[[nodiscard]] bool is_public(const boost::asio::ip::address& address) noexcept;
+[[nodiscard]] bool is_public(const boost::asio::ip::address& address);
 
 // The reason the addresses a name resolved to may not be connected to, or nullopt: the
 // unspecified address, or any one of them (or an IPv4 address it carries) denied, whatever the

@@ -95,12 +95,20 @@ template <typename V4, typename V6>
                        [&](const ip_address& each) { return v4_test(each.v4_value()); });
 }
 
-// The kernel's route type for `address` (RTN_LOCAL, RTN_UNICAST, ...); nullopt when it has no
-// route there (unreachable, prohibited, a blackhole: no packet leaves, none arrives); -1 when
-// it cannot be asked.
-[[nodiscard]] int route_type(const ip_address& address) {
+// What the kernel's route lookup says of an address.
+enum class route_answer { this_host, elsewhere, unknown };
+
+// Asks the kernel where a packet to `address` would go (RTM_GETROUTE, as `ip route get`). A
+// `local`, `broadcast` or `anycast` route is this host; no route at all (ENETUNREACH), an
+// `unreachable` (EHOSTUNREACH) or `prohibit` (EACCES) one, or an IPv6 address on a host without
+// IPv6 (EAFNOSUPPORT, EOPNOTSUPP) sends no packet anywhere. Anything else is unknown, a
+// `blackhole` route's answer (EINVAL, which a malformed request would also get) included. The
+// kernel answers within the send (the reply is queued before it returns), so the reply is read
+// without waiting: never a hang of the caller (the proxy's one thread).
+[[nodiscard]] route_answer ask_route(const ip_address& address) {
     const unique_fd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-    if (!fd) return -1;
+    if (!fd) return route_answer::unknown;
+    constexpr std::uint32_t sequence = 1;
     struct {
         nlmsghdr header;
         rtmsg route;
@@ -109,50 +117,60 @@ template <typename V4, typename V6>
     const std::size_t size = address.v4 ? 4 : 16;
     request.header.nlmsg_type = RTM_GETROUTE;
     request.header.nlmsg_flags = NLM_F_REQUEST;
-    request.header.nlmsg_seq = 1;
+    request.header.nlmsg_seq = sequence;
     request.route.rtm_family = address.v4 ? AF_INET : AF_INET6;
     request.route.rtm_dst_len = static_cast<unsigned char>(size * 8);
-    auto* destination = reinterpret_cast<rtattr*>(request.attributes);
-    destination->rta_type = RTA_DST;
-    destination->rta_len = static_cast<unsigned short>(RTA_LENGTH(size));
-    std::memcpy(RTA_DATA(destination), address.bytes.data(), size);
+    rtattr destination{};
+    destination.rta_type = RTA_DST;
+    destination.rta_len = static_cast<unsigned short>(RTA_LENGTH(size));
+    std::memcpy(request.attributes, &destination, sizeof destination);
+    std::memcpy(request.attributes + RTA_LENGTH(0), address.bytes.data(), size);
     request.header.nlmsg_len =
         static_cast<std::uint32_t>(NLMSG_LENGTH(sizeof(rtmsg)) + RTA_SPACE(size));
-    if (::send(fd.get(), &request, request.header.nlmsg_len, MSG_NOSIGNAL) < 0) return -1;
+    if (::send(fd.get(), &request, request.header.nlmsg_len, MSG_NOSIGNAL) < 0) {
+        return route_answer::unknown;
+    }
     alignas(nlmsghdr) char answer[8192];
     ssize_t got = -1;
     do {
-        got = ::recv(fd.get(), answer, sizeof answer, 0);
+        got = ::recv(fd.get(), answer, sizeof answer, MSG_DONTWAIT);
     } while (got < 0 && errno == EINTR);
-    if (got < static_cast<ssize_t>(sizeof(nlmsghdr))) return -1;
-    const auto* header = reinterpret_cast<const nlmsghdr*>(answer);
-    if (!NLMSG_OK(header, static_cast<std::uint32_t>(got))) return -1;
-    if (header->nlmsg_type == NLMSG_ERROR) {
-        if (header->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr))) return -1;
-        const auto* failed =
-            reinterpret_cast<const nlmsgerr*>(answer + NLMSG_ALIGN(sizeof(nlmsghdr)));
-        // The kernel's answers for a destination no packet reaches: no route (ENETUNREACH), an
-        // `unreachable` route (EHOSTUNREACH), a `prohibit` one (EACCES). A `blackhole` route's
-        // answer, EINVAL, is also a malformed request's: taken for the host (fail closed), which
-        // refuses a destination no connection could reach anyway.
-        switch (-failed->error) {
+    nlmsghdr header{};
+    if (got < static_cast<ssize_t>(sizeof header)) return route_answer::unknown;
+    std::memcpy(&header, answer, sizeof header);
+    if (header.nlmsg_len > static_cast<std::uint32_t>(got) || header.nlmsg_seq != sequence) {
+        return route_answer::unknown;
+    }
+    const char* payload = answer + NLMSG_ALIGN(sizeof(nlmsghdr));
+    if (header.nlmsg_type == NLMSG_ERROR) {
+        nlmsgerr failed{};
+        if (header.nlmsg_len < NLMSG_LENGTH(sizeof failed)) return route_answer::unknown;
+        std::memcpy(&failed, payload, sizeof failed);
+        switch (-failed.error) {
             case ENETUNREACH:
             case EHOSTUNREACH:
             case EACCES:
-                return RTN_UNREACHABLE;
+                return route_answer::elsewhere;
+            case EAFNOSUPPORT:
+            case EOPNOTSUPP:
+                return address.v4 ? route_answer::unknown : route_answer::elsewhere;
             default:
-                return -1;
+                return route_answer::unknown;
         }
     }
-    if (header->nlmsg_type != RTM_NEWROUTE || header->nlmsg_len < NLMSG_LENGTH(sizeof(rtmsg))) {
-        return -1;
+    rtmsg route{};
+    if (header.nlmsg_type != RTM_NEWROUTE || header.nlmsg_len < NLMSG_LENGTH(sizeof route)) {
+        return route_answer::unknown;
     }
-    return reinterpret_cast<const rtmsg*>(answer + NLMSG_ALIGN(sizeof(nlmsghdr)))->rtm_type;
+    std::memcpy(&route, payload, sizeof route);
+    const bool host = route.rtm_type == RTN_LOCAL || route.rtm_type == RTN_BROADCAST ||
+                      route.rtm_type == RTN_ANYCAST;
+    return host ? route_answer::this_host : route_answer::elsewhere;
 }
 
+// Unknown is the host's: fail closed.
 [[nodiscard]] bool routed_to_this_host(const ip_address& address) {
-    const int type = route_type(address);
-    return type < 0 || type == RTN_LOCAL || type == RTN_BROADCAST || type == RTN_ANYCAST;
+    return ask_route(address) != route_answer::elsewhere;
 }
 
 }  // namespace
@@ -214,7 +232,7 @@ std::vector<ip_address> carried_ipv4(const ip_address& address) {
     return {};
 }
 
-bool is_public(const ip_address& address) noexcept {
+bool is_public(const ip_address& address) {
     if (address.v4) return !within_any(address.v4_value(), not_public_v4);
     const auto carried = carried_ipv4(address);
     if (!carried.empty()) {

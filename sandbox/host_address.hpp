@@ -46,11 +46,12 @@ struct ip_address {
 // unspecified, multicast, broadcast, 0/8, 192.0.0/24, the documentation and benchmark ranges,
 // 240/4, everything outside 2000::/3 for IPv6 (and 2001::/23, 2001:db8::/32, 3fff::/20 within
 // it). An IPv6 address that carries IPv4 addresses is public only when each of them is.
-[[nodiscard]] bool is_public(const ip_address& address) noexcept;
+[[nodiscard]] bool is_public(const ip_address& address);
 
 // Whether a packet to `address`, or to any IPv4 address it carries, would be delivered to this
 // host (the kernel's route lookup, in the calling thread's network namespace; yes when it cannot
-// be asked).
+// be asked, and for a `blackhole` route, whose answer cannot be told from a malformed request's).
+// Never blocks: the kernel answers within the request.
 [[nodiscard]] bool reaches_this_host(const ip_address& address);
 
 // What an address is, in words a person reads correctly, for an approval question: "the host's

@@ -58,7 +58,10 @@ struct network_request {
 // the new ones: "proxy \u2192 proxy: +b.example, +c.example". An address that is not another
 // host's public one says what it is and which ports: "+127.0.0.1:18080 (the host's own
 // loopback, port 18080)".
-[[nodiscard]] std::string network_change(const network_request& from, const network_request& to);
+// A name proxy_resolve maps (`mappings`) is shown with its address and what that is:
+// "+db.test:5432 (mapped to 127.0.0.1, the host's own loopback, port 5432)".
+[[nodiscard]] std::string network_change(const network_request& from, const network_request& to,
+                                         const std::vector<sandbox::host_mapping>& mappings = {});
 
 // `rules` as a run granted `granted` has them: its policy, and under proxy the granted domains
 // added to allowed_domains (denied_domains, proxy_resolve and the rest unchanged). The network
@@ -67,9 +70,12 @@ struct network_request {
                                                   const network_request& granted);
 
 // The entry of `denied` (canonical patterns) that refuses every destination `domain` (a
-// canonical pattern) stands for, or nullopt: equal, or a wildcard above it, on its port or any.
-[[nodiscard]] std::optional<std::string> denied_by(const std::vector<std::string>& denied,
-                                                   std::string_view domain);
+// canonical pattern) stands for, or nullopt: equal, or a wildcard above it, on its port or any;
+// an address that shares a form with a denied one (sandbox::carried_ipv4); a name `mappings`
+// (proxy_resolve) maps to a denied address.
+[[nodiscard]] std::optional<std::string> denied_by(
+    const std::vector<std::string>& denied, std::string_view domain,
+    const std::vector<sandbox::host_mapping>& mappings = {});
 
 // Writes `network` into a session log event or an escalation's JSON object: `policy_key` its
 // policy and, under proxy, `domains_key` its domains (an array, perhaps empty).

@@ -47,6 +47,11 @@ const std::vector<std::string> ordinary{
     "curl: (7) Failed to connect to localhost port 9 after 0 ms: Couldn't connect to server",
     "curl: (7) Failed to connect to ::1 port 9 after 0 ms: Couldn't connect to server",
     "curl: (7) Failed to connect to [::1] port 9 after 0 ms: Couldn't connect to server",
+    // Loopback in the other spellings the kernel connects there.
+    "curl: (7) Failed to connect to 0.0.0.0 port 9 after 0 ms: Couldn't connect to server",
+    "curl: (7) Failed to connect to :: port 9 after 0 ms: Couldn't connect to server",
+    "curl: (7) Failed to connect to ::ffff:7f00:1 port 9 after 0 ms: Couldn't connect to server",
+    "curl: (7) Failed to connect to ::ffff:127.0.0.1 port 9 after 0 ms: Couldn't connect to server",
     "ConnectionRefusedError: [Errno 111] Connection refused",
     "bash: connect: Connection refused",
     "bash: line 1: /dev/tcp/127.0.0.1/9: Connection refused",
@@ -81,6 +86,11 @@ TEST(NetworkDenial, ARefusedConnectionCountsOnlyWithAPeerThatIsNotLoopback) {
     EXPECT_FALSE(is_refused_remote_connection(
         "curl: (7) Failed to connect to 127.1.2.3 port 80 after 1 ms: Connection refused"));
     EXPECT_FALSE(is_refused_remote_connection("Connecting to foo.localhost:80... failed"));
+    // Neither a name that looks like an address nor an embedding routed as IPv6 is loopback.
+    EXPECT_TRUE(is_refused_remote_connection(
+        "curl: (7) Failed to connect to 127.example port 80 after 1 ms: Connection refused"));
+    EXPECT_TRUE(is_refused_remote_connection(
+        "curl: (7) Failed to connect to 64:ff9b::7f00:1 port 80 after 1 ms: Connection refused"));
     EXPECT_FALSE(is_refused_remote_connection("connection refused"));  // no peer named
     EXPECT_TRUE(
         is_refused_remote_connection("ssh: connect to host 10.1.2.3 port 22: Connection "

@@ -367,6 +367,19 @@ TEST(NetworkEscalation, AProxyEscalationThatAddsNothingOrADeniedDomainIsRefusedU
     EXPECT_EQ(approve_escalation(carried, &service).error,
               "sandbox escalation to network \"proxy: [::ffff:93.184.216.34]:443\" asks for "
               "\"[::ffff:93.184.216.34]:443\", which denied_domains refuses (\"93.184.216.34\")");
+    // And the other way: a denied IPv6 form denies the IPv4 address it carries.
+    auto plain = asking(net(network_policy::proxy, {"127.0.0.1:18080"}));
+    plain.denied_domains = {"::ffff:127.0.0.1"};
+    EXPECT_EQ(approve_escalation(plain, &service).error,
+              "sandbox escalation to network \"proxy: 127.0.0.1:18080\" asks for "
+              "\"127.0.0.1:18080\", which denied_domains refuses (\"::ffff:127.0.0.1\")");
+    // A name the operator maps to a denied address is that address.
+    auto mapped = asking(net(network_policy::proxy, {"db.test:5432"}));
+    mapped.denied_domains = {"10.0.0.5"};
+    mapped.proxy_resolve = {{"db.test", "10.0.0.5"}};
+    EXPECT_EQ(approve_escalation(mapped, &service).error,
+              "sandbox escalation to network \"proxy: db.test:5432\" asks for \"db.test:5432\", "
+              "which denied_domains refuses (\"10.0.0.5\")");
     // The host's whole network would reach what the operator denies: refused, whatever the
     // standing network, and a wider mode alone is still asked about.
     for (const auto& standing :
@@ -399,6 +412,23 @@ TEST(NetworkRequest, AnAddressAskedForSaysWhatItIs) {
               "private network address, port 22), +[::ffff:127.0.0.1]:80 (the host's own "
               "loopback, port 80), +93.184.216.34:443, +192.0.2.1 (a special-purpose address, "
               "every port)");
+}
+
+// A name proxy_resolve maps is shown with where it leads: a bare "+db.test" would hide that it
+// is the host's own loopback.
+TEST(NetworkEscalation, AMappedNameAskedForSaysWhereItLeads) {
+    approval_service service;
+    recorder person;
+    service.add_responder(person.responder(approval_outcome::rejected));
+    auto mapped = asking(net(network_policy::proxy, {"db.test:5432", "*.corp.test"}));
+    mapped.proxy_resolve = {
+        {"db.test", "127.0.0.1"}, {"a.corp.test", "10.1.2.3"}, {"cdn.test", "93.184.216.34"}};
+    (void)approve_escalation(mapped, &service);
+    ASSERT_EQ(person.asked.size(), 1U);
+    EXPECT_EQ(person.asked[0].network,
+              "deny \u2192 proxy: db.test:5432 (mapped to 127.0.0.1, the host's own loopback, "
+              "port 5432), *.corp.test (a.corp.test mapped to 10.1.2.3, a private network "
+              "address, every port)");
 }
 
 TEST(NetworkEscalation, TheJsonNamesTheDomains) {
@@ -506,6 +536,11 @@ TEST(NetworkHints, TheDomainHintsNameTheBlockedDomain) {
               "[sandbox: network access to registry.npmjs.org was blocked \u2014 retry this exact "
               "command once with --escalate-domain registry.npmjs.org --justification TEXT; "
               "cordon asks on this terminal]\n");
+    // An IPv6 destination is quoted: unquoted, a shell would take it for a glob.
+    EXPECT_EQ(cli_network_domain_escalation_hint("[2606:4700::1111]:443"),
+              "[sandbox: network access to [2606:4700::1111]:443 was blocked \u2014 retry this "
+              "exact command once with --escalate-domain '[2606:4700::1111]:443' --justification "
+              "TEXT; cordon asks on this terminal]\n");
 }
 
 }  // namespace
