@@ -99,6 +99,8 @@ int run_confine_command(const confine_options& options) {
         // unlimited run's are (runtime/executor.cpp).
         policy.tmpfs_bytes = runtime::host_memory().value_or(sandbox::default_tmpfs_bytes);
         policy.network = std::get<sandbox::network_rules>(std::move(network));
+        // Nobody would serve the witness's listener: its connects would wait for ever.
+        policy.network_witness = false;
         sandbox::confined_argv confined = provider->confine(options.argv, policy, workspace);
         if (options.json) {
             std::cout << base::dump_json(nlohmann::json(confined.argv)) << '\n';

@@ -50,6 +50,7 @@ resolver::lookup::lookup(const boost::asio::any_io_executor& executor, completio
 void resolver::lookup::answer(result found) {
     const std::lock_guard lock(mutex_);
     slot_.reset();
+    held_.reset();
     if (!done_) return;  // abandoned
     // Posted under the lock: abandon() cannot return between the check and the post, so the
     // io_context the executor belongs to is alive here (its service abandons every lookup before
@@ -60,11 +61,18 @@ void resolver::lookup::answer(result found) {
     done_ = nullptr;
 }
 
+void resolver::lookup::hold(lookup_slot slot) {
+    const std::lock_guard lock(mutex_);
+    if (done_) held_.emplace(std::move(slot));  // answered or abandoned already: given back now
+}
+
 void resolver::lookup::abandon() noexcept {
     completion dropped;
+    std::optional<lookup_slot> held;
     {
         const std::lock_guard lock(mutex_);
         dropped.swap(done_);
+        held.swap(held_);
     }
     // `dropped` (and the connection it holds) is destroyed here, on the caller's thread, outside
     // the lock.
@@ -114,16 +122,19 @@ namespace {
 // could make it return sooner, and what it touches is its own (the lookup, the function, a slot).
 class thread_resolver final : public resolver {
 public:
-    thread_resolver(lookup_function function, std::size_t most_threads)
+    thread_resolver(lookup_function function, std::size_t most_in_flight, std::size_t most_threads)
         : function_(std::make_shared<const lookup_function>(std::move(function))),
+          in_flight_(std::make_shared<lookup_slots>(most_in_flight)),
           threads_(std::make_shared<lookup_slots>(most_threads)) {}
 
     void async_resolve(const std::string& name, std::shared_ptr<lookup> pending) override {
-        auto slot = threads_->try_take();
-        if (!slot) {
+        auto counted = in_flight_->try_take();
+        auto slot = counted ? threads_->try_take() : std::nullopt;
+        if (!counted || !slot) {
             pending->answer(std::string(too_many_lookups));
             return;
         }
+        pending->hold(std::move(*counted));
         try {
             std::thread([function = function_, name, pending,
                          thread_slot = std::move(*slot)]() mutable {
@@ -149,13 +160,15 @@ public:
 
 private:
     const std::shared_ptr<const lookup_function> function_;
+    const std::shared_ptr<lookup_slots> in_flight_;
     const std::shared_ptr<lookup_slots> threads_;
 };
 
 }  // namespace
 
-std::shared_ptr<resolver> system_resolver(lookup_function lookup, std::size_t most_threads) {
-    return std::make_shared<thread_resolver>(std::move(lookup), most_threads);
+std::shared_ptr<resolver> system_resolver(lookup_function lookup, std::size_t most_in_flight,
+                                          std::size_t most_threads) {
+    return std::make_shared<thread_resolver>(std::move(lookup), most_in_flight, most_threads);
 }
 
 }  // namespace cordon::proxy

@@ -26,9 +26,12 @@
 
 namespace cordon::proxy {
 
-// Lookups in flight at once in a process (the system resolver's threads), and per session.
-inline constexpr std::size_t default_max_lookup_threads = 64;
+// Lookups in flight at once in a process (answered or abandoned ends one), per session (one
+// abandoned counts until its thread returns), and the system resolver's threads at once (an
+// abandoned lookup's thread runs on until the system's resolver gives up).
+inline constexpr std::size_t default_max_lookups_in_flight = 64;
 inline constexpr std::size_t default_max_lookups_per_session = 8;
+inline constexpr std::size_t default_max_lookup_threads = 1024;
 
 // The one line a connection gets when a bound is reached, or a lookup's thread cannot start.
 inline constexpr const char* too_many_lookups = "too many DNS lookups in flight";
@@ -87,11 +90,15 @@ public:
         lookup& operator=(const lookup&) = delete;
         ~lookup() = default;
 
-        // From any thread, at most once: gives the slot back, then posts `done(found)` unless the
-        // lookup was abandoned.
+        // From any thread, at most once: gives the slots back, then posts `done(found)` unless
+        // the lookup was abandoned.
         void answer(result found);
-        // From the executor's thread (the caller's). Idempotent.
+        // From the executor's thread (the caller's). Idempotent. Gives back a slot held with
+        // hold(), not the session's (a session's lookups count until their answers).
         void abandon() noexcept;
+        // A slot counted until the lookup is answered or abandoned, whichever comes first: the
+        // process-wide bound, which a session that is gone never holds on to.
+        void hold(lookup_slot slot);
         // Where the answer goes, for a resolver that posts more than the answer from inside
         // async_resolve (a test's resolver whose answer throws on the proxy's thread); a thread of
         // the resolver's own must use answer(), the only post abandon() excludes.
@@ -104,6 +111,7 @@ public:
         const boost::asio::any_io_executor executor_;
         completion done_;                  // guarded by mutex_; empty once answered or abandoned
         std::optional<lookup_slot> slot_;  // guarded by mutex_
+        std::optional<lookup_slot> held_;  // guarded by mutex_
     };
 
     virtual ~resolver() = default;
@@ -123,14 +131,16 @@ using lookup_function = std::function<resolver::result(const std::string& name)>
 // address once, in the order given; "cannot be resolved" when there is none.
 [[nodiscard]] resolver::result getaddrinfo_lookup(const std::string& name);
 
-// Runs `lookup` for each name on a detached thread of its own, at most `most_threads` at once in
-// the process; over that, or when a thread cannot be created, the answer is at once
-// too_many_lookups. Lookups run in parallel: a slow DNS zone holds up its own lookups only. A
-// thread is never joined: it ends when its lookup returns (the system's resolver timeout, see
-// resolv.conf(5)); a lookup in flight never delays a session's close, the service's destruction or
-// the process's exit.
+// Runs `lookup` for each name on a detached thread of its own, at most `most_in_flight` lookups
+// neither answered nor abandoned and `most_threads` threads at once in the process; over either,
+// or when a thread cannot be created, the answer is at once too_many_lookups. One run's abandoned
+// lookups (a slow zone, a run that ended) hold threads, not the bound every run shares. Lookups run
+// in parallel: a slow DNS zone holds up its own lookups only. A thread is never joined: it ends
+// when its lookup returns (the system's resolver timeout, see resolv.conf(5)); a lookup in flight
+// never delays a session's close, the service's destruction or the process's exit.
 [[nodiscard]] std::shared_ptr<resolver> system_resolver(
     lookup_function lookup = getaddrinfo_lookup,
+    std::size_t most_in_flight = default_max_lookups_in_flight,
     std::size_t most_threads = default_max_lookup_threads);
 
 }  // namespace cordon::proxy

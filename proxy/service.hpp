@@ -106,7 +106,8 @@ struct limits {
     std::chrono::milliseconds lookup_timeout = default_lookup_timeout;
     // Lookups of one session in flight at once, abandoned ones included until their thread has
     // returned: one more gets 502 "too many DNS lookups in flight" (SOCKS5 0x04) at once. The
-    // system resolver also bounds the process's (default_max_lookup_threads, resolver.hpp).
+    // system resolver also bounds the process's (default_max_lookups_in_flight and
+    // default_max_lookup_threads, resolver.hpp).
     std::size_t max_lookups_per_session = default_max_lookups_per_session;
     std::size_t relay_buffer = default_relay_buffer;  // per direction and connection
     std::size_t header_limit = default_header_limit;  // an HTTP head; over it: 431

@@ -159,7 +159,7 @@ void add_witnessed(sandbox::network_facts& facts, network_witness::witnessed see
         if (facts.blocked.size() < witnessed_destinations) {
             facts.blocked.push_back(std::move(each));
         } else {
-            ++facts.blocked_more;
+            facts.blocked_more += each.count;  // refusals, not destinations
         }
     }
     facts.blocked_more += seen.more;

@@ -13,7 +13,10 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "sandbox/host_address.hpp"
 
@@ -32,6 +35,32 @@ constexpr char walls_reason[] = "a direct connection, refused by the network wal
     return (value >> 24) == 127 || (value >> 24) == 0;
 }
 
+// Whether the notification `id` still waits for its answer. Kernels before 5.17 numbered this
+// ioctl as a read (SECCOMP_IOR), later ones as a write; both are tried.
+[[nodiscard]] bool still_pending(int listener, std::uint64_t id) {
+    if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0) return true;
+    if (errno != EINVAL && errno != ENOTTY) return false;
+    constexpr unsigned long older = SECCOMP_IOR(2, __u64);
+    return ::ioctl(listener, older, &id) == 0;
+}
+
+// The name servers /etc/resolv.conf names (the sandbox reads the host's), for what a lookup
+// under deny tries first.
+[[nodiscard]] std::vector<sandbox::ip_address> configured_name_servers() {
+    std::vector<sandbox::ip_address> out;
+    std::ifstream file("/etc/resolv.conf");
+    for (std::string line; std::getline(file, line);) {
+        std::istringstream words(line);
+        std::string key;
+        std::string value;
+        if (!(words >> key >> value) || key != "nameserver") continue;
+        if (auto address = sandbox::parse_ip_address(value.substr(0, value.find('%')))) {
+            out.push_back(*address);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::optional<outside_destination> outside_of(const sockaddr_storage& address, std::size_t size,
@@ -42,7 +71,7 @@ std::optional<outside_destination> outside_of(const sockaddr_storage& address, s
         std::memcpy(out.address.bytes.data(), &v4->sin_addr, 4);
         out.address.v4 = true;
         out.port = ntohs(v4->sin_port);
-    } else if (address.ss_family == AF_INET6 && size >= sizeof(sockaddr_in6)) {
+    } else if (address.ss_family == AF_INET6 && size >= offsetof(sockaddr_in6, sin6_scope_id)) {
         const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
         std::memcpy(out.address.bytes.data(), &v6->sin6_addr, 16);
         out.port = ntohs(v6->sin6_port);
@@ -84,7 +113,10 @@ network_witness::open(const net::any_io_executor& where, bool own_loopback) {
 
 network_witness::network_witness(const net::any_io_executor& where, unique_fd channel,
                                  bool own_loopback)
-    : where_(where), channel_(where), own_loopback_(own_loopback) {
+    : where_(where),
+      channel_(where),
+      own_loopback_(own_loopback),
+      name_servers_(configured_name_servers()) {
     error_code ignored;
     channel_.assign(channel.get(), ignored);
     if (!ignored) (void)channel.release();
@@ -152,41 +184,65 @@ void network_witness::wait_for_call() {
 }
 
 void network_witness::serve_call() {
+    // Every call waiting, not one per wake-up: Asio watches the listener edge-triggered, and two
+    // calls that arrived together wake it once. At most a batch per turn, so that other handlers
+    // on the loop get theirs; the rest is served in a posted turn, which asks poll() again and
+    // so misses none.
+    constexpr int batch = 64;
     const int listener = listener_->native_handle();
-    pollfd ready{listener, POLLIN, 0};
-    if (::poll(&ready, 1, 0) < 0) {
-        wait_for_call();
-        return;
-    }
-    if ((ready.revents & POLLIN) != 0) {
-        // A call is waiting (RECV would block on none): take it, read what it connects to, and
-        // let it go on. ENOENT: its caller went away meanwhile.
-        seccomp_notif call{};
-        if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &call) == 0) {
-            if (call.data.nr == SYS_connect) {
-                sockaddr_storage address{};
-                const std::size_t size = std::min<std::uint64_t>(call.data.args[2], sizeof address);
-                iovec local{&address, size};
-                iovec remote{reinterpret_cast<void*>(call.data.args[1]), size};
-                // Read, then checked still pending: a pid reused meanwhile would be another's.
-                if (size > 0 &&
-                    ::process_vm_readv(static_cast<pid_t>(call.pid), &local, 1, &remote, 1, 0) ==
-                        static_cast<ssize_t>(size) &&
-                    ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &call.id) == 0) {
-                    if (auto seen = outside_of(address, size, own_loopback_))
-                        note(std::move(*seen));
-                }
+    for (int served = 0; served < batch; ++served) {
+        pollfd ready{listener, POLLIN, 0};
+        const int polled = ::poll(&ready, 1, 0);
+        if (polled < 0 && errno == EINTR) continue;
+        if (polled <= 0 || (ready.revents & POLLIN) == 0) {
+            if (polled > 0 && (ready.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+                close();  // the run's last process is gone
+                return;
             }
-            seccomp_notif_resp answer{};
-            answer.id = call.id;
-            answer.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-            (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &answer);
+            wait_for_call();
+            return;
         }
-    } else if ((ready.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
-        close();  // the run's last process is gone
-        return;
+        answer_one(listener);
     }
-    wait_for_call();
+    net::post(where_, [self = shared_from_this()] {
+        if (self->listener_ && self->listener_->is_open()) self->serve_call();
+    });
+}
+
+void network_witness::answer_one(int listener) {
+    // A call is waiting (RECV would block on none): take it, read what it connects to, and let it
+    // go on. ENOENT: its caller went away meanwhile.
+    seccomp_notif call{};
+    if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) return;
+    if (call.data.nr == SYS_connect) {
+        // The kernel reads the length as an int, and takes an IPv6 address from 24 bytes (without
+        // its scope): read what it reads. A read cut short at an unmapped page keeps what came.
+        const int length = static_cast<int>(static_cast<std::uint32_t>(call.data.args[2]));
+        sockaddr_storage address{};
+        const std::size_t wanted =
+            length <= 0 ? 0 : std::min<std::size_t>(static_cast<std::size_t>(length), 28);
+        iovec local{&address, wanted};
+        iovec remote{reinterpret_cast<void*>(call.data.args[1]), wanted};
+        const ssize_t read = wanted == 0 ? -1
+                                         : ::process_vm_readv(static_cast<pid_t>(call.pid), &local,
+                                                              1, &remote, 1, 0);
+        // Read, then checked still pending: a pid reused meanwhile would be another's.
+        if (read > 0 && still_pending(listener, call.id)) {
+            if (auto seen = outside_of(address, static_cast<std::size_t>(read), own_loopback_)) {
+                note(std::move(*seen));
+            }
+        }
+    }
+    seccomp_notif_resp answer{};
+    answer.id = call.id;
+    answer.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &answer) != 0 && errno == EINVAL) {
+        // A kernel that cannot let the call go on (the witness is planned from Linux 5.5 only):
+        // it fails as the walls would fail it, rather than wait for ever.
+        answer.flags = 0;
+        answer.error = -ENETUNREACH;
+        (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &answer);
+    }
 }
 
 void network_witness::note(outside_destination outside) {
@@ -210,11 +266,15 @@ void network_witness::note(outside_destination outside) {
         if (counted()) return;
     }
     // Whether the whole network could be offered for it (render.hpp, network_retry): a public
-    // address of another host, or a name server (port 53: how any name is reached). Never the
-    // host's loopback, its LAN, link-local or its own addresses. Asked without the lock held: the
-    // route lookup is a round trip to the kernel.
-    const bool askable = outside.port == 53 || (sandbox::is_public(outside.address) &&
-                                                !sandbox::reaches_this_host(outside.address));
+    // address of another host, or one of the host's name servers on port 53 (how any name is
+    // reached: a lookup under deny tries it first). Never the host's loopback, its LAN,
+    // link-local or its own addresses otherwise. Asked without the lock held: the route lookup is
+    // a round trip to the kernel.
+    const bool name_server =
+        outside.port == 53 && std::find(name_servers_.begin(), name_servers_.end(),
+                                        outside.address) != name_servers_.end();
+    const bool askable = name_server || (sandbox::is_public(outside.address) &&
+                                         !sandbox::reaches_this_host(outside.address));
     const std::lock_guard lock(mutex_);
     if (counted()) return;
     sandbox::network_facts::blocked_destination entry;

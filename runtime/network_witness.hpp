@@ -47,10 +47,11 @@ struct outside_destination {
 };
 
 // The destination of a connect(2) to `address` (`size` bytes of it) when the walls refuse it:
-// nullopt for AF_UNIX and every family but AF_INET and AF_INET6, for an address shorter than its
-// family's, and, where the sandbox has a loopback of its own (`own_loopback`: a network
-// namespace), for loopback and the unspecified address (which connects to loopback) in every
-// form. Without a namespace of its own the host's loopback is outside too.
+// nullopt for AF_UNIX and every family but AF_INET and AF_INET6, for an address shorter than the
+// kernel takes (16 bytes for IPv4, 24 for IPv6, whose scope it does not need), and, where the
+// sandbox has a loopback of its own (`own_loopback`: a network namespace), for loopback and the
+// unspecified address (which connects to loopback) in every form. Without a namespace of its own
+// the host's loopback is outside too.
 [[nodiscard]] std::optional<outside_destination> outside_of(const sockaddr_storage& address,
                                                             std::size_t size, bool own_loopback);
 
@@ -80,6 +81,7 @@ private:
     void receive_listener();
     void wait_for_call();
     void serve_call();
+    void answer_one(int listener);
     void note(outside_destination seen);
     void close();
 
@@ -87,6 +89,7 @@ private:
     boost::asio::posix::stream_descriptor channel_;
     std::optional<boost::asio::posix::stream_descriptor> listener_;
     const bool own_loopback_;
+    const std::vector<sandbox::ip_address> name_servers_;  // /etc/resolv.conf's
     const std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
 
     mutable std::mutex mutex_;  // guards seen_ only

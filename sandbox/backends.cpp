@@ -52,7 +52,7 @@ void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& pol
         plan_network(kind, policy.network, host.landlock_abi, host.network_namespace);
     refuse_unavailable(kind, policy, network);
     out.network = std::move(network.facts);
-    out.network_witness = network.how.witness;
+    out.network_witness = network.how.witness && policy.network_witness;
     out.own_loopback = network.how.unshare_net;
     if (!out.network.missing.empty()) {
         out.level = enforcement::partial;
@@ -266,6 +266,7 @@ launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy
     out.tmp = policy.rules.tmp;
     out.writable = host.writable.size();
     out.network = plan_network(kind, policy.network, host.landlock_abi, host.network_namespace).how;
+    out.network.witness = out.network.witness && policy.network_witness;
     // Inside bwrap the namespace is bwrap's own (--unshare-net).
     if (kind == backend_kind::bwrap) out.network.unshare_net = false;
     if (host.paths != nullptr) {

@@ -485,6 +485,15 @@ int build_witness_filter(filter_program& out) noexcept {
 
 int install_witness(const filter_program& program) noexcept {
     sock_fprog fprog{program.size, const_cast<sock_filter*>(program.code)};
+#ifdef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+    // Once handed over, a call waits for its answer through signals (Linux 5.19): otherwise a
+    // signal restarts it, and a program signalled often (Go's preemption) could restart for good.
+    const long killable = ::syscall(
+        SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+        SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog);
+    if (killable >= 0) return static_cast<int>(killable);
+    if (errno != EINVAL) return -1;
+#endif
     const long listener =
         ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
     return listener < 0 ? -1 : static_cast<int>(listener);

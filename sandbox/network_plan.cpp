@@ -5,7 +5,10 @@
 
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
@@ -31,6 +34,25 @@ std::string_view to_string(network_enforcement value) noexcept {
     }
     return "none";
 }
+
+namespace {
+
+// Whether the kernel can let a call the witness was handed go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE,
+// Linux 5.5): before it every connect(2) would wait for an answer that cannot be given. Asked of
+// the release once; a kernel whose number cannot be read has no witness.
+bool witness_supported() {
+    static const bool supported = [] {
+        utsname name{};
+        if (::uname(&name) != 0) return false;
+        unsigned major = 0;
+        unsigned minor = 0;
+        if (std::sscanf(name.release, "%u.%u", &major, &minor) != 2) return false;
+        return major > 5 || (major == 5 && minor >= 5);
+    }();
+    return supported;
+}
+
+}  // namespace
 
 network_walls plan_network(backend_kind kind, const network_rules& rules, int landlock_abi,
                            bool can_unshare_net) {
@@ -97,8 +119,12 @@ network_walls plan_network(backend_kind kind, const network_rules& rules, int la
             break;
     }
     if (!missing.empty()) out.facts.level = network_enforcement::partial;
-    // Seatbelt has no launcher to raise the witness's filter.
-    out.how.witness = kind != backend_kind::seatbelt;
+    // Seatbelt has no launcher to raise the witness's filter. Where TCP connects go through
+    // (no namespace, Landlock without network rights, binding allowed) nothing refuses them, and
+    // the witness would record as refused what was not.
+    const bool connects_pass =
+        out.how.deny_sockets && out.how.local_binding && landlock_abi < landlock::network_abi;
+    out.how.witness = kind != backend_kind::seatbelt && !connects_pass && witness_supported();
     return out;
 }
 

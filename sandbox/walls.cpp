@@ -114,8 +114,9 @@ int apply(const plan& walls, step* failed) noexcept {
             *failed = step::seccomp;
             return errno;
         }
-        ::close(walls.witness_channel);
     }
+    // Never left to the command, whether a witness went over it or not.
+    if (walls.witness_channel >= 0) ::close(walls.witness_channel);
     if (const int error = extras::install_program(own_ipc ? *walls.own_ipc : *walls.shared_ipc);
         error != 0) {
         *failed = step::seccomp;

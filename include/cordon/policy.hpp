@@ -173,6 +173,10 @@ struct sandbox_policy {
     // hold together: the run's memory limit, the cgroup their pages are charged to. The backend
     // divides it among them (backends.cpp), so that filling them ends in ENOSPC within the limit.
     std::uint64_t tmpfs_bytes = default_tmpfs_bytes;
+    // Under network deny and proxy, whether the argv sends the network witness's listener to its
+    // spawner (runtime/network_witness.hpp), which must serve it: false for an argv printed for
+    // someone else (cordon confine), whose connects would otherwise wait for nobody.
+    bool network_witness = true;
 };
 
 // The directory `chdir(path)` would land in: symlinks are resolved before `..` is applied, so

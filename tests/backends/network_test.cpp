@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -310,6 +312,71 @@ TEST_P(NetworkPolicy, TheWallsRecordWhatTheyRefuseWhateverTheCommandPrints) {
         // The host's side: nothing arrived.
         EXPECT_FALSE(tcp_.reached(true));
     }
+}
+
+// However a connect is written (an IPv6 address of 24 bytes, a length with high bits the kernel
+// ignores), and however many arrive at once (the listener wakes the loop once for several): each
+// is seen, and none waits for an answer that never comes.
+TEST_P(NetworkPolicy, TheWitnessSeesEveryConnectAndHoldsNone) {
+    runtime::run_request request;
+    request.argv = {test::test_child_in(tree_.path()), "odd-connects", "24"};
+    request.mode = sandbox_mode::read_only;
+    request.workspace_root = tree_.path();
+    request.rules = test::rules_for(GetParam());
+    request.network.policy = network_policy::deny;
+    request.timeout = std::chrono::seconds(60);
+    runtime::executor_options options;
+    options.landlock_in_child = test::landlock_in_child(GetParam());
+    const runtime::run_record record =
+        test::run_or_throw(provider_, std::move(request), std::move(options));
+    EXPECT_EQ(record.outcome.kind, runtime::outcome_kind::exited) << describe(record);
+    EXPECT_EQ(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    ASSERT_TRUE(record.sandbox.network.has_value());
+    std::map<std::string, std::uint64_t> seen;
+    for (const auto& each : record.sandbox.network->blocked)
+        seen[each.destination] = each.count;
+    const std::map<std::string, std::uint64_t> expected = {
+        {"[2606:4700::1112]:81", 1}, {"93.184.216.35:82", 1}, {"93.184.216.36:83", 24}};
+    EXPECT_EQ(seen, expected) << runtime::to_json(record.sandbox, &record.outcome).dump();
+}
+
+// What the walls refused lets a hint offer the whole network only for another host's public
+// address, or the host's own name server on port 53 (a lookup under deny tries it first): never
+// for link-local (cloud metadata) on port 53 or any other.
+TEST_P(NetworkPolicy, OnlyAnotherHostsAddressOrTheNameServerIsAskable) {
+    std::string name_server;
+    std::ifstream resolv("/etc/resolv.conf");
+    for (std::string key, value; resolv >> key;) {
+        if (key == "nameserver" && (resolv >> value) && value.find(':') == std::string::npos &&
+            !value.starts_with("127.")) {
+            name_server = value;
+            break;
+        }
+    }
+    std::string command =
+        "exec 2>/dev/null; (exec 3<>/dev/tcp/169.254.169.254/53); "
+        "(exec 3<>/dev/tcp/93.184.216.34/443)";
+    if (!name_server.empty()) command += "; (exec 3<>/dev/tcp/" + name_server + "/53)";
+    runtime::run_request request;
+    request.argv = {"bash", "-c", command + "; exit 1"};
+    request.mode = sandbox_mode::read_only;
+    request.workspace_root = tree_.path();
+    request.rules = test::rules_for(GetParam());
+    request.network.policy = network_policy::deny;
+    request.timeout = std::chrono::seconds(60);
+    runtime::executor_options options;
+    options.landlock_in_child = test::landlock_in_child(GetParam());
+    const runtime::run_record record =
+        test::run_or_throw(provider_, std::move(request), std::move(options));
+    ASSERT_TRUE(record.sandbox.network.has_value());
+    std::map<std::string, bool> askable;
+    for (const auto& each : record.sandbox.network->blocked)
+        askable[each.destination] = each.askable;
+    EXPECT_EQ(askable["169.254.169.254:53"], false);
+    EXPECT_EQ(askable["93.184.216.34:443"], true);
+    if (!name_server.empty()) EXPECT_EQ(askable[name_server + ":53"], true);
+    EXPECT_EQ(askable.size(), name_server.empty() ? 2U : 3U);
+    EXPECT_FALSE(runtime::network_retry_after(record.sandbox).whole_network);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, NetworkPolicy, test::all_real_backends(),

@@ -122,5 +122,14 @@ TEST_F(NetworkProxyCli, ConfineRefusesAProxiedArgv) {
               "cordon mcp start; a printed argv would have no network at all\n");
 }
 
+// Nor does it ask for the network witness: whoever spawns the argv serves no listener, and every
+// connect of the command would wait for an answer.
+TEST_F(NetworkProxyCli, ConfineAsksForNoWitness) {
+    const cli_result result = cordon({"confine", "--mode", "read-only", "--", "true"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("--deny-unix-sockets"), std::string::npos) << result.out;
+    EXPECT_EQ(result.out.find("--witness-fd"), std::string::npos) << result.out;
+}
+
 }  // namespace
 }  // namespace cordon::cli

@@ -73,6 +73,12 @@
 //   abstract-send NAME      send a datagram to the abstract address NAME
 //   reuseport-listen PORT   a TCP socket with SO_REUSEPORT bound to 127.0.0.1:PORT and listening:
 //                           joins the host listener's group there, if the uid matches
+//   odd-connects N          connects the network witness must see however they are written, all
+//                           refused outside the sandbox: IPv6 with a 24-byte address to
+//                           [2606:4700::1112]:81, IPv4 with a length whose high bits are set to
+//                           93.184.216.35:82, then N processes at once (released together) to
+//                           93.184.216.36:83;
+//                           prints nothing
 //   net-probe TCP UDP UNIX ABSTRACT [UNIX...]
 //                           every network channel at once: a TCP connect to 127.0.0.1:TCP, a
 //                           datagram to 127.0.0.1:UDP, a raw ICMP, a packet, a vsock and a ping
@@ -1023,6 +1029,43 @@ int main(int argc, char** argv) {
                    ::listen(sock, 8) == 0;
         });
         ::close(sock);
+        return 0;
+    }
+    if (cmd == "odd-connects" && arg(2)) {
+        sockaddr_in6 v6{};
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(81);
+        ::inet_pton(AF_INET6, "2606:4700::1112", &v6.sin6_addr);
+        int sock = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        (void)::connect(sock, reinterpret_cast<const sockaddr*>(&v6), 24);
+        ::close(sock);
+        sockaddr_in v4{};
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(82);
+        ::inet_pton(AF_INET, "93.184.216.35", &v4.sin_addr);
+        sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        (void)::syscall(SYS_connect, sock, &v4, 0x100000000UL | sizeof v4);
+        ::close(sock);
+        v4.sin_port = htons(83);
+        ::inet_pton(AF_INET, "93.184.216.36", &v4.sin_addr);
+        // Every process waits until the pipe closes, then all connect at once.
+        int gate[2] = {-1, -1};
+        if (::pipe2(gate, O_CLOEXEC) != 0) return 1;
+        const int count = std::atoi(arg(2));
+        for (int i = 0; i < count; ++i) {
+            if (::fork() == 0) {
+                ::close(gate[1]);
+                char byte = 0;
+                (void)::read(gate[0], &byte, 1);
+                const int each = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                (void)::connect(each, reinterpret_cast<const sockaddr*>(&v4), sizeof v4);
+                ::_exit(0);
+            }
+        }
+        ::close(gate[0]);
+        ::close(gate[1]);
+        while (::wait(nullptr) > 0) {
+        }
         return 0;
     }
     if (cmd == "net-probe" && arg(5)) {

@@ -129,6 +129,30 @@ TEST_F(SystemResolver, OverTheProcessBoundALookupFailsAtOnce) {
     EXPECT_FALSE(slow.has_value());
 }
 
+// A lookup abandoned (its connection or run is gone) gives the process's bound back at once: runs
+// that ended on a slow zone never starve the next ones. Its thread still counts, against the
+// bound on threads.
+TEST_F(SystemResolver, AnAbandonedLookupGivesTheProcessBoundBackNotItsThread) {
+    const auto names = system_resolver(held_->function(), 1, 2);
+    std::optional<resolver::result> first;
+    std::optional<resolver::result> second;
+    std::optional<resolver::result> third;
+    names->async_resolve("slow.test", pending(first));
+    ASSERT_TRUE(held_->wait_until_held(1));
+    lookups_.back()->abandon();
+    names->async_resolve("slow.test", pending(second));
+    ASSERT_TRUE(held_->wait_until_held(2)) << "the abandoned lookup still held the bound";
+    lookups_.back()->abandon();
+    // Two threads still run: the bound on threads says no, at once.
+    names->async_resolve("fast.test", pending(third));
+    EXPECT_EQ(run_one(), 1U);
+    ASSERT_TRUE(third.has_value());
+    ASSERT_TRUE(std::holds_alternative<std::string>(*third));
+    EXPECT_EQ(std::get<std::string>(*third), too_many_lookups);
+    EXPECT_FALSE(first.has_value());
+    EXPECT_FALSE(second.has_value());
+}
+
 TEST_F(SystemResolver, TheSystemsLookupResolvesAnAddressAndRefusesNothing) {
     const resolver::result found = getaddrinfo_lookup("127.0.0.1");
     ASSERT_TRUE(std::holds_alternative<address_list>(found));
