@@ -66,7 +66,7 @@ void connection::on_timeout() {
         lookup_.reset();
         if (session_->bounds().lookup_timeout < session_->bounds().connect_timeout) {
             // A slow DNS zone, not a refusal: not the record's.
-            refuse(route_->destination, "DNS lookup timed out", false);
+            refuse(route_->destination, "DNS lookup timed out", false, false);
             return;
         }
     } else if (stage_ != stage::deciding) {
@@ -207,7 +207,7 @@ void connection::resolve() {
     // which a slow zone could hold for as long as the system's resolver timeout.
     auto slot = session_->lookups().try_take();
     if (!slot) {
-        refuse(route_->destination, too_many_lookups, false);
+        refuse(route_->destination, too_many_lookups, false, false);
         return;
     }
     stage_ = stage::resolving;
@@ -230,12 +230,12 @@ void connection::resolve() {
 
 void connection::on_resolved(resolver::result result) {
     if (auto* reason = std::get_if<std::string>(&result)) {
-        refuse(route_->destination, *reason, false);
+        refuse(route_->destination, *reason, false, false);
         return;
     }
     const auto& addresses = std::get<address_list>(result);
     if (auto reason = check_addresses(session_->policy(), *route_, addresses)) {
-        refuse(route_->destination, *reason, !addresses.empty());
+        refuse(route_->destination, *reason, !addresses.empty(), false);
         return;
     }
     connect(addresses);

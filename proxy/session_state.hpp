@@ -101,7 +101,7 @@ private:
     void connect_next(std::size_t next, boost::system::error_code last);
     void on_connected();
     void refuse(const std::string& destination, const std::string& reason, bool policy,
-                bool askable = false);
+                bool askable);
     void fail_upstream(unsigned http_status, std::uint8_t socks_reply, const std::string& why);
     void reply_then_close(std::string bytes);
     void drain();
