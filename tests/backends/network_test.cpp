@@ -374,7 +374,9 @@ TEST_P(NetworkPolicy, OnlyAnotherHostsAddressOrTheNameServerIsAskable) {
         askable[each.destination] = each.askable;
     EXPECT_EQ(askable["169.254.169.254:53"], false);
     EXPECT_EQ(askable["93.184.216.34:443"], true);
-    if (!name_server.empty()) EXPECT_EQ(askable[name_server + ":53"], true);
+    if (!name_server.empty()) {
+        EXPECT_EQ(askable[name_server + ":53"], true);
+    }
     EXPECT_EQ(askable.size(), name_server.empty() ? 2U : 3U);
     EXPECT_FALSE(runtime::network_retry_after(record.sandbox).whole_network);
 }
