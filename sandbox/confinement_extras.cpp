@@ -499,8 +499,8 @@ int install_witness(const filter_program& program) noexcept {
     return listener < 0 ? -1 : static_cast<int>(listener);
 }
 
-int send_listener(int channel, int listener) noexcept {
-    char byte = 0;
+int send_fd(int channel, int fd, int flags) noexcept {
+    char byte = 'c';
     iovec data{&byte, 1};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     msghdr message{};
@@ -512,9 +512,9 @@ int send_listener(int channel, int listener) noexcept {
     header->cmsg_level = SOL_SOCKET;
     header->cmsg_type = SCM_RIGHTS;
     header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &listener, sizeof listener);
+    std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
     for (;;) {
-        if (::sendmsg(channel, &message, MSG_NOSIGNAL) == 1) return 0;
+        if (::sendmsg(channel, &message, flags | MSG_NOSIGNAL) == 1) return 0;
         if (errno != EINTR) return errno;
     }
 }

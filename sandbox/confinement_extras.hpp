@@ -85,8 +85,11 @@ struct filter_program;
 // -1 with errno: ENOSYS or EINVAL where the kernel has no user notification, EBUSY where a filter
 // already in place has a listener (a sandbox inside another one).
 [[nodiscard]] int install_witness(const filter_program& program) noexcept;
-// Sends `listener` over the SOCK_SEQPACKET socket `channel` (one byte, SCM_RIGHTS); 0 or an errno.
-[[nodiscard]] int send_listener(int channel, int listener) noexcept;
+// Sends `fd` over the SOCK_SEQPACKET socket `channel` as one message of one byte with one
+// descriptor (SCM_RIGHTS), waiting for room unless `flags` has MSG_DONTWAIT; 0 or an errno
+// (EAGAIN: no room; EPIPE, ECONNRESET: the other end is gone). The witness's listener, and the
+// launcher's forwarder's connections.
+[[nodiscard]] int send_fd(int channel, int fd, int flags = 0) noexcept;
 
 // A built filter: plain data, so that it can be built in one process (or before a fork) and
 // installed in another place (between fork and exec, where nothing may be built).

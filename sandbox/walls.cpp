@@ -104,7 +104,7 @@ int apply(const plan& walls, step* failed) noexcept {
         // filter: none is installed, since every connect(2) would then wait for nobody.
         const int listener = extras::install_witness(*walls.witness);
         if (listener >= 0) {
-            const int error = extras::send_listener(walls.witness_channel, listener);
+            const int error = extras::send_fd(walls.witness_channel, listener);
             ::close(listener);
             if (error != 0) {
                 *failed = step::seccomp;

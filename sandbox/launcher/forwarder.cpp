@@ -18,34 +18,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "sandbox/confinement_extras.hpp"
+
 namespace cordon::launcher {
 
 namespace {
 
 using sandbox::launcher_stage;
-
-// Sends `client` as one message of one byte with one descriptor: 0, or the error (EAGAIN: the
-// proxy is not keeping up; EPIPE, ECONNRESET: its end is gone).
-int hand_over(int channel, int client) noexcept {
-    char byte = 'c';
-    iovec data{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr message{};
-    message.msg_iov = &data;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &client, sizeof client);
-    ssize_t sent;
-    while ((sent = ::sendmsg(channel, &message, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 &&
-           errno == EINTR) {
-    }
-    return sent == 1 ? 0 : errno;
-}
 
 bool child_exited(pid_t child) noexcept {
     siginfo_t info{};
@@ -129,7 +108,7 @@ void forward_until_exit(forwarder& state, pid_t child) noexcept {
             if (client < 0) continue;  // the client gave up, or out of descriptors: it retries
             // A connection the proxy cannot take now (full, short of memory) is closed and the
             // client sees a reset; once the proxy's end is gone the port closes.
-            const int error = hand_over(state.channel, client);
+            const int error = sandbox::extras::send_fd(state.channel, client, MSG_DONTWAIT);
             if (error == EPIPE || error == ECONNRESET || error == ENOTCONN) stop_listening();
             ::close(client);
         }
