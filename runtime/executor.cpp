@@ -28,6 +28,7 @@
 #include "runtime/network_witness.hpp"
 #include "runtime/output_collector.hpp"
 #include "runtime/process.hpp"
+#include "runtime/pty.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/child_confinement.hpp"
 #include "sandbox/network_plan.hpp"
@@ -65,7 +66,9 @@ public:
     result get(const sandbox::landlock_in_child& plan) {
         // Denied reads split the rules below / into the entries of every directory on the way to
         // each denied path, which the stamps below do not watch: built for each run.
-        if (plan.mode != sandbox::sandbox_mode::read_only || !plan.deny_read.empty()) {
+        // A run under a terminal is granted its /dev/tty: built for each run too (they are few).
+        if (plan.mode != sandbox::sandbox_mode::read_only || !plan.deny_read.empty() ||
+            plan.terminal) {
             return sandbox::build_child_confinement(plan);
         }
         {
@@ -214,6 +217,7 @@ struct prepared_run::state {
     std::shared_ptr<proxy::session> proxy_session;
     // Network deny and proxy: what the walls refused, seen as it happened.
     std::shared_ptr<network_witness> witness;
+    std::optional<terminal_size> tty;  // run_request::tty
 };
 
 prepared_run::prepared_run() : state_(std::make_unique<state>()) {}
@@ -227,6 +231,10 @@ sandbox::sandbox_mode prepared_run::mode() const noexcept {
 
 std::chrono::milliseconds prepared_run::timeout() const noexcept {
     return state_->timeout;
+}
+
+std::shared_ptr<const unique_fd> prepared_run::terminal() const noexcept {
+    return state_->spec.terminal ? state_->spec.terminal->master : nullptr;
 }
 
 executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::provider> provider,
@@ -266,6 +274,12 @@ void check_request(const run_request& request) {
     if (request.stdin_data && request.stdin_fd) {
         throw std::invalid_argument("run_request: give stdin_data or stdin_fd, not both");
     }
+    if (request.tty && request.stdin_fd) {
+        throw std::invalid_argument("run_request: a run under a tty reads it, not stdin_fd");
+    }
+    if (request.tty && !valid_terminal_size(*request.tty)) {
+        throw std::invalid_argument("run_request: a tty has 1-1000 rows and 1-1000 columns");
+    }
 }
 
 std::chrono::milliseconds executor::timeout_for(const run_request& request) const noexcept {
@@ -297,6 +311,7 @@ preparation executor::prepare(run_request request) const {
     spec.cwd = workdir;
     spec.stdin_data = std::move(request.stdin_data);
     spec.stdin_fd = std::move(request.stdin_fd);
+    prepared.state_->tty = request.tty;
     spec.stdout_limits = options_.limits;
     if (request.stdout_max_bytes) spec.stdout_limits.tail_bytes = *request.stdout_max_bytes;
     spec.stderr_limits = options_.limits;
@@ -347,6 +362,17 @@ preparation executor::prepare(run_request request) const {
         return not_started(error, describe(error, request.argv.front()));
     }
 
+    if (request.tty) {
+        auto opened = open_pty(*request.tty);
+        if (auto* reason = std::get_if<std::string>(&opened)) {
+            return not_started({spawn_stage::resources, EAGAIN}, *reason);
+        }
+        auto& ends = std::get<pty_pair>(opened);
+        spec.terminal = process_spec::terminal_ends{
+            std::make_shared<const unique_fd>(std::move(ends.master)),
+            std::make_shared<const unique_fd>(std::move(ends.slave)), true};
+    }
+
     prepared.state_->command = request.argv.front();
     std::optional<sandbox::confined_argv>& confined = prepared.state_->confined;
     if (sandbox::is_confined(mode)) {
@@ -356,6 +382,7 @@ preparation executor::prepare(run_request request) const {
         }
         sandbox::sandbox_policy policy{mode, request.workspace_root, request.rules};
         policy.network = request.network;
+        policy.controlling_terminal = request.tty.has_value();
         // The backend's tmpfs mounts share the run's memory limit; an unlimited run's are
         // bounded by the host's memory as a plain tmpfs is (half of it for /tmp).
         policy.tmpfs_bytes =
@@ -423,6 +450,10 @@ preparation executor::prepare(run_request request) const {
             spec.exec_image = confined->runner;
         }
         spec.denial_signatures = confined->denial_signatures;
+        // The launcher gives the command the terminal, in a session of its own inside the
+        // sandbox; in its place (the Landlock rung in the child) the spawn does.
+        if (spec.terminal)
+            spec.terminal->spawn_takes_it = spec.confinement || !confined->takes_terminal;
         if (confined->network.policy == sandbox::network_policy::proxy) {
             auto opened = options_.proxy->open(request.network);
             if (auto* reason = std::get_if<std::string>(&opened)) {
@@ -484,6 +515,7 @@ struct ended_run {
     std::shared_ptr<sandbox::provider> provider;
     std::optional<proxy::session_report> proxied;
     std::optional<network_witness::witnessed> witnessed;
+    std::optional<terminal_size> tty;
     classify::verdict verdict;
     process_outcome outcome;
 };
@@ -503,6 +535,7 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
         record.duration_ms = outcome.duration_ms;
         record.limits = outcome.limits_applied;
         record.limits_hit = outcome.limits_hit;
+        record.tty = ended.tty;
         // The command never ran, so it left nothing; what dead cordons left was judged all the
         // same, and is reported.
         if (judged && (!judged->neutralized.empty() || !judged->abandoned.empty())) {
@@ -543,6 +576,7 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
     }
     record.limits = outcome.limits_applied;
     record.limits_hit = outcome.limits_hit;
+    record.tty = ended.tty;
     // What a runner printed before the command could start is not the command's output.
     if (record.outcome.started()) {
         record.stdout_output = std::move(outcome.stdout_output);
@@ -563,6 +597,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
     ended.writable_roots = std::move(run.state_->writable_roots);
     ended.tmp = run.state_->tmp;
     ended.provider = provider_;
+    ended.tty = run.state_->tty;
     std::shared_ptr<network_witness> witness = std::move(run.state_->witness);
     auto on_done = [ended = std::move(ended), in_child = spec.confinement != nullptr,
                     spawned = spec.argv.front(), network_denied = run.state_->network_denied,
@@ -580,9 +615,11 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
             (ended.witnessed &&
              (!ended.witnessed->destinations.empty() || ended.witnessed->more != 0));
         sandbox::confined_argv* confined = ended.confined ? &*ended.confined : nullptr;
-        ended.verdict =
-            classify::decide(outcome, {confined, spawned, outcome.stderr_output.text, command,
-                                       in_child, network_denied, proxy_blocked});
+        // Under a terminal, what the runner and the command wrote to stderr is in its output.
+        const std::string& errors =
+            ended.tty ? outcome.stdout_output.text : outcome.stderr_output.text;
+        ended.verdict = classify::decide(
+            outcome, {confined, spawned, errors, command, in_child, network_denied, proxy_blocked});
         ended.outcome = std::move(outcome);
         // What the run left on the host (a private /tmp) goes now; what it left in its writable
         // roots is judged before the record is delivered.

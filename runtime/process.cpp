@@ -155,12 +155,36 @@ private:
         started_at_ = std::chrono::steady_clock::now();
         pipe_pair out, err, status, in;
         unique_fd dev_null;
-        if (!make_pipe(out) || !make_pipe(err) || (spec_.status && !make_pipe(status))) {
+        const bool terminal = spec_.terminal.has_value();
+        if (terminal && (!spec_.terminal->master || !*spec_.terminal->master ||
+                         !spec_.terminal->slave || !*spec_.terminal->slave)) {
+            fail_spawn({spawn_stage::fds, EBADF});
+            return;
+        }
+        if ((!terminal && (!make_pipe(out) || !make_pipe(err))) ||
+            (spec_.status && !make_pipe(status))) {
             fail_spawn({spawn_stage::resources, errno});
             return;
         }
+        // Under a terminal the output is read from the master, and typed input written to it,
+        // each through a descriptor of the tree's own (the job that holds the master writes to it
+        // too).
+        unique_fd terminal_output;
+        if (terminal) {
+            terminal_output.reset(::fcntl(spec_.terminal->master->get(), F_DUPFD_CLOEXEC, 3));
+            if (spec_.stdin_data) {
+                in.write.reset(::fcntl(spec_.terminal->master->get(), F_DUPFD_CLOEXEC, 3));
+            }
+            if (!terminal_output || (spec_.stdin_data && !in.write) ||
+                ::fcntl(terminal_output.get(), F_SETFL, O_NONBLOCK) != 0) {
+                fail_spawn({spawn_stage::resources, errno});
+                return;
+            }
+        }
         int child_stdin = -1;
-        if (spec_.stdin_data) {
+        if (terminal) {
+            child_stdin = spec_.terminal->slave->get();
+        } else if (spec_.stdin_data) {
             // Our end is non-blocking: write_stdin() waits for room on the event loop.
             if (!make_pipe(in) || ::fcntl(in.write.get(), F_SETFL, O_NONBLOCK) != 0) {
                 fail_spawn({spawn_stage::resources, errno});
@@ -220,7 +244,12 @@ private:
         request.exec_fd = spec_.exec_image ? spec_.exec_image->get() : -1;
         request.confinement = spec_.confinement.get();
         if (scope_) request.cgroup_procs_fds = scope_->procs_fds();
-        request.fds = {{child_stdin, 0}, {out.write.get(), 1}, {err.write.get(), 2}};
+        if (terminal) {
+            request.fds = {{child_stdin, 0}, {child_stdin, 1}, {child_stdin, 2}};
+            request.controlling_terminal = spec_.terminal->spawn_takes_it;
+        } else {
+            request.fds = {{child_stdin, 0}, {out.write.get(), 1}, {err.write.get(), 2}};
+        }
         if (spec_.status) request.fds.push_back({status.write.get(), spec_.status->child_fd});
         if (spec_.environment_fd) request.fds.push_back({environment.get(), *spec_.environment_fd});
         for (const auto& passed : spec_.fds) {
@@ -252,10 +281,18 @@ private:
         dev_null.reset();
         environment.reset();
 
-        stdout_pipe_.assign(out.read.release());
-        stderr_pipe_.assign(err.read.release());
-        read_stream(stdout_pipe_, stdout_buffer_, true);
-        read_stream(stderr_pipe_, stderr_buffer_, false);
+        if (terminal) {
+            // The command has the slave: the master reads EIO once no process of the run does.
+            spec_.terminal->slave.reset();
+            stdout_pipe_.assign(terminal_output.release());
+            read_stream(stdout_pipe_, stdout_buffer_, true);
+            stderr_closed_ = true;
+        } else {
+            stdout_pipe_.assign(out.read.release());
+            stderr_pipe_.assign(err.read.release());
+            read_stream(stdout_pipe_, stdout_buffer_, true);
+            read_stream(stderr_pipe_, stderr_buffer_, false);
+        }
         if (spec_.status) {
             status_pipe_.assign(status.read.release());
             read_status();
@@ -316,6 +353,8 @@ private:
                     std::string_view chunk(buffer.data(), n);
                     if (is_stdout) {
                         self->stdout_.append(std::span<const char>(chunk.data(), chunk.size()));
+                        // A terminal carries what the command wrote to stderr as well.
+                        if (self->spec_.terminal) self->scanner_.feed(chunk);
                         self->hand_to_caller(self->spec_.on_stdout, chunk);
                     } else {
                         self->stderr_.append(std::span<const char>(chunk.data(), chunk.size()));

@@ -34,6 +34,7 @@
 #include "cordon/kill_plan.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/output_collector.hpp"
+#include "runtime/pty.hpp"
 #include "runtime/spawn.hpp"
 #include "sandbox/status_channel.hpp"
 
@@ -50,6 +51,18 @@ struct process_spec {
     // file, a pipe, the caller's own stdin). Neither: /dev/null. Not both.
     std::optional<std::string> stdin_data;
     std::shared_ptr<const unique_fd> stdin_fd;
+    // A run under a pseudo-terminal (pty.hpp): the slave is the command's fd 0, 1 and 2, what it
+    // writes is read from the master as stdout (stderr stays empty), and `stdin_data` is written
+    // to the master, as if typed; not with `stdin_fd`. The slave is let go once the command has
+    // it, so that the master reads the end of the output once every process of the run has.
+    struct terminal_ends {
+        std::shared_ptr<const unique_fd> master;
+        std::shared_ptr<const unique_fd> slave;
+        // The spawned child makes the slave its controlling terminal; false when the runner
+        // does it for the command (the launcher's --controlling-tty).
+        bool spawn_takes_it = true;
+    };
+    std::optional<terminal_ends> terminal;
     std::optional<sandbox::status_channel> status;
     std::vector<sandbox::passed_fd> fds;  // placed at their child numbers; held until spawned
     // Executed instead of argv[0] (spawn_request::exec_fd); held until the spawn is done.

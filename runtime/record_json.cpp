@@ -154,6 +154,7 @@ json to_json(const run_record& record) {
         {"maxMemoryBytes", record.limits.max_memory ? json(*record.limits.max_memory) : json()},
         {"processLimitHit", record.limits_hit.processes},
         {"memoryLimitHit", record.limits_hit.memory}};
+    out["tty"] = record.tty ? json{{"rows", record.tty->rows}, {"cols", record.tty->cols}} : json();
     return out;
 }
 

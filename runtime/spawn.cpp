@@ -196,7 +196,8 @@ spawn_result spawn(const spawn_request& request) {
                             errors.write.get(),
                             floor,
                             request.die_with_spawning_thread ? ::getpid() : 0,
-                            request.confinement};
+                            request.confinement,
+                            request.controlling_terminal};
 
     int pidfd = -1;
     pid_t pid;

@@ -57,6 +57,9 @@ struct spawn_request {
     // Applied in the child after its working directory and before exec (child_confinement.hpp):
     // the Landlock rung without the launcher's exec. Must outlive the call.
     const sandbox::child_confinement* confinement = nullptr;
+    // Fd 0 is a terminal that becomes the child's controlling terminal (TIOCSCTTY in its new
+    // session): a run under a pseudo-terminal whose program takes no terminal of its own.
+    bool controlling_terminal = false;
 };
 
 struct spawned_child {

@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -149,6 +150,12 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
         if (::dup2(moved[i], plan.fds[i].child_fd) < 0) fail(error_fd, spawn_stage::fds, errno);
     }
     cloexec_everything_else(plan);
+
+    // The terminal on fd 0 becomes the session's (tty_ioctl(4)): its line discipline then sends
+    // Ctrl-C's SIGINT, SIGWINCH and the hangup to this process group, the foreground one.
+    if (plan.controlling_terminal && ::ioctl(0, TIOCSCTTY, 0) < 0) {
+        fail(error_fd, spawn_stage::session, errno);
+    }
 
     if (plan.cwd != nullptr && plan.cwd[0] != '\0' && ::chdir(plan.cwd) < 0) {
         fail(error_fd, spawn_stage::chdir, errno);

@@ -40,6 +40,7 @@ struct child_plan {
     int scratch_fd_floor;  // fds are first moved at or above this number
     pid_t parent;          // > 0: die with the spawning thread; the parent's pid, to close the race
     const sandbox::child_confinement* confinement;  // applied just before exec, when set
+    bool controlling_terminal;  // fd 0 becomes the controlling terminal once placed
 };
 
 // The fixed failure record written to error_fd: nothing read means exec succeeded

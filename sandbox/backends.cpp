@@ -48,6 +48,8 @@ void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& pol
     out.runner_failure_rules = runner_failure_rules(kind);
     out.status = status_channel{runner_status_fd};
     out.environment_fd = command_environment_fd;
+    // The launcher is the last runner on both rungs: it gives the command the terminal.
+    out.takes_terminal = policy.controlling_terminal;
     network_walls network =
         plan_network(kind, policy.network, host.landlock_abi, host.network_namespace);
     refuse_unavailable(kind, policy, network);
@@ -202,13 +204,17 @@ std::vector<runner_failure_rule> runner_failure_rules(backend_kind kind) {
     return {};
 }
 
-std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap, tmp_policy tmp) {
+std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap, tmp_policy tmp,
+                                            bool terminal) {
     std::vector<landlock_grant> out{{"/dev/null", true, false},
                                     {"/dev/zero", true, true},
                                     {"/dev/full", true, true},
                                     {"/dev/random", false, true},
                                     {"/dev/urandom", false, true}};
     if (inside_bwrap) out.insert(out.end(), {{"/dev/shm", true, true}, {"/dev/pts", true, true}});
+    // /dev/tty is the opener's own controlling terminal, whatever the node (ENXIO without one):
+    // under a terminal, the run's, which it may write as it writes its stdout.
+    if (terminal) out.push_back({"/dev/tty", true, true});
     if (mode == sandbox_mode::workspace_write) {
         if (inside_bwrap ? tmp != tmp_policy::none : tmp == tmp_policy::host) {
             out.push_back({"/tmp", true, false});
@@ -228,6 +234,7 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     // The forwarder of the network proxy runs in the launcher while it waits for the command.
     if (inside_bwrap) out.emplace_back("--private-ipc");
     if (inside_bwrap || paths.network.proxy) out.emplace_back("--report-ending");
+    if (paths.controlling_terminal) out.emplace_back("--controlling-tty");
     // The sandbox's user namespace gets low limits of its own for what the kernel counts per uid
     // (quotas.hpp); the launcher writes them with the CAP_SYS_RESOURCE bwrap leaves it, then drops
     // it from every set (CAP_SETPCAP, also left to it, empties the bounding set).
@@ -240,7 +247,8 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
         out.insert(out.end(), {"--deny-read", denied});
     for (const std::string& allowed : paths.allow_read)
         out.insert(out.end(), {"--ro-try", allowed});
-    for (const landlock_grant& grant : landlock_grants(mode, inside_bwrap, paths.tmp)) {
+    for (const landlock_grant& grant :
+         landlock_grants(mode, inside_bwrap, paths.tmp, paths.controlling_terminal)) {
         if (grant.path == nullptr) {
             out.insert(out.end(),
                        {grant.write ? "--rw-fd" : "--ro-fd", std::to_string(workspace_fd)});
@@ -267,6 +275,7 @@ launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy
     out.writable = host.writable.size();
     out.network = plan_network(kind, policy.network, host.landlock_abi, host.network_namespace).how;
     out.network.witness = out.network.witness && policy.network_witness;
+    out.controlling_terminal = policy.controlling_terminal;
     // Inside bwrap the namespace is bwrap's own (--unshare-net).
     if (kind == backend_kind::bwrap) out.network.unshare_net = false;
     if (host.paths != nullptr) {
@@ -855,6 +864,7 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
     in_child.deny_read = paths.deny_read;
     in_child.allow_read = paths.allow_read;
     in_child.network = paths.network;
+    in_child.terminal = policy.controlling_terminal;
     out.runner = host.launcher_image;
     // The proxy's forwarder needs the launcher's process: no in-child confinement then.
     if (!paths.network.proxy) out.in_child = std::move(in_child);

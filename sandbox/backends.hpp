@@ -121,8 +121,10 @@ struct landlock_grant {
 };
 // /tmp is granted inside bwrap unless `tmp` is none (it is bwrap's tmpfs or the host's, bound),
 // and on the Landlock rung only when `tmp` is host (private: the run's own directory, an fd).
+// `terminal`: the run has a controlling terminal, and /dev/tty is granted.
 [[nodiscard]] std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap,
-                                                          tmp_policy tmp = tmp_policy::private_tmp);
+                                                          tmp_policy tmp = tmp_policy::private_tmp,
+                                                          bool terminal = false);
 
 // What the launcher is told beyond the mode.
 struct launcher_paths {
@@ -131,6 +133,7 @@ struct launcher_paths {
     std::vector<std::string> allow_read;  // --ro-try, each (beneath a denied directory)
     std::size_t writable = 0;             // --rw-fd writable_fd + i, each
     network_confinement network;          // launcher_network_arguments(), network_plan.hpp
+    bool controlling_terminal = false;    // --controlling-tty
 };
 [[nodiscard]] std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap,
                                                           bool landlock,

@@ -59,7 +59,7 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
     // The launcher adds the read grants, then the write grants; the kernel unions them.
     const tmp_policy tmp = plan.host_tmp ? tmp_policy::host : tmp_policy::private_tmp;
     for (const bool write : {false, true}) {
-        for (const landlock_grant& grant : landlock_grants(plan.mode, false, tmp)) {
+        for (const landlock_grant& grant : landlock_grants(plan.mode, false, tmp, plan.terminal)) {
             if (grant.write != write) continue;
             const landlock::access rights =
                 write ? landlock::access::write : landlock::access::read;

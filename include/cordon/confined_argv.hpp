@@ -159,6 +159,7 @@ struct landlock_in_child {
     std::vector<std::string> deny_read;   // left out of the read grants (canonical)
     std::vector<std::string> allow_read;  // read all the same, beneath a denied directory
     network_confinement network = {};
+    bool terminal = false;  // the command has a controlling terminal: /dev/tty is granted
 };
 
 struct confined_argv {
@@ -208,6 +209,10 @@ struct confined_argv {
     // network namespace, whose loopback is its own.
     bool network_witness = false;
     bool own_loopback = false;
+    // sandbox_policy::controlling_terminal: the runner (cordon-landlock --controlling-tty) gives
+    // the command its fd 0 as controlling terminal; whoever spawns `argv` must leave it without
+    // one (a spawner that applies `in_child` instead gives it the terminal itself).
+    bool takes_terminal = false;
 };
 
 }  // namespace cordon::sandbox

@@ -46,6 +46,7 @@
 #include "cordon/provider.hpp"
 #include "cordon/record.hpp"
 #include "cordon/run.hpp"
+#include "cordon/unique_fd.hpp"
 
 CORDON_PUBLIC_BEGIN
 namespace cordon::proxy {
@@ -72,6 +73,10 @@ public:
 
     [[nodiscard]] sandbox::sandbox_mode mode() const noexcept;
     [[nodiscard]] std::chrono::milliseconds timeout() const noexcept;
+    // The master of the run's pseudo-terminal (run_request::tty), null without one: what is
+    // written to it is typed into the command's terminal, TIOCSWINSZ on it resizes the terminal
+    // (SIGWINCH), and reading it is the run's, whose output arrives as stdout.
+    [[nodiscard]] std::shared_ptr<const unique_fd> terminal() const noexcept;
 
 private:
     friend class executor;

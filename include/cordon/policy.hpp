@@ -177,6 +177,10 @@ struct sandbox_policy {
     // spawner (runtime/network_witness.hpp), which must serve it: false for an argv printed for
     // someone else (cordon confine), whose connects would otherwise wait for nobody.
     bool network_witness = true;
+    // The command runs under a pseudo-terminal (its fd 0): the argv's last runner makes it the
+    // command's controlling terminal, in a session of the command's own inside the sandbox
+    // (confined_argv::takes_terminal).
+    bool controlling_terminal = false;
 };
 
 // The directory `chdir(path)` would land in: symlinks are resolved before `..` is applied, so

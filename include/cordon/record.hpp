@@ -23,6 +23,7 @@
 #include "cordon/output.hpp"
 #include "cordon/policy.hpp"
 #include "cordon/sandbox_error.hpp"
+#include "cordon/terminal.hpp"
 
 CORDON_PUBLIC_BEGIN
 namespace cordon::runtime {
@@ -66,6 +67,9 @@ struct run_record {
     sandbox_facts sandbox;
     run_limits limits;        // the limits the run's cgroup enforced (nullopt: none)
     limit_events limits_hit;  // whether the run met them
+    // The pseudo-terminal the run had (run_request::tty): its output is all in stdout_output, as
+    // a terminal shows it (with its escape sequences and "\r\n" line ends).
+    std::optional<terminal_size> tty;
 };
 
 // The record of a run the sandbox could not run (outcome runner_failed): no backend could enforce

@@ -40,6 +40,7 @@
 #include "cordon/policy.hpp"
 #include "cordon/provider.hpp"
 #include "cordon/record.hpp"
+#include "cordon/terminal.hpp"
 #include "cordon/unique_fd.hpp"
 
 CORDON_PUBLIC_BEGIN
@@ -78,6 +79,13 @@ struct run_request {
     // whatever the mode; hand over a pipe to give it bytes only (cordon run does).
     std::optional<std::string> stdin_data;
     std::shared_ptr<const unique_fd> stdin_fd;
+    // Run the command under a pseudo-terminal of this size (docs/terminal.md) instead of pipes:
+    // it is the command's stdin, stdout, stderr and controlling terminal, in a session of its own
+    // inside the sandbox. Everything it writes arrives as stdout; `stdin_data` is typed into it;
+    // not with `stdin_fd`. executor::prepare() gives the terminal's master
+    // (prepared_run::terminal()) for a caller who drives it; a background job does that itself
+    // (jobs.hpp: job::keys(), job::screen(), job::resize()).
+    std::optional<terminal_size> tty;
     // Live output, called on the run's strand as chunks arrive. A callback (or a pace function,
     // below) that throws ends the run as run_handle::cancel() would (aborted, if the command was
     // still running); the exception is logged and goes no further, and no callback of the run is
@@ -150,7 +158,8 @@ struct executor_options {
 };
 
 // Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
-// relative workspace, a non-positive timeout, or both stdin_data and stdin_fd.
+// relative workspace, a non-positive timeout, both stdin_data and stdin_fd, or a tty with
+// stdin_fd or of a size no terminal has (1-1000 rows and columns).
 void check_request(const run_request& request);
 
 // A started run (executor.hpp) or background job: how to end it early.

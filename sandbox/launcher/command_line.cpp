@@ -167,6 +167,9 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
         } else if (equals(arg, "--report-ending")) {
             out.report_ending = true;
             ++options;
+        } else if (equals(arg, "--controlling-tty")) {
+            out.controlling_tty = true;
+            ++options;
         } else if (equals(arg, "--abi-cap")) {
             // Behave as on a kernel whose Landlock ABI is at most N: real partial enforcement on
             // a new kernel, for tests and diagnostics. Never given by cordon's own profiles.

@@ -52,7 +52,10 @@ struct command_line {
     bool watch_cgroup = false;   // --watch-cgroup (watchdog.hpp)
     int abi_cap = 0;             // --abi-cap N: use at most ABI N (0: no cap)
     bool report_ending = false;  // --report-ending: run the command as a child, report its end
-    char** command = nullptr;    // argv after "--", NULL-terminated
+    // --controlling-tty: fd 0 is a terminal the command takes as its controlling terminal, in a
+    // session of its own (after bwrap's --new-session, or cordon's spawn, left it none).
+    bool controlling_tty = false;
+    char** command = nullptr;  // argv after "--", NULL-terminated
 };
 
 // Flags in any order before the first "--"; each flag that takes a value takes the next argument,

@@ -12,6 +12,7 @@
 //                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
 //                   [--rw-try PATH]
 //                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
+//                   [--controlling-tty]
 //                   -- ARGV...
 //   cordon-landlock [--status-fd N] [--abi-cap N] --probe
 //   cordon-landlock --watch-cgroup            (a cgroup host's watchdog: watchdog.hpp)
@@ -160,7 +161,13 @@ int main(int argc, char** argv) {
 
     if (line.report_ending) {
         run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp,
-                       line.proxy_fd, line.proxy_port);
+                       line.proxy_fd, line.proxy_port, line.controlling_tty);
+    }
+    if (line.controlling_tty) {
+        if (const int error = take_terminal(); error != 0) {
+            report.fail(launcher_stage::spawn, error, "cannot make the terminal the command's: %s",
+                        std::strerror(error));
+        }
     }
     // A signal from here on ends the launcher, the leader: the runner's own status says how.
     test_hook::at(test_hook::step::before_started);
