@@ -205,6 +205,15 @@ public:
         ret(action);
         load_nr();
     }
+    // nr == call: `action` when argument `index` (its low 32 bits) is `value`.
+    void refuse_argument(long call, unsigned index, std::uint32_t value,
+                         std::uint32_t action) noexcept {
+        jump_eq(sysno(call), 0, 4);
+        load_arg(index);
+        jump_eq(value, 0, 1);
+        ret(action);
+        load_nr();
+    }
     // nr == call: `action` when any of `bits` is set in argument `index`.
     void refuse_flags(long call, unsigned index, std::uint32_t bits,
                       std::uint32_t action) noexcept {
@@ -415,6 +424,11 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
     // of a long-lived host until it exits, and enough of them use up the host's pids.
     p.refuse_flags(SYS_clone, 0, CLONE_NEWUSER | CLONE_PARENT, eperm);
     p.refuse_flags(SYS_unshare, 0, CLONE_NEWUSER, eperm);
+    // A terminal's input is not the command's to write: TIOCSTI would type into whatever
+    // terminal it holds, TIOCLINUX drive a virtual console (paste, console switching). The
+    // kernel compares the request as an unsigned int (fs/ioctl.c), the filter its low 32 bits.
+    for (const std::uint32_t request : {std::uint32_t{TIOCSTI}, std::uint32_t{TIOCLINUX}})
+        p.refuse_argument(SYS_ioctl, 1, request, eperm);
     for (long call : refused_calls)
         p.refuse(call, eperm);
     for (long call : self_only_calls)

@@ -25,6 +25,9 @@
 //         could otherwise set cordon's CPU limit to zero (and so kill it), starve it, or renice
 //         every process of the uid;
 //       * io_uring, whose operations do not pass through seccomp at all;
+//       * typing into a terminal (the TIOCSTI ioctl) and driving a virtual console (TIOCLINUX):
+//         whatever terminal the command holds, its own pseudo-terminal's included, its input is
+//         the person's (or the agent's), never the command's;
 //       * SysV IPC and POSIX message queues when the command has no IPC namespace of its own:
 //         their objects are shared with the host and outlive the run;
 //       * under network deny, socket(AF_UNIX): a network namespace does not separate pathname

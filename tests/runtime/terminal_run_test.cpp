@@ -118,12 +118,38 @@ TEST_P(TerminalRun, ATimeoutEndsEveryProcessOfTheRun) {
     EXPECT_TRUE(test::wait_no_process_with_cmdline(marker, 10s));
 }
 
+TEST_P(ConfinedTerminalRun, NothingTypesIntoATerminalOrDrivesAConsole) {
+    // TIOCSTI would type into the terminal the command holds (its own here, the person's
+    // wherever it held one); TIOCLINUX paste on a virtual console. Refused whatever the kernel's
+    // own setting (dev.tty.legacy_tiocsti), and before the terminal is even looked at.
+    const run_record record = run_in_terminal(
+        "python3 -c '\n"
+        "import errno, fcntl, termios\n"
+        "for name, request, arg in ((\"sti\", termios.TIOCSTI, b\"x\"), (\"linux\", 0x541C, "
+        "b\"\\x02\")):\n"
+        "    try:\n"
+        "        fcntl.ioctl(0, request, arg)\n"
+        "        print(name, \"allowed\")\n"
+        "    except OSError as e:\n"
+        "        print(name, errno.errorcode[e.errno])\n"
+        "'");
+    ASSERT_EQ(record.outcome.kind, outcome_kind::exited) << record.outcome.message;
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("sti EPERM\r\n"));
+    EXPECT_THAT(record.stdout_output.text, HasSubstr("linux EPERM\r\n"));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Rungs, TerminalRun,
     ::testing::Values(terminal_case{std::nullopt}, terminal_case{test::real_backend::bwrap},
                       terminal_case{test::real_backend::landlock},
                       terminal_case{test::real_backend::landlock_via_launcher}),
     name_of);
+INSTANTIATE_TEST_SUITE_P(Rungs, ConfinedTerminalRun,
+                         ::testing::Values(terminal_case{test::real_backend::bwrap},
+                                           terminal_case{test::real_backend::landlock},
+                                           terminal_case{
+                                               test::real_backend::landlock_via_launcher}),
+                         name_of);
 
 }  // namespace
 }  // namespace cordon::runtime
