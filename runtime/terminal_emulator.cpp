@@ -301,17 +301,20 @@ void terminal_emulator::resize(terminal_size size) {
     check_size(size);
     size_ = size;
     vterm_set_size(vt_, size.rows, size.cols);
-    // libvterm 0.1.4 can leave the cursor above the screen when rows scroll into the scrollback
-    // on a resize (fixed upstream after 0.1.4, "Ensure that resize shorter does not send the
-    // cursor to a negative row"), and would then draw at row -1. The same clamp, made with a CUP:
-    // libvterm's parser is between sequences here, since the guard hands it whole ones.
+    // Then the scrolling margins are reset and the cursor put back where it was, as xterm and
+    // tmux do on a resize (the program redraws on SIGWINCH). libvterm 0.1.4 bounds only the
+    // bottom and right margins to the new size: a top margin below the new last row made its
+    // next scroll a memmove of negative size. And it can leave the cursor above the screen when
+    // rows go to the scrollback (fixed upstream after 0.1.4: "Ensure that resize shorter does not
+    // send the cursor to a negative row"), where it would draw at row -1. DECSTBM and DECSLRM
+    // without parameters reset the margins (and home the cursor); the CUP after them puts the
+    // cursor back, on the screen. libvterm's parser is between sequences here: the guard hands it
+    // whole ones.
     VTermPos cursor{};
     vterm_state_get_cursorpos(state_, &cursor);
-    if (cursor.row < 0 || cursor.col < 0) {
-        const std::string move = "\x1b[" + std::to_string(std::max(cursor.row, 0) + 1) + ';' +
-                                 std::to_string(std::max(cursor.col, 0) + 1) + 'H';
-        vterm_input_write(vt_, move.data(), move.size());
-    }
+    const std::string reset = "\x1b[r\x1b[s\x1b[" + std::to_string(std::max(cursor.row, 0) + 1) +
+                              ';' + std::to_string(std::max(cursor.col, 0) + 1) + 'H';
+    vterm_input_write(vt_, reset.data(), reset.size());
 }
 
 std::string terminal_emulator::row_text(int row) const {

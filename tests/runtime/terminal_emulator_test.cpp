@@ -306,6 +306,18 @@ TEST(TerminalEmulator, ResizeShorterKeepsTheCursorOnTheScreen) {
     EXPECT_EQ(terminal.snapshot(false, 0).rows[0], "top");
 }
 
+TEST(TerminalEmulator, ResizeResetsTheScrollingMargins) {
+    // A top margin below the new last row: libvterm 0.1.4's next scroll was a memmove of
+    // negative size.
+    terminal_emulator terminal;
+    (void)terminal.feed("\x1b[7r\x1b[10;4H");
+    terminal.resize({3, 20});
+    EXPECT_EQ(terminal.snapshot(false, 0).cursor.row, 2);
+    EXPECT_EQ(terminal.snapshot(false, 0).cursor.col, 3);
+    (void)terminal.feed("\ra\r\nb\r\nc\r\nd");
+    EXPECT_EQ(terminal.snapshot(false, 0).rows, (std::vector<std::string>{"b", "c", "d"}));
+}
+
 TEST(TerminalEmulator, BracketedPasteOnlyWhenTheProgramAsked) {
     terminal_emulator terminal;
     EXPECT_EQ(terminal.text("hi", true), "hi");
