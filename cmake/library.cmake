@@ -35,8 +35,11 @@ function(cordon_installed_library name type)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(${name} INTERFACE cxx_std_20)
+  # libvterm by its plain name, not pkg-config's imported target: the static library's exported
+  # interface then asks a program's link for -lvterm, and its package configuration needs no
+  # pkg-config to find it.
   target_link_libraries(${name} PUBLIC nlohmann_json::nlohmann_json Boost::headers
-                        PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+                        PRIVATE Threads::Threads ${CMAKE_DL_LIBS} vterm)
 endfunction()
 
 cordon_installed_library(cordon_static STATIC)

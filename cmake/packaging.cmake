@@ -92,9 +92,11 @@ MCP server are there too.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME cordon-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # What the package configuration finds (cordonConfig.cmake's find_dependency, cordon.pc's
-# Requires): the headers the public headers include.
+# Requires): the headers the public headers include; and libvterm's development files, which the
+# static library links (-lvterm) and cordon.pc's Requires.private names. libvterm0 itself, which
+# the shared library and cordon link, dpkg-shlibdeps finds.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "${CPACK_DEBIAN_LIBRARY_PACKAGE_NAME} (= ${PROJECT_VERSION}), nlohmann-json3-dev (>= 3.11), libboost-dev (>= 1.81) | libboost1.81-dev")
+    "${CPACK_DEBIAN_LIBRARY_PACKAGE_NAME} (= ${PROJECT_VERSION}), nlohmann-json3-dev (>= 3.11), libboost-dev (>= 1.81) | libboost1.81-dev, libvterm-dev (>= 0.1)")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
     "development files of cordon's library
 The headers, the static library, the CMake package configuration and the
