@@ -12,6 +12,7 @@
 
 #include "cordon/mode.hpp"
 #include "cordon/session_log.hpp"
+#include "runtime/pty.hpp"
 #include "sandbox/local_provider.hpp"
 
 namespace cordon::cli {
@@ -193,6 +194,37 @@ CLI::Validator assignment_value(value_rule rule) {
         },
         "");
     return checked(std::move(rule), {name_equals});
+}
+
+std::optional<runtime::terminal_size> parse_terminal_size(std::string_view text) {
+    const auto cut = text.find('x');
+    if (cut == std::string_view::npos) return std::nullopt;
+    // Digits only: from_chars would take neither a sign nor a space, but "+24" and "024x80"
+    // are not how anyone writes a size either, and a leading zero is refused like any other.
+    const auto number = [](std::string_view digits) -> std::optional<std::uint16_t> {
+        if (digits.empty() || digits.size() > 4 || digits.front() == '0') return std::nullopt;
+        std::uint16_t value = 0;
+        const auto [rest, error] =
+            std::from_chars(digits.data(), digits.data() + digits.size(), value);
+        if (error != std::errc() || rest != digits.data() + digits.size()) return std::nullopt;
+        return value;
+    };
+    const auto rows = number(text.substr(0, cut));
+    const auto cols = number(text.substr(cut + 1));
+    if (!rows || !cols) return std::nullopt;
+    // The bounds are the executor's (run_request::tty), so that no size passes here to fail there.
+    const runtime::terminal_size size{*rows, *cols};
+    if (!runtime::valid_terminal_size(size)) return std::nullopt;
+    return size;
+}
+
+CLI::Validator terminal_size_value(value_rule rule) {
+    const CLI::Validator rows_by_cols(
+        [](std::string& text) {
+            return parse_terminal_size(text) ? std::string() : std::string("not ROWSxCOLS");
+        },
+        "");
+    return checked(std::move(rule), {rows_by_cols});
 }
 
 CLI::Option* offer_choices(CLI::Option* option, const std::vector<std::string>& values) {

@@ -33,6 +33,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cordon/terminal.hpp"
+
 namespace cordon::cli {
 
 // The bounds of the limits `cordon run` takes, on its command line and in a configuration file.
@@ -104,6 +106,12 @@ CLI::Option* add_duration_option(CLI::App& app, std::string name,
 
 // NAME=VALUE with a non-empty NAME (checked only; the text stays as it is).
 [[nodiscard]] CLI::Validator assignment_value(value_rule rule);
+
+// A terminal's size as ROWSxCOLS ("24x80"), each from 1 to 1000 in plain decimal, as stty(1)
+// says it the other way round ("rows 24; columns 80"); nullopt for anything else.
+[[nodiscard]] std::optional<runtime::terminal_size> parse_terminal_size(std::string_view text);
+// One that parse_terminal_size() reads (checked only; the text stays as it is).
+[[nodiscard]] CLI::Validator terminal_size_value(value_rule rule);
 
 // The values of an option that takes one of a fixed few, for the man pages and the bash completion
 // (cli/docgen.cpp): mode_value, backend_value and approval_value say theirs, and offer_choices says

@@ -8,6 +8,8 @@
 // --escalate one run may go under a wider mode once someone said yes (cli/escalation_prompt.hpp):
 // everything is checked (cli/run_options.hpp), and the question asked and answered, before
 // anything runs. What is printed at the end, and the exit code, come from cli/run_output.hpp.
+// With --tty the run has a terminal of its own, and cordon relays its own to it: what is typed
+// (raw), the size as it changes (cli/terminal_relay.hpp).
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,22 +21,28 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <system_error>
+#include <variant>
 
 #include "base/json_text.hpp"
+#include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/escalation_prompt.hpp"
 #include "cli/live_writer.hpp"
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
 #include "cli/standing.hpp"
+#include "cli/terminal_relay.hpp"
 #include "cordon/executor.hpp"
 #include "cordon/policy.hpp"
 #include "policy/escalation.hpp"
 #include "runtime/local_provider_factory.hpp"
+#include "runtime/pty.hpp"
 #include "sandbox/verdict_cache.hpp"
 
 namespace cordon::cli {
@@ -182,20 +190,79 @@ int run_run_command(run_options& options) {
     const sandbox::sandbox_mode run_mode = request.mode;
     runtime::executor exec(io.get_executor(), provider, std::move(executor_options));
 
+    // --tty: the run's terminal has the size of cordon's own and follows it (SIGWINCH), unless
+    // --tty-size said otherwise. The signal is caught before the size is read, so that a resize
+    // in between is not missed.
+    boost::asio::signal_set resizes(io);
+    const int own = valid.tty && !valid.tty_size_given ? own_terminal() : -1;
+    if (own >= 0) {
+        resizes.add(SIGWINCH);
+        if (auto size = terminal_size_of(own)) request.tty = *size;
+    }
+
     std::optional<runtime::run_record> result;
     boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
     int interrupted_by = 0;
     const auto started = std::chrono::steady_clock::now();
-    handle = exec.async_run(std::move(request), [&](runtime::run_record r) {
+    const auto done = [&](runtime::run_record r) {
         result = std::move(r);
         interrupts.cancel();
-    });
+        resizes.cancel();
+    };
+    // Declared before the relay, so that the modes come back after the relay stopped reading
+    // whatever way this function is left.
+    std::optional<raw_terminal> raw;
+    std::unique_ptr<input_relay> relay;
+    std::shared_ptr<const unique_fd> master;
+    runtime::preparation prepared = exec.prepare(std::move(request));
+    if (auto* ready = std::get_if<runtime::prepared_run>(&prepared)) {
+        master = ready->terminal();
+        if (master) {
+            // What is typed goes to the run's terminal, raw: Ctrl-C is the command's, as it
+            // would be at its own terminal, not cordon's. cordon's stdin is read only when cordon
+            // may read it (raw_terminal: in the terminal's foreground) or it is no terminal.
+            raw.emplace(STDIN_FILENO);
+            const bool typed = ::isatty(STDIN_FILENO) == 1;
+            if (!typed || raw->engaged()) {
+                auto relaying = input_relay::start(STDIN_FILENO, typed, master);
+                if (auto* error = std::get_if<std::error_code>(&relaying)) {
+                    return usage_error(run_command_name,
+                                       "cannot type cordon's stdin into the command's terminal: " +
+                                           error->message());
+                }
+                relay = std::get<std::unique_ptr<input_relay>>(std::move(relaying));
+            }
+        }
+        handle = exec.launch(std::move(*ready), done);
+    } else {
+        // A run that cannot start is reported from the event loop, as async_run() does.
+        boost::asio::post(
+            io, [&done, record = std::get<runtime::run_record>(std::move(prepared))]() mutable {
+                done(std::move(record));
+            });
+    }
     interrupts.async_wait([&](boost::system::error_code ec, int signal) {
         if (ec) return;
         interrupted_by = signal;
         handle.cancel();
     });
+    std::function<void()> follow_resizes = [&] {
+        resizes.async_wait([&](boost::system::error_code ec, int) {
+            if (ec) return;
+            if (auto size = terminal_size_of(own); size && master) {
+                if (const int error = runtime::resize_pty(master->get(), *size); error != 0) {
+                    log::debug("cannot resize the run's terminal: {}", std::strerror(error));
+                }
+            }
+            follow_resizes();
+        });
+    };
+    if (own >= 0 && master) follow_resizes();
     io.run();
+    // cordon's terminal has its modes back before anything else happens: the lines below are
+    // written in them, and a signal that kills cordon from here on leaves them as they were.
+    if (relay) relay->stop();
+    if (raw) raw->restore();
     // From here on SIGINT/SIGTERM take their default action again: nothing is left to cancel, and
     // cordon must stay killable while it flushes the live output.
     interrupts.clear();

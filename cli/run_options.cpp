@@ -149,6 +149,15 @@ void add_run_options(CLI::App& sub, run_options& options) {
     add_env_options(sub, options.environment, run_command_name);
     sub.add_option("--stdin-file", options.stdin_file, "Feed this file (or - for stdin)")
         ->type_name("FILE");
+    sub.add_flag("--tty", options.tty,
+                 "Run it under a pseudo-terminal of its own, to which cordon relays its own "
+                 "terminal: keys (raw), size, resizes");
+    sub.add_option("--tty-size", options.tty_size,
+                   "The pseudo-terminal's size, e.g. 24x80 (default: cordon's own terminal's, "
+                   "else 24x80); implies --tty")
+        ->transform(terminal_size_value(
+            rule(quoting("invalid --tty-size", "(ROWSxCOLS, each 1 to 1000, e.g. 24x80)"), given)))
+        ->type_name("ROWSxCOLS");
     sub.add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
         ->transform(backend_value(rule(unknown_backend, given)))
         ->type_name("TEXT");
@@ -274,6 +283,19 @@ std::variant<validated, std::string> validate(run_options& options) {
         out.request.env[entry.substr(0, equals)] = entry.substr(equals + 1);
     }
     out.request.environment = environment_policy_of(options.environment);
+    if (options.tty || !options.tty_size.empty()) {
+        // Under a terminal the command's input is what is typed, cordon's own stdin relayed
+        // (cli/terminal_relay.hpp): a second source would mean two things at once.
+        if (!options.stdin_file.empty()) {
+            return "--tty with --stdin-file: under --tty the command reads what cordon reads on "
+                   "its own stdin, typed into its terminal (pipe the file into cordon instead)";
+        }
+        out.input_text = "stdin: what cordon itself reads on its stdin, typed into a terminal";
+        out.tty = true;
+        out.tty_size_given = !options.tty_size.empty();
+        // Whatever the size, it is replaced by the real one before the run (run_command.cpp).
+        out.request.tty = parse_terminal_size(options.tty_size).value_or(runtime::terminal_size{});
+    }
     if (!options.stdin_file.empty()) {
         auto input = open_stdin_file(options.stdin_file);
         if (auto* message = std::get_if<std::string>(&input)) return *message;

@@ -4,8 +4,8 @@
 // `cordon run`'s options: registered on CLI11 with the shared validators of cli/options.hpp (so a
 // bad mode, backend, approval policy, duration or size is a usage error while the command line is
 // parsed), then checked as a whole (validate): the command, the escalation fields, the workspace
-// and working directory, the --stdin-file. Everything that can be wrong with the invocation is
-// found before anything runs.
+// and working directory, the --stdin-file, --tty against the options it excludes. Everything that
+// can be wrong with the invocation is found before anything runs.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -53,6 +53,8 @@ struct run_options {
     std::vector<std::string> env;                // NAME=VALUE each
     env_flags environment;                       // --env-clear, --env-keep, --env-unset
     std::string stdin_file;
+    bool tty = false;      // --tty
+    std::string tty_size;  // --tty-size ROWSxCOLS ("" not given); implies --tty
     bool json = false;
     std::string shell_command;
     bool has_shell_command = false;
@@ -76,6 +78,10 @@ struct validated {
     std::string justification;
     std::string command_text;  // the command as the person asked sees it
     std::string input_text;    // what --stdin-file feeds it, as the person asked sees it
+    // --tty: the run has a terminal (request.tty, its size filled in by the command from
+    // cordon's own terminal unless --tty-size gave it).
+    bool tty = false;
+    bool tty_size_given = false;
 };
 
 // The checked invocation, or the one-line message for a usage error.

@@ -164,6 +164,7 @@ TEST_F(OptionMessages, EachBadValueHasItsOwnLineAndExitsTwo) {
     const std::string timeout = "(e.g. 500ms, 30s, 2m; at most 10m)";
     const std::string output = "(1 to 16M bytes kept in memory, e.g. 64000, 512K, 16M)";
     const std::string memory = "(at least 4M, e.g. 512M, 2G, or unlimited)";
+    const std::string tty_size = "(ROWSxCOLS, each 1 to 1000, e.g. 24x80)";
     const std::string names = "(expected a NAME, or a glob of letters, digits, _, * and ?)";
     const std::string log = (workspace_ / "session.jsonl").string();
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
@@ -196,6 +197,15 @@ TEST_F(OptionMessages, EachBadValueHasItsOwnLineAndExitsTwo) {
          "cordon run: invalid --max-memory \"1M\" " + memory},
         {{"run", "--max-memory", "lots", "-c", touch},
          "cordon run: invalid --max-memory \"lots\" " + memory},
+        {{"run", "--tty-size", "0x80", "-c", touch},
+         "cordon run: invalid --tty-size \"0x80\" " + tty_size},
+        {{"run", "--tty-size", "24", "-c", touch},
+         "cordon run: invalid --tty-size \"24\" " + tty_size},
+        {{"run", "--tty-size", "24x1001", "-c", touch},
+         "cordon run: invalid --tty-size \"24x1001\" " + tty_size},
+        {{"run", "--tty", "--stdin-file", "-", "-c", touch},
+         "cordon run: --tty with --stdin-file: under --tty the command reads what cordon reads on "
+         "its own stdin, typed into its terminal (pipe the file into cordon instead)"},
         {{"run", "--env", "NOEQUALS", "-c", touch},
          "cordon run: invalid --env \"NOEQUALS\" (expected NAME=VALUE)"},
         {{"run", "--env", "=x", "-c", touch},
