@@ -214,7 +214,10 @@ std::optional<runtime::terminal_size> parse_terminal_size(std::string_view text)
     if (!rows || !cols) return std::nullopt;
     // The bounds are the executor's (run_request::tty), so that no size passes here to fail there.
     const runtime::terminal_size size{*rows, *cols};
-    if (!runtime::valid_terminal_size(size)) return std::nullopt;
+    if (size.rows < runtime::min_terminal_rows || size.rows > runtime::max_terminal_rows ||
+        size.cols < runtime::min_terminal_cols || size.cols > runtime::max_terminal_cols) {
+        return std::nullopt;
+    }
     return size;
 }
 

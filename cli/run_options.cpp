@@ -156,7 +156,9 @@ void add_run_options(CLI::App& sub, run_options& options) {
                    "The pseudo-terminal's size, e.g. 24x80 (default: cordon's own terminal's, "
                    "else 24x80); implies --tty")
         ->transform(terminal_size_value(
-            rule(quoting("invalid --tty-size", "(ROWSxCOLS, each 1 to 1000, e.g. 24x80)"), given)))
+            rule(quoting("invalid --tty-size",
+                         "(ROWSxCOLS: 1 to 500 rows, 2 to 1000 columns, e.g. 24x80)"),
+                 given)))
         ->type_name("ROWSxCOLS");
     sub.add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
         ->transform(backend_value(rule(unknown_backend, given)))

@@ -27,7 +27,11 @@ std::optional<runtime::terminal_size> terminal_size_of(int fd) {
     if (::ioctl(fd, TIOCGWINSZ, &window) != 0 || window.ws_row == 0 || window.ws_col == 0) {
         return std::nullopt;
     }
-    return runtime::terminal_size{window.ws_row, window.ws_col};
+    // A terminal larger than a run's may have (a wall of monitors): the run's gets the most it
+    // may have, and the program draws in its top left corner.
+    return runtime::terminal_size{
+        std::clamp(window.ws_row, runtime::min_terminal_rows, runtime::max_terminal_rows),
+        std::clamp(window.ws_col, runtime::min_terminal_cols, runtime::max_terminal_cols)};
 }
 
 int own_terminal() {

@@ -76,6 +76,9 @@ json run_bash(tool_context& context, call& running, const json& given) {
     const auto yield = args.integer("yield_ms", 0, most_yield_ms, true);
     auto input = args.text("stdin");
     const bool keep_stdin_open = args.flag("keep_stdin_open").value_or(false);
+    const bool tty = args.flag("tty").value_or(false);
+    const auto rows = args.integer("rows", runtime::min_terminal_rows, runtime::max_terminal_rows);
+    const auto cols = args.integer("cols", runtime::min_terminal_cols, runtime::max_terminal_cols);
     const auto budget =
         args.integer("max_output_bytes", least_output_bytes, most_output_bytes, true);
     auto env = args.environment("env");
@@ -89,6 +92,10 @@ json run_bash(tool_context& context, call& running, const json& given) {
     const auto justification = args.text("justification");
     const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
+    if ((rows || cols) && !tty) {
+        return tool_error(
+            "invalid arguments for bash: rows and cols are a tty's size; add tty: true");
+    }
     if (command->find_first_not_of(" \t\r\n") == std::string::npos) {
         return tool_error("invalid arguments for bash: command is empty");
     }
@@ -160,6 +167,10 @@ json run_bash(tool_context& context, call& running, const json& given) {
     request.run.max_memory = options.max_memory;
     request.run.stdin_data = std::move(input);
     request.keep_stdin_open = keep_stdin_open;
+    if (tty) {
+        request.run.tty = runtime::terminal_size{static_cast<std::uint16_t>(rows.value_or(24)),
+                                                 static_cast<std::uint16_t>(cols.value_or(80))};
+    }
     request.owner = owner;
     request.label = description && !description->empty() ? *description : *command;
 
@@ -172,7 +183,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
         ask.justification = *justification;
         ask.tool = "bash";
         ask.command = *command;
-        ask.input = policy::describe_input(request.run.stdin_data, keep_stdin_open);
+        ask.input = policy::describe_input(request.run.stdin_data, keep_stdin_open || tty);
         const policy::escalation_outcome decided =
             context.escalate(running, request.run, ask,
                              {context.provider().get(), options.jobs.executor.protected_paths});
@@ -202,7 +213,17 @@ json run_bash(tool_context& context, call& running, const json& given) {
         running.job = job;
     }
     const milliseconds patience(background ? 0 : yield.value_or(default_yield_ms));
-    if (patience.count() > 0) {
+    if (patience.count() > 0 && job->has_terminal()) {
+        // An interactive program never ends by itself: the screen is shown once it has been
+        // quiet for a moment (it waits for a key), or the job ended.
+        (void)context.wait_for(
+            running, steady_clock::now() + patience,
+            [&job, since = steady_clock::now()](steady_clock::time_point until) {
+                return job->wait_screen({{}, screen_quiet, since}, until) !=
+                       runtime::screen_wait_result::timed_out;
+            },
+            [&job] { return progress_of(*job); });
+    } else if (patience.count() > 0) {
         (void)context.wait_for(
             running, steady_clock::now() + patience,
             [&job](steady_clock::time_point until) { return job->wait_settled(until); },
@@ -217,6 +238,14 @@ json run_bash(tool_context& context, call& running, const json& given) {
         return nullptr;
     }
     const runtime::job_snapshot now = job->snapshot();
+    if (const auto screen = job->screen()) {
+        const window shown = screen_window(*screen);
+        job->set_cursor(runtime::job_output::merged, shown.next_offset);
+        job_view shown_job = context.show(*job, now, shown);
+        show_screen(shown_job, *screen);
+        if (!approval.is_null()) shown_job.structured["approval"] = std::move(approval);
+        return tool_result(shown_job, verbose);
+    }
     const window shown =
         read_head_and_tail(*job, runtime::job_output::merged,
                            static_cast<std::size_t>(budget.value_or(default_output_bytes)));

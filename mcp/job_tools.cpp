@@ -48,11 +48,26 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     const auto max_bytes = args.integer("max_bytes", 1, most_output_bytes, true);
     const auto filter = args.text("filter");
     const std::string stream = args.choice("stream", {"both", "stdout", "stderr"}).value_or("both");
+    const bool screen = args.flag("screen").value_or(false);
+    const bool attributes = args.flag("attributes").value_or(false);
+    const auto scrollback = args.integer("scrollback", 0, most_scrollback_lines, true);
     const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
     auto found = find_job(jobs, *id);
     if (auto* error = std::get_if<json>(&found)) return *error;
     const auto& job = std::get<std::shared_ptr<runtime::job>>(found);
+    if ((attributes || scrollback) && !screen) {
+        return tool_error(
+            "invalid arguments for job_output: attributes and scrollback go with screen: true");
+    }
+    if (screen && !job->has_terminal()) {
+        return tool_error(*id +
+                          " has no terminal, so no screen: it was not started with tty: true");
+    }
+    if (screen && (filter || stream != "both")) {
+        return tool_error(
+            "invalid arguments for job_output: a screen is not filtered by line or stream");
+    }
 
     const runtime::job_output which = stream == "stdout"   ? runtime::job_output::stdout_only
                                       : stream == "stderr" ? runtime::job_output::stderr_only
@@ -88,6 +103,15 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     }
     if (running.cancelled) return nullptr;
     const runtime::job_snapshot now = job->snapshot();
+    if (screen) {
+        const auto drawn =
+            job->screen(attributes, static_cast<std::size_t>(scrollback.value_or(0)));
+        const window shown = screen_window(*drawn);
+        job->set_cursor(which, shown.next_offset);
+        job_view shown_job = context.show(*job, now, shown);
+        show_screen(shown_job, *drawn);
+        return tool_result(shown_job, verbose);
+    }
     window shown = read_window(*job, which, from,
                                static_cast<std::size_t>(max_bytes.value_or(default_output_bytes)));
     if (pattern) {
@@ -110,22 +134,58 @@ json run_job_write(tool_context& context, call& running, const json& given) {
     const auto id = args.text("job_id", true);
     const auto data = args.text("data");
     const bool eof = args.flag("eof").value_or(false);
+    const auto key_names = args.strings("keys");
+    const auto wait_for = args.text("wait_for");
+    const auto quiet = args.integer("quiet_ms", 0, most_wait_ms, true);
+    const auto rows = args.integer("rows", runtime::min_terminal_rows, runtime::max_terminal_rows);
+    const auto cols = args.integer("cols", runtime::min_terminal_cols, runtime::max_terminal_cols);
     const auto wait = args.integer("wait_ms", 0, most_wait_ms, true);
     const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
-    if (!data && !eof)
-        return tool_error("invalid arguments for job_write: give data, eof, or both");
+    const bool resize = rows || cols;
+    if (!data && !eof && !key_names && !resize) {
+        return tool_error(
+            "invalid arguments for job_write: give data, keys, eof, or rows and cols");
+    }
+    std::vector<runtime::terminal_key> keys;
+    for (const std::string& name : key_names.value_or(std::vector<std::string>{})) {
+        auto parsed = runtime::parse_key(name);
+        if (const auto* reason = std::get_if<std::string>(&parsed)) {
+            return tool_error("invalid arguments for job_write: keys: " + *reason);
+        }
+        keys.push_back(std::get<runtime::terminal_key>(parsed));
+    }
     auto found = find_job(jobs, *id);
     if (auto* error = std::get_if<json>(&found)) return *error;
     const auto& job = std::get<std::shared_ptr<runtime::job>>(found);
+    const bool terminal = job->has_terminal();
+    if (!terminal && (key_names || wait_for || quiet || resize)) {
+        return tool_error(*id +
+                          " has no terminal: keys, wait_for, quiet_ms, rows and cols are for "
+                          "a job started with tty: true");
+    }
 
     const std::uint64_t before = stream_size(*job, runtime::job_output::merged);
-    const runtime::job_write_result written = job->write(data.value_or(""), eof);
+    const auto typed_at = steady_clock::now();
+    if (resize) {
+        const auto now_size = job->screen()->size;
+        const runtime::terminal_size size{static_cast<std::uint16_t>(rows.value_or(now_size.rows)),
+                                          static_cast<std::uint16_t>(cols.value_or(now_size.cols))};
+        if (!job->resize(size))
+            return tool_error(*id + ": the terminal was not resized: the job has ended");
+    }
+    runtime::job_write_result written;
+    if (data || eof) written = job->write(data.value_or(""), eof && keys.empty());
+    if (!written.error && !keys.empty()) {
+        const runtime::job_write_result pressed = job->press(keys);
+        written.written += pressed.written;
+        written.error = pressed.error;
+        if (!written.error && eof) written.error = job->write("", true).error;
+    }
     if (written.error) {
         std::string text = *id + ": " + written.error->message;
         if (written.written > 0) {
-            text += " (" + std::to_string(written.written) + " of " + std::to_string(data->size()) +
-                    " bytes were written)";
+            text += " (" + std::to_string(written.written) + " bytes were written)";
         }
         switch (written.error->kind) {
             case runtime::job_write_error::not_open:
@@ -140,6 +200,37 @@ json run_job_write(tool_context& context, call& running, const json& given) {
                 break;
         }
         return tool_error(text);
+    }
+    if (terminal) {
+        // What the program drew in answer: once the screen shows wait_for, or once its output
+        // has been quiet for quiet_ms, or the job ended; at most wait_ms.
+        const runtime::screen_wait until{
+            wait_for.value_or(""),
+            quiet || !wait_for ? std::optional(milliseconds(quiet.value_or(screen_quiet.count())))
+                               : std::nullopt,
+            typed_at};
+        runtime::screen_wait_result waited = runtime::screen_wait_result::timed_out;
+        (void)context.wait_for(
+            running, steady_clock::now() + milliseconds(wait.value_or(default_wait_ms)),
+            [&](steady_clock::time_point slice) {
+                waited = job->wait_screen(until, slice);
+                return waited != runtime::screen_wait_result::timed_out;
+            },
+            [&job] { return progress_of(*job); });
+        if (running.cancelled) return nullptr;
+        const runtime::job_snapshot now = job->snapshot();
+        const auto drawn = job->screen();
+        const window shown = screen_window(*drawn);
+        job->set_cursor(runtime::job_output::merged, shown.next_offset);
+        job_view shown_job = context.show(*job, now, shown);
+        show_screen(shown_job, *drawn);
+        shown_job.structured["written"] = written.written;
+        shown_job.structured["waited"] = runtime::to_string(waited);
+        if (wait_for && waited != runtime::screen_wait_result::shown) {
+            shown_job.text =
+                "[the screen does not show " + json(*wait_for).dump() + "]\n" + shown_job.text;
+        }
+        return tool_result(shown_job, verbose);
     }
     (void)context.wait_for(
         running, steady_clock::now() + milliseconds(wait.value_or(250)),

@@ -140,6 +140,62 @@ window keep_lines(window read, const std::function<bool(std::string_view)>& keep
     return read;
 }
 
+namespace {
+
+// The rows down to the last that is not blank: a model reads what is there, not 20 empty rows.
+std::size_t shown_rows(const runtime::terminal_screen& screen) {
+    std::size_t count = screen.rows.size();
+    while (count > 0 && screen.rows[count - 1].empty())
+        --count;
+    return count;
+}
+
+}  // namespace
+
+window screen_window(const runtime::terminal_screen& screen) {
+    window out;
+    for (std::size_t i = 0; i < shown_rows(screen); ++i) {
+        out.text += screen.rows[i];
+        out.text += '\n';
+    }
+    if (out.text.empty()) out.text = "(a blank screen)\n";
+    out.text += "[screen " + std::to_string(screen.size.rows) + "x" +
+                std::to_string(screen.size.cols) + "; cursor at row " +
+                std::to_string(screen.cursor.row + 1) + ", column " +
+                std::to_string(screen.cursor.col + 1);
+    if (!screen.cursor.visible) out.text += " (hidden)";
+    if (!screen.title.empty()) out.text += "; title " + json(screen.title).dump();
+    if (screen.alternate_screen) out.text += "; alternate screen";
+    out.text += "]\n";
+    out.offset = screen.offset;
+    out.next_offset = screen.offset;
+    return out;
+}
+
+json screen_json(const runtime::terminal_screen& screen) {
+    const std::size_t count = shown_rows(screen);
+    json out{{"rows", std::vector<std::string>(screen.rows.begin(),
+                                               screen.rows.begin() + static_cast<long>(count))},
+             {"cursor", {{"row", screen.cursor.row}, {"col", screen.cursor.col}}},
+             {"size", {{"rows", screen.size.rows}, {"cols", screen.size.cols}}}};
+    if (!screen.cursor.visible) out["cursor"]["visible"] = false;
+    if (!screen.title.empty()) out["title"] = screen.title;
+    if (screen.alternate_screen) out["alternateScreen"] = true;
+    if (!screen.attributes.empty()) {
+        out["attributes"] = std::vector<std::string>(
+            screen.attributes.begin(),
+            screen.attributes.begin() +
+                static_cast<long>(std::min(count, screen.attributes.size())));
+    }
+    if (!screen.scrollback.empty()) out["scrollback"] = screen.scrollback;
+    return out;
+}
+
+void show_screen(job_view& shown, const runtime::terminal_screen& screen) {
+    shown.structured["screen"] = screen_json(screen);
+    shown.structured["output"] = nullptr;  // the screen stands for the bytes
+}
+
 json ending_json(const runtime::job_snapshot& snapshot) {
     json out =
         runtime::ending_json(snapshot.outcome ? &*snapshot.outcome : nullptr, snapshot.sandbox);
@@ -165,8 +221,9 @@ json compact(const json& full) {
             out[key] = *it;
         }
     };
-    for (const char* key : {"job_id", "status", "exitCode", "signal", "error", "message",
-                            "approval", "killed", "written", "output", "nextOffset"}) {
+    for (const char* key :
+         {"job_id", "status", "exitCode", "signal", "error", "message", "approval", "killed",
+          "written", "output", "screen", "waited", "nextOffset"}) {
         copy(key);
     }
     when_true("timedOut");

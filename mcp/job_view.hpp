@@ -48,11 +48,22 @@ struct window {
 // is judged in window-sized pieces, so that reading always moves on.
 [[nodiscard]] window keep_lines(window read, const std::function<bool(std::string_view)>& keep);
 
+// A job under a terminal is shown by its screen (docs/terminal.md): the rows down to the last
+// that is not blank, then a line that gives the size, the cursor, the title and whether the
+// alternate screen is up, as the window's text; the output read up to the screen's offset.
+[[nodiscard]] window screen_window(const runtime::terminal_screen& screen);
+// The screen in a result's structured content: rows (down to the last that is not blank),
+// cursor, size, title, alternateScreen, and attributes and scrollback when they were asked for.
+[[nodiscard]] nlohmann::json screen_json(const runtime::terminal_screen& screen);
+
 struct job_view {
     nlohmann::json structured;
     std::string text;
     bool is_error = false;  // the job never ran: the sandbox or the request failed
 };
+
+// Shows `screen` in `shown`, a view of a window from screen_window(), instead of bytes.
+void show_screen(job_view& shown, const runtime::terminal_screen& screen);
 
 // `snapshot` is taken by the caller before the read, so that a job seen settled has all of its
 // output in the window's stream. `denial_hint`, when not empty, follows the denial marker

@@ -39,9 +39,11 @@ json one_of(std::vector<std::string> choices, std::string description) {
     return json{{"type", "string"}, {"enum", std::move(choices)}, {"description", description}};
 }
 
-// Every tool that shows a job takes `verbose`: the whole result rather than compact()'s.
+// Every tool that shows a job takes `verbose`: the whole result rather than compact()'s (said
+// once, on bash: the words are paid for in every session).
 json input(json properties, std::vector<std::string> required, bool shows_a_job = true) {
-    if (shows_a_job) properties["verbose"] = flag("Whole result, policy included");
+    if (shows_a_job && !properties.contains("verbose"))
+        properties["verbose"] = {{"type", "boolean"}};
     // No additionalProperties: the server refuses an unknown argument itself, by name.
     return json{{"type", "object"},
                 {"properties", std::move(properties)},
@@ -77,7 +79,9 @@ json describe_bash(const tool_limits& limits) {
     return json{
         {"description",
          "Runs bash -c in a fresh shell (use workdir, not cd), " + mode +
-             " sandbox. After yield_ms a running command becomes a job (job_output reads it). A "
+             " sandbox. After yield_ms a running command becomes a job (job_output reads it). "
+             "tty: a terminal for REPLs, editors, TUIs, prompts; the result is its screen, "
+             "type with job_write. A "
              "sandbox denial is policy: never work around it; if the result offers escalation, "
              "retry once with the sandbox_* it names and a justification (the user decides)."},
         {"inputSchema",
@@ -92,6 +96,10 @@ json describe_bash(const tool_limits& limits) {
                 {"yield_ms", integer("Default 30000, max 50000")},
                 {"stdin", {{"type", "string"}}},
                 {"keep_stdin_open", flag("Keep stdin open for job_write")},
+                {"tty", flag("Run under a terminal")},
+                {"rows", integer("tty size, default 24x80")},
+                {"cols", {{"type", "integer"}}},
+                {"verbose", flag("Whole result, policy included")},
                 {"max_output_bytes", integer("Default 30000")},
                 {"env",
                  {{"type", "object"},
@@ -123,21 +131,35 @@ json describe_job_output(const tool_limits& /*limits*/) {
                         {"timeout_ms", integer("Longest wait (default 10000, max 30000)")},
                         {"max_bytes", integer("Most bytes (default 30000)")},
                         {"filter", text("Only lines matching this regex")},
-                        {"stream", one_of({"both", "stdout", "stderr"}, "Default both")}},
+                        {"stream", one_of({"both", "stdout", "stderr"}, "Default both")},
+                        {"screen", {{"type", "boolean"}}},
+                        {"attributes", flag("Per-row styles")},
+                        {"scrollback", integer("Lines scrolled off")}},
                        {"job_id"})},
                 {"annotations", annotations(true, false, true, false)}};
 }
 
 json describe_job_write(const tool_limits& /*limits*/) {
-    return json{{"description",
-                 "Writes to a keep_stdin_open job's stdin (eof closes it); returns the output that "
-                 "follows within wait_ms."},
-                {"inputSchema", input({{"job_id", json{{"type", "string"}}},
-                                       {"data", text("Bytes to write")},
-                                       {"eof", flag("Close stdin afterwards")},
-                                       {"wait_ms", integer("Default 250, max 30000")}},
-                                      {"job_id"})},
-                {"annotations", annotations(false, true, false, true)}};
+    return json{
+        {"description",
+         "Types data, then keys, into a keep_stdin_open or tty job (eof: closes stdin, types "
+         "Ctrl-D); returns the output within wait_ms, a tty's screen once it shows wait_for "
+         "or is quiet for quiet_ms."},
+        {"inputSchema",
+         input({{"job_id", json{{"type", "string"}}},
+                {"data", text("Text")},
+                {"eof", {{"type", "boolean"}}},
+                {"keys",
+                 {{"type", "array"},
+                  {"items", {{"type", "string"}}},
+                  {"description", "Enter, Tab, Esc, Up, PgDn, F1, Ctrl-C, Alt-x..."}}},
+                {"wait_for", {{"type", "string"}}},
+                {"quiet_ms", integer("Default 500")},
+                {"rows", integer("Resize")},
+                {"cols", {{"type", "integer"}}},
+                {"wait_ms", integer("Default 250 (tty 10000), max 30000")}},
+               {"job_id"})},
+        {"annotations", annotations(false, true, false, true)}};
 }
 
 json describe_job_kill(const tool_limits& /*limits*/) {

@@ -30,6 +30,11 @@ inline constexpr std::int64_t default_yield_ms = 30'000;
 inline constexpr std::int64_t most_yield_ms = 50'000;
 inline constexpr std::int64_t default_wait_ms = 10'000;
 inline constexpr std::int64_t most_wait_ms = 30'000;
+// A job under a terminal is shown once its output has been quiet this long (an interactive
+// program waits for a key), unless a call says otherwise (job_write's quiet_ms).
+inline constexpr std::chrono::milliseconds screen_quiet{500};
+// Lines of scrollback a call may ask for.
+inline constexpr std::int64_t most_scrollback_lines = 1'000;
 
 struct call;
 class tool_context;

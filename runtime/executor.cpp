@@ -277,8 +277,10 @@ void check_request(const run_request& request) {
     if (request.tty && request.stdin_fd) {
         throw std::invalid_argument("run_request: a run under a tty reads it, not stdin_fd");
     }
-    if (request.tty && !valid_terminal_size(*request.tty)) {
-        throw std::invalid_argument("run_request: a tty has 1-1000 rows and 1-1000 columns");
+    if (request.tty) {
+        if (auto wrong = terminal_size_error(*request.tty)) {
+            throw std::invalid_argument("run_request: tty: " + *wrong);
+        }
     }
 }
 

@@ -5,12 +5,15 @@
 // supervisor that starts and retires jobs is in jobs.cpp.
 #include "cordon/jobs.hpp"
 
+#include "base/log.hpp"
 #include "cordon/executor.hpp"
 #include "runtime/job_state.hpp"
 #include "runtime/job_stream.hpp"
+#include "runtime/pty.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,7 +60,11 @@ job::state::state(std::string job_id, const job_request& request, std::size_t me
           std::make_unique<job_stream>(id + "-stdout", memory_bytes, spill_max_bytes, spill)),
       stderr_stream(
           std::make_unique<job_stream>(id + "-stderr", memory_bytes, spill_max_bytes, spill)),
-      completion(promise.get_future().share()) {}
+      completion(promise.get_future().share()) {
+    if (request.run.tty) {
+        terminal = std::make_unique<job_terminal>(*request.run.tty, request.scrollback_lines);
+    }
+}
 
 job::~job() = default;
 
@@ -156,8 +163,14 @@ job_write_result job::write(std::string_view data, bool eof) {
     if (std::this_thread::get_id() == state_->loop_thread) {
         throw std::logic_error("job::write: called on the supervisor's loop thread");
     }
-    std::lock_guard stdin_lock(state_->stdin_mutex);
+    std::unique_lock stdin_lock(state_->stdin_mutex);
     job_write_result out;
+    const auto deadline = std::chrono::steady_clock::now() + write_patience;
+    // A terminal is typed into once the job is prepared, which start() does not wait for.
+    if (state_->terminal) {
+        state_->stdin_ready.wait_until(stdin_lock, deadline,
+                                       [this] { return state_->stdin_fd || state_->stdin_final; });
+    }
     {
         std::lock_guard lock(state_->mutex);
         if (state_->settled) {
@@ -167,10 +180,26 @@ job_write_result job::write(std::string_view data, bool eof) {
         }
     }
     if (!state_->stdin_fd) {
+        if (state_->terminal) {
+            out.error = job_write_failure{job_write_error::not_reading,
+                                          "the job's terminal was not ready within " +
+                                              std::to_string(write_patience.count()) + " ms"};
+            return out;
+        }
         out.error = job_write_failure{job_write_error::not_open, "the job's stdin is not open"};
         return out;
     }
-    const auto deadline = std::chrono::steady_clock::now() + write_patience;
+    // Under a terminal, the end of input is its end-of-file character, typed.
+    std::string typed;
+    if (state_->terminal && eof) {
+        typed.assign(data);
+        termios modes{};
+        typed += ::tcgetattr(state_->stdin_fd.get(), &modes) == 0 && modes.c_cc[VEOF] != 0
+                     ? static_cast<char>(modes.c_cc[VEOF])
+                     : '\x04';
+        data = typed;
+        eof = false;
+    }
     while (out.written < data.size()) {
         const ssize_t n = write_without_sigpipe(state_->stdin_fd.get(), data.data() + out.written,
                                                 data.size() - out.written);
@@ -206,6 +235,105 @@ job_write_result job::write(std::string_view data, bool eof) {
     return out;
 }
 
+void job::adopt_terminal(const std::shared_ptr<const unique_fd>& master) {
+    // A descriptor of the job's own, non-blocking as write() expects: the run's tree reads
+    // through another, and the prepared run's goes with it.
+    unique_fd writer(::fcntl(master->get(), F_DUPFD_CLOEXEC, 3));
+    if (writer) (void)::fcntl(writer.get(), F_SETFL, O_NONBLOCK);
+    {
+        std::lock_guard lock(state_->terminal->mutex);
+        state_->terminal->master = master;
+    }
+    {
+        std::lock_guard stdin_lock(state_->stdin_mutex);
+        state_->stdin_fd = std::move(writer);
+        state_->stdin_final = true;
+    }
+    state_->stdin_ready.notify_all();
+}
+
+void job::take_terminal_output(std::string_view chunk) {
+    job_terminal& terminal = *state_->terminal;
+    std::string answers;
+    std::shared_ptr<const unique_fd> master;
+    {
+        std::lock_guard lock(terminal.mutex);
+        state_->merged->append(chunk);
+        state_->stdout_stream->append(chunk);
+        answers = terminal.emulator.feed(chunk);
+        terminal.offset += chunk.size();
+        terminal.last_output = std::chrono::steady_clock::now();
+        master = terminal.master;
+    }
+    terminal.changed.notify_all();
+    // As a terminal answers: at once, or not at all (a few bytes that a program which stopped
+    // reading its terminal would not take; the loop never waits on a run).
+    if (!answers.empty() && master) {
+        if (write_without_sigpipe(master->get(), answers.data(), answers.size()) !=
+            static_cast<ssize_t>(answers.size())) {
+            log::debug("{}: the terminal's answer was not taken whole", state_->id);
+        }
+    }
+}
+
+bool job::has_terminal() const noexcept {
+    return state_->terminal != nullptr;
+}
+
+std::optional<terminal_screen> job::screen(bool attributes, std::size_t scrollback) const {
+    if (!state_->terminal) return std::nullopt;
+    const job_terminal& terminal = *state_->terminal;
+    std::lock_guard lock(terminal.mutex);
+    terminal_screen out = terminal.emulator.snapshot(attributes, scrollback);
+    out.offset = terminal.offset;
+    return out;
+}
+
+job_write_result job::press(std::span<const terminal_key> keys) {
+    if (!state_->terminal) {
+        return {0, job_write_failure{job_write_error::not_open, "the job has no terminal"}};
+    }
+    std::string bytes;
+    {
+        std::lock_guard lock(state_->terminal->mutex);
+        bytes = state_->terminal->emulator.keys(keys);
+    }
+    return write(bytes, false);
+}
+
+bool job::resize(terminal_size size) {
+    if (!state_->terminal || terminal_size_error(size)) return false;
+    job_terminal& terminal = *state_->terminal;
+    std::lock_guard lock(terminal.mutex);
+    if (terminal.settled || !terminal.master) return false;
+    // The screen first: the program's redraw after its SIGWINCH is drawn at the new size.
+    terminal.emulator.resize(size);
+    return resize_pty(terminal.master->get(), size) == 0;
+}
+
+screen_wait_result job::wait_screen(const screen_wait& until,
+                                    std::chrono::steady_clock::time_point deadline) const {
+    if (!state_->terminal) return screen_wait_result::no_terminal;
+    const job_terminal& terminal = *state_->terminal;
+    const auto since = until.since.value_or(std::chrono::steady_clock::now());
+    std::unique_lock lock(terminal.mutex);
+    for (;;) {
+        if (!until.shows.empty() && terminal.emulator.shows(until.shows)) {
+            return screen_wait_result::shown;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        std::chrono::steady_clock::time_point wake = deadline;
+        if (until.quiet) {
+            const auto quiet_at = std::max(since, terminal.last_output) + *until.quiet;
+            if (now >= quiet_at) return screen_wait_result::quiet;
+            wake = std::min(wake, quiet_at);
+        }
+        if (terminal.settled) return screen_wait_result::settled;
+        if (now >= deadline) return screen_wait_result::timed_out;
+        terminal.changed.wait_until(lock, wake);
+    }
+}
+
 void job::settle(run_record record, const std::function<void()>& retire) {
     job_snapshot out;
     out.id = state_->id;
@@ -238,8 +366,19 @@ void job::settle(run_record record, const std::function<void()>& retire) {
         state_->handle = {};
     }
     // A writer waiting on the pipe closes it when it sees the job settled.
-    if (std::unique_lock stdin_lock(state_->stdin_mutex, std::try_to_lock); stdin_lock)
+    if (std::unique_lock stdin_lock(state_->stdin_mutex, std::try_to_lock); stdin_lock) {
         state_->stdin_fd.reset();
+        state_->stdin_final = true;
+    }
+    state_->stdin_ready.notify_all();
+    if (state_->terminal) {
+        {
+            std::lock_guard lock(state_->terminal->mutex);
+            state_->terminal->settled = true;
+            state_->terminal->master.reset();
+        }
+        state_->terminal->changed.notify_all();
+    }
     copy.output_bytes = state_->merged->size();
     copy.stdout_bytes = state_->stdout_stream->size();
     copy.stderr_bytes = state_->stderr_stream->size();

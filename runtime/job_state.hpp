@@ -21,8 +21,24 @@
 #include "cordon/jobs.hpp"
 #include "cordon/unique_fd.hpp"
 #include "runtime/job_stream.hpp"
+#include "runtime/terminal_emulator.hpp"
 
 namespace cordon::runtime {
+
+// A job under a terminal: its screen, fed every byte of its output in order, and the master it
+// types into and resizes. One lock over the screen and the offset, so that a screen read together
+// with its offset shows exactly the output before it.
+struct job_terminal {
+    job_terminal(terminal_size size, std::size_t scrollback) : emulator(size, scrollback) {}
+
+    mutable std::mutex mutex;
+    mutable std::condition_variable changed;  // output fed, or the job settled
+    terminal_emulator emulator;               // guarded by mutex
+    std::uint64_t offset = 0;                 // guarded by mutex: the output bytes fed
+    std::chrono::steady_clock::time_point last_output = std::chrono::steady_clock::now();
+    std::shared_ptr<const unique_fd> master;  // guarded by mutex: set once prepared
+    bool settled = false;                     // guarded by mutex
+};
 
 struct job::state {
     state(std::string job_id, const job_request& request, std::size_t memory_bytes,
@@ -50,6 +66,10 @@ struct job::state {
     bool handle_set = false;
     unique_fd stdin_fd;  // write end, O_NONBLOCK; guarded by stdin_mutex
     std::mutex stdin_mutex;
+    // A job under a terminal: set once it is prepared (the terminal's master then in stdin_fd).
+    std::condition_variable stdin_ready;     // with stdin_mutex
+    bool stdin_final = false;                // guarded by stdin_mutex: stdin_fd will not be set now
+    std::unique_ptr<job_terminal> terminal;  // null without a terminal
     std::thread::id loop_thread;  // set once by the supervisor before anyone else sees the job
 
     std::promise<job_snapshot> promise;

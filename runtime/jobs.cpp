@@ -62,6 +62,22 @@ constexpr std::size_t preparing_threads = 4;
 
 }  // namespace
 
+std::string_view to_string(screen_wait_result result) noexcept {
+    switch (result) {
+        case screen_wait_result::shown:
+            return "shown";
+        case screen_wait_result::quiet:
+            return "quiet";
+        case screen_wait_result::settled:
+            return "settled";
+        case screen_wait_result::timed_out:
+            return "timed_out";
+        case screen_wait_result::no_terminal:
+            return "no_terminal";
+    }
+    return "unknown";
+}
+
 std::string_view to_string(job_status status) noexcept {
     switch (status) {
         case job_status::running:
@@ -159,7 +175,7 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
                 message += " " + id;
             return job_refused{job_refusal::too_many, std::move(message), std::move(owned)};
         }
-        if (request.keep_stdin_open) {
+        if (request.keep_stdin_open && !request.run.tty) {
             int ends[2];
             if (::pipe2(ends, O_CLOEXEC) != 0) {
                 return job_refused{
@@ -185,7 +201,11 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     }
 
     std::optional<std::string> first_input;
-    if (request.keep_stdin_open) {
+    if (request.run.tty) {
+        // Typed into the terminal once it is there (job::write waits for it).
+        first_input = std::move(request.run.stdin_data);
+        request.run.stdin_data.reset();
+    } else if (request.keep_stdin_open) {
         first_input = std::move(request.run.stdin_data);
         request.run.stdin_data.reset();
         request.run.stdin_fd = std::make_shared<const unique_fd>(std::move(stdin_read));
@@ -210,8 +230,12 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     request.run.on_stdout = [weak, hand_on,
                              theirs = std::move(request.run.on_stdout)](std::string_view chunk) {
         if (auto self = weak.lock()) {
-            self->state_->merged->append(chunk);
-            self->state_->stdout_stream->append(chunk);
+            if (self->state_->terminal) {
+                self->take_terminal_output(chunk);
+            } else {
+                self->state_->merged->append(chunk);
+                self->state_->stdout_stream->append(chunk);
+            }
         }
         hand_on(theirs, chunk);
     };
@@ -246,6 +270,9 @@ void supervisor::prepare(const std::shared_ptr<job>& started, run_request run) {
     } else {
         try {
             prepared.emplace(executor_->prepare(std::move(run)));
+            if (auto* ready = std::get_if<prepared_run>(&*prepared); ready && ready->terminal()) {
+                started->adopt_terminal(ready->terminal());
+            }
         } catch (const std::exception& error) {
             // Nothing ran (the request was checked in start()): the job settles, never hangs.
             prepared.emplace(std::in_place_type<run_record>,

@@ -27,9 +27,4 @@ struct pty_pair {
 // Sets the terminal's size; the kernel sends SIGWINCH to its foreground process group. errno.
 [[nodiscard]] int resize_pty(int master, terminal_size size) noexcept;
 
-// Whether `size` is one a terminal can have: 1-1000 rows and 1-1000 columns.
-[[nodiscard]] constexpr bool valid_terminal_size(terminal_size size) noexcept {
-    return size.rows >= 1 && size.rows <= 1000 && size.cols >= 1 && size.cols <= 1000;
-}
-
 }  // namespace cordon::runtime

@@ -56,7 +56,8 @@ public:
 
     // The caller sets the pseudo-terminal's size (TIOCSWINSZ) itself. Throws std::invalid_argument
     // as the constructor does. Rows that a smaller screen cannot hold go to the scrollback; a
-    // larger one adds blank rows at the bottom and takes nothing back from it.
+    // larger one adds blank rows at the bottom and takes nothing back from it. The scrolling
+    // margins are reset and the cursor stays where it was (on the screen), as in xterm.
     void resize(terminal_size size);
 
     // The screen now; its attributes and the newest `scrollback_lines` lines of the scrollback

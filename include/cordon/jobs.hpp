@@ -49,6 +49,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -59,6 +60,7 @@
 #include "cordon/output.hpp"
 #include "cordon/record.hpp"
 #include "cordon/run.hpp"
+#include "cordon/terminal.hpp"
 #include "cordon/unique_fd.hpp"
 
 CORDON_PUBLIC_BEGIN
@@ -113,8 +115,32 @@ struct job_request {
     // Keep the command's stdin open as a pipe that job::write() feeds. `run.stdin_data`, when
     // given, is written first, before start() returns (waiting as job::write() does); not with
     // `run.stdin_fd`. Otherwise stdin is `run.stdin_data`, `run.stdin_fd` or /dev/null.
+    // A job under a terminal (`run.tty`) always reads it: write() and press() type into it,
+    // `run.stdin_data` first, and keep_stdin_open changes nothing.
     bool keep_stdin_open = false;
+    // A job under a terminal: how many lines that scrolled off its screen are kept for screen().
+    std::size_t scrollback_lines = 1000;
 };
+
+// What job::wait_screen() waits for, whichever comes first (either may be left out).
+struct screen_wait {
+    std::string shows;  // a visible row contains this text (empty: not waited for)
+    // No output for this long, counted from the later of `since` and the last output: a
+    // program has answered what was typed and is waiting for more.
+    std::optional<std::chrono::milliseconds> quiet;
+    // When the quiet may start at the earliest: when the keys were pressed (a caller that waits
+    // in slices keeps it across them). Unset: the call.
+    std::optional<std::chrono::steady_clock::time_point> since;
+};
+
+enum class screen_wait_result {
+    shown,      // the screen shows the text
+    quiet,      // the output has been quiet for as long as asked
+    settled,    // the job ended first
+    timed_out,  // the deadline came first
+    no_terminal,
+};
+[[nodiscard]] std::string_view to_string(screen_wait_result result) noexcept;
 
 struct job_snapshot {
     std::string id;
@@ -188,8 +214,28 @@ public:
     [[nodiscard]] std::shared_future<job_snapshot> completion() const;
 
     // Writes to the command's stdin (keep_stdin_open), then closes it when `eof`. Waits at most a
-    // few seconds for a command that does not read.
+    // few seconds for a command that does not read. Under a terminal the bytes are typed into it
+    // as they are (so "\x03" is Ctrl-C), and `eof` types the terminal's end-of-file (Ctrl-D):
+    // the terminal stays open.
     job_write_result write(std::string_view data, bool eof);
+
+    // A job under a terminal (job_request's `run.tty`; docs/terminal.md). Whether it has one:
+    [[nodiscard]] bool has_terminal() const noexcept;
+    // Its screen as the terminal shows it now: the visible rows, the cursor, the title, whether
+    // the alternate screen is up, with each row's attributes when `attributes`, and up to
+    // `scrollback` lines that scrolled off. `offset` says which output it shows: every byte of
+    // the merged stream before it, none after. Nullopt without a terminal.
+    [[nodiscard]] std::optional<terminal_screen> screen(bool attributes = false,
+                                                        std::size_t scrollback = 0) const;
+    // Presses `keys` (parse_key()), as the terminal sends them in its current modes (the arrows
+    // of an application-cursor-keys program included). As write() for its outcome.
+    job_write_result press(std::span<const terminal_key> keys);
+    // Resizes the terminal: its screen, and the command's size (SIGWINCH to its foreground
+    // group). False without a terminal, once the job settled, or for a size no terminal has.
+    bool resize(terminal_size size);
+    // Until `until` or `deadline`; see screen_wait_result.
+    screen_wait_result wait_screen(const screen_wait& until,
+                                   std::chrono::steady_clock::time_point deadline) const;
     // Ends the job's whole tree with the supervisor's kill plan, or with `plan` (which always
     // ends in SIGKILL too). True the first time on a running job, false after that or once it
     // settled.
@@ -210,6 +256,11 @@ private:
     // then publishes: whoever sees the job settled also sees it gone from the running jobs.
     void settle(run_record record, const std::function<void()>& retire);
     [[nodiscard]] const job_stream& stream(job_output which) const;
+    // Under a terminal, on the preparing thread: the master, which write() then types into.
+    void adopt_terminal(const std::shared_ptr<const unique_fd>& master);
+    // Under a terminal, on the run's strand: the output, to the streams and the screen, and the
+    // terminal's answers to what the program asked of it (the cursor's place, ...) to the master.
+    void take_terminal_output(std::string_view chunk);
 
     // Its streams, cursors, stdin and the lock over how it settles (runtime/job_state.hpp).
     struct state;
@@ -301,6 +352,8 @@ using runtime::job_status;
 using runtime::job_write_error;
 using runtime::job_write_failure;
 using runtime::job_write_result;
+using runtime::screen_wait;
+using runtime::screen_wait_result;
 using runtime::supervisor;
 using runtime::supervisor_options;
 using runtime::to_string;

@@ -159,7 +159,7 @@ struct executor_options {
 
 // Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
 // relative workspace, a non-positive timeout, both stdin_data and stdin_fd, or a tty with
-// stdin_fd or of a size no terminal has (1-1000 rows and columns).
+// stdin_fd or of a size terminal_size_error() refuses.
 void check_request(const run_request& request);
 
 // A started run (executor.hpp) or background job: how to end it early.

@@ -164,7 +164,7 @@ TEST_F(OptionMessages, EachBadValueHasItsOwnLineAndExitsTwo) {
     const std::string timeout = "(e.g. 500ms, 30s, 2m; at most 10m)";
     const std::string output = "(1 to 16M bytes kept in memory, e.g. 64000, 512K, 16M)";
     const std::string memory = "(at least 4M, e.g. 512M, 2G, or unlimited)";
-    const std::string tty_size = "(ROWSxCOLS, each 1 to 1000, e.g. 24x80)";
+    const std::string tty_size = "(ROWSxCOLS: 1 to 500 rows, 2 to 1000 columns, e.g. 24x80)";
     const std::string names = "(expected a NAME, or a glob of letters, digits, _, * and ?)";
     const std::string log = (workspace_ / "session.jsonl").string();
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{

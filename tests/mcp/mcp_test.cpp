@@ -223,14 +223,16 @@ TEST_F(McpServer, CharacterAndLineBoundariesNeverStallAReader) {
     EXPECT_LT(reads, 50);
 }
 
-// tools/list is in the context of every session that connects: all five tools in 4 KB, the
+// tools/list is in the context of every session that connects: all five tools in 4.5 KB, the
 // wire's bytes, with what a model needs to call them (each input's schema; the hints that differ
 // from MCP's defaults) and no outputSchema (results are compact and vary with what happened).
-TEST_F(McpServer, ToolsAreListedInFourKilobytesWithTheirInputSchemas) {
+// 4 KB held them until the terminal (tty, screen, keys, wait_for, quiet_ms, rows and cols:
+// about 130 tokens).
+TEST_F(McpServer, ToolsAreListedInFourAndAHalfKilobytesWithTheirInputSchemas) {
     mcp_peer peer({"--workspace", workspace_.path().string()});
     peer.initialize();
     const json listed = peer.request(1, "tools/list");
-    EXPECT_LE(base::dump_json(listed).size(), 4096U) << base::dump_json(listed);
+    EXPECT_LE(base::dump_json(listed).size(), 4608U) << base::dump_json(listed);
     const json tools = listed["result"]["tools"];
     ASSERT_EQ(tools.size(), 5U);
     for (const auto& tool : tools) {
