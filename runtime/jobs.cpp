@@ -201,6 +201,11 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     }
 
     std::optional<std::string> first_input;
+    // The program talks to the job's emulator (an xterm as libvterm draws it), whatever terminal
+    // cordon itself was started from.
+    if (request.run.tty && !request.run.env.contains("TERM")) {
+        request.run.env["TERM"] = "xterm-256color";
+    }
     if (request.run.tty) {
         // Typed into the terminal once it is there (job::write waits for it).
         first_input = std::move(request.run.stdin_data);

@@ -116,7 +116,8 @@ struct job_request {
     // given, is written first, before start() returns (waiting as job::write() does); not with
     // `run.stdin_fd`. Otherwise stdin is `run.stdin_data`, `run.stdin_fd` or /dev/null.
     // A job under a terminal (`run.tty`) always reads it: write() and press() type into it,
-    // `run.stdin_data` first, and keep_stdin_open changes nothing.
+    // `run.stdin_data` first, and keep_stdin_open changes nothing. Its command gets
+    // TERM=xterm-256color (what the job's emulator understands) unless `run.env` names a TERM.
     bool keep_stdin_open = false;
     // A job under a terminal: how many lines that scrolled off its screen are kept for screen().
     std::size_t scrollback_lines = 1000;
