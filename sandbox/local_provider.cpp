@@ -139,6 +139,8 @@ local_provider::local_provider(local_provider_options options) : options_(std::m
             } else {
                 cache_.emplace(std::move(std::get<verdict_cache>(cache)));
                 cache_key_ = std::move(std::get<std::string>(key));
+                verdict_name_ =
+                    verdict_file_name(options_.choice, options_.bwrap_path, options_.launcher_path);
             }
         }
     } else {
@@ -584,7 +586,7 @@ confined_argv local_provider::confine(std::span<const std::string> argv,
 namespace cordon::sandbox {
 
 std::string local_provider::verdict_name() const {
-    return "verdict-" + std::string(to_string(options_.choice));
+    return verdict_name_;
 }
 
 cached_verdict local_provider::verdict_locked() const {

@@ -143,6 +143,7 @@ private:
     std::vector<std::filesystem::path> launcher_links_;
     std::optional<verdict_cache> cache_;
     std::string cache_key_;
+    std::string verdict_name_;                // verdict_file_name(), with cache_key_
     std::string origin_;                      // verdict_origin()
     std::optional<std::string> cached_body_;  // under refresh_verdict: what the cache held
 };

@@ -3,6 +3,7 @@
 
 #include "sandbox/verdict_cache.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "base/number.hpp"
@@ -130,6 +132,22 @@ std::variant<std::string, unknown_facts> verdict_key(const fs::path& bwrap,
     return key;
 }
 
+std::string verdict_file_name(backend_choice choice, const fs::path& bwrap,
+                              const fs::path& launcher) {
+    // FNV-1a over the three paths, each ended by a NUL (no path holds one).
+    std::uint64_t hash = 0xcbf29ce484222325ULL;
+    for (const std::string& part :
+         {link_target("/proc/self/exe"), bwrap.string(), launcher.string()}) {
+        for (const char c : part) {
+            hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+        }
+        hash *= 0x100000001b3ULL;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return "verdict-" + std::string(to_string(choice)) + "-" + hex;
+}
+
 std::variant<verdict_cache, std::string> verdict_cache::open(const fs::path& directory) {
     if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
         const int error = errno;
@@ -217,7 +235,30 @@ bool verdict_cache::store(const std::string& name, const std::string& key,
         (void)::unlinkat(directory_.get(), temporary.c_str(), 0);
         return false;
     }
+    forget_unused(name);
     return true;
+}
+
+void verdict_cache::forget_unused(const std::string& kept) const {
+    const int listing = ::openat(directory_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (listing < 0) return;
+    DIR* entries = ::fdopendir(listing);
+    if (entries == nullptr) {
+        ::close(listing);
+        return;
+    }
+    const auto week_ago = std::chrono::system_clock::now() - std::chrono::hours(24 * 7);
+    while (const dirent* entry = ::readdir(entries)) {
+        const std::string_view name = entry->d_name;
+        if (!name.starts_with("verdict-") || name == kept) continue;
+        struct stat st {};
+        if (::fstatat(directory_.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        const auto written = std::chrono::system_clock::from_time_t(st.st_mtim.tv_sec);
+        if (S_ISREG(st.st_mode) && written < week_ago) {
+            (void)::unlinkat(directory_.get(), entry->d_name, 0);
+        }
+    }
+    ::closedir(entries);
 }
 
 void verdict_cache::forget(const std::string& name) const {

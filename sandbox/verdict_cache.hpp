@@ -33,6 +33,7 @@
 #include <variant>
 #include <vector>
 
+#include "cordon/local_provider.hpp"
 #include "cordon/unique_fd.hpp"
 #include "sandbox/rung_report.hpp"
 
@@ -91,6 +92,15 @@ struct unknown_facts {
 [[nodiscard]] std::variant<std::string, unknown_facts> verdict_key(
     const std::filesystem::path& bwrap, const std::filesystem::path& launcher);
 
+// The file a verdict is kept in: one per ladder choice and per prober (the running program, its
+// bwrap and its launcher, by path), so that programs that probe the same host with runners of
+// their own — an agent that links the library beside the cordon command, two builds of cordon —
+// each keep theirs instead of replacing the other's at every call, which cost each of their calls
+// a probe. A changed runner at the same path still names the fact that changed (load()).
+[[nodiscard]] std::string verdict_file_name(backend_choice choice,
+                                            const std::filesystem::path& bwrap,
+                                            const std::filesystem::path& launcher);
+
 class verdict_cache {
 public:
     // Opens (creating it when missing) the cache directory; the reason it cannot be trusted
@@ -103,12 +113,15 @@ public:
     [[nodiscard]] std::optional<std::string> load(const std::string& name, const std::string& key,
                                                   std::string* stale = nullptr) const;
     // Replaces what is stored under `name`; false when it could not (the cache is an
-    // optimisation: the caller goes on).
+    // optimisation: the caller goes on). Verdict files of any name not written for a week go
+    // (another boot's, a build since removed): the directory holds what is in use.
     bool store(const std::string& name, const std::string& key, const std::string& body) const;
     void forget(const std::string& name) const;
 
 private:
     explicit verdict_cache(unique_fd directory) : directory_(std::move(directory)) {}
+    // Removes the verdict files but `kept` that were not written for a week.
+    void forget_unused(const std::string& kept) const;
     unique_fd directory_;
 };
 

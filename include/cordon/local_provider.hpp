@@ -70,7 +70,8 @@ struct local_provider_options {
     std::filesystem::path sandbox_exec_path = "/usr/bin/sandbox-exec";
     std::chrono::milliseconds probe_timeout{5000};
     probe_runner run_probe;  // required whenever a rung has to be probed
-    // Where verdicts are shared across processes (one file per user under /var/tmp), Linux only;
+    // Where verdicts are shared across processes (a directory per user under /dev/shm, a file
+    // per ladder and per program with its runners: docs/sandbox.md), Linux only;
     // empty: every provider probes for itself. cordon's commands pass default_verdict_cache().
     std::filesystem::path verdict_directory;
     // Probe even when the cached verdict is current, and store what was found (cordon probe).

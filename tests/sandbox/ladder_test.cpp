@@ -5,6 +5,7 @@
 // how often, in which order, what a failing rung falls through to, and that every unavailable
 // verdict fails closed. Nothing here spawns a process; the real runners are in
 // tests/backends/real_runners_test.cpp.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -302,13 +303,19 @@ protected:
         });
     }
 
-    [[nodiscard]] std::string stored() const { return test::read_file(cache_ / "verdict-auto"); }
+    // Where a provider of these options keeps its verdict for `choice`.
+    [[nodiscard]] fs::path verdict_file(backend_choice choice = backend_choice::automatic) const {
+        return cache_ / verdict_file_name(choice, fake_bwrap_, launcher_);
+    }
+
+    [[nodiscard]] std::string stored() const { return test::read_file(verdict_file()); }
 
     // Replaces the stored verdict's key and body, as a process with other facts would have.
     void restore(const std::string& key, const std::string& body) const {
         auto cache = verdict_cache::open(cache_);
         ASSERT_TRUE(std::holds_alternative<verdict_cache>(cache));
-        ASSERT_TRUE(std::get<verdict_cache>(cache).store("verdict-auto", key, body));
+        ASSERT_TRUE(
+            std::get<verdict_cache>(cache).store(verdict_file().filename().string(), key, body));
     }
 
     [[nodiscard]] std::string key() const {
@@ -340,7 +347,7 @@ TEST_F(VerdictCacheTest, AStoredVerdictServesTheNextProviderWithoutAProbe) {
     }
     EXPECT_EQ(first.count(), 3u);
     struct stat st {};
-    ASSERT_EQ(::stat((cache_ / "verdict-auto").c_str(), &st), 0);
+    ASSERT_EQ(::stat(verdict_file().c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0600u);
     ASSERT_EQ(::stat(cache_.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0700u);
@@ -414,7 +421,7 @@ TEST_F(VerdictCacheTest, AnUntrustedDirectoryOrFileIsNeverRead) {
     scripted_runner first(usable_here);
     (void)local_provider(cached(first)).selected();
 
-    ASSERT_EQ(::chmod((cache_ / "verdict-auto").c_str(), 0620), 0);
+    ASSERT_EQ(::chmod(verdict_file().c_str(), 0620), 0);
     {
         scripted_runner runner(usable_here);
         local_provider provider(cached(runner));
@@ -571,7 +578,7 @@ TEST_F(VerdictCacheTest, ARunnerFailureMakesTheNextProviderProbe) {
         // What the executor calls when a run's runner failed before its command started.
         provider.runner_failed(confine(provider, sandbox_mode::read_only));
     }
-    EXPECT_FALSE(fs::exists(cache_ / "verdict-auto"));
+    EXPECT_FALSE(fs::exists(verdict_file()));
     scripted_runner runner(usable_here);
     local_provider provider(cached(runner));
     ASSERT_TRUE(provider.selected().has_value());
@@ -581,8 +588,8 @@ TEST_F(VerdictCacheTest, ARunnerFailureMakesTheNextProviderProbe) {
 TEST_F(VerdictCacheTest, EachLadderHasItsOwnVerdict) {
     scripted_runner first(usable_here);
     (void)local_provider(cached(first, backend_choice::landlock)).selected();
-    EXPECT_TRUE(fs::exists(cache_ / "verdict-landlock"));
-    EXPECT_FALSE(fs::exists(cache_ / "verdict-auto"));
+    EXPECT_TRUE(fs::exists(verdict_file(backend_choice::landlock)));
+    EXPECT_FALSE(fs::exists(verdict_file()));
     scripted_runner runner(usable_here);
     local_provider provider(cached(runner));
     auto chosen = provider.selected();
@@ -631,7 +638,50 @@ TEST_F(VerdictCacheTest, ConcurrentProvidersAllReadAWholeVerdict) {
     strings names;
     for (const auto& entry : fs::directory_iterator(cache_))
         names.push_back(entry.path().filename().string());
-    EXPECT_THAT(names, ElementsAre("verdict-auto")) << "a temporary file was left behind";
+    EXPECT_THAT(names, ElementsAre(verdict_file().filename().string()))
+        << "a temporary file was left behind";
+}
+
+// Two programs with runners of their own (an agent that links the library and the cordon
+// command; two builds) each keep their verdict: neither replaces the other's, so neither probes
+// at every call. A verdict file nobody wrote for a week goes when another is stored.
+TEST_F(VerdictCacheTest, EachProberKeepsItsOwnVerdictAndUnusedOnesGo) {
+    scripted_runner first(usable_here);
+    (void)local_provider(cached(first)).selected();
+    const fs::path other_launcher = dir_.path() / "elsewhere-cordon-landlock";
+    make_executable(other_launcher);
+    scripted_runner second(usable_here);
+    local_provider_options elsewhere = cached(second);
+    elsewhere.launcher_path = other_launcher;
+    (void)local_provider(elsewhere).selected();
+    EXPECT_EQ(second.count(), 3u) << "another launcher: its own probe";
+    const fs::path theirs =
+        cache_ / verdict_file_name(backend_choice::automatic, fake_bwrap_, other_launcher);
+    EXPECT_NE(theirs, verdict_file());
+    EXPECT_TRUE(fs::exists(theirs));
+
+    scripted_runner none = must_not_probe();
+    local_provider again(cached(none));
+    ASSERT_TRUE(again.selected().has_value());
+    EXPECT_EQ(again.verdict_origin(), "cached") << "the other prober left this one's verdict";
+
+    // Another boot's verdict, untouched for eight days, and one written yesterday.
+    const fs::path old = cache_ / "verdict-auto-00000000000000aa";
+    const fs::path recent = cache_ / "verdict-auto-00000000000000bb";
+    test::write_file(old, "x");
+    test::write_file(recent, "x");
+    const auto set_age = [](const fs::path& path, std::chrono::hours age) {
+        const timespec when{::time(nullptr) - std::chrono::seconds(age).count(), 0};
+        const timespec times[2] = {when, when};
+        ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+    };
+    set_age(old, std::chrono::hours(24 * 8));
+    set_age(recent, std::chrono::hours(24));
+    scripted_runner refresh(usable_here);
+    (void)local_provider(cached(refresh, backend_choice::automatic, true)).selected();
+    EXPECT_FALSE(fs::exists(old));
+    EXPECT_TRUE(fs::exists(recent));
+    EXPECT_TRUE(fs::exists(theirs));
 }
 
 // ---- unavailable verdicts are cached and fail closed ----------------------------------------
