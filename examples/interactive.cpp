@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -29,7 +30,9 @@ std::chrono::steady_clock::time_point soon() {
 }
 
 void print(const cordon::job& job) {
-    for (const std::string& row : job.screen()->rows) {
+    // Kept: a range-for over job.screen()->rows would read a destroyed temporary.
+    const std::optional<cordon::terminal_screen> screen = job.screen();
+    for (const std::string& row : screen->rows) {
         if (!row.empty()) std::cout << "| " << row << '\n';
     }
 }
