@@ -225,7 +225,9 @@ public:
     // Its screen as the terminal shows it now: the visible rows, the cursor, the title, whether
     // the alternate screen is up, with each row's attributes when `attributes`, and up to
     // `scrollback` lines that scrolled off. `offset` says which output it shows: every byte of
-    // the merged stream before it, none after. Nullopt without a terminal.
+    // the merged stream before it, none after. Nullopt without a terminal. Keep it in a variable
+    // while its rows are read: `for (auto& row : job.screen()->rows)` reads a destroyed
+    // temporary (operator-> does not extend the optional's life).
     [[nodiscard]] std::optional<terminal_screen> screen(bool attributes = false,
                                                         std::size_t scrollback = 0) const;
     // Presses `keys` (parse_key()), as the terminal sends them in its current modes (the arrows
