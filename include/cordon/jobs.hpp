@@ -217,7 +217,8 @@ public:
     // Writes to the command's stdin (keep_stdin_open), then closes it when `eof`. Waits at most a
     // few seconds for a command that does not read. Under a terminal the bytes are typed into it
     // as they are (so "\x03" is Ctrl-C), and `eof` types the terminal's end-of-file (Ctrl-D):
-    // the terminal stays open.
+    // the terminal stays open. As at a keyboard, an end-of-file after a partial line hands the
+    // program that line; a second one is the end of its input.
     job_write_result write(std::string_view data, bool eof);
 
     // A job under a terminal (job_request's `run.tty`; docs/terminal.md). Whether it has one:
