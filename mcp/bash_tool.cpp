@@ -239,7 +239,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
     }
     const runtime::job_snapshot now = job->snapshot();
     if (const auto screen = job->screen()) {
-        const window shown = screen_window(*screen);
+        const window shown = screen_window(*screen, now);
         job->set_cursor(runtime::job_output::merged, shown.next_offset);
         job_view shown_job = context.show(*job, now, shown);
         show_screen(shown_job, *screen);

@@ -106,7 +106,7 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     if (screen) {
         const auto drawn =
             job->screen(attributes, static_cast<std::size_t>(scrollback.value_or(0)));
-        const window shown = screen_window(*drawn);
+        const window shown = screen_window(*drawn, now);
         job->set_cursor(which, shown.next_offset);
         job_view shown_job = context.show(*job, now, shown);
         show_screen(shown_job, *drawn);
@@ -220,7 +220,7 @@ json run_job_write(tool_context& context, call& running, const json& given) {
         if (running.cancelled) return nullptr;
         const runtime::job_snapshot now = job->snapshot();
         const auto drawn = job->screen();
-        const window shown = screen_window(*drawn);
+        const window shown = screen_window(*drawn, now);
         job->set_cursor(runtime::job_output::merged, shown.next_offset);
         job_view shown_job = context.show(*job, now, shown);
         show_screen(shown_job, *drawn);

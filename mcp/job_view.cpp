@@ -152,7 +152,8 @@ std::size_t shown_rows(const runtime::terminal_screen& screen) {
 
 }  // namespace
 
-window screen_window(const runtime::terminal_screen& screen) {
+window screen_window(const runtime::terminal_screen& screen,
+                     const runtime::job_snapshot& snapshot) {
     window out;
     for (std::size_t i = 0; i < shown_rows(screen); ++i) {
         out.text += screen.rows[i];
@@ -169,6 +170,8 @@ window screen_window(const runtime::terminal_screen& screen) {
     out.text += "]\n";
     out.offset = screen.offset;
     out.next_offset = screen.offset;
+    out.complete =
+        snapshot.status() != runtime::job_status::running && screen.offset >= snapshot.output_bytes;
     return out;
 }
 

@@ -51,7 +51,10 @@ struct window {
 // A job under a terminal is shown by its screen (docs/terminal.md): the rows down to the last
 // that is not blank, then a line that gives the size, the cursor, the title and whether the
 // alternate screen is up, as the window's text; the output read up to the screen's offset.
-[[nodiscard]] window screen_window(const runtime::terminal_screen& screen);
+// Complete once `snapshot` (taken before the screen, as for view()) saw the job settled and the
+// screen shows all of its output: then the result says how it ended, as for any job.
+[[nodiscard]] window screen_window(const runtime::terminal_screen& screen,
+                                   const runtime::job_snapshot& snapshot);
 // The screen in a result's structured content: rows (down to the last that is not blank),
 // cursor, size, title, alternateScreen, and attributes and scrollback when they were asked for.
 [[nodiscard]] nlohmann::json screen_json(const runtime::terminal_screen& screen);
