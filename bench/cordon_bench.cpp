@@ -8,7 +8,7 @@
 // times on these machines move by factors, ratios much less.
 //
 //   cordon-bench [--quick] [--json FILE]
-//                [--section spawn|cli|tree|secrets|probe|throughput|kill|output]...
+//                [--section spawn|cli|tree|secrets|probe|throughput|kill|output|terminal]...
 //
 // Longer than the ~500 lines a file here stays under, on purpose: one program whose sections share
 // the interleaving, the statistics and the report, each a few dozen lines read beside the others.
@@ -40,6 +40,7 @@
 #include "cordon/executor.hpp"
 #include "cordon/logging.hpp"
 #include "runtime/local_provider_factory.hpp"
+#include "runtime/terminal_emulator.hpp"
 #include "sandbox/runner_path.hpp"
 #include "sandbox/secret_scan.hpp"
 
@@ -773,6 +774,95 @@ void output_section(const settings& given, report& out) {
     out.sections["output peak RSS"] = {{"unit", "KiB"}, {"growth", growth}};
 }
 
+// A run under a pseudo-terminal (docs/terminal.md) against the same run on pipes, each
+// unconfined and under bwrap; then what the screen of an interactive job costs: every byte of its
+// output goes through the terminal emulator on the job's loop: log lines, coloured lines and
+// full-screen redraws (top's), in MB/s, against the log lines.
+void terminal_section(const settings& given, report& out) {
+    const std::vector<std::string> bash_true{given.bash.string(), "-c", "true"};
+    in_process danger(nullptr);
+    auto bwrap = provider_for(sandbox::backend_choice::bwrap);
+    std::optional<in_process> under_bwrap;
+    if (bwrap) under_bwrap.emplace(bwrap);
+    const auto tty = [&](sandbox::sandbox_mode mode) {
+        auto req = request(bash_true, mode, given.workspace);
+        req.tty = runtime::terminal_size{24, 80};
+        return req;
+    };
+    std::vector<std::pair<std::string, std::function<void()>>> variants{
+        {"danger-full-access, pipes",
+         [&] {
+             expect_exit_zero(
+                 danger.run(request(bash_true, sandbox::sandbox_mode::danger_full_access,
+                                    given.workspace)),
+                 "pipes");
+         }},
+        {"danger-full-access, a terminal",
+         [&] {
+             expect_exit_zero(danger.run(tty(sandbox::sandbox_mode::danger_full_access)), "tty");
+         }},
+    };
+    if (under_bwrap) {
+        variants.emplace_back("bwrap read-only, pipes", [&] {
+            expect_exit_zero(under_bwrap->run(request(bash_true, sandbox::sandbox_mode::read_only,
+                                                      given.workspace)),
+                             "bwrap pipes");
+        });
+        variants.emplace_back("bwrap read-only, a terminal", [&] {
+            expect_exit_zero(under_bwrap->run(tty(sandbox::sandbox_mode::read_only)), "bwrap tty");
+        });
+    }
+    out.table("a run under a terminal: bash -c true", "ms per run", "danger-full-access, pipes",
+              interleaved(variants, given.rounds(100)));
+
+    // 4 KiB pieces, as a job's reads bring them.
+    const std::size_t bytes = given.quick ? (2u << 20) : (32u << 20);
+    const auto output_of = [bytes](const std::function<std::string(int)>& line) {
+        std::string text;
+        for (int i = 0; text.size() < bytes; ++i)
+            text += line(i);
+        return text;
+    };
+    const std::string logs = output_of([](int i) {
+        return "2026-12-07 04:10:" + std::to_string(10 + i % 50) + " INFO request " +
+               std::to_string(i) + " served in 3 ms\r\n";
+    });
+    const std::string coloured = output_of([](int i) {
+        return "\x1b[32mok\x1b[0m \x1b[1mtest_" + std::to_string(i) +
+               "\x1b[0m passed in \x1b[33m0.01s\x1b[0m\r\n";
+    });
+    const std::string redraws = output_of([](int i) {
+        std::string frame =
+            "\x1b[H\x1b[7mtop - " + std::to_string(i) + " up 3 days\x1b[0m\x1b[K\r\n";
+        for (int row = 1; row < 24; ++row) {
+            frame += std::to_string(1000 + row) + " root 20 0 " + std::to_string(i * row % 9999) +
+                     " S 0.0 0.1 0:00.01 process-" + std::to_string(row) + "\x1b[K\r\n";
+        }
+        return frame;
+    });
+    const auto through = [](const std::string& text,
+                            const std::function<void(std::string_view)>& take) {
+        for (std::size_t at = 0; at < text.size(); at += 4096)
+            take(std::string_view(text).substr(at, 4096));
+    };
+    std::vector<std::pair<std::string, std::function<void()>>> feeds;
+    for (const auto& [name, text] : {std::pair<std::string, const std::string*>{"log lines", &logs},
+                                     {"coloured lines", &coloured},
+                                     {"full-screen redraws", &redraws}}) {
+        feeds.emplace_back("the screen, " + name, [text = text, &through] {
+            runtime::terminal_emulator screen({24, 80});
+            through(*text, [&screen](std::string_view piece) { (void)screen.feed(piece); });
+        });
+    }
+    std::vector<std::pair<std::string, summary>> rates;
+    for (const auto& [name, stats] : interleaved(feeds, given.quick ? 2 : 5)) {
+        const double mb_per_s = static_cast<double>(bytes) / 1e6 / (stats.median / 1000.0);
+        rates.push_back({name, summary{mb_per_s, mb_per_s, mb_per_s, stats.samples}});
+    }
+    out.table("the screen of an interactive job (" + std::to_string(bytes >> 20) + " MiB)", "MB/s",
+              "the screen, log lines", rates, true);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -806,10 +896,11 @@ int main(int argc, char** argv) {
 
     report out;
     const std::vector<std::pair<std::string, std::function<void(const settings&, report&)>>>
-        sections{{"spawn", spawn_section}, {"cli", cli_section},
-                 {"tree", tree_section},   {"secrets", secrets_section},
-                 {"probe", probe_section}, {"throughput", throughput_section},
-                 {"kill", kill_section},   {"output", output_section}};
+        sections{{"spawn", spawn_section},      {"cli", cli_section},
+                 {"tree", tree_section},        {"secrets", secrets_section},
+                 {"probe", probe_section},      {"throughput", throughput_section},
+                 {"kill", kill_section},        {"output", output_section},
+                 {"terminal", terminal_section}};
     int status = 0;
     for (const auto& [name, body] : sections) {
         if (!only.empty() && only.count(name) == 0) continue;

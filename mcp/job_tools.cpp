@@ -51,6 +51,7 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     const bool screen = args.flag("screen").value_or(false);
     const bool attributes = args.flag("attributes").value_or(false);
     const auto scrollback = args.integer("scrollback", 0, most_scrollback_lines, true);
+    const auto wait_for = args.text("wait_for");
     const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
     auto found = find_job(jobs, *id);
@@ -63,6 +64,9 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     if (screen && !job->has_terminal()) {
         return tool_error(*id +
                           " has no terminal, so no screen: it was not started with tty: true");
+    }
+    if (wait_for && !screen) {
+        return tool_error("invalid arguments for job_output: wait_for goes with screen: true");
     }
     if (screen && (filter || stream != "both")) {
         return tool_error(
@@ -90,7 +94,17 @@ json run_job_output(tool_context& context, call& running, const json& given) {
                             : size - std::min(size, static_cast<std::uint64_t>(-*offset));
     }
     const auto deadline = steady_clock::now() + milliseconds(timeout.value_or(default_wait_ms));
-    if (wait == "output") {
+    if (wait_for) {
+        // Until the screen shows it (a program that takes its time to draw), the job ended, or
+        // the timeout.
+        (void)context.wait_for(
+            running, deadline,
+            [&](steady_clock::time_point until) {
+                return job->wait_screen({*wait_for, std::nullopt, std::nullopt}, until) !=
+                       runtime::screen_wait_result::timed_out;
+            },
+            [&job] { return progress_of(*job); });
+    } else if (wait == "output") {
         (void)context.wait_for(
             running, deadline,
             [&](steady_clock::time_point until) { return job->wait_output(which, from, until); },

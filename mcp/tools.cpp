@@ -133,6 +133,7 @@ json describe_job_output(const tool_limits& /*limits*/) {
                         {"filter", text("Only lines matching this regex")},
                         {"stream", one_of({"both", "stdout", "stderr"}, "Default both")},
                         {"screen", {{"type", "boolean"}}},
+                        {"wait_for", {{"type", "string"}}},
                         {"attributes", flag("Per-row styles")},
                         {"scrollback", integer("Lines scrolled off")}},
                        {"job_id"})},

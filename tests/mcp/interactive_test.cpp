@@ -124,11 +124,15 @@ public:
         return shown;
     }
 
-    // The screen once a row shows `text`.
+    // The screen once a row shows `text`: job_output's own wait_for, in one call.
     json await_screen(const std::string& job, std::string_view text,
                       std::chrono::milliseconds within = 20s) {
-        return await_screen(
-            job, [text](const json& shown) { return shows(shown, text); }, within);
+        return call("job_output",
+                    {{"job_id", job},
+                     {"screen", true},
+                     {"wait_for", std::string(text)},
+                     {"timeout_ms", within.count()}},
+                    within + 10s);
     }
 
     // The job's last screen once it ended (or the screen at the deadline, still "running").
@@ -467,6 +471,7 @@ TEST_F(Interactive, MisusedTerminalArgumentsAreToolErrors) {
     refused(server.write(tty, {{"rows", 0}}), "rows");
     refused(server.write(tty, {{"cols", 100000}}), "cols");
     refused(server.call("job_output", {{"job_id", tty}, {"attributes", true}}), "screen");
+    refused(server.call("job_output", {{"job_id", tty}, {"wait_for", "x"}}), "screen");
     refused(server.call("job_output", {{"job_id", tty}, {"screen", true}, {"filter", "x"}}),
             "screen");
     // Nothing of the refused calls was typed; the terminal takes what comes next, and eof is its
