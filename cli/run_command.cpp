@@ -226,9 +226,11 @@ int run_run_command(run_options& options) {
             if (!typed || raw->engaged()) {
                 auto relaying = input_relay::start(STDIN_FILENO, typed, master);
                 if (auto* error = std::get_if<std::error_code>(&relaying)) {
-                    return usage_error(run_command_name,
-                                       "cannot type cordon's stdin into the command's terminal: " +
-                                           error->message());
+                    // cordon failed (a pipe, a thread), not the invocation: nothing ran.
+                    return internal_error(run_command_name,
+                                          "cannot type cordon's stdin into the command's "
+                                          "terminal: " +
+                                              error->message());
                 }
                 relay = std::get<std::unique_ptr<input_relay>>(std::move(relaying));
             }

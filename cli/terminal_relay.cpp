@@ -227,9 +227,7 @@ std::variant<std::unique_ptr<input_relay>, std::error_code> input_relay::start(
     int source, bool source_is_terminal, std::shared_ptr<const unique_fd> master) {
     const auto failed = [] { return std::error_code(errno, std::generic_category()); };
     // Writes wait in poll(2), never in write(2), so that stop() can always end them: the
-    // master's description is non-blocking (the run's reader set it so already).
-    const int flags = ::fcntl(master->get(), F_GETFL);
-    if (flags < 0 || ::fcntl(master->get(), F_SETFL, flags | O_NONBLOCK) != 0) return failed();
+    // master's description is non-blocking from its start (runtime/pty.hpp).
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) != 0) return failed();
     unique_fd stop_read(ends[0]);

@@ -72,9 +72,8 @@ private:
 //
 // The source is read and the terminal written through poll(2), with a pipe of its own to stop
 // it: stop() (and the destructor) ends the copy wherever it waits and joins the thread. Neither
-// descriptor's file status flags are changed but the master's O_NONBLOCK, which the run's reader
-// of the master has set already (runtime/process.cpp); cordon's stdin may be shared with the
-// shell that started it.
+// descriptor's file status flags are changed (the master's description is non-blocking from its
+// start, runtime/pty.hpp); cordon's stdin may be shared with the shell that started it.
 class input_relay {
 public:
     // Starts the copy; `source` is a descriptor of cordon's own (it is not closed). Or why it

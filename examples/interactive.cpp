@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
                           cordon::screen_wait_result::shown;
     print(*repl);
 
+    // 42 is drawn before the REPL takes its terminal back for the next line, and a Ctrl-D typed
+    // in between would reach it as a character: the next key waits until it has drawn its prompt
+    // and gone quiet.
+    (void)repl->wait_screen({"", 300ms, std::nullopt}, soon());
     (void)repl->write("", true);  // Ctrl-D, as typed
     if (!repl->wait_settled(soon())) return 1;
     const cordon::job_snapshot ended = repl->snapshot();

@@ -186,7 +186,9 @@ json run_job_write(tool_context& context, call& running, const json& given) {
         const runtime::terminal_size size{static_cast<std::uint16_t>(rows.value_or(now_size.rows)),
                                           static_cast<std::uint16_t>(cols.value_or(now_size.cols))};
         if (!job->resize(size))
-            return tool_error(*id + ": the terminal was not resized: the job has ended");
+            return tool_error(*id +
+                              ": the terminal was not resized: the job has ended, or is not "
+                              "started yet");
     }
     runtime::job_write_result written;
     if (data || eof) written = job->write(data.value_or(""), eof && keys.empty());

@@ -16,6 +16,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -168,8 +169,17 @@ job_write_result job::write(std::string_view data, bool eof) {
     const auto deadline = std::chrono::steady_clock::now() + write_patience;
     // A terminal is typed into once the job is prepared, which start() does not wait for.
     if (state_->terminal) {
-        state_->stdin_ready.wait_until(stdin_lock, deadline,
-                                       [this] { return state_->stdin_fd || state_->stdin_final; });
+        const auto ready = [this] {
+            if (state_->stdin_fd || state_->stdin_final) return true;
+            std::lock_guard lock(state_->mutex);
+            return state_->settled;
+        };
+        // In slices: settle() says so only when it gets this lock, which it never waits for.
+        while (!ready() && std::chrono::steady_clock::now() < deadline) {
+            state_->stdin_ready.wait_until(
+                stdin_lock,
+                std::min(deadline, std::chrono::steady_clock::now() + milliseconds(50)));
+        }
     }
     {
         std::lock_guard lock(state_->mutex);
@@ -181,9 +191,12 @@ job_write_result job::write(std::string_view data, bool eof) {
     }
     if (!state_->stdin_fd) {
         if (state_->terminal) {
-            out.error = job_write_failure{job_write_error::not_reading,
-                                          "the job's terminal was not ready within " +
-                                              std::to_string(write_patience.count()) + " ms"};
+            out.error = state_->stdin_final
+                            ? job_write_failure{job_write_error::io,
+                                                "cannot open the job's terminal for writing"}
+                            : job_write_failure{job_write_error::not_reading,
+                                                "the job's terminal was not ready within " +
+                                                    std::to_string(write_patience.count()) + " ms"};
             return out;
         }
         out.error = job_write_failure{job_write_error::not_open, "the job's stdin is not open"};
@@ -208,7 +221,8 @@ job_write_result job::write(std::string_view data, bool eof) {
             continue;
         }
         if (errno == EINTR) continue;
-        if (errno == EPIPE) {
+        // A terminal whose every process is gone answers EIO, as a pipe answers EPIPE.
+        if (errno == EPIPE || (state_->terminal && errno == EIO)) {
             out.error = job_write_failure{job_write_error::closed_by_command,
                                           "the command closed its stdin"};
             state_->stdin_fd.reset();
@@ -236,13 +250,13 @@ job_write_result job::write(std::string_view data, bool eof) {
 }
 
 void job::adopt_terminal(const std::shared_ptr<const unique_fd>& master) {
-    // A descriptor of the job's own, non-blocking as write() expects: the run's tree reads
-    // through another, and the prepared run's goes with it.
+    // A descriptor of the job's own (the prepared run's goes with the run); the open file
+    // description it shares with the run's reader is non-blocking (open_pty), as write() expects.
     unique_fd writer(::fcntl(master->get(), F_DUPFD_CLOEXEC, 3));
-    if (writer) (void)::fcntl(writer.get(), F_SETFL, O_NONBLOCK);
     {
         std::lock_guard lock(state_->terminal->mutex);
         state_->terminal->master = master;
+        state_->terminal->ready_at = std::chrono::steady_clock::now();
     }
     {
         std::lock_guard stdin_lock(state_->stdin_mutex);
@@ -306,9 +320,11 @@ bool job::resize(terminal_size size) {
     job_terminal& terminal = *state_->terminal;
     std::lock_guard lock(terminal.mutex);
     if (terminal.settled || !terminal.master) return false;
-    // The screen first: the program's redraw after its SIGWINCH is drawn at the new size.
+    // Under the lock that output takes: the program's redraw after its SIGWINCH is fed to a
+    // screen of the new size.
+    if (resize_pty(terminal.master->get(), size) != 0) return false;
     terminal.emulator.resize(size);
-    return resize_pty(terminal.master->get(), size) == 0;
+    return true;
 }
 
 screen_wait_result job::wait_screen(const screen_wait& until,
@@ -323,8 +339,10 @@ screen_wait_result job::wait_screen(const screen_wait& until,
         }
         const auto now = std::chrono::steady_clock::now();
         std::chrono::steady_clock::time_point wake = deadline;
-        if (until.quiet) {
-            const auto quiet_at = std::max(since, terminal.last_output) + *until.quiet;
+        // Quiet only once the program could have drawn: not while the job is still prepared.
+        if (until.quiet && terminal.ready_at) {
+            const auto quiet_at =
+                std::max({since, terminal.last_output, *terminal.ready_at}) + *until.quiet;
             if (now >= quiet_at) return screen_wait_result::quiet;
             wake = std::min(wake, quiet_at);
         }
@@ -345,10 +363,18 @@ void job::settle(run_record record, const std::function<void()>& retire) {
     out.sandbox = record.sandbox;
     const std::string& message = record.outcome.message;
     if (!record.outcome.started() && !message.empty()) {
-        // A job that never ran says why where its output would be, once.
+        // A job that never ran says why where its output would be, once: on its screen too, so
+        // that the screen still shows every byte of the output.
         const std::string line = "cordon: " + message + "\n";
         state_->stderr_stream->append(line);
-        state_->merged->append(line);
+        if (state_->terminal) {
+            std::lock_guard lock(state_->terminal->mutex);
+            state_->merged->append(line);
+            (void)state_->terminal->emulator.feed("cordon: " + message + "\r\n");
+            state_->terminal->offset += line.size();
+        } else {
+            state_->merged->append(line);
+        }
     }
     state_->merged->seal();
     state_->stdout_stream->seal();

@@ -37,7 +37,10 @@ struct job_terminal {
     std::uint64_t offset = 0;                 // guarded by mutex: the output bytes fed
     std::chrono::steady_clock::time_point last_output = std::chrono::steady_clock::now();
     std::shared_ptr<const unique_fd> master;  // guarded by mutex: set once prepared
-    bool settled = false;                     // guarded by mutex
+    // Guarded by mutex: when the terminal was there (prepared); quiet is counted from it at the
+    // earliest.
+    std::optional<std::chrono::steady_clock::time_point> ready_at;
+    bool settled = false;  // guarded by mutex
 };
 
 struct job::state {

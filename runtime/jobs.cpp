@@ -152,6 +152,10 @@ void supervisor::not_on_the_loop(const char* what) const {
 std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request request) {
     not_on_the_loop("supervisor::start");
     check_request(request.run);
+    if (request.scrollback_lines > job_request::max_scrollback_lines) {
+        throw std::invalid_argument("job_request: scrollback_lines is at most " +
+                                    std::to_string(job_request::max_scrollback_lines));
+    }
     if (request.keep_stdin_open && request.run.stdin_fd) {
         throw std::invalid_argument("job_request: keep_stdin_open makes the stdin pipe itself");
     }

@@ -168,15 +168,14 @@ private:
         }
         // Under a terminal the output is read from the master, and typed input written to it,
         // each through a descriptor of the tree's own (the job that holds the master writes to it
-        // too).
+        // too); their open file description is non-blocking since open_pty.
         unique_fd terminal_output;
         if (terminal) {
             terminal_output.reset(::fcntl(spec_.terminal->master->get(), F_DUPFD_CLOEXEC, 3));
             if (spec_.stdin_data) {
                 in.write.reset(::fcntl(spec_.terminal->master->get(), F_DUPFD_CLOEXEC, 3));
             }
-            if (!terminal_output || (spec_.stdin_data && !in.write) ||
-                ::fcntl(terminal_output.get(), F_SETFL, O_NONBLOCK) != 0) {
+            if (!terminal_output || (spec_.stdin_data && !in.write)) {
                 fail_spawn({spawn_stage::resources, errno});
                 return;
             }

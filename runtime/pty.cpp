@@ -27,6 +27,12 @@ std::variant<pty_pair, std::string> open_pty(terminal_size size) {
     pty_pair out;
     out.master.reset(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
     if (!out.master) return failed("posix_openpt", errno);
+    // Every descriptor of the master shares this open file description: the run's reader, the
+    // job's writer, the caller's copy. Non-blocking for all of them, from the start, so that none
+    // sees it change when another sets it.
+    if (::fcntl(out.master.get(), F_SETFL, ::fcntl(out.master.get(), F_GETFL) | O_NONBLOCK) != 0) {
+        return failed("O_NONBLOCK", errno);
+    }
     if (::grantpt(out.master.get()) != 0) return failed("grantpt", errno);
     if (::unlockpt(out.master.get()) != 0) return failed("unlockpt", errno);
     // The peer through the master itself (Linux 4.13): no path under /dev/pts to look up, where

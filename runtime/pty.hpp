@@ -16,7 +16,7 @@
 namespace cordon::runtime {
 
 struct pty_pair {
-    unique_fd master;  // O_RDWR, CLOEXEC
+    unique_fd master;  // O_RDWR, CLOEXEC, O_NONBLOCK
     unique_fd slave;   // O_RDWR, O_NOCTTY, CLOEXEC
 };
 

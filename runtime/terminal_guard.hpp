@@ -3,8 +3,8 @@
 
 // What stands between a command's output and libvterm 0.1.4 (Debian 12's), which was not written
 // for hostile input. Measured against that library (docs/terminal.md, "Hostile output"):
-//   - a CSI sequence with 16 or more parameters writes past its argument array and crashes it
-//     ("\e[;;;;;;;;;;;;;;;;m");
+//   - a CSI sequence with more than 16 parameters (16 separators or more) writes past its
+//     argument array and crashes it ("\e[;;;;;;;;;;;;;;;;m");
 //   - REP (CSI b) before any character has been drawn never returns;
 //   - text and OSC strings are copied into arrays on the stack sized by the write: a 4 MB run
 //     of text or a 20 MB title in one write overflows the stack;

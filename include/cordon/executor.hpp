@@ -75,7 +75,8 @@ public:
     [[nodiscard]] std::chrono::milliseconds timeout() const noexcept;
     // The master of the run's pseudo-terminal (run_request::tty), null without one: what is
     // written to it is typed into the command's terminal, TIOCSWINSZ on it resizes the terminal
-    // (SIGWINCH), and reading it is the run's, whose output arrives as stdout.
+    // (SIGWINCH), and reading it is the run's, whose output arrives as stdout. Its open file
+    // description is non-blocking (a write the terminal has no room for fails EAGAIN).
     [[nodiscard]] std::shared_ptr<const unique_fd> terminal() const noexcept;
 
 private:

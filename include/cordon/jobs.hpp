@@ -116,11 +116,14 @@ struct job_request {
     // given, is written first, before start() returns (waiting as job::write() does); not with
     // `run.stdin_fd`. Otherwise stdin is `run.stdin_data`, `run.stdin_fd` or /dev/null.
     // A job under a terminal (`run.tty`) always reads it: write() and press() type into it,
-    // `run.stdin_data` first, and keep_stdin_open changes nothing. Its command gets
+    // `run.stdin_data` first (start() then waits for the job to be prepared, at most as long as
+    // write() does), and keep_stdin_open changes nothing. Its command gets
     // TERM=xterm-256color (what the job's emulator understands) unless `run.env` names a TERM.
     bool keep_stdin_open = false;
-    // A job under a terminal: how many lines that scrolled off its screen are kept for screen().
+    // A job under a terminal: how many lines that scrolled off its screen are kept for screen(),
+    // at most max_scrollback_lines.
     std::size_t scrollback_lines = 1000;
+    static constexpr std::size_t max_scrollback_lines = 100'000;
 };
 
 // What job::wait_screen() waits for, whichever comes first (either may be left out).
@@ -233,13 +236,13 @@ public:
                                                         std::size_t scrollback = 0) const;
     // Presses `keys` (parse_key()), as the terminal sends them in its current modes (the arrows
     // of an application-cursor-keys program included). As write() for its outcome.
-    job_write_result press(std::span<const terminal_key> keys);
+    [[nodiscard]] job_write_result press(std::span<const terminal_key> keys);
     // Resizes the terminal: its screen, and the command's size (SIGWINCH to its foreground
     // group). False without a terminal, once the job settled, or for a size no terminal has.
-    bool resize(terminal_size size);
+    [[nodiscard]] bool resize(terminal_size size);
     // Until `until` or `deadline`; see screen_wait_result.
-    screen_wait_result wait_screen(const screen_wait& until,
-                                   std::chrono::steady_clock::time_point deadline) const;
+    [[nodiscard]] screen_wait_result wait_screen(
+        const screen_wait& until, std::chrono::steady_clock::time_point deadline) const;
     // Ends the job's whole tree with the supervisor's kill plan, or with `plan` (which always
     // ends in SIGKILL too). True the first time on a running job, false after that or once it
     // settled.

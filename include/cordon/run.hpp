@@ -84,7 +84,9 @@ struct run_request {
     // inside the sandbox. Everything it writes arrives as stdout; `stdin_data` is typed into it;
     // not with `stdin_fd`. executor::prepare() gives the terminal's master
     // (prepared_run::terminal()) for a caller who drives it; a background job does that itself
-    // (jobs.hpp: job::keys(), job::screen(), job::resize()).
+    // (jobs.hpp: job::press(), job::screen(), job::resize()). `stdin_data` is typed as it is and
+    // no end-of-file follows (a terminal has none until one is typed): end it with "\x04" at
+    // the start of a line for a program that reads to the end of its input.
     std::optional<terminal_size> tty;
     // Live output, called on the run's strand as chunks arrive. A callback (or a pace function,
     // below) that throws ends the run as run_handle::cancel() would (aborted, if the command was

@@ -39,10 +39,12 @@
 // mmap(2) for the environment.
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "sandbox/confinement_extras.hpp"
@@ -66,6 +68,13 @@ namespace landlock = cordon::sandbox::landlock;
 namespace extras = cordon::sandbox::extras;
 namespace walls = cordon::sandbox::walls;
 using cordon::sandbox::launcher_stage;
+
+// Makes the terminal on fd 0 the caller's controlling terminal, in a session of its own when it
+// leads none (a process group leader cannot start one). errno, or 0.
+int take_terminal() noexcept {
+    if (::getsid(0) != ::getpid() && ::setsid() < 0) return errno;
+    return ::ioctl(0, TIOCSCTTY, 0) == 0 ? 0 : errno;
+}
 
 // Marks every fd from 3 on close-on-exec: the command sees stdin, stdout and stderr only,
 // whatever the runners before it passed down (bwrap keeps the fds it is given).
@@ -159,15 +168,20 @@ int main(int argc, char** argv) {
     if (line.quota_fd >= 0) ::close(line.quota_fd);  // a way into the host's /proc: never kept
     cloexec_from_3();
 
-    if (line.report_ending) {
-        run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp,
-                       line.proxy_fd, line.proxy_port, line.controlling_tty);
-    }
+    // The terminal on fd 0 becomes this session's: the launcher leads it (bwrap's
+    // --new-session, or cordon's spawn, made it so, with no terminal), and the command it execs,
+    // or runs as its child with --report-ending, stays in its process group, where cordon's
+    // signals find it. Ctrl-C's SIGINT reaches the command; this process blocks it
+    // (report_ending.hpp).
     if (line.controlling_tty) {
         if (const int error = take_terminal(); error != 0) {
             report.fail(launcher_stage::spawn, error, "cannot make the terminal the command's: %s",
                         std::strerror(error));
         }
+    }
+    if (line.report_ending) {
+        run_and_report(report, abi >= landlock::scopes_abi ? abi : 0, line.command, envp,
+                       line.proxy_fd, line.proxy_port);
     }
     // A signal from here on ends the launcher, the leader: the runner's own status says how.
     test_hook::at(test_hook::step::before_started);

@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,15 +22,8 @@ namespace cordon::launcher {
 namespace landlock = sandbox::landlock;
 using sandbox::launcher_stage;
 
-int take_terminal() noexcept {
-    // A process group leader cannot start a session (EPERM); one that leads its session already
-    // takes the terminal as it is.
-    if (::getsid(0) != ::getpid() && ::setsid() < 0) return errno;
-    return ::ioctl(0, TIOCSCTTY, 0) == 0 ? 0 : errno;
-}
-
 void run_and_report(const reporter& report, int scope_abi, char** command, char** envp,
-                    int proxy_fd, int proxy_port, bool controlling_tty) noexcept {
+                    int proxy_fd, int proxy_port) noexcept {
     sigset_t all;
     sigset_t previous;
     ::sigfillset(&all);
@@ -70,13 +62,6 @@ void run_and_report(const reporter& report, int scope_abi, char** command, char*
                             std::strerror(error));
             }
             ::close(scope);
-        }
-        if (controlling_tty) {
-            if (const int error = take_terminal(); error != 0) {
-                (void)write_all(exec_check[1], reinterpret_cast<const char*>(&error), sizeof error);
-                report.fail(launcher_stage::spawn, error,
-                            "cannot make the terminal the command's: %s", std::strerror(error));
-            }
         }
         // `started` before the signals are let in: a deadline's SIGTERM pending since the fork
         // then ends a command that has a `started` record (and an `ended` one from the parent),

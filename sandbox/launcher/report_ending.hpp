@@ -27,15 +27,7 @@ namespace cordon::launcher {
 // record. `scope_abi` > 0: the child first enters a nested domain scoped at that ABI.
 // `proxy_fd` >= 0: the network proxy's forwarder (forwarder.hpp) serves 127.0.0.1:`proxy_port`
 // while the command runs.
-// `controlling_tty`: the child leads a session of its own whose controlling terminal is its fd 0
-// (take_terminal), so that the terminal's signals (Ctrl-C, SIGWINCH, the hangup) reach the
-// command and never this process.
 [[noreturn]] void run_and_report(const reporter& report, int scope_abi, char** command, char** envp,
-                                 int proxy_fd = -1, int proxy_port = 0,
-                                 bool controlling_tty = false) noexcept;
-
-// Makes the terminal on fd 0 the calling process's controlling terminal, in a new session when it
-// is not a session leader already. errno, or 0.
-[[nodiscard]] int take_terminal() noexcept;
+                                 int proxy_fd = -1, int proxy_port = 0) noexcept;
 
 }  // namespace cordon::launcher

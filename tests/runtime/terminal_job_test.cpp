@@ -11,6 +11,8 @@
 
 #include <chrono>
 #include <memory>
+#include <set>
+#include <stdexcept>
 #include <string>
 
 #include "cordon/jobs.hpp"
@@ -74,33 +76,104 @@ protected:
 
 TEST_F(TerminalJob, TheScreenAtAnOffsetIsWhatTheBytesBeforeItDraw) {
     supervisor jobs(nullptr, options());
-    // A program that draws, clears, draws again: each screen read must be the screen an
-    // emulator fed exactly the bytes before its offset draws, never one ahead or behind.
+    // A program that draws, clears, draws again, a little at a time: every screen read while the
+    // output flows must be the screen an emulator fed exactly the bytes before its offset draws,
+    // never one ahead or behind.
     auto running = start(jobs,
-                         "for i in $(seq 1 200); do printf '\\033[2J\\033[Hframe %d\\r\\n' $i; "
-                         "printf 'line %d\\r\\n' $i; done; read -r _");
+                         "for i in $(seq 1 150); do printf '\\033[2J\\033[Hframe %d\\r\\n' $i; "
+                         "sleep 0.002; printf 'line %d\\r\\n' $i; done; read -r _");
     ASSERT_TRUE(running);
-    int checked = 0;
-    while (running->wait_screen({"frame 200", std::nullopt, std::nullopt}, in(30s)) ==
-               screen_wait_result::timed_out ||
-           checked == 0) {
+    std::set<std::uint64_t> offsets;
+    const auto until = in(30s);
+    while (std::chrono::steady_clock::now() < until) {
         const auto screen = running->screen();
         ASSERT_TRUE(screen);
         const stream_read bytes = running->read(job_output::merged, 0, screen->offset);
         ASSERT_EQ(bytes.data.size(), screen->offset) << "the stream holds what the screen shows";
         terminal_emulator replay(screen->size);
         (void)replay.feed(bytes.data);
-        EXPECT_EQ(rows_of(replay.snapshot(false, 0)), rows_of(*screen)) << "at " << screen->offset;
-        ++checked;
-        if (screen->rows.front() == "frame 200") break;
+        ASSERT_EQ(rows_of(replay.snapshot(false, 0)), rows_of(*screen)) << "at " << screen->offset;
+        offsets.insert(screen->offset);
+        if (screen->rows.size() > 1 && screen->rows[1] == "line 150") break;
     }
+    EXPECT_GE(offsets.size(), 3U) << "read while the output flowed, not only once it stopped";
     const auto last = running->screen();
     ASSERT_TRUE(last);
-    EXPECT_EQ(last->rows[0], "frame 200");
-    EXPECT_EQ(last->rows[1], "line 200");
+    EXPECT_EQ(last->rows[0], "frame 150");
+    EXPECT_EQ(last->rows[1], "line 150");
     EXPECT_EQ(last->cursor.row, 2);
     EXPECT_EQ(running->write("", true).error, std::nullopt);
     EXPECT_TRUE(running->wait_settled(in(30s)));
+}
+
+TEST_F(TerminalJob, CtrlZStopsWhatAJobControlShellStartedWhichItResumes) {
+    supervisor jobs(nullptr, options());
+    // An interactive shell under the terminal: its job is a process group of the session, which
+    // Ctrl-Z stops through the line discipline, and `fg` resumes; Ctrl-C then ends it.
+    auto running = start(jobs, "PS1='prompt> ' exec bash --norc --noprofile -i");
+    ASSERT_TRUE(running);
+    ASSERT_EQ(running->wait_screen({"prompt>", std::nullopt, std::nullopt}, in(30s)),
+              screen_wait_result::shown);
+    ASSERT_EQ(running->write("sleep 30\n", false).error, std::nullopt);
+    ASSERT_EQ(running->wait_screen({"", 300ms, std::nullopt}, in(30s)), screen_wait_result::quiet);
+    const terminal_key suspend[] = {key("Ctrl-Z")};
+    ASSERT_EQ(running->press(suspend).error, std::nullopt);
+    ASSERT_EQ(running->wait_screen({"Stopped", std::nullopt, std::nullopt}, in(30s)),
+              screen_wait_result::shown)
+        << rows_of(*running->screen());
+    ASSERT_EQ(running->write("fg\n", false).error, std::nullopt);
+    ASSERT_EQ(running->wait_screen({"", 300ms, std::nullopt}, in(30s)), screen_wait_result::quiet);
+    const terminal_key interrupt[] = {key("Ctrl-C")};
+    ASSERT_EQ(running->press(interrupt).error, std::nullopt);
+    // The resumed sleep, in the foreground again, is what Ctrl-C ended (128 + SIGINT).
+    ASSERT_EQ(running->write("echo status-$?\n", false).error, std::nullopt);
+    ASSERT_EQ(running->wait_screen({"status-1", std::nullopt, std::nullopt}, in(30s)),
+              screen_wait_result::shown)
+        << rows_of(*running->screen());
+    EXPECT_THAT(rows_of(*running->screen()), HasSubstr("status-130"));
+    ASSERT_EQ(running->write("exit\n", false).error, std::nullopt);
+    EXPECT_EQ(running->wait_screen({"never shown", std::nullopt, std::nullopt}, in(30s)),
+              screen_wait_result::settled);
+}
+
+TEST_F(TerminalJob, InputBeforeTheTerminalIsReadyWaitsForItAndAJobThatNeverRanSaysWhy) {
+    supervisor jobs(nullptr, options());
+    // stdin_data is typed once the job is prepared, which start() does not wait for.
+    job_request request;
+    request.run.argv = {"/bin/bash", "--norc", "-c", "read -r line; echo \"got:$line\""};
+    request.run.mode = sandbox_mode::danger_full_access;
+    request.run.workspace_root = workspace_.path();
+    request.run.tty = terminal_size{24, 80};
+    request.run.stdin_data = "typed early\n";
+    auto typed = std::get<std::shared_ptr<job>>(jobs.start(std::move(request)));
+    EXPECT_EQ(typed->wait_screen({"got:typed early", std::nullopt, std::nullopt}, in(30s)),
+              screen_wait_result::shown)
+        << rows_of(*typed->screen());
+
+    // A program that is not there: the job settles without running, its screen shows why and
+    // every byte of its output, and nothing waits on a terminal that never comes.
+    job_request missing;
+    missing.run.argv = {"/nonexistent/program"};
+    missing.run.mode = sandbox_mode::danger_full_access;
+    missing.run.workspace_root = workspace_.path();
+    missing.run.tty = terminal_size{24, 80};
+    auto never = std::get<std::shared_ptr<job>>(jobs.start(std::move(missing)));
+    EXPECT_EQ(never->wait_screen({"", 100ms, std::nullopt}, in(30s)), screen_wait_result::settled);
+    const auto screen = never->screen();
+    ASSERT_TRUE(screen);
+    EXPECT_THAT(rows_of(*screen), HasSubstr("cordon: "));
+    EXPECT_EQ(screen->offset, never->snapshot().output_bytes);
+    const auto written = never->write("x", false);
+    ASSERT_TRUE(written.error);
+    EXPECT_EQ(written.error->kind, job_write_error::ended);
+    EXPECT_FALSE(never->resize({30, 100}));
+
+    job_request huge;
+    huge.run.argv = {"/bin/true"};
+    huge.run.workspace_root = workspace_.path();
+    huge.run.tty = terminal_size{24, 80};
+    huge.scrollback_lines = job_request::max_scrollback_lines + 1;
+    EXPECT_THROW((void)jobs.start(std::move(huge)), std::invalid_argument);
 }
 
 TEST_F(TerminalJob, KeysFollowTheTerminalsModesAndEofIsItsEndOfFile) {

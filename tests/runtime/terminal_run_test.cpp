@@ -138,6 +138,37 @@ TEST_P(ConfinedTerminalRun, NothingTypesIntoATerminalOrDrivesAConsole) {
     EXPECT_THAT(record.stdout_output.text, HasSubstr("linux EPERM\r\n"));
 }
 
+// Through the network proxy the Landlock launcher runs the command as its child, which a terminal
+// puts in a session of its own, outside the process group cordon signals where it has no cgroup:
+// the command must end with the launcher all the same.
+TEST(TerminalRunThroughTheProxy, ATimeoutWithoutACgroupLeavesNoProcess) {
+    std::string why;
+    auto provider = test::provider_for(sandbox::backend_choice::landlock, why);
+    if (!provider) CORDON_SKIP_OR_FAIL(why);
+    test::temp_dir workspace;
+    const std::string marker = "cordon-tty-proxy-" + std::to_string(::getpid());
+    run_request request;
+    // Deaf to the hangup the terminal's end sends: only the kill may end them.
+    request.argv = {
+        "/bin/sh", "-c",
+        "trap '' HUP; \"$0\" sleep 60000 " + marker + " & exec \"$0\" sleep 60000 " + marker,
+        test::test_child_path().string()};
+    request.mode = sandbox_mode::read_only;
+    request.workspace_root = workspace.path();
+    request.network.policy = sandbox::network_policy::proxy;
+    request.network.allowed_domains = {"example.com"};
+    request.tty = terminal_size{24, 80};
+    request.timeout = 1500ms;
+    executor_options options;
+    options.plan = kill_plan::standard(300ms);
+    options.cgroup_containment = false;
+    const run_record record = run(provider, std::move(request), options);
+    EXPECT_EQ(record.outcome.kind, outcome_kind::timed_out) << record.outcome.message;
+    ASSERT_TRUE(record.sandbox.backend);
+    EXPECT_EQ(*record.sandbox.backend, sandbox::backend_kind::landlock);
+    EXPECT_TRUE(test::wait_no_process_with_cmdline(marker, 10s));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Rungs, TerminalRun,
     ::testing::Values(terminal_case{std::nullopt}, terminal_case{test::real_backend::bwrap},
