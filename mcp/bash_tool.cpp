@@ -238,8 +238,9 @@ json run_bash(tool_context& context, call& running, const json& given) {
         return nullptr;
     }
     const runtime::job_snapshot now = job->snapshot();
-    if (const auto screen = job->screen()) {
-        const window shown = screen_window(*screen, now);
+    if (auto screen = job->screen()) {
+        const bool cut = fit_screen(*screen, screen_budget_bytes);
+        const window shown = screen_window(*screen, cut, now);
         job->set_cursor(runtime::job_output::merged, shown.next_offset);
         job_view shown_job = context.show(*job, now, shown);
         show_screen(shown_job, *screen);

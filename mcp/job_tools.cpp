@@ -43,7 +43,7 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     arguments args(context.declared("job_output"), given);
     const auto id = args.text("job_id", true);
     const auto offset = args.integer("offset", -INT64_MAX, INT64_MAX, true);
-    const std::string wait = args.choice("wait", {"output", "exit", "none"}).value_or("output");
+    const auto asked_wait = args.choice("wait", {"output", "exit", "none"});
     const auto timeout = args.integer("timeout_ms", 0, most_wait_ms, true);
     const auto max_bytes = args.integer("max_bytes", 1, most_output_bytes, true);
     const auto filter = args.text("filter");
@@ -54,6 +54,8 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     const auto wait_for = args.text("wait_for");
     const bool verbose = args.flag("verbose").value_or(false);
     if (!args.ok()) return tool_error(args.error());
+    // A screen is read as it is now unless asked to wait; bytes, once there are new ones.
+    const std::string wait = asked_wait.value_or(screen ? "none" : "output");
     auto found = find_job(jobs, *id);
     if (auto* error = std::get_if<json>(&found)) return *error;
     const auto& job = std::get<std::shared_ptr<runtime::job>>(found);
@@ -118,9 +120,9 @@ json run_job_output(tool_context& context, call& running, const json& given) {
     if (running.cancelled) return nullptr;
     const runtime::job_snapshot now = job->snapshot();
     if (screen) {
-        const auto drawn =
-            job->screen(attributes, static_cast<std::size_t>(scrollback.value_or(0)));
-        const window shown = screen_window(*drawn, now);
+        auto drawn = job->screen(attributes, static_cast<std::size_t>(scrollback.value_or(0)));
+        const bool cut = fit_screen(*drawn, screen_budget_bytes);
+        const window shown = screen_window(*drawn, cut, now);
         job->set_cursor(which, shown.next_offset);
         job_view shown_job = context.show(*job, now, shown);
         show_screen(shown_job, *drawn);
@@ -235,16 +237,17 @@ json run_job_write(tool_context& context, call& running, const json& given) {
             [&job] { return progress_of(*job); });
         if (running.cancelled) return nullptr;
         const runtime::job_snapshot now = job->snapshot();
-        const auto drawn = job->screen();
-        const window shown = screen_window(*drawn, now);
+        auto drawn = job->screen();
+        const bool cut = fit_screen(*drawn, screen_budget_bytes);
+        const window shown = screen_window(*drawn, cut, now);
         job->set_cursor(runtime::job_output::merged, shown.next_offset);
         job_view shown_job = context.show(*job, now, shown);
         show_screen(shown_job, *drawn);
         shown_job.structured["written"] = written.written;
         shown_job.structured["waited"] = runtime::to_string(waited);
         if (wait_for && waited != runtime::screen_wait_result::shown) {
-            shown_job.text =
-                "[the screen does not show " + json(*wait_for).dump() + "]\n" + shown_job.text;
+            shown_job.text = "[the screen does not show " + json(shortened(*wait_for, 200)).dump() +
+                             "]\n" + shown_job.text;
         }
         return tool_result(shown_job, verbose);
     }

@@ -152,7 +152,35 @@ std::size_t shown_rows(const runtime::terminal_screen& screen) {
 
 }  // namespace
 
-window screen_window(const runtime::terminal_screen& screen,
+bool fit_screen(runtime::terminal_screen& screen, std::size_t budget) {
+    const auto total = [&screen] {
+        std::size_t bytes = 0;
+        for (const auto* lines : {&screen.rows, &screen.attributes, &screen.scrollback}) {
+            for (const auto& line : *lines)
+                bytes += line.size() + 1;
+        }
+        return bytes;
+    };
+    std::size_t bytes = total();
+    if (bytes <= budget) return false;
+    std::size_t dropped = 0;
+    while (bytes > budget && dropped < screen.scrollback.size()) {
+        bytes -= screen.scrollback[dropped++].size() + 1;
+    }
+    screen.scrollback.erase(screen.scrollback.begin(),
+                            screen.scrollback.begin() + static_cast<std::ptrdiff_t>(dropped));
+    if (bytes > budget) screen.attributes.clear();
+    if (total() > budget && !screen.rows.empty()) {
+        const std::size_t share = budget / screen.rows.size();
+        for (auto& row : screen.rows) {
+            if (row.size() > share)
+                row.resize(whole_characters(std::string_view(row).substr(0, share)));
+        }
+    }
+    return true;
+}
+
+window screen_window(const runtime::terminal_screen& screen, bool cut,
                      const runtime::job_snapshot& snapshot) {
     window out;
     for (std::size_t i = 0; i < shown_rows(screen); ++i) {
@@ -167,6 +195,7 @@ window screen_window(const runtime::terminal_screen& screen,
     if (!screen.cursor.visible) out.text += " (hidden)";
     if (!screen.title.empty()) out.text += "; title " + json(screen.title).dump();
     if (screen.alternate_screen) out.text += "; alternate screen";
+    if (cut) out.text += "; cut to what a result holds";
     out.text += "]\n";
     out.offset = screen.offset;
     out.next_offset = screen.offset;

@@ -53,7 +53,11 @@ struct window {
 // alternate screen is up, as the window's text; the output read up to the screen's offset.
 // Complete once `snapshot` (taken before the screen, as for view()) saw the job settled and the
 // screen shows all of its output: then the result says how it ended, as for any job.
-[[nodiscard]] window screen_window(const runtime::terminal_screen& screen,
+// Cuts `screen` to `budget` bytes of text, as a result holds: the oldest scrollback lines
+// first, then the attributes, then each row's end (on a character). True when anything was cut
+// (screen_window then says so).
+bool fit_screen(runtime::terminal_screen& screen, std::size_t budget);
+[[nodiscard]] window screen_window(const runtime::terminal_screen& screen, bool cut,
                                    const runtime::job_snapshot& snapshot);
 // The screen in a result's structured content: rows (down to the last that is not blank),
 // cursor, size, title, alternateScreen, and attributes and scrollback when they were asked for.

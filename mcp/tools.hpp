@@ -33,6 +33,9 @@ inline constexpr std::int64_t most_wait_ms = 30'000;
 // A job under a terminal is shown once its output has been quiet this long (an interactive
 // program waits for a key), unless a call says otherwise (job_write's quiet_ms).
 inline constexpr std::chrono::milliseconds screen_quiet{500};
+// The most text of a screen a result holds (its rows are in it twice: text and structured).
+// (Escaped in JSON, a character outside the BMP takes 12 bytes for its 4.)
+inline constexpr std::size_t screen_budget_bytes = 256 * 1024;
 // Lines of scrollback a call may ask for.
 inline constexpr std::int64_t most_scrollback_lines = 1'000;
 

@@ -8,6 +8,8 @@
 #include "base/log.hpp"
 #include "cordon/executor.hpp"
 #include "runtime/job_state.hpp"
+
+#include <boost/asio/post.hpp>
 #include "runtime/job_stream.hpp"
 #include "runtime/pty.hpp"
 
@@ -29,6 +31,16 @@ namespace cordon::runtime {
 namespace {
 
 using std::chrono::milliseconds;
+
+// Whether the screen, or the last screen of an ended job, shows `text`. Under the terminal's lock.
+bool shows_locked(const job_terminal& terminal, std::string_view text) {
+    if (terminal.emulator) return terminal.emulator->shows(text);
+    if (!terminal.final_screen) return false;
+    const auto& rows = terminal.final_screen->rows;
+    return std::any_of(rows.begin(), rows.end(), [text](const std::string& row) {
+        return row.find(text) != std::string::npos;
+    });
+}
 
 // How long job::write() waits for a command that does not read its stdin.
 constexpr milliseconds write_patience{5000};
@@ -63,7 +75,7 @@ job::state::state(std::string job_id, const job_request& request, std::size_t me
           std::make_unique<job_stream>(id + "-stderr", memory_bytes, spill_max_bytes, spill)),
       completion(promise.get_future().share()) {
     if (request.run.tty) {
-        terminal = std::make_unique<job_terminal>(*request.run.tty, request.scrollback_lines);
+        terminal = std::make_shared<job_terminal>(*request.run.tty, request.scrollback_lines);
     }
 }
 
@@ -267,27 +279,59 @@ void job::adopt_terminal(const std::shared_ptr<const unique_fd>& master) {
 }
 
 void job::take_terminal_output(std::string_view chunk) {
-    job_terminal& terminal = *state_->terminal;
+    // In the streams at once; on the screen once the screen thread drew it, in order (the screen
+    // shows a prefix of the streams, never more).
+    state_->merged->append(chunk);
+    state_->stdout_stream->append(chunk);
+    boost::asio::post(
+        state_->terminal->screens,
+        [terminal = state_->terminal, piece = std::string(chunk)] { terminal->draw(piece); });
+}
+
+void job_terminal::draw(std::string_view chunk) noexcept {
     std::string answers;
-    std::shared_ptr<const unique_fd> master;
+    std::shared_ptr<const unique_fd> to;
     {
-        std::lock_guard lock(terminal.mutex);
-        state_->merged->append(chunk);
-        state_->stdout_stream->append(chunk);
-        answers = terminal.emulator.feed(chunk);
-        terminal.offset += chunk.size();
-        terminal.last_output = std::chrono::steady_clock::now();
-        master = terminal.master;
+        std::lock_guard lock(mutex);
+        if (!emulator) return;
+        try {
+            answers = emulator->feed(chunk);
+        } catch (const std::exception& error) {
+            // Out of memory drawing: the bytes are in the streams all the same; the screen says
+            // nothing it did not draw (the offset stays behind them).
+            log::error("a job's screen could not draw its output: {}", error.what());
+            return;
+        }
+        offset += chunk.size();
+        last_output = std::chrono::steady_clock::now();
+        to = master;
     }
-    terminal.changed.notify_all();
+    changed.notify_all();
     // As a terminal answers: at once, or not at all (a few bytes that a program which stopped
-    // reading its terminal would not take; the loop never waits on a run).
-    if (!answers.empty() && master) {
-        if (write_without_sigpipe(master->get(), answers.data(), answers.size()) !=
+    // reading its terminal would not take; nothing here waits on a run).
+    if (!answers.empty() && to) {
+        if (write_without_sigpipe(to->get(), answers.data(), answers.size()) !=
             static_cast<ssize_t>(answers.size())) {
-            log::debug("{}: the terminal's answer was not taken whole", state_->id);
+            log::debug("the terminal's answer was not taken whole");
         }
     }
+}
+
+void job_terminal::settle() noexcept {
+    {
+        std::lock_guard lock(mutex);
+        if (emulator) {
+            try {
+                final_screen = emulator->snapshot(true, scrollback_lines);
+                emulator.reset();
+            } catch (const std::exception& error) {
+                log::error("a job's last screen could not be kept: {}", error.what());
+            }
+        }
+        settled = true;
+        master.reset();
+    }
+    changed.notify_all();
 }
 
 bool job::has_terminal() const noexcept {
@@ -298,7 +342,17 @@ std::optional<terminal_screen> job::screen(bool attributes, std::size_t scrollba
     if (!state_->terminal) return std::nullopt;
     const job_terminal& terminal = *state_->terminal;
     std::lock_guard lock(terminal.mutex);
-    terminal_screen out = terminal.emulator.snapshot(attributes, scrollback);
+    terminal_screen out;
+    if (terminal.emulator) {
+        out = terminal.emulator->snapshot(attributes, scrollback);
+    } else {
+        // The job ended: its last screen, as asked for.
+        out = *terminal.final_screen;
+        if (!attributes) out.attributes.clear();
+        const std::size_t kept = std::min(scrollback, out.scrollback.size());
+        out.scrollback.erase(out.scrollback.begin(),
+                             out.scrollback.end() - static_cast<std::ptrdiff_t>(kept));
+    }
     out.offset = terminal.offset;
     return out;
 }
@@ -310,7 +364,10 @@ job_write_result job::press(std::span<const terminal_key> keys) {
     std::string bytes;
     {
         std::lock_guard lock(state_->terminal->mutex);
-        bytes = state_->terminal->emulator.keys(keys);
+        if (!state_->terminal->emulator) {
+            return {0, job_write_failure{job_write_error::ended, "the job has ended"}};
+        }
+        bytes = state_->terminal->emulator->keys(keys);
     }
     return write(bytes, false);
 }
@@ -319,11 +376,11 @@ bool job::resize(terminal_size size) {
     if (!state_->terminal || terminal_size_error(size)) return false;
     job_terminal& terminal = *state_->terminal;
     std::lock_guard lock(terminal.mutex);
-    if (terminal.settled || !terminal.master) return false;
+    if (terminal.settled || !terminal.master || !terminal.emulator) return false;
     // Under the lock that output takes: the program's redraw after its SIGWINCH is fed to a
     // screen of the new size.
     if (resize_pty(terminal.master->get(), size) != 0) return false;
-    terminal.emulator.resize(size);
+    terminal.emulator->resize(size);
     return true;
 }
 
@@ -334,7 +391,7 @@ screen_wait_result job::wait_screen(const screen_wait& until,
     const auto since = until.since.value_or(std::chrono::steady_clock::now());
     std::unique_lock lock(terminal.mutex);
     for (;;) {
-        if (!until.shows.empty() && terminal.emulator.shows(until.shows)) {
+        if (!until.shows.empty() && shows_locked(terminal, until.shows)) {
             return screen_wait_result::shown;
         }
         const auto now = std::chrono::steady_clock::now();
@@ -367,13 +424,10 @@ void job::settle(run_record record, const std::function<void()>& retire) {
         // that the screen still shows every byte of the output.
         const std::string line = "cordon: " + message + "\n";
         state_->stderr_stream->append(line);
+        state_->merged->append(line);
         if (state_->terminal) {
-            std::lock_guard lock(state_->terminal->mutex);
-            state_->merged->append(line);
-            (void)state_->terminal->emulator.feed("cordon: " + message + "\r\n");
-            state_->terminal->offset += line.size();
-        } else {
-            state_->merged->append(line);
+            boost::asio::post(state_->terminal->screens,
+                              [terminal = state_->terminal, line] { terminal->draw(line); });
         }
     }
     state_->merged->seal();
@@ -397,13 +451,10 @@ void job::settle(run_record record, const std::function<void()>& retire) {
         state_->stdin_final = true;
     }
     state_->stdin_ready.notify_all();
+    // After every piece of output already posted to the screen thread.
     if (state_->terminal) {
-        {
-            std::lock_guard lock(state_->terminal->mutex);
-            state_->terminal->settled = true;
-            state_->terminal->master.reset();
-        }
-        state_->terminal->changed.notify_all();
+        boost::asio::post(state_->terminal->screens,
+                          [terminal = state_->terminal] { terminal->settle(); });
     }
     copy.output_bytes = state_->merged->size();
     copy.stdout_bytes = state_->stdout_stream->size();

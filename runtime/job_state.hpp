@@ -17,6 +17,8 @@
 #include <string>
 #include <thread>
 
+#include <boost/asio/any_io_executor.hpp>
+
 #include "cordon/executor.hpp"
 #include "cordon/jobs.hpp"
 #include "cordon/unique_fd.hpp"
@@ -28,13 +30,33 @@ namespace cordon::runtime {
 // A job under a terminal: its screen, fed every byte of its output in order, and the master it
 // types into and resizes. One lock over the screen and the offset, so that a screen read together
 // with its offset shows exactly the output before it.
+//
+// The screen is drawn on the supervisor's screen thread, not on its loop: a screen costs in
+// proportion to its cells (libvterm moves every cell of it for each line that scrolls), and a
+// program that floods a large one would otherwise hold up every job's output, timers and kills.
+// The job's output is read again only once its last piece was drawn (run_request::stdout_pace),
+// so a program writes at its terminal's speed, as it would at a real one. Shared with the tasks
+// of that thread, which may outlive the job.
 struct job_terminal {
-    job_terminal(terminal_size size, std::size_t scrollback) : emulator(size, scrollback) {}
+    job_terminal(terminal_size size, std::size_t scrollback)
+        : emulator(std::make_unique<terminal_emulator>(size, scrollback)),
+          scrollback_lines(scrollback) {}
+
+    // Draws `chunk` (on the screen thread): its answers go to the master.
+    void draw(std::string_view chunk) noexcept;
+    // Once every piece of output was drawn (on the screen thread): the final screen is kept as
+    // text and the emulator goes (a large one holds tens of MB; a supervisor keeps a hundred
+    // ended jobs).
+    void settle() noexcept;
 
     mutable std::mutex mutex;
     mutable std::condition_variable changed;  // output fed, or the job settled
-    terminal_emulator emulator;               // guarded by mutex
-    std::uint64_t offset = 0;                 // guarded by mutex: the output bytes fed
+    // Guarded by mutex: the emulator until the job settled, then its last screen.
+    std::unique_ptr<terminal_emulator> emulator;
+    std::optional<terminal_screen> final_screen;
+    const std::size_t scrollback_lines;
+    boost::asio::any_io_executor screens;  // the supervisor's screen thread; set at start
+    std::uint64_t offset = 0;              // guarded by mutex: the output bytes fed
     std::chrono::steady_clock::time_point last_output = std::chrono::steady_clock::now();
     std::shared_ptr<const unique_fd> master;  // guarded by mutex: set once prepared
     // Guarded by mutex: when the terminal was there (prepared); quiet is counted from it at the
@@ -72,7 +94,7 @@ struct job::state {
     // A job under a terminal: set once it is prepared (the terminal's master then in stdin_fd).
     std::condition_variable stdin_ready;     // with stdin_mutex
     bool stdin_final = false;                // guarded by stdin_mutex: stdin_fd will not be set now
-    std::unique_ptr<job_terminal> terminal;  // null without a terminal
+    std::shared_ptr<job_terminal> terminal;  // null without a terminal
     std::thread::id loop_thread;  // set once by the supervisor before anyone else sees the job
 
     std::promise<job_snapshot> promise;

@@ -105,6 +105,8 @@ struct supervisor::loop {
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
         io.get_executor()};
     boost::asio::thread_pool preparers{preparing_threads};
+    // Where the screens of jobs under a terminal are drawn (job_state.hpp, job_terminal).
+    boost::asio::thread_pool screens{1};
     // What a handler lets out is logged and the loop goes on (event_loop.hpp).
     std::thread thread{[this] { run_through_exceptions(io, "the job supervisor's loop"); }};
 
@@ -112,6 +114,7 @@ struct supervisor::loop {
         // Every preparation has ended when the supervisor shut down (each job settled); the join
         // only waits for the last of them to return.
         preparers.join();
+        screens.join();
         work.reset();
         io.stop();
         if (thread.joinable()) thread.join();
@@ -200,6 +203,9 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
                                             options_.executor.limits.spill_max_bytes, spill_);
         }
         started->state_->loop_thread = loop_->thread.get_id();
+        if (started->state_->terminal) {
+            started->state_->terminal->screens = loop_->screens.get_executor();
+        }
         ++next_id_;
         running_.push_back(started);
     }
@@ -248,6 +254,27 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
         }
         hand_on(theirs, chunk);
     };
+    if (request.run.tty) {
+        // The output is read again once the screen thread drew what came before (the terminal's
+        // pace, job_state.hpp), and then at the caller's, when it set one.
+        request.run.stdout_pace =
+            [screens = loop_->screens.get_executor(),
+             theirs = std::move(request.run.stdout_pace)](std::function<void()> more) mutable {
+                boost::asio::post(screens, [theirs, more = std::move(more)]() mutable {
+                    if (!theirs) {
+                        more();
+                        return;
+                    }
+                    try {
+                        theirs(more);
+                    } catch (...) {
+                        // Nothing escapes onto the screen thread; the output is read on.
+                        log::error("a job's stdout_pace threw: its output is read without it");
+                        more();
+                    }
+                });
+            };
+    }
     request.run.on_stderr = [weak, hand_on,
                              theirs = std::move(request.run.on_stderr)](std::string_view chunk) {
         if (auto self = weak.lock()) {

@@ -439,6 +439,34 @@ TEST_F(Interactive, ATimedOutJobLeavesNoProcess) {
 
 // Each misuse of the terminal's arguments is a tool error that says what is wrong, and the jobs
 // and the server go on.
+// A screen's text is what a command wrote, at a size the client chose: a result holds a bounded
+// part of it (the scrollback first goes, then the attributes, then each row's end), and says so.
+TEST_F(Interactive, AScreenLargerThanAResultHoldsIsCut) {
+    session server(server_args(workspace_, false));
+    if (auto refused = sandbox_refuses(server)) CORDON_SKIP_OR_FAIL(*refused);
+    // 199 rows of 999 four-byte characters, bold: 800 KB of rows, and as much of attributes.
+    const json started = server.start(
+        "python3 -c 'import sys\n"
+        "for i in range(199): sys.stdout.write(\"\\x1b[1m\" + chr(0x1D538) * 999 + \"\\r\\n\")\n"
+        "sys.stdout.write(\"drawn\")\nsys.stdout.flush()\ninput()'",
+        {{"rows", 200}, {"cols", 1000}});
+    const std::string job = field(started, "job_id");
+    ASSERT_FALSE(job.empty()) << started.dump().substr(0, 2000);
+    (void)server.await_screen(job, "drawn");
+    const json shown = server.call(
+        "job_output",
+        {{"job_id", job}, {"screen", true}, {"attributes", true}, {"scrollback", 1000}});
+    EXPECT_LT(shown.dump().size(), 2'000'000U)
+        << "256 KB of text, each character escaped in JSON, twice";
+    EXPECT_NE(text_of(shown).find("cut to what a result holds"), std::string::npos)
+        << text_of(shown).substr(text_of(shown).size() - 300);
+    const auto rows = rows_of(shown);
+    ASSERT_FALSE(rows.empty());
+    EXPECT_LT(rows.front().size(), 999U * 4U) << "each row's end was cut, on a character";
+    EXPECT_EQ(rows.front().size() % 4, 0U);
+    (void)server.call("job_kill", {{"job_id", job}, {"signal", "KILL"}});
+}
+
 TEST_F(Interactive, MisusedTerminalArgumentsAreToolErrors) {
     session server(server_args(workspace_, false));
     const auto refused = [](const json& result, std::string_view says) {
