@@ -202,6 +202,12 @@ int run_run_command(run_options& options) {
 
     std::optional<runtime::run_record> result;
     boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
+    if (valid.tty) {
+        // Whatever else would end cordon where it stands ends the run the same way, so that the
+        // person's terminal gets its modes back (only SIGKILL, and a crash, leave it raw).
+        for (const int ending : {SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF})
+            interrupts.add(ending);
+    }
     int interrupted_by = 0;
     const auto started = std::chrono::steady_clock::now();
     const auto done = [&](runtime::run_record r) {

@@ -215,6 +215,10 @@ std::vector<landlock_grant> landlock_grants(sandbox_mode mode, bool inside_bwrap
     // /dev/tty is the opener's own controlling terminal, whatever the node (ENXIO without one):
     // under a terminal, the run's, which it may write as it writes its stdout.
     if (terminal) out.push_back({"/dev/tty", true, true});
+    // Inside bwrap, /dev/console is the run's own terminal too: bwrap's --dev binds the terminal
+    // its stdout is onto it (what tty(1) and ttyname(3) then name). Never outside: there it is
+    // the host's console.
+    if (terminal && inside_bwrap) out.push_back({"/dev/console", true, true});
     if (mode == sandbox_mode::workspace_write) {
         if (inside_bwrap ? tmp != tmp_policy::none : tmp == tmp_policy::host) {
             out.push_back({"/tmp", true, false});

@@ -268,22 +268,24 @@ exec "$0" sleep 30000 "$3"
     EXPECT_TRUE(same_modes(person.modes(), before)) << "cordon's terminal modes came back";
 }
 
-// cordon's terminal gets its modes back however the run ends: cordon told to stop (SIGTERM: it
-// ends the command and exits 143) or the run's timeout (124); nothing is left running.
+// cordon's terminal gets its modes back however the run ends: cordon ended by a signal whose
+// default would end it where it stands (SIGTERM, and the others of that kind: it ends the command
+// and exits 128+N) or the run's timeout (124); nothing is left running.
 TEST(RunTtyEnds, TheModesComeBackWhenCordonIsStoppedOrTheRunTimesOut) {
     temp_dir workspace{"/var/tmp"};
     const std::string marker = "cordon-run-tty-end-" + std::to_string(::getpid());
     const std::string script = "echo running; exec \"$0\" sleep 30000 \"$1\"";
-    for (const bool stopped : {true, false}) {
-        SCOPED_TRACE(stopped ? "SIGTERM" : "timeout");
+    for (const int signal : {SIGTERM, SIGQUIT, SIGUSR1, SIGALRM, 0}) {
+        const bool stopped = signal != 0;
+        SCOPED_TRACE(stopped ? ::strsignal(signal) : "timeout");
         at_terminal person(24, 80);
         const termios before = person.modes();
         person.start({"run", "--tty", "--timeout", stopped ? "60s" : "1s", "--", "/bin/sh", "-c",
                       script, test_child_path().string(), marker},
                      workspace.path());
         ASSERT_TRUE(person.wait_for("running\r\n")) << person.shown();
-        if (stopped) ::kill(person.pid(), SIGTERM);
-        EXPECT_EQ(person.wait(), stopped ? 128 + SIGTERM : cli::exit_timeout) << person.shown();
+        if (stopped) ::kill(person.pid(), signal);
+        EXPECT_EQ(person.wait(), stopped ? 128 + signal : cli::exit_timeout) << person.shown();
         EXPECT_TRUE(same_modes(person.modes(), before));
         EXPECT_TRUE(wait_no_process_with_cmdline(marker, 10s));
     }
