@@ -99,6 +99,10 @@ constexpr std::uint32_t read_only_ioctl_families[] = {
     0x8900U,  // sockets (SIOCGIF*, SIOCGSTAMP, ...)
 };
 
+// Refused in every confined mode (see the header for why): typing into a terminal, a console's
+// paste.
+constexpr std::uint32_t terminal_input_ioctls[] = {TIOCSTI, TIOCLINUX};
+
 // Refused in every confined mode (see the header for why).
 constexpr long refused_calls[] = {
     SYS_add_key,        SYS_request_key,    SYS_keyctl,
@@ -427,7 +431,7 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
     // A terminal's input is not the command's to write: TIOCSTI would type into whatever
     // terminal it holds, TIOCLINUX drive a virtual console (paste, console switching). The
     // kernel compares the request as an unsigned int (fs/ioctl.c), the filter its low 32 bits.
-    for (const std::uint32_t request : {std::uint32_t{TIOCSTI}, std::uint32_t{TIOCLINUX}})
+    for (const std::uint32_t request : terminal_input_ioctls)
         p.refuse_argument(SYS_ioctl, 1, request, eperm);
     for (long call : refused_calls)
         p.refuse(call, eperm);
