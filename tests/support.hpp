@@ -72,6 +72,18 @@ inline std::filesystem::path cordon_path() {
 
 // CI sets CORDON_REQUIRE_REAL_BACKENDS=1 so that a suite which would skip because bwrap or
 // Landlock is missing fails instead: CI must prove that both real backends ran.
+// Where `directory` keeps the verdict of `ladder` ("verdict-<ladder>-<hash>", one per prober:
+// sandbox/verdict_cache.hpp), or a name no file has when it keeps none.
+inline std::filesystem::path verdict_file_in(const std::filesystem::path& directory,
+                                             std::string_view ladder) {
+    const std::string prefix = "verdict-" + std::string(ladder) + "-";
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, ignored)) {
+        if (entry.path().filename().string().starts_with(prefix)) return entry.path();
+    }
+    return directory / prefix;
+}
+
 inline bool real_backends_required() {
     const char* value = std::getenv("CORDON_REQUIRE_REAL_BACKENDS");
     return value != nullptr && std::string(value) == "1";

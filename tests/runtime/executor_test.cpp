@@ -284,7 +284,7 @@ TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) 
     };
     auto provider = make_local_provider(options);
     ASSERT_TRUE(provider->selected());
-    EXPECT_TRUE(fs::exists(verdicts / "cache" / "verdict-bwrap"));
+    EXPECT_TRUE(fs::exists(test::verdict_file_in(verdicts / "cache", "bwrap")));
 
     expect_fails_closed(
         provider, [&bwrap](const sandbox::sandbox_unavailable_error& error, sandbox_mode) {
@@ -316,7 +316,7 @@ TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) 
     EXPECT_EQ(result->outcome.message, sandbox_unavailable(*result).what());
     EXPECT_TRUE(result->stdout_output.text.empty());
     EXPECT_FALSE(fs::exists(marker));
-    EXPECT_FALSE(fs::exists(verdicts / "cache" / "verdict-bwrap"))
+    EXPECT_FALSE(fs::exists(test::verdict_file_in(verdicts / "cache", "bwrap")))
         << "the verdict that chose a broken runner is still shared";
 }
 
@@ -743,7 +743,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
 
     EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
                                                     "aborted", "timeoutMs", "durationMs", "stdout",
-                                                    "stderr", "sandbox", "limits"}));
+                                                    "stderr", "sandbox", "limits", "tty"}));
     const std::set<std::string> stream_keys{"text", "truncated", "spillPath", "bytes"};
     EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
@@ -770,7 +770,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                     "network": {"policy": "deny", "enforcement": "full", "missing": [],
                                 "blocked": [], "blockedMore": 0}},
         "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
-                   "memoryLimitHit": false}
+                   "memoryLimitHit": false},
+        "tty": null
     })");
     EXPECT_EQ(json, expected) << json.dump(2);
     EXPECT_TRUE(json["timeoutMs"].is_number_integer());
@@ -902,9 +903,10 @@ TEST(RecordJson, ARunnerFailedRecordCarriesTheSandboxError) {
         {"cordon-landlock: cannot apply the ruleset", sandbox::backend_kind::landlock, {}});
     record.timeout = 1000ms;
     const auto json = to_json(record);
-    EXPECT_EQ(keys_of(json), (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut",
-                                                    "aborted", "timeoutMs", "durationMs", "stdout",
-                                                    "stderr", "sandbox", "limits", "error"}));
+    EXPECT_EQ(keys_of(json),
+              (std::set<std::string>{"outcome", "exitCode", "signal", "timedOut", "aborted",
+                                     "timeoutMs", "durationMs", "stdout", "stderr", "sandbox",
+                                     "limits", "error", "tty"}));
     EXPECT_EQ(json["outcome"], "runner-failed");
     EXPECT_EQ(json["sandbox"]["runnerFailed"], true);
     EXPECT_EQ(json["sandbox"]["backend"], "landlock");

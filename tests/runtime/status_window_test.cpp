@@ -83,8 +83,8 @@ protected:
             // Under bwrap the polite signals reach the launcher through the run's cgroup.
             CORDON_SKIP_OR_FAIL(why);
         }
-        verdict_ = verdicts_ / "cache" /
-                   (w.backend == real_backend::bwrap ? "verdict-bwrap" : "verdict-landlock");
+        verdict_ = test::verdict_file_in(verdicts_ / "cache",
+                                         w.backend == real_backend::bwrap ? "bwrap" : "landlock");
         ASSERT_TRUE(fs::exists(verdict_));
     }
 

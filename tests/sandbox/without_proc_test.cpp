@@ -210,7 +210,7 @@ TEST_F(WithoutProc, TheVerdictCacheIsNotUsedWithoutTheFactsOfItsKey) {
         local_provider provider(stored);
         ASSERT_TRUE(provider.selected().has_value());
     }
-    ASSERT_TRUE(fs::exists(cache / "verdict-landlock"));
+    ASSERT_TRUE(fs::exists(test::verdict_file_in(cache, "landlock")));
     const std::string answer = answer_without({"/proc"}, [&] {
         auto key = verdict_key(bwrap_, launcher_);
         std::string out = std::holds_alternative<unknown_facts>(key)
