@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "base/json_text.hpp"
 #include "mcp/arguments.hpp"
 #include "mcp/tool_context.hpp"
 #include "mcp/tools.hpp"
@@ -246,8 +247,9 @@ json run_job_write(tool_context& context, call& running, const json& given) {
         shown_job.structured["written"] = written.written;
         shown_job.structured["waited"] = runtime::to_string(waited);
         if (wait_for && waited != runtime::screen_wait_result::shown) {
-            shown_job.text = "[the screen does not show " + json(shortened(*wait_for, 200)).dump() +
-                             "]\n" + shown_job.text;
+            shown_job.text = "[the screen does not show " +
+                             base::dump_json(json(shortened(*wait_for, 200))) + "]\n" +
+                             shown_job.text;
         }
         return tool_result(shown_job, verbose);
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/json_text.hpp"
 #include "cordon/record_json.hpp"
 #include "runtime/output_collector.hpp"
 #include "runtime/render.hpp"
@@ -193,7 +194,7 @@ window screen_window(const runtime::terminal_screen& screen, bool cut,
                 std::to_string(screen.cursor.row + 1) + ", column " +
                 std::to_string(screen.cursor.col + 1);
     if (!screen.cursor.visible) out.text += " (hidden)";
-    if (!screen.title.empty()) out.text += "; title " + json(screen.title).dump();
+    if (!screen.title.empty()) out.text += "; title " + base::dump_json(json(screen.title));
     if (screen.alternate_screen) out.text += "; alternate screen";
     if (cut) out.text += "; cut to what a result holds";
     out.text += "]\n";

@@ -202,6 +202,17 @@ std::string terminal_emulator::feed(std::string_view bytes) {
     return std::exchange(output_, {});
 }
 
+namespace {
+
+// The characters Ctrl- turns into a control character (parse_key refuses Ctrl- with any other; a
+// key made by hand with one sends the character alone, never a control character it is not).
+bool has_control_form(char32_t c) {
+    return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || c == U'@' || c == U'[' ||
+           c == U'\\' || c == U']' || c == U'^' || c == U'_' || c == U'?' || c == U' ';
+}
+
+}  // namespace
+
 std::string terminal_emulator::keys(std::span<const terminal_key> keys) {
     output_.clear();
     output_limit_ = static_cast<std::size_t>(-1);
@@ -211,7 +222,7 @@ std::string terminal_emulator::keys(std::span<const terminal_key> keys) {
             // Alt-<c> with printf's %c (one byte, so Alt-é is wrong) and Ctrl-I, Ctrl-M,
             // Ctrl-[, Ctrl-@ as CSI u, where an xterm sends the control character programs read.
             if (key.alt) output_ += '\x1b';
-            if (key.ctrl) {
+            if (key.ctrl && has_control_form(key.character)) {
                 const char32_t c = key.character;
                 output_ += c == '?' ? '\x7f' : static_cast<char>(c & 0x1F);
             } else {

@@ -89,7 +89,9 @@ enum class terminal_key_code : std::uint8_t {
 };
 
 // One key as a keyboard sends it: a named key or a character, with modifiers. parse_key makes
-// them from what a model or a person writes.
+// them from what a model or a person writes; one made by hand with a combination parse_key
+// refuses (Ctrl- with a character that has no control character, Shift- with a character) sends
+// what the character alone sends.
 struct terminal_key {
     terminal_key_code code = terminal_key_code::character;
     char32_t character = 0;     // code == character: a Unicode scalar value

@@ -412,5 +412,18 @@ TEST(TerminalEmulator, LargeWritesDoNotOverflowTheStack) {
     }());
 }
 
+// A key made by hand that parse_key would refuse sends no control character it is not.
+TEST(TerminalEmulator, AHandMadeKeyWithoutAControlFormSendsItsCharacter) {
+    terminal_emulator terminal;
+    terminal_key accented;
+    accented.character = U'\u00e9';
+    accented.ctrl = true;
+    EXPECT_EQ(terminal.keys(std::span(&accented, 1)), "\xc3\xa9");
+    terminal_key upper;
+    upper.character = U'C';
+    upper.ctrl = true;
+    EXPECT_EQ(terminal.keys(std::span(&upper, 1)), "\x03") << "Ctrl-C, whatever the case";
+}
+
 }  // namespace
 }  // namespace cordon::runtime
