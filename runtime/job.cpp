@@ -433,6 +433,21 @@ void job::settle(run_record record, const std::function<void()>& retire) {
     state_->merged->seal();
     state_->stdout_stream->seal();
     state_->stderr_stream->seal();
+    // After every piece of output already posted to the screen thread, and before anyone sees
+    // the job settled: its screen is then the last one, and it takes no more keys or sizes. The
+    // wait is short (the run is over, and its output was paced: what is left to draw is what its
+    // terminal held), and bounded all the same.
+    if (state_->terminal) {
+        auto drawn = std::make_shared<std::promise<void>>();
+        std::future<void> last = drawn->get_future();
+        boost::asio::post(state_->terminal->screens, [terminal = state_->terminal, drawn] {
+            terminal->settle();
+            drawn->set_value();
+        });
+        if (last.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+            log::warn("{}: its last screen was not drawn within 5 s", state_->id);
+        }
+    }
     retire();
     job_snapshot copy;
     {
@@ -451,11 +466,6 @@ void job::settle(run_record record, const std::function<void()>& retire) {
         state_->stdin_final = true;
     }
     state_->stdin_ready.notify_all();
-    // After every piece of output already posted to the screen thread.
-    if (state_->terminal) {
-        boost::asio::post(state_->terminal->screens,
-                          [terminal = state_->terminal] { terminal->settle(); });
-    }
     copy.output_bytes = state_->merged->size();
     copy.stdout_bytes = state_->stdout_stream->size();
     copy.stderr_bytes = state_->stderr_stream->size();
