@@ -22,6 +22,7 @@
 
 #include "base/log.hpp"
 #include "base/mountinfo.hpp"
+#include "base/number.hpp"
 #include "base/random_name.hpp"
 #include "base/small_file.hpp"
 #include "runtime/cgroup_files.hpp"
@@ -144,6 +145,26 @@ process_host& process_host::instance() {
 }
 
 }  // namespace
+
+std::uint64_t socket_memory_limit(std::uint64_t max_memory) {
+    // net.ipv4.tcp_mem: three page counts; below the first, TCP is "not bothered about its memory
+    // appetite" (tcp(7)). A run gets a quarter of it, so that a few runs at their bound together
+    // stay below where the host's sockets start to be squeezed.
+    static const std::optional<std::uint64_t> share = []() -> std::optional<std::uint64_t> {
+        const base::read_result read = base::read_small_file("/proc/sys/net/ipv4/tcp_mem");
+        const std::string* text = std::get_if<std::string>(&read);
+        if (text == nullptr) return std::nullopt;
+        const std::string_view first =
+            std::string_view(*text).substr(0, text->find_first_of(" \t\n"));
+        const auto pages = base::parse_number<std::uint64_t>(first);
+        const long page = ::sysconf(_SC_PAGESIZE);
+        if (!pages || page <= 0 || *pages > UINT64_MAX / static_cast<std::uint64_t>(page)) {
+            return std::nullopt;
+        }
+        return *pages * static_cast<std::uint64_t>(page) / 4;
+    }();
+    return share ? std::min(max_memory, *share) : max_memory;
+}
 
 std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::for_this_process() {
     return process_host::instance().get();
@@ -387,6 +408,16 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
             const fs::path memsw = *paths.memory / "memory.memsw.limit_in_bytes";
             if (fs::exists(memsw, ec)) {
                 if (auto error = set(memsw, *limits.max_memory)) return undo(*error);
+            }
+            // Socket buffers: v1 charges them to the run only once this limit is set (v2
+            // charges them to memory.max). Without it a command's unread loopback connections
+            // hold memory no limit of the run sees, up to net.ipv4.tcp_mem, whose pressure then
+            // falls on every TCP socket of the host (docs/sandbox.md, "Host-wide kernel
+            // resources"). Absent without kernel memory accounting, as memsw is without swap's.
+            const fs::path sockets = *paths.memory / "memory.kmem.tcp.limit_in_bytes";
+            if (fs::exists(sockets, ec)) {
+                const std::uint64_t bound = socket_memory_limit(*limits.max_memory);
+                if (auto error = set(sockets, bound)) return undo(*error);
             }
         } else {
             (void)write_file(paths.unified / "memory.swap.max", "0");

@@ -69,6 +69,10 @@ struct cgroup_host_options {
     std::filesystem::path lock_directory;
 };
 
+// What a run's socket buffers may hold under cgroup v1 (memory.kmem.tcp.limit_in_bytes): its
+// memory limit, or a quarter of the host's net.ipv4.tcp_mem threshold when that is lower.
+[[nodiscard]] std::uint64_t socket_memory_limit(std::uint64_t max_memory);
+
 class cgroup_host : public std::enable_shared_from_this<cgroup_host> {
 public:
     // Finds the cgroup v2 mount and this process's cgroup, and creates a private parent

@@ -415,6 +415,7 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
     p.ret(enosys);
 
     p.refuse(SYS_clone3, enosys);
+    p.refuse(SYS_io_setup, enosys);
     // openat2 carries its mode in a struct the filter cannot read; libc falls back to openat.
     p.refuse(SYS_openat2, enosys);
     for (const mode_argument& m : setid_modes)

@@ -25,6 +25,10 @@
 //         could otherwise set cordon's CPU limit to zero (and so kill it), starve it, or renice
 //         every process of the uid;
 //       * io_uring, whose operations do not pass through seccomp at all;
+//       * Linux AIO contexts (io_setup, ENOSYS so that callers fall back to threads, as libaio's
+//         users and glibc's POSIX AIO do): every context takes events from fs.aio-max-nr, one
+//         counter for the whole host, and a command that took them all would fail every host
+//         process's io_setup while it ran (docs/sandbox.md, "Host-wide kernel resources");
 //       * typing into a terminal (the TIOCSTI ioctl) and driving a virtual console (TIOCLINUX):
 //         whatever terminal the command holds, its own pseudo-terminal's included, its input is
 //         the person's (or the agent's), never the command's;

@@ -109,7 +109,10 @@
 //   quota-fill KIND N       take up to N of a resource the kernel counts per uid and hold them:
 //                           KIND inotify (instances), fanotify (groups), sigqueue (SIGRTMIN,
 //                           blocked, queued to itself) or mqueue (POSIX queues of the default
-//                           size); print `MAX <value>` of the namespace's
+//                           size), aio (io_setup contexts of 1024 events each, taken from the
+//                           host's fs.aio-max-nr) or tcp-queue (N MiB written, never read,
+//                           into up to 256 loopback TCP connections of its own: HELD counts the
+//                           MiB the kernel took); print `MAX <value>` of the namespace's
 //                           user.max_* file (inotify, fanotify), then `HELD <count> <errno name
 //                           of the refusal, or NONE>`, and hold everything until stdin ends
 //   clone-parent            clone(CLONE_PARENT): a child handed to the command's parent
@@ -509,6 +512,48 @@ int fake_launcher(int argc, char** argv) {
         }
     }
     return 125;
+}
+
+// quota-fill tcp-queue: writes up to `mib` MiB into loopback TCP connections of its own and
+// never reads them, each until the kernel takes no more (EAGAIN), a new connection for the rest;
+// the connections stay open. Returns the MiB the kernel took and the errno that stopped it (0
+// when all of it was taken).
+std::pair<long, int> queue_on_loopback(long mib) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (listener < 0) return {0, errno};
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(listener, 256) != 0 ||
+        ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+        return {0, errno};
+    }
+    const std::string chunk(64 * 1024, 'x');
+    const long long wanted = static_cast<long long>(mib) << 20;
+    long long queued = 0;
+    int refusal = 0;
+    for (int connection = 0; connection < 256 && queued < wanted; ++connection) {
+        const int writer = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (writer < 0 ||
+            ::connect(writer, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+            ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC) < 0) {
+            refusal = errno;
+            break;
+        }
+        ::fcntl(writer, F_SETFL, O_NONBLOCK);
+        while (queued < wanted) {
+            const ssize_t sent = ::send(writer, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+            if (sent < 0) {
+                if (errno != EAGAIN) refusal = errno;
+                break;
+            }
+            queued += sent;
+        }
+        if (refusal != 0) break;
+    }
+    return {static_cast<long>(queued >> 20), refusal};
 }
 
 int main(int argc, char** argv) {
@@ -1301,6 +1346,17 @@ int main(int argc, char** argv) {
             sigaddset(&rt, SIGRTMIN);
             sigprocmask(SIG_BLOCK, &rt, nullptr);
         }
+        if (kind == "tcp-queue") {
+            const auto [queued, refusal] = queue_on_loopback(wanted);
+            std::printf("HELD %ld %s\n", queued, refusal != 0 ? errno_name(refusal) : "NONE");
+            std::fflush(stdout);
+            for (;;) {
+                char byte;
+                const ssize_t n = ::read(STDIN_FILENO, &byte, 1);
+                if (n > 0 || (n < 0 && errno == EINTR)) continue;
+                return 0;
+            }
+        }
         long held = 0;
         int refusal = 0;
         for (; held < wanted; ++held) {
@@ -1311,6 +1367,9 @@ int main(int argc, char** argv) {
                 fd = ::fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC, O_RDONLY);
             } else if (kind == "sigqueue") {
                 fd = ::sigqueue(::getpid(), SIGRTMIN, sigval{}) == 0 ? 0 : -1;
+            } else if (kind == "aio") {
+                unsigned long context = 0;
+                fd = ::syscall(SYS_io_setup, 1024, &context);
             } else if (kind == "mqueue") {
                 const std::string name =
                     "cordon-quota-" + std::to_string(::getpid()) + "-" + std::to_string(held);

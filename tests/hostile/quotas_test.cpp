@@ -8,9 +8,12 @@
 // checks from this process (cordon's uid, on the host) that one is still there to take.
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "hostile_support.hpp"
 #include "run_or_throw.hpp"
+#include "runtime/cgroup.hpp"
 #include "runtime/unique_fd.hpp"
 #include "sandbox/quotas.hpp"
 
@@ -103,11 +106,12 @@ protected:
     // Runs quota-fill KIND N read-only; `check` runs on the host while the command holds all it
     // could take. Returns the HELD line's values and the MAX line (empty when none).
     held fill_and_check(const std::string& kind, long wanted, const std::function<void()>& check,
-                        std::string* max_line = nullptr) {
-        held_run command(
-            selection_->provider,
-            request({child(), "quota-fill", kind, std::to_string(wanted)}, sandbox_mode::read_only),
-            path_options());
+                        std::string* max_line = nullptr,
+                        const std::function<void(runtime::run_request&)>& adjust = {}) {
+        runtime::run_request filling =
+            request({child(), "quota-fill", kind, std::to_string(wanted)}, sandbox_mode::read_only);
+        if (adjust) adjust(filling);
+        held_run command(selection_->provider, std::move(filling), path_options());
         const std::optional<std::string> line = command.wait_for_line_starting("HELD ");
         if (line) check();
         record_ = command.release();
@@ -224,6 +228,58 @@ TEST_P(KernelQuotas, SignalsTheCommandQueuesLeaveTheHostItsOwn) {
         EXPECT_GT(taken.count, 0);
     }
     EXPECT_LE(taken.count, 1024) << "the run's RLIMIT_SIGPENDING";
+}
+
+// fs.aio-max-nr is one count for the whole host, with no limit per uid or per run: the filter
+// refuses io_setup (ENOSYS, the answer of a kernel without AIO, on which libaio's users fall back
+// to threads), and the host's own contexts are never at stake.
+TEST_P(KernelQuotas, AioContextsAreRefusedSoTheHostKeepsItsOwn) {
+    int host_error = 0;
+    const held taken = fill_and_check("aio", 1'000'000, [&host_error] {
+        unsigned long context = 0;
+        host_error = ::syscall(SYS_io_setup, 1, &context) == 0 ? 0 : errno;
+        if (host_error == 0) (void)::syscall(SYS_io_destroy, context);
+    });
+    EXPECT_EQ(host_error, 0) << "the host's io_setup while the run held all it could: "
+                             << std::strerror(host_error);
+    EXPECT_EQ(taken.count, 0);
+    EXPECT_EQ(taken.refusal, "ENOSYS");
+}
+
+// Socket buffers count against the host's net.ipv4.tcp_mem, whose pressure falls on every TCP
+// socket of the host. A command that writes 256 MiB into loopback connections it never reads
+// has them charged to its run: under cgroup v1 through memory.kmem.tcp.limit_in_bytes (without
+// it, v1 charges sockets to no limit at all and the 256 MiB were all taken), under v2 through
+// memory.max. The kernel still lets each connection queue a little past the limit, so the bound
+// leaves room for that (256 connections at most).
+TEST_P(KernelQuotas, SocketBuffersCountAgainstTheRunsMemory) {
+    const held taken = fill_and_check(
+        "tcp-queue", 256, [] {}, nullptr,
+        [](runtime::run_request& filling) {
+            filling.max_memory = std::uint64_t{64} << 20;
+            filling.network.policy = sandbox::network_policy::allow;
+        });
+    EXPECT_EQ(taken.refusal, "NONE") << describe(record_);
+    EXPECT_GT(taken.count, 0) << describe(record_);
+    EXPECT_LT(taken.count, 128) << "MiB queued on loopback by a run limited to 64 MiB";
+}
+
+// Without a limit of its own a run's memory limit is half the host's, far above tcp_mem: its
+// sockets get a quarter of tcp_mem's first threshold (runtime::socket_memory_limit), below the
+// point where the kernel starts squeezing the host's sockets.
+TEST_P(KernelQuotas, SocketBuffersOfADefaultRunStayBelowTheHostsTcpPressure) {
+    const std::optional<std::uint64_t> memory = runtime::default_max_memory();
+    ASSERT_TRUE(memory.has_value());
+    const long share = static_cast<long>(runtime::socket_memory_limit(*memory) >> 20);
+    if (share * 3 / 2 > 2048) GTEST_SKIP() << "this host's tcp_mem would take too long to fill";
+    const held taken = fill_and_check(
+        "tcp-queue", share * 3 / 2, [] {}, nullptr,
+        [](runtime::run_request& filling) {
+            filling.network.policy = sandbox::network_policy::allow;
+        });
+    EXPECT_EQ(taken.refusal, "NONE") << describe(record_);
+    EXPECT_LT(taken.count, share + 64)
+        << "MiB queued on loopback; the run's socket share is " << share << " MiB";
 }
 
 CORDON_HOSTILE_BACKENDS(KernelQuotas);
