@@ -110,7 +110,9 @@
 //                           KIND inotify (instances), fanotify (groups), sigqueue (SIGRTMIN,
 //                           blocked, queued to itself) or mqueue (POSIX queues of the default
 //                           size), aio (io_setup contexts of 1024 events each, taken from the
-//                           host's fs.aio-max-nr) or tcp-queue (N MiB written, never read,
+//                           host's fs.aio-max-nr), pty (pseudo-terminals, opened and
+//                           unlocked; kernel.pty.max counts them host-wide) or tcp-queue (N MiB
+//                           written, never read,
 //                           into up to 256 loopback TCP connections of its own: HELD counts the
 //                           MiB the kernel took); print `MAX <value>` of the namespace's
 //                           user.max_* file (inotify, fanotify), then `HELD <count> <errno name
@@ -1367,6 +1369,9 @@ int main(int argc, char** argv) {
                 fd = ::fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC, O_RDONLY);
             } else if (kind == "sigqueue") {
                 fd = ::sigqueue(::getpid(), SIGRTMIN, sigval{}) == 0 ? 0 : -1;
+            } else if (kind == "pty") {
+                fd = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+                if (fd >= 0 && ::unlockpt(static_cast<int>(fd)) != 0) fd = -1;
             } else if (kind == "aio") {
                 unsigned long context = 0;
                 fd = ::syscall(SYS_io_setup, 1024, &context);

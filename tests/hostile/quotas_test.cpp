@@ -246,6 +246,34 @@ TEST_P(KernelQuotas, AioContextsAreRefusedSoTheHostKeepsItsOwn) {
     EXPECT_EQ(taken.refusal, "ENOSYS");
 }
 
+// kernel.pty.max counts every pseudo-terminal of the host. Under bwrap the run's are its own
+// devpts instance's, which the kernel keeps kernel.pty.reserve below the maximum: the host's
+// instance keeps that many. The Landlock rung does not grant /dev/ptmx at all. Either way the
+// host opens one while the run holds all it could.
+TEST_P(KernelQuotas, PseudoTerminalsTheCommandTakesLeaveTheHostSome) {
+    int host_error = 0;
+    const held taken = fill_and_check(
+        "pty", 1'000'000,
+        [&host_error] {
+            const int fd = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+            host_error = fd < 0 ? errno : 0;
+            if (fd >= 0) ::close(fd);
+        },
+        nullptr,
+        [](runtime::run_request& filling) { filling.mode = sandbox_mode::workspace_write; });
+    EXPECT_EQ(host_error, 0) << "the host's posix_openpt while the run held all it could: "
+                             << std::strerror(host_error);
+    if (kind_ == backend_kind::bwrap) {
+        const long max = std::stol(read_file("/proc/sys/kernel/pty/max"));
+        const long reserve = std::stol(read_file("/proc/sys/kernel/pty/reserve"));
+        EXPECT_EQ(taken.refusal, "ENOSPC") << describe(record_);
+        EXPECT_LE(taken.count, max - reserve);
+    } else {
+        EXPECT_EQ(taken.count, 0);
+        EXPECT_EQ(taken.refusal, "EACCES") << describe(record_);
+    }
+}
+
 // Socket buffers count against the host's net.ipv4.tcp_mem, whose pressure falls on every TCP
 // socket of the host. A command that writes 256 MiB into loopback connections it never reads
 // has them charged to its run: under cgroup v1 through memory.kmem.tcp.limit_in_bytes (without
