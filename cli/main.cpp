@@ -22,6 +22,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cordon/limits.hpp"
 #include "cordon/logging.hpp"
 
 namespace {
@@ -33,6 +34,12 @@ int cordon_main(int argc, char** argv, std::string& running) {
     // decides this; the library never touches signal dispositions. Commands start with every
     // disposition at its default (spawn.hpp).
     ::signal(SIGPIPE, SIG_IGN);
+    // The descriptors of many runs at once (a `cordon mcp` server's jobs, their pipes and proxy
+    // connections) need more than the usual soft limit of 1024: cordon takes its hard limit, and
+    // every command it starts gets the soft limit cordon was started with back (a program using
+    // select() breaks above 1024). Before any thread: the program decides this, the library never
+    // changes a limit of its host process (cordon/limits.hpp).
+    cordon::runtime::raise_descriptor_limit();
     // Everything after the first "--" is the command, verbatim. It is cut off before CLI11 sees
     // the arguments: CLI11 lets a multi-value option consume "--", after which the command's own
     // words would be parsed as cordon's options (`--mode danger-full-access` among them).

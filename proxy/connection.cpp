@@ -32,15 +32,19 @@ constexpr std::size_t request_read_size = 4096;
 
 }  // namespace
 
-connection::connection(std::shared_ptr<session_state> session, tcp::socket client)
+connection::connection(std::shared_ptr<session_state> session, tcp::socket client,
+                       counted_slot counted)
     : session_(std::move(session)),
+      counted_(std::move(counted)),
       client_(std::move(client)),
       upstream_(session_->context()),
       timer_(session_->context()),
       read_buffer_(request_read_size) {}
 
 void connection::start() {
-    arm_timer(session_->bounds().head_timeout);
+    // Nothing sent by the first-byte deadline: closed (limits::first_byte_timeout); the head
+    // deadline counts from the arrival once bytes come.
+    arm_timer(std::min(session_->bounds().first_byte_timeout, session_->bounds().head_timeout));
     read_request();
 }
 
@@ -93,6 +97,9 @@ void connection::read_request() {
 
 void connection::on_request_bytes(std::string_view bytes) {
     if (stage_ == stage::sniff) {
+        if (session_->bounds().first_byte_timeout < session_->bounds().head_timeout) {
+            arm_timer_at(arrived_ + session_->bounds().head_timeout);
+        }
         switch (sniff(static_cast<unsigned char>(bytes.front()))) {
             case client_protocol::socks4:
                 reply_then_close(socks4_rejection());
@@ -432,6 +439,7 @@ void connection::close() {
     error_code ignored;
     client_.close(ignored);
     upstream_.close(ignored);
+    counted_.reset();
     session_->forget(this);
 }
 

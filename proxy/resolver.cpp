@@ -18,29 +18,6 @@
 
 namespace cordon::proxy {
 
-lookup_slot& lookup_slot::operator=(lookup_slot&& other) noexcept {
-    if (this != &other) {
-        release();
-        owner_ = std::move(other.owner_);
-    }
-    return *this;
-}
-
-void lookup_slot::release() noexcept {
-    if (owner_) {
-        owner_->in_use_.fetch_sub(1);
-        owner_.reset();
-    }
-}
-
-std::optional<lookup_slot> lookup_slots::try_take() {
-    std::size_t taken = in_use_.load();
-    do {
-        if (taken >= most_) return std::nullopt;
-    } while (!in_use_.compare_exchange_weak(taken, taken + 1));
-    return lookup_slot(shared_from_this());
-}
-
 resolver::lookup::lookup(const boost::asio::any_io_executor& executor, completion done,
                          std::optional<lookup_slot> slot)
     : executor_(boost::asio::prefer(executor, boost::asio::execution::outstanding_work.untracked)),
@@ -130,14 +107,19 @@ public:
     void async_resolve(const std::string& name, std::shared_ptr<lookup> pending) override {
         auto counted = in_flight_->try_take();
         auto slot = counted ? threads_->try_take() : std::nullopt;
-        if (!counted || !slot) {
+        // Every system resolver's threads together, within the process's share of the descriptor
+        // table (budget.hpp): an abandoned lookup holds its socket until it returns.
+        auto process_slot = slot ? process_lookup_threads().try_take(lookup_thread_budget(
+                                       descriptor_limit(), default_max_lookup_threads))
+                                 : std::nullopt;
+        if (!counted || !slot || !process_slot) {
             pending->answer(std::string(too_many_lookups));
             return;
         }
         pending->hold(std::move(*counted));
         try {
-            std::thread([function = function_, name, pending,
-                         thread_slot = std::move(*slot)]() mutable {
+            std::thread([function = function_, name, pending, thread_slot = std::move(*slot),
+                         process_thread_slot = std::move(*process_slot)]() mutable {
                 result found;
                 try {
                     found = (*function)(name);
@@ -146,6 +128,7 @@ public:
                     found = std::string("cannot be resolved");
                 }
                 thread_slot.release();
+                process_thread_slot.release();
                 pending->answer(std::move(found));
             }).detach();
         } catch (const std::system_error& error) {

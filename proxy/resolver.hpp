@@ -22,13 +22,16 @@
 #include <string>
 #include <variant>
 
+#include "proxy/budget.hpp"
 #include "proxy/rules.hpp"
 
 namespace cordon::proxy {
 
 // Lookups in flight at once in a process (answered or abandoned ends one), per session (one
 // abandoned counts until its thread returns), and the system resolver's threads at once (an
-// abandoned lookup's thread runs on until the system's resolver gives up).
+// abandoned lookup's thread runs on until the system's resolver gives up); the threads of every
+// system resolver of the process together are also kept to a sixteenth of the soft descriptor
+// limit (budget.hpp), a lookup holding a socket while it asks.
 inline constexpr std::size_t default_max_lookups_in_flight = 64;
 inline constexpr std::size_t default_max_lookups_per_session = 8;
 inline constexpr std::size_t default_max_lookup_threads = 1024;
@@ -36,37 +39,9 @@ inline constexpr std::size_t default_max_lookup_threads = 1024;
 // The one line a connection gets when a bound is reached, or a lookup's thread cannot start.
 inline constexpr const char* too_many_lookups = "too many DNS lookups in flight";
 
-class lookup_slots;
-
-// One lookup counted against a lookup_slots, given back when destroyed (or released).
-class lookup_slot {
-public:
-    lookup_slot(const lookup_slot&) = delete;
-    lookup_slot& operator=(const lookup_slot&) = delete;
-    lookup_slot(lookup_slot&& other) noexcept : owner_(std::move(other.owner_)) {}
-    lookup_slot& operator=(lookup_slot&& other) noexcept;
-    ~lookup_slot() { release(); }
-    void release() noexcept;
-
-private:
-    friend class lookup_slots;
-    explicit lookup_slot(std::shared_ptr<lookup_slots> owner) : owner_(std::move(owner)) {}
-    std::shared_ptr<lookup_slots> owner_;  // keeps the count alive while a thread holds a slot
-};
-
-// A bound on lookups in flight at once, from any thread: taking a slot never waits.
-class lookup_slots : public std::enable_shared_from_this<lookup_slots> {
-public:
-    explicit lookup_slots(std::size_t most) : most_(most) {}
-    // A slot, or nothing when `most` are taken.
-    [[nodiscard]] std::optional<lookup_slot> try_take();
-    [[nodiscard]] std::size_t in_use() const noexcept { return in_use_.load(); }
-
-private:
-    friend class lookup_slot;
-    const std::size_t most_;
-    std::atomic<std::size_t> in_use_{0};
-};
+// The bounds the resolver and the sessions keep on lookups (budget.hpp's counter).
+using lookup_slot = counted_slot;
+using lookup_slots = counted_slots;
 
 class resolver {
 public:

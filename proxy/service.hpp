@@ -52,6 +52,7 @@
 
 #include "cordon/policy.hpp"
 #include "cordon/unique_fd.hpp"
+#include "proxy/budget.hpp"
 #include "proxy/request.hpp"
 #include "proxy/resolver.hpp"
 
@@ -79,11 +80,16 @@ struct session_report {
     std::vector<blocked_destination> blocked;  // at most max_blocked distinct, first seen first
     std::uint64_t blocked_more = 0;            // refusals of destinations beyond those
     std::uint64_t connections = 0;             // connections let through (connected upstream)
+    // Connections closed as they arrived because a bound was reached (limits, budget.hpp), and
+    // the first one's reason: "too many connections of this run at once (256)", ...
+    std::uint64_t refused_connections = 0;
+    std::string refused_reason;
     // Set when the session stopped serving before it was closed, and why.
     std::optional<std::string> failure;
 };
 
 inline constexpr std::size_t default_max_connections = 256;
+inline constexpr std::chrono::milliseconds default_first_byte_timeout{10'000};
 inline constexpr std::chrono::milliseconds default_head_timeout{30'000};
 inline constexpr std::chrono::milliseconds default_connect_timeout{30'000};
 inline constexpr std::chrono::milliseconds default_lookup_timeout{5'000};
@@ -94,6 +100,14 @@ inline constexpr std::size_t default_max_blocked = 16;
 struct limits {
     // Connections served at once per session; one more is closed as soon as it arrives.
     std::size_t max_connections = default_max_connections;
+    // Connections served at once by every session of every service of the process, at most: the
+    // bound is a quarter of the soft descriptor limit when that is lower (budget.hpp). One more,
+    // or one whose descriptor arrives within call_reserve of the limit, is closed as it arrives.
+    std::size_t max_process_connections = default_max_process_connections;
+    // From a connection's arrival until its first byte: a client sends its request as soon as it
+    // has connected (HTTP, SOCKS5; a CONNECT tunnel's server-speaks-first protocol comes after
+    // it), so one that has sent nothing by then holds a descriptor for nothing and is closed.
+    std::chrono::milliseconds first_byte_timeout = default_first_byte_timeout;
     // From a connection's arrival until its request (HTTP head, SOCKS5 greeting and request) is
     // read; a slower client is closed.
     std::chrono::milliseconds head_timeout = default_head_timeout;

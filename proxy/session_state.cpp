@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
+
+#include "base/log.hpp"
 
 namespace cordon::proxy::detail {
 
@@ -104,8 +107,26 @@ void session_state::receive_from_forwarder() {
 
 void session_state::serve(int fd) {
     unique_fd owned(fd);
-    // Over the cap the connection is closed at once: the client sees its connection end.
-    if (connections_.size() >= bounds_.max_connections) return;
+    // Over a bound the connection is closed at once: the client sees its connection end, and
+    // the calls and the connections already served keep their descriptors (budget.hpp).
+    if (connections_.size() >= bounds_.max_connections) {
+        record_turned_away("too many connections of this run at once (" +
+                           std::to_string(bounds_.max_connections) + ")");
+        return;
+    }
+    const std::size_t descriptors = descriptor_limit();
+    if (in_reserve(fd, descriptors)) {
+        record_turned_away("cordon's descriptor table is nearly full (" +
+                           std::to_string(descriptors) + " descriptors)");
+        return;
+    }
+    const std::size_t budget = connection_budget(descriptors, bounds_.max_process_connections);
+    auto counted = process_connections().try_take(budget);
+    if (!counted) {
+        record_turned_away("too many proxy connections in cordon at once (" +
+                           std::to_string(budget) + ")");
+        return;
+    }
     int domain = 0;
     int type = 0;
     socklen_t size = sizeof domain;
@@ -118,7 +139,8 @@ void session_state::serve(int fd) {
     socket.assign(domain == AF_INET ? net::ip::tcp::v4() : net::ip::tcp::v6(), fd, error);
     if (error) return;
     (void)owned.release();
-    auto served = std::make_shared<connection>(shared_from_this(), std::move(socket));
+    auto served =
+        std::make_shared<connection>(shared_from_this(), std::move(socket), std::move(*counted));
     connections_.emplace(served.get(), served);
     served->start();
 }
@@ -171,6 +193,22 @@ void session_state::record_refusal(const std::string& destination, const std::st
 void session_state::record_connection() {
     const std::lock_guard lock(mutex_);
     ++report_.connections;
+}
+
+void session_state::record_turned_away(const std::string& reason) {
+    bool first = false;
+    {
+        const std::lock_guard lock(mutex_);
+        first = report_.refused_connections++ == 0;
+        if (first) report_.refused_reason = reason;
+    }
+    // Once per run: a command that opens thousands would otherwise write thousands of lines.
+    if (first) {
+        log::warn(
+            "the network proxy closed a run's new connection as it arrived: {}; the run's "
+            "record counts every connection closed so",
+            reason);
+    }
 }
 
 void session_state::forget(const connection* which) {

@@ -44,6 +44,8 @@ public:
     [[nodiscard]] lookup_slots& lookups() noexcept { return *lookups_; }
     void record_refusal(const std::string& destination, const std::string& reason, bool askable);
     void record_connection();
+    // A connection closed as it arrived (budget.hpp): counted, and logged once per session.
+    void record_turned_away(const std::string& reason);
     void forget(const connection* which);
 
 private:
@@ -71,7 +73,9 @@ private:
 // One client connection: its request read and decided, then relayed to the destination.
 class connection : public std::enable_shared_from_this<connection> {
 public:
-    connection(std::shared_ptr<session_state> session, boost::asio::ip::tcp::socket client);
+    // `counted`: the connection's place in the process's budget, given back when it closes.
+    connection(std::shared_ptr<session_state> session, boost::asio::ip::tcp::socket client,
+               counted_slot counted);
     void start();
     void close();
 
@@ -108,6 +112,8 @@ private:
     void relay(bool from_client);
 
     std::shared_ptr<session_state> session_;
+    std::optional<counted_slot> counted_;  // until close()
+    const std::chrono::steady_clock::time_point arrived_ = std::chrono::steady_clock::now();
     boost::asio::ip::tcp::socket client_;
     boost::asio::ip::tcp::socket upstream_;
     boost::asio::steady_timer timer_;

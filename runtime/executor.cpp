@@ -175,6 +175,8 @@ void add_proxy_report(sandbox::network_facts& facts, proxy::session_report repor
     }
     facts.blocked_more = report.blocked_more;
     facts.proxy_failure = std::move(report.failure);
+    facts.proxy_refused = report.refused_connections;
+    if (report.refused_connections != 0) facts.proxy_refused_reason = report.refused_reason;
 }
 
 }  // namespace

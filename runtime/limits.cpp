@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-// The memory a host gives cordon, and the default memory limit of a run (limits.hpp).
+// The memory a host gives cordon, the default memory limit of a run, and the descriptor limit
+// cordon raises for itself and gives back to its commands (limits.hpp): the one place that changes
+// a limit of cordon's own process.
 #include "cordon/limits.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -84,7 +89,30 @@ std::optional<std::uint64_t> read_host_memory() {
     return total;
 }
 
+// The soft limit raise_descriptor_limit() found; 0 until it ran.
+std::atomic<std::uint64_t> found_descriptor_limit{0};
+
 }  // namespace
+
+std::uint64_t raise_descriptor_limit() noexcept {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+    std::uint64_t expected = 0;
+    // The first call's finding stands: a second would find the raised limit.
+    found_descriptor_limit.compare_exchange_strong(expected, limit.rlim_cur);
+    if (limit.rlim_cur < limit.rlim_max) {
+        rlimit raised = limit;
+        raised.rlim_cur = limit.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) return raised.rlim_cur;
+    }
+    return limit.rlim_cur;
+}
+
+std::optional<std::uint64_t> commands_descriptor_limit() noexcept {
+    const std::uint64_t found = found_descriptor_limit.load();
+    if (found == 0) return std::nullopt;
+    return found;
+}
 
 std::optional<std::uint64_t> host_memory() {
     static const std::optional<std::uint64_t> memory = read_host_memory();

@@ -75,6 +75,11 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
             out["network"]["deniedDomains"] = facts.network->denied_domains;
             out["network"]["proxyFailure"] =
                 facts.network->proxy_failure ? json(*facts.network->proxy_failure) : json();
+            out["network"]["proxyRefused"] =
+                facts.network->proxy_refused == 0
+                    ? json()
+                    : json{{"count", facts.network->proxy_refused},
+                           {"reason", facts.network->proxy_refused_reason.value_or("")}};
         }
     }
     if (facts.enforcement) {

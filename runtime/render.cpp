@@ -199,6 +199,12 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
         out += "[sandbox: the network proxy stopped during the run (" + *network->proxy_failure +
                "): no connection went out through it afterwards]\n";
     }
+    if (network != nullptr && network->proxy_refused != 0) {
+        out += "[sandbox: the network proxy closed " + std::to_string(network->proxy_refused) +
+               " new connection" + (network->proxy_refused == 1 ? "" : "s") + " as they arrived (" +
+               network->proxy_refused_reason.value_or("") +
+               "): a limit of cordon's, not the policy]\n";
+    }
     if (!with_end) return out;
     if (outcome.kind == outcome_kind::timed_out) {
         out += "[timed out after " + std::to_string(record.timeout.count()) + "ms]\n";

@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cordon/limits.hpp"
 #include "runtime/child_stack.hpp"
 #include "runtime/spawn_child_linux.hpp"
 
@@ -179,6 +180,14 @@ spawn_result spawn(const spawn_request& request) {
         return spawn_error{spawn_stage::fds, EMFILE};
     }
     std::vector<int> moved(request.fds.size());
+    // The soft descriptor limit the command gets, when the program raised its own
+    // (cordon/limits.hpp): set in the child, where nothing is read any more.
+    rlim_t descriptor_limit = 0;
+    if (const auto wanted = commands_descriptor_limit()) {
+        if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur != *wanted) {
+            descriptor_limit = static_cast<rlim_t>(*wanted);
+        }
+    }
 
     pipe_pair errors;
     if (!make_pipe(errors)) return spawn_error{spawn_stage::resources, errno};
@@ -197,7 +206,8 @@ spawn_result spawn(const spawn_request& request) {
                             floor,
                             request.die_with_spawning_thread ? ::getpid() : 0,
                             request.confinement,
-                            request.controlling_terminal};
+                            request.controlling_terminal,
+                            descriptor_limit};
 
     int pidfd = -1;
     pid_t pid;

@@ -171,6 +171,18 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
         }
     }
 
+    // The descriptor limit the program was started with. Last before exec: what the child opened
+    // above (the Landlock rung's ruleset and paths) was not held to it; the descriptors above it
+    // that the child still has are all close-on-exec. Rlimits are per process, so the parent
+    // keeps its own even under CLONE_VM.
+    if (plan.descriptor_limit > 0) {
+        rlimit limit{};
+        if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) fail(error_fd, spawn_stage::fds, errno);
+        limit.rlim_cur =
+            plan.descriptor_limit < limit.rlim_max ? plan.descriptor_limit : limit.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) fail(error_fd, spawn_stage::fds, errno);
+    }
+
     sigset_t empty;
     ::sigemptyset(&empty);
     if (::sigprocmask(SIG_SETMASK, &empty, nullptr) < 0)

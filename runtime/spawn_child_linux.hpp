@@ -5,6 +5,7 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -41,6 +42,9 @@ struct child_plan {
     pid_t parent;          // > 0: die with the spawning thread; the parent's pid, to close the race
     const sandbox::child_confinement* confinement;  // applied just before exec, when set
     bool controlling_terminal;  // fd 0 becomes the controlling terminal once placed
+    // > 0: the soft RLIMIT_NOFILE set just before exec (cordon/limits.hpp,
+    // commands_descriptor_limit): the one the program was started with, not the one it raised.
+    rlim_t descriptor_limit;
 };
 
 // The fixed failure record written to error_fd: nothing read means exec succeeded

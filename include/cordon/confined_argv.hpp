@@ -92,6 +92,10 @@ struct network_facts {
     std::vector<blocked_destination> blocked;
     std::uint64_t blocked_more = 0;
     std::optional<std::string> proxy_failure;
+    // Under proxy: connections the proxy closed as they arrived because one of cordon's bounds
+    // was reached (docs/network.md, "What the proxy holds"), and the first one's reason.
+    std::uint64_t proxy_refused = 0;
+    std::optional<std::string> proxy_refused_reason;
 };
 
 // The network walls of the Landlock rung and of the launcher inside bwrap (docs/sandbox.md).

@@ -38,6 +38,22 @@ inline constexpr std::uint64_t default_max_processes = 4096;
 // the agent, cordon and the host: the kernel's OOM killer never has to choose among them.
 [[nodiscard]] std::optional<std::uint64_t> default_max_memory();
 
+// For a program, at its start, before it starts a thread: raises the process's soft
+// RLIMIT_NOFILE to its hard limit and remembers the soft limit it found, which every command
+// spawned afterwards gets back (commands_descriptor_limit). The descriptors of many runs at once
+// (their pipes, the network proxy's connections, docs/network.md "What the proxy holds") then fit
+// in cordon's table, while a command that uses select() keeps a table where FD_SETSIZE (1024)
+// holds. The `cordon` program calls it for every subcommand; the library never changes a limit
+// of its host process by itself. Returns the soft limit now in force; a hard limit that cannot be
+// reached (fs.nr_open lowered below it) leaves the soft one as it was. Calling it again changes
+// nothing more.
+std::uint64_t raise_descriptor_limit() noexcept;
+
+// The soft RLIMIT_NOFILE every command gets (set in the spawned child just before exec): the one
+// raise_descriptor_limit() found, nullopt when it was never called (commands then inherit the
+// process's own).
+[[nodiscard]] std::optional<std::uint64_t> commands_descriptor_limit() noexcept;
+
 // What a run's cgroup saw by the time it ended (evidence the classifier reads).
 using classify::limit_events;
 

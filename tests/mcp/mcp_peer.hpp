@@ -43,7 +43,9 @@ inline std::string text_of(const json& result) {
 
 class mcp_peer {
 public:
-    explicit mcp_peer(std::vector<std::string> args) {
+    // `prefix`: a program (absolute path) and its arguments that start the server, e.g. a shell
+    // that changes a limit first and then execs the rest of its arguments.
+    explicit mcp_peer(std::vector<std::string> args, std::vector<std::string> prefix = {}) {
         int in[2];
         int out[2];
         if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
@@ -53,7 +55,9 @@ public:
         ::posix_spawn_file_actions_init(&actions);
         ::posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
         ::posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-        std::vector<std::string> argv{cordon_path().string(), "mcp"};
+        std::vector<std::string> argv = std::move(prefix);
+        argv.push_back(cordon_path().string());
+        argv.push_back("mcp");
         argv.insert(argv.end(), args.begin(), args.end());
         std::vector<char*> pointers;
         for (auto& arg : argv)
