@@ -190,6 +190,29 @@ bool matches_denial(std::optional<int> exit_code, std::string_view stderr_text,
 
 namespace {
 
+// The file walls' denial of a confined run that failed, or nullopt. A path the walls govern,
+// named with their refusal, proves it; otherwise the dialect seen anywhere in the stream stands
+// unless the whole stream was retained and its lines refute it. (`denial_seen` may also be the
+// network's dialect: then no line of a whole stream carries the file walls' words, and the
+// network's denial is decided beside this one.)
+std::optional<denial_evidence> file_evidence(const run_evidence& evidence,
+                                             const run_context& context) {
+    if (context.walls == nullptr) {
+        if (!evidence.denial_seen) return std::nullopt;
+        return denial_evidence{denial_source::dialect, {}, {}};
+    }
+    std::vector<std::string> dialect = lowered(context.confined->denial_signatures);
+    for (const std::string& sentence : runtime_denial_signatures())
+        dialect.push_back(sentence);
+    const host_view this_host;
+    const file_reading read = read_file_denial(context.stderr_text, *context.walls, dialect,
+                                               context.host ? *context.host : this_host);
+    if (read.evidence) return read.evidence;
+    if (!evidence.denial_seen) return std::nullopt;
+    if (context.stderr_whole && (read.refuted || read.dialect_line.empty())) return std::nullopt;
+    return denial_evidence{denial_source::dialect, {}, read.dialect_line};
+}
+
 verdict decided(const run_evidence& evidence, const run_context& context) {
     verdict out;
     run_outcome& outcome = out.outcome;
@@ -254,8 +277,9 @@ verdict decided(const run_evidence& evidence, const run_context& context) {
     const bool network_dialect =
         context.network_denied && matches_network_denial(context.stderr_text);
     const bool network_refused = network_dialect || context.proxy_blocked;
-    out.denied = context.confined != nullptr && outcome.exit_code.value_or(0) != 0 &&
-                 (evidence.denial_seen || network_refused);
+    const bool failed = context.confined != nullptr && outcome.exit_code.value_or(0) != 0;
+    if (failed) out.evidence = file_evidence(evidence, context);
+    out.denied = failed && (out.evidence || network_refused);
     out.network_denied = out.denied && network_refused;
     return out;
 }

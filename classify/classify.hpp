@@ -16,7 +16,9 @@
 //      stopped by the limit (not_started, stage cgroup);
 //   3. otherwise the command ran: timed_out, aborted, out_of_memory (the OOM killer at the run's
 //      memory limit), signaled or exited, in that order of who ended it; and it was `denied` when
-//      it exited non-zero and its stderr carried the backend's denial dialect.
+//      it exited non-zero and its stderr named a path its walls govern with their refusal, or
+//      carried the denial dialect (the backend's and the runtimes') that its lines do not refute
+//      (file_denial.hpp).
 //
 // A command that prints "bwrap: ..." and exits 125 is an ordinary result whenever the status
 // channel proved that it ran.
@@ -27,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "classify/file_denial.hpp"
 #include "cordon/confined_argv.hpp"
 #include "cordon/outcome.hpp"
 #include "sandbox/status_channel.hpp"
@@ -63,6 +66,14 @@ struct run_context {
     // The network proxy refused a destination during the run (network policy proxy): a
     // non-zero exit is then a denial of the network's.
     bool proxy_blocked = false;
+    // What the run's file walls govern (file_denial.hpp): a line naming one of their paths with
+    // the refusal they answer is a denial whatever its words, and the dialect is refuted by lines
+    // that name only paths the walls do not govern. nullptr: the dialect alone decides.
+    const file_walls* walls = nullptr;
+    const host_view* host = nullptr;  // nullptr: this host
+    // `stderr_text` is the whole stream (nothing was cut from its tail): only then can the lines
+    // refute the dialect seen in the stream.
+    bool stderr_whole = false;
 };
 
 struct verdict {
@@ -71,6 +82,8 @@ struct verdict {
     // The denial is the network's: its dialect (network_denial.hpp) is in the retained stderr.
     // A denial whose words are only the file walls' is the file walls'.
     bool network_denied = false;
+    // A denial of the file walls': what shows it (file_denial.hpp).
+    std::optional<denial_evidence> evidence;
 };
 
 [[nodiscard]] verdict decide(const run_evidence& evidence, const run_context& context);

@@ -78,6 +78,16 @@ std::string_view to_string(outcome_kind kind) noexcept {
     return "invalid";
 }
 
+std::string_view to_string(denial_source source) noexcept {
+    switch (source) {
+        case denial_source::path:
+            return "path";
+        case denial_source::dialect:
+            return "dialect";
+    }
+    return "invalid";
+}
+
 std::string signal_name(int signal) {
     if (const char* abbrev = ::sigabbrev_np(signal); abbrev != nullptr) {
         return std::string("SIG") + abbrev;

@@ -205,6 +205,47 @@ sandbox::sandbox_unavailable_error sandbox_unavailable(const run_record& record)
     return error;
 }
 
+// What the file walls of a confined run govern, for the classification of its stderr
+// (classify/file_denial.hpp): where it may write (its roots and its /tmp), what is kept, what is
+// hidden, as canonical paths.
+classify::file_walls walls_of(const sandbox::confined_argv& confined, sandbox::sandbox_mode mode,
+                              const run_request& request, const std::filesystem::path& workdir) {
+    classify::file_walls out;
+    out.mode = mode;
+    out.backend = confined.backend;
+    out.workdir = workdir;
+    const auto canonical = [](const std::filesystem::path& path) {
+        std::error_code ec;
+        std::filesystem::path found = std::filesystem::weakly_canonical(path, ec);
+        return ec ? path.lexically_normal() : found;
+    };
+    if (mode == sandbox::sandbox_mode::workspace_write) {
+        out.writable.push_back(canonical(request.workspace_root));
+        for (const auto& root : request.rules.writable_roots)
+            out.writable.push_back(canonical(root));
+        switch (request.rules.tmp) {
+            case sandbox::tmp_policy::private_tmp:
+                // bwrap's tmpfs at /tmp; the Landlock rung's directory of the run's own.
+                if (confined.backend == sandbox::backend_kind::bwrap) {
+                    out.writable.emplace_back("/tmp");
+                } else if (!confined.tmpdir.empty()) {
+                    out.writable.push_back(canonical(confined.tmpdir));
+                }
+                break;
+            case sandbox::tmp_policy::host:
+                out.writable.push_back(canonical("/tmp"));
+                break;
+            case sandbox::tmp_policy::none:
+                break;
+        }
+    }
+    for (const std::string& kept : confined.protected_paths)
+        out.kept.emplace_back(kept);
+    for (const std::string& hidden : confined.hidden_paths)
+        out.hidden.emplace_back(hidden);
+    return out;
+}
+
 // What a prepared run holds until launch() takes it.
 struct prepared_run::state {
     process_spec spec;
@@ -215,6 +256,7 @@ struct prepared_run::state {
     std::chrono::milliseconds timeout{0};
     std::string command;          // the caller's argv[0]
     bool network_denied = false;  // confined under network deny or proxy: its dialect is a denial
+    std::shared_ptr<const classify::file_walls> walls;  // confined: what its file walls govern
     // Network proxy: the run's session, closed once the run is over.
     std::shared_ptr<proxy::session> proxy_session;
     // Network deny and proxy: what the walls refused, seen as it happened.
@@ -454,6 +496,13 @@ preparation executor::prepare(run_request request) const {
             spec.exec_image = confined->runner;
         }
         spec.denial_signatures = confined->denial_signatures;
+        // The runtimes' own sentences for a refusal (SQLite, Python, Java, git) are scanned over
+        // the whole stream with the backend's words (classify/file_denial.hpp).
+        const auto sentences = classify::runtime_denial_signatures();
+        spec.denial_signatures.insert(spec.denial_signatures.end(), sentences.begin(),
+                                      sentences.end());
+        prepared.state_->walls = std::make_shared<const classify::file_walls>(
+            walls_of(*confined, mode, request, workdir));
         // The launcher gives the command the terminal, in a session of its own inside the
         // sandbox; in its place (the Landlock rung in the child) the spawn does.
         if (spec.terminal)
@@ -520,6 +569,7 @@ struct ended_run {
     std::optional<proxy::session_report> proxied;
     std::optional<network_witness::witnessed> witnessed;
     std::optional<terminal_size> tty;
+    std::shared_ptr<const classify::file_walls> walls;
     classify::verdict verdict;
     process_outcome outcome;
 };
@@ -555,6 +605,7 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
     record.sandbox.mode = ended.mode;
     record.sandbox.denied = verdict.denied;
     record.sandbox.network_denied = verdict.network_denied;
+    if (verdict.denied && !verdict.network_denied) record.sandbox.evidence = verdict.evidence;
     if (sandbox::confined_argv* confined = ended.confined ? &*ended.confined : nullptr) {
         record.sandbox.enforcement = confined->level;
         record.sandbox.backend = confined->backend;
@@ -602,6 +653,7 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
     ended.tmp = run.state_->tmp;
     ended.provider = provider_;
     ended.tty = run.state_->tty;
+    ended.walls = std::move(run.state_->walls);
     std::shared_ptr<network_witness> witness = std::move(run.state_->witness);
     auto on_done = [ended = std::move(ended), in_child = spec.confinement != nullptr,
                     spawned = spec.argv.front(), network_denied = run.state_->network_denied,
@@ -620,10 +672,10 @@ run_handle executor::launch(prepared_run run, std::function<void(run_record)> do
              (!ended.witnessed->destinations.empty() || ended.witnessed->more != 0));
         sandbox::confined_argv* confined = ended.confined ? &*ended.confined : nullptr;
         // Under a terminal, what the runner and the command wrote to stderr is in its output.
-        const std::string& errors =
-            ended.tty ? outcome.stdout_output.text : outcome.stderr_output.text;
+        const collected_output& errors = ended.tty ? outcome.stdout_output : outcome.stderr_output;
         ended.verdict = classify::decide(
-            outcome, {confined, spawned, errors, command, in_child, network_denied, proxy_blocked});
+            outcome, {confined, spawned, errors.text, command, in_child, network_denied,
+                      proxy_blocked, ended.walls.get(), nullptr, !errors.truncated});
         ended.outcome = std::move(outcome);
         // What the run left on the host (a private /tmp) goes now; what it left in its writable
         // roots is judged before the record is delivered.

@@ -46,6 +46,12 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
         {"enforcement", facts.enforcement ? json(sandbox::to_string(*facts.enforcement)) : json()},
         {"denied", facts.denied},
         {"denial", !facts.denied ? json() : json(facts.network_denied ? "network" : "file")},
+        {"evidence",
+         !facts.evidence
+             ? json()
+             : json{{"by", classify::to_string(facts.evidence->by)},
+                    {"path", facts.evidence->path.empty() ? json() : json(facts.evidence->path)},
+                    {"line", facts.evidence->line}}},
         {"backend", facts.backend ? json(sandbox::to_string(*facts.backend)) : json()}};
     if (outcome != nullptr && outcome->kind == outcome_kind::runner_failed) {
         out["runnerFailed"] = true;

@@ -99,6 +99,21 @@ struct run_outcome {
     }
 };
 
+// Why a run was found refused by its file walls (docs/sandbox.md, "Classification"): `path`, a
+// line of its stderr named a path the walls govern with the refusal they answer for it, and the
+// host would have allowed it; `dialect`, the words of a refusal only (a heuristic).
+enum class denial_source { path, dialect };
+// "path", "dialect".
+[[nodiscard]] std::string_view to_string(denial_source source) noexcept;
+
+struct denial_evidence {
+    denial_source by = denial_source::dialect;
+    std::string path;  // by path: the path the walls govern, canonical
+    // The line of stderr that carries it (at most 512 bytes); empty when the dialect was seen
+    // only in what the retained tail lost.
+    std::string line;
+};
+
 // "SIGTERM" for 15; "SIG<N>" for numbers without a name.
 [[nodiscard]] std::string signal_name(int signal);
 
@@ -106,6 +121,8 @@ struct run_outcome {
 
 // The same names in namespace cordon, as the library's users write them.
 namespace cordon {
+using classify::denial_evidence;
+using classify::denial_source;
 using classify::describe;
 using classify::limit_events;
 using classify::outcome_kind;

@@ -38,6 +38,10 @@ struct sandbox_facts {
     std::optional<sandbox::enforcement> enforcement;  // absent for danger-full-access
     bool denied = false;
     bool network_denied = false;  // the denial was the network's (classify::verdict)
+    // A denial of the file walls seen in what the command printed: the path it named, or the
+    // dialect's words only (docs/sandbox.md, "Classification"). Absent for a network denial and
+    // for one that only the judgement of what the run left found.
+    std::optional<classify::denial_evidence> evidence;
     std::optional<sandbox::backend_kind> backend;  // absent for danger-full-access
     // The policy as the run enforced it (confined runs only): where it could write, what /tmp
     // was, the protected paths kept, the paths hidden, and why enforcement is partial (one line

@@ -733,6 +733,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     record.sandbox.mode = sandbox_mode::read_only;
     record.sandbox.enforcement = sandbox::enforcement::full;
     record.sandbox.denied = true;
+    record.sandbox.evidence = classify::denial_evidence{
+        classify::denial_source::path, "/etc/x", "bash: line 1: /etc/x: Read-only file system"};
     record.sandbox.backend = sandbox::backend_kind::bwrap;
     record.sandbox.hidden_paths = {"/home/u/.ssh"};
     record.sandbox.quotas_per_run = true;
@@ -748,8 +750,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     EXPECT_EQ(keys_of(json["stdout"]), stream_keys);
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
     EXPECT_EQ(keys_of(json["sandbox"]),
-              (std::set<std::string>{"mode", "enforcement", "denied", "denial", "backend", "policy",
-                                     "network"}));
+              (std::set<std::string>{"mode", "enforcement", "denied", "denial", "evidence",
+                                     "backend", "policy", "network"}));
     EXPECT_EQ(
         keys_of(json["sandbox"]["network"]),
         (std::set<std::string>{"policy", "enforcement", "missing", "blocked", "blockedMore"}));
@@ -764,6 +766,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
         "stderr": {"text": "bash: line 1: /etc/x: Read-only file system\n", "truncated": false,
                    "spillPath": null, "bytes": 45},
         "sandbox": {"mode": "read-only", "enforcement": "full", "denied": true, "denial": "file",
+                    "evidence": {"by": "path", "path": "/etc/x",
+                                 "line": "bash: line 1: /etc/x: Read-only file system"},
                     "backend": "bwrap",
                     "policy": {"writableRoots": [], "tmp": null, "protected": [], "judged": null,
                                "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"},
