@@ -12,9 +12,11 @@
 //
 // The command line itself is built by cli/app.hpp, which cordon-docgen turns into the man pages
 // and the bash completion.
-#include <signal.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,17 +24,30 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/start_signals.hpp"
 #include "cordon/logging.hpp"
 
 namespace {
 
+// A parent may start cordon with a standard descriptor closed (`cordon run ... >&-`). Whatever
+// cordon opened first would then be its stdout: its JSON record written into an event loop's
+// descriptor, or into a file. Each closed one is held by /dev/null opened the other way round
+// (read-only for stdout and stderr, write-only for stdin), so that using it fails with EBADF, as
+// it would closed, and nothing cordon opens can take its number.
+void hold_closed_standard_descriptors() noexcept {
+    for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+        if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        // open() takes the lowest free number: this one, the lower ones being open by now.
+        (void)::open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    }
+}
+
 int cordon_main(int argc, char** argv, std::string& running) {
     using namespace cordon::cli;
-    // A reader of cordon's output that goes away (`cordon run ... | head -1`) must not kill
-    // cordon before it has ended the command's tree: writes fail with EPIPE instead. The program
-    // decides this; the library never touches signal dispositions. Commands start with every
-    // disposition at its default (spawn.hpp).
-    ::signal(SIGPIPE, SIG_IGN);
+    // Nothing of the signal state a parent passed down stays (cli/start_signals.hpp): the program
+    // decides this; the library never touches signal dispositions.
+    reset_inherited_signals();
+    hold_closed_standard_descriptors();
     // Everything after the first "--" is the command, verbatim. It is cut off before CLI11 sees
     // the arguments: CLI11 lets a multi-value option consume "--", after which the command's own
     // words would be parsed as cordon's options (`--mode danger-full-access` among them).
@@ -88,6 +103,8 @@ int cordon_main(int argc, char** argv, std::string& running) {
 
     const std::string& name = app.get_subcommands().front()->get_name();
     running = "cordon " + name;
+    // `cordon run` releases them itself, once it catches them (cli/run_command.cpp).
+    if (name != "run") release_interrupts();
     return cordon.actions.at(name)();
 }
 
