@@ -66,7 +66,9 @@ inline constexpr exit_status run_exit_statuses[] = {
      "the program could not be executed, or the working directory could not be entered"},
     {"127", "not-started, ENOENT at resolve or exec", "the program was not found"},
     {"128+N", "signaled", "signal N ended the command"},
-    {"128+N", "aborted", "cordon got signal N (INT, TERM or HUP) and ended the command first"},
+    {"128+N", "aborted",
+     "cordon got signal N (INT, TERM or HUP) and ended the command first, or started nothing "
+     "(it came during the set-up)"},
     {"141", "aborted",
      "the reader of cordon's output went away: cordon ended the command as SIGPIPE would have "
      "(128 + SIGPIPE), and says nothing more"},

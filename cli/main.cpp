@@ -12,9 +12,11 @@
 //
 // The command line itself is built by cli/app.hpp, which cordon-docgen turns into the man pages
 // and the bash completion.
-#include <signal.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,18 +24,31 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/start_signals.hpp"
 #include "cordon/limits.hpp"
 #include "cordon/logging.hpp"
 
 namespace {
 
+// A parent may start cordon with a standard descriptor closed (`cordon run ... >&-`). Whatever
+// cordon opened first would then be its stdout: its JSON record written into an event loop's
+// descriptor, or into a file. Each closed one is held by /dev/null opened the other way round
+// (read-only for stdout and stderr, write-only for stdin), so that using it fails with EBADF, as
+// it would closed, and nothing cordon opens can take its number.
+void hold_closed_standard_descriptors() noexcept {
+    for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+        if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        // open() takes the lowest free number: this one, the lower ones being open by now.
+        (void)::open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    }
+}
+
 int cordon_main(int argc, char** argv, std::string& running) {
     using namespace cordon::cli;
-    // A reader of cordon's output that goes away (`cordon run ... | head -1`) must not kill
-    // cordon before it has ended the command's tree: writes fail with EPIPE instead. The program
-    // decides this; the library never touches signal dispositions. Commands start with every
-    // disposition at its default (spawn.hpp).
-    ::signal(SIGPIPE, SIG_IGN);
+    // Nothing of the signal state a parent passed down stays (cli/start_signals.hpp): the program
+    // decides this; the library never touches signal dispositions.
+    reset_inherited_signals();
+    hold_closed_standard_descriptors();
     // The descriptors of many runs at once (a `cordon mcp` server's jobs, their pipes and proxy
     // connections) need more than the usual soft limit of 1024: cordon takes its hard limit, and
     // every command it starts gets the soft limit cordon was started with back (a program using
@@ -95,6 +110,8 @@ int cordon_main(int argc, char** argv, std::string& running) {
 
     const std::string& name = app.get_subcommands().front()->get_name();
     running = "cordon " + name;
+    // `cordon run` releases them itself, once it catches them (cli/run_command.cpp).
+    if (name != "run") release_interrupts();
     return cordon.actions.at(name)();
 }
 

@@ -37,6 +37,7 @@
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
 #include "cli/standing.hpp"
+#include "cli/start_signals.hpp"
 #include "cli/terminal_relay.hpp"
 #include "cordon/executor.hpp"
 #include "cordon/policy.hpp"
@@ -54,6 +55,30 @@ namespace {
 constexpr std::chrono::milliseconds reader_gone_grace{200};
 
 int run_run_command(run_options& options) {
+    // SIGINT, SIGTERM and SIGHUP are caught before anything is made (main() kept them blocked
+    // until now: cli/start_signals.hpp), and what one that comes during the set-up means is
+    // decided at its checkpoints below: nothing starts, what the set-up made is removed on the
+    // way out (the probe's workspace, a private /tmp, the spill directory), and the record says
+    // `aborted`, exit 128+N. The probes run synchronously: one that comes while they run is
+    // kept by the set (asio's handler notes it; the loop delivers it at the next checkpoint), so
+    // the run is ended once the probe in flight is done (each is bounded by the probe timeout).
+    // Once the run is launched, the same handler cancels it.
+    boost::asio::io_context io;
+    runtime::run_handle handle;
+    boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
+    int interrupted_by = 0;
+    interrupts.async_wait([&](boost::system::error_code ec, int signal) {
+        if (ec) return;
+        interrupted_by = signal;
+        handle.cancel();
+    });
+    release_interrupts();
+    const auto told_to_stop = [&] {
+        io.poll();
+        io.restart();  // poll() leaves the loop stopped once it has no work left
+        return interrupted_by != 0;
+    };
+
     // The configuration fills in what the command line left out (cli/config_file.hpp).
     auto configured = configure(options.policy);
     if (auto* message = std::get_if<std::string>(&configured)) {
@@ -119,10 +144,25 @@ int run_run_command(run_options& options) {
     };
 
     std::optional<nlohmann::json> approval_record;
+    // The record of a run that cordon was told to stop before it started: nothing ran.
+    const auto stopped_before_start = [&](sandbox::sandbox_mode mode,
+                                          std::optional<std::chrono::milliseconds> timeout) {
+        runtime::run_record record;
+        record.outcome.kind = runtime::outcome_kind::aborted;
+        record.outcome.message = "cordon got " + classify::signal_name(interrupted_by) +
+                                 " before the command started; nothing ran";
+        const runtime::executor_options defaults;
+        record.timeout = std::min(timeout.value_or(defaults.default_timeout), defaults.max_timeout);
+        record.sandbox.mode = mode;
+        return report_run(record, run_report{options, stand, mode, approval_record, nullptr,
+                                             nullptr, 0, 0, interrupted_by, false});
+    };
+    if (told_to_stop()) return stopped_before_start(request.mode, request.timeout);
     if (escalate || valid.escalate_network) {
         if (escalate && sandbox::is_confined(*escalate) &&
             policy::is_strictly_wider(*escalate, stand.policy.mode)) {
             provider_for(*escalate);
+            if (told_to_stop()) return stopped_before_start(request.mode, request.timeout);
         }
         escalation_answer answer =
             ask_to_escalate(valid, stand, {provider.get(), executor_options.protected_paths});
@@ -131,8 +171,11 @@ int run_run_command(run_options& options) {
         }
         const bool granted = answer.status == policy::escalation_status::granted;
         if (answer.interrupted_by != 0 && granted) {
-            // Allowed, but cordon was told to stop while it was asking: nothing runs.
-            return exit_signal_base + answer.interrupted_by;
+            // Allowed, but cordon was told to stop while it was asking: nothing runs, and the
+            // record says so with the approval it had.
+            interrupted_by = answer.interrupted_by;
+            approval_record = std::move(answer.approval);
+            return stopped_before_start(request.mode, request.timeout);
         }
         if (!granted) {
             if (options.json) {
@@ -156,9 +199,6 @@ int run_run_command(run_options& options) {
         request.workspace_root = std::get<policy::resolved_policy>(escalated).workspace_root;
         approval_record = std::move(answer.approval);
     }
-
-    boost::asio::io_context io;
-    runtime::run_handle handle;
     // Live: the command's streams go to ours through writer threads, so that a stalled reader
     // of cordon's output cannot stall the event loop and with it the timeout. The command is
     // paced by the reader instead (run_request::stdout_pace): nothing is dropped while it runs.
@@ -186,7 +226,8 @@ int run_run_command(run_options& options) {
         };
     }
 
-    provider_for(request.mode);
+    provider_for(request.mode);  // probes, unless a current verdict is cached
+    if (told_to_stop()) return stopped_before_start(request.mode, request.timeout);
     const sandbox::sandbox_mode run_mode = request.mode;
     runtime::executor exec(io.get_executor(), provider, std::move(executor_options));
 
@@ -201,14 +242,12 @@ int run_run_command(run_options& options) {
     }
 
     std::optional<runtime::run_record> result;
-    boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
     if (valid.tty) {
         // Whatever else would end cordon where it stands ends the run the same way, so that the
         // person's terminal gets its modes back (only SIGKILL, and a crash, leave it raw).
         for (const int ending : {SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF})
             interrupts.add(ending);
     }
-    int interrupted_by = 0;
     const auto started = std::chrono::steady_clock::now();
     const auto done = [&](runtime::run_record r) {
         result = std::move(r);
@@ -220,7 +259,11 @@ int run_run_command(run_options& options) {
     std::optional<raw_terminal> raw;
     std::unique_ptr<input_relay> relay;
     std::shared_ptr<const unique_fd> master;
+    const std::optional<std::chrono::milliseconds> run_timeout = request.timeout;
     runtime::preparation prepared = exec.prepare(std::move(request));
+    // The last moment before anything starts: a signal that came while the run was prepared
+    // ends it here, whatever the preparation gave (its private /tmp and workspace go with it).
+    if (told_to_stop()) return stopped_before_start(run_mode, run_timeout);
     if (auto* ready = std::get_if<runtime::prepared_run>(&prepared)) {
         master = ready->terminal();
         if (master) {
@@ -249,11 +292,6 @@ int run_run_command(run_options& options) {
                 done(std::move(record));
             });
     }
-    interrupts.async_wait([&](boost::system::error_code ec, int signal) {
-        if (ec) return;
-        interrupted_by = signal;
-        handle.cancel();
-    });
     std::function<void()> follow_resizes = [&] {
         resizes.async_wait([&](boost::system::error_code ec, int) {
             if (ec) return;

@@ -45,6 +45,12 @@ sandbox::probe_run_result run_probe(const sandbox::confined_argv& wrapped,
     if (outcome.status) result.abi = outcome.status->abi;
     switch (judged.kind) {
         case classify::outcome_kind::exited:
+            if (!judged.exit_code) {
+                // Reaped by someone else (process.cpp, sweep): no answer, not a failure.
+                result.status_lost = true;
+                result.failure = judged.message;
+                return result;
+            }
             if (judged.exit_code == 0) return result;
             if (const auto line = first_line(outcome.stderr_output.text); !line.empty()) {
                 result.failure = std::string(line);

@@ -628,8 +628,14 @@ private:
         }
         reaped_at_ = std::chrono::steady_clock::now();
         if (reaped < 0) {
-            // ECHILD: someone else reaped it (the host set SIGCHLD to SIG_IGN). The status is
-            // lost; say so rather than invent one.
+            // ECHILD: the kernel reaped it for a host that ignores SIGCHLD (or set
+            // SA_NOCLDWAIT). The library never changes the host's dispositions, and no spawn
+            // flag keeps the zombie: a child cloned with no exit signal, or another one than
+            // SIGCHLD, is reaped all the same once it has exec'd (measured on 6.18: only a
+            // child that never execs keeps its status). The status is lost; say so rather than
+            // invent one: the record says the status is unknown (classify), and a probe's is no
+            // verdict (sandbox/probe.cpp). The `cordon` program resets SIGCHLD at start
+            // (cli/start_signals.hpp).
             log::warn("cannot reap pid {}: {}", pid_, std::strerror(errno));
         } else if (info.si_code == CLD_EXITED) {
             exit_code_ = info.si_status;

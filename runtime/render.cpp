@@ -217,6 +217,12 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
                                         : std::string("no memory limit");
         out += ")]\n";
     }
+    if (outcome.kind == outcome_kind::aborted && !outcome.signal && !outcome.exit_code) {
+        // Cancelled before the command started (cordon was told to stop while it set the run
+        // up): there is no status to tell.
+        out += outcome.message.empty() ? "[aborted]\n" : "[aborted: " + outcome.message + "]\n";
+        return out;
+    }
     if (outcome.kind == outcome_kind::aborted) out += "[aborted]\n";
     if (outcome.signal) {
         out += "[killed by signal: " + signal_name(*outcome.signal) + "]\n";

@@ -313,6 +313,8 @@ std::optional<rung_report> local_provider::selected() {
                     verdict_.index = i;
                     break;
                 }
+                // No answer from this rung: a later one must not be chosen in its place.
+                if (!inconclusive_.empty()) return std::nullopt;
             }
         }
         verdict_.decided = true;
@@ -327,13 +329,15 @@ std::vector<rung_report> local_provider::probe_all() {
     (void)selected();
     std::lock_guard lock(mutex_);
     bool probed = false;
+    bool answered = true;
     for (std::size_t i = 0; i < rungs_.size(); ++i) {
         if (rungs_[i].state == rung_state::not_probed) {
             probe_rung_locked(i);
             probed = true;
+            if (!inconclusive_.empty()) answered = false;
         }
     }
-    if (probed) store_verdict_locked();
+    if (probed && answered) store_verdict_locked();
     return rungs_;
 }
 

@@ -146,6 +146,10 @@ private:
     std::string verdict_name_;                // verdict_file_name(), with cache_key_
     std::string origin_;                      // verdict_origin()
     std::optional<std::string> cached_body_;  // under refresh_verdict: what the cache held
+    // Why the last probe proved nothing (its exit status was lost: probe_run_result::
+    // status_lost), or empty. Set by the probes under mutex_ (run_profiles() among them, which is
+    // const); a rung probed while it is set keeps no report and no verdict is decided or stored.
+    mutable std::string inconclusive_;
 };
 
 }  // namespace cordon::sandbox

@@ -105,6 +105,7 @@ std::optional<std::string> local_provider::run_profiles(const rung_report& repor
         probe_run_result result =
             options_.run_probe(wrap(report, command, policy, workspace.path(), workspace.fd(), {}),
                                options_.probe_timeout);
+        if (result.status_lost) inconclusive_ = *result.failure;
         if (result.failure) return std::string(to_string(mode)) + " profile: " + *result.failure;
     }
     return std::nullopt;
@@ -157,6 +158,13 @@ const local_provider::launcher_state& local_provider::probe_launcher_locked() {
     probe.environment_fd = command_environment_fd;
     probe.runner = launcher_.image;
     probe_run_result result = options_.run_probe(probe, options_.probe_timeout);
+    if (result.status_lost) {
+        // No answer is not "Landlock is unavailable": asked again by the next probe.
+        inconclusive_ = *result.failure;
+        launcher_.probed = false;
+        launcher_.reason = *result.failure;
+        return launcher_;
+    }
     if (result.failure || result.abi <= 0) {
         launcher_.reason = result.failure.value_or("the launcher's probe answer holds no ABI");
         return launcher_;
@@ -174,6 +182,7 @@ rung_report local_provider::probe_bwrap(rung_report report) {
     }
     // cordon-landlock runs inside every bwrap sandbox; without it bwrap alone is not enough.
     const launcher_state& launcher = probe_launcher_locked();
+    if (!inconclusive_.empty()) return report;
     if (!launcher.image) {
         report.state = rung_state::unusable;
         report.reason = "cordon-landlock is needed inside the sandbox: " + launcher.reason;
@@ -246,6 +255,7 @@ rung_report& local_provider::probe_rung_locked(std::size_t index) {
                                std::string(to_string(rungs_[index].kind)));
     }
     rung_report report = rungs_[index];
+    inconclusive_.clear();
     switch (report.kind) {
         case backend_kind::bwrap:
             report = probe_bwrap(std::move(report));
@@ -256,6 +266,14 @@ rung_report& local_provider::probe_rung_locked(std::size_t index) {
         case backend_kind::seatbelt:
             report = probe_seatbelt(std::move(report));
             break;
+    }
+    if (!inconclusive_.empty()) {
+        // A probe whose status another process took proved nothing: calling the rung unusable
+        // (or usable without the Landlock wall) on that would be a lie, and a cached one would
+        // outlive the cause. The rung stays unprobed, saying why, and nothing is decided.
+        log::warn("probe {}: no verdict: {}", to_string(report.kind), inconclusive_);
+        rungs_[index].reason = "no verdict: " + inconclusive_;
+        return rungs_[index];
     }
     log::debug("probe {}: {}{}{}", to_string(report.kind), to_string(report.state),
                report.reason.empty() ? "" : ": ", report.reason);

@@ -46,6 +46,10 @@ struct probe_run_result {
     // not (the runner's own line, a spawn error, a timeout, an exit status).
     std::optional<std::string> failure;
     int abi = 0;  // the launcher's answer to --probe: the kernel's Landlock ABI, or -errno
+    // The run's exit status was lost (another process reaped it: `failure` says so), so the
+    // probe proved nothing either way. The provider then decides no verdict and stores none: the
+    // run fails closed with that reason, and the next one probes again.
+    bool status_lost = false;
 };
 
 // Runs `wrapped` (honouring its status channel, environment fd and passed fds) to completion

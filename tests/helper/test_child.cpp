@@ -47,6 +47,10 @@
 // (a `started` record, then exec), but exits 0 without running any other command and without a
 // record. A classifier that took exit 0 for proof would call that a successful run.
 //
+// Started as `bwrap` or `cordon-landlock` (bind-mounted over a runner in a mount namespace of a
+// test's own: tests/cli/setup_signals_test.cpp), it is a runner that never answers: it waits until
+// it is killed, so that a probe of that runner is seen in progress for as long as a test needs.
+//
 // Attack subcommands (tests/hostile). Each prints one line per attempt, `ALLOWED <what>` or
 // `DENIED <what> <errno name>`, and exits 0 whatever the verdicts, so that a test asserts on
 // the lines. Every attempt is harmless if it succeeds: files are opened for writing without
@@ -562,6 +566,11 @@ int main(int argc, char** argv) {
     const std::string invoked_as = argv[0];
     if (invoked_as.substr(invoked_as.rfind('/') + 1).rfind("cordon-fake-launcher", 0) == 0) {
         return fake_launcher(argc, argv);
+    }
+    if (const std::string name = invoked_as.substr(invoked_as.rfind('/') + 1);
+        name == "bwrap" || name == "cordon-landlock") {
+        for (;;)
+            ::pause();
     }
     if (argc < 2) return usage();
     std::string cmd = argv[1];
