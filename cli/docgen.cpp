@@ -244,7 +244,8 @@ constexpr page_entry files[] = {
      "window there, and the next cordon judges it."},
     {"/dev/shm/cordon-verdicts-UID", "What the last probe of each backend concluded, reused."},
     {"/dev/shm/cordon-cgroup-locks-UID",
-     "The locks by which cordons that run at once share the runs' cgroups."},
+     "The locks by which cordons that run at once share the runs' cgroups; each names the cgroups "
+     "its cordon made in every hierarchy, which the next cordon removes when that one is gone."},
     {"/var/tmp/cordon-spill-XXXXXX",
      "Output beyond the in-memory tail, which the record names. cordon run removes it once every "
      "byte reached its reader; what a cordon that is gone left is removed by the next one beyond a "
@@ -252,7 +253,8 @@ constexpr page_entry files[] = {
     {"/tmp/cordon-tmp-XXXXXX",
      "A run's private /tmp on the Landlock rung, removed with the run (by the next cordon when "
      "this one was killed)."},
-    {"/var/tmp/cordon-probe-XXXXXX", "The workspace of a probe, removed with it."},
+    {"/var/tmp/cordon-probe-XXXXXX",
+     "The workspace of a probe, removed with it (by the next cordon when this one was killed)."},
 };
 
 constexpr page_entry environment[] = {

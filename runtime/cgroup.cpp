@@ -222,9 +222,21 @@ std::variant<std::shared_ptr<cgroup_host>, std::string> cgroup_host::create(
         const int locks_fd = host->lock_directory_.get();
         const std::string lock_name = host->name_ + ".lock";
         const std::string pending = "." + lock_name;
+        // Every directory this host may make, in every hierarchy, is in the lock file before it
+        // is made: a reaper in another cgroup scope finds them all there (cgroup_reaper.hpp).
+        std::vector<fs::path> directories{base / host->name_};
+        for (const auto& v1_base : {pids_base, memory_base}) {
+            if (v1_base && std::find(directories.begin(), directories.end(),
+                                     *v1_base / host->name_) == directories.end()) {
+                directories.push_back(*v1_base / host->name_);
+            }
+        }
+        const std::string record = cgroup_reaper::lock_record(directories);
         host->lock_.reset(::openat(locks_fd, pending.c_str(),
                                    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
         if (!host->lock_ || ::flock(host->lock_.get(), LOCK_EX | LOCK_NB) != 0 ||
+            ::write(host->lock_.get(), record.data(), record.size()) !=
+                static_cast<ssize_t>(record.size()) ||
             ::renameat(locks_fd, pending.c_str(), locks_fd, lock_name.c_str()) != 0) {
             const int error = errno;
             host->no_lock_ = failed("cannot lock " + lock_name, error);

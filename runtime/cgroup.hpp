@@ -23,10 +23,11 @@
 //
 // A cordon killed outright cannot end its runs itself: its watchdog does (cgroup_watchdog.hpp),
 // as soon as it is gone. As a second net, each host holds an exclusive flock(2) on a lock
-// file for its lifetime, and the next host to start ends what is left in the cgroups whose lock
-// is free. The lock files live under /dev/shm, which no confined command can open (Landlock
-// grants /dev node by node; bwrap mounts a private /dev), so a leftover process cannot hold a
-// dead cordon's lock to keep itself alive.
+// file for its lifetime, which records the host's cgroups in every hierarchy, and the next host
+// to start, in whatever cgroup scope, ends what is left in the cgroups whose lock is free. The lock
+// files live under /dev/shm, which no confined command can open (Landlock grants /dev node by node;
+// bwrap mounts a private /dev), so a leftover process cannot hold a dead cordon's lock to keep
+// itself alive.
 //
 // An executor takes the process's host (for_this_process): one cgroup `cordon-<pid>-<random>`
 // and one watchdog per process, however many executors and runs it makes, removed when the

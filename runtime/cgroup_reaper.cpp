@@ -6,13 +6,17 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <system_error>
 
 #include "base/log.hpp"
@@ -41,7 +45,109 @@ bool remove_directory(const fs::path& directory) {
     return false;
 }
 
+constexpr std::string_view record_magic = "cordon-cgroups 1";
+constexpr std::size_t record_limit = 64 * 1024;
+
+// The mount and cgroup namespaces of this process ("<mnt> <cgroup>", by inode): where the paths
+// of a record are seen from. Empty when /proc does not say.
+std::string namespaces() {
+    std::string out;
+    for (const char* ns : {"/proc/self/ns/mnt", "/proc/self/ns/cgroup"}) {
+        struct stat st {};
+        if (::stat(ns, &st) != 0) return {};
+        out +=
+            (out.empty() ? "" : " ") + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+    }
+    return out;
+}
+
+// What a free lock file says: nullopt when it records nothing (an earlier cordon's), the
+// directories otherwise (none when the record is not whole, or not of these namespaces: the host
+// is then left alone).
+struct record {
+    bool ours = false;  // seen from this process's namespaces
+    std::vector<fs::path> directories;
+};
+
+std::optional<record> read_record(int lock) {
+    std::string text(record_limit, '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+        const ssize_t n =
+            ::pread(lock, text.data() + got, text.size() - got, static_cast<off_t>(got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+    if (text.empty()) return std::nullopt;
+    record out;
+    std::string_view rest = text;
+    bool magic = false;
+    bool ended = false;
+    std::string seen_from;
+    while (!rest.empty()) {
+        const std::size_t eol = rest.find('\n');
+        if (eol == std::string_view::npos) break;  // a line cut short: not whole
+        const std::string_view line = rest.substr(0, eol);
+        rest.remove_prefix(eol + 1);
+        if (!magic) {
+            if (line != record_magic) return out;
+            magic = true;
+        } else if (line.starts_with("namespaces ")) {
+            seen_from = line.substr(11);
+        } else if (line.starts_with("cgroup ")) {
+            out.directories.emplace_back(line.substr(7));
+        } else if (line == "end") {
+            ended = true;
+        }
+    }
+    const std::string here = namespaces();
+    out.ours = ended && !here.empty() && seen_from == here;
+    return out;
+}
+
+// Whether `directory` may be one the host `name` made: an absolute path named after the host, in
+// a cgroup filesystem. Anything else in a record is not removed.
+bool recorded_cgroup(const fs::path& directory, const std::string& name) {
+    if (!directory.is_absolute() || directory.filename() != name ||
+        directory.lexically_normal() != directory) {
+        return false;
+    }
+    struct statfs fs_info {};
+    if (::statfs(directory.parent_path().c_str(), &fs_info) != 0) return false;
+    return fs_info.f_type == CGROUP_SUPER_MAGIC || fs_info.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+// Ends the runs under the dead host's directory `host` and removes them and it; true once it is
+// gone.
+bool end_host_directory(const fs::path& host) {
+    std::error_code ec;
+    if (!fs::exists(host, ec)) return !ec;
+    std::vector<fs::path> runs;
+    for (const auto& run : fs::directory_iterator(host, ec)) {
+        if (run.is_directory(ec)) runs.push_back(run.path());
+    }
+    for (const auto& run : runs)
+        kill_members(run);
+    bool removed = true;
+    for (const auto& run : runs)
+        removed = remove_directory(run) && removed;
+    return remove_directory(host) && removed;
+}
+
 }  // namespace
+
+std::string lock_record(const std::vector<fs::path>& directories) {
+    const std::string seen_from = namespaces();
+    if (seen_from.empty()) return {};
+    std::string out = std::string(record_magic) + "\nnamespaces " + seen_from + "\n";
+    for (const fs::path& directory : directories) {
+        if (directory.native().find('\n') != std::string::npos) return {};
+        out += "cgroup " + directory.native() + "\n";
+    }
+    return out + "end\n";
+}
 
 // The lock directory, trusted only when this user owns it and nobody else can enter it: another
 // user who could delete lock files could make the next cordon end runs that are alive. It lives
@@ -71,10 +177,9 @@ std::variant<unique_fd, std::string> open_lock_directory(fs::path path) {
 
 // A cordon that was killed (SIGKILL, a crash) left its cgroups behind, possibly with the trees of
 // its last runs still inside. Whoever creates the next host ends them. Only a cgroup whose lock
-// file exists and can be locked is touched: no lock file (another user, a host in another mount
-// namespace) proves nothing, a held lock means its owner is alive, and a host with no cgroup under
-// this process's bases is left to a cordon that shares its bases. The search starts from the lock
-// files, so that the common case (every host alive) costs one small directory listing.
+// file exists and can be locked is touched: no lock file (another user) proves nothing, and a held
+// lock means its owner is alive. The search starts from the lock files, so that the common case
+// (every host alive) costs one small directory listing.
 void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
     std::set<std::string> names;
     {
@@ -94,35 +199,54 @@ void reap_stale_hosts(int lock_directory, const std::vector<fs::path>& bases) {
     }
     for (const std::string& name : names) {
         const std::string lock_name = name + ".lock";
-        // A host whose cgroups live elsewhere (another service, another terminal's scope) is
-        // for a cordon there to end: its lock file stays, or nobody ever could.
-        std::error_code ec;
-        if (std::none_of(bases.begin(), bases.end(),
-                         [&](const fs::path& base) { return fs::exists(base / name, ec); })) {
-            continue;
-        }
         // Never waited on: no blocking open (O_NONBLOCK, whatever was put at the name) and no
         // blocking lock (LOCK_NB: a held lock is a live host, or a squatter; either way the host
         // is left alone).
         unique_fd lock(::openat(lock_directory, lock_name.c_str(),
                                 O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-        if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) continue;
-        bool removed = true;
-        for (const fs::path& base : bases) {
-            const fs::path host = base / name;
-            std::vector<fs::path> runs;
-            for (const auto& run : fs::directory_iterator(host, ec)) {
-                if (run.is_directory(ec)) runs.push_back(run.path());
-            }
-            for (const auto& run : runs)
-                kill_members(run);
-            for (const auto& run : runs)
-                removed = remove_directory(run) && removed;
-            if (fs::exists(host, ec)) removed = remove_directory(host) && removed;
+        struct stat st {};
+        if (!lock || ::fstat(lock.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+            ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+            continue;
         }
+        std::vector<fs::path> directories;
+        if (std::optional<record> recorded = read_record(lock.get())) {
+            // A host seen from other namespaces (or a record cut short) is for a cordon there:
+            // these paths may name other directories here, or none, and its lock must stay.
+            if (!recorded->ours) continue;
+            for (fs::path& directory : recorded->directories) {
+                if (recorded_cgroup(directory, name)) {
+                    directories.push_back(std::move(directory));
+                } else {
+                    log::debug("{} records {}: not one of its cgroups, left alone", lock_name,
+                               directory.string());
+                }
+            }
+        } else {
+            // An earlier cordon's lock, which records nothing: its cgroups are looked for under
+            // this process's bases, and a host with none there is left to a cordon that shares
+            // its bases (another service, another scope): its lock file stays, or nobody ever
+            // could end it.
+            std::error_code ec;
+            for (const fs::path& base : bases) {
+                if (fs::exists(base / name, ec)) directories.push_back(base / name);
+            }
+            if (directories.empty()) continue;
+            directories = bases;
+            for (fs::path& directory : directories)
+                directory /= name;
+        }
+        // In the order recorded: the v2 tree first, which holds every process of a run.
+        bool removed = true;
+        for (const fs::path& directory : directories)
+            removed = end_host_directory(directory) && removed;
+        // The lock goes last, and only when every directory went: it is what leads the next
+        // reaper to what is left.
         if (removed) {
             ::unlinkat(lock_directory, lock_name.c_str(), 0);
             log::info("ended the runs of a cordon that is gone: {}", name);
+        } else {
+            log::debug("the cgroups of {}, a cordon that is gone, are not all removable yet", name);
         }
     }
 }

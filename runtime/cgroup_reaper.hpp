@@ -5,6 +5,15 @@
 // file for its lifetime, and the next host to be created ends what is left in the cgroups whose
 // lock is free (cgroup.hpp). Private to runtime/; called by cgroup_host::create() only, before
 // the host has any run and never on an event loop.
+//
+// The lock file records, before the host makes any cgroup, every directory it may make, in every
+// hierarchy (the v2 tree, and the v1 `pids` and `memory` ones of a hybrid host), and the mount
+// and cgroup namespaces those paths are seen from. A reaper removes exactly those, wherever they
+// lie, so that a cordon in any cgroup scope ends a dead cordon's runs, and a host's lock file goes
+// only once every one of its directories is gone: the lock is what leads the next reaper to them.
+// A reaper in other namespaces, which would see other directories at those paths, leaves the
+// host to one in its own. A lock file that records nothing (written by an earlier cordon) is
+// reaped as it was then: by the directories of its name under the reaper's own bases.
 #pragma once
 
 #include <filesystem>
@@ -20,8 +29,13 @@ namespace cordon::runtime::cgroup_reaper {
 // user owns it and nobody else can enter it; the reason otherwise.
 [[nodiscard]] std::variant<unique_fd, std::string> open_lock_directory(std::filesystem::path path);
 
-// Ends the runs of every host under `bases` whose lock file in `lock_directory` is free, and
-// removes their cgroups and lock files.
+// What a host's lock file holds: the cgroup directories it may make (each named after the host)
+// and the namespaces they are seen from; empty when a path cannot be written on one line.
+[[nodiscard]] std::string lock_record(const std::vector<std::filesystem::path>& directories);
+
+// Ends the runs of every host whose lock file in `lock_directory` is free, removes the cgroups its
+// lock file records (or, for a lock file that records nothing, those of its name under `bases`),
+// and then its lock file.
 void reap_stale_hosts(int lock_directory, const std::vector<std::filesystem::path>& bases);
 
 }  // namespace cordon::runtime::cgroup_reaper

@@ -18,6 +18,7 @@
 #include "cordon/sandbox_error.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/leftovers.hpp"
 #include "sandbox/mount_exposure.hpp"
 #include "sandbox/network_plan.hpp"
 #include "sandbox/path_plan.hpp"
@@ -82,6 +83,9 @@ std::variant<std::shared_ptr<const unique_fd>, std::string> open_root(const fs::
 }  // namespace
 
 local_provider::local_provider(local_provider_options options) : options_(std::move(options)) {
+    // What cordons killed outright left (probe workspaces, private /tmps) goes now, once per
+    // process, whether this one probes or not (leftovers.hpp).
+    if (options_.host == platform::linux_) sweep_what_dead_cordons_left();
     const std::vector<backend_kind> rungs = ladder();
     const bool wants_bwrap =
         std::find(rungs.begin(), rungs.end(), backend_kind::bwrap) != rungs.end();

@@ -3,13 +3,17 @@
 
 #include "sandbox/private_tmp.hpp"
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <string_view>
-#include <system_error>
 
 #include "base/locked_directory.hpp"
 #include "base/log.hpp"
+#include "base/tree_removal.hpp"
 
 namespace cordon::sandbox {
 
@@ -19,14 +23,26 @@ namespace {
 
 constexpr std::string_view prefix = "cordon-tmp-";
 
+// Removes the directory `name` of `parent` (canonical), which must still be the one open as
+// `same_as`, with all the command left in it, whatever its depth (base/tree_removal.hpp). The
+// reason when something stayed.
+std::optional<std::string> remove_private_tmp(const fs::path& parent, const std::string& name,
+                                              int same_as) {
+    unique_fd parent_fd(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!parent_fd) return "cannot open " + parent.string() + ": " + std::strerror(errno);
+    return base::remove_tree(parent_fd.get(), name, same_as);
+}
+
 }  // namespace
 
 std::size_t sweep_dead_private_tmps(const fs::path& parent) {
     std::size_t removed = 0;
     for (const base::locked_directory& dead : base::abandoned_directories(parent, prefix)) {
-        std::error_code ec;
-        fs::remove_all(dead.path, ec);  // never follows a symlink inside
-        if (!ec) ++removed;
+        if (auto stayed = remove_private_tmp(parent, dead.name, dead.fd.get())) {
+            log::debug("cannot remove all of {}: {}", dead.path.string(), *stayed);
+        } else {
+            ++removed;
+        }
     }
     if (removed > 0) log::info("removed {} private /tmp left by cordons that are gone", removed);
     return removed;
@@ -51,8 +67,11 @@ private_tmp_directory::create(const fs::path& parent) {
 }
 
 private_tmp_directory::~private_tmp_directory() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);  // never follows a symlink the command left; unlocked after
+    // Unlocked only after: a sweep never takes it while it is being removed.
+    if (auto stayed =
+            remove_private_tmp(path_.parent_path(), path_.filename().string(), lock_.get())) {
+        log::warn("cannot remove all of the run's private /tmp {}: {}", path_.string(), *stayed);
+    }
 }
 
 }  // namespace cordon::sandbox

@@ -5,10 +5,11 @@
 // gives the same run a tmpfs instead), removed with what the command left in it once the run is
 // over. A cordon killed outright (SIGKILL, a crash) cannot remove it: this process holds an
 // exclusive flock(2) on each of its directories for as long as it uses it
-// (base/locked_directory.hpp), and the first private /tmp a cordon makes first removes every
-// cordon-tmp-* of its uid whose lock is free, the way a dead cordon's cgroups are reaped
+// (base/locked_directory.hpp), and every later cordon removes every cordon-tmp-* of its uid whose
+// lock is free as it starts (sandbox/leftovers.hpp), the way a dead cordon's cgroups are reaped
 // (runtime/cgroup_reaper.hpp). A command that locks a directory of its uid keeps it from being
-// swept while it lives, and never makes cordon wait.
+// swept while it lives, and never makes cordon wait. Either way the directory goes as a tree the
+// command shaped (base/tree_removal.hpp): at any depth, no symlink followed, never beyond it.
 #pragma once
 
 #include <filesystem>

@@ -16,8 +16,10 @@
 
 #include "base/locked_directory.hpp"
 #include "base/log.hpp"
+#include "base/tree_removal.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/leftovers.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/runner_image.hpp"
 #include "sandbox/runner_path.hpp"
@@ -34,10 +36,15 @@ constexpr std::string_view probe_prefix = "cordon-probe-";
 // profile. It is made where no confined command can write (/var/tmp: a Landlock workspace-write
 // command writes the host's /tmp, and the provider protects /var/tmp/cordon-probe-*), held by a
 // lock while the probe lives (base/locked_directory.hpp), so that a probe killed outright leaves
-// nothing for long: the next probe of its uid removes every one whose lock is free. Removed with
-// rmdir relative to the base's descriptor, never recursively by path: a command that swapped the
-// entry for a symlink would aim that, run by cordon outside any sandbox, at any directory on the
-// host.
+// nothing for long: every later cordon of its uid removes every one whose lock is free
+// (sweep_dead_probe_workspaces, sandbox/leftovers.hpp), whether it probes or takes a cached
+// verdict: when only a probing cordon swept, the cached verdict every later cordon took let them
+// pile up. The workspace is empty as a rule; it is removed as a tree all the same
+// (base/tree_removal.hpp), so that whatever lands in it (a runner's mount point, a command's
+// files where the fallback /tmp is used) cannot keep it forever, relative to the base's
+// descriptor and only while its name still holds the directory this process made: a command
+// that swapped the entry for a symlink or another directory would aim that removal, run by
+// cordon outside any sandbox, at any directory on the host.
 class probe_workspace {
 public:
     probe_workspace() {
@@ -45,10 +52,7 @@ public:
             const fs::path parent = canonical_path(candidate);
             unique_fd base_fd(landlock::open_no_symlinks(parent.c_str(), O_DIRECTORY));
             if (!base_fd) continue;
-            for (const base::locked_directory& dead :
-                 base::abandoned_directories(parent, probe_prefix)) {
-                (void)::unlinkat(base_fd.get(), dead.name.c_str(), AT_REMOVEDIR);
-            }
+            (void)sweep_dead_probe_workspaces(parent);
             auto made = base::make_locked_directory(parent, probe_prefix);
             auto* directory = std::get_if<base::locked_directory>(&made);
             if (directory == nullptr) continue;
@@ -69,7 +73,11 @@ public:
         }
     }
     ~probe_workspace() {
-        if (base_fd_) (void)::unlinkat(base_fd_.get(), leaf_.c_str(), AT_REMOVEDIR);
+        if (!base_fd_) return;
+        // Unlocked only after: no sweep takes it meanwhile.
+        if (auto stayed = base::remove_tree(base_fd_.get(), leaf_, lock_.get())) {
+            log::warn("cannot remove all of the probe workspace {}: {}", path_.string(), *stayed);
+        }
     }
     probe_workspace(const probe_workspace&) = delete;
     probe_workspace& operator=(const probe_workspace&) = delete;
@@ -85,6 +93,20 @@ private:
 };
 
 }  // namespace
+
+std::size_t sweep_dead_probe_workspaces(const fs::path& parent) {
+    unique_fd base_fd(landlock::open_no_symlinks(parent.c_str(), O_DIRECTORY));
+    if (!base_fd) return 0;
+    std::size_t removed = 0;
+    for (const base::locked_directory& dead : base::abandoned_directories(parent, probe_prefix)) {
+        if (auto stayed = base::remove_tree(base_fd.get(), dead.name, dead.fd.get())) {
+            log::debug("cannot remove all of {}: {}", dead.path.string(), *stayed);
+        } else {
+            ++removed;
+        }
+    }
+    return removed;
+}
 
 std::optional<std::string> local_provider::run_profiles(const rung_report& report) const {
     // Probe = run: each mode's real profile confines `true`, status channel included, so a

@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/tree_removal.hpp"
 #include "cordon/unique_fd.hpp"
 
 namespace cordon::sandbox {
@@ -56,11 +57,8 @@ namespace cordon::sandbox {
                                                       std::string_view content);
 
 // Removes the entry `name` of `dir` and everything beneath it, never following a symlink, at any
-// depth and width: one directory is open at a time, and the way back up ("..") must lead to the
-// directory it came down from, or the walk stops (the tree was moved under it). A directory of the
-// effective uid that denies its owner listing or removing gets u+rwx first. What cannot be
-// removed is passed over: everything else goes, and the first reason something stayed is returned.
-[[nodiscard]] std::optional<std::string> remove_tree(int dir, const std::string& name);
+// depth and width (base/tree_removal.hpp).
+using base::remove_tree;
 
 class quarantine {
 public:

@@ -247,14 +247,19 @@ void verdict_cache::forget_unused(const std::string& kept) const {
         ::close(listing);
         return;
     }
-    const auto week_ago = std::chrono::system_clock::now() - std::chrono::hours(24 * 7);
+    const auto now = std::chrono::system_clock::now();
+    const auto week_ago = now - std::chrono::hours(24 * 7);
+    // A temporary (store()) is renamed within moments of its making: one a minute old was left
+    // by a cordon killed while it wrote.
+    const auto minute_ago = now - std::chrono::minutes(1);
     while (const dirent* entry = ::readdir(entries)) {
         const std::string_view name = entry->d_name;
-        if (!name.starts_with("verdict-") || name == kept) continue;
+        const bool temporary = name.starts_with(".verdict-");
+        if ((!name.starts_with("verdict-") && !temporary) || name == kept) continue;
         struct stat st {};
         if (::fstatat(directory_.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
         const auto written = std::chrono::system_clock::from_time_t(st.st_mtim.tv_sec);
-        if (S_ISREG(st.st_mode) && written < week_ago) {
+        if (S_ISREG(st.st_mode) && written < (temporary ? minute_ago : week_ago)) {
             (void)::unlinkat(directory_.get(), entry->d_name, 0);
         }
     }

@@ -120,7 +120,8 @@ public:
 
 private:
     explicit verdict_cache(unique_fd directory) : directory_(std::move(directory)) {}
-    // Removes the verdict files but `kept` that were not written for a week.
+    // Removes the verdict files but `kept` that were not written for a week, and the temporaries
+    // of a store() that a killed cordon never renamed.
     void forget_unused(const std::string& kept) const;
     unique_fd directory_;
 };

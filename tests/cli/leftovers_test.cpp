@@ -1,23 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-// What cordon leaves in /var/tmp: nothing a reader will not ask for. A run whose output all
-// reached cordon's reader leaves no spill file (--json, whose record names the files, keeps
-// them, under the budget a later cordon enforces: runtime/output_collector.hpp), and a probe's
-// workspace left by a probe killed outright is removed by the next probe.
+// What cordon leaves behind: nothing a reader will not ask for, and nothing for good when it is
+// killed outright. A run whose output all reached cordon's reader leaves no spill file (--json,
+// whose record names the files, keeps them, under the budget a later cordon enforces:
+// runtime/output_collector.hpp); a probe's workspace and a private /tmp left by a cordon killed
+// outright are removed by any later cordon, one that takes a cached verdict too
+// (sandbox/leftovers.hpp), however deep the tree in them (base/tree_removal.hpp); and a killed
+// cordon's cgroups, in every hierarchy, by a later cordon in another cgroup scope
+// (runtime/cgroup_reaper.hpp).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <optional>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "base/mountinfo.hpp"
+#include "base/small_file.hpp"
+#include "runtime/cgroup.hpp"
+#include "runtime/cgroup_files.hpp"
+#include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
 #include "support/cordon_cli.hpp"
+#include "support/spawned_process.hpp"
 
 namespace cordon::test {
 namespace {
@@ -84,6 +102,262 @@ TEST(Leftovers, TheNextProbeRemovesAProbeWorkspaceWhoseProbeIsGone) {
     EXPECT_FALSE(fs::exists(dead)) << dead;
     EXPECT_TRUE(fs::exists(held)) << "a live process's";
     fs::remove(held);
+}
+
+// ---- a private /tmp deeper than the descriptor limit ------------------------------------------
+
+// The command's part: a chain of directories `depth` levels deep in its private /tmp, made by one
+// mkdir (it keeps no descriptor per level), then its /tmp's name.
+std::string deep_chain_command(int depth) {
+    std::string chain;
+    for (int level = 0; level < depth; ++level)
+        chain += "d/";
+    return "cd \"$TMPDIR\" && mkdir -p " + chain + " && touch " + chain + "bottom && echo built " +
+           "\"$TMPDIR\"";
+}
+
+// Runs `cordon run ...` in `workspace` under a descriptor limit (soft and hard) of 64: the chain is
+// several times deeper. The Landlock rung gives the run a directory of its own as /tmp.
+std::vector<std::string> under_low_descriptor_limit(const fs::path& workspace,
+                                                    const std::string& command) {
+    return {"/bin/sh",
+            "-c",
+            "ulimit -n 64 && exec \"$0\" run --mode workspace-write --backend landlock "
+            "--accept-partial --tmp private --workspace \"$1\" -c \"$2\"",
+            cordon_path().string(),
+            workspace.string(),
+            command};
+}
+
+constexpr int chain_depth = 320;
+
+std::string tmpdir_from(const std::string& out) {
+    std::istringstream said(out);
+    std::string word;
+    std::string tmpdir;
+    said >> word >> tmpdir;
+    return word == "built" ? tmpdir : std::string();
+}
+
+// The run's own end removes it: the walk holds one directory open at a time
+// (std::filesystem::remove_all held one per level, failed with EMFILE, and left it all).
+TEST(Leftovers, APrivateTmpDeeperThanTheDescriptorLimitGoesWithItsRun) {
+    temp_dir workspace{"/var/tmp"};
+    const cli_result r =
+        run_program(under_low_descriptor_limit(workspace.path(), deep_chain_command(chain_depth)),
+                    workspace.path());
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const std::string tmpdir = tmpdir_from(r.out);
+    ASSERT_EQ(tmpdir.rfind("/tmp/cordon-tmp-", 0), 0U) << r.out;
+    EXPECT_FALSE(fs::exists(tmpdir)) << "the run's private /tmp was left";
+}
+
+// The same tree, its cordon killed outright: the next cordon removes it, one that runs under bwrap
+// with a cached verdict (and so makes no private /tmp and probes nothing) too.
+TEST(Leftovers, APrivateTmpDeeperThanTheDescriptorLimitOfAKilledCordonGoesWithTheNext) {
+    temp_dir workspace{"/var/tmp"};
+    spawned_process cordon(
+        under_low_descriptor_limit(workspace.path(),
+                                   deep_chain_command(chain_depth) + " && exec sleep 60"),
+        {});
+    ASSERT_TRUE(cordon.wait_for_output("\n")) << cordon.out() << cordon.err();
+    const std::string tmpdir = tmpdir_from(cordon.out());
+    ASSERT_EQ(tmpdir.rfind("/tmp/cordon-tmp-", 0), 0U) << cordon.out();
+    cordon.kill(SIGKILL);
+    (void)cordon.wait();
+    ASSERT_TRUE(fs::exists(tmpdir)) << "nothing left to sweep: the test proves nothing";
+
+    const cli_result next = run_cordon({"run", "--mode", "read-only", "--", "true"});
+    EXPECT_EQ(next.exit_code, 0) << next.err;
+    EXPECT_FALSE(fs::exists(tmpdir)) << "the killed cordon's private /tmp was left";
+}
+
+// ---- probe workspaces of killed cordons ---------------------------------------------------------
+
+std::set<fs::path> probe_workspaces() {
+    std::set<fs::path> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/var/tmp", ec)) {
+        if (entry.path().filename().string().starts_with("cordon-probe-")) out.insert(entry.path());
+    }
+    return out;
+}
+
+// `cordon probe` (which always probes) killed while its workspace exists: that workspace, left.
+// Caught by polling the directory as the probe runs; nullopt when no try caught one.
+std::optional<fs::path> workspace_of_a_killed_probe() {
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        const std::set<fs::path> before = probe_workspaces();
+        spawned_process probe({cordon_path().string(), "probe"}, {});
+        std::optional<fs::path> caught;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!caught && std::chrono::steady_clock::now() < deadline) {
+            for (const fs::path& made : probe_workspaces()) {
+                if (!before.contains(made)) caught = made;
+            }
+            if (!caught) ::sched_yield();
+        }
+        probe.kill(SIGKILL);
+        (void)probe.wait();
+        if (caught && fs::exists(*caught)) return caught;
+    }
+    return std::nullopt;
+}
+
+// Probe workspaces of cordons killed while probing, one that a runner left something in, are
+// removed by the next cordon even when it takes a cached verdict and probes nothing (the sweep
+// used to run only when a cordon probed); one a live process holds stays, and a symlink left in
+// one is removed, never followed.
+TEST(Leftovers, ProbeWorkspacesOfKilledCordonsGoWithALaterCordonThatProbesNothing) {
+    temp_dir outside{"/var/tmp"};
+    write_file(outside / "kept", "outside");
+    bool cached = false;
+    for (int round = 0; round < 5 && !cached; ++round) {
+        SCOPED_TRACE(round);
+        const std::optional<fs::path> killed = workspace_of_a_killed_probe();
+        ASSERT_TRUE(killed) << "no try caught a probe's workspace";
+        std::string dead = "/var/tmp/cordon-probe-XXXXXX";
+        ASSERT_NE(::mkdtemp(dead.data()), nullptr);
+        fs::create_directories(fs::path(dead) / "left" / "by" / "a" / "runner");
+        fs::create_directory_symlink(outside.path(), fs::path(dead) / "left" / "link");
+        std::string held = "/var/tmp/cordon-probe-XXXXXX";
+        ASSERT_NE(::mkdtemp(held.data()), nullptr);
+        const unique_fd lock(::open(held.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        ASSERT_TRUE(lock);
+        ASSERT_EQ(::flock(lock.get(), LOCK_EX | LOCK_NB), 0);
+
+        const cli_result r = run_cordon({"--verbose", "run", "--mode", "read-only", "--", "true"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        cached = r.err.find("sandbox verdict: cached") != std::string::npos;
+        EXPECT_FALSE(fs::exists(*killed)) << *killed;
+        EXPECT_FALSE(fs::exists(dead)) << dead;
+        EXPECT_TRUE(fs::exists(held)) << "a live process's";
+        EXPECT_EQ(read_file(outside / "kept"), "outside");
+        fs::remove(held);
+    }
+    EXPECT_TRUE(cached) << "every later cordon probed: the cached case was not tried";
+}
+
+// ---- a killed cordon's cgroups, from another cgroup scope ---------------------------------------
+
+// This process's own cgroup directory in each hierarchy cordon uses (the v2 tree; the v1 pids and
+// memory ones where mounted), as cordon finds them.
+std::vector<fs::path> own_cgroup_directories() {
+    auto mounts = base::read_mountinfo();
+    base::read_result cgroups = base::read_small_file("/proc/self/cgroup");
+    if (!std::holds_alternative<std::vector<base::mount_entry>>(mounts) ||
+        !std::holds_alternative<std::string>(cgroups)) {
+        return {};
+    }
+    const runtime::cgroup_files::cgroup_view view{
+        std::get<std::vector<base::mount_entry>>(std::move(mounts)),
+        std::get<std::string>(std::move(cgroups))};
+    std::vector<fs::path> out;
+    for (const char* controller : {"", "pids", "memory"}) {
+        auto own = runtime::cgroup_files::own_directory(view, controller);
+        if (auto* directory = std::get_if<fs::path>(&own)) {
+            if (std::find(out.begin(), out.end(), *directory) == out.end()) {
+                out.push_back(*directory);
+            }
+        }
+    }
+    return out;
+}
+
+// A cgroup scope of the test's own under every hierarchy, removed (once empty) at scope end.
+class test_scope {
+public:
+    test_scope(const std::vector<fs::path>& bases, const std::string& name) {
+        // In every hierarchy or in none.
+        for (const fs::path& base : bases) {
+            if (::mkdir((base / name).c_str(), 0755) != 0) return;
+            directories_.push_back(base / name);
+        }
+        made_ = true;
+    }
+    ~test_scope() {
+        for (const fs::path& directory : directories_) {
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (::rmdir(directory.c_str()) != 0 && errno == EBUSY &&
+                   std::chrono::steady_clock::now() < deadline) {
+                ::sched_yield();
+            }
+        }
+    }
+    test_scope(const test_scope&) = delete;
+    test_scope& operator=(const test_scope&) = delete;
+    [[nodiscard]] bool made() const { return made_; }
+    [[nodiscard]] const std::vector<fs::path>& directories() const { return directories_; }
+    // `sh -c` words that put the shell into this scope in every hierarchy, then exec `argv`.
+    [[nodiscard]] std::vector<std::string> exec_inside(const std::vector<std::string>& argv) const {
+        std::string script;
+        for (const fs::path& directory : directories_)
+            script += "echo $$ > " + (directory / "cgroup.procs").string() + " && ";
+        script += "exec \"$@\"";
+        std::vector<std::string> out{"/bin/sh", "-c", script, "sh"};
+        out.insert(out.end(), argv.begin(), argv.end());
+        return out;
+    }
+
+private:
+    std::vector<fs::path> directories_;
+    bool made_ = false;
+};
+
+// The directories named `cordon-<pid>-*` under `scope`'s directories, and the lock files of that
+// pid: what the cordon of `pid` made.
+std::vector<fs::path> made_by(pid_t pid, const test_scope& scope) {
+    const std::string prefix = "cordon-" + std::to_string(pid) + "-";
+    std::vector<fs::path> out;
+    std::vector<fs::path> places = scope.directories();
+    places.push_back("/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid()));
+    for (const fs::path& place : places) {
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(place, ec)) {
+            if (entry.path().filename().string().starts_with(prefix)) out.push_back(entry.path());
+        }
+    }
+    return out;
+}
+
+// A cordon killed outright leaves its cgroups in every hierarchy (the v2 tree and, on a hybrid
+// host like this one, the v1 memory and pids hierarchies its limits live in) and its lock. A
+// cordon started in another cgroup scope, whose own bases hold none of them, ends and removes them
+// all, and the lock last: its reaper used to look under its own bases only, unlink the lock
+// anyway, and orphan the v1 memory cgroup for good.
+TEST(Leftovers, AKilledCordonsCgroupsGoInEveryHierarchyWithACordonInAnotherScope) {
+    std::string why;
+    if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
+    const std::vector<fs::path> bases = own_cgroup_directories();
+    ASSERT_FALSE(bases.empty());
+    const std::string suffix = std::to_string(::getpid());
+    const test_scope killed_in(bases, "cordon-test-scope-killed-" + suffix);
+    const test_scope next_in(bases, "cordon-test-scope-next-" + suffix);
+    if (!killed_in.made() || !next_in.made()) {
+        CORDON_SKIP_OR_FAIL("cannot make cgroup scopes of the test's own under " +
+                            bases.front().string());
+    }
+    // A memory limit (the default, said anyway): on a hybrid host it lives in v1's hierarchy.
+    spawned_process cordon(
+        killed_in.exec_inside({cordon_path().string(), "run", "--mode", "danger-full-access",
+                               "--max-memory", "256M", "--max-processes", "64", "-c",
+                               "echo started && exec sleep 60"}),
+        {});
+    ASSERT_TRUE(cordon.wait_for_output("started\n")) << cordon.out() << cordon.err();
+    const std::vector<fs::path> left = made_by(cordon.pid(), killed_in);
+    // Its host in each hierarchy, and its lock.
+    ASSERT_EQ(left.size(), bases.size() + 1) << ::testing::PrintToString(left);
+    cordon.kill(SIGKILL);
+    (void)cordon.wait();
+    for (const fs::path& path : left)
+        ASSERT_TRUE(fs::exists(path)) << path << ": nothing left to reap: the test proves nothing";
+
+    spawned_process next(next_in.exec_inside({cordon_path().string(), "run", "--mode",
+                                              "danger-full-access", "--", "true"}),
+                         {});
+    EXPECT_EQ(next.wait(), 0) << next.err();
+    for (const fs::path& path : left)
+        EXPECT_FALSE(fs::exists(path)) << path << " was left";
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "runtime/cgroup.hpp"
+#include "runtime/cgroup_reaper.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
 
@@ -128,6 +129,57 @@ TEST(CgroupLocks, OnlyDeadHostsUnderTheseBasesAreReaped) {
     EXPECT_TRUE(fs::exists(first->directory())) << "a live host was reaped";
     const fs::path live_lock = locks / (first->directory().filename().string() + ".lock");
     EXPECT_TRUE(fs::exists(live_lock));
+}
+
+// A host's lock file records its cgroups in every hierarchy, wherever they lie: a reaper whose
+// own bases hold none of them (a cordon in another cgroup scope) ends and removes them, and
+// removes the lock file only once all are gone, so that what could not go yet is found again by
+// the reaper after it. A record seen from other namespaces is left to a reaper there; a path in a
+// record that is not a cgroup named after the host is never touched.
+TEST(CgroupLocks, ADeadHostsRecordedCgroupsGoWhereverTheyLieAndItsLockLast) {
+    test::temp_dir dir;
+    const fs::path locks = dir / "locks";
+    fs::create_directory(locks);
+    fs::permissions(locks, fs::perms(0700));
+    std::string why;
+    auto first = test::cgroup_host_or(why, {.reap_stale = false, .lock_directory = locks});
+    if (!first) CORDON_SKIP_OR_FAIL(why);
+    const std::string suffix = std::to_string(::getpid());
+    // Another scope: a cgroup beside this process's, which no base of the reaper holds.
+    const fs::path scope = first->directory().parent_path() / ("cordon-test-scope-" + suffix);
+    ASSERT_EQ(::mkdir(scope.c_str(), 0755), 0) << std::strerror(errno);
+    const std::string dead = "cordon-recorded-" + suffix;
+    const std::string foreign = "cordon-foreign-" + suffix;
+    const std::string planted = "cordon-planted-" + suffix;
+    ASSERT_EQ(::mkdir((scope / dead).c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir((scope / dead / "run-1").c_str(), 0755), 0);
+    // A cgroup below the run's: the run cannot go until it does (as while its processes die).
+    ASSERT_EQ(::mkdir((scope / dead / "run-1" / "held").c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir((scope / foreign).c_str(), 0755), 0);
+    const fs::path not_cgroup = dir / planted;
+    fs::create_directory(not_cgroup);
+    std::ofstream(locks / (dead + ".lock")) << runtime::cgroup_reaper::lock_record({scope / dead});
+    std::ofstream(locks / (foreign + ".lock")) << "cordon-cgroups 1\nnamespaces 0:1 0:2\ncgroup "
+                                               << (scope / foreign).string() << "\nend\n";
+    std::ofstream(locks / (planted + ".lock")) << runtime::cgroup_reaper::lock_record({not_cgroup});
+
+    auto second = test::cgroup_host_or(why, {.reap_stale = true, .lock_directory = locks});
+    ASSERT_TRUE(second) << why;
+    EXPECT_TRUE(fs::exists(scope / dead / "run-1")) << "a cgroup with a child cgroup went";
+    EXPECT_TRUE(fs::exists(locks / (dead + ".lock"))) << "the lock went before its cgroups";
+    EXPECT_TRUE(fs::exists(scope / foreign)) << "a host of other namespaces was reaped";
+    EXPECT_TRUE(fs::exists(locks / (foreign + ".lock")));
+    EXPECT_TRUE(fs::exists(not_cgroup)) << "a path that is not a cgroup was removed";
+
+    ASSERT_EQ(::rmdir((scope / dead / "run-1" / "held").c_str()), 0);
+    auto third = test::cgroup_host_or(why, {.reap_stale = true, .lock_directory = locks});
+    ASSERT_TRUE(third) << why;
+    EXPECT_FALSE(fs::exists(scope / dead)) << "the dead host's cgroup in another scope was left";
+    EXPECT_FALSE(fs::exists(locks / (dead + ".lock")));
+    EXPECT_TRUE(fs::exists(first->directory())) << "a live host was reaped";
+
+    ::rmdir((scope / foreign).c_str());
+    ::rmdir(scope.c_str());
 }
 
 // ---- removal never waits ------------------------------------------------------------------------

@@ -668,8 +668,14 @@ TEST_F(VerdictCacheTest, EachProberKeepsItsOwnVerdictAndUnusedOnesGo) {
     // Another boot's verdict, untouched for eight days, and one written yesterday.
     const fs::path old = cache_ / "verdict-auto-00000000000000aa";
     const fs::path recent = cache_ / "verdict-auto-00000000000000bb";
+    // And the temporaries of stores whose cordon was killed before the rename: one a minute old
+    // is left, one being written now is not.
+    const fs::path left = cache_ / ".verdict-auto-00000000000000aa.1.1.1";
+    const fs::path writing = cache_ / ".verdict-auto-00000000000000bb.1.1.1";
     test::write_file(old, "x");
     test::write_file(recent, "x");
+    test::write_file(left, "x");
+    test::write_file(writing, "x");
     const auto set_age = [](const fs::path& path, std::chrono::hours age) {
         const timespec when{::time(nullptr) - std::chrono::seconds(age).count(), 0};
         const timespec times[2] = {when, when};
@@ -677,10 +683,13 @@ TEST_F(VerdictCacheTest, EachProberKeepsItsOwnVerdictAndUnusedOnesGo) {
     };
     set_age(old, std::chrono::hours(24 * 8));
     set_age(recent, std::chrono::hours(24));
+    set_age(left, std::chrono::hours(1));
     scripted_runner refresh(usable_here);
     (void)local_provider(cached(refresh, backend_choice::automatic, true)).selected();
     EXPECT_FALSE(fs::exists(old));
     EXPECT_TRUE(fs::exists(recent));
+    EXPECT_FALSE(fs::exists(left)) << "a killed store's temporary was left";
+    EXPECT_TRUE(fs::exists(writing));
     EXPECT_TRUE(fs::exists(theirs));
 }
 

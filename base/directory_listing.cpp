@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-#include "sandbox/directory_listing.hpp"
+#include "base/directory_listing.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <string_view>
 
-namespace cordon::sandbox {
+namespace cordon::base {
 
 std::optional<std::vector<std::string>> names_in(int dir) {
     const int listed = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -55,4 +55,4 @@ bool make_listable(int dir) {
     return ::chmod(link.c_str(), (st.st_mode & 07777) | wanted) == 0;
 }
 
-}  // namespace cordon::sandbox
+}  // namespace cordon::base
