@@ -669,7 +669,7 @@ std::variant<change_set, std::string> scan_changes(std::span<const fs::path> roo
             out.paths.push_back(path);
         }
     };
-    const std::optional<std::string> user_hooks = user_hooks_path();
+    const std::vector<std::string> user_hooks = user_hooks_paths();
     for (const fs::path& top : work_trees) {
         const repository_reach reach = reach_of_work_tree(top, roots, user_hooks);
         for (const fs::path& target : reach.hook_targets)

@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-// See git_config.hpp. The reader follows git's config.c (v2.51) step by step; each function names
-// the one it ports. Where git would accept a byte cordon does not expect in a configuration (a
-// NUL), the file is refused: the caller then takes it away whole, which is never less safe than
-// reading it.
+// See git_config.hpp. The reader follows git's config.c (v2.51, and its whitespace before 2024)
+// step by step; each function names the one it ports. A NUL reads as git reads it: a character
+// like any other (in a comment, a value, a quoted subsection), where git's strings then end.
 #include "sandbox/git_config.hpp"
+
+#include <pwd.h>
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 namespace cordon::sandbox::git_config {
 
 namespace {
 
-// git's sane_ctype: ASCII only, whatever the locale.
+// git's sane_ctype: ASCII only, whatever the locale. Its spaces are four: a vertical tab and a
+// form feed are characters like any other to git (C's isspace() says otherwise).
 bool is_space(int c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 bool is_alpha(int c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -33,7 +36,7 @@ char lower(int c) {
 
 class reader {
 public:
-    explicit reader(std::string_view text) : text_(text) {}
+    reader(std::string_view text, whitespace inside) : text_(text), inside_(inside) {}
 
     std::variant<std::vector<entry>, std::string> parse() {
         // git_parse_source: a UTF-8 byte order mark is skipped, a partial one is an error.
@@ -47,7 +50,6 @@ public:
         bool comment = false;
         for (;;) {
             const int c = next();
-            if (c == 0) return error();
             if (c == '\n') {
                 if (eof_) return std::move(entries_);
                 comment = false;
@@ -101,7 +103,7 @@ private:
     bool base_var(std::string& name) {
         for (;;) {
             const int c = next();
-            if (eof_ || c == 0) return false;
+            if (eof_) return false;
             if (c == ']') return true;
             if (is_space(c)) return extended_base_var(name, c);
             if (!is_key_char(c) && c != '.') return false;
@@ -119,11 +121,11 @@ private:
         name += '.';
         for (;;) {
             int d = next();
-            if (d == '\n' || d == 0) return false;
+            if (d == '\n') return false;
             if (d == '"') break;
             if (d == '\\') {
                 d = next();
-                if (d == '\n' || d == 0) return false;
+                if (d == '\n') return false;
             }
             name += static_cast<char>(d);
         }
@@ -148,16 +150,20 @@ private:
             if (!value) return false;
         }
         entry out;
-        const std::size_t first_dot = name.find('.');
-        const std::size_t last_dot = name.rfind('.');
+        // What git's callbacks are handed: C strings, which end at a NUL.
+        // (`name` stays whole: it is the section's stem for the next entry.)
+        const std::string var = name.substr(0, name.find('\0'));
+        if (value) value->resize(std::min(value->size(), value->find('\0')));
+        const std::size_t first_dot = var.find('.');
+        const std::size_t last_dot = var.rfind('.');
         if (first_dot == std::string::npos) {
-            out.name = name;  // before any section: git passes it on, no callback knows it
+            out.name = var;  // before any section: git passes it on, no callback knows it
         } else {
-            out.section = name.substr(0, first_dot);
-            out.name = name.substr(last_dot + 1);
+            out.section = var.substr(0, first_dot);
+            out.name = var.substr(last_dot + 1);
             out.has_subsection = first_dot != last_dot;
             if (out.has_subsection) {
-                out.subsection = name.substr(first_dot + 1, last_dot - first_dot - 1);
+                out.subsection = var.substr(first_dot + 1, last_dot - first_dot - 1);
             }
         }
         out.value = std::move(value);
@@ -167,15 +173,18 @@ private:
         return true;
     }
 
-    // parse_value: quotes, escapes, comments, trailing blanks, continuation lines.
+    // parse_value: quotes, escapes, comments, trailing blanks, continuation lines. Whitespace
+    // inside as git keeps it since 2024 (trim_length: where the trailing run began), or as it
+    // was before (spaces: as many spaces as it had characters, written out before the next
+    // character that is not one; a run at the end never is).
     std::optional<std::string> parse_value() {
         bool quote = false;
         bool comment = false;
         std::size_t trim_length = 0;
+        std::size_t spaces = 0;
         std::string value;
         for (;;) {
             int c = next();
-            if (c == 0) return std::nullopt;
             if (c == '\n') {
                 if (quote) return std::nullopt;
                 if (trim_length != 0) value.resize(trim_length);
@@ -183,6 +192,10 @@ private:
             }
             if (comment) continue;
             if (is_space(c) && !quote) {
+                if (inside_ == whitespace::spaces) {
+                    if (!value.empty()) ++spaces;
+                    continue;
+                }
                 if (trim_length == 0) trim_length = value.size();
                 if (!value.empty()) value += static_cast<char>(c);
                 continue;
@@ -191,6 +204,8 @@ private:
                 comment = true;
                 continue;
             }
+            value.append(spaces, ' ');
+            spaces = 0;
             trim_length = 0;
             if (c == '\\') {
                 c = next();
@@ -224,6 +239,7 @@ private:
     }
 
     std::string_view text_;
+    whitespace inside_;
     std::size_t at_ = 0;
     std::size_t last_ = 0;  // where the character next() returned last began
     std::size_t line_ = 0;
@@ -448,8 +464,57 @@ std::string entry::key() const {
     return out + name;
 }
 
-std::variant<std::vector<entry>, std::string> parse(std::string_view text) {
-    return reader(text).parse();
+std::variant<std::vector<entry>, std::string> parse(std::string_view text, whitespace inside) {
+    return reader(text, inside).parse();
+}
+
+std::optional<std::string> gitfile_target(std::string_view text) {
+    if (text.size() > gitfile_limit || !text.starts_with("gitdir: ")) return std::nullopt;
+    // Its trailing line ends, then the C string from the eighth byte.
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.remove_suffix(1);
+    if (text.size() < 9) return std::nullopt;
+    text.remove_prefix(8);
+    return std::string(text.substr(0, text.find('\0')));
+}
+
+std::string commondir_target(std::string_view text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.remove_suffix(1);
+    return std::string(text.substr(0, text.find('\0')));
+}
+
+std::vector<std::string> expanded_paths(std::string_view value, std::string_view home) {
+    value = value.substr(0, value.find('\0'));
+    if (value.starts_with("%(prefix)/")) {
+        // git 2.32 and later: under the prefix git was built with (the distribution's /usr, a
+        // build of one's own under /usr/local or $HOME/.local); before, a relative path.
+        std::vector<std::string> out{std::string(value)};
+        const std::string_view rest = value.substr(10);
+        for (const std::string_view prefix : {"/usr/", "/usr/local/"})
+            out.push_back(std::string(prefix) + std::string(rest));
+        if (!home.empty()) out.push_back(std::string(home) + "/.local/" + std::string(rest));
+        return out;
+    }
+    if (!value.starts_with("~")) return {std::string(value)};
+    const std::size_t slash = std::min(value.find('/'), value.size());
+    const std::string user(value.substr(1, slash - 1));
+    std::string base;
+    if (user.empty()) {
+        if (home.empty()) return {};
+        base = home;
+    } else {
+        // getpwnam_r: the planner may run beside other threads.
+        struct passwd pw {};
+        struct passwd* found = nullptr;
+        std::vector<char> buffer(16384);
+        if (::getpwnam_r(user.c_str(), &pw, buffer.data(), buffer.size(), &found) != 0 ||
+            found == nullptr || found->pw_dir == nullptr) {
+            return {};
+        }
+        base = found->pw_dir;
+    }
+    return {base + std::string(value.substr(slash))};
 }
 
 std::optional<std::string> offence(const entry& e, file_kind kind) {

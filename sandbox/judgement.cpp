@@ -21,6 +21,7 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "cordon/policy.hpp"
 #include "sandbox/directory_listing.hpp"
@@ -180,13 +181,6 @@ std::string listed(const std::vector<std::string>& keys) {
     return out;
 }
 
-// The first line of `text` without its line ending.
-std::string first_line(const std::string& text) {
-    std::string line = text.substr(0, text.find('\n'));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    return line;
-}
-
 // The hook templates git copies into a new repository: git's own, and the user's
 // init.templateDir, read from the user's configuration.
 std::vector<fs::path> hook_template_directories() {
@@ -196,21 +190,27 @@ std::vector<fs::path> hook_template_directories() {
     }
     const fs::path home = invoking_home();
     if (home.empty()) return out;
-    for (const fs::path& file : {home / ".gitconfig", home / ".config" / "git" / "config"}) {
+    // Every file git may read it from, each through its links, in either whitespace reading.
+    for (const fs::path& named : user_git_configurations(home)) {
+        const fs::path file = canonical_path(named);
         unique_fd dir = open_parent_no_symlinks(file);
         if (!dir) continue;
         const auto text = read_regular_file(dir.get(), file.filename().string(), config_limit);
         if (!text) continue;
-        const auto parsed = git_config::parse(*text);
-        const auto* entries = std::get_if<std::vector<git_config::entry>>(&parsed);
-        if (entries == nullptr) continue;
-        for (const git_config::entry& e : *entries) {
-            if (e.section != "init" || e.has_subsection || e.name != "templatedir" || !e.value) {
-                continue;
+        for (const auto inside : {git_config::whitespace::kept, git_config::whitespace::spaces}) {
+            const auto parsed = git_config::parse(*text, inside);
+            const auto* entries = std::get_if<std::vector<git_config::entry>>(&parsed);
+            if (entries == nullptr) continue;
+            for (const git_config::entry& e : *entries) {
+                if (e.section != "init" || e.has_subsection || e.name != "templatedir" ||
+                    !e.value) {
+                    continue;
+                }
+                for (const std::string& path :
+                     git_config::expanded_paths(*e.value, home.native())) {
+                    if (fs::path(path).is_absolute()) out.push_back(fs::path(path) / "hooks");
+                }
             }
-            fs::path dir_path = *e.value;
-            if (e.value->starts_with("~/")) dir_path = home / e.value->substr(2);
-            if (dir_path.is_absolute()) out.push_back(dir_path / "hooks");
         }
     }
     return out;
@@ -223,13 +223,11 @@ std::optional<fs::path> git_directory_of_work_tree(const fs::path& top) {
     if (S_ISDIR(st.st_mode)) return git;
     if (!S_ISREG(st.st_mode)) return std::nullopt;
     unique_fd parent = open_directory_no_symlinks(top);
-    const auto text = parent ? read_regular_file(parent.get(), ".git", config_limit) : std::nullopt;
-    if (!text) return std::nullopt;
-    std::string line = first_line(*text);
-    if (!line.starts_with("gitdir:")) return std::nullopt;
-    line.erase(0, std::min(line.size(), line.find_first_not_of(" \t", 7)));
-    if (line.empty()) return std::nullopt;
-    fs::path target = line;
+    const auto text =
+        parent ? read_regular_file(parent.get(), ".git", git_config::gitfile_limit) : std::nullopt;
+    const auto named = text ? git_config::gitfile_target(*text) : std::nullopt;
+    if (!named) return std::nullopt;
+    fs::path target = *named;
     if (target.is_relative()) target = top / target;
     return canonical_path(target);
 }
@@ -614,8 +612,8 @@ private:
         if (auto found = reaches_.find(top); found != reaches_.end()) return found->second;
         reach& out = reaches_[top];
         if (!hooks_ && !config_) return out;
-        if (!user_hooks_path_) user_hooks_path_ = user_hooks_path();
-        const repository_reach read = reach_of_work_tree(top, scope_.roots, *user_hooks_path_);
+        if (!user_hooks_paths_) user_hooks_paths_ = user_hooks_paths();
+        const repository_reach read = reach_of_work_tree(top, scope_.roots, *user_hooks_paths_);
         for (const fs::path& path : read.hook_directories)
             out.hook_directories.insert(path.native());
         for (const fs::path& path : read.hook_targets)
@@ -656,7 +654,7 @@ private:
             const auto text =
                 dir ? read_regular_file(dir.get(), "commondir", config_limit) : std::nullopt;
             if (!text) break;
-            fs::path common = first_line(*text);
+            fs::path common = git_config::commondir_target(*text);
             if (common.is_relative()) common = at / common;
             common = canonical_path(common);
             if (common != at && root_of(common)) next = common;
@@ -759,6 +757,12 @@ private:
                            "from elsewhere");
             return;
         }
+        // A NUL ends git's strings where it lies (a name, a value): cordon reads it as git does,
+        // but no person writes one, and taking such a file whole costs nothing.
+        if (text->find('\0') != std::string::npos) {
+            take(file, what + " with a NUL byte in it");
+            return;
+        }
         const auto parsed = git_config::parse(*text);
         if (const auto* unreadable = std::get_if<std::string>(&parsed)) {
             take(file, what + " that cordon cannot read as git does (" + *unreadable + ")");
@@ -833,7 +837,7 @@ private:
         // A linked worktree's git directory (<common>/worktrees/NAME) names its own repository;
         // a file of several names could be rewritten through another.
         if (text && reader_.look(file).links == 1 && git.parent_path().filename() == "worktrees") {
-            fs::path target = first_line(*text);
+            fs::path target = git_config::commondir_target(*text);
             if (target.is_relative()) target = git / target;
             if (canonical_path(target) == canonical_path(git.parent_path().parent_path())) return;
         }
@@ -934,7 +938,7 @@ private:
     std::unordered_map<std::string, bool> under_moved_, new_;
     std::unordered_map<std::string, std::vector<std::string>> git_above_, work_trees_;
     std::unordered_map<std::string, reach> reaches_;
-    std::optional<std::optional<std::string>> user_hooks_path_;  // read once
+    std::optional<std::vector<std::string>> user_hooks_paths_;  // read once
     std::set<fs::path> hook_directories_, hooks_found_, configs_, user_configs_, gitmodules_files_,
         commondirs_, whole_, listed_whole_, unnameable_, instructions_;
     std::map<fs::path, std::set<fs::path>> names_;
@@ -946,56 +950,14 @@ private:
     std::optional<std::string> failure_;
 };
 
-}  // namespace
-
-std::optional<std::string> user_hooks_path() {
-    git_reach read;
-    if (const fs::path home = invoking_home(); !home.empty()) {
-        read_git_reach(home / ".config" / "git" / "config", home, read);
-        read_git_reach(home / ".gitconfig", home, read);
+// A hooks directory `hooks` (canonical) in the roots, and what its symlinked hooks lead to there.
+template <typename InRoots>
+void reach_hooks(const fs::path& hooks, const InRoots& in_roots, repository_reach& out) {
+    if (!in_roots(hooks)) return;
+    if (std::find(out.hook_directories.begin(), out.hook_directories.end(), hooks) !=
+        out.hook_directories.end()) {
+        return;
     }
-    return read.hooks_path;
-}
-
-repository_reach reach_of_work_tree(const fs::path& top, std::span<const fs::path> roots,
-                                    const std::optional<std::string>& user_hooks) {
-    repository_reach out;
-    const auto in_roots = [roots](const fs::path& path) {
-        return std::any_of(roots.begin(), roots.end(),
-                           [&path](const fs::path& root) { return is_within(path, root); });
-    };
-    const std::optional<fs::path> git_directory = git_directory_of_work_tree(top);
-    if (!git_directory) return out;
-    const fs::path& git = *git_directory;
-    // A linked worktree's or a submodule's hooks and configuration are its common directory's.
-    fs::path common = git;
-    if (unique_fd dir = open_directory_no_symlinks(git)) {
-        if (const auto text = read_regular_file(dir.get(), "commondir", config_limit)) {
-            fs::path named = first_line(*text);
-            if (named.is_relative()) named = git / named;
-            common = canonical_path(named);
-        }
-    }
-    const fs::path home = invoking_home();
-    git_reach read;
-    read_git_reach(common / "config", home, read);
-    if (common != git) read_git_reach(git / "config.worktree", home, read);
-    for (const fs::path& included : read.includes) {
-        if (in_roots(included)) out.configurations.push_back(included);
-    }
-    const std::optional<std::string>& hooks_path = read.hooks_path ? read.hooks_path : user_hooks;
-    fs::path hooks = common / "hooks";
-    if (hooks_path && !hooks_path->empty()) {
-        if (hooks_path->starts_with("~/")) {
-            if (home.empty()) return out;
-            hooks = home / hooks_path->substr(2);
-        } else {
-            hooks = fs::path(*hooks_path);
-            if (hooks.is_relative()) hooks = top / hooks;
-        }
-    }
-    hooks = canonical_path(hooks);
-    if (!in_roots(hooks)) return out;
     out.hook_directories.push_back(hooks);
     unique_fd dir = open_directory_no_symlinks(hooks);
     for (const std::string& name : dir ? names_in(dir.get()).value_or(std::vector<std::string>{})
@@ -1008,6 +970,53 @@ repository_reach reach_of_work_tree(const fs::path& top, std::span<const fs::pat
         const fs::path target = canonical_path(hooks / name);
         if (in_roots(target)) out.hook_targets.push_back(target);
     }
+}
+
+}  // namespace
+
+std::vector<std::string> user_hooks_paths() {
+    return user_git_reach(invoking_home()).hooks_paths;
+}
+
+repository_reach reach_of_work_tree(const fs::path& top, std::span<const fs::path> roots,
+                                    const std::vector<std::string>& user_hooks) {
+    repository_reach out;
+    const auto in_roots = [roots](const fs::path& path) {
+        return std::any_of(roots.begin(), roots.end(),
+                           [&path](const fs::path& root) { return is_within(path, root); });
+    };
+    const std::optional<fs::path> git_directory = git_directory_of_work_tree(top);
+    if (!git_directory) return out;
+    const fs::path& git = *git_directory;
+    // A linked worktree's or a submodule's hooks and configuration are its common directory's.
+    fs::path common = git;
+    if (unique_fd dir = open_directory_no_symlinks(git)) {
+        if (const auto text = read_regular_file(dir.get(), "commondir", config_limit)) {
+            fs::path named = git_config::commondir_target(*text);
+            if (named.is_relative()) named = git / named;
+            common = canonical_path(named);
+        }
+    }
+    const fs::path home = invoking_home();
+    git_reach read;
+    read_git_reach(common / "config", home, read);
+    if (common != git) read_git_reach(git / "config.worktree", home, read);
+    for (const fs::path& included : read.includes) {
+        if (in_roots(included)) out.configurations.push_back(included);
+    }
+    // Every hooksPath any git may take (the repository's, the user's: which one wins depends on
+    // the order of files and includes), and the hooks directory of the common directory.
+    std::vector<fs::path> candidates{common / "hooks"};
+    for (const std::vector<std::string>* paths : {&std::as_const(read.hooks_paths), &user_hooks}) {
+        for (const std::string& hooks_path : *paths) {
+            if (hooks_path.empty()) continue;
+            fs::path hooks = hooks_path;
+            if (hooks.is_relative()) hooks = top / hooks;
+            candidates.push_back(hooks);
+        }
+    }
+    for (const fs::path& candidate : candidates)
+        reach_hooks(canonical_path(candidate), in_roots, out);
     return out;
 }
 

@@ -88,8 +88,9 @@ struct judged_changes {
                                            quarantine& away);
 
 // What the repository whose work tree is `top` obeys beyond its git directory's own parts, in the
-// writable roots `roots` (canonical): where its core.hooksPath leads (its own, else the user's
-// `user_hooks`), what its symlinked hooks lead to, the files its configuration includes.
+// writable roots `roots` (canonical): where any core.hooksPath of its own or the user's
+// (`user_hooks`) leads and its own hooks directory, what their symlinked hooks lead to, the files
+// its configuration includes.
 struct repository_reach {
     std::vector<std::filesystem::path> hook_directories;
     std::vector<std::filesystem::path> hook_targets;
@@ -97,10 +98,11 @@ struct repository_reach {
 };
 [[nodiscard]] repository_reach reach_of_work_tree(const std::filesystem::path& top,
                                                   std::span<const std::filesystem::path> roots,
-                                                  const std::optional<std::string>& user_hooks);
+                                                  const std::vector<std::string>& user_hooks);
 
-// The core.hooksPath of the invoking user's own git configuration.
-[[nodiscard]] std::optional<std::string> user_hooks_path();
+// Every core.hooksPath of the invoking user's own and the system's git configuration, expanded
+// (read_git_reach).
+[[nodiscard]] std::vector<std::string> user_hooks_paths();
 
 // Whether `name` (a protected name) is judged by its content rather than by its name:
 // the git directory's parts, `.gitmodules`, `.gitconfig` and `.config/git`.

@@ -29,9 +29,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What git reads of a `.git` file or a commondir (one path on the first line) and of a
-// configuration: more is no file a person wrote.
-constexpr std::size_t first_line_limit = 64 * 1024;
+// What git reads of a configuration: more is no file a person wrote (git reads any size: a larger
+// one makes the plan refuse, read_git_reach_at).
 constexpr std::size_t git_config_limit = std::size_t{1} << 20;
 constexpr int deepest_include = 10;
 constexpr int deepest_module = 32;
@@ -50,15 +49,6 @@ std::optional<std::string> read_planted(const fs::path& path, std::size_t limit)
     unique_fd dir = open_parent_no_symlinks(path);
     if (!dir) return std::nullopt;
     return read_regular_file(dir.get(), path.filename().string(), limit);
-}
-
-// The first line of `text`, or nullopt when it holds no path (a NUL).
-std::optional<std::string> first_line(const std::optional<std::string>& text) {
-    if (!text) return std::nullopt;
-    std::string line = text->substr(0, text->find('\n'));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find('\0') != std::string::npos) return std::nullopt;
-    return line;
 }
 
 class planner {
@@ -111,12 +101,12 @@ public:
     // Where the user's own git configuration sends git for every repository: its
     // core.hooksPath and the files it includes, wherever they lie in a writable root.
     void protect_user_configuration() {
-        if (home_.empty() || git_names_.empty()) return;
-        git_reach settings;
-        read_git_reach(home_ / ".config" / "git" / "config", home_, settings);
-        read_git_reach(home_ / ".gitconfig", home_, settings);
-        protect_settings(settings, std::nullopt);
+        if (git_names_.empty()) return;
+        protect_settings(user_git_reach(home_), std::nullopt);
     }
+
+    // Why the run cannot be planned: a git configuration cordon cannot read as git would.
+    [[nodiscard]] const std::optional<std::string>& refused() const { return refused_; }
 
     // The names anchored to the homes (`~/.ssh`) in each home that lies in a writable root (or
     // holds one), and the directories on cordon's PATH in such a home: kept where they exist,
@@ -270,6 +260,7 @@ private:
             protect_hook_targets(dir / "hooks");
             git_reach settings;
             read_git_reach(dir / "config", home_, settings);
+            read_git_reach(dir / "config.worktree", home_, settings);
             protect_settings(settings, dir);
         }
         walk_modules(root, dir / "modules", 0);
@@ -307,23 +298,22 @@ private:
     // leads to the git directory git uses there, and that one's commondir to where its hooks and
     // config are: those in a writable root are kept as a `.git` directory's are. One that leads
     // nowhere is followed no further.
+    //
+    // Both files are read as git reads them (git_config::gitfile_target, commondir_target): the
+    // whole file, not its first line, and no blank trimmed but the line ends at its end.
     void follow_git_file(const fs::path& file) {
-        const auto line = first_line(read_planted(file, first_line_limit));
-        if (!line || line->rfind("gitdir:", 0) != 0) return;
-        std::string target = line->substr(7);
-        target.erase(0, target.find_first_not_of(" \t"));
-        while (!target.empty() && target.back() == ' ')
-            target.pop_back();
-        if (target.empty()) return;
-        fs::path git = target;
+        const auto text = read_planted(file, git_config::gitfile_limit);
+        const auto target = text ? git_config::gitfile_target(*text) : std::nullopt;
+        if (!target) return;
+        fs::path git = *target;
         if (git.is_relative()) git = file.parent_path() / git;
         git = canonical_path(git);
         for (int hop = 0; hop < 2; ++hop) {
             if (!is_git_directory(git)) return;
             if (auto root = root_of(git)) protect_git_directory(*root, git, git_names_, true);
-            const auto where = first_line(read_planted(git / "commondir", first_line_limit));
-            if (!where || where->empty()) return;
-            fs::path next = *where;
+            const auto where = read_planted(git / "commondir", git_config::gitfile_limit);
+            if (!where) return;
+            fs::path next = git_config::commondir_target(*where);
             if (next.is_relative()) next = git / next;
             next = canonical_path(next);
             if (next == git) return;
@@ -346,24 +336,35 @@ private:
     // core.hooksPath and the included files of a configuration (`git`: the repository's git
     // directory, for a relative hooksPath; nullopt for the user's own configuration, where a
     // relative hooksPath means each repository's own work tree).
+    //
+    // A relative hooksPath is relative to where git runs hooks: the work tree's top, or the git
+    // directory of a bare repository. Which work tree a repository's configuration serves is not
+    // only the git directory's parent (a submodule's git directory in .git/modules, a linked
+    // worktree, core.worktree): it is taken against that parent, the git directory, and the top
+    // of every writable root, which is wider than git and never narrower where it matters.
     void protect_settings(const git_reach& settings, const std::optional<fs::path>& git) {
+        if (!settings.unreadable.empty() && !refused_) {
+            refused_ = "refusing to plan the run: cordon cannot read the git configuration " +
+                       settings.unreadable.front().string() +
+                       " (larger than 1 MiB, or not a regular file), so where it sends git's "
+                       "hooks is not known";
+        }
         for (const fs::path& included : settings.includes)
             protect_elsewhere(included, true);
-        if (!settings.hooks_path || settings.hooks_path->empty()) return;
-        fs::path path = *settings.hooks_path;
-        if (settings.hooks_path->rfind("~/", 0) == 0) {
-            if (home_.empty()) return;
-            path = home_ / settings.hooks_path->substr(2);
-        } else if (path.is_relative()) {
-            if (!git) {
-                // Relative to every repository's work tree: each root's own.
-                for (const fs::path& root : out_.writable_roots)
-                    protect_elsewhere(canonical_path(root / path), false, true);
-                return;
+        for (const std::string& hooks_path : settings.hooks_paths) {
+            if (hooks_path.empty()) continue;
+            const fs::path path = hooks_path;
+            if (path.is_absolute()) {
+                protect_elsewhere(canonical_path(path), false, true);
+                continue;
             }
-            path = git->parent_path() / path;
+            for (const fs::path& root : out_.writable_roots)
+                protect_elsewhere(canonical_path(root / path), false, true);
+            if (git) {
+                protect_elsewhere(canonical_path(git->parent_path() / path), false, true);
+                protect_elsewhere(canonical_path(*git / path), false, true);
+            }
         }
-        protect_elsewhere(canonical_path(path), false, true);
     }
 
     // `path` (canonical) is kept read-only when it exists in a writable root; missing, it is
@@ -437,6 +438,7 @@ private:
     }
 
     path_plan& out_;
+    std::optional<std::string> refused_;
     std::vector<fs::path> carve_outs_;          // --read-only-path, as the user gave them
     std::vector<std::string> names_;            // looked for at every depth
     std::vector<std::string> anchored_;         // `~/` names and `$PATH`
@@ -704,33 +706,51 @@ std::optional<fs::path> inside_git_directory(const fs::path& root) {
 
 namespace {
 
-void read_git_reach_at(const fs::path& file, const fs::path& home, git_reach& out, int level) {
+// `file` as git names it (`named`: a relative include is relative to where that name lies, links
+// and all), read through its canonical path.
+// Each file is read once (`seen`): every value it sets is counted the first time.
+void read_git_reach_at(const fs::path& named, const fs::path& home, git_reach& out,
+                       std::set<fs::path>& seen, int level) {
     if (level > deepest_include) return;
+    const fs::path file = canonical_path(named);
+    if (!seen.insert(file).second) return;
+    struct stat st {};
+    // git reads no file that is not there, and a directory as an empty one.
+    if (::stat(file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) return;
     const auto content = read_planted(file, git_config_limit);
-    if (!content) return;
-    const auto parsed = git_config::parse(*content);
-    const auto* entries = std::get_if<std::vector<git_config::entry>>(&parsed);
-    if (entries == nullptr) return;  // git refuses to run beside it
-    for (const git_config::entry& e : *entries) {
-        if (!e.value) continue;
-        if (e.section == "core" && !e.has_subsection && e.name == "hookspath") {
-            out.hooks_path = *e.value;
-        } else if ((e.section == "include" || e.section == "includeif") && e.name == "path" &&
-                   !e.value->empty()) {
-            fs::path included = *e.value;
-            if (e.value->starts_with("~/")) {
-                if (home.empty()) continue;
-                included = home / e.value->substr(2);
-            } else if (included.is_relative()) {
-                included = file.parent_path() / included;
+    if (!content) {
+        // A regular file larger than cordon reads, a FIFO, a directory: git would read the first
+        // (or hang on the second, or refuse the third); what it says is not known.
+        add_unique(out.unreadable, file);
+        return;
+    }
+    for (const auto inside : {git_config::whitespace::kept, git_config::whitespace::spaces}) {
+        const auto parsed = git_config::parse(*content, inside);
+        const auto* entries = std::get_if<std::vector<git_config::entry>>(&parsed);
+        if (entries == nullptr) continue;  // git refuses to run beside it
+        for (const git_config::entry& e : *entries) {
+            if (!e.value) continue;  // git refuses a hooksPath or path that is only a name
+            if (e.section == "core" && !e.has_subsection && e.name == "hookspath") {
+                for (std::string& path : git_config::expanded_paths(*e.value, home.native())) {
+                    if (std::find(out.hooks_paths.begin(), out.hooks_paths.end(), path) ==
+                        out.hooks_paths.end()) {
+                        out.hooks_paths.push_back(std::move(path));
+                    }
+                }
+            } else if ((e.section == "include" || e.section == "includeif") && e.name == "path" &&
+                       !e.value->empty()) {
+                for (const std::string& path :
+                     git_config::expanded_paths(*e.value, home.native())) {
+                    fs::path included = path;
+                    if (included.is_relative()) included = named.parent_path() / included;
+                    included = included.lexically_normal();
+                    // The name as written may be a link in a writable root: judged where a run
+                    // points it elsewhere (the planner keeps what it leads to).
+                    add_unique(out.includes, included);
+                    add_unique(out.includes, canonical_path(included));
+                    read_git_reach_at(included, home, out, seen, level + 1);
+                }
             }
-            included = canonical_path(included);
-            if (std::find(out.includes.begin(), out.includes.end(), included) !=
-                out.includes.end()) {
-                continue;
-            }
-            out.includes.push_back(included);
-            read_git_reach_at(included, home, out, level + 1);
         }
     }
 }
@@ -738,7 +758,34 @@ void read_git_reach_at(const fs::path& file, const fs::path& home, git_reach& ou
 }  // namespace
 
 void read_git_reach(const fs::path& file, const fs::path& home, git_reach& out) {
-    read_git_reach_at(file, home, out, 0);
+    std::set<fs::path> seen;
+    read_git_reach_at(file, home, out, seen, 0);
+}
+
+std::vector<fs::path> user_git_configurations(const fs::path& home) {
+    std::vector<fs::path> out;
+    const auto from_environment = [&out](const char* name) {
+        const char* value = std::getenv(name);
+        if (value != nullptr && *value != '\0') add_unique(out, fs::path(value));
+    };
+    add_unique(out, "/etc/gitconfig");
+    from_environment("GIT_CONFIG_SYSTEM");
+    from_environment("GIT_CONFIG_GLOBAL");
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg == '/') {
+        add_unique(out, fs::path(xdg) / "git" / "config");
+    }
+    if (!home.empty()) {
+        add_unique(out, home / ".config" / "git" / "config");
+        add_unique(out, home / ".gitconfig");
+    }
+    return out;
+}
+
+git_reach user_git_reach(const fs::path& home) {
+    git_reach out;
+    for (const fs::path& file : user_git_configurations(home))
+        read_git_reach(file, home, out);
+    return out;
 }
 
 bool is_git_directory(const fs::path& dir) {
@@ -812,6 +859,7 @@ std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
         for (const fs::path& carve : policy.rules.read_only)
             add_unique(out.read_only, carve);
         plan.finish();
+        if (plan.refused()) return *plan.refused();
     } else {
         for (const fs::path& carve : policy.rules.read_only)
             add_unique(out.read_only, carve);

@@ -80,15 +80,30 @@ struct path_plan {
     std::vector<std::filesystem::path> links_left;
 };
 
-// Where one git configuration sends git beyond its git directory: its core.hooksPath as written
-// (the last one) and the files it includes (canonical; `~/` against `home`), read through its
-// includes (includeIf's whatever the condition) a few levels deep. Nothing when it cannot be read.
+// Where one git configuration sends git beyond its git directory: every core.hooksPath it sets,
+// expanded as git expands it (git_config::expanded_paths), and the files it includes (canonical,
+// and the links on the way to them as written), read through its includes (includeIf's whatever
+// the condition) a few levels deep. Every reading any git may make of it counts (the whitespace of
+// older and newer gits), and every value, not only the last: which one git takes depends on the
+// order of files and includes, and protecting each is never less safe. A file git would read but
+// cordon cannot (larger than cordon reads, not a regular file) is named in `unreadable`: what it
+// says is not known, and the caller fails closed. None is read when absent.
 struct git_reach {
-    std::optional<std::string> hooks_path;
+    std::vector<std::string> hooks_paths;
     std::vector<std::filesystem::path> includes;
+    std::vector<std::filesystem::path> unreadable;
 };
 void read_git_reach(const std::filesystem::path& file, const std::filesystem::path& home,
                     git_reach& out);
+
+// The configuration files git reads beside a repository's own, for the user `home` is the home
+// of: $GIT_CONFIG_SYSTEM or /etc/gitconfig, $GIT_CONFIG_GLOBAL, $XDG_CONFIG_HOME/git/config or
+// ~/.config/git/config, ~/.gitconfig. Every one that any of those settings may name, whichever
+// git takes.
+[[nodiscard]] std::vector<std::filesystem::path> user_git_configurations(
+    const std::filesystem::path& home);
+// Every reach of those files, read together.
+[[nodiscard]] git_reach user_git_reach(const std::filesystem::path& home);
 
 // The plan for `policy` (a confined mode), or why the policy cannot be used (one line).
 [[nodiscard]] std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy);

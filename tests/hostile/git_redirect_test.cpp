@@ -19,6 +19,7 @@ namespace cordon::hostile {
 namespace {
 
 using ::testing::HasSubstr;
+using namespace std::string_literals;
 
 class GitRedirect : public BackendTest {
 protected:
@@ -53,6 +54,21 @@ protected:
         runtime::run_record record = run(std::move(req));
         EXPECT_NE(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
         return record;
+    }
+
+    // The first line `command` prints, run by sh on the host in `dir` as host_sh() runs it.
+    std::string host_output(const fs::path& dir, const std::string& command) {
+        const std::string line = "cd '" + dir.string() + "' && GIT_CONFIG_NOSYSTEM=1 HOME='" +
+                                 home().string() + "' " + command;
+        FILE* pipe = ::popen(line.c_str(), "r");
+        if (pipe == nullptr) return {};
+        std::string out;
+        char buffer[4096];
+        std::size_t got = 0;
+        while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+            out.append(buffer, got);
+        ::pclose(pipe);
+        return out.substr(0, out.find('\n'));
     }
 
     [[nodiscard]] fs::path marker() const { return tree_.base() / "ran-unconfined"; }
@@ -495,6 +511,63 @@ TEST_P(GitRedirect, RunsAtOnceNeverPutBackWhatTheOtherPlanted) {
     EXPECT_FALSE(fs::exists(tree_.workspace() / ".envrc"));
     host_sh(tree_.workspace(), "git status; echo two >> file && git commit -qam two");
     EXPECT_FALSE(fs::exists(marker())) << "code the command planted ran outside the sandbox";
+}
+
+// Every spelling of core.hooksPath that git honours, each asked of git itself (`rev-parse
+// --git-path hooks`): the directory it names is kept, and a hook there cannot be written. The
+// spellings are the corners of git's grammar (sandbox/git_config.hpp) where a reader of its own
+// could read another path than git: an inline comment (issue 37: `.githooks ; comment`, which
+// cordon once kept under the name `.githooks ; comment`), quotes, escapes, a continuation line,
+// case, CRLF, a byte order mark, a NUL in a comment (cordon once ignored the whole file), in a
+// value, and in a subsection (which ends the name git obeys), whitespace inside the value (which
+// gits before 2024 read as spaces), and an included file that says it.
+TEST_P(GitRedirect, EverySpellingOfHooksPathGitHonoursKeepsItsHooks) {
+    make_repository();
+    const fs::path config = tree_.workspace() / ".git" / "config";
+    const std::string base = read_file(config);
+    const std::vector<std::string> spellings = {
+        "[core]\n\thooksPath = .githooks ; comment\n",
+        "[core]\n\thooksPath = .githooks # comment\n",
+        "[CORE]\n\tHOOKSPATH=.githooks\n",
+        "[core]\n\thooksPath = \".githooks\"\n",
+        "[core]\n\thooksPath = .git\"hooks\" ; c\n",
+        "[core]\n\thooksPath = .git\\\nhooks\n",
+        "[core]\r\n\thooksPath = .githooks\r\n",
+        "[core] hooksPath = .githooks\t",
+        "\xef\xbb\xbf[core]\n\thooksPath = .githooks\n",
+        "# \0\n[core]\n\thooksPath = .githooks\n"s,
+        "[core]\n\thooksPath = .githooks\0junk\n"s,
+        "[core \"hookspath\0x\"]\n\tany = .githooks\n"s,
+        "[core]\n\thooksPath = hooks\tdir\n",
+        "[include]\n\tpath = ../shared.gitconfig ; c\n",
+    };
+    write_file(tree_.workspace() / "shared.gitconfig", "[core]\n\thooksPath = included-hooks\n");
+    for (const std::string& spelling : spellings) {
+        SCOPED_TRACE(::testing::PrintToString(spelling));
+        // A byte order mark counts only at the file's start.
+        write_file(config, spelling.starts_with("\xef") ? spelling + base : base + spelling);
+        const std::string hooks = host_output(tree_.workspace(), "git rev-parse --git-path hooks");
+        ASSERT_NE(hooks, ".git/hooks") << "git does not honour this spelling";
+        const fs::path dir = tree_.workspace() / hooks;
+        fs::create_directories(dir);
+        write_file(dir / "pre-commit", "#!/bin/sh\ntrue\n");
+        fs::permissions(dir / "pre-commit", fs::perms::owner_all);
+
+        const runtime::run_record record =
+            plant("printf '" + marker_script() + "' > '" + hooks +
+                  "/pre-commit' && echo WRITTEN; printf x > '" + hooks +
+                  "/post-commit' && "
+                  "echo MADE; true");
+        // bwrap keeps the hooks read-only; the Landlock rung puts them back once the run is over.
+        if (kind_ == backend_kind::bwrap) {
+            EXPECT_THAT(record.stdout_output.text, ::testing::Not(HasSubstr("WRITTEN")))
+                << describe(record);
+        }
+        EXPECT_EQ(read_file(dir / "pre-commit"), "#!/bin/sh\ntrue\n");
+        EXPECT_FALSE(fs::exists(dir / "post-commit")) << describe(record);
+        EXPECT_EQ(host_sh(tree_.workspace(), "echo more >> file && git commit -qam more"), 0);
+        EXPECT_FALSE(fs::exists(marker())) << "a hook the command wrote ran outside the sandbox";
+    }
 }
 
 CORDON_HOSTILE_BACKENDS(GitRedirect);

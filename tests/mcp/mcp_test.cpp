@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "base/json_text.hpp"
+#include "fuzz/tool_schemas.hpp"
 #include "mcp/mcp_peer.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "support.hpp"
@@ -269,6 +270,17 @@ TEST_F(McpServer, ToolsAreListedInFourAndAHalfKilobytesWithTheirInputSchemas) {
     }
     const json unknown = peer.request(id, "tools/call", {{"name", "no_such_tool"}});
     EXPECT_EQ(unknown["error"]["message"], "Unknown tool: no_such_tool") << unknown.dump();
+}
+
+// The tool_arguments fuzz target reads the real tools' arguments against a copy of what
+// tools/list declares (tests/fuzz/tool_schemas.hpp): the copy is what the server lists.
+TEST_F(McpServer, TheFuzzTargetsCopyOfTheToolsIsWhatToolsListGives) {
+    mcp_peer peer({"--workspace", workspace_.path().string()});
+    peer.initialize();
+    const json tools = peer.request(1, "tools/list")["result"]["tools"];
+    EXPECT_EQ(json::parse(::cordon::fuzz::tool_schemas), tools)
+        << "tests/fuzz/tool_schemas.hpp is out of date; tools/list gives:\n"
+        << base::dump_json(tools, 2);
 }
 
 // Agents pay for every byte of every result: a plain call carries its output (in the text and
