@@ -14,6 +14,8 @@
 //     most default_max_process_connections (their buffers are memory: 36 KiB each relaying);
 //   - DNS lookup threads at once, in the process: a sixteenth of the table, at most
 //     default_max_lookup_threads (resolver.hpp);
+//   - the last quarter of that budget only for a run holding fewer than few_connections, so
+//     that runs holding many cannot take every connection from the runs of the same process;
 //   - whatever holds the rest of the table, a connection whose descriptor arrives within
 //     call_reserve of the limit is closed at once: that room is a new call's (its pipes,
 //     /dev/null, pidfd, cgroup files, the next run's socketpairs).
@@ -32,6 +34,11 @@ namespace cordon::proxy {
 inline constexpr std::size_t default_max_process_connections = 1024;
 // Descriptors kept free at the top of the table for what a new call opens.
 inline constexpr std::size_t call_reserve = 64;
+// The last quarter of the connection budget is kept for runs that hold fewer than this many
+// connections: runs that hold many (a job keeping hundreds of heads half sent, reopening what
+// the deadlines close) share three quarters of it, and a run that starts meanwhile still gets
+// its few.
+inline constexpr std::size_t few_connections = 8;
 
 // The soft RLIMIT_NOFILE now (1024 when it cannot be read, at most 1 << 20).
 [[nodiscard]] std::size_t descriptor_limit() noexcept;

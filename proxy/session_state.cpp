@@ -121,6 +121,12 @@ void session_state::serve(int fd) {
         return;
     }
     const std::size_t budget = connection_budget(descriptors, bounds_.max_process_connections);
+    if (connections_.size() >= few_connections &&
+        process_connections().in_use() + budget / 4 >= budget) {
+        record_turned_away("the rest of cordon's proxy connections (" + std::to_string(budget) +
+                           " at once) are kept for runs that hold few");
+        return;
+    }
     auto counted = process_connections().try_take(budget);
     if (!counted) {
         record_turned_away("too many proxy connections in cordon at once (" +

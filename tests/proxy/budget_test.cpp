@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "proxy/budget.hpp"
 #include "proxy/service.hpp"
@@ -122,6 +123,37 @@ TEST_F(ProxyBudget, ConnectionsOverTheProcessBoundAreClosedAsTheyArriveWhichever
 }
 
 // A run's own bound says so too.
+// A run holding many connections (a job keeping half-sent heads open and reopening what the
+// deadlines close) cannot take the whole budget: its last quarter is another run's.
+TEST_F(ProxyBudget, ARunHoldingManyLeavesTheLastQuarterToTheOthers) {
+    limits bounds;
+    bounds.max_process_connections = 40;
+    make_service(bounds);
+    run hog = open_run();
+    run late = open_run();
+    ASSERT_TRUE(hog.served && late.served);
+    // Another test's connections go once the proxy has closed its ends.
+    ASSERT_TRUE(wait_for_count(0));
+    std::vector<unique_fd> held;
+    for (int i = 0; i < 40; ++i)
+        held.push_back(client(hog));
+    // Served up to three quarters of the budget, the rest closed as they arrived.
+    EXPECT_TRUE(served(held[29].get()));
+    EXPECT_EQ(read_to_eof(held[30].get()), "");
+    EXPECT_EQ(read_to_eof(held[39].get()), "");
+    EXPECT_EQ(process_connections().in_use(), 30U);
+    EXPECT_EQ(
+        hog.served->report().refused_reason,
+        "the rest of cordon's proxy connections (40 at once) are kept for runs that hold few");
+
+    std::vector<unique_fd> few;
+    for (std::size_t i = 0; i < few_connections; ++i) {
+        few.push_back(client(late));
+        EXPECT_TRUE(served(few.back().get())) << "connection " << i << " of the late run";
+    }
+    EXPECT_EQ(late.served->report().refused_connections, 0U);
+}
+
 TEST_F(ProxyBudget, ARunsOwnBoundIsRecordedWithItsReason) {
     limits bounds;
     bounds.max_connections = 1;
