@@ -259,9 +259,9 @@ verdict decided(const run_evidence& evidence, const run_context& context) {
         outcome.kind = outcome_kind::timed_out;
     } else if (evidence.aborted) {
         outcome.kind = outcome_kind::aborted;
-    } else if (evidence.limits_hit.memory) {
+    } else if (evidence.limits_hit.memory || evidence.limits_hit.sockets) {
         // The OOM killer ended the run at its memory limit (every process of it: cgroup.hpp),
-        // whatever the leader's own status says.
+        // or cordon did, its sockets far past their bound, whatever the leader's own status says.
         outcome.kind = outcome_kind::out_of_memory;
     } else if (outcome.signal) {
         outcome.kind = outcome_kind::signaled;

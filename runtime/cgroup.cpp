@@ -430,8 +430,12 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
             if (fs::exists(sockets, ec)) {
                 const std::uint64_t bound = socket_memory_limit(*limits.max_memory);
                 if (auto error = set(sockets, bound)) return undo(*error);
+                paths.socket_bound = bound;
             }
         } else {
+            // v2 charges socket buffers to memory.max, which by default is far above the host's
+            // tcp_mem: the run is watched against the same share (socket_bytes()).
+            paths.socket_bound = socket_memory_limit(*limits.max_memory);
             (void)write_file(paths.unified / "memory.swap.max", "0");
             // An OOM kills every process of the run at once, not the one the kernel picked.
             if (auto error = set(paths.unified / "memory.oom.group", 1)) return undo(*error);
@@ -504,6 +508,16 @@ limit_events cgroup_scope::events() const {
                      keyed_value(file, "oom_group_kill").value_or(0) != 0;
     }
     return out;
+}
+
+std::optional<std::uint64_t> cgroup_scope::socket_bytes() const {
+    if (!paths_.memory || paths_.socket_bound == 0) return std::nullopt;
+    if (!paths_.memory_v1) return keyed_value(*paths_.memory / "memory.stat", "sock");
+    const std::string text = read_file(*paths_.memory / "memory.kmem.tcp.usage_in_bytes");
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end == text.data()) return std::nullopt;
+    return value;
 }
 
 bool cgroup_scope::memory_v1_limit_met() const {

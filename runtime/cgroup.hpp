@@ -154,6 +154,7 @@ struct scope_paths {
     std::optional<std::filesystem::path> pids;    // where pids.max is set, when limited
     std::optional<std::filesystem::path> memory;  // where the memory limit is set, when limited
     bool memory_v1 = false;                       // memory.limit_in_bytes rather than memory.max
+    std::uint64_t socket_bound = 0;  // what the run's sockets may hold (0: not watched)
 };
 
 class cgroup_scope {
@@ -186,6 +187,10 @@ public:
     // failure when its OOM notice came, with the peak at the limit). What an OOM notice must be
     // backed by to be one. False without a v1 memory limit.
     [[nodiscard]] bool memory_v1_limit_met() const;
+    // What the run's socket buffers hold now (v1 memory.kmem.tcp.usage_in_bytes, v2 `sock` of
+    // memory.stat), and their bound; nullopt without a memory cgroup or a counter.
+    [[nodiscard]] std::optional<std::uint64_t> socket_bytes() const;
+    [[nodiscard]] std::uint64_t socket_bound() const noexcept { return paths_.socket_bound; }
     // One rmdir of each of the run's directories still there, without waiting: true once all
     // are gone. A cgroup is removable only once the kernel has freed its processes, a little
     // after they died (longer in a v1 hierarchy): the caller retries on its own clock

@@ -50,6 +50,8 @@ constexpr milliseconds poll_interval{5};
 constexpr milliseconds final_drain{1000};
 // How long a swept run's cgroup may take to empty (its processes are already SIGKILLed; the
 // kernel frees them asynchronously) before the run completes anyway.
+// How often a running run's socket buffers are read against their bound (one small cgroup file).
+constexpr milliseconds socket_watch_interval{250};
 constexpr int cgroup_empty_polls = 400;  // x poll_interval = 2 s
 // And how long its directories may stay busy after that (a v1 hierarchy frees a little later than
 // the v2 tree says it is empty) before they are left to the cgroup host to remove.
@@ -102,6 +104,7 @@ public:
           drain_(strand_),
           final_drain_(strand_),
           poll_(strand_),
+          socket_watch_(strand_),
           stdout_(std::string("stdout"), spec_.stdout_limits, spec_.spill),
           stderr_(std::string("stderr"), spec_.stderr_limits, spec_.spill),
           scanner_(spec_.denial_signatures) {}
@@ -310,6 +313,7 @@ private:
                 oom_notice_.assign(notice.release());
                 watch_oom();
             }
+            if (scope_->socket_bound() != 0) watch_sockets();
         }
         if (child.pidfd && spec_.use_pidfd) {
             pidfd_.assign(child.pidfd.release());
@@ -533,6 +537,31 @@ private:
             });
     }
 
+    // The kernel lets every socket queue a little past the run's socket bound (cgroup.hpp), so a
+    // run with tens of thousands of connections holds far more and squeezes every TCP socket of
+    // the host (tcp_mem). Nothing in the kernel counts that per run but the cgroup's counter:
+    // read while the run lasts, and past twice the bound the whole run ends, as at its memory
+    // limit (limit_events::sockets).
+    void watch_sockets() {
+        socket_watch_.expires_after(socket_watch_interval);
+        socket_watch_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (ec) return;
+            if (self->phase_ != phase::running && self->phase_ != phase::leader_exited) return;
+            const std::uint64_t bound = self->scope_->socket_bound();
+            const std::optional<std::uint64_t> held = self->scope_->socket_bytes();
+            if (!held || *held / 2 <= bound) {
+                self->watch_sockets();
+                return;
+            }
+            log::debug("the run's sockets hold {} bytes, past twice their bound of {}: ended",
+                       *held, bound);
+            self->sockets_over_ = true;
+            self->end_now_ = true;
+            self->signal_tree(SIGKILL);
+            self->advance();
+        });
+    }
+
     void signal_tree(int signal) {
         // The leader is not reaped before the sweep, so the pgid still names this tree; after
         // the reap pid_ is -1 and nothing is signalled by number again.
@@ -646,6 +675,7 @@ private:
         boost::system::error_code ignored;
         pidfd_.close(ignored);
         oom_notice_.close(ignored);
+        socket_watch_.cancel();
         // A write still pending to a stdin that a leftover process held open must not keep the
         // run alive.
         stdin_pipe_.close(ignored);
@@ -673,6 +703,7 @@ private:
         // Read before the directories go: the limits the run met are counted there.
         if (scope_) limits_hit_ = scope_->events();
         if (oom_noticed_) limits_hit_.memory = true;
+        if (sockets_over_) limits_hit_.sockets = true;
         remove_cgroup(0);
     }
 
@@ -726,11 +757,12 @@ private:
     asio::posix::stream_descriptor pidfd_;
     // v1 only: readable on an OOM (cgroup.hpp).
     asio::posix::stream_descriptor oom_notice_;
-    asio::steady_timer deadline_;     // the run's timeout
-    asio::steady_timer escalation_;   // the wait after each kill step
-    asio::steady_timer drain_;        // the drain grace after the leader exited
-    asio::steady_timer final_drain_;  // after the sweep
-    asio::steady_timer poll_;         // the leader without a pidfd; the cgroup while it empties
+    asio::steady_timer deadline_;      // the run's timeout
+    asio::steady_timer escalation_;    // the wait after each kill step
+    asio::steady_timer drain_;         // the drain grace after the leader exited
+    asio::steady_timer final_drain_;   // after the sweep
+    asio::steady_timer poll_;          // the leader without a pidfd; the cgroup while it empties
+    asio::steady_timer socket_watch_;  // the run's socket buffers against their bound
 
     std::array<char, read_chunk> stdout_buffer_;  // read into only: no 64 KiB memset per run
     std::array<char, read_chunk> stderr_buffer_;
@@ -747,8 +779,9 @@ private:
     phase phase_ = phase::starting;
     cause cause_ = cause::none;
     std::size_t kill_step_ = 0;
-    bool end_now_ = false;      // sweep as soon as the leader is gone (grace over, SIGKILL sent)
-    bool oom_noticed_ = false;  // the run's v1 memory cgroup said it was out of memory
+    bool end_now_ = false;       // sweep as soon as the leader is gone (grace over, SIGKILL sent)
+    bool oom_noticed_ = false;   // the run's v1 memory cgroup said it was out of memory
+    bool sockets_over_ = false;  // the run's sockets held more than twice their bound
     bool stdout_closed_ = false;
     bool stderr_closed_ = false;
     bool caller_failed_ = false;  // a callback of the caller's threw (hand_to_caller)

@@ -164,7 +164,8 @@ json to_json(const run_record& record) {
         {"maxProcesses", record.limits.max_processes ? json(*record.limits.max_processes) : json()},
         {"maxMemoryBytes", record.limits.max_memory ? json(*record.limits.max_memory) : json()},
         {"processLimitHit", record.limits_hit.processes},
-        {"memoryLimitHit", record.limits_hit.memory}};
+        {"memoryLimitHit", record.limits_hit.memory},
+        {"socketLimitHit", record.limits_hit.sockets}};
     out["tty"] = record.tty ? json{{"rows", record.tty->rows}, {"cols", record.tty->cols}} : json();
     return out;
 }

@@ -212,10 +212,17 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
     if (outcome.kind == outcome_kind::out_of_memory) {
         // The run's own limit, usually; the host's memory (the run's processes are the OOM
         // killer's first choice) when the run had none or a cgroup above it ran out.
-        out += "[out of memory: the kernel's OOM killer ended the run (";
-        out += record.limits.max_memory ? "memory limit " + memory_size(*record.limits.max_memory)
-                                        : std::string("no memory limit");
-        out += ")]\n";
+        if (record.limits_hit.sockets && !record.limits_hit.memory) {
+            out +=
+                "[out of memory: cordon ended the run: its sockets held more than twice their "
+                "share of the host's socket memory]\n";
+        } else {
+            out += "[out of memory: the kernel's OOM killer ended the run (";
+            out += record.limits.max_memory
+                       ? "memory limit " + memory_size(*record.limits.max_memory)
+                       : std::string("no memory limit");
+            out += ")]\n";
+        }
     }
     if (outcome.kind == outcome_kind::aborted && !outcome.signal && !outcome.exit_code) {
         // Cancelled before the command started (cordon was told to stop while it set the run

@@ -52,6 +52,10 @@ struct spawn_error {
 struct limit_events {
     bool processes = false;  // a fork or clone failed at the process limit
     bool memory = false;     // the OOM killer ended a process at the memory limit
+    // cordon ended the run: its socket buffers held more than twice their bound (the memory
+    // limit, or its share of the host's net.ipv4.tcp_mem), which the kernel lets each socket pass
+    // a little and many sockets pass far (docs/sandbox.md, "Host-wide kernel resources").
+    bool sockets = false;
 };
 
 enum class outcome_kind {

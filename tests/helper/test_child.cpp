@@ -115,10 +115,12 @@
 //                           blocked, queued to itself) or mqueue (POSIX queues of the default
 //                           size), aio (io_setup contexts of 1024 events each, taken from the
 //                           host's fs.aio-max-nr), pty (pseudo-terminals, opened and
-//                           unlocked; kernel.pty.max counts them host-wide) or tcp-queue (N MiB
-//                           written, never read,
-//                           into up to 256 loopback TCP connections of its own: HELD counts the
-//                           MiB the kernel took); print `MAX <value>` of the namespace's
+//                           unlocked; kernel.pty.max counts them host-wide), tcp-queue (N MiB
+//                           written, never read, into up to 256 loopback TCP connections of its
+//                           own) or tcp-connections (N such connections, each written until the
+//                           kernel takes no more, the descriptor limit raised to the hard one
+//                           first), for both of which HELD counts the MiB the kernel took; print
+//                           `MAX <value>` of the namespace's
 //                           user.max_* file (inotify, fanotify), then `HELD <count> <errno name
 //                           of the refusal, or NONE>`, and hold everything until stdin ends
 //   clone-parent            clone(CLONE_PARENT): a child handed to the command's parent
@@ -524,7 +526,7 @@ int fake_launcher(int argc, char** argv) {
 // never reads them, each until the kernel takes no more (EAGAIN), a new connection for the rest;
 // the connections stay open. Returns the MiB the kernel took and the errno that stopped it (0
 // when all of it was taken).
-std::pair<long, int> queue_on_loopback(long mib) {
+std::pair<long, int> queue_on_loopback(long mib, int connections = 256) {
     const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (listener < 0) return {0, errno};
     sockaddr_in address{};
@@ -540,7 +542,7 @@ std::pair<long, int> queue_on_loopback(long mib) {
     const long long wanted = static_cast<long long>(mib) << 20;
     long long queued = 0;
     int refusal = 0;
-    for (int connection = 0; connection < 256 && queued < wanted; ++connection) {
+    for (int connection = 0; connection < connections && queued < wanted; ++connection) {
         const int writer = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (writer < 0 ||
             ::connect(writer, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
@@ -1357,8 +1359,16 @@ int main(int argc, char** argv) {
             sigaddset(&rt, SIGRTMIN);
             sigprocmask(SIG_BLOCK, &rt, nullptr);
         }
-        if (kind == "tcp-queue") {
-            const auto [queued, refusal] = queue_on_loopback(wanted);
+        if (kind == "tcp-queue" || kind == "tcp-connections") {
+            if (kind == "tcp-connections") {
+                rlimit descriptors{};
+                ::getrlimit(RLIMIT_NOFILE, &descriptors);
+                descriptors.rlim_cur = descriptors.rlim_max;
+                ::setrlimit(RLIMIT_NOFILE, &descriptors);
+            }
+            const auto [queued, refusal] =
+                kind == "tcp-queue" ? queue_on_loopback(wanted)
+                                    : queue_on_loopback(1L << 20, static_cast<int>(wanted));
             std::printf("HELD %ld %s\n", queued, refusal != 0 ? errno_name(refusal) : "NONE");
             std::fflush(stdout);
             for (;;) {

@@ -774,7 +774,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                     "network": {"policy": "deny", "enforcement": "full", "missing": [],
                                 "blocked": [], "blockedMore": 0}},
         "limits": {"maxProcesses": null, "maxMemoryBytes": null, "processLimitHit": false,
-                   "memoryLimitHit": false},
+                   "memoryLimitHit": false, "socketLimitHit": false},
         "tty": null
     })");
     EXPECT_EQ(json, expected) << json.dump(2);
