@@ -61,7 +61,8 @@ int run_run_command(run_options& options) {
     // way out (the probe's workspace, a private /tmp, the spill directory), and the record says
     // `aborted`, exit 128+N. The probes run synchronously: one that comes while they run is
     // kept by the set (asio's handler notes it; the loop delivers it at the next checkpoint), so
-    // the run is ended once the probe in flight is done (each is bounded by the probe timeout).
+    // the run is ended once probing is done: several probe runs, each bounded by the probe
+    // timeout only (docs/execution.md, "Signals").
     // Once the run is launched, the same handler cancels it.
     boost::asio::io_context io;
     runtime::run_handle handle;

@@ -101,8 +101,9 @@ struct limits {
     // Connections served at once per session; one more is closed as soon as it arrives.
     std::size_t max_connections = default_max_connections;
     // Connections served at once by every session of every service of the process, at most: the
-    // bound is a quarter of the soft descriptor limit when that is lower (budget.hpp). One more,
-    // or one whose descriptor arrives within call_reserve of the limit, is closed as it arrives.
+    // bound is an eighth of the soft descriptor limit when that is lower (a quarter of the table,
+    // two descriptors each: budget.hpp). One more, or one whose descriptor arrives within
+    // call_reserve of the limit, is closed as it arrives.
     std::size_t max_process_connections = default_max_process_connections;
     // From a connection's arrival until its first byte: a client sends its request as soon as it
     // has connected (HTTP, SOCKS5; a CONNECT tunnel's server-speaks-first protocol comes after
