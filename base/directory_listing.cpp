@@ -38,19 +38,20 @@ std::optional<std::vector<std::string>> names_in(int dir) {
     return out;
 }
 
-bool make_listable(int dir) {
+bool grant_owner_rights(int dir, mode_t wanted) {
     struct stat st {};
     if (::fstat(dir, &st) != 0) return false;
     if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
         errno = EPERM;
         return false;
     }
-    constexpr mode_t wanted = S_IRUSR | S_IXUSR;
     if ((st.st_mode & wanted) == wanted) {
         errno = EACCES;  // not what stands in the way
         return false;
     }
-    // fchmod() refuses an O_PATH descriptor; its /proc link reaches the inode itself.
+    // fchmod() refuses an O_PATH descriptor, and fchmodat() has no working AT_SYMLINK_NOFOLLOW
+    // (fchmodat(2)): the descriptor's /proc link names the directory itself, whatever its path
+    // leads to now.
     const std::string link = "/proc/self/fd/" + std::to_string(dir);
     return ::chmod(link.c_str(), (st.st_mode & 07777) | wanted) == 0;
 }

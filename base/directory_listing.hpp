@@ -7,6 +7,8 @@
 // closed again, so that a walk holds no descriptor per level.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,9 +19,14 @@ namespace cordon::base {
 // (`dir` may be O_PATH); nullopt and errno when it cannot be listed.
 [[nodiscard]] std::optional<std::vector<std::string>> names_in(int dir);
 
-// Gives the directory `dir` (this user's) u+rx when it lacks them: its owner may. True when it
-// was given; false with errno EACCES when those were not what stood in the way, EPERM when it is
-// not this user's directory.
-bool make_listable(int dir);
+// Gives the directory `dir` (this user's, `dir` may be O_PATH) the owner rights of `wanted` it
+// lacks: its owner may. True when they were given; false with errno EACCES when it had them all
+// (they were not what stood in the way), EPERM when it is not this user's directory.
+bool grant_owner_rights(int dir, mode_t wanted);
+
+// grant_owner_rights() of u+rx: what listing the directory needs.
+inline bool make_listable(int dir) {
+    return grant_owner_rights(dir, S_IRUSR | S_IXUSR);
+}
 
 }  // namespace cordon::base

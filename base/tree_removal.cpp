@@ -70,20 +70,12 @@ struct walk_frame {
     std::vector<std::string> pending;
 };
 
-// Gives the directory `dir` u+rwx when it is the effective uid's and lacks some of them: its owner
-// may, and a directory being removed keeps nothing worth its permissions. Through
-// /proc/self/fd/N, which names the directory itself whatever its path leads to now: fchmod refuses
-// an O_PATH descriptor, and fchmodat has no working AT_SYMLINK_NOFOLLOW (fchmodat(2)). True when
-// it was given; errno is left as it was.
-bool grant_owner_rights(int dir) {
+// grant_owner_rights() of u+rwx (listing and removing the entries: a directory being removed
+// keeps nothing worth its permissions), errno left as it was: the caller reports the error that
+// sent it here when nothing could be given.
+bool grant_owner_rwx(int dir) {
     const int saved = errno;
-    struct stat st {};
-    bool granted = false;
-    if (::fstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
-        (st.st_mode & S_IRWXU) != S_IRWXU) {
-        const std::string self = "/proc/self/fd/" + std::to_string(dir);
-        granted = ::chmod(self.c_str(), (st.st_mode & 07777) | S_IRWXU) == 0;
-    }
+    const bool granted = grant_owner_rights(dir, S_IRWXU);
     errno = saved;
     return granted;
 }
@@ -154,7 +146,7 @@ private:
             return;
         }
         auto names = names_in(dir.get());
-        if (!names && errno == EACCES && grant_owner_rights(dir.get())) names = names_in(dir.get());
+        if (!names && errno == EACCES && grant_owner_rwx(dir.get())) names = names_in(dir.get());
         if (!names) {
             const int error = errno;
             if (::unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
@@ -208,7 +200,7 @@ private:
     // its owner's rights once when it denies them. base_ is not the tree's: it keeps its own.
     void remove_entry(int dir, const std::string& name, int flags) {
         if (::unlinkat(dir, name.c_str(), flags) == 0 || errno == ENOENT) return;
-        if (errno == EACCES && dir != base_ && grant_owner_rights(dir) &&
+        if (errno == EACCES && dir != base_ && grant_owner_rwx(dir) &&
             (::unlinkat(dir, name.c_str(), flags) == 0 || errno == ENOENT)) {
             return;
         }
