@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -124,7 +125,16 @@ int cordon_main(int argc, char** argv, std::string& running) {
 int main(int argc, char** argv) {
     std::string context = "cordon";
     try {
-        return cordon_main(argc, argv, context);
+        const int status = cordon_main(argc, argv, context);
+        // What a command printed (a probe's JSON, `config show`, a session's events, the help) is
+        // its answer: one that never reached a closed or full stdout is a failure, never a silent
+        // success. (A run's record says why itself: cli/run_output.cpp.)
+        std::cout.flush();
+        if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+            const int failed = cordon::cli::internal_error(context, "cannot write to stdout");
+            return status != 0 ? status : failed;
+        }
+        return status;
     } catch (const std::exception& error) {
         return cordon::cli::internal_error(context, error.what());
     } catch (...) {

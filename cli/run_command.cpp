@@ -55,8 +55,10 @@ namespace {
 constexpr std::chrono::milliseconds reader_gone_grace{200};
 
 int run_run_command(run_options& options) {
-    // SIGINT, SIGTERM and SIGHUP are caught before anything is made (main() kept them blocked
-    // until now: cli/start_signals.hpp), and what one that comes during the set-up means is
+    // Every signal that would end cordon where it stands (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+    // SIGUSR1, ...: cli/start_signals.hpp) is caught before anything is made (main() kept them
+    // blocked until now), so that none leaves the run's tree, its cgroups or a person's raw
+    // terminal behind, and what one that comes during the set-up means is
     // decided at its checkpoints below: nothing starts, what the set-up made is removed on the
     // way out (the probe's workspace, a private /tmp, the spill directory), and the record says
     // `aborted`, exit 128+N. The probes run synchronously: one that comes while they run is
@@ -66,7 +68,9 @@ int run_run_command(run_options& options) {
     // Once the run is launched, the same handler cancels it.
     boost::asio::io_context io;
     runtime::run_handle handle;
-    boost::asio::signal_set interrupts(io, SIGINT, SIGTERM, SIGHUP);
+    boost::asio::signal_set interrupts(io);
+    for (const int ending : ending_signals())
+        interrupts.add(ending);
     int interrupted_by = 0;
     interrupts.async_wait([&](boost::system::error_code ec, int signal) {
         if (ec) return;
@@ -243,12 +247,6 @@ int run_run_command(run_options& options) {
     }
 
     std::optional<runtime::run_record> result;
-    if (valid.tty) {
-        // Whatever else would end cordon where it stands ends the run the same way, so that the
-        // person's terminal gets its modes back (only SIGKILL, and a crash, leave it raw).
-        for (const int ending : {SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF})
-            interrupts.add(ending);
-    }
     const auto started = std::chrono::steady_clock::now();
     const auto done = [&](runtime::run_record r) {
         result = std::move(r);

@@ -50,6 +50,23 @@ void write_with_patience(int fd, std::string_view data,
     }
 }
 
+// Writes the whole of a JSON document to `fd`, however long its reader takes (the document is what
+// was asked for): 0, or the errno that stopped it (a closed or full stdout).
+int write_document(int fd, std::string_view data) {
+    while (!data.empty()) {
+        const ssize_t n = ::write(fd, data.data(), data.size());
+        if (n >= 0) {
+            data.remove_prefix(static_cast<std::size_t>(n));
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN) return errno;
+        pollfd room{fd, POLLOUT, 0};  // a descriptor someone made non-blocking
+        if (::poll(&room, 1, -1) < 0 && errno != EINTR) return errno;
+    }
+    return 0;
+}
+
 bool same_file(int a, int b) {
     struct stat first {};
     struct stat second {};
@@ -134,7 +151,16 @@ int report_run(const runtime::run_record& record, const run_report& report) {
         return json;
     };
     if (options.json) {
-        std::cout << base::dump_json(with_approval(runtime::to_json(record))) << '\n';
+        // The record is the answer: one that cannot be written (stdout closed, a full disk) is
+        // cordon's failure, never a silent success with the command's exit code.
+        std::cout.flush();
+        const std::string document =
+            base::dump_json(with_approval(runtime::to_json(record))) + "\n";
+        if (const int error = write_document(STDOUT_FILENO, document); error != 0) {
+            return internal_error(
+                run_command_name,
+                std::string("cannot write the record to stdout: ") + std::strerror(error));
+        }
     } else if (record.outcome.kind == runtime::outcome_kind::runner_failed) {
         own_lines(record.outcome.message + "\n");  // SANDBOX_UNAVAILABLE: the error's message
     } else {

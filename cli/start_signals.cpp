@@ -5,21 +5,44 @@
 
 #include <signal.h>
 
+#include <cstddef>
 #include <initializer_list>
+#include <iterator>
 
 namespace cordon::cli {
 
 namespace {
 
+// Filled once, before any thread: SIGRTMIN is a function of the C library's (it keeps the first
+// real-time signals for itself).
+struct ending_list {
+    int signals[64] = {};
+    std::size_t count = 0;
+    ending_list() noexcept {
+        for (const int signal :
+             {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ,
+              SIGVTALRM, SIGPROF, SIGPOLL, SIGPWR, SIGSTKFLT}) {
+            signals[count++] = signal;
+        }
+        for (int signal = SIGRTMIN; signal <= SIGRTMAX && count < std::size(signals); ++signal)
+            signals[count++] = signal;
+    }
+};
+
 sigset_t interrupts() noexcept {
     sigset_t set;
     ::sigemptyset(&set);
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP})
+    for (const int signal : ending_signals())
         ::sigaddset(&set, signal);
     return set;
 }
 
 }  // namespace
+
+std::span<const int> ending_signals() noexcept {
+    static const ending_list list;
+    return {list.signals, list.count};
+}
 
 void reset_inherited_signals() noexcept {
     // One call, so that SIGTERM is never unblocked in between: a pending one waits for the

@@ -207,25 +207,38 @@ TEST_F(ExitCode, SignalPlus128WhenASignalEndedTheCommand) {
 }
 
 // cordon got SIGTERM while the command ran: it ends the command's tree first, then exits as the
-// signal would have had it.
+// signal would have had it, its record saying `aborted`. So for every signal whose default would
+// have ended cordon where it stands (a SIGUSR1 or a SIGQUIT used to, leaving the command's tree
+// to its cgroup's reaper and no record), with or without a terminal.
 TEST_F(ExitCode, SignalPlus128WhenCordonWasInterruptedAndEndedTheCommandFirst) {
-    const fs::path ready = workspace_ / "ready";
-    const std::string marker = "cordon-interrupted-" + std::to_string(::getpid());
-    const std::string script =
-        "'" + cordon_path().string() + "' run --mode workspace-write -- /bin/sh -c 'touch " +
-        ready.string() + "; exec " + test_child_path().string() + " sleep 60000 " + marker +
-        "' & cordon=$!; while [ ! -e " + ready.string() +
-        " ]; do sleep 0.01; done; kill -TERM $cordon; wait $cordon; echo $?";
-    runtime::process_spec spec;
-    spec.argv = {"/bin/sh", "-c", script};
-    spec.env = child_env();
-    spec.cwd = workspace_.path();
-    spec.timeout = std::chrono::seconds(60);
-    const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
-    EXPECT_EQ(outcome.stdout_output.text, std::to_string(cli::exit_signal_base + SIGTERM) + "\n")
-        << outcome.stderr_output.text;
-    EXPECT_TRUE(wait_no_process_with_cmdline(marker, std::chrono::seconds(10)))
-        << "the command outlived the interrupted cordon";
+    for (const int signal : {SIGTERM, SIGQUIT, SIGUSR1, SIGALRM, SIGPWR, SIGRTMIN + 3}) {
+        SCOPED_TRACE(signal);
+        const fs::path ready = workspace_ / "ready";
+        const fs::path record = workspace_ / "record.json";
+        fs::remove(ready);
+        const std::string marker =
+            "cordon-interrupted-" + std::to_string(::getpid()) + "-" + std::to_string(signal);
+        const std::string script = "'" + cordon_path().string() +
+                                   "' run --json --mode workspace-write -- /bin/sh -c 'touch " +
+                                   ready.string() + "; exec " + test_child_path().string() +
+                                   " sleep 60000 " + marker + "' >" + record.string() +
+                                   " & cordon=$!; while [ ! -e " + ready.string() +
+                                   " ]; do sleep 0.01; done; kill -" + std::to_string(signal) +
+                                   " $cordon; wait $cordon; echo $?";
+        runtime::process_spec spec;
+        spec.argv = {"/bin/sh", "-c", script};
+        spec.env = child_env();
+        spec.cwd = workspace_.path();
+        spec.timeout = std::chrono::seconds(60);
+        const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+        EXPECT_EQ(outcome.stdout_output.text, std::to_string(cli::exit_signal_base + signal) + "\n")
+            << outcome.stderr_output.text;
+        const nlohmann::json json = nlohmann::json::parse(test::read_file(record), nullptr, false);
+        EXPECT_EQ(json.value("outcome", std::string("no record")), "aborted")
+            << test::read_file(record);
+        EXPECT_TRUE(wait_no_process_with_cmdline(marker, std::chrono::seconds(10)))
+            << "the command outlived the interrupted cordon";
+    }
 }
 
 // `cordon run ... | head -1`: the reader has its line and goes; cordon ends the command's whole

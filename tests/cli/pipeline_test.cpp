@@ -163,5 +163,25 @@ TEST_F(Pipeline, AStdoutThatCannotBeWrittenIsNamedAsSuch) {
     }
 }
 
+// With --json the record is the answer: one that cannot be written is cordon's failure (125, and
+// a line saying why), never the command's exit status with nothing on stdout.
+TEST_F(Pipeline, AJsonRecordThatCannotBeWrittenIsAFailureNotASuccess) {
+    for (const auto& [redirect, why] :
+         {std::pair<std::string, std::string>{">&-", "Bad file descriptor"},
+          std::pair<std::string, std::string>{">/dev/full", "No space left on device"}}) {
+        SCOPED_TRACE(redirect);
+        std::vector<std::string> inner = argv(every_way().front(), "exit 0");
+        inner.insert(inner.begin() + 2, "--json");
+        std::vector<std::string> shell{"/bin/sh", "-c", "exec \"$@\" " + redirect, "sh"};
+        shell.insert(shell.end(), inner.begin(), inner.end());
+        const cli_result r = run_program(shell, workspace_.path());
+        EXPECT_EQ(r.exit_code, 125) << r.err;
+        EXPECT_NE(
+            r.err.find("cordon run: internal error: cannot write the record to stdout: " + why),
+            std::string::npos)
+            << r.err;
+    }
+}
+
 }  // namespace
 }  // namespace cordon::test
