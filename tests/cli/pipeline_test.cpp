@@ -181,6 +181,20 @@ TEST_F(Pipeline, AJsonRecordThatCannotBeWrittenIsAFailureNotASuccess) {
             std::string::npos)
             << r.err;
     }
+    // So for every command's answer.
+    for (const auto& [words, name] :
+         {std::pair<std::vector<std::string>, std::string>{{"probe", "--json"}, "cordon probe"},
+          {{"config", "show"}, "cordon config"},
+          {{"--version"}, "cordon"}}) {
+        SCOPED_TRACE(name);
+        std::vector<std::string> shell{"/bin/sh", "-c", "exec \"$@\" >/dev/full", "sh",
+                                       cordon_path().string()};
+        shell.insert(shell.end(), words.begin(), words.end());
+        const cli_result r = run_program(shell, workspace_.path());
+        EXPECT_EQ(r.exit_code, 125) << r.err;
+        EXPECT_NE(r.err.find(name + ": internal error: cannot write to stdout"), std::string::npos)
+            << r.err;
+    }
 }
 
 }  // namespace
