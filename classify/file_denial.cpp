@@ -315,8 +315,9 @@ bool host_view::read_only(const fs::path& path) const {
 
 bool host_view::directory(const fs::path& path) const {
     const std::optional<walk_end> end = walk(path);
+    if (!end) return true;  // no answer: no proof that bwrap's mask made the directory
     struct stat st {};
-    return end && end->entry.exists && ::fstat(end->fd.get(), &st) == 0 && S_ISDIR(st.st_mode);
+    return end->entry.exists && ::fstat(end->fd.get(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::span<const std::string> runtime_denial_signatures() {

@@ -86,8 +86,8 @@ public:
     // Whether the filesystem holding `path` (or the nearest directory above it) is read-only.
     // True without an answer (the host's refusal, not the walls').
     [[nodiscard]] virtual bool read_only(const std::filesystem::path& path) const;
-    // Whether `path` is a directory on the host (false when it is not there or without an
-    // answer).
+    // Whether `path` is a directory on the host (false when it is not there; true without an
+    // answer, which then proves nothing).
     [[nodiscard]] virtual bool directory(const std::filesystem::path& path) const;
 };
 
