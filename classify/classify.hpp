@@ -68,7 +68,8 @@ struct run_context {
     bool proxy_blocked = false;
     // What the run's file walls govern (file_denial.hpp): a line naming one of their paths with
     // the refusal they answer is a denial whatever its words, and the dialect is refuted by lines
-    // that name only paths the walls do not govern. nullptr: the dialect alone decides.
+    // that name an absolute path and only paths the walls do not govern. nullptr: the dialect
+    // alone decides.
     const file_walls* walls = nullptr;
     const host_view* host = nullptr;  // nullptr: this host
     // `stderr_text` is the whole stream (nothing was cut from its tail): only then can the lines

@@ -4,15 +4,20 @@
 #include "classify/file_denial.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <system_error>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
 
 #include "classify/signature_scanner.hpp"
+#include "cordon/unique_fd.hpp"
 
 namespace cordon::classify {
 
@@ -64,26 +69,128 @@ bool within_any(const fs::path& path, const std::vector<fs::path>& dirs) {
                        [&path](const fs::path& dir) { return within(path, dir); });
 }
 
-// The path as the host has it: absolute, its symlinks resolved as far as it exists.
-fs::path resolved(std::string_view named, const fs::path& workdir) {
+// The name as written, absolute and lexically normal (the host resolves its symlinks).
+fs::path absolute(std::string_view named, const fs::path& workdir) {
     fs::path path(named);
     if (path.is_relative()) path = workdir / path;
-    path = path.lexically_normal();
-    std::error_code ec;
-    fs::path canonical = fs::weakly_canonical(path, ec);
-    return ec ? path : canonical;
+    return path.lexically_normal();
 }
 
-// The nearest of `path` and the directories above it that exists, or empty.
-fs::path nearest_existing(const fs::path& path) {
-    fs::path at = path;
-    struct stat st {};
-    while (!at.empty()) {
-        if (::lstat(at.c_str(), &st) == 0) return at;
-        if (at == at.root_path()) break;
-        at = at.parent_path();
+// ---- the host's answers, one component at a time ----------------------------------------------
+
+constexpr std::size_t most_components = 64;  // per name, the symlinks' targets included
+constexpr std::size_t most_hops = 16;        // symlinks followed per name
+
+// Filesystems a name is not followed onto: automounted, remote or served by a process (a lookup
+// there may mount a host the command named, or hang on a server).
+bool remote(int fd) {
+    struct statfs st {};
+    if (::fstatfs(fd, &st) != 0) return true;
+    switch (static_cast<std::uint32_t>(st.f_type)) {
+        case AUTOFS_SUPER_MAGIC:
+        case NFS_SUPER_MAGIC:
+        case 0x65735546U:  // FUSE_SUPER_MAGIC
+        case SMB_SUPER_MAGIC:
+        case 0xFF534D42U:  // CIFS
+        case 0xFE534D42U:  // SMB2
+        case CODA_SUPER_MAGIC:
+        case AFS_SUPER_MAGIC:
+        case AFS_FS_MAGIC:
+        case CEPH_SUPER_MAGIC:
+        case V9FS_MAGIC:
+        case 0x20030528U:  // ORANGEFS (PVFS2)
+        case 0x0BD00BD0U:  // Lustre
+        case 0x01161970U:  // GFS2
+        case 0x7461636FU:  // OCFS2
+            return true;
+        default:
+            return false;
     }
-    return {};
+}
+
+// Where a walk ended: the nearest entry of the path that is there, opened O_PATH.
+struct walk_end {
+    unique_fd parent;  // its directory (invalid for the root)
+    unique_fd fd;
+    std::string name;  // its name in `parent`
+    host_entry entry;
+};
+
+// Walks `path` (absolute, lexically normal) from the root, never onto a remote filesystem.
+std::optional<walk_end> walk(const fs::path& path) {
+    if (!path.is_absolute()) return std::nullopt;
+    constexpr int at_path = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+    std::vector<unique_fd> dirs;
+    std::vector<std::string> names;  // of dirs[1..]
+    dirs.emplace_back(::open("/", at_path | O_DIRECTORY));
+    if (!dirs.back() || remote(dirs.back().get())) return std::nullopt;
+    std::vector<std::string> todo;  // reversed: the next component last
+    for (const fs::path& part : path.relative_path())
+        todo.push_back(part.string());
+    std::reverse(todo.begin(), todo.end());
+    std::size_t components = 0;
+    std::size_t hops = 0;
+    bool whole = true;
+    while (!todo.empty()) {
+        const std::string name = std::move(todo.back());
+        todo.pop_back();
+        if (name.empty() || name == ".") continue;
+        if (++components > most_components) return std::nullopt;
+        if (name == "..") {
+            if (dirs.size() > 1) {
+                dirs.pop_back();
+                names.pop_back();
+            }
+            continue;
+        }
+        struct stat st {};
+        if (::fstatat(dirs.back().get(), name.c_str(), &st,
+                      AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) != 0) {
+            if (errno == ENOMEM || errno == EINTR) return std::nullopt;
+            todo.push_back(name);  // not there (or not searchable): the rest stays as written
+            whole = false;
+            break;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            if (++hops > most_hops) return std::nullopt;
+            std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
+            const ssize_t got =
+                ::readlinkat(dirs.back().get(), name.c_str(), target.data(), target.size());
+            if (got <= 0 || static_cast<std::size_t>(got) >= target.size()) return std::nullopt;
+            target.resize(static_cast<std::size_t>(got));
+            const fs::path to(target);
+            if (to.is_absolute()) {
+                dirs.resize(1);
+                names.clear();
+            }
+            std::vector<std::string> parts;
+            for (const fs::path& part : to.relative_path())
+                parts.push_back(part.string());
+            todo.insert(todo.end(), parts.rbegin(), parts.rend());
+            continue;
+        }
+        unique_fd next(::openat(dirs.back().get(), name.c_str(), at_path));
+        if (!next || remote(next.get())) return std::nullopt;
+        dirs.push_back(std::move(next));
+        names.push_back(name);
+        if (!S_ISDIR(st.st_mode) && !todo.empty()) {
+            whole = false;  // a file with a path below it: the rest is not there
+            break;
+        }
+    }
+    walk_end out;
+    fs::path at("/");
+    for (const std::string& name : names)
+        at /= name;
+    for (auto rest = todo.rbegin(); rest != todo.rend(); ++rest)
+        at /= *rest;
+    out.entry = host_entry{at.lexically_normal(), whole};
+    out.fd = std::move(dirs.back());
+    if (dirs.size() > 1) {
+        out.parent = std::move(dirs[dirs.size() - 2]);
+        out.name = names.back();
+    }
+    return out;
 }
 
 enum class wall {
@@ -182,23 +289,35 @@ bool blank_in(std::string_view text) {
 
 }  // namespace
 
+std::optional<host_entry> host_view::resolve(const fs::path& path) const {
+    std::optional<walk_end> end = walk(path);
+    if (!end) return std::nullopt;
+    return std::move(end->entry);
+}
+
 bool host_view::allows(const fs::path& path, int mode) const {
-    const fs::path at = nearest_existing(path);
-    if (at.empty()) return false;
+    const std::optional<walk_end> end = walk(path);
+    if (!end) return false;
     // A file that is not there is created in its directory: the directory is asked for W_OK.
-    return ::faccessat(AT_FDCWD, at.c_str(), mode, AT_EACCESS) == 0;
+    // By its name in its directory, not followed: the walk found no symlink and no automount
+    // point there.
+    if (!end->parent) return ::faccessat(AT_FDCWD, "/", mode, AT_EACCESS) == 0;
+    return ::faccessat(end->parent.get(), end->name.c_str(), mode,
+                       AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 bool host_view::read_only(const fs::path& path) const {
-    const fs::path at = nearest_existing(path);
+    const std::optional<walk_end> end = walk(path);
     struct statvfs st {};
-    if (at.empty() || ::statvfs(at.c_str(), &st) != 0) return false;
+    if (!end || ::fstatvfs(end->fd.get(), &st) != 0) return true;
     return (st.f_flag & ST_RDONLY) != 0;
 }
 
 bool host_view::directory(const fs::path& path) const {
+    const std::optional<walk_end> end = walk(path);
+    if (!end) return true;  // no answer: no proof that bwrap's mask made the directory
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    return end->entry.exists && ::fstat(end->fd.get(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::span<const std::string> runtime_denial_signatures() {
@@ -223,16 +342,18 @@ std::span<const std::string> runtime_denial_signatures() {
     return signatures;
 }
 
-std::vector<std::string> named_paths(std::string_view line, const fs::path& workdir) {
+std::vector<std::string> named_paths(std::string_view line, const fs::path& workdir,
+                                     const host_view& host, lookup_budget& budget) {
     std::vector<std::string> out;
     const auto add = [&out](std::string_view name) {
+        if (out.size() >= most_paths) return;
         if (name.empty() || name.size() > longest_path || name == "." || name == "..") return;
         if (std::find(out.begin(), out.end(), name) == out.end()) out.emplace_back(name);
     };
     // Quoted names, which may hold blanks or no slash at all: '.git', "my file.txt". What they
     // take is blanked out of what the words are looked for in.
     std::string rest(line);
-    for (std::size_t at = 0; at < line.size();) {
+    for (std::size_t at = 0; at < line.size() && out.size() < most_paths;) {
         // Not backquotes: Rust and Markdown put code in them (`Result::unwrap()`), not paths.
         const char quote = line[at];
         if (quote != '\'' && quote != '"') {
@@ -250,7 +371,7 @@ std::vector<std::string> named_paths(std::string_view line, const fs::path& work
     }
     // Unquoted names: a path with a slash (not a URL), or a bare name that is there.
     line = rest;
-    for (std::size_t at = 0; at < line.size();) {
+    for (std::size_t at = 0; at < line.size() && out.size() < most_paths;) {
         const std::size_t start = line.find_first_not_of(" \t", at);
         if (start == std::string_view::npos) break;
         std::size_t end = line.find_first_of(" \t", start);
@@ -260,10 +381,10 @@ std::vector<std::string> named_paths(std::string_view line, const fs::path& work
         if (word.empty() || word.find("://") != std::string_view::npos) continue;
         if (word.find('/') != std::string_view::npos) {
             add(word);
-        } else if (!workdir.empty()) {
-            struct stat st {};
-            const fs::path there = workdir / std::string(word);
-            if (::lstat(there.c_str(), &st) == 0) add(word);
+        } else if (!workdir.empty() && word.size() <= longest_path &&
+                   std::find(out.begin(), out.end(), word) == out.end() && budget.take()) {
+            const std::optional<host_entry> there = host.resolve(absolute(word, workdir));
+            if (there && there->exists) add(word);
         }
     }
     return out;
@@ -272,6 +393,7 @@ std::vector<std::string> named_paths(std::string_view line, const fs::path& work
 file_reading read_file_denial(std::string_view stderr_text, const file_walls& walls,
                               std::span<const std::string> dialect, const host_view& host) {
     file_reading out;
+    lookup_budget budget;
     std::size_t looked = 0;
     bool unexplained = false;  // a line carries the dialect but names no path
     bool explained = false;    // a line carries the dialect and names paths
@@ -291,21 +413,24 @@ file_reading read_file_denial(std::string_view stderr_text, const file_walls& wa
         ++looked;
         if (said.dialect && out.dialect_line.empty())
             out.dialect_line = std::string(line.substr(0, longest_line));
-        std::vector<std::string> names = named_paths(line, walls.workdir);
-        if (names.size() > most_paths) names.resize(most_paths);
-        // Only a name that is surely a path can refute the dialect: an absolute one, or one that
-        // is there. A quoted word ('main' in a Rust panic) is tried as a path, never trusted as
-        // one.
+        const std::vector<std::string> names = named_paths(line, walls.workdir, host, budget);
+        // Only an absolute name the host answered for can refute the dialect. A relative one is
+        // looked for where the run started, and the command may have changed directory since
+        // (`cd ../pkg2 && npm run build` failing on 'dist/index.js', which the workspace has too);
+        // a quoted word ('main' in a Rust panic) may be no path at all. Either may still prove a
+        // denial. A name past the budget, or one the host could not answer for (a remote
+        // filesystem), does neither.
         bool firm = false;
         for (const std::string& name : names) {
-            const fs::path path = resolved(name, walls.workdir);
-            if (walls_refused(path, said, walls, host)) {
-                out.evidence = denial_evidence{denial_source::path, path.string(),
+            if (!budget.take()) break;
+            const std::optional<host_entry> there = host.resolve(absolute(name, walls.workdir));
+            if (!there) continue;
+            if (walls_refused(there->path, said, walls, host)) {
+                out.evidence = denial_evidence{denial_source::path, there->path.string(),
                                                std::string(line.substr(0, longest_line))};
                 return out;
             }
-            struct stat st {};
-            firm = firm || name.starts_with('/') || ::lstat(path.c_str(), &st) == 0;
+            firm = firm || name.starts_with('/');
         }
         if (!said.dialect) continue;
         (firm ? explained : unexplained) = true;

@@ -18,15 +18,19 @@
 //      insufficient permission), anywhere in the stderr stream.
 //
 // A dialect match is refuted when the whole stderr was retained and every line of it carrying the
-// dialect names paths and none of them is the walls': "Permission denied" about a file in the
-// workspace the user may not write anyway, or a test suite's report of one, is the host's answer
-// and no reason to ask for a wider mode. A line that names no path cannot be refuted.
+// dialect names an absolute path the host answered for and none of its paths is the walls':
+// "Permission denied" about a file in the workspace the user may not write anyway, or a test
+// suite's report of one, is the host's answer and no reason to ask for a wider mode. A line that
+// names no path, or only relative ones, cannot be refuted: a relative name is looked for where the
+// run started, and the command may have changed directory since (`cd ../pkg2 && npm run build`), so
+// it may prove a denial but never refute one.
 //
 // Nothing better is there to read on this kernel: Landlock (ABI 7) logs its denials only to the
 // audit subsystem, which is off unless the host runs an audit daemon, and which only a process
 // with CAP_AUDIT_READ may read; cordon does not turn the host's auditing on (docs/sandbox.md).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -54,17 +58,48 @@ struct file_walls {
     std::filesystem::path workdir;              // where a relative name is looked for
 };
 
-// What the host allows at a path, without the walls; tests give their own.
+// What the host is at a path: the path resolved, and whether all of it is there.
+struct host_entry {
+    std::filesystem::path path;  // absolute, its symlinks resolved as far as it is there
+    bool exists = false;
+};
+
+// What the host allows at a path, without the walls; tests give their own. Every question the
+// classifier asks the host's filesystem goes through here: the paths are ones a command printed,
+// asked by cordon (root, unconfined) on its event loop. The host's answers therefore never
+// follow a name onto a remote or automounted filesystem (NFS, SMB/CIFS, FUSE, autofs, and the
+// like): a hung server would stall every run, and a printed `/net/host/x` would make autofs mount
+// a host the command chose. They walk one component at a time (openat(2) with O_PATH and
+// O_NOFOLLOW, fstatat(2) with AT_NO_AUTOMOUNT, their symlinks followed by hand, at most 16 hops
+// and 64 components) and check each directory's filesystem (fstatfs(2)) before looking into it,
+// and at each component it enters. A name they stop on has no answer.
 class host_view {
 public:
     virtual ~host_view() = default;
+    // `path` (absolute, lexically normal) as the host has it; nullopt when the walk stopped (a
+    // remote or automounted filesystem, too many components or symlinks, an error).
+    [[nodiscard]] virtual std::optional<host_entry> resolve(
+        const std::filesystem::path& path) const;
     // access(2) with the effective ids, of `path` or, when it is not there, of the nearest
-    // directory above it that is: `mode` is R_OK or W_OK.
+    // directory above it that is: `mode` is R_OK or W_OK. False without an answer.
     [[nodiscard]] virtual bool allows(const std::filesystem::path& path, int mode) const;
     // Whether the filesystem holding `path` (or the nearest directory above it) is read-only.
+    // True without an answer (the host's refusal, not the walls').
     [[nodiscard]] virtual bool read_only(const std::filesystem::path& path) const;
-    // Whether `path` is a directory on the host (false when it is not there).
+    // Whether `path` is a directory on the host (false when it is not there; true without an
+    // answer, which then proves nothing).
     [[nodiscard]] virtual bool directory(const std::filesystem::path& path) const;
+};
+
+// How many names one classification may ask the host about (host_view::resolve): beyond it, a
+// name neither proves nor refutes a denial.
+struct lookup_budget {
+    std::size_t left = 64;
+    [[nodiscard]] bool take() {
+        if (left == 0) return false;
+        --left;
+        return true;
+    }
 };
 
 // The runtimes' sentences for a refusal of the file walls that carry none of the backend's words
@@ -87,8 +122,10 @@ struct file_reading {
                                             const host_view& host);
 
 // The paths one line names: quoted names, absolute or relative ones (`./x`, `a/b`), and bare
-// names that exist in `workdir`; as written (unresolved). Public for its tests.
+// names that exist in `workdir` (asked of `host`, each from `budget`); as written (unresolved),
+// at most 16. Public for its tests.
 [[nodiscard]] std::vector<std::string> named_paths(std::string_view line,
-                                                   const std::filesystem::path& workdir);
+                                                   const std::filesystem::path& workdir,
+                                                   const host_view& host, lookup_budget& budget);
 
 }  // namespace cordon::classify

@@ -182,8 +182,10 @@ TEST_P(DenialLanguages, GitWritingItsProtectedConfiguration) {
 TEST_P(DenialLanguages, ARefusalInTheWorkspaceIsTheHostsAndNoDenial) {
     test::write_file(workspace_ / "build.sh", "#!/bin/sh\necho built\n");
     fs::permissions(workspace_ / "build.sh", fs::perms::owner_read | fs::perms::owner_write);
-    // A script without its execute bit: EACCES, which the run would get on the host too.
-    const auto script = run({"bash", "-c", "./build.sh"}, sandbox_mode::workspace_write);
+    // A script without its execute bit: EACCES, which the run would get on the host too. (Named
+    // absolute: a relative name never refutes, ChangingDirectoryFirstHidesNoDenial.)
+    const auto script =
+        run({"bash", "-c", (workspace_ / "build.sh").string()}, sandbox_mode::workspace_write);
     EXPECT_EQ(script.outcome.exit_code, std::optional<int>(126)) << describe(script);
     EXPECT_THAT(script.stderr_output.text, HasSubstr("Permission denied"));
     EXPECT_FALSE(script.sandbox.denied) << describe(script);
@@ -198,6 +200,20 @@ TEST_P(DenialLanguages, ARefusalInTheWorkspaceIsTheHostsAndNoDenial) {
             sandbox_mode::workspace_write);
     EXPECT_EQ(suite.outcome.exit_code, std::optional<int>(1)) << describe(suite);
     EXPECT_FALSE(suite.sandbox.denied) << describe(suite);
+}
+
+TEST_P(DenialLanguages, ChangingDirectoryFirstHidesNoDenial) {
+    // A monorepo's sibling package, outside the writable workspace, and the workspace has the
+    // same relative name, writable: the name the command prints is relative to where it went.
+    fs::create_directories(base_ / "pkg2" / "dist");
+    fs::create_directories(workspace_ / "dist");
+    test::write_file(workspace_ / "dist" / "index.js", "");
+    const auto record =
+        run({"bash", "-c", "cd ../pkg2 && touch dist/index.js"}, sandbox_mode::workspace_write);
+    EXPECT_NE(record.outcome.exit_code, std::optional<int>(0)) << describe(record);
+    EXPECT_THAT(record.stderr_output.text, HasSubstr("dist/index.js"));
+    EXPECT_TRUE(record.sandbox.denied) << describe(record);
+    EXPECT_FALSE(fs::exists(base_ / "pkg2" / "dist" / "index.js"));
 }
 
 TEST_P(DenialLanguages, RefusalWordsThatNameNoPathStayADenialByTheDialect) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,7 +37,16 @@ public:
     std::set<fs::path> unreadable;
     std::set<fs::path> read_only_filesystems;  // the paths on one
     std::set<fs::path> directories;
+    std::set<fs::path> unanswered;  // below these, resolve() stops (a remote filesystem)
+    mutable std::size_t resolved = 0;
 
+    std::optional<host_entry> resolve(const fs::path& path) const override {
+        ++resolved;
+        for (const fs::path& stop : unanswered) {
+            if (path.string().starts_with(stop.string())) return std::nullopt;
+        }
+        return host_view::resolve(path);  // the test's own temporary tree
+    }
     bool allows(const fs::path& path, int mode) const override {
         return !(mode == W_OK ? unwritable : unreadable).contains(path);
     }
@@ -82,6 +92,12 @@ file_reading read(const std::string& text, const file_walls& walls,
     return read_file_denial(text, walls, dialect_of(walls.backend, walls.mode), host);
 }
 
+std::vector<std::string> names_in(std::string_view line, const fs::path& workdir) {
+    const fake_host host;
+    lookup_budget budget;
+    return named_paths(line, workdir, host, budget);
+}
+
 class FileDenial : public ::testing::Test {
 protected:
     walls_fixture tree_;
@@ -89,29 +105,27 @@ protected:
 
 TEST_F(FileDenial, NamedPathsAreFoundInEveryRuntimesShape) {
     const fs::path& ws = tree_.ws;
-    EXPECT_THAT(named_paths("bash: line 1: /etc/x: Read-only file system", ws),
-                ElementsAre("/etc/x"));
-    EXPECT_THAT(named_paths("PermissionError: [Errno 13] Permission denied: 'secret.txt'", ws),
+    EXPECT_THAT(names_in("bash: line 1: /etc/x: Read-only file system", ws), ElementsAre("/etc/x"));
+    EXPECT_THAT(names_in("PermissionError: [Errno 13] Permission denied: 'secret.txt'", ws),
                 ElementsAre("secret.txt"));
-    EXPECT_THAT(named_paths("mv: cannot move '.git' to 'x': Device or resource busy", ws),
+    EXPECT_THAT(names_in("mv: cannot move '.git' to 'x': Device or resource busy", ws),
                 ElementsAre(".git", "x"));
     // Java prints a bare relative name: taken when it is there.
     EXPECT_THAT(
-        named_paths("java.nio.file.FileSystemException: .git -> y: Device or resource busy", ws),
+        names_in("java.nio.file.FileSystemException: .git -> y: Device or resource busy", ws),
         ElementsAre(".git"));
-    EXPECT_THAT(
-        named_paths("No usable temporary directory found in ['/tmp', '/var/tmp', '/w s']", ws),
-        ElementsAre("/tmp", "/var/tmp", "/w s"));
-    EXPECT_THAT(named_paths("open /x/y.txt: permission denied", ws), ElementsAre("/x/y.txt"));
-    EXPECT_THAT(named_paths("java.io.FileNotFoundException: /x (Permission denied)", ws),
+    EXPECT_THAT(names_in("No usable temporary directory found in ['/tmp', '/var/tmp', '/w s']", ws),
+                ElementsAre("/tmp", "/var/tmp", "/w s"));
+    EXPECT_THAT(names_in("open /x/y.txt: permission denied", ws), ElementsAre("/x/y.txt"));
+    EXPECT_THAT(names_in("java.io.FileNotFoundException: /x (Permission denied)", ws),
                 ElementsAre("/x"));
     // Words in quotes, URLs and a stray apostrophe are no names.
     EXPECT_THAT(
-        named_paths(R"(Os { code: 13, kind: PermissionDenied, message: "Permission denied" })", ws),
+        names_in(R"(Os { code: 13, kind: PermissionDenied, message: "Permission denied" })", ws),
         ElementsAre());
-    EXPECT_THAT(named_paths("can't fetch https://example.com/a/b: Permission denied", ws),
+    EXPECT_THAT(names_in("can't fetch https://example.com/a/b: Permission denied", ws),
                 ElementsAre());
-    EXPECT_THAT(named_paths("called `Result::unwrap()` on an `Err` value", ws), ElementsAre());
+    EXPECT_THAT(names_in("called `Result::unwrap()` on an `Err` value", ws), ElementsAre());
 }
 
 // ---- rung 1: a path the walls govern, named with their refusal -----------------------------
@@ -296,7 +310,8 @@ TEST_F(FileDenial, DialectLinesThatNameOnlyPathsOutsideTheWallsRefuteIt) {
         data + "'\n1 failed in 0.12s\n";
     EXPECT_TRUE(read(suite, walls).refuted);
     test::write_file(tree_.ws / "build.sh", "#!/bin/sh\n");
-    EXPECT_TRUE(read("bash: ./build.sh: Permission denied\n", walls).refuted);
+    EXPECT_TRUE(
+        read("bash: " + (tree_.ws / "build.sh").string() + ": Permission denied\n", walls).refuted);
     // A name that is not there, without a slash, is tried but not trusted.
     EXPECT_FALSE(read("bash: build.sh.in: Permission denied\n", walls).refuted);
     // One line the walls could explain is enough to keep the dialect.
@@ -304,6 +319,125 @@ TEST_F(FileDenial, DialectLinesThatNameOnlyPathsOutsideTheWallsRefuteIt) {
         read(suite + "Error: Os { code: 13, kind: PermissionDenied }: Permission denied\n", walls)
             .refuted);
     EXPECT_FALSE(read("nothing refused here\n", walls).refuted);
+}
+
+TEST_F(FileDenial, ARelativeNameMayProveADenialButNeverRefuteOne) {
+    const file_walls walls = tree_.walls(sandbox_mode::workspace_write, backend_kind::bwrap);
+    // The command changed directory first (`cd ../pkg2 && npm run build`): the names it prints
+    // are relative to a directory the record does not know, and the workspace has the same
+    // names, writable.
+    fs::create_directories(tree_.ws / "dist");
+    test::write_file(tree_.ws / "dist" / "index.js", "");
+    fs::create_directories(tree_.ws / "src");
+    test::write_file(tree_.ws / "main", "");
+    for (const std::string line : {
+             "Error: EROFS: read-only file system, open 'dist/index.js'",
+             "bash: ./dist/index.js: Permission denied",
+             "touch: cannot touch 'src': Read-only file system",
+             "thread 'main' panicked: Permission denied (os error 13)",
+             "PermissionError: [Errno 13] Permission denied: 'main'",
+             "bash: src/../main: Permission denied",
+         }) {
+        SCOPED_TRACE(line);
+        const file_reading got = read(line + "\n", walls);
+        EXPECT_FALSE(got.refuted);
+        EXPECT_FALSE(got.evidence);
+    }
+    // A relative name still proves a denial where the walls govern it.
+    const file_reading beside =
+        read("touch: cannot touch '../beside/x': Read-only file system\n", walls);
+    ASSERT_TRUE(beside.evidence);
+    EXPECT_EQ(beside.evidence->path, fs::canonical(tree_.beside).string() + "/x");
+}
+
+TEST_F(FileDenial, ANameTheHostCannotAnswerForNeitherProvesNorRefutes) {
+    fake_host host;
+    host.unanswered = {"/net/", tree_.ws / "nfs"};
+    // Read-only mode: every write the walls govern, so an answered name would prove it.
+    const file_walls ro = tree_.walls(sandbox_mode::read_only, backend_kind::bwrap);
+    const file_reading remote =
+        read("cp: cannot create '/net/evil.example/x': Read-only file system\n", ro, host);
+    EXPECT_FALSE(remote.evidence);
+    EXPECT_FALSE(remote.refuted);
+    EXPECT_TRUE(read("cp: cannot create '/var/lib/x': Read-only file system\n", ro, host).evidence);
+    // Workspace-write: a name in the workspace would refute it, one the host did not answer for
+    // does not.
+    const file_walls ww = tree_.walls(sandbox_mode::workspace_write, backend_kind::landlock);
+    EXPECT_FALSE(
+        read("bash: " + (tree_.ws / "nfs" / "x").string() + ": Permission denied\n", ww, host)
+            .refuted);
+    EXPECT_TRUE(
+        read("bash: " + (tree_.ws / "x").string() + ": Permission denied\n", ww, host).refuted);
+}
+
+TEST_F(FileDenial, OneClassificationAsksTheHostAboutSixtyFourNamesAtMost) {
+    const file_walls ww = tree_.walls(sandbox_mode::workspace_write, backend_kind::landlock);
+    // Lines of sixteen names each, every one in the workspace, and bare words that are not there.
+    std::string many;
+    for (int line = 0; line < 40; ++line) {
+        many += "cp: cannot create";
+        for (int name = 0; name < 20; ++name)
+            many += " " +
+                    (tree_.ws / ("f" + std::to_string(line) + "_" + std::to_string(name))).string();
+        many += " word" + std::to_string(line) + ": Permission denied\n";
+    }
+    fake_host host;
+    const file_reading got = read(many, ww, host);
+    EXPECT_LE(host.resolved, 64U);
+    EXPECT_GT(host.resolved, 0U);
+    // The names past the budget were not looked at: they may be the walls', so no refutation.
+    EXPECT_FALSE(got.refuted);
+    // Within the budget they still refute ...
+    fake_host few;
+    EXPECT_TRUE(read(many.substr(0, many.find('\n') + 1), ww, few).refuted);
+    // ... and a proof past it is not made.
+    fake_host late;
+    EXPECT_FALSE(
+        read(many + "cp: cannot create '/var/lib/x': Permission denied\n", ww, late).evidence);
+    EXPECT_TRUE(read("cp: cannot create '/var/lib/x': Permission denied\n", ww).evidence);
+    EXPECT_LE(late.resolved, 64U);
+}
+
+TEST_F(FileDenial, TheHostIsWalkedOneComponentAtATimeItsSymlinksFollowedByHand) {
+    const host_view host;
+    const fs::path real = fs::canonical(tree_.ws);
+    fs::create_directories(real / "a" / "b");
+    fs::create_symlink("a/b", real / "rel");
+    fs::create_symlink(real / "a", real / "abs");
+    fs::create_symlink("../a/b", real / "a" / "up");
+    fs::create_symlink("loop2", real / "loop1");
+    fs::create_symlink("loop1", real / "loop2");
+    const auto resolved = [&host](const fs::path& path) {
+        const std::optional<host_entry> got = host.resolve(path);
+        return got ? std::optional(std::pair(got->path, got->exists)) : std::nullopt;
+    };
+    // As weakly_canonical(3) has them, and whether all of it is there.
+    for (const fs::path& path :
+         {real / "rel", real / "rel" / "c" / "d", real / "abs" / "b", real / "a" / "up",
+          real / "a" / "up" / ".." / "missing", real / "abs" / "missing" / "x", fs::path("/")}) {
+        SCOPED_TRACE(path);
+        EXPECT_EQ(resolved(path),
+                  std::optional(std::pair(fs::weakly_canonical(path), fs::exists(path))));
+    }
+    // A file with a path below it: the file is there, the rest is not.
+    test::write_file(real / "a" / "f", "");
+    EXPECT_EQ(resolved(real / "a" / "f" / "x"),
+              std::optional(std::pair(real / "a" / "f" / "x", false)));
+    // A symlink loop, too many hops, too many components, a relative path: no answer.
+    EXPECT_EQ(resolved(real / "loop1" / "x"), std::nullopt);
+    fs::path deep = real;
+    for (int i = 0; i < 70; ++i)
+        deep /= "d";
+    fs::create_directories(deep);  // a tail that is not there is not walked
+    EXPECT_EQ(resolved(deep), std::nullopt);
+    EXPECT_EQ(resolved("a/b"), std::nullopt);
+    // What the host allows is asked at the nearest entry that is there.
+    EXPECT_TRUE(host.allows(real / "rel" / "new", W_OK));
+    EXPECT_TRUE(host.directory(real / "rel"));
+    EXPECT_FALSE(host.directory(real / "a" / "f"));
+    EXPECT_FALSE(host.read_only(real / "rel" / "new"));
+    // /proc is no remote filesystem: answered.
+    EXPECT_TRUE(host.resolve("/proc/self").has_value());
 }
 
 // ---- decide(): the rungs in order ------------------------------------------------------------
@@ -352,7 +486,7 @@ TEST_F(FileDenial, DecideTakesThePathFirstThenTheDialectUnlessAWholeStreamRefute
               "sqlite3.OperationalError: attempt to write a readonly database");
 
     test::write_file(tree_.ws / "build.sh", "#!/bin/sh\n");
-    const std::string own = "bash: ./build.sh: Permission denied\n";
+    const std::string own = "bash: " + (tree_.ws / "build.sh").string() + ": Permission denied\n";
     EXPECT_FALSE(decided(walls, own, true, true).denied);
     // The stream lost its head: the dialect seen there may have named anything.
     const verdict cut = decided(walls, own, true, false);

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,9 +23,14 @@ namespace {
 using namespace cordon;
 using namespace cordon::classify;
 
-// A host that allows everything and has no directories: the answers depend on the input alone.
+// A host that allows everything and has nothing on it, and no answer below /net: the answers
+// depend on the input alone, and no path of the real host is asked about.
 class open_host : public host_view {
 public:
+    std::optional<host_entry> resolve(const std::filesystem::path& path) const override {
+        if (!path.is_absolute() || path.string().starts_with("/net/")) return std::nullopt;
+        return host_entry{path, false};
+    }
     bool allows(const std::filesystem::path&, int) const override { return true; }
     bool read_only(const std::filesystem::path&) const override { return false; }
     bool directory(const std::filesystem::path&) const override { return false; }
@@ -42,11 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     walls.writable = {"/nonexistent-cordon-fuzz/ws", "/tmp"};
     walls.kept = {"/nonexistent-cordon-fuzz/ws/.git", "/nonexistent-cordon-fuzz/ws/.git/hooks"};
     walls.hidden = {"/nonexistent-cordon-fuzz/secret"};
-    walls.workdir = "";  // no bare name is looked up on the host
+    walls.workdir = "/nonexistent-cordon-fuzz/ws";  // asked of open_host only
     const std::string text = in.ConsumeRemainingBytesAsString();
+    const open_host host;
     const std::vector<std::string> dialect{"read-only file system", "permission denied",
                                            "attempt to write a readonly database"};
-    const open_host host;
 
     const std::string_view stream(text);
     std::size_t start = 0;
@@ -54,7 +60,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::size_t end = stream.find('\n', start);
         if (end == std::string_view::npos) end = stream.size();
         const std::string_view line = stream.substr(start, end - start);
-        for (const std::string& name : named_paths(line, walls.workdir)) {
+        lookup_budget budget;
+        const std::vector<std::string> names = named_paths(line, walls.workdir, host, budget);
+        CORDON_FUZZ_CHECK(names.size() <= 16);
+        for (const std::string& name : names) {
             CORDON_FUZZ_CHECK(!name.empty() && name.size() <= 4096);
             CORDON_FUZZ_CHECK(line.find(name) != std::string_view::npos);
         }
