@@ -82,8 +82,10 @@ constexpr std::size_t most_components = 64;  // per name, the symlinks' targets 
 constexpr std::size_t most_hops = 16;        // symlinks followed per name
 
 // Filesystems a name is not followed onto: automounted, remote or served by a process (a lookup
-// there may mount a host the command named, or hang on a server).
-bool remote(int fd) {
+// there may mount a host the command named, or hang on a server), and the kernel's own, whose
+// permission bits do not say what a write does (root may "write" /sys/foo, which the kernel then
+// refuses on the host too): the host has no answer for a name there.
+bool unanswerable(int fd) {
     struct statfs st {};
     if (::fstatfs(fd, &st) != 0) return true;
     switch (static_cast<std::uint32_t>(st.f_type)) {
@@ -102,6 +104,19 @@ bool remote(int fd) {
         case 0x0BD00BD0U:  // Lustre
         case 0x01161970U:  // GFS2
         case 0x7461636FU:  // OCFS2
+        case PROC_SUPER_MAGIC:
+        case SYSFS_MAGIC:
+        case CGROUP_SUPER_MAGIC:
+        case CGROUP2_SUPER_MAGIC:
+        case DEBUGFS_MAGIC:
+        case TRACEFS_MAGIC:
+        case SECURITYFS_MAGIC:
+        case BPF_FS_MAGIC:
+        case 0x62656570U:  // configfs
+        case PSTOREFS_MAGIC:
+        case EFIVARFS_MAGIC:
+        case SELINUX_MAGIC:
+        case SMACK_MAGIC:
             return true;
         default:
             return false;
@@ -123,7 +138,7 @@ std::optional<walk_end> walk(const fs::path& path) {
     std::vector<unique_fd> dirs;
     std::vector<std::string> names;  // of dirs[1..]
     dirs.emplace_back(::open("/", at_path | O_DIRECTORY));
-    if (!dirs.back() || remote(dirs.back().get())) return std::nullopt;
+    if (!dirs.back() || unanswerable(dirs.back().get())) return std::nullopt;
     std::vector<std::string> todo;  // reversed: the next component last
     for (const fs::path& part : path.relative_path())
         todo.push_back(part.string());
@@ -170,7 +185,7 @@ std::optional<walk_end> walk(const fs::path& path) {
             continue;
         }
         unique_fd next(::openat(dirs.back().get(), name.c_str(), at_path));
-        if (!next || remote(next.get())) return std::nullopt;
+        if (!next || unanswerable(next.get())) return std::nullopt;
         dirs.push_back(std::move(next));
         names.push_back(name);
         if (!S_ISDIR(st.st_mode) && !todo.empty()) {
@@ -368,6 +383,17 @@ std::vector<std::string> named_paths(std::string_view line, const fs::path& work
         std::fill(rest.begin() + static_cast<std::ptrdiff_t>(at),
                   rest.begin() + static_cast<std::ptrdiff_t>(end + 1), ' ');
         at = end + 1;
+    }
+    // A line's leading `PROGRAM:` is who speaks, not what was refused (`/usr/bin/bash: line 1:
+    // ./s.sh: Permission denied`, `/usr/bin/ld: cannot open output file ...`): the shell or the
+    // linker is read-only under every wall, and taking it for the name would prove a denial the
+    // host would have answered the same way.
+    if (const std::size_t first = rest.find_first_not_of(" \t"); first != std::string::npos) {
+        const std::size_t blank = rest.find_first_of(" \t", first);
+        if (blank != std::string::npos && blank > first + 1 && rest[blank - 1] == ':') {
+            std::fill(rest.begin() + static_cast<std::ptrdiff_t>(first),
+                      rest.begin() + static_cast<std::ptrdiff_t>(blank), ' ');
+        }
     }
     // Unquoted names: a path with a slash (not a URL), or a bare name that is there.
     line = rest;

@@ -106,6 +106,14 @@ protected:
 TEST_F(FileDenial, NamedPathsAreFoundInEveryRuntimesShape) {
     const fs::path& ws = tree_.ws;
     EXPECT_THAT(names_in("bash: line 1: /etc/x: Read-only file system", ws), ElementsAre("/etc/x"));
+    // The program that speaks is not what was refused: the shell, the linker.
+    EXPECT_THAT(names_in("/usr/bin/bash: line 1: ./s.sh: Permission denied", ws),
+                ElementsAre("./s.sh"));
+    EXPECT_THAT(names_in("/bin/sh: 1: cannot create /etc/x: Read-only file system", ws),
+                ElementsAre("/etc/x"));
+    EXPECT_THAT(
+        names_in("/usr/bin/ld: cannot open output file /usr/local/bin/m: Permission denied", ws),
+        ElementsAre("/usr/local/bin/m"));
     EXPECT_THAT(names_in("PermissionError: [Errno 13] Permission denied: 'secret.txt'", ws),
                 ElementsAre("secret.txt"));
     EXPECT_THAT(names_in("mv: cannot move '.git' to 'x': Device or resource busy", ws),
@@ -436,8 +444,11 @@ TEST_F(FileDenial, TheHostIsWalkedOneComponentAtATimeItsSymlinksFollowedByHand) 
     EXPECT_TRUE(host.directory(real / "rel"));
     EXPECT_FALSE(host.directory(real / "a" / "f"));
     EXPECT_FALSE(host.read_only(real / "rel" / "new"));
-    // /proc is no remote filesystem: answered.
-    EXPECT_TRUE(host.resolve("/proc/self").has_value());
+    // /proc and /sys are the kernel's: their permission bits do not say what a write does (root
+    // may "write" /sys/foo, which the kernel refuses on the host too), so no answer there.
+    EXPECT_FALSE(host.resolve("/proc/self").has_value());
+    EXPECT_FALSE(host.resolve("/sys/foo").has_value());
+    EXPECT_FALSE(host.resolve("/proc/sys/kernel/ostype").has_value());
 }
 
 // ---- decide(): the rungs in order ------------------------------------------------------------
