@@ -425,5 +425,48 @@ TEST(Leftovers, AKilledCordonsCgroupsGoInEveryHierarchyWithACordonInAnotherScope
         EXPECT_FALSE(fs::exists(path)) << path << " was left";
 }
 
+// The same from another mount namespace: a cordon killed in one of its own (a service restarted
+// with a new private /tmp; a container sharing /dev/shm) is reaped by a cordon outside it. Its
+// lock record used to be honoured only from the namespaces it was written in, so it and its
+// cgroups stayed for good. The two namespaces share a /dev/shm of the test's own (private_host).
+TEST(Leftovers, AKilledCordonsCgroupsGoWithACordonOfAnotherMountNamespace) {
+    std::string why;
+    if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
+    const private_host host;
+    ASSERT_TRUE(host.ready()) << "no mount namespace of the test's own";
+    spawned_process cordon(
+        host.enter({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                    "mount -t tmpfs tmpfs /tmp && exec \"$0\" run --mode danger-full-access "
+                    "--max-memory 256M -c 'echo started && exec sleep 60'",
+                    cordon_path().string()}),
+        {});
+    ASSERT_TRUE(cordon.wait_for_output("started\n")) << cordon.out() << cordon.err();
+    const fs::path locks = host.dev_shm() / ("cordon-cgroup-locks-" + std::to_string(::geteuid()));
+    const std::string prefix = "cordon-" + std::to_string(cordon.pid()) + "-";
+    fs::path lock;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(locks, ec)) {
+        if (entry.path().filename().string().starts_with(prefix)) lock = entry.path();
+    }
+    ASSERT_FALSE(lock.empty()) << "no lock of the cordon in " << locks;
+    // Its cgroups, as its lock records them ("cgroup <parent's identity> <absolute path>").
+    std::vector<fs::path> cgroups;
+    std::istringstream record(read_file(lock));
+    for (std::string line; std::getline(record, line);) {
+        if (!line.starts_with("cgroup ")) continue;
+        const std::string path = line.substr(std::min(line.find('/'), line.size()));
+        if (fs::exists(path)) cgroups.emplace_back(path);
+    }
+    ASSERT_FALSE(cgroups.empty()) << "nothing left to reap: the test proves nothing";
+    cordon.kill(SIGKILL);
+    (void)cordon.wait();
+
+    spawned_process next(host.cordon({"run", "--mode", "danger-full-access", "--", "true"}), {});
+    EXPECT_EQ(next.wait(), 0) << next.err();
+    for (const fs::path& path : cgroups)
+        EXPECT_FALSE(fs::exists(path)) << path << " was left";
+    EXPECT_FALSE(fs::exists(lock)) << "its lock was left";
+}
+
 }  // namespace
 }  // namespace cordon::test
