@@ -104,6 +104,51 @@ TEST(Leftovers, TheNextProbeRemovesAProbeWorkspaceWhoseProbeIsGone) {
     fs::remove(held);
 }
 
+// A mount namespace whose /var/tmp and /tmp are directories of the test's own and whose /dev/shm is
+// empty (the rest is the host's): whatever goes from them, the cordons started in it removed, not
+// the cordons of tests running beside this one, which sweep the host's; and the verdict they cache
+// (in /dev/shm) is theirs alone, not replaced by a cordon of another namespace.
+class private_host {
+public:
+    // /tmp first: both sources are under the host's /var/tmp, which the second bind covers.
+    private_host()
+        : holder_({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                   "mount --bind \"$1\" /tmp && mount --bind \"$0\" /var/tmp && "
+                   "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && echo ready && exec sleep 600",
+                   var_tmp_.path().string(), tmp_.path().string()},
+                  {}) {
+        for (const temp_dir* dir : {&var_tmp_, &tmp_})
+            fs::permissions(dir->path(), static_cast<fs::perms>(01777));
+        ready_ = holder_.wait_for_output("ready\n");
+    }
+    [[nodiscard]] bool ready() const { return ready_; }
+    // Where the namespace's /var/tmp and /tmp are, seen from the test.
+    [[nodiscard]] const fs::path& var_tmp() const { return var_tmp_.path(); }
+    [[nodiscard]] const fs::path& tmp() const { return tmp_.path(); }
+    // The namespace's /dev/shm, seen from the test (through the holder's root).
+    [[nodiscard]] fs::path dev_shm() const {
+        return "/proc/" + std::to_string(holder_.pid()) + "/root/dev/shm";
+    }
+    // `argv` started in the namespace (nsenter execs it: the process is argv's).
+    [[nodiscard]] std::vector<std::string> enter(const std::vector<std::string>& argv) const {
+        std::vector<std::string> out{
+            "/usr/bin/nsenter", "--mount=/proc/" + std::to_string(holder_.pid()) + "/ns/mnt", "--"};
+        out.insert(out.end(), argv.begin(), argv.end());
+        return out;
+    }
+    [[nodiscard]] std::vector<std::string> cordon(const std::vector<std::string>& args) const {
+        std::vector<std::string> argv{cordon_path().string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return enter(argv);
+    }
+
+private:
+    temp_dir var_tmp_{"/var/tmp"};
+    temp_dir tmp_{"/var/tmp"};
+    spawned_process holder_;
+    bool ready_ = false;
+};
+
 // ---- a private /tmp deeper than the descriptor limit ------------------------------------------
 
 // The command's part: a chain of directories `depth` levels deep in its private /tmp, made by one
@@ -153,31 +198,35 @@ TEST(Leftovers, APrivateTmpDeeperThanTheDescriptorLimitGoesWithItsRun) {
 }
 
 // The same tree, its cordon killed outright: the next cordon removes it, one that runs under bwrap
-// with a cached verdict (and so makes no private /tmp and probes nothing) too.
+// with a cached verdict (and so makes no private /tmp and probes nothing) too. Both run with a /tmp
+// of their own, so that no cordon of a test beside this one sweeps it first.
 TEST(Leftovers, APrivateTmpDeeperThanTheDescriptorLimitOfAKilledCordonGoesWithTheNext) {
-    temp_dir workspace{"/var/tmp"};
+    const private_host host;
+    ASSERT_TRUE(host.ready()) << "no mount namespace of the test's own";
+    fs::create_directory(host.var_tmp() / "workspace");
     spawned_process cordon(
-        under_low_descriptor_limit(workspace.path(),
-                                   deep_chain_command(chain_depth) + " && exec sleep 60"),
+        host.enter(under_low_descriptor_limit(
+            "/var/tmp/workspace", deep_chain_command(chain_depth) + " && exec sleep 60")),
         {});
     ASSERT_TRUE(cordon.wait_for_output("\n")) << cordon.out() << cordon.err();
     const std::string tmpdir = tmpdir_from(cordon.out());
     ASSERT_EQ(tmpdir.rfind("/tmp/cordon-tmp-", 0), 0U) << cordon.out();
+    const fs::path left = host.tmp() / fs::path(tmpdir).filename();
     cordon.kill(SIGKILL);
     (void)cordon.wait();
-    ASSERT_TRUE(fs::exists(tmpdir)) << "nothing left to sweep: the test proves nothing";
+    ASSERT_TRUE(fs::exists(left)) << "nothing left to sweep: the test proves nothing";
 
-    const cli_result next = run_cordon({"run", "--mode", "read-only", "--", "true"});
-    EXPECT_EQ(next.exit_code, 0) << next.err;
-    EXPECT_FALSE(fs::exists(tmpdir)) << "the killed cordon's private /tmp was left";
+    spawned_process next(host.cordon({"run", "--mode", "read-only", "--", "true"}), {});
+    EXPECT_EQ(next.wait(), 0) << next.err();
+    EXPECT_FALSE(fs::exists(left)) << "the killed cordon's private /tmp was left";
 }
 
 // ---- probe workspaces of killed cordons ---------------------------------------------------------
 
-std::set<fs::path> probe_workspaces() {
+std::set<fs::path> probe_workspaces(const fs::path& var_tmp) {
     std::set<fs::path> out;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator("/var/tmp", ec)) {
+    for (const auto& entry : fs::directory_iterator(var_tmp, ec)) {
         if (entry.path().filename().string().starts_with("cordon-probe-")) out.insert(entry.path());
     }
     return out;
@@ -185,14 +234,14 @@ std::set<fs::path> probe_workspaces() {
 
 // `cordon probe` (which always probes) killed while its workspace exists: that workspace, left.
 // Caught by polling the directory as the probe runs; nullopt when no try caught one.
-std::optional<fs::path> workspace_of_a_killed_probe() {
+std::optional<fs::path> workspace_of_a_killed_probe(const private_host& host) {
     for (int attempt = 0; attempt < 20; ++attempt) {
-        const std::set<fs::path> before = probe_workspaces();
-        spawned_process probe({cordon_path().string(), "probe"}, {});
+        const std::set<fs::path> before = probe_workspaces(host.var_tmp());
+        spawned_process probe(host.cordon({"probe"}), {});
         std::optional<fs::path> caught;
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
         while (!caught && std::chrono::steady_clock::now() < deadline) {
-            for (const fs::path& made : probe_workspaces()) {
+            for (const fs::path& made : probe_workspaces(host.var_tmp())) {
                 if (!before.contains(made)) caught = made;
             }
             if (!caught) ::sched_yield();
@@ -204,38 +253,51 @@ std::optional<fs::path> workspace_of_a_killed_probe() {
     return std::nullopt;
 }
 
-// Probe workspaces of cordons killed while probing, one that a runner left something in, are
-// removed by the next cordon even when it takes a cached verdict and probes nothing (the sweep
-// used to run only when a cordon probed); one a live process holds stays, and a symlink left in
-// one is removed, never followed.
+// Probe workspaces of cordons that are gone, the workspace of one killed while probing (the real
+// path) and one a runner left something in, are removed by the next cordon even when it takes a
+// cached verdict and probes nothing (the sweep used to run only when a cordon probed); one a live
+// process holds stays, and a symlink left in one is removed, never followed. The cordons run with
+// a /var/tmp, /tmp and /dev/shm of their own (private_host), so that only the cordon under test
+// can have removed anything and its verdict is the one cached just before.
 TEST(Leftovers, ProbeWorkspacesOfKilledCordonsGoWithALaterCordonThatProbesNothing) {
-    temp_dir outside{"/var/tmp"};
+    const private_host host;
+    ASSERT_TRUE(host.ready()) << "no mount namespace of the test's own";
+    // In the namespace's /tmp, so that a followed link would reach it.
+    const fs::path outside = host.tmp() / "outside";
+    fs::create_directory(outside);
     write_file(outside / "kept", "outside");
-    bool cached = false;
-    for (int round = 0; round < 5 && !cached; ++round) {
-        SCOPED_TRACE(round);
-        const std::optional<fs::path> killed = workspace_of_a_killed_probe();
-        ASSERT_TRUE(killed) << "no try caught a probe's workspace";
-        std::string dead = "/var/tmp/cordon-probe-XXXXXX";
-        ASSERT_NE(::mkdtemp(dead.data()), nullptr);
-        fs::create_directories(fs::path(dead) / "left" / "by" / "a" / "runner");
-        fs::create_directory_symlink(outside.path(), fs::path(dead) / "left" / "link");
-        std::string held = "/var/tmp/cordon-probe-XXXXXX";
-        ASSERT_NE(::mkdtemp(held.data()), nullptr);
-        const unique_fd lock(::open(held.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        ASSERT_TRUE(lock);
-        ASSERT_EQ(::flock(lock.get(), LOCK_EX | LOCK_NB), 0);
-
-        const cli_result r = run_cordon({"--verbose", "run", "--mode", "read-only", "--", "true"});
-        EXPECT_EQ(r.exit_code, 0) << r.err;
-        cached = r.err.find("sandbox verdict: cached") != std::string::npos;
-        EXPECT_FALSE(fs::exists(*killed)) << *killed;
-        EXPECT_FALSE(fs::exists(dead)) << dead;
-        EXPECT_TRUE(fs::exists(held)) << "a live process's";
-        EXPECT_EQ(read_file(outside / "kept"), "outside");
-        fs::remove(held);
+    // The verdict of this namespace, cached (its key names the mount namespace).
+    {
+        spawned_process primer(host.cordon({"run", "--mode", "read-only", "--", "true"}), {});
+        ASSERT_EQ(primer.wait(), 0) << primer.err();
     }
-    EXPECT_TRUE(cached) << "every later cordon probed: the cached case was not tried";
+    const std::optional<fs::path> killed = workspace_of_a_killed_probe(host);
+    ASSERT_TRUE(killed) << "no try caught a probe's workspace";
+    // Never locked: one whose cordon is gone. Made under another name and renamed into place
+    // whole, as a sweeper may come at any moment.
+    std::string building = (host.var_tmp() / "building-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(building.data()), nullptr) << std::strerror(errno);
+    fs::create_directories(fs::path(building) / "left" / "by" / "a" / "runner");
+    fs::create_directory_symlink("/tmp/outside", fs::path(building) / "left" / "link");
+    const fs::path dead = host.var_tmp() / "cordon-probe-deadtest";
+    ASSERT_EQ(::rename(building.c_str(), dead.c_str()), 0) << std::strerror(errno);
+    const fs::path held = host.var_tmp() / "cordon-probe-heldtest";
+    fs::create_directory(held);
+    const unique_fd lock(::open(held.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    ASSERT_TRUE(lock);
+    ASSERT_EQ(::flock(lock.get(), LOCK_EX | LOCK_NB), 0);
+
+    spawned_process later(host.cordon({"--verbose", "run", "--mode", "read-only", "--", "true"}),
+                          {});
+    EXPECT_EQ(later.wait(), 0) << later.err();
+    EXPECT_NE(later.err().find("sandbox verdict: cached"), std::string::npos)
+        << "the later cordon probed: the cached case was not tried\n"
+        << later.err();
+    EXPECT_FALSE(fs::exists(*killed)) << *killed;
+    EXPECT_FALSE(fs::exists(dead)) << dead;
+    EXPECT_TRUE(fs::exists(held)) << "a live process's";
+    EXPECT_EQ(read_file(outside / "kept"), "outside");
+    fs::remove(held);
 }
 
 // ---- a killed cordon's cgroups, from another cgroup scope ---------------------------------------
@@ -305,12 +367,12 @@ private:
 };
 
 // The directories named `cordon-<pid>-*` under `scope`'s directories, and the lock files of that
-// pid: what the cordon of `pid` made.
-std::vector<fs::path> made_by(pid_t pid, const test_scope& scope) {
+// pid in `dev_shm`: what the cordon of `pid` made.
+std::vector<fs::path> made_by(pid_t pid, const test_scope& scope, const fs::path& dev_shm) {
     const std::string prefix = "cordon-" + std::to_string(pid) + "-";
     std::vector<fs::path> out;
     std::vector<fs::path> places = scope.directories();
-    places.push_back("/dev/shm/cordon-cgroup-locks-" + std::to_string(::geteuid()));
+    places.push_back(dev_shm / ("cordon-cgroup-locks-" + std::to_string(::geteuid())));
     for (const fs::path& place : places) {
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator(place, ec)) {
@@ -324,10 +386,13 @@ std::vector<fs::path> made_by(pid_t pid, const test_scope& scope) {
 // host like this one, the v1 memory and pids hierarchies its limits live in) and its lock. A
 // cordon started in another cgroup scope, whose own bases hold none of them, ends and removes them
 // all, and the lock last: its reaper used to look under its own bases only, unlink the lock
-// anyway, and orphan the v1 memory cgroup for good.
+// anyway, and orphan the v1 memory cgroup for good. Both run with a /dev/shm (and so a lock
+// directory) of their own, so that no cordon of a test beside this one reaps the killed one first.
 TEST(Leftovers, AKilledCordonsCgroupsGoInEveryHierarchyWithACordonInAnotherScope) {
     std::string why;
     if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
+    const private_host host;
+    ASSERT_TRUE(host.ready()) << "no mount namespace of the test's own";
     const std::vector<fs::path> bases = own_cgroup_directories();
     ASSERT_FALSE(bases.empty());
     const std::string suffix = std::to_string(::getpid());
@@ -339,12 +404,12 @@ TEST(Leftovers, AKilledCordonsCgroupsGoInEveryHierarchyWithACordonInAnotherScope
     }
     // A memory limit (the default, said anyway): on a hybrid host it lives in v1's hierarchy.
     spawned_process cordon(
-        killed_in.exec_inside({cordon_path().string(), "run", "--mode", "danger-full-access",
-                               "--max-memory", "256M", "--max-processes", "64", "-c",
-                               "echo started && exec sleep 60"}),
+        host.enter(killed_in.exec_inside(
+            {cordon_path().string(), "run", "--mode", "danger-full-access", "--max-memory", "256M",
+             "--max-processes", "64", "-c", "echo started && exec sleep 60"})),
         {});
     ASSERT_TRUE(cordon.wait_for_output("started\n")) << cordon.out() << cordon.err();
-    const std::vector<fs::path> left = made_by(cordon.pid(), killed_in);
+    const std::vector<fs::path> left = made_by(cordon.pid(), killed_in, host.dev_shm());
     // Its host in each hierarchy, and its lock.
     ASSERT_EQ(left.size(), bases.size() + 1) << ::testing::PrintToString(left);
     cordon.kill(SIGKILL);
@@ -352,12 +417,55 @@ TEST(Leftovers, AKilledCordonsCgroupsGoInEveryHierarchyWithACordonInAnotherScope
     for (const fs::path& path : left)
         ASSERT_TRUE(fs::exists(path)) << path << ": nothing left to reap: the test proves nothing";
 
-    spawned_process next(next_in.exec_inside({cordon_path().string(), "run", "--mode",
-                                              "danger-full-access", "--", "true"}),
+    spawned_process next(host.enter(next_in.exec_inside({cordon_path().string(), "run", "--mode",
+                                                         "danger-full-access", "--", "true"})),
                          {});
     EXPECT_EQ(next.wait(), 0) << next.err();
     for (const fs::path& path : left)
         EXPECT_FALSE(fs::exists(path)) << path << " was left";
+}
+
+// The same from another mount namespace: a cordon killed in one of its own (a service restarted
+// with a new private /tmp; a container sharing /dev/shm) is reaped by a cordon outside it. Its
+// lock record used to be honoured only from the namespaces it was written in, so it and its
+// cgroups stayed for good. The two namespaces share a /dev/shm of the test's own (private_host).
+TEST(Leftovers, AKilledCordonsCgroupsGoWithACordonOfAnotherMountNamespace) {
+    std::string why;
+    if (!cgroup_host_or(why)) CORDON_SKIP_OR_FAIL(why);
+    const private_host host;
+    ASSERT_TRUE(host.ready()) << "no mount namespace of the test's own";
+    spawned_process cordon(
+        host.enter({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                    "mount -t tmpfs tmpfs /tmp && exec \"$0\" run --mode danger-full-access "
+                    "--max-memory 256M -c 'echo started && exec sleep 60'",
+                    cordon_path().string()}),
+        {});
+    ASSERT_TRUE(cordon.wait_for_output("started\n")) << cordon.out() << cordon.err();
+    const fs::path locks = host.dev_shm() / ("cordon-cgroup-locks-" + std::to_string(::geteuid()));
+    const std::string prefix = "cordon-" + std::to_string(cordon.pid()) + "-";
+    fs::path lock;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(locks, ec)) {
+        if (entry.path().filename().string().starts_with(prefix)) lock = entry.path();
+    }
+    ASSERT_FALSE(lock.empty()) << "no lock of the cordon in " << locks;
+    // Its cgroups, as its lock records them ("cgroup <parent's identity> <absolute path>").
+    std::vector<fs::path> cgroups;
+    std::istringstream record(read_file(lock));
+    for (std::string line; std::getline(record, line);) {
+        if (!line.starts_with("cgroup ")) continue;
+        const std::string path = line.substr(std::min(line.find('/'), line.size()));
+        if (fs::exists(path)) cgroups.emplace_back(path);
+    }
+    ASSERT_FALSE(cgroups.empty()) << "nothing left to reap: the test proves nothing";
+    cordon.kill(SIGKILL);
+    (void)cordon.wait();
+
+    spawned_process next(host.cordon({"run", "--mode", "danger-full-access", "--", "true"}), {});
+    EXPECT_EQ(next.wait(), 0) << next.err();
+    for (const fs::path& path : cgroups)
+        EXPECT_FALSE(fs::exists(path)) << path << " was left";
+    EXPECT_FALSE(fs::exists(lock)) << "its lock was left";
 }
 
 }  // namespace

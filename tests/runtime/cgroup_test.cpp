@@ -4,12 +4,16 @@
 // The cgroup host's liveness lock and the run limits, against the real cgroup hierarchies of this
 // host (root, or a delegated subtree; skipped or failed as CI requires otherwise).
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/cgroup.hpp"
 #include "runtime/cgroup_reaper.hpp"
@@ -27,6 +32,39 @@ namespace cordon::runtime {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The cgroups a test makes by hand, removed however the test ends (an ASSERT part-way included):
+// each tree bottom-up, since a cgroup goes only by rmdir(2) once it has no child.
+class made_cgroups {
+public:
+    made_cgroups() = default;
+    made_cgroups(const made_cgroups&) = delete;
+    made_cgroups& operator=(const made_cgroups&) = delete;
+    ~made_cgroups() {
+        for (auto tree = trees_.rbegin(); tree != trees_.rend(); ++tree)
+            remove_tree(*tree);
+    }
+    // Makes `directory` (its parent must exist) and takes it over; false with errno if it could
+    // not.
+    bool make(const fs::path& directory) {
+        if (::mkdir(directory.c_str(), 0755) != 0) return false;
+        trees_.push_back(directory);
+        return true;
+    }
+
+private:
+    static void remove_tree(const fs::path& directory) {
+        std::error_code ec;
+        std::vector<fs::path> children;
+        for (const auto& child : fs::directory_iterator(directory, ec)) {
+            if (child.is_directory(ec) && !child.is_symlink(ec)) children.push_back(child.path());
+        }
+        for (const fs::path& child : children)
+            remove_tree(child);
+        (void)::rmdir(directory.c_str());
+    }
+    std::vector<fs::path> trees_;
+};
 
 // The lock directory is trusted only as a private directory of this uid: anyone else who could
 // delete or plant lock files could make the next cordon end live runs, or keep dead ones alive.
@@ -113,11 +151,18 @@ TEST(CgroupLocks, OnlyDeadHostsUnderTheseBasesAreReaped) {
     const std::string dead = "cordon-deadtest-" + suffix;
     const std::string elsewhere = "cordon-elsewhere-" + suffix;
     const std::string starting = ".cordon-startingtest-" + suffix + ".lock";
-    ASSERT_EQ(::mkdir((base / dead).c_str(), 0755), 0);
+    const std::string killed_starting = ".cordon-killedtest-" + suffix + ".lock";
+    made_cgroups made;
+    ASSERT_TRUE(made.make(base / dead)) << std::strerror(errno);
     ASSERT_EQ(::mkdir((base / dead / "run-1").c_str(), 0755), 0);
-    for (const std::string& file : {dead + ".lock", elsewhere + ".lock", starting}) {
+    for (const std::string& file :
+         {dead + ".lock", elsewhere + ".lock", starting, killed_starting}) {
         std::ofstream(locks / file) << "";
     }
+    // One a cordon was killed while making (between its O_EXCL create and its rename): a minute
+    // old, it is nobody's.
+    const timespec two_minutes_ago[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (locks / killed_starting).c_str(), two_minutes_ago, 0), 0);
 
     auto second = test::cgroup_host_or(why, {.reap_stale = true, .lock_directory = locks});
     ASSERT_TRUE(second) << why;
@@ -125,7 +170,9 @@ TEST(CgroupLocks, OnlyDeadHostsUnderTheseBasesAreReaped) {
     EXPECT_FALSE(fs::exists(locks / (dead + ".lock")));
     EXPECT_TRUE(fs::exists(locks / (elsewhere + ".lock")))
         << "the lock of a host whose cgroups are elsewhere was removed";
-    EXPECT_TRUE(fs::exists(locks / starting));
+    EXPECT_TRUE(fs::exists(locks / starting)) << "the lock of a host still starting was removed";
+    EXPECT_FALSE(fs::exists(locks / killed_starting))
+        << "the hidden lock of a cordon killed while making it was left";
     EXPECT_TRUE(fs::exists(first->directory())) << "a live host was reaped";
     const fs::path live_lock = locks / (first->directory().filename().string() + ".lock");
     EXPECT_TRUE(fs::exists(live_lock));
@@ -147,7 +194,8 @@ TEST(CgroupLocks, ADeadHostsRecordedCgroupsGoWhereverTheyLieAndItsLockLast) {
     const std::string suffix = std::to_string(::getpid());
     // Another scope: a cgroup beside this process's, which no base of the reaper holds.
     const fs::path scope = first->directory().parent_path() / ("cordon-test-scope-" + suffix);
-    ASSERT_EQ(::mkdir(scope.c_str(), 0755), 0) << std::strerror(errno);
+    made_cgroups made;
+    ASSERT_TRUE(made.make(scope)) << std::strerror(errno);
     const std::string dead = "cordon-recorded-" + suffix;
     const std::string foreign = "cordon-foreign-" + suffix;
     const std::string planted = "cordon-planted-" + suffix;
@@ -177,9 +225,93 @@ TEST(CgroupLocks, ADeadHostsRecordedCgroupsGoWhereverTheyLieAndItsLockLast) {
     EXPECT_FALSE(fs::exists(scope / dead)) << "the dead host's cgroup in another scope was left";
     EXPECT_FALSE(fs::exists(locks / (dead + ".lock")));
     EXPECT_TRUE(fs::exists(first->directory())) << "a live host was reaped";
+}
 
-    ::rmdir((scope / foreign).c_str());
-    ::rmdir(scope.c_str());
+// A host's record is verified by identity, not by the namespaces it was written from: a reaper in
+// another mount namespace (a restarted service's private /tmp, a container sharing /dev/shm) ends
+// a dead host's cgroups as one in the same would. And only what is provably the host's goes: a
+// record whose cgroup is not the one at its path (forged, or of another view) is placed through
+// the reaper's own bases or not at all (its lock then stays), and a directory another uid made is
+// never removed.
+TEST(CgroupLocks, ARecordIsVerifiedByIdentityFromAnyMountNamespace) {
+    test::temp_dir dir;
+    const fs::path locks = dir / "locks";
+    fs::create_directory(locks);
+    fs::permissions(locks, fs::perms(0700));
+    std::string why;
+    auto live = test::cgroup_host_or(why, {.reap_stale = false, .lock_directory = locks});
+    if (!live) CORDON_SKIP_OR_FAIL(why);
+    const std::string suffix = std::to_string(::getpid());
+    const fs::path base = live->directory().parent_path();
+    const fs::path scope = base / ("cordon-test-idscope-" + suffix);
+    const fs::path other = base / ("cordon-test-idother-" + suffix);
+    made_cgroups made;
+    ASSERT_TRUE(made.make(scope)) << std::strerror(errno);
+    ASSERT_TRUE(made.make(other)) << std::strerror(errno);
+    const std::string dead = "cordon-idtest-" + suffix;
+    const std::string forged = "cordon-idforged-" + suffix;
+    const std::string moved = "cordon-idmoved-" + suffix;
+    const std::string foreign_uid = "cordon-iduid-" + suffix;
+    const std::string unplaced = "cordon-idunplaced-" + suffix;
+    for (const std::string& name : {dead, forged, moved, foreign_uid}) {
+        ASSERT_EQ(::mkdir((scope / name).c_str(), 0755), 0) << name;
+        ASSERT_EQ(::mkdir((scope / name / "run-1").c_str(), 0755), 0) << name;
+    }
+    ASSERT_EQ(::chown((scope / foreign_uid).c_str(), 65534, 65534), 0) << std::strerror(errno);
+    const auto write_lock = [&](const std::string& name, const std::string& record) {
+        std::ofstream(locks / (name + ".lock")) << record;
+    };
+    struct stat other_st {};
+    ASSERT_EQ(::stat(other.c_str(), &other_st), 0);
+    const std::string other_identity =
+        std::to_string(other_st.st_dev) + ":" + std::to_string(other_st.st_ino);
+    struct stat scope_st {};
+    ASSERT_EQ(::stat(scope.c_str(), &scope_st), 0);
+    const std::string scope_identity =
+        std::to_string(scope_st.st_dev) + ":" + std::to_string(scope_st.st_ino);
+    write_lock(dead, runtime::cgroup_reaper::lock_record({scope / dead}));
+    // Names the cgroup `other` as the parent of a directory in `scope`: the directory of that
+    // name in `other` (none) is the host's, never the one at the path.
+    write_lock(forged, "cordon-cgroups 2\ncgroup " + other_identity + " " +
+                           (scope / forged).string() + "\nend\n");
+    // A cgroup nothing here is: its lock stays for a reaper that can place it.
+    write_lock(unplaced, "cordon-cgroups 2\ncgroup 0:0 /nonexistent/" + unplaced + "\nend\n");
+    // Seen at another path (another cgroup namespace's view): placed by the reaper's base that
+    // is the recorded cgroup.
+    write_lock(moved, "cordon-cgroups 2\ncgroup " + scope_identity + " /nonexistent/view/" + moved +
+                          "\nend\n");
+    write_lock(foreign_uid, runtime::cgroup_reaper::lock_record({scope / foreign_uid}));
+
+    // The reaper: a child in a mount namespace of its own, with its own /tmp over the test's (so
+    // the lock directory, perhaps under the test's /tmp, is opened before).
+    const unique_fd lock_directory(::open(locks.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    ASSERT_TRUE(lock_directory) << std::strerror(errno);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0) << std::strerror(errno);
+    if (child == 0) {
+        if (::unshare(CLONE_NEWNS) != 0 ||
+            ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            ::mount("tmpfs", "/tmp", "tmpfs", 0, nullptr) != 0) {
+            ::_exit(3);
+        }
+        runtime::cgroup_reaper::reap_stale_hosts(lock_directory.get(), {other, scope});
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    ASSERT_EQ(WEXITSTATUS(status), 0) << "the child could not make its mount namespace";
+
+    EXPECT_FALSE(fs::exists(scope / dead)) << "a dead host was not reaped from another namespace";
+    EXPECT_FALSE(fs::exists(locks / (dead + ".lock")));
+    EXPECT_FALSE(fs::exists(scope / moved)) << "a host seen at another path was not placed";
+    EXPECT_FALSE(fs::exists(locks / (moved + ".lock")));
+    EXPECT_TRUE(fs::exists(scope / forged / "run-1")) << "a cgroup the record does not name went";
+    EXPECT_FALSE(fs::exists(locks / (forged + ".lock"))) << "the recorded cgroup is gone";
+    EXPECT_TRUE(fs::exists(locks / (unplaced + ".lock"))) << "an unplaced record's lock went";
+    EXPECT_TRUE(fs::exists(scope / foreign_uid / "run-1")) << "another uid's cgroup was removed";
+    EXPECT_TRUE(fs::exists(locks / (foreign_uid + ".lock")));
+    EXPECT_TRUE(fs::exists(live->directory())) << "a live host was reaped";
 }
 
 // ---- removal never waits ------------------------------------------------------------------------
