@@ -251,11 +251,11 @@ TEST_P(KernelQuotas, AioContextsAreRefusedSoTheHostKeepsItsOwn) {
     EXPECT_EQ(taken.refusal, "ENOSYS");
 }
 
-// kernel.pty.max counts every pseudo-terminal of the host. (For the second or so it holds them, a
-// bwrap run of another suite could open no pty inside its sandbox; none of the suites does.) Under bwrap the run's are its own
+// kernel.pty.max counts every pseudo-terminal of the host. Under bwrap the run's are its own
 // devpts instance's, which the kernel keeps kernel.pty.reserve below the maximum: the host's
 // instance keeps that many. The Landlock rung does not grant /dev/ptmx at all. Either way the
-// host opens one while the run holds all it could.
+// host opens one while the run holds all it could. (For the second or so it holds them, a bwrap
+// run of another suite could open no pty inside its sandbox; none of the suites does.)
 TEST_P(KernelQuotas, PseudoTerminalsTheCommandTakesLeaveTheHostSome) {
     int host_error = 0;
     const held taken = fill_and_check(
