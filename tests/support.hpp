@@ -70,6 +70,17 @@ inline std::filesystem::path cordon_path() {
     return runner_dir() / "cordon";
 }
 
+// The name under `covered` (/tmp or /var/tmp) of the directory there that holds the test
+// programs, or "" when they are elsewhere: a test that gives a mount namespace a /tmp or /var/tmp
+// of its own binds it back (CI builds under /var/tmp/cordon-build-*), or cordon and its launcher
+// are gone from that namespace.
+inline std::string programs_under(const std::filesystem::path& covered) {
+    const std::filesystem::path programs = std::filesystem::weakly_canonical(bin_dir());
+    const std::filesystem::path relative = programs.lexically_relative(covered);
+    if (relative.empty() || *relative.begin() == "..") return {};
+    return relative.begin()->string();
+}
+
 // CI sets CORDON_REQUIRE_REAL_BACKENDS=1 so that a suite which would skip because bwrap or
 // Landlock is missing fails instead: CI must prove that both real backends ran.
 // Where `directory` keeps the verdict of `ladder` ("verdict-<ladder>-<hash>", one per prober:

@@ -110,11 +110,14 @@ TEST(Leftovers, TheNextProbeRemovesAProbeWorkspaceWhoseProbeIsGone) {
 // (in /dev/shm) is theirs alone, not replaced by a cordon of another namespace.
 class private_host {
 public:
-    // /tmp first: both sources are under the host's /var/tmp, which the second bind covers.
+    // /tmp first: both sources are under the host's /var/tmp, which the second bind covers. The
+    // directory of the test programs (CI builds under /var/tmp) is bound into each first, and the
+    // covering bind takes it along: cordon is started from it.
     private_host()
         : holder_({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                   "mount --bind \"$1\" /tmp && mount --bind \"$0\" /var/tmp && "
-                   "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && echo ready && exec sleep 600",
+                   keep_programs("/tmp", tmp_.path()) + keep_programs("/var/tmp", var_tmp_.path()) +
+                       "mount --rbind \"$1\" /tmp && mount --rbind \"$0\" /var/tmp && "
+                       "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && echo ready && exec sleep 600",
                    var_tmp_.path().string(), tmp_.path().string()},
                   {}) {
         for (const temp_dir* dir : {&var_tmp_, &tmp_})
@@ -143,6 +146,15 @@ public:
     }
 
 private:
+    // The shell words that bind the test programs' directory under `covered` into `own`.
+    static std::string keep_programs(const fs::path& covered, const fs::path& own) {
+        const std::string programs = programs_under(covered);
+        if (programs.empty()) return {};
+        fs::create_directories(own / programs);
+        return "mount --bind '" + (covered / programs).string() + "' '" +
+               (own / programs).string() + "' && ";
+    }
+
     temp_dir var_tmp_{"/var/tmp"};
     temp_dir tmp_{"/var/tmp"};
     spawned_process holder_;

@@ -122,9 +122,19 @@ cordon_process start_cordon(const std::vector<std::string>& args, const isolated
     for (auto& entry : entries)
         envp.push_back(entry.data());
     envp.push_back(nullptr);
-    // /tmp first: both sources are under the host's /var/tmp, which the second one covers.
-    std::vector<std::pair<std::string, std::string>> binds{{host.tmp().string(), "/tmp"},
-                                                           {host.var_tmp().string(), "/var/tmp"}};
+    // /tmp first: both sources are under the host's /var/tmp, which the second one covers. The
+    // directory of the test programs is bound into each first (and the covering bind takes it
+    // along): cordon is started from it.
+    std::vector<std::pair<std::string, std::string>> binds;
+    for (const auto& [own, covered] : {std::pair{host.tmp(), fs::path("/tmp")},
+                                       std::pair{host.var_tmp(), fs::path("/var/tmp")}}) {
+        if (const std::string programs = programs_under(covered); !programs.empty()) {
+            fs::create_directories(own / programs);
+            binds.emplace_back((covered / programs).string(), (own / programs).string());
+        }
+    }
+    binds.emplace_back(host.tmp().string(), "/tmp");
+    binds.emplace_back(host.var_tmp().string(), "/var/tmp");
     for (const fs::path& fake : host.fakes())
         binds.emplace_back(test_child_path().string(), fake.string());
     const std::string cwd = host.workspace().string();
@@ -139,7 +149,9 @@ cordon_process start_cordon(const std::vector<std::string>& args, const isolated
         if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(121);
         if (::mount("tmpfs", "/dev/shm", "tmpfs", 0, "mode=1777") != 0) ::_exit(122);
         for (const auto& [from, to] : binds) {
-            if (::mount(from.c_str(), to.c_str(), nullptr, MS_BIND, nullptr) != 0) ::_exit(123);
+            if (::mount(from.c_str(), to.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+                ::_exit(123);
+            }
         }
         if (::chdir(cwd.c_str()) != 0) ::_exit(124);
         if (::dup2(dev_null.get(), 0) < 0 || ::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) {
