@@ -74,12 +74,16 @@ public:
     [[nodiscard]] const fs::path& tmp() const { return tmp_.path(); }
     [[nodiscard]] const std::vector<fs::path>& fakes() const { return fakes_; }
 
-    // What is in /var/tmp and /tmp besides the workspace (and what the run put in it).
+    // What is in /var/tmp and /tmp besides the workspace (and what the run put in it) and where
+    // the test programs are bound (start_cordon).
     [[nodiscard]] std::vector<std::string> left() const {
         std::vector<std::string> out;
-        for (const fs::path& dir : {var_tmp(), tmp()}) {
+        for (const auto& [dir, covered] :
+             {std::pair{var_tmp(), fs::path("/var/tmp")}, std::pair{tmp(), fs::path("/tmp")}}) {
+            const std::string programs = programs_under(covered);
             for (const auto& entry : fs::directory_iterator(dir)) {
                 if (entry.path() == workspace_on_host()) continue;
+                if (!programs.empty() && entry.path() == dir / programs) continue;
                 out.push_back(entry.path().string());
             }
         }
