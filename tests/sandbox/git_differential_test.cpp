@@ -322,7 +322,7 @@ TEST(GitDifferential, EveryPathExpandsAsGitExpandsIt) {
     test::temp_dir dir;
     const auto file = dir / "config";
     const std::string home = (dir / "home").string();
-    for (const std::string& value :
+    for (const char* value :
          {"x", "/abs/x", "~", "~/", "~/x", "~root", "~root/x", "~nosuchuser/x", "~~/x", "x/~/y",
           "%(prefix)/share/x", "%(prefix)x", " ~/x", "\"~\"/x"}) {
         SCOPED_TRACE(value);
