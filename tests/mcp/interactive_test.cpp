@@ -196,9 +196,25 @@ TEST_P(InteractiveRungs, APythonReplDefinesCallsAndEndsOnCtrlD) {
     const std::string job = field(started, "job_id");
     ASSERT_TRUE(shows(server.await_screen(job, ">>>"), ">>>"));
 
-    const json defined = server.write(
-        job, {{"data", "def grow(x):\n    return 3 * x + 1\n\n"}, {"wait_for", "..."}});
-    EXPECT_EQ(defined.value("isError", false), false) << defined.dump();
+    // Each line is typed once its prompt is drawn, as a person types. Typed ahead, a line can
+    // reach the terminal while Python has it cooked between two reads: the line discipline echoes
+    // it before readline draws the prompt and the line again ("grow(12345)>>> grow(12345)").
+    const auto type_line = [&](const std::string& line, std::string_view prompt,
+                               std::string_view above) {
+        const json typed = server.write(job, {{"data", line + "\n"}});
+        ASSERT_EQ(typed.value("isError", false), false) << typed.dump();
+        const json drawn = server.await_screen(job, [&](const json& shown) {
+            const auto now = rows_of(shown);
+            return now.size() >= 2 && now.back() == prompt &&
+                   now[now.size() - 2].starts_with(above);
+        });
+        const auto now = rows_of(drawn);
+        ASSERT_TRUE(now.size() >= 2 && now.back() == prompt) << drawn.dump();
+    };
+    type_line("def grow(x):", "...", ">>> def grow(x):");
+    type_line("    return 3 * x + 1", "...", "...     return 3 * x + 1");
+    type_line("", ">>>", "...");
+    if (HasFatalFailure()) return;
     const json called = server.write(
         job,
         {{"data", "grow(12345)"}, {"keys", {"Enter"}}, {"wait_for", "37036"}, {"wait_ms", 20000}});
