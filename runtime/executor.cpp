@@ -495,6 +495,16 @@ preparation executor::prepare(run_request request) const {
             spec.fds = confined->fds;
             spec.exec_image = confined->runner;
         }
+        spec.identity = confined->identity_setup;
+        // The terminal is the run's, as a login's is its user's: opened by name (bwrap's
+        // /dev/console, ttyname(3)) by the run's own uid.
+        if (spec.terminal && confined->identity.reserved &&
+            ::fchown(spec.terminal->slave->get(), confined->identity.uid, static_cast<gid_t>(-1)) !=
+                0) {
+            return not_started(
+                {spawn_stage::resources, errno},
+                std::string("cannot give the terminal to the run: ") + std::strerror(errno));
+        }
         spec.denial_signatures = confined->denial_signatures;
         // The runtimes' own sentences for a refusal (SQLite, Python, Java, git) are scanned over
         // the whole stream with the backend's words (classify/file_denial.hpp).
@@ -611,6 +621,7 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
         record.sandbox.backend = confined->backend;
         record.sandbox.gaps = confined->gaps;
         record.sandbox.quotas_per_run = confined->quotas_per_run;
+        record.sandbox.identity = confined->identity;
         record.sandbox.network = confined->network;
         if (ended.proxied) add_proxy_report(*record.sandbox.network, std::move(*ended.proxied));
         if (ended.witnessed) add_witnessed(*record.sandbox.network, std::move(*ended.witnessed));
@@ -628,6 +639,8 @@ void deliver(ended_run ended, std::optional<sandbox::judgement_report> judged) {
         }
     } else {
         record.sandbox.network = sandbox::network_facts{};  // the host's: allow, none
+        // Unconfined: cordon's own ids.
+        record.sandbox.identity = sandbox::run_identity{::geteuid(), ::getegid(), false, {}};
     }
     record.limits = outcome.limits_applied;
     record.limits_hit = outcome.limits_hit;

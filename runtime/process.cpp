@@ -207,6 +207,18 @@ private:
             }
             child_stdin = dev_null.get();
         }
+        // A command under its own uid (sandbox/identity.hpp) reopens its streams by name
+        // (/dev/stdout, /proc/self/fd/1), which checks the pipe's owner: the pipes cordon made are
+        // the run's, as its terminal is.
+        if (spec_.identity && spec_.identity->identity.reserved) {
+            const auto& who = spec_.identity->identity;
+            for (const int fd : {out.write.get(), err.write.get(), in.read.get()}) {
+                if (fd >= 0 && ::fchown(fd, who.uid, who.gid) != 0) {
+                    fail_spawn({spawn_stage::resources, errno});
+                    return;
+                }
+            }
+        }
         unique_fd environment;
         if (spec_.environment_fd) {
             environment = environment_block(spec_.env);
@@ -245,6 +257,7 @@ private:
         request.die_with_spawning_thread = spec_.die_with_spawning_thread;
         request.exec_fd = spec_.exec_image ? spec_.exec_image->get() : -1;
         request.confinement = spec_.confinement.get();
+        request.identity = spec_.identity.get();
         if (scope_) request.cgroup_procs_fds = scope_->procs_fds();
         if (terminal) {
             request.fds = {{child_stdin, 0}, {child_stdin, 1}, {child_stdin, 2}};

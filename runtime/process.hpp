@@ -70,6 +70,9 @@ struct process_spec {
     // The Landlock rung applied in the forked child instead of by an exec'd launcher
     // (sandbox/child_confinement.hpp); held until the spawn is done.
     std::shared_ptr<const sandbox::child_confinement> confinement;
+    // The run's identity (sandbox/identity.hpp, spawn_request::identity); held until the spawn is
+    // done.
+    std::shared_ptr<const sandbox::identity_plan> identity;
     // The leader is a runner that does not forward signals and takes the whole sandbox down when
     // it dies (bwrap): the polite steps of the kill plan go to the rest of the run's cgroup, and
     // only SIGKILL to the leader.

@@ -169,14 +169,30 @@ spawn_result spawn(const spawn_request& request) {
     envp.push_back(nullptr);
     std::string cwd = request.cwd.string();
 
+    // The run's trees, for the child to idmap (sandbox/identity.hpp).
+    std::vector<sandbox::child_tree> trees;
+    long become_uid = -1;
+    long become_gid = -1;
+    if (request.identity != nullptr) {
+        for (const sandbox::idmapped_tree& tree : request.identity->trees) {
+            trees.push_back({tree.path.c_str(), tree.device, tree.inode, tree.mapping->get(),
+                             tree.bind_fd, -1});
+        }
+        if (request.identity->identity.reserved &&
+            (request.identity->become || request.confinement != nullptr)) {
+            become_uid = request.identity->identity.uid;
+            become_gid = request.identity->identity.gid;
+        }
+    }
+
     int floor = 10;
     for (const auto& mapping : request.fds)
         floor = std::max(floor, mapping.child_fd + 1);
     // The child holds every source twice for a moment (moved above the targets, then placed), and
     // its error pipe and image above them: past the soft limit on descriptors it could place none.
-    if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
-                        limit.rlim_cur != RLIM_INFINITY &&
-                        static_cast<rlim_t>(floor) + request.fds.size() + 2 > limit.rlim_cur) {
+    if (rlimit limit{};
+        ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        static_cast<rlim_t>(floor) + request.fds.size() + trees.size() + 2 > limit.rlim_cur) {
         return spawn_error{spawn_stage::fds, EMFILE};
     }
     std::vector<int> moved(request.fds.size());
@@ -207,7 +223,11 @@ spawn_result spawn(const spawn_request& request) {
                             request.die_with_spawning_thread ? ::getpid() : 0,
                             request.confinement,
                             request.controlling_terminal,
-                            descriptor_limit};
+                            descriptor_limit,
+                            trees.data(),
+                            trees.size(),
+                            become_uid,
+                            become_gid};
 
     int pidfd = -1;
     pid_t pid;

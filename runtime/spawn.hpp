@@ -23,6 +23,7 @@
 #include "cordon/run.hpp"
 #include "runtime/unique_fd.hpp"
 #include "sandbox/child_confinement.hpp"
+#include "sandbox/identity.hpp"
 
 namespace cordon::runtime {
 
@@ -60,6 +61,11 @@ struct spawn_request {
     // Fd 0 is a terminal that becomes the child's controlling terminal (TIOCSCTTY in its new
     // session): a run under a pseudo-terminal whose program takes no terminal of its own.
     bool controlling_terminal = false;
+    // The run's identity (sandbox/identity.hpp): its trees idmapped in a mount namespace of its
+    // own, made before the descriptors are placed; and the switch to its uid, by the walls above
+    // when `confinement` is set, else just before exec when the plan says so (bwrap). Must
+    // outlive the call.
+    const sandbox::identity_plan* identity = nullptr;
 };
 
 struct spawned_child {

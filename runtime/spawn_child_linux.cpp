@@ -14,6 +14,7 @@
 #include "runtime/spawn_child_linux.hpp"
 
 #include "sandbox/exec_search.hpp"
+#include "sandbox/identity_child.hpp"
 
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -139,6 +140,14 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
         }
     }
 
+    // The run's own mount namespace, its trees idmapped (sandbox/identity.hpp): while the child
+    // is still root, and before the working directory is entered through them.
+    if (const int error = sandbox::attach_idmapped_trees(plan.trees, plan.tree_count,
+                                                         plan.scratch_fd_floor);
+        error != 0) {
+        fail(error_fd, spawn_stage::confine, error, static_cast<int>(sandbox::launcher_stage::idmap));
+    }
+
     // Move every source fd out of the way first, so that placing one cannot clobber another's
     // source; dup2 onto the target then clears CLOEXEC on exactly the targets.
     int* const moved = plan.moved;
@@ -150,6 +159,10 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
         if (::dup2(moved[i], plan.fds[i].child_fd) < 0) fail(error_fd, spawn_stage::fds, errno);
     }
     cloexec_everything_else(plan);
+    // A runner binds the idmapped tree where it would have bound the directory.
+    if (const int error = sandbox::place_idmapped_trees(plan.trees, plan.tree_count); error != 0) {
+        fail(error_fd, spawn_stage::confine, error, static_cast<int>(sandbox::launcher_stage::idmap));
+    }
 
     // The terminal on fd 0 becomes the session's (tty_ioctl(4)): its line discipline then sends
     // Ctrl-C's SIGINT, SIGWINCH and the hangup to this process group, the foreground one.
@@ -165,7 +178,8 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
     // cgroup, the descriptors and the working directory, right before the command's exec.
     if (plan.confinement != nullptr) {
         sandbox::launcher_stage step = sandbox::launcher_stage::ruleset;
-        if (const int error = sandbox::apply_child_confinement(*plan.confinement, &step);
+        if (const int error = sandbox::apply_child_confinement(*plan.confinement, &step,
+                                                               plan.become_uid, plan.become_gid);
             error != 0) {
             fail(error_fd, spawn_stage::confine, error, static_cast<int>(step));
         }
@@ -181,6 +195,16 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
         limit.rlim_cur =
             plan.descriptor_limit < limit.rlim_max ? plan.descriptor_limit : limit.rlim_max;
         if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) fail(error_fd, spawn_stage::fds, errno);
+    }
+
+    // The run's own uid, last (bwrap is started as it): nothing above may need root after it.
+    if (plan.confinement == nullptr && plan.become_uid >= 0) {
+        if (const int error = sandbox::become(static_cast<uid_t>(plan.become_uid),
+                                              static_cast<gid_t>(plan.become_gid));
+            error != 0) {
+            fail(error_fd, spawn_stage::confine, error,
+                 static_cast<int>(sandbox::launcher_stage::identity));
+        }
     }
 
     sigset_t empty;

@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "runtime/spawn.hpp"
+#include "sandbox/identity_child.hpp"
 
 // Marks the code that runs in the child between clone and exec. Under AddressSanitizer it is
 // left uninstrumented: sharing the parent's memory (spawn_method::vfork), the child runs on a
@@ -45,6 +46,14 @@ struct child_plan {
     // > 0: the soft RLIMIT_NOFILE set just before exec (cordon/limits.hpp,
     // commands_descriptor_limit): the one the program was started with, not the one it raised.
     rlim_t descriptor_limit;
+    // The run's trees, idmapped in a mount namespace of its own (sandbox/identity_child.hpp);
+    // the child writes their tree_fd fields only.
+    sandbox::child_tree* trees;
+    std::size_t tree_count;
+    // >= 0: the ids the child takes, through the walls of `confinement` when set, else just
+    // before exec.
+    long become_uid;
+    long become_gid;
 };
 
 // The fixed failure record written to error_fd: nothing read means exec succeeded

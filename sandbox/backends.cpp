@@ -239,6 +239,10 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
     if (inside_bwrap) out.emplace_back("--private-ipc");
     if (inside_bwrap || paths.network.proxy) out.emplace_back("--report-ending");
     if (paths.controlling_terminal) out.emplace_back("--controlling-tty");
+    if (paths.become) {
+        out.insert(out.end(), {"--identity", std::to_string(paths.become->uid) + ":" +
+                                                 std::to_string(paths.become->gid)});
+    }
     // The sandbox's user namespace gets low limits of its own for what the kernel counts per uid
     // (quotas.hpp); the launcher writes them with the CAP_SYS_RESOURCE bwrap leaves it, then drops
     // it from every set (CAP_SETPCAP, also left to it, empties the bounding set).
@@ -280,6 +284,8 @@ launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy
     out.network = plan_network(kind, policy.network, host.landlock_abi, host.network_namespace).how;
     out.network.witness = out.network.witness && policy.network_witness;
     out.controlling_terminal = policy.controlling_terminal;
+    // bwrap is started as the run's uid; only the launcher alone switches to it.
+    if (kind == backend_kind::landlock) out.become = host.become;
     // Inside bwrap the namespace is bwrap's own (--unshare-net).
     if (kind == backend_kind::bwrap) out.network.unshare_net = false;
     if (host.paths != nullptr) {

@@ -74,6 +74,9 @@ struct profile {
     // The Landlock rung: cordon can make the command a network namespace (it holds
     // CAP_SYS_ADMIN), network_plan.hpp.
     bool network_namespace = false;
+    // The Landlock rung, cordon as root: the run's own uid and gid, which the launcher (or the
+    // child applying its walls) switches to (identity.hpp). bwrap is started as them instead.
+    std::optional<run_identity> become;
 };
 
 // How completely a backend enforces a mode with a given Landlock ABI, and why not fully.
@@ -134,6 +137,7 @@ struct launcher_paths {
     std::size_t writable = 0;             // --rw-fd writable_fd + i, each
     network_confinement network;          // launcher_network_arguments(), network_plan.hpp
     bool controlling_terminal = false;    // --controlling-tty
+    std::optional<run_identity> become;   // --identity UID:GID (identity.hpp)
 };
 [[nodiscard]] std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap,
                                                           bool landlock,

@@ -19,6 +19,11 @@ std::string child_confinement_failure(launcher_stage stage, int error) {
     if (stage == launcher_stage::seccomp) step = walls::step::seccomp;
     if (stage == launcher_stage::quotas) step = walls::step::quotas;
     if (stage == launcher_stage::network) step = walls::step::network;
+    if (stage == launcher_stage::identity) step = walls::step::identity;
+    if (stage == launcher_stage::idmap) {
+        return std::string("cordon: cannot give the run its idmapped trees: ") +
+               std::strerror(error);
+    }
     return std::string("cordon-landlock: ") + walls::reason_of(step) + ": " + std::strerror(error);
 }
 
@@ -112,8 +117,11 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
     return std::shared_ptr<const child_confinement>(std::move(out));
 }
 
-int apply_child_confinement(const child_confinement& confinement, launcher_stage* failed) noexcept {
+int apply_child_confinement(const child_confinement& confinement, launcher_stage* failed,
+                            long become_uid, long become_gid) noexcept {
     walls::plan plan;
+    plan.become_uid = become_uid;
+    plan.become_gid = become_gid;
     plan.ruleset = confinement.ruleset.get();
     plan.own_ipc = &confinement.own_ipc;
     plan.shared_ipc = &confinement.shared_ipc;

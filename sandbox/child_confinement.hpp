@@ -42,9 +42,11 @@ struct child_confinement {
 build_child_confinement(const landlock_in_child& plan);
 
 // Child side: async-signal-safe, no allocation, writes nothing but the calling process's own
-// state (safe under CLONE_VM). Returns 0, or an errno with `*failed` set to the step.
+// state (safe under CLONE_VM). `become_uid` and `become_gid` (>= 0): the run's own ids, switched
+// to by the walls (identity.hpp). Returns 0, or an errno with `*failed` set to the step.
 [[nodiscard]] int apply_child_confinement(const child_confinement& confinement,
-                                          launcher_stage* failed) noexcept;
+                                          launcher_stage* failed, long become_uid = -1,
+                                          long become_gid = -1) noexcept;
 
 // The launcher's line for a failure at `stage` with `error`, word for word.
 [[nodiscard]] std::string child_confinement_failure(launcher_stage stage, int error);

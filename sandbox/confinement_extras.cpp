@@ -361,17 +361,23 @@ private:
 
 }  // namespace
 
-int drop_capabilities() noexcept {
-    // The bounding set first: it caps what any later exec can gain. EINVAL marks the end of the
-    // kernel's capability list. EPERM means CAP_SETPCAP is missing, which says nothing about the
-    // other capabilities (a container may drop only SETPCAP): the bounding set then stays, and
-    // the capset below plus no_new_privs (set before exec) keep uid 0 from regaining any.
+int drop_bounding_set() noexcept {
+    // EINVAL marks the end of the kernel's capability list. EPERM means CAP_SETPCAP is missing,
+    // which says nothing about the other capabilities (a container may drop only SETPCAP): the
+    // bounding set then stays, and the capset of drop_capabilities() plus no_new_privs (set
+    // before exec) keep uid 0 from regaining any.
     for (unsigned long cap = 0; cap < 64; ++cap) {
         if (::prctl(PR_CAPBSET_DROP, cap, 0L, 0L, 0L) != 0) {
             if (errno == EINVAL || errno == EPERM) break;
             return errno;
         }
     }
+    return 0;
+}
+
+int drop_capabilities() noexcept {
+    // The bounding set first: it caps what any later exec can gain.
+    if (const int error = drop_bounding_set(); error != 0) return error;
     if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0L, 0L, 0L) != 0 && errno != EINVAL) {
         return errno;
     }

@@ -69,6 +69,10 @@ namespace cordon::sandbox::extras {
 // no_new_privs (set before exec) keeps exec from granting any back, also to uid 0.
 [[nodiscard]] int drop_capabilities() noexcept;
 
+// The bounding set alone, emptied while CAP_SETPCAP is held (before a switch of uid takes it);
+// 0 or an errno. Without CAP_SETPCAP it stays, as in drop_capabilities().
+[[nodiscard]] int drop_bounding_set() noexcept;
+
 struct filter_options {
     bool deny_metadata = false;       // read-only: refuse chmod/chown/utime/xattr and inode flags
     bool deny_sysv_ipc = false;       // no private IPC namespace: refuse SysV IPC and POSIX mqueues

@@ -31,6 +31,8 @@ enum class launcher_stage : std::uint32_t {
     spawn = 11,        // --report-ending: starting the command as the launcher's child
     quotas = 12,       // lowering the rlimits, writing the user namespace's limits (quotas.hpp)
     network = 13,      // making the private network namespace, bringing its loopback up
+    identity = 14,     // switching to the run's uid and gid (sandbox/identity.hpp)
+    idmap = 15,        // the run's mount namespace with its trees idmapped (spawner only)
 };
 
 enum class launcher_record_kind : std::uint32_t {

@@ -17,6 +17,7 @@
 #include "base/log.hpp"
 #include "cordon/sandbox_error.hpp"
 #include "sandbox/backends.hpp"
+#include "sandbox/identity.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/leftovers.hpp"
 #include "sandbox/mount_exposure.hpp"
@@ -359,6 +360,11 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
     host.writable = std::move(extra.writable);
     host.private_tmp = extra.private_tmp;
     host.network_namespace = rung.kind == backend_kind::landlock && can_make_network_namespace();
+    const std::shared_ptr<identity_plan> identity =
+        plan_identity(rung.kind, policy, host.paths, host.private_tmp);
+    if (rung.kind == backend_kind::landlock && identity->identity.reserved) {
+        host.become = identity->identity;
+    }
     confined_argv out;
     switch (rung.kind) {
         case backend_kind::bwrap: {
@@ -400,6 +406,54 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
     out.residue.insert(out.residue.end(), extra.residue.begin(), extra.residue.end());
     out.judgement = std::move(extra.judgement);
     if (!host.private_tmp.empty()) out.tmpdir = host.private_tmp.string();
+    // bwrap binds each writable root from the fd it is given: the idmapped tree takes its place.
+    for (std::size_t i = 0; i + 2 < out.argv.size(); ++i) {
+        if (out.argv[i] != "--bind-fd") continue;
+        for (idmapped_tree& tree : identity->trees) {
+            if (tree.path == out.argv[i + 2]) tree.bind_fd = std::stoi(out.argv[i + 1]);
+        }
+    }
+    out.identity = identity->identity;
+    if (identity->identity.reserved) out.identity_setup = identity;
+    return out;
+}
+
+std::shared_ptr<identity_plan> local_provider::plan_identity(backend_kind kind,
+                                                             const sandbox_policy& policy,
+                                                             const path_plan* paths,
+                                                             const fs::path& private_tmp) const {
+    auto out = std::make_shared<identity_plan>();
+    out->identity = {::geteuid(), ::getegid(), false, {}};
+    out->become = kind == backend_kind::bwrap;
+    if (out->identity.uid != 0 || kind == backend_kind::seatbelt) return out;
+    auto reserved = reserve_identity(options_.identities);
+    if (auto* why = std::get_if<std::string>(&reserved)) {
+        out->identity.reason = "the command runs as root: " + *why;
+        return out;
+    }
+    // The workspace in every mode (its files are the user's to read as their owner), the other
+    // writable roots, the run's own /tmp, and cordon's homes (read as root read them).
+    std::vector<std::string> roots{canonical_path(policy.workspace_root).string()};
+    if (policy.mode == sandbox_mode::workspace_write && paths != nullptr) {
+        for (const fs::path& root : paths->writable_roots)
+            roots.push_back(root.string());
+    }
+    if (!private_tmp.empty()) roots.push_back(private_tmp.string());
+    for (const fs::path& home : credential_homes())
+        roots.push_back(home.string());
+    // bwrap makes a mount point for each hidden path: it must reach its directory.
+    std::vector<std::string> passages;
+    if (paths != nullptr) {
+        for (const hidden_path& hidden : paths->hidden)
+            passages.push_back(hidden.path.parent_path().string());
+    }
+    auto trees = plan_idmapped_trees(std::get<run_identity>(reserved), roots, passages);
+    if (auto* why = std::get_if<std::string>(&trees)) {
+        out->identity.reason = "the command runs as root: " + *why;
+        return out;
+    }
+    out->identity = std::get<run_identity>(reserved);
+    out->trees = std::move(std::get<std::vector<idmapped_tree>>(trees));
     return out;
 }
 

@@ -122,6 +122,11 @@ private:
                                      const std::filesystem::path& workdir,
                                      std::shared_ptr<const unique_fd> workspace,
                                      extra_paths extra) const;
+    // Who a run's command is on the host (identity.hpp): cordon's own ids, or, cordon being
+    // root, one reserved for this process with the trees it must see as its owner's.
+    [[nodiscard]] std::shared_ptr<identity_plan> plan_identity(
+        backend_kind kind, const sandbox_policy& policy, const path_plan* paths,
+        const std::filesystem::path& private_tmp) const;
 
     local_provider_options options_;
     std::mutex protected_mutex_;

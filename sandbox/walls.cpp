@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstddef>
 
+#include "sandbox/identity_child.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/quotas.hpp"
 
@@ -21,6 +22,8 @@ launcher_stage stage_of(step failed) noexcept {
             return launcher_stage::network;
         case step::quotas:
             return launcher_stage::quotas;
+        case step::identity:
+            return launcher_stage::identity;
         case step::capabilities:
             return launcher_stage::capabilities;
         case step::landlock:
@@ -38,6 +41,8 @@ const char* reason_of(step failed) noexcept {
             return "cannot make a private network namespace";
         case step::quotas:
             return "cannot bound the kernel quotas";
+        case step::identity:
+            return "cannot take the run's identity";
         case step::capabilities:
             return "cannot drop capabilities";
         case step::landlock:
@@ -71,6 +76,22 @@ int apply(const plan& walls, step* failed) noexcept {
     if (quota_error != 0) {
         *failed = step::quotas;
         return quota_error;
+    }
+
+    // The run's own uid (identity.hpp): the bounding set goes first, while CAP_SETPCAP is held,
+    // so that nothing the command execs can regain a capability; the switch then clears the
+    // rest, and drop_capabilities() below makes sure of it.
+    if (walls.become_uid >= 0) {
+        if (const int error = extras::drop_bounding_set(); error != 0) {
+            *failed = step::capabilities;
+            return error;
+        }
+        if (const int error = become(static_cast<uid_t>(walls.become_uid),
+                                     static_cast<gid_t>(walls.become_gid));
+            error != 0) {
+            *failed = step::identity;
+            return error;
+        }
     }
 
     // Rule paths are open; nothing below needs a capability. Root must not keep any.

@@ -44,6 +44,7 @@ inline constexpr char partial_notice[] =
 enum class step : unsigned char {
     network,       // making the private network namespace, bringing its loopback up
     quotas,        // lowering the rlimits, writing the user namespace's limits
+    identity,      // switching to the run's uid and gid (identity.hpp)
     capabilities,  // dropping the capability sets
     landlock,      // no_new_privs + landlock_restrict_self
     no_new_privs,  // no_new_privs alone (plan::landlock false)
@@ -77,6 +78,10 @@ struct plan {
     // already in place, sends none). -1: no witness.
     const extras::filter_program* witness = nullptr;
     int witness_channel = -1;
+    // The run's uid and gid (identity.hpp), switched to after the namespaces and quotas, which
+    // need root, and before the capabilities go; -1: none (the process keeps its own).
+    long become_uid = -1;
+    long become_gid = -1;
 };
 
 // Raises the walls of `walls` in the calling process, in the order above. Returns 0, or an errno

@@ -27,6 +27,7 @@ CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
 
 class run_judgement;
+struct identity_plan;
 
 enum class backend_kind { bwrap, landlock, seatbelt };
 
@@ -59,6 +60,16 @@ struct status_channel {
 struct passed_fd {
     int child_fd;
     std::shared_ptr<const unique_fd> fd;
+};
+
+// Who the command runs as on the host (docs/sandbox.md, "Identity"). `reserved`: an id of the
+// range cordon reserves when it runs as root, never root itself. Otherwise the command runs as
+// cordon's own uid; when that is root, `reason` says why it could not have its own.
+struct run_identity {
+    std::uint32_t uid = 0;
+    std::uint32_t gid = 0;
+    bool reserved = false;
+    std::string reason;
 };
 
 // How completely a run's network policy is enforced: `none` when the command has the host's
@@ -217,6 +228,13 @@ struct confined_argv {
     // the command its fd 0 as controlling terminal; whoever spawns `argv` must leave it without
     // one (a spawner that applies `in_child` instead gives it the terminal itself).
     bool takes_terminal = false;
+    // Who the command runs as (docs/sandbox.md, "Identity"), and what the spawner does for it
+    // (sandbox/identity.hpp): a mount namespace of the run's own with its trees idmapped, and for
+    // bwrap the switch to the run's uid before exec. A consumer that spawns `argv` itself without
+    // it runs the command as its own uid, with the record's identity wrong: it applies it or
+    // drops the run.
+    run_identity identity;
+    std::shared_ptr<const identity_plan> identity_setup;
 };
 
 }  // namespace cordon::sandbox

@@ -57,6 +57,15 @@ struct probe_run_result {
 using probe_runner = std::function<probe_run_result(const confined_argv& wrapped,
                                                     std::chrono::milliseconds timeout)>;
 
+// The ids cordon gives its confined commands when it runs as root (docs/sandbox.md, "Identity"):
+// [first, first + count). The default is the last 65,536 ids of the range systemd documents for
+// container user namespaces (524288-1879048191), which no login user has. A count of 0 gives
+// none: commands run as root, and the record says so.
+struct identity_range {
+    std::uint32_t first = 1879048192 - 65536;
+    std::uint32_t count = 65536;
+};
+
 struct local_provider_options {
     backend_choice choice = backend_choice::automatic;
     platform host = current_platform();
@@ -95,6 +104,8 @@ struct local_provider_options {
     // Judge what workspace-write runs leave (confined_argv::judgement). Off only where the argv
     // is printed, not run (cordon confine): nobody would be there when it ends.
     bool judge_runs = true;
+    // Cordon as root: the range its commands' own ids come from (identity_range).
+    identity_range identities;
 };
 
 }  // namespace cordon::sandbox

@@ -56,6 +56,9 @@ struct sandbox_facts {
     std::optional<sandbox::judgement_report> judged;
     std::vector<std::string> gaps;
     bool quotas_per_run = false;  // sandbox::confined_argv::quotas_per_run
+    // Who the command ran as on the host (confined_argv::identity; for danger-full-access,
+    // cordon's own ids). Absent when no command started under a known policy.
+    std::optional<sandbox::run_identity> identity;
     // The network policy as the run had it: confine()'s facts for a confined run; for
     // danger-full-access the host's network (allow, enforcement none). Absent when no run
     // started under a known policy (a sandbox that could not run the command).

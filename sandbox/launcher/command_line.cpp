@@ -170,6 +170,23 @@ void parse(int argc, char** argv, reporter& report, command_line& out) noexcept 
         } else if (equals(arg, "--controlling-tty")) {
             out.controlling_tty = true;
             ++options;
+        } else if (equals(arg, "--identity")) {
+            // UID:GID, the run's own ids (sandbox/identity.hpp), switched to by the walls.
+            const char* colon = value != nullptr ? std::strchr(value, ':') : nullptr;
+            char uid_text[16] = {};
+            int uid = -1;
+            int gid = -1;
+            if (colon != nullptr && colon - value > 0 &&
+                static_cast<std::size_t>(colon - value) < sizeof uid_text) {
+                std::memcpy(uid_text, value, static_cast<std::size_t>(colon - value));
+            }
+            if (!parse_fd(uid_text, &uid) || !parse_fd(colon != nullptr ? colon + 1 : "", &gid)) {
+                report.fail(launcher_stage::usage, 0, "usage error: --identity requires UID:GID");
+            }
+            out.become_uid = uid;
+            out.become_gid = gid;
+            ++options;
+            ++i;
         } else if (equals(arg, "--abi-cap")) {
             // Behave as on a kernel whose Landlock ABI is at most N: real partial enforcement on
             // a new kernel, for tests and diagnostics. Never given by cordon's own profiles.

@@ -55,6 +55,9 @@ struct command_line {
     // --controlling-tty: fd 0 is a terminal the command takes as its controlling terminal, in a
     // session of its own (after bwrap's --new-session, or cordon's spawn, left it none).
     bool controlling_tty = false;
+    // --identity UID:GID: the run's own ids, switched to by the walls (sandbox/identity.hpp).
+    long become_uid = -1;
+    long become_gid = -1;
     char** command = nullptr;  // argv after "--", NULL-terminated
 };
 

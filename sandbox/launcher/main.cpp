@@ -12,7 +12,7 @@
 //                   [--read-root] [--deny-read PATH] [--ro PATH] [--rw PATH] [--ro-try PATH]
 //                   [--rw-try PATH]
 //                   [--ro-fd N] [--rw-fd N] [--quota-fd N] [--abi-cap N] [--report-ending]
-//                   [--controlling-tty]
+//                   [--controlling-tty] [--identity UID:GID]
 //                   -- ARGV...
 //   cordon-landlock [--status-fd N] [--abi-cap N] --probe
 //   cordon-landlock --watch-cgroup            (a cgroup host's watchdog: watchdog.hpp)
@@ -23,7 +23,8 @@
 // --ro grants, then the --rw grants; every path opened once without following symlinks, every
 // --*-fd used as given); raise the walls (sandbox/walls.hpp: a private IPC namespace unless
 // --private-ipc says the caller made one, the run's kernel quotas (sandbox/quotas.hpp: the
-// rlimits, and the user namespace's limits through --quota-fd), every capability dropped,
+// rlimits, and the user namespace's limits through --quota-fd), with --identity the run's own
+// uid and gid (sandbox/identity.hpp), every capability dropped,
 // no_new_privs and
 // restrict_self, the seccomp filter, the partial-enforcement notice); every fd but 0-2
 // close-on-exec; a `started` record; exec (with --report-ending: in a child, whose end this process
@@ -149,6 +150,8 @@ int main(int argc, char** argv) {
     plan.own_ipc_given = line.private_ipc;
     plan.user_sysctls = line.quota_fd;
     plan.unshare_net = line.unshare_net;
+    plan.become_uid = line.become_uid;
+    plan.become_gid = line.become_gid;
     if (line.deny_sockets && line.landlock && abi >= landlock::network_abi) {
         landlock::failure failure{};
         plan.network_ruleset = landlock::create_network_ruleset(abi, line.local_binding, &failure);

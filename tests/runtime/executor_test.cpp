@@ -262,11 +262,13 @@ TEST(ExecutorProvider, NoProviderComposedFailsClosedForConfinedModes) {
 
 // The bwrap rung is selected (the scripted probe says it works) but its binary cannot be
 // executed: the run is a runner failure, reported as the fail-closed sandbox error, and the
-// command never ran.
+// command never ran. Executable by anyone: cordon as root starts bwrap as the run's own uid.
 TEST(ExecutorProvider, UnexecutableRunnerIsSandboxUnavailableWithRunnerFailure) {
     test::temp_dir runners;
     const fs::path bwrap = runners / "bwrap";
-    test::write_file(bwrap, std::string("\x01\x02\x03\x04 not a program"), fs::perms::owner_all);
+    test::write_file(bwrap, std::string("\x01\x02\x03\x04 not a program"),
+                     fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                         fs::perms::others_read | fs::perms::others_exec);
     sandbox::local_provider_options options;
     options.choice = sandbox::backend_choice::bwrap;
     options.bwrap_path = bwrap;

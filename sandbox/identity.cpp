@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The cordon Authors
+
+#include "sandbox/identity.hpp"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "sandbox/landlock_ruleset.hpp"
+
+namespace cordon::sandbox {
+
+namespace {
+
+// Where the slots' lock files live: root's own, in memory, gone at reboot with every holder.
+constexpr const char* slots_directory = "/run/cordon-identities";
+
+std::string errno_text(int error) {
+    return std::strerror(error);
+}
+
+// Writes `text` to /proc/PID/NAME; 0 or an errno.
+int write_proc(pid_t pid, const char* name, const std::string& text) {
+    const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+    unique_fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd) return errno;
+    if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+        return errno != 0 ? errno : EIO;
+    }
+    return 0;
+}
+
+// A user namespace whose one uid mapping is `owner` -> `uid` and one gid mapping `owner_gid` ->
+// `gid`: made by a child that only waits in it (a mount's idmapping needs a namespace, not a
+// process in it), released once its namespace is open. The child stays root's: the run could
+// enter a namespace its own uid owned. fork() is cheap next to a run, and rare (one per owner
+// and process, cached); the child calls nothing but unshare, read, write and _exit.
+std::variant<unique_fd, std::string> make_mapping(uid_t owner, gid_t owner_gid, uid_t uid,
+                                                  gid_t gid) {
+    int pipes[2][2];
+    if (::pipe2(pipes[0], O_CLOEXEC) != 0) return "cannot make a pipe: " + errno_text(errno);
+    unique_fd ready_read(pipes[0][0]);
+    unique_fd ready_write(pipes[0][1]);
+    if (::pipe2(pipes[1], O_CLOEXEC) != 0) return "cannot make a pipe: " + errno_text(errno);
+    unique_fd done_read(pipes[1][0]);
+    unique_fd done_write(pipes[1][1]);
+    const pid_t pid = ::fork();
+    if (pid < 0) return "cannot fork: " + errno_text(errno);
+    if (pid == 0) {
+        // Its copy of the parent's end would keep its own read from ever ending.
+        ::close(done_write.get());
+        const char made = ::unshare(CLONE_NEWUSER) == 0 ? 1 : 0;
+        if (::write(ready_write.get(), &made, 1) != 1 || made == 0) ::_exit(1);
+        char byte = 0;
+        while (::read(done_read.get(), &byte, 1) < 0 && errno == EINTR) {
+        }
+        ::_exit(0);
+    }
+    ready_write.reset();
+    done_read.reset();
+    char made = 0;
+    ssize_t got;
+    do {
+        got = ::read(ready_read.get(), &made, 1);
+    } while (got < 0 && errno == EINTR);
+    std::string failure;
+    unique_fd theirs;
+    if (got != 1 || made != 1) {
+        failure = "cannot make a user namespace for an idmapped mount";
+    } else if (int error = write_proc(pid, "uid_map",
+                                      std::to_string(owner) + " " + std::to_string(uid) + " 1\n");
+               error != 0) {
+        failure = "cannot write a uid map: " + errno_text(error);
+    } else if (error = write_proc(pid, "setgroups", "deny"); error != 0 && error != ENOENT) {
+        failure = "cannot refuse setgroups: " + errno_text(error);
+    } else if (error = write_proc(pid, "gid_map",
+                                  std::to_string(owner_gid) + " " + std::to_string(gid) + " 1\n");
+               error != 0) {
+        failure = "cannot write a gid map: " + errno_text(error);
+    } else {
+        const std::string ns = "/proc/" + std::to_string(pid) + "/ns/user";
+        theirs.reset(::open(ns.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!theirs) failure = "cannot open an idmapping's namespace: " + errno_text(errno);
+    }
+    done_write.reset();
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!failure.empty()) return failure;
+    return theirs;
+}
+
+struct mapping_cache {
+    std::mutex mutex;
+    std::map<std::pair<std::pair<uid_t, gid_t>, std::pair<uid_t, gid_t>>,
+             std::shared_ptr<const unique_fd>>
+        made;
+    // Per filesystem: whether it takes an idmapping (nullopt: it does).
+    std::map<dev_t, std::optional<std::string>> support;
+};
+
+mapping_cache& mappings() {
+    static mapping_cache cache;
+    return cache;
+}
+
+// Whether the tree open as `fd` can be idmapped with `mapping`: tried on a detached copy, which
+// goes when its fd closes. nullopt, or why not.
+std::optional<std::string> try_idmap(int fd, int mapping) {
+    unique_fd tree(static_cast<int>(
+        ::syscall(SYS_open_tree, fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)));
+    if (!tree) return "cannot copy the mount: " + errno_text(errno);
+    mount_attr attributes{};
+    attributes.attr_set = MOUNT_ATTR_IDMAP;
+    attributes.userns_fd = static_cast<decltype(attributes.userns_fd)>(mapping);
+    if (::syscall(SYS_mount_setattr, tree.get(), "", AT_EMPTY_PATH, &attributes,
+                  sizeof attributes) != 0) {
+        const int error = errno;
+        if (error == EINVAL || error == ENOSYS || error == EOPNOTSUPP) {
+            return "its filesystem cannot be idmapped (" + errno_text(error) + ")";
+        }
+        return "cannot idmap it: " + errno_text(error);
+    }
+    return std::nullopt;
+}
+
+std::string parent_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::optional<identity_range> parse_identity_range(std::string_view text) {
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    identity_range range;
+    const auto number = [](std::string_view digits, std::uint32_t& out) {
+        if (digits.empty()) return false;
+        const auto [end, error] =
+            std::from_chars(digits.data(), digits.data() + digits.size(), out);
+        return error == std::errc() && end == digits.data() + digits.size();
+    };
+    if (!number(text.substr(0, colon), range.first) || !number(text.substr(colon + 1), range.count))
+        return std::nullopt;
+    const std::uint64_t end = std::uint64_t{range.first} + range.count;
+    if (range.first == 0 || end > (std::uint64_t{1} << 31)) return std::nullopt;
+    return range;
+}
+
+std::variant<run_identity, std::string> reserve_identity(const identity_range& range) {
+    static std::mutex mutex;
+    static std::optional<std::pair<std::uint32_t, std::uint32_t>> reserved_for;
+    static std::variant<run_identity, std::string> answer = std::string();
+    static unique_fd held;
+    std::lock_guard lock(mutex);
+    if (range.count == 0) return std::string("no range of ids is configured");
+    if (reserved_for && *reserved_for == std::pair{range.first, range.count}) return answer;
+    if (reserved_for) held.reset();  // another range: this process's slot goes back
+    reserved_for = std::pair{range.first, range.count};
+    if (::mkdir(slots_directory, 0700) != 0 && errno != EEXIST) {
+        answer = std::string("cannot make ") + slots_directory + ": " + errno_text(errno);
+        return answer;
+    }
+    unique_fd directory(::open(slots_directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!directory || ::fstat(directory.get(), &st) != 0) {
+        answer = std::string("cannot open ") + slots_directory + ": " + errno_text(errno);
+        return answer;
+    }
+    if (st.st_uid != ::geteuid() || (st.st_mode & 0022) != 0) {
+        answer = std::string(slots_directory) + " is not this user's own";
+        return answer;
+    }
+    // The first free slot: the files stay as many as cordons ever ran at once.
+    for (std::uint32_t i = 0; i < range.count && i < 4096; ++i) {
+        const std::uint32_t uid = range.first + i;
+        const std::string name = std::to_string(uid);
+        unique_fd slot(::openat(directory.get(), name.c_str(),
+                                O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+        if (!slot) continue;
+        if (::flock(slot.get(), LOCK_EX | LOCK_NB) != 0) continue;
+        held = std::move(slot);
+        answer = run_identity{uid, uid, true, {}};
+        return answer;
+    }
+    answer = "no id of the range " + std::to_string(range.first) + ":" +
+             std::to_string(range.count) + " is free";
+    return answer;
+}
+
+std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
+    const run_identity& who, const std::vector<std::string>& roots,
+    const std::vector<std::string>& passages) {
+    std::vector<std::string> wanted;
+    const auto add = [&wanted](const std::string& path) {
+        if (std::find(wanted.begin(), wanted.end(), path) == wanted.end()) wanted.push_back(path);
+    };
+    // Never the root: a mount over it is not what the process's root (the mount beneath) shows,
+    // and a process whose root is covered may not make a user namespace.
+    const auto usable = [](const std::string& path) {
+        return !path.empty() && path.front() == '/' && path != "/";
+    };
+    const auto closed_on_the_way = [&](const std::string& path, bool itself) {
+        for (std::string up = itself ? path : parent_of(path); usable(up); up = parent_of(up)) {
+            struct stat above {};
+            if (::stat(up.c_str(), &above) == 0 && S_ISDIR(above.st_mode) &&
+                (above.st_mode & S_IXOTH) == 0) {
+                add(up);
+            }
+        }
+    };
+    for (const std::string& path : roots) {
+        struct stat st {};
+        if (!usable(path) || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        // A sticky directory anyone may write is everyone's: the run makes its own files there.
+        if ((st.st_mode & S_ISVTX) != 0 && (st.st_mode & S_IWOTH) != 0) continue;
+        add(path);
+        closed_on_the_way(path, false);
+    }
+    for (const std::string& path : passages)
+        closed_on_the_way(path, true);
+    // Parents first: a tree attached later goes over the one that holds it.
+    std::stable_sort(wanted.begin(), wanted.end(), [](const std::string& a, const std::string& b) {
+        return std::count(a.begin(), a.end(), '/') < std::count(b.begin(), b.end(), '/');
+    });
+
+    std::vector<idmapped_tree> out;
+    mapping_cache& cache = mappings();
+    std::lock_guard lock(cache.mutex);
+    for (const std::string& path : wanted) {
+        unique_fd fd(landlock::open_no_symlinks(path.c_str(), O_DIRECTORY));
+        struct stat st {};
+        if (!fd || ::fstat(fd.get(), &st) != 0) {
+            return "cannot open " + path + " to map it: " + errno_text(errno);
+        }
+        const auto key = std::pair{std::pair{st.st_uid, st.st_gid}, std::pair{who.uid, who.gid}};
+        auto& mapping = cache.made[key];
+        if (!mapping) {
+            auto made = make_mapping(st.st_uid, st.st_gid, who.uid, who.gid);
+            if (auto* why = std::get_if<std::string>(&made)) return *why;
+            mapping = std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(made)));
+        }
+        auto known = cache.support.find(st.st_dev);
+        if (known == cache.support.end()) {
+            known = cache.support.emplace(st.st_dev, try_idmap(fd.get(), mapping->get())).first;
+        }
+        if (known->second) return path + ": " + *known->second;
+        out.push_back({path, st.st_dev, st.st_ino, mapping, -1});
+    }
+    return out;
+}
+
+}  // namespace cordon::sandbox
