@@ -142,10 +142,11 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
 
     // The run's own mount namespace, its trees idmapped (sandbox/identity.hpp): while the child
     // is still root, and before the working directory is entered through them.
-    if (const int error = sandbox::attach_idmapped_trees(plan.trees, plan.tree_count,
-                                                         plan.scratch_fd_floor);
+    if (const int error =
+            sandbox::attach_idmapped_trees(plan.trees, plan.tree_count, plan.scratch_fd_floor);
         error != 0) {
-        fail(error_fd, spawn_stage::confine, error, static_cast<int>(sandbox::launcher_stage::idmap));
+        fail(error_fd, spawn_stage::confine, error,
+             static_cast<int>(sandbox::launcher_stage::idmap));
     }
 
     // Move every source fd out of the way first, so that placing one cannot clobber another's
@@ -161,7 +162,8 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
     cloexec_everything_else(plan);
     // A runner binds the idmapped tree where it would have bound the directory.
     if (const int error = sandbox::place_idmapped_trees(plan.trees, plan.tree_count); error != 0) {
-        fail(error_fd, spawn_stage::confine, error, static_cast<int>(sandbox::launcher_stage::idmap));
+        fail(error_fd, spawn_stage::confine, error,
+             static_cast<int>(sandbox::launcher_stage::idmap));
     }
 
     // The terminal on fd 0 becomes the session's (tty_ioctl(4)): its line discipline then sends

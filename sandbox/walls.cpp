@@ -86,8 +86,8 @@ int apply(const plan& walls, step* failed) noexcept {
             *failed = step::capabilities;
             return error;
         }
-        if (const int error = become(static_cast<uid_t>(walls.become_uid),
-                                     static_cast<gid_t>(walls.become_gid));
+        if (const int error =
+                become(static_cast<uid_t>(walls.become_uid), static_cast<gid_t>(walls.become_gid));
             error != 0) {
             *failed = step::identity;
             return error;
