@@ -24,6 +24,7 @@
 #include "cli/standing.hpp"
 #include "cordon/executor.hpp"
 #include "cordon/limits.hpp"
+#include "sandbox/identity.hpp"
 
 namespace cordon::cli {
 
@@ -152,6 +153,8 @@ int show(const show_options& given) {
         pick("approval", given.approval, values.approval, policy::approval_policy::ask, name),
         pick("approval_timeout", given.approval_timeout, values.approval_timeout,
              std::chrono::milliseconds(default_approval_timeout), duration_text),
+        pick("identity_range", std::optional<sandbox::identity_range>(), values.identity_range,
+             sandbox::identity_range{}, sandbox::identity_range_text),
     };
 
     auto with_flags = rules_with_flags(config.rules, given.paths);

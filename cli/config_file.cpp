@@ -23,6 +23,7 @@
 #include "cordon/policy.hpp"
 #include "cordon/unique_fd.hpp"
 #include "policy/display.hpp"
+#include "sandbox/identity.hpp"
 
 namespace cordon::cli {
 
@@ -198,6 +199,21 @@ std::optional<std::string> apply_key(const key_context& key, config_values& out)
     }
     if (name == "approval") {
         return set(out.approval, choice(key, policy::parse_approval_policy, unknown_approval));
+    }
+    if (name == "identity_range") {
+        // Above the ids of system and login accounts: a range that reached them would make a
+        // confined command one of them.
+        const auto* text = key.node.as_string();
+        const auto range =
+            text != nullptr ? sandbox::parse_identity_range(text->get()) : std::nullopt;
+        if (!range || (range->count > 0 && range->first < sandbox::lowest_identity)) {
+            return key.fail("expected \"FIRST:COUNT\" with FIRST at least " +
+                            std::to_string(sandbox::lowest_identity) +
+                            " and FIRST + COUNT at most 2147483648 (COUNT 0: commands run as "
+                            "root)");
+        }
+        out.identity_range = sourced<sandbox::identity_range>{*range, key.from};
+        return std::nullopt;
     }
     if (name == "timeout" || name == "approval_timeout") {
         const auto most = name == "timeout" ? std::chrono::milliseconds(most_timeout)

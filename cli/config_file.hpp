@@ -66,6 +66,8 @@ struct config_values {
     std::optional<sourced<std::uint64_t>> max_processes;
     std::optional<sourced<std::uint64_t>> max_memory;
     std::optional<sourced<policy::approval_policy>> approval;
+    // The ids of cordon's commands when cordon runs as root (docs/sandbox.md, "Identity").
+    std::optional<sourced<sandbox::identity_range>> identity_range;
     std::optional<sourced<std::chrono::milliseconds>> approval_timeout;
     // The policy beyond the mode, as the flags spell it (paths absolute, "~/" expanded): each
     // layer's lists extend the layers below, its unprotect and allow_read take away from them.

@@ -62,6 +62,7 @@ void overlay(config_values& onto, const config_values& over) {
     overlay(onto.max_processes, over.max_processes);
     overlay(onto.max_memory, over.max_memory);
     overlay(onto.approval, over.approval);
+    overlay(onto.identity_range, over.identity_range);
     overlay(onto.approval_timeout, over.approval_timeout);
     overlay(onto.env_clear, over.env_clear);
     onto.env_keep.insert(onto.env_keep.end(), over.env_keep.begin(), over.env_keep.end());
@@ -160,6 +161,7 @@ const std::vector<std::string_view>& config_keys() {
                                                     "max_memory",
                                                     "approval",
                                                     "approval_timeout",
+                                                    "identity_range",
                                                     "writable_roots",
                                                     "read_only",
                                                     "deny_read",

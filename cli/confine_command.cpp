@@ -92,6 +92,9 @@ int run_confine_command(const confine_options& options) {
     provider_options.choice = *choice;
     provider_options.verdict_directory = sandbox::default_verdict_cache();
     provider_options.judge_runs = false;
+    // The printed argv cannot carry the run's mount namespace (docs/sandbox.md, "Identity"): it
+    // runs as whoever runs it.
+    provider_options.identities.count = 0;
     auto provider = runtime::make_local_provider(std::move(provider_options));
     try {
         sandbox::sandbox_policy policy{*mode, workspace, std::get<sandbox::path_rules>(rules)};

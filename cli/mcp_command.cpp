@@ -144,6 +144,9 @@ int run_mcp_command(mcp_options& given) {
         sandbox::local_provider_options provider_options;
         provider_options.choice = given.policy.backend.value_or(sandbox::backend_choice::automatic);
         provider_options.verdict_directory = sandbox::default_verdict_cache();
+        if (config.values.identity_range) {
+            provider_options.identities = config.values.identity_range->value;
+        }
         auto local = runtime::make_local_provider(std::move(provider_options));
         if (!local->selected() && sandbox::is_confined(mode)) {
             log::warn(

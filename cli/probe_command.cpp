@@ -13,10 +13,12 @@
 
 #include "base/json_text.hpp"
 #include "cli/commands.hpp"
+#include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "runtime/cgroup.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "sandbox/backends.hpp"
+#include "sandbox/identity.hpp"
 
 namespace cordon::cli {
 
@@ -144,8 +146,18 @@ int run_probe_command(const probe_options& options) {
         return usage_error("cordon probe", "unknown backend \"" + options.backend +
                                                "\" (expected auto, bwrap, landlock or seatbelt)");
     }
+    auto loaded = load_config("");
+    if (auto* message = std::get_if<std::string>(&loaded)) {
+        return usage_error("cordon probe", *message);
+    }
+    const config_values& values = std::get<loaded_config>(loaded).values;
     sandbox::local_provider_options provider_options;
     provider_options.choice = *choice;
+    if (values.identity_range) provider_options.identities = values.identity_range->value;
+    // Who a confined command started here would be (docs/sandbox.md, "Identity").
+    std::error_code ec;
+    const sandbox::run_identity identity = sandbox::preview_identity(
+        provider_options.identities, std::filesystem::current_path(ec).string());
     provider_options.verdict_directory = sandbox::default_verdict_cache();
     provider_options.refresh_verdict = true;
     auto provider = runtime::make_local_provider(std::move(provider_options));
@@ -164,6 +176,16 @@ int run_probe_command(const probe_options& options) {
             selected ? nlohmann::json(sandbox::to_string(selected->kind)) : nlohmann::json();
         out["containment"] = containment_json(cgroups);
         out["verdict"] = provider->verdict_origin();
+        out["identity"] = {
+            {"uid", identity.uid},
+            {"gid", identity.gid},
+            {"reserved", identity.reserved},
+            {"range",
+             identity.uid == 0 || identity.reserved
+                 ? nlohmann::json(sandbox::identity_range_text(provider_options.identities))
+                 : nlohmann::json()},
+            {"reason",
+             identity.reason.empty() ? nlohmann::json() : nlohmann::json(identity.reason)}};
         std::cout << base::dump_json(out, 2) << '\n';
     } else {
         for (const auto& rung : rungs)
@@ -171,6 +193,16 @@ int run_probe_command(const probe_options& options) {
         std::cout << "selected: " << (selected ? sandbox::to_string(selected->kind) : "none")
                   << '\n';
         std::cout << "verdict: " << provider->verdict_origin() << '\n';
+        std::cout << "identity: uid " << identity.uid << " gid " << identity.gid;
+        if (identity.reserved) {
+            std::cout << " (reserved from "
+                      << sandbox::identity_range_text(provider_options.identities) << ")";
+        } else if (!identity.reason.empty()) {
+            std::cout << " (" << identity.reason << ")";
+        } else {
+            std::cout << " (cordon's own)";
+        }
+        std::cout << '\n';
         print_containment(cgroups);
     }
     return selected ? 0 : exit_sandbox_unavailable;

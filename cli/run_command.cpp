@@ -145,6 +145,9 @@ int run_run_command(run_options& options) {
         sandbox::local_provider_options provider_options;
         provider_options.choice = backend;
         provider_options.verdict_directory = sandbox::default_verdict_cache();
+        if (config.values.identity_range) {
+            provider_options.identities = config.values.identity_range->value;
+        }
         provider = runtime::make_local_provider(std::move(provider_options));
     };
 

@@ -149,6 +149,10 @@ std::string parent_of(const std::string& path) {
 
 }  // namespace
 
+std::string identity_range_text(const identity_range& range) {
+    return std::to_string(range.first) + ":" + std::to_string(range.count);
+}
+
 std::optional<identity_range> parse_identity_range(std::string_view text) {
     const auto colon = text.find(':');
     if (colon == std::string_view::npos) return std::nullopt;
@@ -205,6 +209,22 @@ std::variant<run_identity, std::string> reserve_identity(const identity_range& r
     answer = "no id of the range " + std::to_string(range.first) + ":" +
              std::to_string(range.count) + " is free";
     return answer;
+}
+
+run_identity preview_identity(const identity_range& range, const std::string& workspace) {
+    run_identity own{::geteuid(), ::getegid(), false, {}};
+    if (own.uid != 0) return own;
+    auto reserved = reserve_identity(range);
+    if (auto* why = std::get_if<std::string>(&reserved)) {
+        own.reason = "the command runs as root: " + *why;
+        return own;
+    }
+    auto trees = plan_idmapped_trees(std::get<run_identity>(reserved), {workspace}, {});
+    if (auto* why = std::get_if<std::string>(&trees)) {
+        own.reason = "the command runs as root: " + *why;
+        return own;
+    }
+    return std::get<run_identity>(reserved);
 }
 
 std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(

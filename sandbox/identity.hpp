@@ -42,6 +42,12 @@
 
 namespace cordon::sandbox {
 
+// The lowest id a configured range may start at: above every system and login account's.
+inline constexpr std::uint32_t lowest_identity = 65536;
+
+// "FIRST:COUNT", as parse_identity_range() reads it.
+[[nodiscard]] std::string identity_range_text(const identity_range& range);
+
 // "FIRST:COUNT" (both decimal; the range must stay above 0 and below 2^31; a count of 0 gives
 // none); nullopt when malformed.
 [[nodiscard]] std::optional<identity_range> parse_identity_range(std::string_view text);
@@ -50,6 +56,12 @@ namespace cordon::sandbox {
 // whose lock file (/run/cordon-identities/<uid>) no other living process holds. Every run of one
 // cordon shares it. The reason when none can be had.
 [[nodiscard]] std::variant<run_identity, std::string> reserve_identity(const identity_range& range);
+
+// Who a confined command started now in `workspace` would be (cordon probe): cordon's own ids,
+// or, cordon being root, the reserved ones when the workspace can be idmapped, with the reason
+// when not.
+[[nodiscard]] run_identity preview_identity(const identity_range& range,
+                                            const std::string& workspace);
 
 // One tree shown as the run's own inside the run's mount namespace.
 struct idmapped_tree {
