@@ -439,8 +439,12 @@ std::shared_ptr<identity_plan> local_provider::plan_identity(backend_kind kind,
             roots.push_back(root.string());
     }
     if (!private_tmp.empty()) roots.push_back(private_tmp.string());
-    for (const fs::path& home : credential_homes())
-        roots.push_back(home.string());
+    for (const fs::path& home : credential_homes()) {
+        // $HOME may name the home through a symlink; the trees are opened without following one.
+        std::error_code ec;
+        const fs::path resolved = fs::canonical(home, ec);
+        if (!ec) roots.push_back(resolved.string());
+    }
     // bwrap makes a mount point for each hidden path: it must reach its directory.
     std::vector<std::string> passages;
     if (paths != nullptr) {
