@@ -13,8 +13,10 @@
 #include "runtime/sigpipe.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -208,11 +210,19 @@ private:
             child_stdin = dev_null.get();
         }
         // A command under its own uid (sandbox/identity.hpp) reopens its streams by name
-        // (/dev/stdout, /proc/self/fd/1), which checks the pipe's owner: the pipes cordon made are
-        // the run's, as its terminal is.
+        // (/dev/stdout, /dev/stdin, /proc/self/fd/1), which checks the pipe's owner: the pipes
+        // are the run's, as its terminal is, cordon's own and an unnamed one handed over as stdin
+        // (`cordon run --stdin-file -` under a shell pipe). A named FIFO or a file stays its
+        // owner's.
         if (spec_.identity && spec_.identity->identity.reserved) {
             const auto& who = spec_.identity->identity;
-            for (const int fd : {out.write.get(), err.write.get(), in.read.get()}) {
+            int given = -1;
+            struct statfs where {};
+            if (spec_.stdin_fd && child_stdin == spec_.stdin_fd->get() &&
+                ::fstatfs(child_stdin, &where) == 0 && where.f_type == PIPEFS_MAGIC) {
+                given = child_stdin;
+            }
+            for (const int fd : {out.write.get(), err.write.get(), in.read.get(), given}) {
                 if (fd >= 0 && ::fchown(fd, who.uid, who.gid) != 0) {
                     fail_spawn({spawn_stage::resources, errno});
                     return;

@@ -176,7 +176,7 @@ spawn_result spawn(const spawn_request& request) {
     if (request.identity != nullptr) {
         for (const sandbox::idmapped_tree& tree : request.identity->trees) {
             trees.push_back({tree.path.c_str(), tree.device, tree.inode, tree.mapping->get(),
-                             tree.bind_fd, -1});
+                             tree.bind_fd, tree.read_only, -1});
         }
         if (request.identity->identity.reserved &&
             (request.identity->become || request.confinement != nullptr)) {

@@ -440,6 +440,11 @@ int build_filter(const filter_options& options, filter_program& out) noexcept {
     // kernel compares the request as an unsigned int (fs/ioctl.c), the filter its low 32 bits.
     for (const std::uint32_t request : terminal_input_ioctls)
         p.refuse_argument(SYS_ioctl, 1, request, eperm);
+    // A lease stalls every other opener of the file for the lease-break time (45 s by default)
+    // and needs only ownership: the command owns its workspace's files (docs/sandbox.md,
+    // "Identity"), which cordon reads to plan the next run (git configurations), and whatever
+    // else its uid owns. Nothing a command needs takes one.
+    p.refuse_argument(SYS_fcntl, 1, F_SETLEASE, eperm);
     for (long call : refused_calls)
         p.refuse(call, eperm);
     for (long call : self_only_calls)

@@ -147,6 +147,29 @@ std::string parent_of(const std::string& path) {
     return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
+struct wanted_tree {
+    std::string path;
+    struct stat st;
+    bool read_only;
+};
+
+// Whether the run's id may search the directory `path` (`st`): as its owner where a mapped tree
+// holding it shows its owner as the run's, else as anyone.
+template <typename Tree, typename Owner>
+bool searchable(const std::string& path, const struct stat& st, const std::vector<Tree>& trees,
+                Owner owner_of) {
+    const bool own = std::any_of(trees.begin(), trees.end(), [&](const Tree& tree) {
+        return owner_of(tree) == st.st_uid &&
+               (path == tree.path || path.starts_with(tree.path + "/"));
+    });
+    return (st.st_mode & (own ? S_IXUSR : S_IXOTH)) != 0;
+}
+
+bool reachable_through(const std::string& path, const struct stat& st,
+                       const std::vector<wanted_tree>& trees) {
+    return searchable(path, st, trees, [](const wanted_tree& tree) { return tree.st.st_uid; });
+}
+
 }  // namespace
 
 std::string identity_range_text(const identity_range& range) {
@@ -227,50 +250,75 @@ run_identity preview_identity(const identity_range& range, const std::string& wo
     return std::get<run_identity>(reserved);
 }
 
+bool reachable_by_run(const std::vector<idmapped_tree>& trees, const std::string& path) {
+    for (std::string up = path; !up.empty() && up != "/"; up = parent_of(up)) {
+        struct stat st {};
+        if (::stat(up.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (!searchable(up, st, trees, [](const idmapped_tree& tree) { return tree.owner; })) {
+            return false;
+        }
+    }
+    return true;
+}
+
 std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
-    const run_identity& who, const std::vector<std::string>& roots,
-    const std::vector<std::string>& passages) {
-    std::vector<std::string> wanted;
-    const auto add = [&wanted](const std::string& path) {
-        if (std::find(wanted.begin(), wanted.end(), path) == wanted.end()) wanted.push_back(path);
-    };
+    const run_identity& who, const std::vector<std::string>& writable,
+    const std::vector<std::string>& readable) {
     // Never the root: a mount over it is not what the process's root (the mount beneath) shows,
     // and a process whose root is covered may not make a user namespace.
     const auto usable = [](const std::string& path) {
         return !path.empty() && path.front() == '/' && path != "/";
     };
-    const auto closed_on_the_way = [&](const std::string& path, bool itself) {
-        for (std::string up = itself ? path : parent_of(path); usable(up); up = parent_of(up)) {
-            struct stat above {};
-            if (::stat(up.c_str(), &above) == 0 && S_ISDIR(above.st_mode) &&
-                (above.st_mode & S_IXOTH) == 0) {
-                add(up);
-            }
-        }
-    };
-    for (const std::string& path : roots) {
+    std::vector<wanted_tree> wanted;
+    const auto add = [&](const std::string& path, bool read_only) {
         struct stat st {};
-        if (!usable(path) || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (!usable(path) || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
         // A sticky directory anyone may write is everyone's: the run makes its own files there.
-        if ((st.st_mode & S_ISVTX) != 0 && (st.st_mode & S_IWOTH) != 0) continue;
-        add(path);
-        closed_on_the_way(path, false);
+        if (!read_only && (st.st_mode & S_ISVTX) != 0 && (st.st_mode & S_IWOTH) != 0) return;
+        for (wanted_tree& tree : wanted) {
+            if (tree.path != path) continue;
+            tree.read_only = tree.read_only && read_only;
+            return;
+        }
+        wanted.push_back({path, st, read_only});
+    };
+    for (const std::string& path : writable)
+        add(path, false);
+    for (const std::string& path : readable)
+        add(path, true);
+
+    // Each tree must be reachable by the run's id. A directory on the way that others may not
+    // enter, and that no mapped tree shows as the run's own, is mapped read-only when it is
+    // cordon's own (the run then reads in it what cordon's uid read before it had an id of its
+    // own, never more); anyone else's is never mapped, which would hand over all it holds: the run
+    // keeps cordon's uid, as before.
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        const std::string path = wanted[i].path;
+        for (std::string up = parent_of(path); usable(up); up = parent_of(up)) {
+            struct stat above {};
+            if (::stat(up.c_str(), &above) != 0 || !S_ISDIR(above.st_mode)) continue;
+            if (reachable_through(up, above, wanted)) continue;
+            if (above.st_uid != ::geteuid()) {
+                return up + " is closed to others on the way to " + path + " and is not " +
+                       "cordon's own";
+            }
+            add(up, true);
+        }
     }
-    for (const std::string& path : passages)
-        closed_on_the_way(path, true);
     // Parents first: a tree attached later goes over the one that holds it.
-    std::stable_sort(wanted.begin(), wanted.end(), [](const std::string& a, const std::string& b) {
-        return std::count(a.begin(), a.end(), '/') < std::count(b.begin(), b.end(), '/');
+    std::stable_sort(wanted.begin(), wanted.end(), [](const wanted_tree& a, const wanted_tree& b) {
+        return std::count(a.path.begin(), a.path.end(), '/') <
+               std::count(b.path.begin(), b.path.end(), '/');
     });
 
     std::vector<idmapped_tree> out;
     mapping_cache& cache = mappings();
     std::lock_guard lock(cache.mutex);
-    for (const std::string& path : wanted) {
-        unique_fd fd(landlock::open_no_symlinks(path.c_str(), O_DIRECTORY));
+    for (const wanted_tree& tree : wanted) {
+        unique_fd fd(landlock::open_no_symlinks(tree.path.c_str(), O_DIRECTORY));
         struct stat st {};
         if (!fd || ::fstat(fd.get(), &st) != 0) {
-            return "cannot open " + path + " to map it: " + errno_text(errno);
+            return "cannot open " + tree.path + " to map it: " + errno_text(errno);
         }
         const auto key = std::pair{std::pair{st.st_uid, st.st_gid}, std::pair{who.uid, who.gid}};
         auto& mapping = cache.made[key];
@@ -283,8 +331,8 @@ std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
         if (known == cache.support.end()) {
             known = cache.support.emplace(st.st_dev, try_idmap(fd.get(), mapping->get())).first;
         }
-        if (known->second) return path + ": " + *known->second;
-        out.push_back({path, st.st_dev, st.st_ino, mapping, -1});
+        if (known->second) return tree.path + ": " + *known->second;
+        out.push_back({tree.path, st.st_dev, st.st_ino, st.st_uid, mapping, -1, tree.read_only});
     }
     return out;
 }

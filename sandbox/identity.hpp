@@ -68,10 +68,12 @@ struct idmapped_tree {
     std::string path;  // canonical; opened again in the run's namespace
     dev_t device = 0;  // what it must still be there
     ino_t inode = 0;
+    uid_t owner = 0;                           // shown as the run's uid
     std::shared_ptr<const unique_fd> mapping;  // a user namespace mapping the owner to the run
     // The child fd a runner binds it from (bwrap's --bind-fd): the idmapped tree takes its
     // place. -1: none.
     int bind_fd = -1;
+    bool read_only = false;  // mounted read-only: read as its owner, never changed
 };
 
 // What the spawner does for a run's identity (identity.hpp): make a mount namespace of the run's
@@ -84,12 +86,19 @@ struct identity_plan {
 };
 
 // The trees a run whose command is `who` must see as their owner's, with the user namespaces
-// mapping them: `roots` (the workspace and the other writable roots, the run's private /tmp,
-// cordon's homes), and every directory others may not enter on the way to one of them or to one
-// of `passages` (where the runner makes mount points: the directories of the hidden paths). The
-// reason when one cannot be idmapped.
+// mapping them: `writable` ones it works in as their owner (the workspace under workspace-write,
+// the other writable roots, the run's private /tmp), `readable` ones it only reads as their owner
+// (the workspace under read-only, cordon's homes), mounted read-only so that nothing of their
+// owner's can be changed (modes, times, attributes). A directory on the way to a tree that others
+// may not enter is mapped read-only too when it is cordon's own (a workspace under a private
+// temporary directory); anyone else's is the reason the run keeps cordon's uid, as is a tree that
+// cannot be idmapped.
 [[nodiscard]] std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
-    const run_identity& who, const std::vector<std::string>& roots,
-    const std::vector<std::string>& passages);
+    const run_identity& who, const std::vector<std::string>& writable,
+    const std::vector<std::string>& readable);
+
+// Whether the run's id, seeing `trees` as their owners', can reach the directory `path`.
+[[nodiscard]] bool reachable_by_run(const std::vector<idmapped_tree>& trees,
+                                    const std::string& path);
 
 }  // namespace cordon::sandbox

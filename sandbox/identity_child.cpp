@@ -53,7 +53,7 @@ int attach_idmapped_trees(child_tree* trees, std::size_t count, int floor) noexc
         if (high < 0) return dup_error;
         trees[i].tree_fd = high;
         mount_attr attributes{};
-        attributes.attr_set = MOUNT_ATTR_IDMAP;
+        attributes.attr_set = MOUNT_ATTR_IDMAP | (trees[i].read_only ? MOUNT_ATTR_RDONLY : 0);
         attributes.userns_fd = static_cast<decltype(attributes.userns_fd)>(trees[i].mapping);
         if (::syscall(SYS_mount_setattr, high, "", AT_EMPTY_PATH, &attributes, sizeof attributes) !=
             0) {

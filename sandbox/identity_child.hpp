@@ -19,6 +19,7 @@ struct child_tree {
     ino_t inode;
     int mapping;  // the user namespace fd
     int bind_fd;
+    bool read_only;
     int tree_fd;  // written by the child
 };
 

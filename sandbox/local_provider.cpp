@@ -365,6 +365,16 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
     if (rung.kind == backend_kind::landlock && identity->identity.reserved) {
         host.become = identity->identity;
     }
+    // bwrap, started as the run's id, cannot make its mount over a hidden path that id cannot
+    // reach; nor does it need one: the path is out of the command's reach already.
+    std::optional<path_plan> reachable;
+    if (rung.kind == backend_kind::bwrap && identity->identity.reserved && host.paths != nullptr) {
+        reachable = *host.paths;
+        std::erase_if(reachable->hidden, [&identity](const hidden_path& hidden) {
+            return !reachable_by_run(identity->trees, hidden.path.parent_path().string());
+        });
+        host.paths = &*reachable;
+    }
     confined_argv out;
     switch (rung.kind) {
         case backend_kind::bwrap: {
@@ -415,6 +425,13 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
     }
     out.identity = identity->identity;
     if (identity->identity.reserved) out.identity_setup = identity;
+    // The Landlock rung's read-only trees (identity.hpp) refuse a write with the mount's word,
+    // as bwrap's do.
+    if (rung.kind == backend_kind::landlock &&
+        std::any_of(identity->trees.begin(), identity->trees.end(),
+                    [](const idmapped_tree& tree) { return tree.read_only; })) {
+        out.denial_signatures.emplace_back("read-only file system");
+    }
     return out;
 }
 
@@ -431,27 +448,29 @@ std::shared_ptr<identity_plan> local_provider::plan_identity(backend_kind kind,
         out->identity.reason = "the command runs as root: " + *why;
         return out;
     }
-    // The workspace in every mode (its files are the user's to read as their owner), the other
-    // writable roots, the run's own /tmp, and cordon's homes (read as root read them).
-    std::vector<std::string> roots{canonical_path(policy.workspace_root).string()};
-    if (policy.mode == sandbox_mode::workspace_write && paths != nullptr) {
-        for (const fs::path& root : paths->writable_roots)
-            roots.push_back(root.string());
+    // Worked in as their owner: the writable roots (the workspace first) and the run's own /tmp.
+    // Read as their owner, never changed: the workspace under read-only, and cordon's homes
+    // (read as root read them, their credential stores hidden).
+    const std::string workspace = canonical_path(policy.workspace_root).string();
+    std::vector<std::string> writable;
+    std::vector<std::string> readable;
+    if (policy.mode == sandbox_mode::workspace_write) {
+        writable.push_back(workspace);
+        if (paths != nullptr) {
+            for (const fs::path& root : paths->writable_roots)
+                writable.push_back(root.string());
+        }
+        if (!private_tmp.empty()) writable.push_back(private_tmp.string());
+    } else {
+        readable.push_back(workspace);
     }
-    if (!private_tmp.empty()) roots.push_back(private_tmp.string());
     for (const fs::path& home : credential_homes()) {
         // $HOME may name the home through a symlink; the trees are opened without following one.
         std::error_code ec;
         const fs::path resolved = fs::canonical(home, ec);
-        if (!ec) roots.push_back(resolved.string());
+        if (!ec) readable.push_back(resolved.string());
     }
-    // bwrap makes a mount point for each hidden path: it must reach its directory.
-    std::vector<std::string> passages;
-    if (paths != nullptr) {
-        for (const hidden_path& hidden : paths->hidden)
-            passages.push_back(hidden.path.parent_path().string());
-    }
-    auto trees = plan_idmapped_trees(std::get<run_identity>(reserved), roots, passages);
+    auto trees = plan_idmapped_trees(std::get<run_identity>(reserved), writable, readable);
     if (auto* why = std::get_if<std::string>(&trees)) {
         out->identity.reason = "the command runs as root: " + *why;
         return out;
