@@ -123,6 +123,12 @@
 //                           `MAX <value>` of the namespace's
 //                           user.max_* file (inotify, fanotify), then `HELD <count> <errno name
 //                           of the refusal, or NONE>`, and hold everything until stdin ends
+//   quota-fill inotify-watches N DIR
+//                           as quota-fill, for inotify watches (user.max_inotify_watches, MAX):
+//                           an instance holds one watch per inode, so it makes files in DIR
+//                           enough for the limit to be reached within the instances the
+//                           namespace allows, and watches each of them from instance after
+//                           instance; HELD counts the watches
 //   clone-parent            clone(CLONE_PARENT): a child handed to the command's parent
 //   daemonize-exec MARKER MS
 //                           double-fork + setsid; the daemon execs `sleep MS MARKER` and the
@@ -137,6 +143,12 @@
 //   lock-squat-bg DIR MS    fork a setsid'd process that for MS keeps opening and flocking
 //                           whatever it can see in DIR (holding what it gets); print STARTED and
 //                           sleep MS
+//   lease PATH...           open each PATH read-only and take a read lease on it
+//                           (fcntl(F_SETLEASE, F_RDLCK), given back at once): the kernel grants
+//                           one to the file's owner only, or to CAP_LEASE
+//   connect-unix PATH...    connect a unix stream socket to each pathname socket PATH
+//   kill PID...             send SIGTERM to each PID
+//   prlimit PID N           set RLIMIT_NOFILE of PID to N, soft and hard (prlimit(2))
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -1341,6 +1353,59 @@ int main(int argc, char** argv) {
         });
         return 0;
     }
+    if (cmd == "quota-fill" && arg(2) && std::string(arg(2)) == "inotify-watches" && arg(3) &&
+        arg(4)) {
+        const long wanted = std::atol(arg(3));
+        const auto read_number = [](const char* path) {
+            const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+            const std::string value = fd >= 0 ? read_all(fd) : std::string("0");
+            if (fd >= 0) ::close(fd);
+            return std::atol(value.c_str());
+        };
+        const long max_watches = read_number("/proc/sys/user/max_inotify_watches");
+        const long max_instances = read_number("/proc/sys/user/max_inotify_instances");
+        std::printf("MAX %ld\n", max_watches);
+        // Instances to spare: the limit is reached with at most half of them. (Fewer instances
+        // would take more files, which cost more to make than the watches do.) Named relative to
+        // DIR: hundreds of thousands of lookups of a long path add up.
+        const long files = max_watches / std::max(1L, max_instances / 2) + 1;
+        if (::chdir(arg(4)) != 0) {
+            std::fprintf(stderr, "quota-fill: %s: %s\n", arg(4), std::strerror(errno));
+            return 1;
+        }
+        std::vector<std::string> paths;
+        for (long i = 0; i < files; ++i) {
+            paths.push_back("w" + std::to_string(i));
+            if (!write_text(paths.back().c_str(), "")) {
+                std::fprintf(stderr, "quota-fill: %s/%s: %s\n", arg(4), paths.back().c_str(),
+                             std::strerror(errno));
+                return 1;
+            }
+        }
+        long held = 0;
+        int refusal = 0;
+        while (held < wanted && refusal == 0) {
+            const int instance = ::inotify_init1(IN_CLOEXEC);
+            if (instance < 0) {
+                refusal = errno;
+                break;
+            }
+            for (std::size_t i = 0; i < paths.size() && held < wanted; ++i, ++held) {
+                if (::inotify_add_watch(instance, paths[i].c_str(), IN_ATTRIB) < 0) {
+                    refusal = errno;
+                    break;
+                }
+            }
+        }
+        std::printf("HELD %ld %s\n", held, refusal != 0 ? errno_name(refusal) : "NONE");
+        std::fflush(stdout);
+        for (;;) {
+            char byte;
+            const ssize_t n = ::read(STDIN_FILENO, &byte, 1);
+            if (n > 0 || (n < 0 && errno == EINTR)) continue;
+            return 0;
+        }
+    }
     if (cmd == "quota-fill" && arg(2) && arg(3)) {
         const std::string kind = arg(2);
         const long wanted = std::atol(arg(3));
@@ -1587,6 +1652,51 @@ int main(int argc, char** argv) {
         std::printf("STARTED %d\n", static_cast<int>(squatter));
         std::fflush(stdout);
         sleep_ms(ms);
+        return 0;
+    }
+    if (cmd == "lease" && arg(2)) {
+        for (int i = 2; i < argc; ++i) {
+            const std::string what = std::string("lease ") + argv[i];
+            const int fd = ::open(argv[i], O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+            if (fd < 0) {
+                const int error = errno;
+                denied(what + " (open)", error);
+                continue;
+            }
+            bool taken = false;
+            attempt(what, [&] { return taken = ::fcntl(fd, F_SETLEASE, F_RDLCK) == 0; });
+            if (taken) (void)::fcntl(fd, F_SETLEASE, F_UNLCK);
+            ::close(fd);
+        }
+        return 0;
+    }
+    if (cmd == "connect-unix" && arg(2)) {
+        for (int i = 2; i < argc; ++i) {
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            std::strncpy(address.sun_path, argv[i], sizeof address.sun_path - 1);
+            const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            attempt(std::string("connect-unix ") + argv[i], [&] {
+                return fd >= 0 && ::connect(fd, reinterpret_cast<const sockaddr*>(&address),
+                                            sizeof address) == 0;
+            });
+            if (fd >= 0) ::close(fd);
+        }
+        return 0;
+    }
+    if (cmd == "kill" && arg(2)) {
+        for (int i = 2; i < argc; ++i) {
+            const auto pid = static_cast<pid_t>(std::atol(argv[i]));
+            attempt(std::string("kill ") + argv[i], [&] { return ::kill(pid, SIGTERM) == 0; });
+        }
+        return 0;
+    }
+    if (cmd == "prlimit" && arg(2) && arg(3)) {
+        const auto pid = static_cast<pid_t>(std::atol(arg(2)));
+        const auto value = static_cast<rlim_t>(std::atol(arg(3)));
+        const rlimit limit{value, value};
+        attempt(std::string("prlimit ") + arg(2),
+                [&] { return ::prlimit(pid, RLIMIT_NOFILE, &limit, nullptr) == 0; });
         return 0;
     }
     return usage();

@@ -45,6 +45,7 @@
 #include "real_backend.hpp"
 #include "run_or_throw.hpp"
 #include "runtime/local_provider_factory.hpp"
+#include "runtime/unique_fd.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/local_provider.hpp"
 #include "support.hpp"
@@ -296,6 +297,86 @@ private:
     std::string stdout_;
     std::future<runtime::run_record> result_;
 };
+
+// ---- a run that holds what it took --------------------------------------------------------------
+
+// A run that holds what it took until the test closes its stdin (the test child's quota-fill
+// holds until stdin ends), so that the host's check falls while the run holds everything.
+class held_run {
+public:
+    held_run(std::shared_ptr<sandbox::provider> provider, runtime::run_request request,
+             runtime::executor_options options) {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category());
+        writer_.reset(fds[1]);
+        request.stdin_fd = std::make_shared<const runtime::unique_fd>(fds[0]);
+        request.on_stdout = [this](std::string_view chunk) {
+            std::lock_guard lock(mutex_);
+            stdout_ += chunk;
+            changed_.notify_all();
+        };
+        result_ = std::async(std::launch::async,
+                             [provider = std::move(provider), request = std::move(request),
+                              options = std::move(options)]() {
+                                 return test::run_or_throw(provider, request, options);
+                             });
+    }
+    ~held_run() {
+        writer_.reset();
+        if (result_.valid()) result_.wait();
+    }
+    held_run(const held_run&) = delete;
+    held_run& operator=(const held_run&) = delete;
+
+    // The first whole stdout line that begins with `prefix`, once it appeared.
+    std::optional<std::string> wait_for_line_starting(const std::string& prefix) {
+        std::unique_lock lock(mutex_);
+        std::optional<std::string> found;
+        changed_.wait_for(lock, generous, [&] {
+            std::istringstream in(stdout_);
+            std::string line;
+            while (std::getline(in, line)) {
+                if (in.eof()) break;  // not a whole line yet
+                if (line.rfind(prefix, 0) == 0) {
+                    found = line;
+                    return true;
+                }
+            }
+            return false;
+        });
+        return found;
+    }
+
+    // Whether the run ended by itself within `limit`.
+    bool ended_within(std::chrono::milliseconds limit) {
+        return result_.wait_for(limit) == std::future_status::ready;
+    }
+
+    // Lets the command end (its stdin closes) and returns the record.
+    runtime::run_record release() {
+        writer_.reset();
+        return result_.get();
+    }
+
+private:
+    runtime::unique_fd writer_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::string stdout_;
+    std::future<runtime::run_record> result_;
+};
+
+// `HELD <count> <errno name>` of quota-fill.
+struct held {
+    long count = -1;
+    std::string refusal;
+};
+inline held parse_held(const std::string& line) {
+    held out;
+    std::istringstream in(line.substr(5));
+    in >> out.count >> out.refusal;
+    return out;
+}
 
 // ---- the parametrized fixture -------------------------------------------------------------------
 

@@ -3,9 +3,10 @@
 
 // 8. Kernel quotas counted per uid (docs/sandbox.md, "Kernel quotas counted per uid"): inotify
 // instances, fanotify groups, queued signals... are charged to the uid in every user namespace up
-// to the host's, so a command that takes them all takes them from every process of cordon's uid on
-// the host while it runs. Each test has the command take as many as it can and hold them, and
-// checks from this process (cordon's uid, on the host) that one is still there to take.
+// to the host's, so a command that takes them all takes them from every process of its uid on the
+// host while it runs: of cordon's uid, unless cordon runs as root and gives the command a uid of
+// its own (sandbox/identity.hpp). Each test has the command take as many as it can and hold them,
+// and checks from this process (cordon's uid, on the host) that one is still there to take.
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
@@ -19,84 +20,6 @@
 
 namespace cordon::hostile {
 namespace {
-
-// A run that holds what it took until the test closes its stdin (the test child's quota-fill
-// holds until stdin ends), so that the host's check falls while the run holds everything.
-class held_run {
-public:
-    held_run(std::shared_ptr<sandbox::provider> provider, runtime::run_request request,
-             runtime::executor_options options) {
-        int fds[2];
-        if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category());
-        writer_.reset(fds[1]);
-        request.stdin_fd = std::make_shared<const runtime::unique_fd>(fds[0]);
-        request.on_stdout = [this](std::string_view chunk) {
-            std::lock_guard lock(mutex_);
-            stdout_ += chunk;
-            changed_.notify_all();
-        };
-        result_ = std::async(std::launch::async,
-                             [provider = std::move(provider), request = std::move(request),
-                              options = std::move(options)]() {
-                                 return test::run_or_throw(provider, request, options);
-                             });
-    }
-    ~held_run() {
-        writer_.reset();
-        if (result_.valid()) result_.wait();
-    }
-    held_run(const held_run&) = delete;
-    held_run& operator=(const held_run&) = delete;
-
-    // The first whole stdout line that begins with `prefix`, once it appeared.
-    std::optional<std::string> wait_for_line_starting(const std::string& prefix) {
-        std::unique_lock lock(mutex_);
-        std::optional<std::string> found;
-        changed_.wait_for(lock, generous, [&] {
-            std::istringstream in(stdout_);
-            std::string line;
-            while (std::getline(in, line)) {
-                if (in.eof()) break;  // not a whole line yet
-                if (line.rfind(prefix, 0) == 0) {
-                    found = line;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found;
-    }
-
-    // Whether the run ended by itself within `limit`.
-    bool ended_within(std::chrono::milliseconds limit) {
-        return result_.wait_for(limit) == std::future_status::ready;
-    }
-
-    // Lets the command end (its stdin closes) and returns the record.
-    runtime::run_record release() {
-        writer_.reset();
-        return result_.get();
-    }
-
-private:
-    runtime::unique_fd writer_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::string stdout_;
-    std::future<runtime::run_record> result_;
-};
-
-// `HELD <count> <errno name>` of quota-fill.
-struct held {
-    long count = -1;
-    std::string refusal;
-};
-held parse_held(const std::string& line) {
-    held out;
-    std::istringstream in(line.substr(5));
-    in >> out.count >> out.refusal;
-    return out;
-}
 
 std::string value_of(std::string_view name) {
     for (const auto& limit : sandbox::quotas::namespace_limits) {
@@ -132,14 +55,40 @@ protected:
         return line ? parse_held(*line) : held{};
     }
 
+    // Whether what the command takes is counted apart from cordon's uid: under bwrap in the
+    // run's user namespace; on the Landlock rung, which has no user namespace of the run's own,
+    // when cordon runs as root and the command runs as a uid of its own (sandbox/identity.hpp).
+    // Before that uid, the Landlock rung's command was root, and the instances it took were
+    // every root process's on the host.
+    [[nodiscard]] bool counted_apart() const {
+        return kind_ == backend_kind::bwrap || ::geteuid() == 0;
+    }
+
+    // The count stopped at the limit the run has: the one cordon writes in bwrap's user namespace
+    // (quotas_per_run), or the host's limit for the run's own uid on the Landlock rung (the
+    // record then says the quotas are the uid's, and which uid that was).
+    void expect_limit_of_its_own(const held& taken, const std::string& max, const char* limit) {
+        if (kind_ == backend_kind::bwrap) {
+            EXPECT_EQ(max, value_of(limit));
+            EXPECT_TRUE(record_.sandbox.quotas_per_run);
+        } else {
+            EXPECT_EQ(max, read_file(std::string("/proc/sys/user/") + limit).substr(0, max.size()));
+            EXPECT_FALSE(record_.sandbox.quotas_per_run);
+            ASSERT_TRUE(record_.sandbox.identity.has_value());
+            EXPECT_TRUE(record_.sandbox.identity->reserved) << record_.sandbox.identity->reason;
+            EXPECT_NE(record_.sandbox.identity->uid, 0U);
+        }
+        EXPECT_LE(taken.count, std::stol(max));
+    }
+
     runtime::run_record record_;
 };
 
 TEST_P(KernelQuotas, InotifyInstancesTheCommandTakesLeaveTheHostItsOwn) {
-    if (kind_ != backend_kind::bwrap) {
-        // No user namespace of the run's own: the instances count against the uid's own limit
-        // (the deployment with a uid of cordon's commands' own is the bound, docs/sandbox.md).
-        // Take a few only, and check the record says so.
+    if (!counted_apart()) {
+        // No user namespace of the run's own and no uid of its own: the instances count against
+        // cordon's uid's own limit (the deployment with a uid of cordon's commands' own is the
+        // bound, docs/sandbox.md). Take a few only, and check the record says so.
         std::string max;
         const held taken = fill_and_check(
             "inotify", 2, [] {}, &max);
@@ -161,14 +110,12 @@ TEST_P(KernelQuotas, InotifyInstancesTheCommandTakesLeaveTheHostItsOwn) {
     EXPECT_EQ(host_error, 0) << "the host's inotify_init1 while the run held all it could: "
                              << std::strerror(host_error);
     EXPECT_EQ(taken.refusal, "EMFILE");
-    EXPECT_LE(taken.count, std::stol(value_of("max_inotify_instances")));
     EXPECT_GT(taken.count, 0);
-    EXPECT_EQ(max, value_of("max_inotify_instances"));
-    EXPECT_TRUE(record_.sandbox.quotas_per_run);
+    expect_limit_of_its_own(taken, max, "max_inotify_instances");
 }
 
 TEST_P(KernelQuotas, FanotifyGroupsTheCommandTakesLeaveTheHostItsOwn) {
-    if (kind_ != backend_kind::bwrap) {
+    if (!counted_apart()) {
         // As for inotify: nothing of the run's own to bound them with; the record says so.
         const held taken = fill_and_check("fanotify", 0, [] {});
         EXPECT_EQ(taken.count, 0);
@@ -195,8 +142,7 @@ TEST_P(KernelQuotas, FanotifyGroupsTheCommandTakesLeaveTheHostItsOwn) {
     EXPECT_EQ(host_error, 0) << "the host's fanotify_init while the run held all it could: "
                              << std::strerror(host_error);
     EXPECT_EQ(taken.refusal, "EMFILE");
-    EXPECT_LE(taken.count, std::stol(value_of("max_fanotify_groups")));
-    EXPECT_EQ(max, value_of("max_fanotify_groups"));
+    expect_limit_of_its_own(taken, max, "max_fanotify_groups");
 }
 
 // Queued signals are counted per uid and checked against the receiver's RLIMIT_SIGPENDING,
