@@ -405,7 +405,12 @@ int read_entries(read_walk& walk, int dir, std::size_t length) noexcept {
                     if (result == 0) {
                         const int listed =
                             retry_open(dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-                        if (listed < 0) {
+                        if (listed < 0 && (errno == EACCES || errno == EPERM)) {
+                            // A directory this process may not list (another user's, for a
+                            // cordon that is not root, or for the run's own id under bwrap):
+                            // nothing beneath it is granted, which is never more than it may
+                            // read.
+                        } else if (listed < 0) {
                             result = fail(walk.out, launcher_stage::open_rule_path, errno, "/");
                         } else {
                             result = read_entries(walk, listed, child_length);

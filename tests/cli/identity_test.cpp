@@ -5,10 +5,14 @@
 // the range cordon reserves, or root with the reason when the workspace cannot be shown to it as
 // its own (an idmapped mount needs a filesystem that supports one).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -85,6 +89,45 @@ TEST_F(RunIdentity, AWorkspaceThatCannotBeIdmappedRunsAsRootAndTheRecordSaysWhy)
         EXPECT_NE(identity["reason"].get<std::string>().find(workspace_.string()),
                   std::string::npos)
             << r.out;
+    }
+}
+
+// cordon run by a user who is not root: nothing changes. The command runs as that user (the record
+// says so, reserved false and no reason), and what it makes in the workspace is the user's. The
+// launcher builds its read rules as that user, who may not list a directory of root's holding a
+// denied path: nothing beneath it is granted, and the run goes on (it failed as a runner failure,
+// "cannot open rule path").
+TEST_F(RunIdentity, CordonRunByAnotherUserRunsTheCommandAsThatUser) {
+    if (std::system("command -v setpriv >/dev/null 2>&1") != 0) FAIL() << "setpriv is missing";
+    // Somewhere the user can reach: a directory of its own under one anyone may enter.
+    const fs::path base = scratch_ / "nobody";
+    fs::create_directories(base / "home");
+    fs::create_directories(base / "ws");
+    fs::permissions(scratch_.path(), fs::perms::owner_all | fs::perms::others_exec);
+    for (const fs::path& own : {base, base / "home", base / "ws"}) {
+        ASSERT_EQ(::chown(own.c_str(), 65534, 65534), 0) << std::strerror(errno);
+    }
+    for (const auto path : every_real_backend) {
+        scoped_backend_path on(path);
+        SCOPED_TRACE(std::string(to_string(path)));
+        const cli_result r =
+            run_program({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env",
+                         "HOME=" + (base / "home").string(), cordon_path().string(), "run",
+                         "--json", "--backend", std::string(backend_flag(path)), "--mode",
+                         "workspace-write", "-c", "id -u && echo made > made"},
+                        base / "ws");
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const nlohmann::json record = nlohmann::json::parse(r.out);
+        EXPECT_EQ(record["stdout"]["text"], "65534\n") << r.out;
+        const nlohmann::json& identity = record["sandbox"]["identity"];
+        ASSERT_TRUE(identity.is_object()) << r.out;
+        EXPECT_EQ(identity["uid"], 65534) << r.out;
+        EXPECT_EQ(identity["reserved"], false) << r.out;
+        EXPECT_TRUE(identity["reason"].is_null()) << r.out;
+        struct stat st {};
+        ASSERT_EQ(::stat((base / "ws" / "made").c_str(), &st), 0) << r.out;
+        EXPECT_EQ(st.st_uid, 65534U);
+        fs::remove(base / "ws" / "made");
     }
 }
 
