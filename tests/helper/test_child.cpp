@@ -232,6 +232,18 @@ const char* errno_name(int error) {
     return name != nullptr ? name : "EUNKNOWN";
 }
 
+// quota-fill's report: `HELD <count> <errno name>`, then what it took is held until stdin ends.
+int hold(long held, int refusal) {
+    std::printf("HELD %ld %s\n", held, refusal != 0 ? errno_name(refusal) : "NONE");
+    std::fflush(stdout);
+    for (;;) {
+        char byte;
+        const ssize_t n = ::read(STDIN_FILENO, &byte, 1);
+        if (n > 0 || (n < 0 && errno == EINTR)) continue;
+        return 0;
+    }
+}
+
 void allowed(const std::string& what) {
     std::printf("ALLOWED %s\n", what.c_str());
     std::fflush(stdout);
@@ -1397,14 +1409,7 @@ int main(int argc, char** argv) {
                 }
             }
         }
-        std::printf("HELD %ld %s\n", held, refusal != 0 ? errno_name(refusal) : "NONE");
-        std::fflush(stdout);
-        for (;;) {
-            char byte;
-            const ssize_t n = ::read(STDIN_FILENO, &byte, 1);
-            if (n > 0 || (n < 0 && errno == EINTR)) continue;
-            return 0;
-        }
+        return hold(held, refusal);
     }
     if (cmd == "quota-fill" && arg(2) && arg(3)) {
         const std::string kind = arg(2);
@@ -1472,14 +1477,7 @@ int main(int argc, char** argv) {
                 break;
             }
         }
-        std::printf("HELD %ld %s\n", held, refusal != 0 ? errno_name(refusal) : "NONE");
-        std::fflush(stdout);
-        for (;;) {
-            char byte;
-            const ssize_t n = ::read(STDIN_FILENO, &byte, 1);
-            if (n > 0 || (n < 0 && errno == EINTR)) continue;
-            return 0;
-        }
+        return hold(held, refusal);
     }
     if (cmd == "userns") {
         // clone first: after a successful unshare the caller's uid is unmapped and a nested

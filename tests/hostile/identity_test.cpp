@@ -163,30 +163,10 @@ TEST_P(CommandIdentity, TheCommandRunsAsTheUnprivilegedIdsTheRecordNames) {
     EXPECT_EQ(line, std::to_string(record_.sandbox.identity->gid)) << describe(record_);
 }
 
-// The instances the command takes count against its own uid: on the Landlock rung, which has no
-// user namespace of the run's own, they were root's, and a command that took them all left every
-// root process of the host without one until it ended.
-TEST_P(CommandIdentity, InotifyInstancesTheCommandTakesAreNotRoots) {
-    int host_error = 0;
-    std::string max;
-    const held taken = fill_and_check(
-        {"inotify", "200"},
-        [&host_error] {
-            const int fd = ::inotify_init1(IN_CLOEXEC);
-            host_error = fd < 0 ? errno : 0;
-            if (fd >= 0) ::close(fd);
-        },
-        &max);
-    EXPECT_EQ(host_error, 0) << "root's inotify_init1 while the run held all it could: "
-                             << std::strerror(host_error);
-    EXPECT_EQ(taken.refusal, "EMFILE") << describe(record_);
-    EXPECT_GT(taken.count, 0);
-    EXPECT_LE(taken.count, std::stol(max));
-}
-
-// As for the instances, the watches: the host's user.max_inotify_watches is one count per uid, and
-// a command as root that took them all left root's daemons (systemd, file managers, editors)
-// unable to watch a file.
+// The watches the command takes count against its own uid (the instances and fanotify groups:
+// KernelQuotas, quotas_test.cpp, on every rung): the host's user.max_inotify_watches is one count
+// per uid, and a command as root that took them all left root's daemons (systemd, file managers,
+// editors) unable to watch a file.
 TEST_P(CommandIdentity, InotifyWatchesTheCommandTakesAreNotRoots) {
     const fs::path watched = tree_.workspace() / "watched";
     fs::create_directories(watched);
@@ -209,25 +189,6 @@ TEST_P(CommandIdentity, InotifyWatchesTheCommandTakesAreNotRoots) {
     EXPECT_LE(taken.count, std::stol(max));
     // All of its uid's share, not a part of it: the limit, not something else, stopped it.
     EXPECT_GT(taken.count, std::stol(max) / 2) << describe(record_);
-}
-
-TEST_P(CommandIdentity, FanotifyGroupsTheCommandTakesAreNotRoots) {
-    int host_error = 0;
-    std::string max;
-    const held taken = fill_and_check(
-        {"fanotify", "200"},
-        [&host_error] {
-            const int fd =
-                ::fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC, O_RDONLY);
-            host_error = fd < 0 ? errno : 0;
-            if (fd >= 0) ::close(fd);
-        },
-        &max);
-    EXPECT_EQ(host_error, 0) << "root's fanotify_init while the run held all it could: "
-                             << std::strerror(host_error);
-    EXPECT_EQ(taken.refusal, "EMFILE") << describe(record_);
-    EXPECT_GT(taken.count, 0);
-    EXPECT_LE(taken.count, std::stol(max));
 }
 
 // A lease is granted to the file's owner (or CAP_LEASE): as root the command could take one on a
