@@ -1439,14 +1439,7 @@ int main(int argc, char** argv) {
             const auto [queued, refusal] =
                 kind == "tcp-queue" ? queue_on_loopback(wanted)
                                     : queue_on_loopback(1L << 20, static_cast<int>(wanted));
-            std::printf("HELD %ld %s\n", queued, refusal != 0 ? errno_name(refusal) : "NONE");
-            std::fflush(stdout);
-            for (;;) {
-                char byte;
-                const ssize_t n = ::read(STDIN_FILENO, &byte, 1);
-                if (n > 0 || (n < 0 && errno == EINTR)) continue;
-                return 0;
-            }
+            return hold(queued, refusal);
         }
         long held = 0;
         int refusal = 0;
