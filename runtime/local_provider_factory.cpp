@@ -31,6 +31,9 @@ sandbox::probe_run_result run_probe(const sandbox::confined_argv& wrapped,
     spec.status = wrapped.status;
     spec.fds = wrapped.fds;
     spec.exec_image = wrapped.runner;
+    // Probed as it will run: as the run's own id, in its mount namespace (sandbox/identity.hpp).
+    // A host that refuses that id a user namespace fails bwrap's probe, not every run after it.
+    spec.identity = wrapped.identity_setup;
     spec.spare_leader_from_polite_signals = wrapped.backend == sandbox::backend_kind::bwrap;
     spec.timeout = timeout;
     spec.plan = kill_plan::standard(std::chrono::milliseconds(200));

@@ -57,13 +57,14 @@ json to_json(const sandbox_facts& facts, const run_outcome* outcome) {
         out["runnerFailed"] = true;
     }
     out["network"] = json();
-    if (facts.identity) {
-        out["identity"] = json{
-            {"uid", facts.identity->uid},
-            {"gid", facts.identity->gid},
-            {"reserved", facts.identity->reserved},
-            {"reason", facts.identity->reason.empty() ? json() : json(facts.identity->reason)}};
-    }
+    out["identity"] =
+        facts.identity
+            ? json{{"uid", facts.identity->uid},
+                   {"gid", facts.identity->gid},
+                   {"reserved", facts.identity->reserved},
+                   {"reason",
+                    facts.identity->reason.empty() ? json() : json(facts.identity->reason)}}
+            : json();
     if (facts.network) {
         out["network"] = json{{"policy", sandbox::to_string(facts.network->policy)},
                               {"enforcement", sandbox::to_string(facts.network->level)},

@@ -4,12 +4,13 @@
 #include "sandbox/identity.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/mount.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -62,11 +63,20 @@ std::variant<unique_fd, std::string> make_mapping(uid_t owner, gid_t owner_gid, 
     if (::pipe2(pipes[1], O_CLOEXEC) != 0) return "cannot make a pipe: " + errno_text(errno);
     unique_fd done_read(pipes[1][0]);
     unique_fd done_write(pipes[1][1]);
+    // No handler of the parent's runs in the child; the child keeps no descriptor but its two
+    // ends (another thread's pipes would not see their end while it lives).
+    sigset_t all;
+    sigset_t before;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &before);
     const pid_t pid = ::fork();
-    if (pid < 0) return "cannot fork: " + errno_text(errno);
     if (pid == 0) {
-        // Its copy of the parent's end would keep its own read from ever ending.
-        ::close(done_write.get());
+        const int keep_low = std::min(ready_write.get(), done_read.get());
+        const int keep_high = std::max(ready_write.get(), done_read.get());
+        ::syscall(SYS_close_range, 3U, static_cast<unsigned>(keep_low - 1), 0U);
+        ::syscall(SYS_close_range, static_cast<unsigned>(keep_low + 1),
+                  static_cast<unsigned>(keep_high - 1), 0U);
+        ::syscall(SYS_close_range, static_cast<unsigned>(keep_high + 1), ~0U, 0U);
         const char made = ::unshare(CLONE_NEWUSER) == 0 ? 1 : 0;
         if (::write(ready_write.get(), &made, 1) != 1 || made == 0) ::_exit(1);
         char byte = 0;
@@ -74,6 +84,9 @@ std::variant<unique_fd, std::string> make_mapping(uid_t owner, gid_t owner_gid, 
         }
         ::_exit(0);
     }
+    const int fork_error = errno;
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    if (pid < 0) return "cannot fork: " + errno_text(fork_error);
     ready_write.reset();
     done_read.reset();
     char made = 0;
@@ -123,11 +136,16 @@ mapping_cache& mappings() {
 }
 
 // Whether the tree open as `fd` can be idmapped with `mapping`: tried on a detached copy, which
-// goes when its fd closes. nullopt, or why not.
-std::optional<std::string> try_idmap(int fd, int mapping) {
+// goes when its fd closes. `refusal`: nullopt, or why not; `settled`: the filesystem's own answer
+// (a shortage of descriptors or memory is not, and is asked again).
+struct idmap_answer {
+    std::optional<std::string> refusal;
+    bool settled = true;
+};
+idmap_answer try_idmap(int fd, int mapping) {
     unique_fd tree(static_cast<int>(
         ::syscall(SYS_open_tree, fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)));
-    if (!tree) return "cannot copy the mount: " + errno_text(errno);
+    if (!tree) return {"cannot copy the mount: " + errno_text(errno), false};
     mount_attr attributes{};
     attributes.attr_set = MOUNT_ATTR_IDMAP;
     attributes.userns_fd = static_cast<decltype(attributes.userns_fd)>(mapping);
@@ -135,16 +153,57 @@ std::optional<std::string> try_idmap(int fd, int mapping) {
                   sizeof attributes) != 0) {
         const int error = errno;
         if (error == EINVAL || error == ENOSYS || error == EOPNOTSUPP) {
-            return "its filesystem cannot be idmapped (" + errno_text(error) + ")";
+            return {"its filesystem cannot be idmapped (" + errno_text(error) + ")", true};
         }
-        return "cannot idmap it: " + errno_text(error);
+        return {"cannot idmap it: " + errno_text(error), false};
     }
-    return std::nullopt;
+    return {};
 }
 
 std::string parent_of(const std::string& path) {
     const auto slash = path.rfind('/');
     return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+// Whether `owner` is a member of `group`: cordon's own groups for cordon's uid, the account's
+// for another; an owner without an account has none to ask, and its tree's group is taken as its.
+bool owner_has_group(uid_t owner, gid_t group) {
+    if (owner == ::geteuid()) {
+        if (group == ::getegid()) return true;
+        const int count = ::getgroups(0, nullptr);
+        std::vector<gid_t> groups(static_cast<std::size_t>(count > 0 ? count : 0));
+        const int got = count > 0 ? ::getgroups(count, groups.data()) : 0;
+        return std::find(groups.begin(), groups.begin() + std::max(got, 0), group) !=
+               groups.begin() + std::max(got, 0);
+    }
+    passwd entry{};
+    passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getpwuid_r(owner, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr)
+        return true;
+    if (entry.pw_gid == group) return true;
+    int count = 64;
+    std::vector<gid_t> groups(static_cast<std::size_t>(count));
+    if (::getgrouplist(entry.pw_name, entry.pw_gid, groups.data(), &count) < 0 && count > 64) {
+        groups.resize(static_cast<std::size_t>(count));
+        if (::getgrouplist(entry.pw_name, entry.pw_gid, groups.data(), &count) < 0) return false;
+    }
+    groups.resize(static_cast<std::size_t>(std::max(count, 0)));
+    return std::find(groups.begin(), groups.end(), group) != groups.end();
+}
+
+// The group a tree's files show as the run's: the tree's own when its owner is a member (the
+// run then has what the owner has), else the owner's primary group (a team directory of root's
+// whose group root is not in gives the run none of that team's files).
+gid_t group_of(uid_t owner, gid_t group) {
+    if (owner_has_group(owner, group)) return group;
+    if (owner == ::geteuid()) return ::getegid();
+    passwd entry{};
+    passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getpwuid_r(owner, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr)
+        return entry.pw_gid;
+    return group;
 }
 
 struct wanted_tree {
@@ -200,6 +259,11 @@ std::variant<run_identity, std::string> reserve_identity(const identity_range& r
     static unique_fd held;
     std::lock_guard lock(mutex);
     if (range.count == 0) return std::string("no range of ids is configured");
+    if (range.first < lowest_identity ||
+        std::uint64_t{range.first} + range.count > (std::uint64_t{1} << 31)) {
+        return "the range of ids " + identity_range_text(range) + " reaches below " +
+               std::to_string(lowest_identity) + " or past 2^31";
+    }
     if (reserved_for && *reserved_for == std::pair{range.first, range.count}) return answer;
     if (reserved_for) held.reset();  // another range: this process's slot goes back
     reserved_for = std::pair{range.first, range.count};
@@ -229,8 +293,8 @@ std::variant<run_identity, std::string> reserve_identity(const identity_range& r
         answer = run_identity{uid, uid, true, {}};
         return answer;
     }
-    answer = "no id of the range " + std::to_string(range.first) + ":" +
-             std::to_string(range.count) + " is free";
+    answer = "no id of the range " + identity_range_text(range) + " is free (" +
+             std::to_string(std::min<std::uint32_t>(range.count, 4096)) + " tried)";
     return answer;
 }
 
@@ -254,6 +318,13 @@ bool reachable_by_run(const std::vector<idmapped_tree>& trees, const std::string
     for (std::string up = path; !up.empty() && up != "/"; up = parent_of(up)) {
         struct stat st {};
         if (::stat(up.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        // A directory a writable tree shows as the run's own is the run's to open whatever its
+        // mode now (it may chmod it): never a wall.
+        const bool opens_it = std::any_of(trees.begin(), trees.end(), [&](const auto& tree) {
+            return !tree.read_only && tree.owner == st.st_uid &&
+                   (up == tree.path || up.starts_with(tree.path + "/"));
+        });
+        if (opens_it) continue;
         if (!searchable(up, st, trees, [](const idmapped_tree& tree) { return tree.owner; })) {
             return false;
         }
@@ -292,12 +363,20 @@ std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
     // cordon's own (the run then reads in it what cordon's uid read before it had an id of its
     // own, never more); anyone else's is never mapped, which would hand over all it holds: the run
     // keeps cordon's uid, as before.
+    // A directory inside a writable tree is the run's own to open or close (it may chmod it):
+    // what it closes there it shuts itself out of, and it decides nothing here (else a run could
+    // close one to have the next run fall back to cordon's uid).
+    const auto inside_writable = [&wanted](const std::string& path) {
+        return std::any_of(wanted.begin(), wanted.end(), [&path](const wanted_tree& tree) {
+            return !tree.read_only && path.starts_with(tree.path + "/");
+        });
+    };
     for (std::size_t i = 0; i < wanted.size(); ++i) {
         const std::string path = wanted[i].path;
         for (std::string up = parent_of(path); usable(up); up = parent_of(up)) {
             struct stat above {};
             if (::stat(up.c_str(), &above) != 0 || !S_ISDIR(above.st_mode)) continue;
-            if (reachable_through(up, above, wanted)) continue;
+            if (inside_writable(up) || reachable_through(up, above, wanted)) continue;
             if (above.st_uid != ::geteuid()) {
                 return up + " is closed to others on the way to " + path + " and is not " +
                        "cordon's own";
@@ -320,16 +399,20 @@ std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
         if (!fd || ::fstat(fd.get(), &st) != 0) {
             return "cannot open " + tree.path + " to map it: " + errno_text(errno);
         }
-        const auto key = std::pair{std::pair{st.st_uid, st.st_gid}, std::pair{who.uid, who.gid}};
+        const gid_t group = group_of(st.st_uid, st.st_gid);
+        const auto key = std::pair{std::pair{st.st_uid, group}, std::pair{who.uid, who.gid}};
         auto& mapping = cache.made[key];
         if (!mapping) {
-            auto made = make_mapping(st.st_uid, st.st_gid, who.uid, who.gid);
+            auto made = make_mapping(st.st_uid, group, who.uid, who.gid);
             if (auto* why = std::get_if<std::string>(&made)) return *why;
             mapping = std::make_shared<const unique_fd>(std::move(std::get<unique_fd>(made)));
         }
         auto known = cache.support.find(st.st_dev);
         if (known == cache.support.end()) {
-            known = cache.support.emplace(st.st_dev, try_idmap(fd.get(), mapping->get())).first;
+            const idmap_answer answer = try_idmap(fd.get(), mapping->get());
+            // Only the filesystem's own answer is kept; a passing shortage is asked again.
+            if (!answer.settled) return tree.path + ": " + *answer.refusal;
+            known = cache.support.emplace(st.st_dev, answer.refusal).first;
         }
         if (known->second) return tree.path + ": " + *known->second;
         out.push_back({tree.path, st.st_dev, st.st_ino, st.st_uid, mapping, -1, tree.read_only});

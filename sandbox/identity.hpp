@@ -92,12 +92,16 @@ struct identity_plan {
 // owner's can be changed (modes, times, attributes). A directory on the way to a tree that others
 // may not enter is mapped read-only too when it is cordon's own (a workspace under a private
 // temporary directory); anyone else's is the reason the run keeps cordon's uid, as is a tree that
-// cannot be idmapped.
+// cannot be idmapped. Directories inside a writable tree decide nothing (the run may close them).
+// A tree's group is shown as the run's only when the tree's owner is a member of it; else the
+// owner's primary group is.
 [[nodiscard]] std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
     const run_identity& who, const std::vector<std::string>& writable,
     const std::vector<std::string>& readable);
 
-// Whether the run's id, seeing `trees` as their owners', can reach the directory `path`.
+// Whether the run's id, seeing `trees` as their owners', can reach the directory `path`: a
+// directory a writable tree shows as its own it may open whatever its mode (chmod), one of
+// another owner's only as others may.
 [[nodiscard]] bool reachable_by_run(const std::vector<idmapped_tree>& trees,
                                     const std::string& path);
 

@@ -89,6 +89,15 @@ int place_idmapped_trees(const child_tree* trees, std::size_t count) noexcept {
 }
 
 int become(uid_t uid, gid_t gid) noexcept {
+    // The switch must leave no capability: securebits that keep them across a change of uid
+    // (SECBIT_KEEP_CAPS, SECBIT_NO_SETUID_FIXUP, inherited from a unit or a container) refuse it,
+    // and the ambient set, which would survive it, goes first.
+    const int securebits = ::prctl(PR_GET_SECUREBITS, 0L, 0L, 0L, 0L);
+    if (securebits < 0) return errno;
+    if (securebits != 0) return EPERM;
+    if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0L, 0L, 0L) != 0 && errno != EINVAL) {
+        return errno;
+    }
     int death_signal = 0;
     if (::prctl(PR_GET_PDEATHSIG, &death_signal, 0L, 0L, 0L) != 0) return errno;
     const pid_t parent = ::getppid();

@@ -33,8 +33,9 @@ struct child_tree {
 [[nodiscard]] int place_idmapped_trees(const child_tree* trees, std::size_t count) noexcept;
 
 // Drops the supplementary groups and switches every uid and gid to `uid` and `gid`, keeping the
-// parent-death signal the process had (a change of credentials clears it). Returns 0 or an
-// errno (ESRCH: the parent died meanwhile).
+// parent-death signal the process had (a change of credentials clears it). The kernel then clears
+// every capability: refused (EPERM) where securebits would keep them; the ambient set is cleared
+// first. Returns 0 or an errno (ESRCH: the parent died meanwhile).
 [[nodiscard]] int become(uid_t uid, gid_t gid) noexcept;
 
 }  // namespace cordon::sandbox

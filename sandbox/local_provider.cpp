@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
@@ -366,7 +367,9 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
         host.become = identity->identity;
     }
     // bwrap, started as the run's id, cannot make its mount over a hidden path that id cannot
-    // reach; nor does it need one: the path is out of the command's reach already.
+    // reach; nor does it need one: the path is out of the command's reach already, and stays so
+    // (outside its writable trees the run can open no directory; inside them every hidden path
+    // keeps its mask).
     std::optional<path_plan> reachable;
     if (rung.kind == backend_kind::bwrap && identity->identity.reserved && host.paths != nullptr) {
         reachable = *host.paths;
@@ -417,10 +420,16 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
     out.judgement = std::move(extra.judgement);
     if (!host.private_tmp.empty()) out.tmpdir = host.private_tmp.string();
     // bwrap binds each writable root from the fd it is given: the idmapped tree takes its place.
-    for (std::size_t i = 0; i + 2 < out.argv.size(); ++i) {
-        if (out.argv[i] != "--bind-fd") continue;
+    // bwrap's own options only: they end at the first "--", after which the command's argv,
+    // anyone's words, begins.
+    for (std::size_t i = 0; i + 2 < out.argv.size() && out.argv[i] != "--"; ++i) {
+        if (rung.kind != backend_kind::bwrap || out.argv[i] != "--bind-fd") continue;
+        const std::string& number = out.argv[i + 1];
+        int fd = -1;
+        const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), fd);
+        if (error != std::errc() || end != number.data() + number.size() || fd < 0) continue;
         for (idmapped_tree& tree : identity->trees) {
-            if (tree.path == out.argv[i + 2]) tree.bind_fd = std::stoi(out.argv[i + 1]);
+            if (tree.path == out.argv[i + 2]) tree.bind_fd = fd;
         }
     }
     out.identity = identity->identity;
@@ -466,9 +475,14 @@ std::shared_ptr<identity_plan> local_provider::plan_identity(backend_kind kind,
     }
     for (const fs::path& home : credential_homes()) {
         // $HOME may name the home through a symlink; the trees are opened without following one.
+        // Only a home of cordon's own: another account's (a $HOME kept through sudo) is read as
+        // cordon's uid read it, as anyone's.
         std::error_code ec;
         const fs::path resolved = fs::canonical(home, ec);
-        if (!ec) readable.push_back(resolved.string());
+        struct stat st {};
+        if (!ec && ::stat(resolved.c_str(), &st) == 0 && st.st_uid == ::geteuid()) {
+            readable.push_back(resolved.string());
+        }
     }
     auto trees = plan_idmapped_trees(std::get<run_identity>(reserved), writable, readable);
     if (auto* why = std::get_if<std::string>(&trees)) {

@@ -740,6 +740,7 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     record.sandbox.backend = sandbox::backend_kind::bwrap;
     record.sandbox.hidden_paths = {"/home/u/.ssh"};
     record.sandbox.quotas_per_run = true;
+    record.sandbox.identity = sandbox::run_identity{1878982656, 1878982656, true, {}};
     record.sandbox.network = sandbox::network_facts{};
     record.sandbox.network->policy = sandbox::network_policy::deny;
     record.sandbox.network->level = sandbox::network_enforcement::full;
@@ -753,7 +754,9 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
     EXPECT_EQ(keys_of(json["stderr"]), stream_keys);
     EXPECT_EQ(keys_of(json["sandbox"]),
               (std::set<std::string>{"mode", "enforcement", "denied", "denial", "evidence",
-                                     "backend", "policy", "network"}));
+                                     "backend", "identity", "policy", "network"}));
+    EXPECT_EQ(keys_of(json["sandbox"]["identity"]),
+              (std::set<std::string>{"uid", "gid", "reserved", "reason"}));
     EXPECT_EQ(
         keys_of(json["sandbox"]["network"]),
         (std::set<std::string>{"policy", "enforcement", "missing", "blocked", "blockedMore"}));
@@ -771,6 +774,8 @@ TEST(RecordJson, ShapeMatchesTheDesign) {
                     "evidence": {"by": "path", "path": "/etc/x",
                                  "line": "bash: line 1: /etc/x: Read-only file system"},
                     "backend": "bwrap",
+                    "identity": {"uid": 1878982656, "gid": 1878982656, "reserved": true,
+                                 "reason": null},
                     "policy": {"writableRoots": [], "tmp": null, "protected": [], "judged": null,
                                "hidden": ["/home/u/.ssh"], "gaps": [], "quotas": "run"},
                     "network": {"policy": "deny", "enforcement": "full", "missing": [],
