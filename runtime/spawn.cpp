@@ -179,7 +179,7 @@ spawn_result spawn(const spawn_request& request) {
                              tree.bind_fd, tree.read_only, -1});
         }
         if (request.identity->identity.reserved &&
-            (request.identity->become || request.confinement != nullptr)) {
+            (request.identity->switch_in_spawner || request.confinement != nullptr)) {
             become_uid = request.identity->identity.uid;
             become_gid = request.identity->identity.gid;
         }

@@ -6,9 +6,9 @@
 //
 //  Rules: no allocation, no logging, no exceptions, no locks, no stdio; only async-signal-safe
 //  system calls. Under spawn_method::vfork the child shares the parent's memory (CLONE_VM), so it
-//  must not write to anything but its own stack and the plan's `moved` array, which the parent
-//  sized for it and never reads. The parent blocks every signal around the clone so that no parent
-//  handler can run here before dispositions are reset.
+//  must not write to anything but its own stack, the plan's `moved` array and its trees' `tree_fd`
+//  fields, which the parent sized for it and never reads. The parent blocks every signal around
+//  the clone so that no parent handler can run here before dispositions are reset.
 // =================================================================================================
 
 #include "runtime/spawn_child_linux.hpp"

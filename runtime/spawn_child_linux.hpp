@@ -25,8 +25,8 @@
 namespace cordon::runtime::detail {
 
 // Everything the child needs, prepared by the parent. The child reads it and writes only to
-// `moved`, an array of its own that the parent sized and never reads: under CLONE_VM it is the
-// parent's memory, and the child may not allocate.
+// `moved` and the trees' `tree_fd`, arrays of its own that the parent sized and never reads: under
+// CLONE_VM they are the parent's memory, and the child may not allocate.
 struct child_plan {
     const char* path;  // resolved program
     char* const* argv;

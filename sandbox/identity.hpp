@@ -77,12 +77,12 @@ struct idmapped_tree {
 };
 
 // What the spawner does for a run's identity (identity.hpp): make a mount namespace of the run's
-// own holding `trees` (parents first), and, when `become` is set, switch to `identity` just
-// before exec (bwrap); otherwise the runner switches itself (the Landlock rung).
+// own holding `trees` (parents first), and, when `switch_in_spawner` is set, switch to `identity`
+// just before exec (bwrap); otherwise the runner switches itself (the Landlock rung).
 struct identity_plan {
     run_identity identity;
     std::vector<idmapped_tree> trees;
-    bool become = false;
+    bool switch_in_spawner = false;
 };
 
 // The trees a run whose command is `who` must see as their owner's, with the user namespaces

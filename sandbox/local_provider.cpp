@@ -450,7 +450,7 @@ std::shared_ptr<identity_plan> local_provider::plan_identity(backend_kind kind,
                                                              const fs::path& private_tmp) const {
     auto out = std::make_shared<identity_plan>();
     out->identity = {::geteuid(), ::getegid(), false, {}};
-    out->become = kind == backend_kind::bwrap;
+    out->switch_in_spawner = kind == backend_kind::bwrap;
     if (out->identity.uid != 0 || kind == backend_kind::seatbelt) return out;
     auto reserved = reserve_identity(options_.identities);
     if (auto* why = std::get_if<std::string>(&reserved)) {

@@ -134,6 +134,10 @@ protected:
         if (record.sandbox.identity && record.sandbox.identity->reserved) {
             signatures.emplace_back("read-only file system");
         }
+        if (::geteuid() == 0) {
+            EXPECT_TRUE(record.sandbox.identity && record.sandbox.identity->reserved)
+                << describe(record);
+        }
         for (const auto& signature : signatures) {
             dialect = dialect || classify::ascii_lower(record.stderr_output.text).find(signature) !=
                                      std::string::npos;
