@@ -173,7 +173,11 @@ spawn_result spawn(const spawn_request& request) {
     std::vector<sandbox::child_tree> trees;
     long become_uid = -1;
     long become_gid = -1;
+    const char* passwd = nullptr;
+    const char* group = nullptr;
     if (request.identity != nullptr) {
+        if (!request.identity->passwd.empty()) passwd = request.identity->passwd.c_str();
+        if (!request.identity->group.empty()) group = request.identity->group.c_str();
         for (const sandbox::idmapped_tree& tree : request.identity->trees) {
             trees.push_back({tree.path.c_str(), tree.device, tree.inode, tree.mapping->get(),
                              tree.bind_fd, tree.read_only, -1});
@@ -226,6 +230,8 @@ spawn_result spawn(const spawn_request& request) {
                             descriptor_limit,
                             trees.data(),
                             trees.size(),
+                            passwd,
+                            group,
                             become_uid,
                             become_gid};
 

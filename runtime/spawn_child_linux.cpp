@@ -142,8 +142,8 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
 
     // The run's own mount namespace, its trees idmapped (sandbox/identity.hpp): while the child
     // is still root, and before the working directory is entered through them.
-    if (const int error =
-            sandbox::attach_idmapped_trees(plan.trees, plan.tree_count, plan.scratch_fd_floor);
+    if (const int error = sandbox::attach_idmapped_trees(
+            plan.trees, plan.tree_count, plan.scratch_fd_floor, plan.passwd, plan.group);
         error != 0) {
         fail(error_fd, spawn_stage::confine, error,
              static_cast<int>(sandbox::launcher_stage::idmap));

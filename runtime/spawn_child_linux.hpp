@@ -50,6 +50,8 @@ struct child_plan {
     // the child writes their tree_fd fields only.
     sandbox::child_tree* trees;
     std::size_t tree_count;
+    const char* passwd;  // the run's account files (identity_plan), or null
+    const char* group;
     // >= 0: the ids the child takes, through the walls of `confinement` when set, else just
     // before exec.
     long become_uid;

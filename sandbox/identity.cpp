@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -298,6 +299,61 @@ std::variant<run_identity, std::string> reserve_identity(const identity_range& r
     return answer;
 }
 
+std::variant<std::pair<std::string, std::string>, std::string> account_files(
+    const run_identity& who, const std::string& home) {
+    static std::mutex mutex;
+    static std::map<std::uint32_t, std::pair<std::string, std::string>> made;
+    std::lock_guard lock(mutex);
+    if (auto found = made.find(who.uid); found != made.end()) return found->second;
+    const auto read_all = [](const char* path) -> std::optional<std::string> {
+        unique_fd fd(::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+        struct stat st {};
+        if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_size > 16 * 1024 * 1024) {
+            return std::nullopt;
+        }
+        std::string text;
+        char buffer[65536];
+        for (;;) {
+            const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) return std::nullopt;
+            if (got == 0) break;
+            text.append(buffer, static_cast<std::size_t>(got));
+        }
+        if (!text.empty() && text.back() != '\n') text += '\n';
+        return text;
+    };
+    const std::string id = std::to_string(who.uid);
+    const std::string gid = std::to_string(who.gid);
+    const auto passwd = read_all("/etc/passwd");
+    const auto group = read_all("/etc/group");
+    if (!passwd || !group) return std::string("cannot read /etc/passwd and /etc/group");
+    const std::string shell = ::access("/bin/sh", X_OK) == 0 ? "/bin/sh" : "/bin/false";
+    const std::string files[2][2] = {
+        {"passwd-" + id, *passwd + "cordon-run:x:" + id + ":" + gid +
+                             ":a command confined by cordon:" + (home.empty() ? "/" : home) + ":" +
+                             shell + "\n"},
+        {"group-" + id, *group + "cordon-run:x:" + gid + ":\n"}};
+    std::pair<std::string, std::string> paths;
+    for (int i = 0; i < 2; ++i) {
+        const std::string path = std::string(slots_directory) + "/" + files[i][0];
+        const std::string partial = path + ".partial";
+        unique_fd out(
+            ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+        if (!out) return "cannot write " + partial + ": " + errno_text(errno);
+        const std::string& text = files[i][1];
+        if (::fchmod(out.get(), 0644) != 0 ||
+            ::write(out.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+            ::rename(partial.c_str(), path.c_str()) != 0) {
+            return "cannot write " + path + ": " + errno_text(errno);
+        }
+        (i == 0 ? paths.first : paths.second) = path;
+    }
+    made.emplace(who.uid, paths);
+    return paths;
+}
+
 run_identity preview_identity(const identity_range& range, const std::string& workspace) {
     run_identity own{::geteuid(), ::getegid(), false, {}};
     if (own.uid != 0) return own;
@@ -318,16 +374,27 @@ bool reachable_by_run(const std::vector<idmapped_tree>& trees, const std::string
     for (std::string up = path; !up.empty() && up != "/"; up = parent_of(up)) {
         struct stat st {};
         if (::stat(up.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        const auto holding = [&](const idmapped_tree& tree) {
+            return up == tree.path || up.starts_with(tree.path + "/");
+        };
         // A directory a writable tree shows as the run's own is the run's to open whatever its
         // mode now (it may chmod it): never a wall.
         const bool opens_it = std::any_of(trees.begin(), trees.end(), [&](const auto& tree) {
-            return !tree.read_only && tree.owner == st.st_uid &&
-                   (up == tree.path || up.starts_with(tree.path + "/"));
+            return !tree.read_only && tree.owner == st.st_uid && holding(tree);
         });
         if (opens_it) continue;
-        if (!searchable(up, st, trees, [](const idmapped_tree& tree) { return tree.owner; })) {
-            return false;
-        }
+        // The kernel's order: the owner's bits, else the group's (a tree shows its group as the
+        // run's), else everyone's; an access ACL may grant more than the bits say, and is taken
+        // to let the run in.
+        const bool own = std::any_of(trees.begin(), trees.end(), [&](const auto& tree) {
+            return tree.owner == st.st_uid && holding(tree);
+        });
+        const bool grouped = !own && std::any_of(trees.begin(), trees.end(), [&](const auto& tree) {
+            return tree.group == st.st_gid && holding(tree);
+        });
+        if (::getxattr(up.c_str(), "system.posix_acl_access", nullptr, 0) > 0) continue;
+        const mode_t search = own ? S_IXUSR : grouped ? S_IXGRP : S_IXOTH;
+        if ((st.st_mode & search) == 0) return false;
     }
     return true;
 }
@@ -415,7 +482,8 @@ std::variant<std::vector<idmapped_tree>, std::string> plan_idmapped_trees(
             known = cache.support.emplace(st.st_dev, answer.refusal).first;
         }
         if (known->second) return tree.path + ": " + *known->second;
-        out.push_back({tree.path, st.st_dev, st.st_ino, st.st_uid, mapping, -1, tree.read_only});
+        out.push_back(
+            {tree.path, st.st_dev, st.st_ino, st.st_uid, group, mapping, -1, tree.read_only});
     }
     return out;
 }

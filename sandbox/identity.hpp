@@ -69,6 +69,7 @@ struct idmapped_tree {
     dev_t device = 0;  // what it must still be there
     ino_t inode = 0;
     uid_t owner = 0;                           // shown as the run's uid
+    gid_t group = 0;                           // shown as the run's gid
     std::shared_ptr<const unique_fd> mapping;  // a user namespace mapping the owner to the run
     // The child fd a runner binds it from (bwrap's --bind-fd): the idmapped tree takes its
     // place. -1: none.
@@ -83,7 +84,18 @@ struct identity_plan {
     run_identity identity;
     std::vector<idmapped_tree> trees;
     bool switch_in_spawner = false;
+    // The host's /etc/passwd and /etc/group with an account for the run's id added, bound over
+    // them in the run's namespace: `id -un`, `whoami`, a shell's prompt and git's ident find a
+    // name. Empty: none.
+    std::string passwd;
+    std::string group;
 };
+
+// The account files of `who` (identity_plan::passwd, group): made once per process beside the
+// slots' locks, root's and readable by all, the host's own with `cordon-run` added for the id
+// (its home: `home`). The reason when they cannot be made.
+[[nodiscard]] std::variant<std::pair<std::string, std::string>, std::string> account_files(
+    const run_identity& who, const std::string& home);
 
 // The trees a run whose command is `who` must see as their owner's, with the user namespaces
 // mapping them: `writable` ones it works in as their owner (the workspace under workspace-write,

@@ -22,11 +22,20 @@
 
 namespace cordon::sandbox {
 
-int attach_idmapped_trees(child_tree* trees, std::size_t count, int floor) noexcept {
-    if (count == 0) return 0;
+int attach_idmapped_trees(child_tree* trees, std::size_t count, int floor, const char* passwd,
+                          const char* group) noexcept {
+    if (count == 0 && passwd == nullptr && group == nullptr) return 0;
     if (::unshare(CLONE_NEWNS) != 0) return errno;
     // Nothing mounted here reaches the host; what the host mounts still reaches the run.
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return errno;
+    // The run's account, over the host's files (a host without them gets none).
+    const char* const accounts[][2] = {{passwd, "/etc/passwd"}, {group, "/etc/group"}};
+    for (const auto& account : accounts) {
+        if (account[0] == nullptr) continue;
+        if (::mount(account[0], account[1], nullptr, MS_BIND, nullptr) != 0 && errno != ENOENT) {
+            return errno;
+        }
+    }
     // Every source is opened before anything is attached: a tree under another mapped one is
     // copied from the filesystem's own mount, never from an idmapped one (which cannot be mapped
     // twice).

@@ -25,8 +25,11 @@ struct child_tree {
 
 // Makes the calling process a mount namespace of its own (a slave of the host's) and attaches
 // each tree idmapped over itself, in order; the trees keep their fds in tree_fd, above `floor`.
-// Returns 0 or an errno.
-[[nodiscard]] int attach_idmapped_trees(child_tree* trees, std::size_t count, int floor) noexcept;
+// `passwd` and `group` (or null) are bound over /etc/passwd and /etc/group. Nothing without a
+// tree or an account file. Returns 0 or an errno.
+[[nodiscard]] int attach_idmapped_trees(child_tree* trees, std::size_t count, int floor,
+                                        const char* passwd = nullptr,
+                                        const char* group = nullptr) noexcept;
 
 // Puts each attached tree at its bind_fd, once the fds are placed (the trees' own fds are
 // close-on-exec).

@@ -489,6 +489,16 @@ std::shared_ptr<identity_plan> local_provider::plan_identity(backend_kind kind,
         out->identity.reason = "the command runs as root: " + *why;
         return out;
     }
+    // A name for the id, where the host's account files are (`id -un`, git's ident).
+    const char* home = std::getenv("HOME");
+    auto accounts = account_files(std::get<run_identity>(reserved),
+                                  home != nullptr && home[0] == '/' ? home : "");
+    if (auto* why = std::get_if<std::string>(&accounts)) {
+        out->identity.reason = "the command runs as root: " + *why;
+        return out;
+    }
+    out->passwd = std::get<std::pair<std::string, std::string>>(accounts).first;
+    out->group = std::get<std::pair<std::string, std::string>>(accounts).second;
     out->identity = std::get<run_identity>(reserved);
     out->trees = std::move(std::get<std::vector<idmapped_tree>>(trees));
     return out;

@@ -383,6 +383,46 @@ TEST_P(CommandIdentity, ADeniedPathInADirectoryClosedToOthersOpensNothingElseInI
         << describe(record_);
 }
 
+// The id has a name, and cordon's home as its home: `id -un`, `whoami`, a shell's prompt and git's
+// ident look the uid up, and an id the host's account files lack has none ("cannot find name for
+// user ID").
+TEST_P(CommandIdentity, TheCommandsIdHasANameAndCordonsHome) {
+    const char* home = std::getenv("HOME");
+    record_ = run(
+        request({"sh", "-c",
+                 "id -u && id -g && id -un && id -gn && getent passwd \"$(id -u)\" | cut -d: -f6"},
+                sandbox_mode::read_only));
+    EXPECT_EQ(record_.outcome.exit_code, std::optional<int>(0)) << describe(record_);
+    expect_its_own_ids(record_);
+    EXPECT_THAT(
+        record_.stdout_output.text,
+        HasSubstr("\ncordon-run\ncordon-run\n" + std::string(home != nullptr ? home : "/") + "\n"))
+        << describe(record_);
+}
+
+// A denied path beneath a directory another user owns but whose group the workspace shows as the
+// run's (a team's directory in a user's workspace): the run enters it as that group does, so bwrap
+// must keep its mask there. Judged by the owner's and everyone's bits alone, the directory looked
+// closed, the mask was dropped, and the run read the file through its group.
+TEST_P(CommandIdentity, ADeniedPathBeneathADirectoryOfTheRunsGroupKeepsItsMask) {
+    const fs::path team = tree_.workspace() / "team";
+    fs::create_directories(team);
+    write_file(team / "secret", "TEAMSECRET\n");
+    ASSERT_EQ(::chown(tree_.workspace().c_str(), workspace_owner, workspace_group), 0)
+        << std::strerror(errno);
+    ASSERT_EQ(::chown(team.c_str(), 5000, workspace_group), 0) << std::strerror(errno);
+    ASSERT_EQ(::chown((team / "secret").c_str(), 5000, workspace_group), 0) << std::strerror(errno);
+    fs::permissions(team, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+    fs::permissions(team / "secret",
+                    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    const attempts seen =
+        attack({"open-read", (team / "secret").string()}, sandbox_mode::read_only,
+               [&](runtime::run_request& req) { req.rules.deny_read.push_back(team / "secret"); });
+    EXPECT_THAT(seen.allowed, IsEmpty()) << describe(record_);
+    EXPECT_TRUE(exact_denial(seen, "open-read " + (team / "secret").string()).has_value())
+        << describe(record_);
+}
+
 // Cordon's homes are read as root read them (their credential stores hidden), never changed: no
 // mode, time or attribute of root's, which the run's id owns through the mapping, and which the
 // Landlock rung's rules do not govern. A file of the home changed that way would be root's
