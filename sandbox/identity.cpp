@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -231,27 +230,6 @@ bool reachable_through(const std::string& path, const struct stat& st,
 }
 
 }  // namespace
-
-std::string identity_range_text(const identity_range& range) {
-    return std::to_string(range.first) + ":" + std::to_string(range.count);
-}
-
-std::optional<identity_range> parse_identity_range(std::string_view text) {
-    const auto colon = text.find(':');
-    if (colon == std::string_view::npos) return std::nullopt;
-    identity_range range;
-    const auto number = [](std::string_view digits, std::uint32_t& out) {
-        if (digits.empty()) return false;
-        const auto [end, error] =
-            std::from_chars(digits.data(), digits.data() + digits.size(), out);
-        return error == std::errc() && end == digits.data() + digits.size();
-    };
-    if (!number(text.substr(0, colon), range.first) || !number(text.substr(colon + 1), range.count))
-        return std::nullopt;
-    const std::uint64_t end = std::uint64_t{range.first} + range.count;
-    if (range.first == 0 || end > (std::uint64_t{1} << 31)) return std::nullopt;
-    return range;
-}
 
 std::variant<run_identity, std::string> reserve_identity(const identity_range& range) {
     static std::mutex mutex;
