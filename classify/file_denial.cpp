@@ -139,16 +139,16 @@ std::optional<walk_end> walk(const fs::path& path) {
     std::vector<std::string> names;  // of dirs[1..]
     dirs.emplace_back(::open("/", at_path | O_DIRECTORY));
     if (!dirs.back() || unanswerable(dirs.back().get())) return std::nullopt;
-    std::vector<std::string> todo;  // reversed: the next component last
+    std::vector<std::string> pending;  // reversed: the next component last
     for (const fs::path& part : path.relative_path())
-        todo.push_back(part.string());
-    std::reverse(todo.begin(), todo.end());
+        pending.push_back(part.string());
+    std::reverse(pending.begin(), pending.end());
     std::size_t components = 0;
     std::size_t hops = 0;
     bool whole = true;
-    while (!todo.empty()) {
-        const std::string name = std::move(todo.back());
-        todo.pop_back();
+    while (!pending.empty()) {
+        const std::string name = std::move(pending.back());
+        pending.pop_back();
         if (name.empty() || name == ".") continue;
         if (++components > most_components) return std::nullopt;
         if (name == "..") {
@@ -162,7 +162,7 @@ std::optional<walk_end> walk(const fs::path& path) {
         if (::fstatat(dirs.back().get(), name.c_str(), &st,
                       AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) != 0) {
             if (errno == ENOMEM || errno == EINTR) return std::nullopt;
-            todo.push_back(name);  // not there (or not searchable): the rest stays as written
+            pending.push_back(name);  // not there (or not searchable): the rest stays as written
             whole = false;
             break;
         }
@@ -181,14 +181,14 @@ std::optional<walk_end> walk(const fs::path& path) {
             std::vector<std::string> parts;
             for (const fs::path& part : to.relative_path())
                 parts.push_back(part.string());
-            todo.insert(todo.end(), parts.rbegin(), parts.rend());
+            pending.insert(pending.end(), parts.rbegin(), parts.rend());
             continue;
         }
         unique_fd next(::openat(dirs.back().get(), name.c_str(), at_path));
         if (!next || unanswerable(next.get())) return std::nullopt;
         dirs.push_back(std::move(next));
         names.push_back(name);
-        if (!S_ISDIR(st.st_mode) && !todo.empty()) {
+        if (!S_ISDIR(st.st_mode) && !pending.empty()) {
             whole = false;  // a file with a path below it: the rest is not there
             break;
         }
@@ -197,7 +197,7 @@ std::optional<walk_end> walk(const fs::path& path) {
     fs::path at("/");
     for (const std::string& name : names)
         at /= name;
-    for (auto rest = todo.rbegin(); rest != todo.rend(); ++rest)
+    for (auto rest = pending.rbegin(); rest != pending.rend(); ++rest)
         at /= *rest;
     out.entry = host_entry{at.lexically_normal(), whole};
     out.fd = std::move(dirs.back());

@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/quarantine.hpp"
 
 namespace cordon::sandbox {
 
@@ -284,22 +285,8 @@ std::variant<std::pair<std::string, std::string>, std::string> account_files(
     std::lock_guard lock(mutex);
     if (auto found = made.find(who.uid); found != made.end()) return found->second;
     const auto read_all = [](const char* path) -> std::optional<std::string> {
-        unique_fd fd(::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-        struct stat st {};
-        if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
-            st.st_size > 16 * 1024 * 1024) {
-            return std::nullopt;
-        }
-        std::string text;
-        char buffer[65536];
-        for (;;) {
-            const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
-            if (got < 0 && errno == EINTR) continue;
-            if (got < 0) return std::nullopt;
-            if (got == 0) break;
-            text.append(buffer, static_cast<std::size_t>(got));
-        }
-        if (!text.empty() && text.back() != '\n') text += '\n';
+        auto text = read_regular_file(AT_FDCWD, path, 16 * 1024 * 1024);
+        if (text && !text->empty() && text->back() != '\n') *text += '\n';
         return text;
     };
     const std::string id = std::to_string(who.uid);
