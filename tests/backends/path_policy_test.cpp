@@ -545,6 +545,13 @@ TEST_P(PathPolicy, AHostProcessIsSeenOnlyWhereTheRecordSaysSo) {
     const std::string token = "cordon-argv-token-" + std::to_string(::getpid());
     test::spawned_process host({test::test_child_path().string(), "sleep", "60000", token}, {});
     const std::string pid = std::to_string(host.pid());
+    // Forked, it has the test's command line until its exec: wait for its own.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (test::read_file("/proc/" + pid + "/cmdline").find(token) == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_NE(test::read_file("/proc/" + pid + "/cmdline").find(token), std::string::npos);
     for (const sandbox_mode mode : {sandbox_mode::read_only, sandbox_mode::workspace_write}) {
         SCOPED_TRACE(std::string(to_string(mode)));
         auto record = run(request("tr '\\0' ' ' < /proc/" + pid + "/cmdline; echo", mode));
