@@ -374,7 +374,8 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
     scope_paths paths;
     paths.unified = directory_ / run;
     std::vector<fs::path> created;
-    std::vector<unique_fd> procs;
+    std::vector<unique_fd> joins;
+    unique_fd birth;
     const auto undo = [&created](std::string reason) {
         for (auto it = created.rbegin(); it != created.rend(); ++it)
             ::rmdir(it->c_str());
@@ -387,12 +388,16 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
             return failed("cannot create " + directory.string(), error);
         }
         created.push_back(directory);
-        unique_fd fd(::open((directory / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+        // The v2 cgroup is joined as a process; a v1 hierarchy's as the child's one thread.
+        const bool unified = directory == paths.unified;
+        const fs::path file = directory / (unified ? "cgroup.procs" : "tasks");
+        unique_fd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
         if (!fd) {
             const int error = errno;
-            return failed("cannot open " + (directory / "cgroup.procs").string(), error);
+            return failed("cannot open " + file.string(), error);
         }
-        procs.push_back(std::move(fd));
+        joins.push_back(std::move(fd));
+        if (unified) birth.reset(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         return {};
     };
     const auto set = [](const fs::path& file, std::uint64_t value) -> std::optional<std::string> {
@@ -443,15 +448,16 @@ std::variant<std::unique_ptr<cgroup_scope>, std::string> cgroup_host::new_scope(
     }
     unique_fd oom_notice;
     if (paths.memory && paths.memory_v1) oom_notice = watch_v1_oom(*paths.memory);
-    return std::make_unique<cgroup_scope>(shared_from_this(), std::move(paths), std::move(procs),
-                                          std::move(oom_notice));
+    return std::make_unique<cgroup_scope>(shared_from_this(), std::move(paths), std::move(joins),
+                                          std::move(birth), std::move(oom_notice));
 }
 
 cgroup_scope::cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths,
-                           std::vector<unique_fd> procs, unique_fd oom_notice)
+                           std::vector<unique_fd> joins, unique_fd birth, unique_fd oom_notice)
     : host_(std::move(host)),
       paths_(std::move(paths)),
-      procs_(std::move(procs)),
+      joins_(std::move(joins)),
+      birth_(std::move(birth)),
       oom_notice_(std::move(oom_notice)) {
     // The v2 directory first: it is the one that holds every process of the run.
     pending_.push_back(paths_.unified);
@@ -474,9 +480,9 @@ cgroup_scope::~cgroup_scope() {
     host_->leave(std::move(pending_));
 }
 
-std::vector<int> cgroup_scope::procs_fds() const {
+std::vector<int> cgroup_scope::join_fds() const {
     std::vector<int> out;
-    for (const auto& fd : procs_)
+    for (const auto& fd : joins_)
         out.push_back(fd.get());
     return out;
 }

@@ -159,16 +159,24 @@ struct scope_paths {
 
 class cgroup_scope {
 public:
-    cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths, std::vector<unique_fd> procs,
-                 unique_fd oom_notice = {});
+    // `joins`: what the child writes to join the run's cgroups (join_fds); `birth`: the v2
+    // directory (birth_fd).
+    cgroup_scope(std::shared_ptr<cgroup_host> host, scope_paths paths, std::vector<unique_fd> joins,
+                 unique_fd birth = {}, unique_fd oom_notice = {});
     // Kills what is left and removes the directories it can at once; the rest, still busy while
     // the kernel frees the killed processes, is left to the host (never waited for here).
     ~cgroup_scope();
     cgroup_scope(const cgroup_scope&) = delete;
     cgroup_scope& operator=(const cgroup_scope&) = delete;
 
-    // The open cgroup.procs files the child writes its pid to before exec (v2 first).
-    [[nodiscard]] std::vector<int> procs_fds() const;
+    // The open files the child writes `0` (itself) to before exec: the v2 cgroup's cgroup.procs
+    // first, then each v1 hierarchy's `tasks`. A v1 `tasks` write of the writer's own thread is
+    // one the kernel makes without its global threadgroup lock; the child has one thread, so that
+    // moves the whole process (spawn.hpp).
+    [[nodiscard]] std::vector<int> join_fds() const;
+    // The v2 cgroup's directory, for the child to be born in (clone3's CLONE_INTO_CGROUP), which
+    // spares it the first join.
+    [[nodiscard]] int birth_fd() const noexcept { return birth_.get(); }
     // An eventfd that becomes readable when the OOM killer acts in the run's v1 memory cgroup
     // (once: the caller owns it). Empty in v2, where memory.oom.group makes the kernel end the
     // whole run itself, and without a memory limit.
@@ -202,7 +210,8 @@ public:
 private:
     std::shared_ptr<cgroup_host> host_;
     scope_paths paths_;
-    std::vector<unique_fd> procs_;
+    std::vector<unique_fd> joins_;
+    unique_fd birth_;
     unique_fd oom_notice_;
     std::vector<std::filesystem::path> pending_;  // directories not removed yet
 };

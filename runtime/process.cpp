@@ -268,7 +268,10 @@ private:
         request.exec_fd = spec_.exec_image ? spec_.exec_image->get() : -1;
         request.confinement = spec_.confinement.get();
         request.identity = spec_.identity.get();
-        if (scope_) request.cgroup_procs_fds = scope_->procs_fds();
+        if (scope_) {
+            request.cgroup_join_fds = scope_->join_fds();
+            request.cgroup_birth_fd = scope_->birth_fd();
+        }
         if (terminal) {
             request.fds = {{child_stdin, 0}, {child_stdin, 1}, {child_stdin, 2}};
             request.controlling_terminal = spec_.terminal->spawn_takes_it;

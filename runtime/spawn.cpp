@@ -15,10 +15,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "cordon/limits.hpp"
 #include "runtime/child_stack.hpp"
+#include "runtime/clone3.hpp"
 #include "runtime/spawn_child_linux.hpp"
 
 namespace cordon::runtime {
@@ -110,14 +112,41 @@ struct blocked_signals {
     blocked_signals& operator=(const blocked_signals&) = delete;
 };
 
-pid_t clone_vfork(detail::child_plan& plan, int& pidfd) {
+// The child born in the cgroup `birth` (runtime/clone3.hpp); -1 with errno when the kernel, the
+// build or a filter cannot, or the cgroup refuses: the caller then clones as before, and the
+// child's join reports what the cgroup says.
+pid_t clone3_into_cgroup(detail::child_plan& plan, int& pidfd, detail::child_stack& stack,
+                         int birth) {
+    if (birth < 0 || !detail::clone3_available()) {
+        errno = ENOSYS;
+        return -1;
+    }
+    char* const low = static_cast<char*>(stack.guard()) + stack.guard_size();
+    clone_args args{};
+    args.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_INTO_CGROUP;
+    args.pidfd = reinterpret_cast<std::uintptr_t>(&pidfd);
+    args.exit_signal = SIGCHLD;
+    args.stack = reinterpret_cast<std::uintptr_t>(low);
+    args.stack_size = static_cast<std::uint64_t>(static_cast<char*>(stack.top()) - low);
+    args.cgroup = static_cast<unsigned>(birth);  // >= 0 (above)
+    plan.born_in_first_cgroup = true;
+    const pid_t pid = detail::clone3_call(args, child_entry, &plan);
+    if (pid < 0) plan.born_in_first_cgroup = false;  // no child read it
+    return pid;
+}
+
+pid_t clone_vfork(detail::child_plan& plan, int& pidfd, int cgroup_birth_fd) {
     // The thread's own guarded stack (child_stack.hpp): the vfork child is done with it by the
     // time clone returns.
     detail::child_stack* stack = detail::child_stack::for_this_thread();
     if (stack == nullptr) return -1;
+    pid_t pid = clone3_into_cgroup(plan, pidfd, *stack, cgroup_birth_fd);
+    if (pid >= 0) {
+        stack->unpoison();
+        return pid;
+    }
     void* top = stack->top();
-    pid_t pid =
-        ::clone(child_entry, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan, &pidfd);
+    pid = ::clone(child_entry, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan, &pidfd);
     if (pid < 0 && errno == EINVAL) {
         // Kernels before 5.2 have no CLONE_PIDFD; the caller falls back to waitpid polling.
         pidfd = -1;
@@ -144,7 +173,7 @@ pid_t plain_fork(detail::child_plan& plan, int& pidfd) {
 
 spawn_result spawn(const spawn_request& request) {
     if (request.argv.empty()) return spawn_error{spawn_stage::resolve, ENOENT};
-    if (request.cgroup_procs_fds.size() > max_cgroups) {
+    if (request.cgroup_join_fds.size() > max_cgroups) {
         return spawn_error{spawn_stage::cgroup, EMFILE};
     }
     std::variant<std::string, int> resolved = request.argv.front();
@@ -219,8 +248,9 @@ spawn_result spawn(const spawn_request& request) {
                             request.fds.data(),
                             request.fds.size(),
                             moved.data(),
-                            request.cgroup_procs_fds.data(),
-                            request.cgroup_procs_fds.size(),
+                            request.cgroup_join_fds.data(),
+                            request.cgroup_join_fds.size(),
+                            false,
                             request.exec_fd,
                             errors.write.get(),
                             floor,
@@ -239,8 +269,9 @@ spawn_result spawn(const spawn_request& request) {
     pid_t pid;
     {
         blocked_signals guard;
-        pid = request.method == spawn_method::vfork ? clone_vfork(plan, pidfd)
-                                                    : plain_fork(plan, pidfd);
+        pid = request.method == spawn_method::vfork
+                  ? clone_vfork(plan, pidfd, request.cgroup_birth_fd)
+                  : plain_fork(plan, pidfd);
     }
     if (pid < 0) return spawn_error{spawn_stage::resources, errno};
     errors.write.reset();

@@ -44,9 +44,13 @@ struct spawn_request {
     std::vector<std::string> env;   // "NAME=value"
     std::filesystem::path cwd;
     std::vector<fd_mapping> fds;  // must map 0, 1 and 2; every other fd is closed on exec
-    // Open cgroup.procs files the child joins before exec (the v2 one first; at most
-    // max_cgroups).
-    std::vector<int> cgroup_procs_fds;
+    // Open files the child writes `0` (itself) to before exec, joining the run's cgroups: the v2
+    // cgroup's cgroup.procs first, then v1 hierarchies' `tasks` (at most max_cgroups).
+    std::vector<int> cgroup_join_fds;
+    // The v2 cgroup's directory (>= 0): the child is born in it where the kernel can (clone3's
+    // CLONE_INTO_CGROUP, Linux 5.7, spawn_method::vfork) and then skips the first join, which
+    // would cost an RCU grace period (runtime/clone3.hpp). Elsewhere it joins as above.
+    int cgroup_birth_fd = -1;
     // When >= 0, the program is this fd (execveat(AT_EMPTY_PATH)) and argv[0] is only its name.
     int exec_fd = -1;
     spawn_method method = default_spawn_method();

@@ -40,20 +40,6 @@ namespace {
     ::_exit(127);
 }
 
-// Formats a non-negative number into buf (no stdio); returns the length.
-CORDON_CHILD_SIDE std::size_t format_decimal(char* buf, std::size_t size, long value) noexcept {
-    char digits[24];
-    std::size_t count = 0;
-    do {
-        digits[count++] = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value > 0 && count < sizeof digits);
-    std::size_t length = 0;
-    while (count > 0 && length < size)
-        buf[length++] = digits[--count];
-    return length;
-}
-
 // Marks every fd at or above 3 CLOEXEC except the targets: the child sees only what it was given,
 // whatever the rest of the process opened without O_CLOEXEC.
 CORDON_CHILD_SIDE void cloexec_everything_else(const child_plan& plan) noexcept {
@@ -130,13 +116,11 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
         ::close(adj);
     }
 
-    if (plan.cgroup_count > 0) {
-        char buf[24];
-        std::size_t length = format_decimal(buf, sizeof buf, static_cast<long>(::getpid()));
-        for (std::size_t i = 0; i < plan.cgroup_count; ++i) {
-            if (::write(plan.cgroup_procs_fds[i], buf, length) < 0) {
-                fail(error_fd, spawn_stage::cgroup, errno);
-            }
+    // `0` is the writer: the process in a v2 cgroup.procs, this one thread in a v1 `tasks` (the
+    // whole process, which has no other).
+    for (std::size_t i = plan.born_in_first_cgroup ? 1 : 0; i < plan.cgroup_count; ++i) {
+        if (::write(plan.cgroup_join_fds[i], "0", 1) < 0) {
+            fail(error_fd, spawn_stage::cgroup, errno);
         }
     }
 

@@ -25,6 +25,7 @@
 
 #include "runtime/cgroup.hpp"
 #include "runtime/cgroup_reaper.hpp"
+#include "runtime/spawn.hpp"
 #include "runtime_test_util.hpp"
 #include "support.hpp"
 
@@ -370,6 +371,134 @@ TEST(CgroupScope, AnEmptyScopeIsRemovedAtOnceWithAllItsDirectories) {
     }
     scope.reset();
     EXPECT_EQ(host->leftovers(), 0u);
+}
+
+// ---- joining: born in the v2 cgroup, each v1 hierarchy joined as the child's one thread ---------
+
+// What the child of `request` says /proc/self/cgroup is; empty with the failure when it failed.
+std::string cgroups_seen_by(spawn_request request, std::string& failure) {
+    unique_fd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    pipe_pair out;
+    if (!make_pipe(out)) {
+        failure = "no pipe";
+        return {};
+    }
+    request.argv = {"cat", "/proc/self/cgroup"};
+    request.env = test::child_env();
+    request.cwd = "/";
+    request.fds = {{dev_null.get(), 0}, {out.write.get(), 1}, {out.write.get(), 2}};
+    spawn_result result = spawn(request);
+    out.write.reset();
+    if (const auto* error = std::get_if<spawn_error>(&result)) {
+        failure = describe(*error, "cat");
+        return {};
+    }
+    std::string text;
+    char buf[4096];
+    for (ssize_t got; (got = ::read(out.read.get(), buf, sizeof buf)) != 0;) {
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) break;
+        text.append(buf, static_cast<std::size_t>(got));
+    }
+    int status = 0;
+    while (::waitpid(std::get<spawned_child>(result).pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return text;
+}
+
+// The cgroup the line of /proc/self/cgroup for `hierarchy` ("" for v2, else a v1 controller)
+// names, relative to its mount.
+std::string cgroup_of(const std::string& text, const std::string& hierarchy) {
+    for (const std::string& line : test::split_lines(text)) {
+        const auto first = line.find(':');
+        const auto second = line.find(':', first + 1);
+        if (first == std::string::npos || second == std::string::npos) continue;
+        const std::string controllers = line.substr(first + 1, second - first - 1);
+        const bool match = hierarchy.empty() ? line.substr(0, first) == "0" && controllers.empty()
+                                             : controllers == hierarchy;
+        if (match) return line.substr(second + 1);
+    }
+    return {};
+}
+
+bool names(const fs::path& directory, const std::string& relative) {
+    return !relative.empty() && relative != "/" && directory.string().ends_with(relative);
+}
+
+class CgroupJoin : public ::testing::TestWithParam<spawn_method> {
+protected:
+    void SetUp() override {
+        CORDON_SKIP_VFORK_UNDER_TSAN(GetParam());
+        std::string why;
+        host_ = test::cgroup_host_or(why);
+        if (!host_) CORDON_SKIP_OR_FAIL(why);
+        run_limits limits;
+        if (host_->processes_unlimitable().empty()) limits.max_processes = 64;
+        if (host_->memory_unlimitable().empty()) limits.max_memory = 256 << 20;
+        auto made = host_->new_scope(limits);
+        ASSERT_TRUE(std::holds_alternative<std::unique_ptr<cgroup_scope>>(made))
+            << std::get<std::string>(made);
+        scope_ = std::move(std::get<std::unique_ptr<cgroup_scope>>(made));
+    }
+    spawn_request request() const {
+        spawn_request out;
+        out.method = GetParam();
+        out.cgroup_join_fds = scope_->join_fds();
+        out.cgroup_birth_fd = scope_->birth_fd();
+        return out;
+    }
+    std::shared_ptr<cgroup_host> host_;
+    std::unique_ptr<cgroup_scope> scope_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Methods, CgroupJoin,
+                         ::testing::Values(spawn_method::vfork, spawn_method::fork),
+                         [](const auto& param_info) {
+                             return test::method_name(param_info.param);
+                         });
+
+// Every hierarchy the run's limits use holds the child when it execs, however it got there.
+TEST_P(CgroupJoin, TheChildExecsInTheRunsCgroupOfEveryHierarchy) {
+    std::string failure;
+    const std::string seen = cgroups_seen_by(request(), failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    const scope_paths& paths = scope_->paths();
+    EXPECT_TRUE(names(paths.unified, cgroup_of(seen, ""))) << seen;
+    if (paths.pids && *paths.pids != paths.unified) {
+        EXPECT_TRUE(names(*paths.pids, cgroup_of(seen, "pids"))) << seen;
+    }
+    if (paths.memory && *paths.memory != paths.unified) {
+        EXPECT_TRUE(names(*paths.memory, cgroup_of(seen, "memory"))) << seen;
+    }
+}
+
+// Born in the v2 cgroup (clone3), the child does not join it again: a join that would fail
+// (a descriptor not open for writing) is never made. A forked child, which cannot be born there,
+// makes it and fails at the cgroup stage.
+TEST_P(CgroupJoin, AChildBornInItsCgroupDoesNotJoinIt) {
+    unique_fd read_only(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    spawn_request given = request();
+    given.cgroup_join_fds.front() = read_only.get();
+    std::string failure;
+    const std::string seen = cgroups_seen_by(given, failure);
+    if (GetParam() == spawn_method::fork) {
+        EXPECT_NE(failure.find("cgroup"), std::string::npos) << failure << seen;
+        return;
+    }
+    ASSERT_TRUE(failure.empty()) << failure << " (this kernel has clone3's CLONE_INTO_CGROUP)";
+    EXPECT_TRUE(names(scope_->paths().unified, cgroup_of(seen, ""))) << seen;
+}
+
+// A directory that is no cgroup makes clone3 fail: the child is cloned as before and joins
+// through cgroup.procs.
+TEST_P(CgroupJoin, WhereTheChildCannotBeBornInItsCgroupItJoinsIt) {
+    unique_fd not_a_cgroup(::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    spawn_request given = request();
+    given.cgroup_birth_fd = not_a_cgroup.get();
+    std::string failure;
+    const std::string seen = cgroups_seen_by(given, failure);
+    ASSERT_TRUE(failure.empty()) << failure;
+    EXPECT_TRUE(names(scope_->paths().unified, cgroup_of(seen, ""))) << seen;
 }
 
 }  // namespace

@@ -620,7 +620,7 @@ TEST(ProcessTreeCgroup, AKilledWatchdogIsStartedAgainAtTheNextRun) {
         ::_exit(0);
     }
     const std::string run_pid = std::to_string(run);
-    const int procs = std::get<std::unique_ptr<cgroup_scope>>(earlier)->procs_fds().front();
+    const int procs = std::get<std::unique_ptr<cgroup_scope>>(earlier)->join_fds().front();
     ASSERT_EQ(::write(procs, run_pid.data(), run_pid.size()), static_cast<ssize_t>(run_pid.size()))
         << std::strerror(errno);
 

@@ -400,7 +400,7 @@ TEST_P(SpawnFailureTest, UnknownBinaryFormatIsExecEnoexec) {
 TEST_P(SpawnFailureTest, UnwritableCgroupProcsIsCgroupStage) {
     unique_fd read_only(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     piped_request req({child(), "exit", "0"}, method());
-    req.request.cgroup_procs_fds = {read_only.get()};
+    req.request.cgroup_join_fds = {read_only.get()};
     auto result = spawn(req.request);
     ASSERT_TRUE(std::holds_alternative<spawn_error>(result));
     EXPECT_EQ(std::get<spawn_error>(result).stage, spawn_stage::cgroup);
