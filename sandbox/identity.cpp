@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -50,58 +51,92 @@ int write_proc(pid_t pid, const char* name, const std::string& text) {
     return 0;
 }
 
+// The holder shares this thread's memory, but under ThreadSanitizer, whose state (the thread's
+// own) it would otherwise share while running beside it: there it has a copy, as a fork would.
+// It makes raw system calls only, which no sanitizer intercepts.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CORDON_IDENTITY_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define CORDON_IDENTITY_TSAN 1
+#endif
+#if defined(CORDON_IDENTITY_TSAN)
+constexpr int holder_shares_memory = 0;
+#else
+constexpr int holder_shares_memory = CLONE_VM;
+#endif
+
+// The child that holds a new user namespace (make_mapping): born in it, it closes every
+// descriptor but the read end of `done` and waits there for its end-of-file, when the parent has
+// written the maps and opened the namespace. It shares the parent's memory, stack aside, and its
+// thread-local storage with the calling thread, which runs on: it makes only raw system calls that
+// cannot fail here (every signal is blocked, the descriptor is open), so it writes nothing the
+// thread could see, errno included.
+__attribute__((no_sanitize("address"))) int hold_namespace(void* done_read) {
+    const auto keep = static_cast<unsigned>(*static_cast<const int*>(done_read));
+    if (keep > 3) ::syscall(SYS_close_range, 3U, keep - 1, 0U);
+    ::syscall(SYS_close_range, keep + 1, ~0U, 0U);
+    char byte = 0;
+    ::syscall(SYS_read, static_cast<int>(keep), &byte, 1UL);  // 0: the parent closed its end
+    return 0;
+}
+
+// A stack for hold_namespace, which needs next to none: two pages, unmapped once it has ended.
+class holder_stack {
+public:
+    holder_stack()
+        : base_(::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0)) {}
+    ~holder_stack() {
+        if (base_ != MAP_FAILED) ::munmap(base_, size);
+    }
+    holder_stack(const holder_stack&) = delete;
+    holder_stack& operator=(const holder_stack&) = delete;
+    [[nodiscard]] void* top() const noexcept {
+        return base_ == MAP_FAILED ? nullptr : static_cast<char*>(base_) + size;
+    }
+
+private:
+    static constexpr std::size_t size = 16 * 1024;
+    void* base_;
+};
+
 // A user namespace whose one uid mapping is `owner` -> `uid` and one gid mapping `owner_gid` ->
-// `gid`: made by a child that only waits in it (a mount's idmapping needs a namespace, not a
-// process in it), released once its namespace is open. The child stays root's: the run could
-// enter a namespace its own uid owned. fork() is cheap next to a run, and rare (one per owner
-// and process, cached); the child calls nothing but unshare, read, write and _exit.
+// `gid`: held by a child born in it, that only waits there (a mount's idmapping needs a
+// namespace, not a process in it), released once its namespace is open. The child stays root's:
+// the run could enter a namespace its own uid owned. The child shares this process's memory
+// (clone with CLONE_VM | CLONE_NEWUSER), so it costs no copy of the page tables, which a fork
+// of a large agent that embeds cordon would; one per owner and process, cached.
 std::variant<unique_fd, std::string> make_mapping(uid_t owner, gid_t owner_gid, uid_t uid,
                                                   gid_t gid) {
-    int pipes[2][2];
-    if (::pipe2(pipes[0], O_CLOEXEC) != 0) return "cannot make a pipe: " + errno_text(errno);
-    unique_fd ready_read(pipes[0][0]);
-    unique_fd ready_write(pipes[0][1]);
-    if (::pipe2(pipes[1], O_CLOEXEC) != 0) return "cannot make a pipe: " + errno_text(errno);
-    unique_fd done_read(pipes[1][0]);
-    unique_fd done_write(pipes[1][1]);
-    // No handler of the parent's runs in the child; the child keeps no descriptor but its two
-    // ends (another thread's pipes would not see their end while it lives).
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0) return "cannot make a pipe: " + errno_text(errno);
+    unique_fd done_read(ends[0]);
+    unique_fd done_write(ends[1]);
+    int holder_end = done_read.get();
+    // No handler of the parent's runs in the child.
     sigset_t all;
     sigset_t before;
     ::sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &before);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const int keep_low = std::min(ready_write.get(), done_read.get());
-        const int keep_high = std::max(ready_write.get(), done_read.get());
-        ::syscall(SYS_close_range, 3U, static_cast<unsigned>(keep_low - 1), 0U);
-        ::syscall(SYS_close_range, static_cast<unsigned>(keep_low + 1),
-                  static_cast<unsigned>(keep_high - 1), 0U);
-        ::syscall(SYS_close_range, static_cast<unsigned>(keep_high + 1), ~0U, 0U);
-        const char made = ::unshare(CLONE_NEWUSER) == 0 ? 1 : 0;
-        if (::write(ready_write.get(), &made, 1) != 1 || made == 0) ::_exit(1);
-        char byte = 0;
-        while (::read(done_read.get(), &byte, 1) < 0 && errno == EINTR) {
-        }
-        ::_exit(0);
+    holder_stack stack;
+    pid_t pid = -1;
+    if (stack.top() != nullptr) {
+        pid = ::clone(hold_namespace, stack.top(), holder_shares_memory | CLONE_NEWUSER | SIGCHLD,
+                      &holder_end);
     }
-    const int fork_error = errno;
+    const int clone_error = errno;
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    if (pid < 0) return "cannot fork: " + errno_text(fork_error);
-    ready_write.reset();
+    if (pid < 0)
+        return "cannot make a user namespace for an idmapped mount: " + errno_text(clone_error);
     done_read.reset();
-    char made = 0;
-    ssize_t got;
-    do {
-        got = ::read(ready_read.get(), &made, 1);
-    } while (got < 0 && errno == EINTR);
     std::string failure;
     unique_fd theirs;
-    if (got != 1 || made != 1) {
-        failure = "cannot make a user namespace for an idmapped mount";
-    } else if (int error = write_proc(pid, "uid_map",
-                                      std::to_string(owner) + " " + std::to_string(uid) + " 1\n");
-               error != 0) {
+    if (int error =
+            write_proc(pid, "uid_map", std::to_string(owner) + " " + std::to_string(uid) + " 1\n");
+        error != 0) {
         failure = "cannot write a uid map: " + errno_text(error);
     } else if (error = write_proc(pid, "setgroups", "deny"); error != 0 && error != ENOENT) {
         failure = "cannot refuse setgroups: " + errno_text(error);
