@@ -129,6 +129,24 @@ private:
 
 namespace {
 
+// What every executor of this process shares, made at the first use: the read-only rung's cache
+// (what it holds depends on the host, not on the executor) and the network proxy (one thread for
+// the process). `run()` makes an executor per call, and pays neither again. Never destroyed
+// (executors may end during the process's exit); a forked child that uses cordon makes its own,
+// since the parent's may hold a lock or a thread the child does not have.
+template <typename T>
+std::shared_ptr<T> for_this_process() {
+    static std::mutex mutex;
+    static std::shared_ptr<T>* made = nullptr;
+    static pid_t maker = 0;
+    const std::lock_guard lock(mutex);
+    if (made == nullptr || maker != ::getpid()) {
+        made = new std::shared_ptr<T>(std::make_shared<T>());
+        maker = ::getpid();
+    }
+    return *made;
+}
+
 // One limit of a run: the one asked for (0: none), else the default when this host can enforce
 // it. `enforceable` is empty when it can, else the reason.
 std::optional<std::uint64_t> effective_limit(std::optional<std::uint64_t> asked,
@@ -286,8 +304,8 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
     : io_(std::move(io)),
       provider_(std::move(provider)),
       options_(std::move(options)),
-      confinements_(std::make_shared<child_confinement_cache>()) {
-    if (!options_.proxy) options_.proxy = std::make_shared<proxy::service>();
+      confinements_(for_this_process<child_confinement_cache>()) {
+    if (!options_.proxy) options_.proxy = for_this_process<proxy::service>();
     if (options_.spill) {
         spill_ = std::make_shared<spill_directory>(options_.spill_root, spill_retention::keep,
                                                    options_.kept_spills);

@@ -154,8 +154,8 @@ struct executor_options {
     // walls in the same order and give the same record; the test suites run on both paths.
     bool landlock_in_child = default_landlock_in_child();
     // The network proxy that runs under network proxy use (docs/network.md): null, the
-    // executor's own, whose thread starts with the first such run and stops after the last.
-    // A caller with several executors may give them one, so that they serve one proxy.
+    // process's own, shared by every executor given none (its thread starts with the first such
+    // run). A caller may give an executor a service of its own, to keep its runs apart.
     std::shared_ptr<proxy::service> proxy;
 };
 

@@ -5,6 +5,9 @@
 // scrub, which runs consult the provider, fail-closed runner failures, missing programs, the
 // timeout's default and cap, many concurrent runs on one event loop, prepare() and launch() apart,
 // the record's JSON shape (record_json.hpp) and its human rendering (render.hpp).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
@@ -27,6 +30,7 @@
 #include "cordon/environment.hpp"
 #include "cordon/executor.hpp"
 #include "cordon/record_json.hpp"
+#include "proxy/service.hpp"
 #include "runtime/child_and_clock.hpp"
 #include "runtime/local_provider_factory.hpp"
 #include "runtime/render.hpp"
@@ -1189,6 +1193,38 @@ TEST(Render, RealTimedOutRunRendersTimeoutThenSignal) {
     EXPECT_NE(text.find("[timed out after 500ms]\n[killed by signal: SIGKILL]\n"),
               std::string::npos)
         << text;
+}
+
+// ---- what executors share
+// ------------------------------------------------------------------------
+
+// Every executor of a process given no proxy serves the process's one (run() makes an executor
+// per call, and must not make a proxy per call); one given its own keeps it. A forked child that
+// uses cordon gets its own: the parent's may be mid-call in a thread the child does not have.
+TEST(ExecutorHost, ExecutorsOfAProcessShareOneProxyUnlessGivenTheirOwn) {
+    boost::asio::io_context io;
+    const executor first(io.get_executor(), nullptr);
+    const executor second(io.get_executor(), nullptr);
+    ASSERT_NE(first.options().proxy, nullptr);
+    EXPECT_EQ(first.options().proxy, second.options().proxy);
+    executor_options own;
+    own.proxy = std::make_shared<proxy::service>();
+    const executor apart(io.get_executor(), nullptr, own);
+    EXPECT_EQ(apart.options().proxy, own.proxy);
+
+    const void* parents = first.options().proxy.get();
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        boost::asio::io_context child_io;
+        const executor in_child(child_io.get_executor(), nullptr);
+        ::_exit(in_child.options().proxy != nullptr && in_child.options().proxy.get() != parents
+                    ? 0
+                    : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child served the parent's";
 }
 
 }  // namespace
