@@ -31,6 +31,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -310,6 +311,15 @@ void spawn_section(const settings& given, report& out) {
                               "danger");
          }},
     };
+    // The library's front door: an executor, its loop and its record per call.
+    runtime::executor_options front_door;
+    front_door.spill_root = spill_root;
+    bash_variants.emplace_back("cordon::run() danger-full-access bash -c true", [&] {
+        expect_exit_zero(
+            runtime::run(request(bash_true, sandbox::sandbox_mode::danger_full_access, workspace),
+                         front_door),
+            "cordon::run()");
+    });
     if (under_landlock) {
         bash_variants.emplace_back("executor landlock read-only bash -c true", [&] {
             expect_exit_zero(under_landlock->run(
@@ -863,6 +873,60 @@ void terminal_section(const settings& given, report& out) {
               "the screen, log lines", rates, true);
 }
 
+// ---- the targets
+// ----------------------------------------------------------------------------------
+
+// A ratio the project holds itself to (docs/BENCHMARKS.md): `variant` over `baseline`, both rows
+// of `section`, measured in the same run.
+struct target {
+    const char* section;
+    const char* variant;
+    const char* baseline;
+    double at_most;
+};
+
+constexpr target targets[] = {
+    {"command line per call", "cordon run --mode danger-full-access -c true", "bash -c true", 1.5},
+    {"command line per call", "cordon run --backend landlock -c true", "bash -c true", 1.6},
+    {"command line per call", "cordon run --backend bwrap -c true",
+     "bwrap direct, same profile, bash -c true", 1.3},
+    {"spawn bash -c true", "cordon::run() danger-full-access bash -c true",
+     "posix_spawn bash -c true (floor)", 1.1},
+};
+
+// Every target whose rows this run measured, met or missed: printed and kept in the JSON.
+void report_targets(report& out) {
+    const auto median = [&out](const char* section, const char* variant) -> std::optional<double> {
+        if (!out.sections.contains(section)) return std::nullopt;
+        for (const json& row : out.sections[section]["rows"]) {
+            if (row["variant"] == variant) return row["median"].get<double>();
+        }
+        return std::nullopt;
+    };
+    json rows = json::array();
+    for (const target& each : targets) {
+        const auto measured = median(each.section, each.variant);
+        const auto base = median(each.section, each.baseline);
+        if (!measured || !base || *base <= 0) continue;
+        if (rows.empty()) {
+            std::printf("\n== targets (ratios of this run's medians)\n%-66s %8s %8s %s\n",
+                        "variant / baseline", "ratio", "target", "");
+        }
+        const double ratio = *measured / *base;
+        const bool met = ratio <= each.at_most;
+        std::printf("%-66s %7.2fx %7.2fx %s\n",
+                    (std::string(each.variant) + " / " + each.baseline).substr(0, 66).c_str(),
+                    ratio, each.at_most, met ? "met" : "missed");
+        rows.push_back({{"section", each.section},
+                        {"variant", each.variant},
+                        {"baseline", each.baseline},
+                        {"ratio", ratio},
+                        {"target", each.at_most},
+                        {"met", met}});
+    }
+    if (!rows.empty()) out.sections["targets"] = std::move(rows);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -911,6 +975,7 @@ int main(int argc, char** argv) {
             status = 1;
         }
     }
+    report_targets(out);
     fs::remove_all(given.workspace);
     fs::remove_all(spill_root);
     if (!json_path.empty())
