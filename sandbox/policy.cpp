@@ -6,6 +6,7 @@
 #include "base/small_file.hpp"
 #include "sandbox/git_config.hpp"
 #include "sandbox/landlock_ruleset.hpp"
+#include "sandbox/quarantine.hpp"
 #include "sandbox/secret_scan.hpp"
 
 #include <fcntl.h>
@@ -694,7 +695,11 @@ std::vector<fs::path> found_secrets_of(const std::vector<fs::path>& homes,
     }
     std::vector<fs::path> found;
     for (const fs::path& home : homes) {
-        std::vector<fs::path> in_home = found_secrets(home, default_deny_read(home), options).found;
+        // cordon's quarantine too where $XDG_STATE_HOME moves it (secret_scan.cpp says why).
+        std::vector<fs::path> skip = default_deny_read(home);
+        if (const fs::path quarantine = default_quarantine_home(); !quarantine.empty())
+            skip.push_back(quarantine);
+        std::vector<fs::path> in_home = found_secrets(home, skip, options).found;
         found.insert(found.end(), in_home.begin(), in_home.end());
     }
     return secrets_to_deny(std::move(found), homes, readable, out, budget, left);

@@ -46,8 +46,11 @@ constexpr std::string_view skipped_anywhere[]{
     ".hg",          ".direnv",       ".eggs",         "bower_components"};
 
 // Trees not entered right under the home: caches, toolchains and their registries, trash,
-// container and application images, editors' servers.
+// container and application images, editors' servers; cordon's own state (its quarantine holds
+// what runs left, a directory per judgement: thousands after a busy week, which would spend the
+// scan's budget and a stat each per run, and none a key the user left).
 constexpr std::string_view skipped_in_home[]{".cache",
+                                             ".local/state/cordon",
                                              ".npm",
                                              ".nvm",
                                              ".pnpm-store",

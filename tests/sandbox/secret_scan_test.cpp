@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -227,6 +228,25 @@ TEST_F(SecretScan, SkipsTreesOfToolsAndTheStoresAlreadyHidden) {
     put("project/.git/config",
         "[remote \"origin\"]\n\turl = https://x:" + github_token + "@github.com/a/b\n");
     EXPECT_THAT(scan({}, {at(".ssh")}), ElementsAre(at("project/.git/config")));
+}
+
+// cordon's quarantine, a directory per judgement, grows by thousands in a busy week: entered, it
+// would spend the scan's directory budget before the user's own trees, and a stat of each of its
+// directories on every run.
+TEST_F(SecretScan, CordonsOwnStateIsNotEntered) {
+    for (int i = 0; i < 12; ++i)
+        put(".local/state/cordon/quarantine/2026-12-07T12-00-0" + std::to_string(i % 10) + "Z-1-" +
+                std::to_string(i) + "/ws/.git/hooks/pre-commit",
+            "#!/bin/sh\n");
+    put(".local/state/other-tool/key.pem", pem("PRIVATE KEY"));
+    put("work/key", pem("PRIVATE KEY"));
+    const scan_result result = scan_home(home_.path(), {}, {});
+    EXPECT_THAT(result.found, ElementsAre(at(".local/state/other-tool/key.pem"), at("work/key")));
+    for (const fs::path& read : result.directories)
+        EXPECT_FALSE(read.string().starts_with(".local/state/cordon")) << read;
+    EXPECT_NE(
+        std::find(result.directories.begin(), result.directories.end(), fs::path(".local/state")),
+        result.directories.end());
 }
 
 TEST_F(SecretScan, EntersNoOtherFilesystem) {
