@@ -236,11 +236,11 @@ void connection::resolve() {
 }
 
 void connection::on_resolved(resolver::result result) {
-    if (auto* reason = std::get_if<std::string>(&result)) {
-        unreachable(route_->destination, *reason);
+    if (!result) {
+        unreachable(route_->destination, result.message());
         return;
     }
-    const auto& addresses = std::get<address_list>(result);
+    const address_list& addresses = result.value();
     if (auto failed = check_addresses(session_->policy(), *route_, addresses)) {
         if (failed->kind == refusal_kind::unresolvable) {
             unreachable(route_->destination, failed->message);
