@@ -12,6 +12,7 @@
 
 #include "cordon/logging.hpp"
 
+#include "base/enum_text.hpp"
 #include "base/log.hpp"
 
 #include <spdlog/sinks/base_sink.h>
@@ -115,22 +116,17 @@ library_logger& the_logger() {
 
 }  // namespace
 
+constexpr auto log_level_texts = base::enum_texts<log_level>({
+    {log_level::trace, "trace"},
+    {log_level::debug, "debug"},
+    {log_level::info, "info"},
+    {log_level::warn, "warn"},
+    {log_level::error, "error"},
+    {log_level::off, "off"},
+});
+
 std::string_view to_string(log_level level) noexcept {
-    switch (level) {
-        case log_level::trace:
-            return "trace";
-        case log_level::debug:
-            return "debug";
-        case log_level::info:
-            return "info";
-        case log_level::warn:
-            return "warn";
-        case log_level::error:
-            return "error";
-        case log_level::off:
-            return "off";
-    }
-    return "off";
+    return log_level_texts.text(level);
 }
 
 bool log::enabled(log_level level) noexcept {

@@ -3,34 +3,27 @@
 
 #include "cordon/outcome.hpp"
 
+#include "base/enum_text.hpp"
+
 #include <cstring>
 
 namespace cordon::classify {
 
+constexpr auto spawn_stage_texts = base::enum_texts<spawn_stage>({
+    {spawn_stage::policy, "policy"},
+    {spawn_stage::resolve, "resolve"},
+    {spawn_stage::resources, "resources"},
+    {spawn_stage::signals, "signals"},
+    {spawn_stage::session, "session"},
+    {spawn_stage::cgroup, "cgroup"},
+    {spawn_stage::fds, "fds"},
+    {spawn_stage::chdir, "chdir"},
+    {spawn_stage::exec, "exec"},
+    {spawn_stage::confine, "confine"},
+});
+
 std::string_view to_string(spawn_stage stage) noexcept {
-    switch (stage) {
-        case spawn_stage::policy:
-            return "policy";
-        case spawn_stage::resolve:
-            return "resolve";
-        case spawn_stage::resources:
-            return "resources";
-        case spawn_stage::signals:
-            return "signals";
-        case spawn_stage::session:
-            return "session";
-        case spawn_stage::cgroup:
-            return "cgroup";
-        case spawn_stage::fds:
-            return "fds";
-        case spawn_stage::chdir:
-            return "chdir";
-        case spawn_stage::exec:
-            return "exec";
-        case spawn_stage::confine:
-            return "confine";
-    }
-    return "invalid";
+    return spawn_stage_texts.text(stage);
 }
 
 std::string describe(const spawn_error& error, std::string_view program) {
@@ -58,34 +51,27 @@ std::string describe(const spawn_error& error, std::string_view program) {
     return text + ": " + std::strerror(error.error);
 }
 
+constexpr auto outcome_kind_texts = base::enum_texts<outcome_kind>({
+    {outcome_kind::exited, "exited"},
+    {outcome_kind::signaled, "signaled"},
+    {outcome_kind::timed_out, "timed-out"},
+    {outcome_kind::out_of_memory, "out-of-memory"},
+    {outcome_kind::aborted, "aborted"},
+    {outcome_kind::not_started, "not-started"},
+    {outcome_kind::runner_failed, "runner-failed"},
+});
+
 std::string_view to_string(outcome_kind kind) noexcept {
-    switch (kind) {
-        case outcome_kind::exited:
-            return "exited";
-        case outcome_kind::signaled:
-            return "signaled";
-        case outcome_kind::timed_out:
-            return "timed-out";
-        case outcome_kind::out_of_memory:
-            return "out-of-memory";
-        case outcome_kind::aborted:
-            return "aborted";
-        case outcome_kind::not_started:
-            return "not-started";
-        case outcome_kind::runner_failed:
-            return "runner-failed";
-    }
-    return "invalid";
+    return outcome_kind_texts.text(kind);
 }
 
+constexpr auto denial_source_texts = base::enum_texts<denial_source>({
+    {denial_source::path, "path"},
+    {denial_source::dialect, "dialect"},
+});
+
 std::string_view to_string(denial_source source) noexcept {
-    switch (source) {
-        case denial_source::path:
-            return "path";
-        case denial_source::dialect:
-            return "dialect";
-    }
-    return "invalid";
+    return denial_source_texts.text(source);
 }
 
 std::string signal_name(int signal) {

@@ -3,7 +3,6 @@
 
 #include "cli/run_output.hpp"
 
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -23,32 +22,11 @@
 #include "cordon/terminal_prompt.hpp"
 #include "policy/escalation.hpp"
 #include "runtime/render.hpp"
+#include "runtime/write_within.hpp"
 
 namespace cordon::cli {
 
 namespace {
-
-// Writes cordon's own lines without letting a reader that stopped reading hold cordon forever:
-// each piece waits at most until `deadline` for room (poll), and is at most PIPE_BUF bytes, so
-// that a pipe with room takes it without blocking. What does not fit in time is dropped.
-void write_with_patience(int fd, std::string_view data,
-                         std::chrono::steady_clock::time_point deadline) {
-    while (!data.empty()) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        pollfd room{fd, POLLOUT, 0};
-        const int ready =
-            ::poll(&room, 1, static_cast<int>(std::max<std::int64_t>(0, left.count())));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0 || (room.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return;
-        const ssize_t n = ::write(fd, data.data(), std::min<std::size_t>(data.size(), PIPE_BUF));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return;  // our own stream went away; the run was still classified
-        }
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-}
 
 // Writes the whole of a JSON document to `fd`, however long its reader takes (the document is what
 // was asked for): 0, or the errno that stopped it (a closed or full stdout).
@@ -142,8 +120,10 @@ int report_run(const runtime::run_record& record, const run_report& report) {
             (shared_terminal && live_out && !live_out->at_line_start())) {
             text.insert(0, "\n");
         }
-        write_with_patience(STDERR_FILENO, text,
-                            std::chrono::steady_clock::now() + std::chrono::seconds(5));
+        // A reader that stopped reading does not hold cordon forever: what does not fit within
+        // the patience is dropped (the run was still classified).
+        (void)runtime::write_within(STDERR_FILENO, text,
+                                    std::chrono::steady_clock::now() + std::chrono::seconds(5));
     };
 
     const auto with_approval = [&approval_record](nlohmann::json json) {

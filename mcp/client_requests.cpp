@@ -3,6 +3,8 @@
 
 #include "mcp/client_requests.hpp"
 
+#include "base/enum_text.hpp"
+
 #include <utility>
 #include <variant>
 
@@ -10,20 +12,16 @@ namespace cordon::mcp {
 
 using nlohmann::json;
 
+constexpr auto reply_kind_texts = base::enum_texts<reply_kind>({
+    {reply_kind::result, "result"},
+    {reply_kind::error, "error"},
+    {reply_kind::timed_out, "timed out"},
+    {reply_kind::cancelled, "cancelled"},
+    {reply_kind::closed, "closed"},
+});
+
 std::string_view to_string(reply_kind kind) noexcept {
-    switch (kind) {
-        case reply_kind::result:
-            return "result";
-        case reply_kind::error:
-            return "error";
-        case reply_kind::timed_out:
-            return "timed out";
-        case reply_kind::cancelled:
-            return "cancelled";
-        case reply_kind::closed:
-            return "closed";
-    }
-    return "unknown";
+    return reply_kind_texts.text(kind);
 }
 
 client_requests::client_requests(std::function<bool(const json&)> send) : send_(std::move(send)) {}

@@ -3,8 +3,6 @@
 
 #include "mcp/json_rpc.hpp"
 
-#include <poll.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -12,7 +10,7 @@
 #include <cstdint>
 
 #include "base/json_text.hpp"
-#include "runtime/sigpipe.hpp"
+#include "runtime/write_within.hpp"
 
 namespace cordon::mcp {
 
@@ -236,11 +234,11 @@ void line_writer::run() {
     }
 }
 
-// One line, in pieces of at most PIPE_BUF bytes, each written once poll() says there is room
-// (which a pipe with room takes without blocking, also when the descriptor is non-blocking).
+// One line, within the patience, which a close() cuts short to its drain: written in slices of at
+// most 100 ms each, so that such a close() is seen soon.
 bool line_writer::write_line(std::string_view line) {
     const auto deadline = std::chrono::steady_clock::now() + patience_;
-    while (!line.empty()) {
+    for (;;) {
         auto until = deadline;
         {
             std::lock_guard lock(mutex_);
@@ -248,24 +246,19 @@ bool line_writer::write_line(std::string_view line) {
         }
         const auto now = std::chrono::steady_clock::now();
         if (now >= until) return false;
-        // Short waits, so that a close() that cuts the patience short is seen soon.
-        const auto wait =
-            std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now),
-                     std::chrono::milliseconds(100));
-        pollfd room{fd_, POLLOUT, 0};
-        const int ready = ::poll(&room, 1, static_cast<int>(wait.count()) + 1);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0 || (room.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return false;
-        if (ready == 0) continue;
-        const ssize_t n = runtime::write_without_sigpipe(
-            fd_, line.data(), std::min<std::size_t>(line.size(), PIPE_BUF));
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            return false;
+        const runtime::write_result wrote =
+            runtime::write_within(fd_, line, std::min(until, now + std::chrono::milliseconds(100)));
+        line.remove_prefix(wrote.written);
+        switch (wrote.end) {
+            case runtime::write_end::written:
+                return true;
+            case runtime::write_end::timed_out:
+                continue;
+            case runtime::write_end::failed:
+                return false;
         }
-        line.remove_prefix(static_cast<std::size_t>(n));
+        return false;
     }
-    return true;
 }
 
 }  // namespace cordon::mcp

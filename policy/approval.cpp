@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "base/enum_text.hpp"
 #include "policy/command_prefix.hpp"
 #include "policy/display.hpp"
 #include "policy/escalation.hpp"
@@ -19,32 +20,27 @@ using nlohmann::json;
 
 namespace {
 
+// An outcome is in the vocabulary when its spelling reads back as itself: a value cast from a
+// number no enumerator has is spelled as nothing (base/enum_text.hpp).
 bool in_vocabulary(approval_outcome outcome) {
-    return to_string(outcome) != "invalid";
+    return parse_approval_outcome(to_string(outcome)) == outcome;
 }
 
 }  // namespace
 
+constexpr auto decided_by_texts = base::enum_texts<decided_by>({
+    {decided_by::unrecorded, "unrecorded"},
+    {decided_by::cancel, "cancel"},
+    {decided_by::policy, "policy"},
+    {decided_by::rule, "rule"},
+    {decided_by::grant, "grant"},
+    {decided_by::responder, "responder"},
+    {decided_by::timeout, "timeout"},
+    {decided_by::none, "none"},
+});
+
 std::string_view to_string(decided_by source) noexcept {
-    switch (source) {
-        case decided_by::unrecorded:
-            return "unrecorded";
-        case decided_by::cancel:
-            return "cancel";
-        case decided_by::policy:
-            return "policy";
-        case decided_by::rule:
-            return "rule";
-        case decided_by::grant:
-            return "grant";
-        case decided_by::responder:
-            return "responder";
-        case decided_by::timeout:
-            return "timeout";
-        case decided_by::none:
-            return "none";
-    }
-    return "invalid";
+    return decided_by_texts.text(source);
 }
 
 std::string describe_input(const std::optional<std::string>& data, bool kept_open) {

@@ -16,6 +16,7 @@
 #include <ctime>
 #include <random>
 
+#include "base/enum_text.hpp"
 #include "base/json_text.hpp"
 #include "cordon/policy.hpp"
 #include "cordon/unique_fd.hpp"
@@ -26,46 +27,33 @@ namespace cordon::policy {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+constexpr auto approval_policy_texts = base::enum_texts<approval_policy>({
+    {approval_policy::ask, "ask"},
+    {approval_policy::never, "never"},
+});
+
 std::string_view to_string(approval_policy policy) noexcept {
-    switch (policy) {
-        case approval_policy::ask:
-            return "ask";
-        case approval_policy::never:
-            return "never";
-    }
-    return "invalid";
+    return approval_policy_texts.text(policy);
 }
 
+constexpr auto approval_outcome_texts = base::enum_texts<approval_outcome>({
+    {approval_outcome::allowed_once, "allowed-once"},
+    {approval_outcome::allowed_for_session, "allowed-for-session"},
+    {approval_outcome::rejected, "rejected"},
+    {approval_outcome::cancelled, "cancelled"},
+    {approval_outcome::unavailable, "unavailable"},
+});
+
 std::string_view to_string(approval_outcome outcome) noexcept {
-    switch (outcome) {
-        case approval_outcome::allowed_once:
-            return "allowed-once";
-        case approval_outcome::allowed_for_session:
-            return "allowed-for-session";
-        case approval_outcome::rejected:
-            return "rejected";
-        case approval_outcome::cancelled:
-            return "cancelled";
-        case approval_outcome::unavailable:
-            return "unavailable";
-    }
-    return "invalid";
+    return approval_outcome_texts.text(outcome);
 }
 
 std::optional<approval_policy> parse_approval_policy(std::string_view text) noexcept {
-    for (auto policy : {approval_policy::ask, approval_policy::never}) {
-        if (text == to_string(policy)) return policy;
-    }
-    return std::nullopt;
+    return approval_policy_texts.parse(text);
 }
 
 std::optional<approval_outcome> parse_approval_outcome(std::string_view text) noexcept {
-    for (auto outcome :
-         {approval_outcome::allowed_once, approval_outcome::allowed_for_session,
-          approval_outcome::rejected, approval_outcome::cancelled, approval_outcome::unavailable}) {
-        if (text == to_string(outcome)) return outcome;
-    }
-    return std::nullopt;
+    return approval_outcome_texts.parse(text);
 }
 
 namespace {

@@ -70,7 +70,7 @@ void connection::on_timeout() {
         lookup_.reset();
         if (session_->bounds().lookup_timeout < session_->bounds().connect_timeout) {
             // A slow DNS zone, not a refusal: not the record's.
-            refuse(route_->destination, "DNS lookup timed out", false, false);
+            unreachable(route_->destination, "DNS lookup timed out");
             return;
         }
     } else if (stage_ != stage::deciding) {
@@ -192,7 +192,7 @@ void connection::decide(const std::string& host, std::uint16_t port) {
     stage_ = stage::deciding;
     auto verdict = proxy::decide(session_->policy(), host, port);
     if (auto* refused = std::get_if<refusal>(&verdict)) {
-        refuse(refused->destination, refused->reason, true, refused->askable);
+        refuse(*refused);
         return;
     }
     route_ = std::get<route>(std::move(verdict));
@@ -214,7 +214,7 @@ void connection::resolve() {
     // which a slow zone could hold for as long as the system's resolver timeout.
     auto slot = session_->lookups().try_take();
     if (!slot) {
-        refuse(route_->destination, too_many_lookups, false, false);
+        unreachable(route_->destination, too_many_lookups);
         return;
     }
     stage_ = stage::resolving;
@@ -236,13 +236,17 @@ void connection::resolve() {
 }
 
 void connection::on_resolved(resolver::result result) {
-    if (auto* reason = std::get_if<std::string>(&result)) {
-        refuse(route_->destination, *reason, false, false);
+    if (!result) {
+        unreachable(route_->destination, result.message());
         return;
     }
-    const auto& addresses = std::get<address_list>(result);
-    if (auto reason = check_addresses(session_->policy(), *route_, addresses)) {
-        refuse(route_->destination, *reason, !addresses.empty(), false);
+    const address_list& addresses = result.value();
+    if (auto failed = check_addresses(session_->policy(), *route_, addresses)) {
+        if (failed->kind == refusal_kind::unresolvable) {
+            unreachable(route_->destination, failed->message);
+        } else {
+            refuse(refusal{failed->kind, route_->destination, failed->message, false});
+        }
         return;
     }
     connect(addresses);
@@ -367,20 +371,26 @@ void connection::relay(bool from_client) {
     });
 }
 
-void connection::refuse(const std::string& destination, const std::string& reason, bool policy,
-                        bool askable) {
-    // Only the policy's refusals are the record's: a name that does not exist is no denial.
-    if (policy) session_->record_refusal(destination, reason, askable);
+void connection::refuse(const refusal& refused) {
+    session_->record_refusal(refused.destination, refused.reason, refused.askable);
     if (kind_ == kind::socks5) {
-        reply_then_close(socks5_reply(policy ? socks5::not_allowed : socks5::host_unreachable));
-    } else if (policy) {
-        reply_then_close(
-            http_response(403, refusal_body(destination, reason, askable), destination));
-    } else {
-        reply_then_close(http_response(
-            502, "cordon: network access to " + destination + " failed (" + reason + ")\n",
-            destination));
+        reply_then_close(socks5_reply(socks5::not_allowed));
+        return;
     }
+    reply_then_close(http_response(
+        403, refusal_body(refused.destination, refused.kind, refused.reason, refused.askable),
+        refused.destination));
+}
+
+// Not the record's: only the policy's refusals are, and a name that does not exist is no denial.
+void connection::unreachable(const std::string& destination, const std::string& reason) {
+    if (kind_ == kind::socks5) {
+        reply_then_close(socks5_reply(socks5::host_unreachable));
+        return;
+    }
+    reply_then_close(http_response(
+        502, "cordon: network access to " + destination + " failed (" + reason + ")\n",
+        destination));
 }
 
 void connection::fail_upstream(unsigned http_status, std::uint8_t socks_reply,

@@ -204,7 +204,36 @@ std::string http_response(unsigned status, std::string_view body,
     return out;
 }
 
-std::string refusal_body(std::string_view destination, std::string_view reason, bool askable) {
+namespace {
+
+// What a refusal no person can be asked about says would let the destination through, if anything.
+// An address allowed_domains does not list, and that no one may be asked about, is one of the
+// host's own or not public (rules.cpp, askable_address(); a denied one is refused as denied).
+std::string_view refusal_advice(refusal_kind kind) {
+    switch (kind) {
+        case refusal_kind::denied:
+        case refusal_kind::denied_address:
+            return "; denied_domains refuses it, whatever is asked";
+        case refusal_kind::address_not_listed:
+        case refusal_kind::private_address:
+        case refusal_kind::own_address:
+            return "; the host's own, loopback, private and link-local addresses are reached only "
+                   "where the operator maps a name to them (proxy_resolve) or lists them in "
+                   "allowed_domains";
+        case refusal_kind::not_a_host_name:
+        case refusal_kind::port_zero:
+        case refusal_kind::name_not_listed:
+        case refusal_kind::unresolvable:
+        case refusal_kind::this_host:
+            return "";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string refusal_body(std::string_view destination, refusal_kind kind, std::string_view reason,
+                         bool askable) {
     std::string out = "cordon: network access to ";
     out.append(destination).append(" is blocked by this run's network policy (");
     out.append(reason).append(")");
@@ -214,16 +243,8 @@ std::string refusal_body(std::string_view destination, std::string_view reason, 
         out.append("; ask for it with --allow-domain ")
             .append(destination)
             .append(" or an escalation");
-    } else if (reason.starts_with("in denied_domains") ||
-               reason.starts_with("resolves to a denied address")) {
-        out.append("; denied_domains refuses it, whatever is asked");
-    } else if (reason.starts_with("resolves to a private address") ||
-               reason.starts_with("resolves to this host's own address") ||
-               reason == "an address, not a name") {
-        out.append(
-            "; the host's own, loopback, private and link-local addresses are reached only "
-            "where the operator maps a name to them (proxy_resolve) or lists them in "
-            "allowed_domains");
+    } else {
+        out.append(refusal_advice(kind));
     }
     out.append("\n");
     return out;

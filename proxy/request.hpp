@@ -19,6 +19,8 @@
 #include <string_view>
 #include <variant>
 
+#include "proxy/rules.hpp"
+
 namespace cordon::proxy {
 
 // The most bytes an HTTP request head may have (request line and fields, up to the blank line).
@@ -82,11 +84,12 @@ private:
 // `blocked_destination` is not empty, `X-Cordon-Blocked: <it>`.
 [[nodiscard]] std::string http_response(unsigned status, std::string_view body,
                                         std::string_view blocked_destination = {});
-// The body of a refusal by the policy (403): names cordon, the destination, why, and what would
-// let it through: asking for exactly that host and port where a person could be asked
-// (`askable`, rules.hpp), or what no asking opens (denied, the host's own or a private address).
-[[nodiscard]] std::string refusal_body(std::string_view destination, std::string_view reason,
-                                       bool askable);
+// The body of a refusal by the policy (403): names cordon, the destination, why (`reason`), and
+// what would let it through, by its kind: asking for exactly that host and port where a person
+// could be asked (`askable`, rules.hpp), or what no asking opens (denied, the host's own or a
+// private address).
+[[nodiscard]] std::string refusal_body(std::string_view destination, refusal_kind kind,
+                                       std::string_view reason, bool askable);
 inline constexpr std::string_view connect_established =
     "HTTP/1.1 200 Connection Established\r\n\r\n";
 

@@ -63,7 +63,7 @@ resolver::result getaddrinfo_lookup(const std::string& name) {
     hints.ai_flags = AI_NUMERICSERV;
     addrinfo* found = nullptr;
     if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0) {
-        return std::string("cannot be resolved");
+        return base::fail(lookup_failure::no_address, "cannot be resolved");
     }
     address_list addresses;
     for (const addrinfo* each = found; each != nullptr; each = each->ai_next) {
@@ -86,7 +86,7 @@ resolver::result getaddrinfo_lookup(const std::string& name) {
         }
     }
     ::freeaddrinfo(found);
-    if (addresses.empty()) return std::string("cannot be resolved");
+    if (addresses.empty()) return base::fail(lookup_failure::no_address, "cannot be resolved");
     return addresses;
 }
 
@@ -113,20 +113,21 @@ public:
                                        descriptor_limit(), default_max_lookup_threads))
                                  : std::nullopt;
         if (!counted || !slot || !process_slot) {
-            pending->answer(std::string(too_many_lookups));
+            pending->answer(base::fail(lookup_failure::too_many, too_many_lookups));
             return;
         }
         pending->hold(std::move(*counted));
         try {
             std::thread([function = function_, name, pending, thread_slot = std::move(*slot),
                          process_thread_slot = std::move(*process_slot)]() mutable {
-                result found;
-                try {
-                    found = (*function)(name);
-                } catch (...) {
-                    // An exception must not leave a detached thread (std::terminate).
-                    found = std::string("cannot be resolved");
-                }
+                result found = [&]() -> result {
+                    try {
+                        return (*function)(name);
+                    } catch (...) {
+                        // An exception must not leave a detached thread (std::terminate).
+                        return base::fail(lookup_failure::no_address, "cannot be resolved");
+                    }
+                }();
                 thread_slot.release();
                 process_thread_slot.release();
                 pending->answer(std::move(found));
@@ -134,10 +135,11 @@ public:
         } catch (const std::system_error& error) {
             // pthread_create's EAGAIN (RLIMIT_NPROC, threads-max): a fast failure, as over the
             // bound. The thread's slot went with the callable.
-            pending->answer(error.code() == std::errc::resource_unavailable_try_again
-                                ? std::string(too_many_lookups)
-                                : std::string("cannot start a DNS lookup (") +
-                                      error.code().message() + ")");
+            pending->answer(
+                error.code() == std::errc::resource_unavailable_try_again
+                    ? base::fail(lookup_failure::too_many, too_many_lookups)
+                    : base::fail(lookup_failure::cannot_start,
+                                 "cannot start a DNS lookup (" + error.code().message() + ")"));
         }
     }
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <variant>
 
+#include "base/result.hpp"
 #include "proxy/budget.hpp"
 #include "proxy/rules.hpp"
 
@@ -43,10 +44,17 @@ inline constexpr const char* too_many_lookups = "too many DNS lookups in flight"
 using lookup_slot = counted_slot;
 using lookup_slots = counted_slots;
 
+// Why a lookup gave no address: the kind for code, the message (one line) for people.
+enum class lookup_failure {
+    no_address,    // the name has none ("cannot be resolved")
+    too_many,      // a bound on lookups was reached (too_many_lookups)
+    cannot_start,  // the lookup's thread could not start
+};
+
 class resolver {
 public:
-    // The addresses a name has (at least one), or a one-line reason it has none.
-    using result = std::variant<address_list, std::string>;
+    // The addresses a name has (at least one), or why it has none.
+    using result = base::result<address_list, lookup_failure>;
     using completion = std::function<void(result)>;
 
     // One lookup, shared by its caller and whatever answers it (a thread of its own, for the
@@ -98,8 +106,8 @@ public:
     virtual void async_resolve(const std::string& name, std::shared_ptr<lookup> pending) = 0;
 };
 
-// The blocking lookup the system resolver runs on its threads: a name to its addresses, or the
-// one line saying why there are none. Tests inject one that blocks until they release it.
+// The blocking lookup the system resolver runs on its threads: a name to its addresses, or why
+// there are none. Tests inject one that blocks until they release it.
 using lookup_function = std::function<resolver::result(const std::string& name)>;
 
 // getaddrinfo(name, no service, AI_NUMERICSERV, SOCK_STREAM/IPPROTO_TCP, any family): each

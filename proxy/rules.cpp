@@ -147,21 +147,22 @@ std::variant<route, refusal> decide(const rules& rules, std::string_view host_te
     auto host = sandbox::parse_destination_host(host_text);
     if (!host) {
         const std::string shown = shown_name(host_text);
-        return refusal{format_destination(shown, false, port), "not a host name", false};
+        return refusal{refusal_kind::not_a_host_name, format_destination(shown, false, port),
+                       "not a host name", false};
     }
     route out;
     out.destination = format_destination(host->host, host->address, port);
-    if (port == 0) return refusal{out.destination, "port 0", false};
+    if (port == 0) return refusal{refusal_kind::port_zero, out.destination, "port 0", false};
     const std::optional<sandbox::ip_address> literal =
         host->address ? sandbox::parse_ip_address(host->host) : std::nullopt;
     // An address written in a form that carries a denied one is the denied one.
     if (listed(rules.denied, *host, port) || (literal && denied_address(rules, *literal, port))) {
-        return refusal{out.destination, "in denied_domains", false};
+        return refusal{refusal_kind::denied, out.destination, "in denied_domains", false};
     }
     if (!listed(rules.allowed, *host, port)) {
         if (literal) {
-            return refusal{out.destination, "an address, not a name",
-                           askable_address(rules, *literal, port)};
+            return refusal{refusal_kind::address_not_listed, out.destination,
+                           "an address, not a name", askable_address(rules, *literal, port)};
         }
         // A name is decided before any lookup (which would send it out), so whether DNS points
         // it at the LAN is not known here. What the operator mapped it to is, and vouched for
@@ -171,7 +172,8 @@ std::variant<route, refusal> decide(const rules& rules, std::string_view host_te
             !addresses || std::none_of(addresses->begin(), addresses->end(), [&](const auto& each) {
                 return denied_address(rules, ip_of(each), port);
             });
-        return refusal{out.destination, "not in allowed_domains", askable};
+        return refusal{refusal_kind::name_not_listed, out.destination, "not in allowed_domains",
+                       askable};
     }
     if (literal) {
         out.addresses = address_list{boost::asio::ip::make_address(host->host)};
@@ -189,9 +191,10 @@ bool is_public(const boost::asio::ip::address& address) {
     return sandbox::is_public(ip_of(address));
 }
 
-std::optional<std::string> check_addresses(const rules& rules, const route& route,
-                                           const address_list& addresses) {
-    if (addresses.empty()) return "cannot be resolved";
+std::optional<base::failure<refusal_kind>> check_addresses(const rules& rules, const route& route,
+                                                           const address_list& addresses) {
+    using base::fail;
+    if (addresses.empty()) return fail(refusal_kind::unresolvable, "cannot be resolved");
     // Connecting to 0.0.0.0 (any of 0.0.0.0/8 that connects at all) or :: reaches this host's
     // loopback, whoever listed or mapped it: refused even where the address was listed.
     for (const auto& address : addresses) {
@@ -202,14 +205,16 @@ std::optional<std::string> check_addresses(const rules& rules, const route& rout
             (address.is_v6() && address.to_v6().is_v4_mapped() &&
              zero_network(
                  boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6())))) {
-            return "the unspecified address (" + address.to_string() + ") is this host itself";
+            return fail(refusal_kind::this_host, "the unspecified address (" + address.to_string() +
+                                                     ") is this host itself");
         }
     }
     // What denied_domains names stays refused in every form, whoever vouched for the name: a
     // proxy_resolve mapping is the operator's too, and never outranks its denied list.
     for (const auto& address : addresses) {
         if (denied_address(rules, ip_of(address), route.port)) {
-            return "resolves to a denied address (" + address.to_string() + ")";
+            return fail(refusal_kind::denied_address,
+                        "resolves to a denied address (" + address.to_string() + ")");
         }
     }
     if (route.trusted) return std::nullopt;
@@ -217,11 +222,15 @@ std::optional<std::string> check_addresses(const rules& rules, const route& rout
         const sandbox::destination_host host{address.to_string(), true};
         if (listed(rules.allowed, host, route.port)) continue;
         const sandbox::ip_address ip = ip_of(address);
-        if (!sandbox::is_public(ip)) return "resolves to a private address (" + host.host + ")";
+        if (!sandbox::is_public(ip)) {
+            return fail(refusal_kind::private_address,
+                        "resolves to a private address (" + host.host + ")");
+        }
         // A public address the kernel delivers to this host is the host itself: the proxy
         // connects from the host's namespace, where its services listen on every address.
         if (sandbox::reaches_this_host(ip)) {
-            return "resolves to this host's own address (" + host.host + ")";
+            return fail(refusal_kind::own_address,
+                        "resolves to this host's own address (" + host.host + ")");
         }
     }
     return std::nullopt;

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/result.hpp"
 #include "cordon/policy.hpp"
 #include "sandbox/domain_pattern.hpp"
 
@@ -50,8 +51,24 @@ struct route {
     bool trusted = false;  // an address listed, or a proxy_resolve entry: no public-address check
 };
 
+// Why a destination is refused, for the code that decides on it (whether the refusal is the
+// policy's, what it advises: request.hpp, refusal_body()); the reason's text is for people only.
+enum class refusal_kind {
+    not_a_host_name,     // the request names no host
+    port_zero,           // port 0
+    denied,              // denied_domains lists it
+    address_not_listed,  // an address allowed_domains does not list
+    name_not_listed,     // a name allowed_domains does not list
+    unresolvable,        // the name resolves to no address: a failure, not the policy's refusal
+    this_host,           // it resolves to the unspecified address, which is this host
+    denied_address,      // it resolves to an address denied_domains lists
+    private_address,     // it resolves to a loopback, private or link-local address
+    own_address,         // it resolves to an address the kernel delivers to this host
+};
+
 // A destination refused, and why (one line).
 struct refusal {
+    refusal_kind kind;
     std::string destination;
     std::string reason;
     // Whether a person could be asked to open it: a name no pattern covers, or a public address
@@ -73,7 +90,7 @@ struct refusal {
 // route; else, for a route not trusted, any one of them not itself listed in allowed_domains for
 // `port` and either not public (is_public) or delivered to this host (the kernel's route
 // lookup: sandbox::reaches_this_host).
-[[nodiscard]] std::optional<std::string> check_addresses(const rules& rules, const route& route,
-                                                         const address_list& addresses);
+[[nodiscard]] std::optional<base::failure<refusal_kind>> check_addresses(
+    const rules& rules, const route& route, const address_list& addresses);
 
 }  // namespace cordon::proxy

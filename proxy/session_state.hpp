@@ -104,8 +104,11 @@ private:
     void connect(const address_list& addresses);
     void connect_next(std::size_t next, boost::system::error_code last);
     void on_connected();
-    void refuse(const std::string& destination, const std::string& reason, bool policy,
-                bool askable);
+    // A refusal by the policy: the record's, answered 403 (SOCKS5: not allowed).
+    void refuse(const refusal& refused);
+    // A destination that cannot be reached, which is no refusal by the policy: answered 502
+    // (SOCKS5: host unreachable).
+    void unreachable(const std::string& destination, const std::string& reason);
     void fail_upstream(unsigned http_status, std::uint8_t socks_reply, const std::string& why);
     void reply_then_close(std::string bytes);
     void drain();

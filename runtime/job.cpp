@@ -14,7 +14,6 @@
 #include "runtime/pty.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -25,6 +24,7 @@
 #include <thread>
 
 #include "runtime/sigpipe.hpp"
+#include "runtime/write_within.hpp"
 
 namespace cordon::runtime {
 
@@ -225,37 +225,28 @@ job_write_result job::write(std::string_view data, bool eof) {
         data = typed;
         eof = false;
     }
-    while (out.written < data.size()) {
-        const ssize_t n = write_without_sigpipe(state_->stdin_fd.get(), data.data() + out.written,
-                                                data.size() - out.written);
-        if (n >= 0) {
-            out.written += static_cast<std::size_t>(n);
-            continue;
-        }
-        if (errno == EINTR) continue;
-        // A terminal whose every process is gone answers EIO, as a pipe answers EPIPE.
-        if (errno == EPIPE || (state_->terminal && errno == EIO)) {
-            out.error = job_write_failure{job_write_error::closed_by_command,
-                                          "the command closed its stdin"};
-            state_->stdin_fd.reset();
-            return out;
-        }
-        if (errno != EAGAIN) {
-            out.error = job_write_failure{
-                job_write_error::io,
-                std::string("cannot write to the job's stdin: ") + std::strerror(errno)};
-            return out;
-        }
-        const auto left =
-            std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
+    const write_result wrote = write_within(state_->stdin_fd.get(), data, deadline);
+    out.written = wrote.written;
+    switch (wrote.end) {
+        case write_end::written:
+            break;
+        case write_end::timed_out:
             out.error = job_write_failure{job_write_error::not_reading,
                                           "the command did not read its stdin within " +
                                               std::to_string(write_patience.count()) + " ms"};
             return out;
-        }
-        pollfd ready{state_->stdin_fd.get(), POLLOUT, 0};
-        (void)::poll(&ready, 1, static_cast<int>(left.count()));
+        case write_end::failed:
+            // A terminal whose every process is gone answers EIO, as a pipe answers EPIPE.
+            if (wrote.error == EPIPE || (state_->terminal && wrote.error == EIO)) {
+                out.error = job_write_failure{job_write_error::closed_by_command,
+                                              "the command closed its stdin"};
+                state_->stdin_fd.reset();
+                return out;
+            }
+            out.error = job_write_failure{
+                job_write_error::io,
+                std::string("cannot write to the job's stdin: ") + std::strerror(wrote.error)};
+            return out;
     }
     if (eof) state_->stdin_fd.reset();
     return out;

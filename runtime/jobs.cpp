@@ -5,6 +5,7 @@
 // spawns every job, retire, shutdown. The job itself is in job.cpp.
 #include "cordon/jobs.hpp"
 
+#include "base/enum_text.hpp"
 #include "base/log.hpp"
 #include "cordon/executor.hpp"
 #include "runtime/event_loop.hpp"
@@ -62,36 +63,28 @@ constexpr std::size_t preparing_threads = 4;
 
 }  // namespace
 
+constexpr auto screen_wait_result_texts = base::enum_texts<screen_wait_result>({
+    {screen_wait_result::shown, "shown"},
+    {screen_wait_result::quiet, "quiet"},
+    {screen_wait_result::settled, "settled"},
+    {screen_wait_result::timed_out, "timed_out"},
+    {screen_wait_result::no_terminal, "no_terminal"},
+});
+
 std::string_view to_string(screen_wait_result result) noexcept {
-    switch (result) {
-        case screen_wait_result::shown:
-            return "shown";
-        case screen_wait_result::quiet:
-            return "quiet";
-        case screen_wait_result::settled:
-            return "settled";
-        case screen_wait_result::timed_out:
-            return "timed_out";
-        case screen_wait_result::no_terminal:
-            return "no_terminal";
-    }
-    return "unknown";
+    return screen_wait_result_texts.text(result);
 }
 
+constexpr auto job_status_texts = base::enum_texts<job_status>({
+    {job_status::running, "running"},
+    {job_status::completed, "completed"},
+    {job_status::killed, "killed"},
+    {job_status::timed_out, "timed_out"},
+    {job_status::failed_to_start, "failed_to_start"},
+});
+
 std::string_view to_string(job_status status) noexcept {
-    switch (status) {
-        case job_status::running:
-            return "running";
-        case job_status::completed:
-            return "completed";
-        case job_status::killed:
-            return "killed";
-        case job_status::timed_out:
-            return "timed_out";
-        case job_status::failed_to_start:
-            return "failed_to_start";
-    }
-    return "unknown";
+    return job_status_texts.text(status);
 }
 
 // ---- supervisor ---------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "base/enum_text.hpp"
 #include "cordon/sandbox_error.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 #include "sandbox/network_plan.hpp"
@@ -64,39 +65,30 @@ void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& pol
 
 }  // namespace
 
+constexpr auto backend_kind_texts = base::enum_texts<backend_kind>({
+    {backend_kind::bwrap, "bwrap"},
+    {backend_kind::landlock, "landlock"},
+    {backend_kind::seatbelt, "seatbelt"},
+});
+
 std::string_view to_string(backend_kind kind) noexcept {
-    switch (kind) {
-        case backend_kind::bwrap:
-            return "bwrap";
-        case backend_kind::landlock:
-            return "landlock";
-        case backend_kind::seatbelt:
-            return "seatbelt";
-    }
-    return "invalid";
+    return backend_kind_texts.text(kind);
 }
 
+constexpr auto neutral_action_texts = base::enum_texts<neutral_action>({
+    {neutral_action::quarantined, "quarantined"},
+    {neutral_action::rewritten, "rewritten"},
+    {neutral_action::restored, "restored"},
+    {neutral_action::removed, "removed"},
+    {neutral_action::failed, "failed"},
+});
+
 std::string_view to_string(neutral_action value) noexcept {
-    switch (value) {
-        case neutral_action::quarantined:
-            return "quarantined";
-        case neutral_action::rewritten:
-            return "rewritten";
-        case neutral_action::restored:
-            return "restored";
-        case neutral_action::removed:
-            return "removed";
-        case neutral_action::failed:
-            return "failed";
-    }
-    return "failed";
+    return neutral_action_texts.text(value);
 }
 
 std::optional<backend_kind> parse_backend_kind(std::string_view text) noexcept {
-    for (auto kind : {backend_kind::bwrap, backend_kind::landlock, backend_kind::seatbelt}) {
-        if (text == to_string(kind)) return kind;
-    }
-    return std::nullopt;
+    return backend_kind_texts.parse(text);
 }
 
 enforcement_assessment assess(backend_kind kind, sandbox_mode mode, int landlock_abi) {

@@ -5,73 +5,58 @@
 // them (the CLI's options, the configuration, the verdict cache) can link without the provider.
 #include "cordon/mode.hpp"
 
+#include "base/enum_text.hpp"
 #include "sandbox/local_provider.hpp"
 #include "sandbox/rung_report.hpp"
 
 namespace cordon::sandbox {
 
+constexpr auto sandbox_mode_texts = base::enum_texts<sandbox_mode>({
+    {sandbox_mode::read_only, "read-only"},
+    {sandbox_mode::workspace_write, "workspace-write"},
+    {sandbox_mode::danger_full_access, "danger-full-access"},
+});
+
 std::string_view to_string(sandbox_mode mode) noexcept {
-    switch (mode) {
-        case sandbox_mode::read_only:
-            return "read-only";
-        case sandbox_mode::workspace_write:
-            return "workspace-write";
-        case sandbox_mode::danger_full_access:
-            return "danger-full-access";
-    }
-    return "invalid";
+    return sandbox_mode_texts.text(mode);
 }
 
+constexpr auto enforcement_texts = base::enum_texts<enforcement>({
+    {enforcement::full, "full"},
+    {enforcement::partial, "partial"},
+});
+
 std::string_view to_string(enforcement value) noexcept {
-    switch (value) {
-        case enforcement::full:
-            return "full";
-        case enforcement::partial:
-            return "partial";
-    }
-    return "invalid";
+    return enforcement_texts.text(value);
 }
 
 std::optional<sandbox_mode> parse_sandbox_mode(std::string_view text) noexcept {
-    for (auto mode : {sandbox_mode::read_only, sandbox_mode::workspace_write,
-                      sandbox_mode::danger_full_access}) {
-        if (text == to_string(mode)) return mode;
-    }
-    return std::nullopt;
+    return sandbox_mode_texts.parse(text);
 }
 
+constexpr auto backend_choice_texts = base::enum_texts<backend_choice>({
+    {backend_choice::automatic, "auto"},
+    {backend_choice::bwrap, "bwrap"},
+    {backend_choice::landlock, "landlock"},
+    {backend_choice::seatbelt, "seatbelt"},
+});
+
 std::string_view to_string(backend_choice choice) noexcept {
-    switch (choice) {
-        case backend_choice::automatic:
-            return "auto";
-        case backend_choice::bwrap:
-            return "bwrap";
-        case backend_choice::landlock:
-            return "landlock";
-        case backend_choice::seatbelt:
-            return "seatbelt";
-    }
-    return "invalid";
+    return backend_choice_texts.text(choice);
 }
 
 std::optional<backend_choice> parse_backend_choice(std::string_view text) noexcept {
-    for (auto choice : {backend_choice::automatic, backend_choice::bwrap, backend_choice::landlock,
-                        backend_choice::seatbelt}) {
-        if (text == to_string(choice)) return choice;
-    }
-    return std::nullopt;
+    return backend_choice_texts.parse(text);
 }
 
+constexpr auto rung_state_texts = base::enum_texts<rung_state>({
+    {rung_state::usable, "usable"},
+    {rung_state::unusable, "unusable"},
+    {rung_state::not_probed, "not probed"},
+});
+
 std::string_view to_string(rung_state state) noexcept {
-    switch (state) {
-        case rung_state::usable:
-            return "usable";
-        case rung_state::unusable:
-            return "unusable";
-        case rung_state::not_probed:
-            return "not probed";
-    }
-    return "invalid";
+    return rung_state_texts.text(state);
 }
 
 }  // namespace cordon::sandbox

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 
+#include "base/enum_text.hpp"
 #include "sandbox/backends.hpp"
 #include "sandbox/landlock_ruleset.hpp"
 
@@ -23,16 +24,14 @@ constexpr const char* listed_sockets_gap =
 
 }  // namespace
 
+constexpr auto network_enforcement_texts = base::enum_texts<network_enforcement>({
+    {network_enforcement::full, "full"},
+    {network_enforcement::partial, "partial"},
+    {network_enforcement::none, "none"},
+});
+
 std::string_view to_string(network_enforcement value) noexcept {
-    switch (value) {
-        case network_enforcement::full:
-            return "full";
-        case network_enforcement::partial:
-            return "partial";
-        case network_enforcement::none:
-            return "none";
-    }
-    return "none";
+    return network_enforcement_texts.text(value);
 }
 
 namespace {

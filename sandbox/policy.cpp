@@ -3,6 +3,7 @@
 
 #include "cordon/policy.hpp"
 
+#include "base/enum_text.hpp"
 #include "base/small_file.hpp"
 #include "sandbox/git_config.hpp"
 #include "sandbox/landlock_ruleset.hpp"
@@ -28,42 +29,32 @@ namespace cordon::sandbox {
 
 namespace fs = std::filesystem;
 
+constexpr auto tmp_policy_texts = base::enum_texts<tmp_policy>({
+    {tmp_policy::private_tmp, "private"},
+    {tmp_policy::host, "host"},
+    {tmp_policy::none, "none"},
+});
+
 std::string_view to_string(tmp_policy value) noexcept {
-    switch (value) {
-        case tmp_policy::private_tmp:
-            return "private";
-        case tmp_policy::host:
-            return "host";
-        case tmp_policy::none:
-            return "none";
-    }
-    return "invalid";
+    return tmp_policy_texts.text(value);
 }
 
 std::optional<tmp_policy> parse_tmp_policy(std::string_view text) noexcept {
-    for (auto value : {tmp_policy::private_tmp, tmp_policy::host, tmp_policy::none}) {
-        if (text == to_string(value)) return value;
-    }
-    return std::nullopt;
+    return tmp_policy_texts.parse(text);
 }
 
+constexpr auto network_policy_texts = base::enum_texts<network_policy>({
+    {network_policy::deny, "deny"},
+    {network_policy::proxy, "proxy"},
+    {network_policy::allow, "allow"},
+});
+
 std::string_view to_string(network_policy value) noexcept {
-    switch (value) {
-        case network_policy::deny:
-            return "deny";
-        case network_policy::proxy:
-            return "proxy";
-        case network_policy::allow:
-            return "allow";
-    }
-    return "invalid";
+    return network_policy_texts.text(value);
 }
 
 std::optional<network_policy> parse_network_policy(std::string_view text) noexcept {
-    for (auto value : {network_policy::deny, network_policy::proxy, network_policy::allow}) {
-        if (text == to_string(value)) return value;
-    }
-    return std::nullopt;
+    return network_policy_texts.parse(text);
 }
 
 std::span<const protected_class> protected_classes() {

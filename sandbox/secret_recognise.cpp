@@ -7,28 +7,23 @@
 
 #include <cctype>
 
+#include "base/enum_text.hpp"
 #include "base/secret_shapes.hpp"
 
 namespace cordon::sandbox {
 
+constexpr auto secret_kind_texts = base::enum_texts<secret_kind>({
+    {secret_kind::none, "none"},
+    {secret_kind::pem_private_key, "PEM private key"},
+    {secret_kind::putty_key, "PuTTY key"},
+    {secret_kind::gcp_service_account, "Google service account key"},
+    {secret_kind::gcp_user_credentials, "Google user credentials"},
+    {secret_kind::aws_secret_key, "AWS secret access key"},
+    {secret_kind::issuer_token, "token"},
+});
+
 std::string_view to_string(secret_kind kind) noexcept {
-    switch (kind) {
-        case secret_kind::none:
-            return "none";
-        case secret_kind::pem_private_key:
-            return "PEM private key";
-        case secret_kind::putty_key:
-            return "PuTTY key";
-        case secret_kind::gcp_service_account:
-            return "Google service account key";
-        case secret_kind::gcp_user_credentials:
-            return "Google user credentials";
-        case secret_kind::aws_secret_key:
-            return "AWS secret access key";
-        case secret_kind::issuer_token:
-            return "token";
-    }
-    return "invalid";
+    return secret_kind_texts.text(kind);
 }
 
 // ---- recognise() -------------------------------------------------------------------------------

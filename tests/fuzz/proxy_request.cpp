@@ -53,11 +53,12 @@ void check_destination(std::string_view host, std::uint16_t port) {
         // Text the request chose is bounded and cannot close or open a marker of cordon's (the
         // spaces are cordon's own, in "... (N bytes)").
         CORDON_FUZZ_CHECK(refused->destination.size() <= 280);
-        if (refused->reason == "not a host name") {
+        if (refused->kind == refusal_kind::not_a_host_name) {
             CORDON_FUZZ_CHECK(refused->destination.find_first_of("[]\"'") == std::string::npos);
         }
         const std::string response = http_response(
-            403, refusal_body(refused->destination, refused->reason, refused->askable),
+            403,
+            refusal_body(refused->destination, refused->kind, refused->reason, refused->askable),
             refused->destination);
         // Five header lines whatever the destination says (no header injection), then the body.
         const std::size_t end = response.find("\r\n\r\n");

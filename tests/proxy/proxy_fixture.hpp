@@ -191,7 +191,7 @@ public:
             return;
         }
         if (address.empty()) {
-            pending->answer(std::string("cannot be resolved"));
+            pending->answer(base::fail(lookup_failure::no_address, "cannot be resolved"));
         } else {
             pending->answer(address_list{boost::asio::ip::make_address(address)});
         }
@@ -236,7 +236,9 @@ private:
     resolver::result look_up(const std::string& name) {
         std::unique_lock lock(mutex_);
         const auto found = names_.find(name);
-        if (found == names_.end()) return std::string("cannot be resolved");
+        if (found == names_.end()) {
+            return base::fail(lookup_failure::no_address, "cannot be resolved");
+        }
         if (found->second != "hold") {
             return address_list{boost::asio::ip::make_address(found->second)};
         }
@@ -244,7 +246,7 @@ private:
         changed_.notify_all();
         changed_.wait(lock, [&] { return released_; });
         --held_;
-        return std::string("cannot be resolved");
+        return base::fail(lookup_failure::no_address, "cannot be resolved");
     }
 
     mutable std::mutex mutex_;

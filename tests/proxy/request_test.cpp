@@ -116,12 +116,14 @@ TEST(ProxyHttpHead, ByteByByteGivesTheSameRequest) {
 }
 
 TEST(ProxyHttpHead, TheRefusalResponseNamesCordonAndTheDestination) {
-    const std::string body = refusal_body("example.com:443", "not in allowed_domains", true);
+    const std::string body = refusal_body("example.com:443", refusal_kind::name_not_listed,
+                                          "not in allowed_domains", true);
     EXPECT_EQ(body,
               "cordon: network access to example.com:443 is blocked by this run's network policy "
               "(not in allowed_domains); ask for it with --allow-domain example.com:443 or an "
               "escalation\n");
-    EXPECT_EQ(refusal_body("93.184.216.34:80", "an address, not a name", true),
+    EXPECT_EQ(refusal_body("93.184.216.34:80", refusal_kind::address_not_listed,
+                           "an address, not a name", true),
               "cordon: network access to 93.184.216.34:80 is blocked by this run's network "
               "policy (an address, not a name); ask for it with --allow-domain 93.184.216.34:80 "
               "or an escalation\n");
@@ -129,18 +131,20 @@ TEST(ProxyHttpHead, TheRefusalResponseNamesCordonAndTheDestination) {
     const std::string operators_only =
         "; the host's own, loopback, private and link-local addresses are reached only where "
         "the operator maps a name to them (proxy_resolve) or lists them in allowed_domains\n";
-    EXPECT_EQ(refusal_body("169.254.169.254:80", "an address, not a name", false),
+    EXPECT_EQ(refusal_body("169.254.169.254:80", refusal_kind::address_not_listed,
+                           "an address, not a name", false),
               "cordon: network access to 169.254.169.254:80 is blocked by this run's network "
               "policy (an address, not a name)" +
                   operators_only);
-    EXPECT_EQ(refusal_body("gist.github.com:443", "in denied_domains", false),
+    EXPECT_EQ(refusal_body("gist.github.com:443", refusal_kind::denied, "in denied_domains", false),
               "cordon: network access to gist.github.com:443 is blocked by this run's network "
               "policy (in denied_domains); denied_domains refuses it, whatever is asked\n");
-    EXPECT_EQ(refusal_body("localhost:80", "resolves to a private address (127.0.0.1)", false),
+    EXPECT_EQ(refusal_body("localhost:80", refusal_kind::private_address,
+                           "resolves to a private address (127.0.0.1)", false),
               "cordon: network access to localhost:80 is blocked by this run's network policy "
               "(resolves to a private address (127.0.0.1))" +
                   operators_only);
-    EXPECT_EQ(refusal_body("x:0", "port 0", false),
+    EXPECT_EQ(refusal_body("x:0", refusal_kind::port_zero, "port 0", false),
               "cordon: network access to x:0 is blocked by this run's network policy (port 0)\n");
     const std::string response = http_response(403, body, "example.com:443");
     EXPECT_EQ(response, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: " +
@@ -199,10 +203,71 @@ rules compiled(std::vector<std::string> allowed, std::vector<std::string> denied
     return std::holds_alternative<rules>(result) ? std::get<rules>(result) : rules{};
 }
 
+// The reason check_addresses() gives, or "" where it lets the addresses through.
+std::string reason_of(const std::optional<base::failure<refusal_kind>>& failed) {
+    return failed ? failed->message : "";
+}
+
 std::string refused_because(const rules& policy, std::string_view host, std::uint16_t port) {
     auto verdict = decide(policy, host, port);
     if (auto* refused = std::get_if<refusal>(&verdict)) return refused->reason;
     return "";
+}
+
+// What a refusal is, as code reads it: its kind, whatever its reason says.
+std::optional<refusal_kind> refused_kind(const rules& policy, std::string_view host,
+                                         std::uint16_t port) {
+    auto verdict = decide(policy, host, port);
+    if (auto* refused = std::get_if<refusal>(&verdict)) return refused->kind;
+    return std::nullopt;
+}
+
+TEST(ProxyDecision, EachRefusalSaysItsKind) {
+    const rules policy = compiled({"*.example.com", "10.1.2.3"}, {"bad.example.com"},
+                                  {{"a.example.com", "10.0.0.7"}});
+    EXPECT_EQ(refused_kind(policy, "a.example.com", 80), std::nullopt);
+    EXPECT_EQ(refused_kind(policy, "bad.example.com", 80), refusal_kind::denied);
+    EXPECT_EQ(refused_kind(policy, "example.net", 80), refusal_kind::name_not_listed);
+    EXPECT_EQ(refused_kind(policy, "10.1.2.4", 22), refusal_kind::address_not_listed);
+    EXPECT_EQ(refused_kind(policy, "bad name!", 22), refusal_kind::not_a_host_name);
+    EXPECT_EQ(refused_kind(policy, "a.example.com", 0), refusal_kind::port_zero);
+    const auto named = std::get<route>(decide(policy, "b.example.com", 80));
+    const auto kind_of = [&](std::vector<std::string_view> addresses) {
+        address_list list;
+        for (auto each : addresses)
+            list.push_back(boost::asio::ip::make_address(each));
+        const auto failed = check_addresses(policy, named, list);
+        return failed ? std::optional(failed->kind) : std::nullopt;
+    };
+    EXPECT_EQ(kind_of({}), refusal_kind::unresolvable);
+    EXPECT_EQ(kind_of({"0.0.0.0"}), refusal_kind::this_host);
+    EXPECT_EQ(kind_of({"127.0.0.1"}), refusal_kind::private_address);
+    EXPECT_EQ(kind_of({"93.184.216.34"}), std::nullopt);
+}
+
+// The advice follows the kind: a reworded reason changes the text people read, not what the
+// refusal tells them would let the destination through.
+TEST(ProxyHttpHead, TheRefusalsAdviceFollowsItsKindNotItsReason) {
+    const std::string head =
+        "cordon: network access to h:1 is blocked by this run's network policy (reworded)";
+    EXPECT_EQ(refusal_body("h:1", refusal_kind::denied, "reworded", false),
+              head + "; denied_domains refuses it, whatever is asked\n");
+    EXPECT_EQ(refusal_body("h:1", refusal_kind::denied_address, "reworded", false),
+              head + "; denied_domains refuses it, whatever is asked\n");
+    for (auto kind : {refusal_kind::own_address, refusal_kind::private_address,
+                      refusal_kind::address_not_listed}) {
+        EXPECT_EQ(refusal_body("h:1", kind, "reworded", false),
+                  head +
+                      "; the host's own, loopback, private and link-local addresses are reached "
+                      "only where the operator maps a name to them (proxy_resolve) or lists them "
+                      "in allowed_domains\n");
+    }
+    for (auto kind : {refusal_kind::not_a_host_name, refusal_kind::port_zero,
+                      refusal_kind::name_not_listed, refusal_kind::this_host}) {
+        EXPECT_EQ(refusal_body("h:1", kind, "reworded", false), head + "\n");
+    }
+    EXPECT_EQ(refusal_body("h:1", refusal_kind::denied, "reworded", true),
+              head + "; ask for it with --allow-domain h:1 or an escalation\n");
 }
 
 TEST(ProxyDecision, DeniedWinsThenAllowedDecides) {
@@ -245,18 +310,16 @@ TEST(ProxyDecision, PrivateAddressesAreRefusedUnlessListed) {
     const rules policy = compiled({"*.test", "10.9.9.9"});
     const auto named = std::get<route>(decide(policy, "a.test", 80));
     const auto check = [&](std::string_view address) {
-        return check_addresses(policy, named, {boost::asio::ip::make_address(address)})
-            .value_or("");
+        return reason_of(check_addresses(policy, named, {boost::asio::ip::make_address(address)}));
     };
     EXPECT_EQ(check("127.0.0.1"), "resolves to a private address (127.0.0.1)");
     EXPECT_EQ(check("10.9.9.8"), "resolves to a private address (10.9.9.8)");
     EXPECT_EQ(check("10.9.9.9"), "");
     EXPECT_EQ(check("93.184.216.34"), "");
-    EXPECT_EQ(check_addresses(policy, named, {}).value_or(""), "cannot be resolved");
-    EXPECT_EQ(check_addresses(policy, named,
-                              {boost::asio::ip::make_address("93.184.216.34"),
-                               boost::asio::ip::make_address("169.254.169.254")})
-                  .value_or(""),
+    EXPECT_EQ(reason_of(check_addresses(policy, named, {})), "cannot be resolved");
+    EXPECT_EQ(reason_of(check_addresses(policy, named,
+                                        {boost::asio::ip::make_address("93.184.216.34"),
+                                         boost::asio::ip::make_address("169.254.169.254")})),
               "resolves to a private address (169.254.169.254)");
 }
 
@@ -352,7 +415,7 @@ TEST(ProxyDecision, ADeniedAddressIsDeniedInEveryFormWhicheverWayItIsWritten) {
                                          {written}, {{"a.test", "127.0.0.1"}});
         EXPECT_EQ(refused_because(v6_denied, "127.0.0.1", 18080), "in denied_domains") << written;
         const auto named = std::get<route>(decide(v6_denied, "a.test", 18080));
-        EXPECT_EQ(check_addresses(v6_denied, named, *named.addresses).value_or(""),
+        EXPECT_EQ(reason_of(check_addresses(v6_denied, named, *named.addresses)),
                   "resolves to a denied address (127.0.0.1)")
             << written;
     }
@@ -390,7 +453,7 @@ TEST(ProxyDecision, AProxyResolveMappingNeverOutranksDeniedDomains) {
     const auto checked = [&](std::string_view name, std::uint16_t port) {
         const auto allowed = std::get<route>(decide(policy, name, port));
         EXPECT_TRUE(allowed.trusted);
-        return check_addresses(policy, allowed, *allowed.addresses).value_or("");
+        return reason_of(check_addresses(policy, allowed, *allowed.addresses));
     };
     EXPECT_EQ(checked("a.test", 80), "resolves to a denied address (10.0.0.5)");
     EXPECT_EQ(checked("b.test", 80), "resolves to a denied address (::ffff:10.0.0.5)");
@@ -438,9 +501,9 @@ TEST(ProxyDecision, AnAddressALocalRouteSendsToThisHostIsTheHostsOwn) {
         for (const char* address :
              {"93.184.216.34", "::ffff:93.184.216.34", "::93.184.216.34", "64:ff9b::5db8:d822",
               "2002:5db8:d822::1", "2606:4700::1111", "1.1.1.1", "2a00:1450::1"}) {
-            seen.emplace_back(
-                address, check_addresses(policy, named, {boost::asio::ip::make_address(address)})
-                             .value_or(""));
+            seen.emplace_back(address,
+                              reason_of(check_addresses(policy, named,
+                                                        {boost::asio::ip::make_address(address)})));
         }
     });
     inside.join();
@@ -474,8 +537,7 @@ TEST(ProxyDecision, DeniedAddressesAreRefusedInTheirIpv6Forms) {
     const rules policy = std::get<rules>(compile_rules(network));
     const auto named = std::get<route>(decide(policy, "a.test", 80));
     const auto check = [&](std::string_view address) {
-        return check_addresses(policy, named, {boost::asio::ip::make_address(address)})
-            .value_or("");
+        return reason_of(check_addresses(policy, named, {boost::asio::ip::make_address(address)}));
     };
     EXPECT_EQ(check("93.184.216.34"), "resolves to a denied address (93.184.216.34)");
     EXPECT_EQ(check("::ffff:93.184.216.34"), "resolves to a denied address (::ffff:93.184.216.34)");
@@ -495,11 +557,10 @@ TEST(ProxyDecision, TheUnspecifiedAddressIsRefusedEvenWhenListed) {
     for (const char* host : {"0.0.0.0", "::", "::ffff:0.0.0.0", "0.1.2.3", "zero.test"}) {
         const auto listed = std::get<route>(decide(policy, host, 8080));
         ASSERT_TRUE(listed.addresses.has_value()) << host;
-        EXPECT_NE(check_addresses(policy, listed, *listed.addresses)
-                      .value_or("")
-                      .find("the unspecified address"),
-                  std::string::npos)
-            << host;
+        const auto failed = check_addresses(policy, listed, *listed.addresses);
+        ASSERT_TRUE(failed.has_value()) << host;
+        EXPECT_EQ(failed->kind, refusal_kind::this_host) << host;
+        EXPECT_NE(failed->message.find("the unspecified address"), std::string::npos) << host;
     }
     const rules loopback = compiled({"[::1]", "127.0.0.1"});
     for (const char* host : {"::1", "127.0.0.1"}) {

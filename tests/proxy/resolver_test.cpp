@@ -73,8 +73,8 @@ TEST_F(SystemResolver, ALookupIsAnsweredWhileAnotherIsHeld) {
     names->async_resolve("fast.test", pending(fast));
     EXPECT_EQ(run_one(), 1U);
     ASSERT_TRUE(fast.has_value());
-    ASSERT_TRUE(std::holds_alternative<address_list>(*fast));
-    EXPECT_EQ(std::get<address_list>(*fast).front().to_string(), "127.0.0.1");
+    ASSERT_TRUE(fast->ok());
+    EXPECT_EQ(fast->value().front().to_string(), "127.0.0.1");
     EXPECT_FALSE(slow.has_value());
 }
 
@@ -124,8 +124,9 @@ TEST_F(SystemResolver, OverTheProcessBoundALookupFailsAtOnce) {
     names->async_resolve("fast.test", pending(over));
     EXPECT_EQ(run_one(), 1U);
     ASSERT_TRUE(over.has_value());
-    ASSERT_TRUE(std::holds_alternative<std::string>(*over));
-    EXPECT_EQ(std::get<std::string>(*over), too_many_lookups);
+    ASSERT_FALSE(over->ok());
+    EXPECT_EQ(over->kind(), lookup_failure::too_many);
+    EXPECT_EQ(over->message(), too_many_lookups);
     EXPECT_FALSE(slow.has_value());
 }
 
@@ -147,18 +148,21 @@ TEST_F(SystemResolver, AnAbandonedLookupGivesTheProcessBoundBackNotItsThread) {
     names->async_resolve("fast.test", pending(third));
     EXPECT_EQ(run_one(), 1U);
     ASSERT_TRUE(third.has_value());
-    ASSERT_TRUE(std::holds_alternative<std::string>(*third));
-    EXPECT_EQ(std::get<std::string>(*third), too_many_lookups);
+    ASSERT_FALSE(third->ok());
+    EXPECT_EQ(third->kind(), lookup_failure::too_many);
+    EXPECT_EQ(third->message(), too_many_lookups);
     EXPECT_FALSE(first.has_value());
     EXPECT_FALSE(second.has_value());
 }
 
 TEST_F(SystemResolver, TheSystemsLookupResolvesAnAddressAndRefusesNothing) {
     const resolver::result found = getaddrinfo_lookup("127.0.0.1");
-    ASSERT_TRUE(std::holds_alternative<address_list>(found));
-    EXPECT_EQ(std::get<address_list>(found),
-              address_list{boost::asio::ip::make_address("127.0.0.1")});
-    EXPECT_EQ(std::get<std::string>(getaddrinfo_lookup("")), "cannot be resolved");
+    ASSERT_TRUE(found.ok());
+    EXPECT_EQ(found.value(), address_list{boost::asio::ip::make_address("127.0.0.1")});
+    const resolver::result none = getaddrinfo_lookup("");
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.kind(), lookup_failure::no_address);
+    EXPECT_EQ(none.message(), "cannot be resolved");
 }
 
 }  // namespace
