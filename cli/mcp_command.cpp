@@ -68,7 +68,7 @@ int run_mcp_command(mcp_options& given) {
     options.version = CORDON_VERSION;
     const sandbox::sandbox_mode mode = deployed.mode.value;
     options.limits.mode = mode;
-    auto where = deployment_of(given.policy, mode, mode);
+    auto where = deployment_of(deployed, mode);
     if (auto* message = std::get_if<std::string>(&where)) {
         return usage_error(mcp_command_name, *message);
     }

@@ -209,7 +209,7 @@ std::variant<validated, std::string> validate(run_options& options, const settin
     const sandbox::sandbox_mode mode = deployed.mode.value;
     const sandbox::sandbox_mode widest =
         out.escalate && policy::is_strictly_wider(*out.escalate, mode) ? *out.escalate : mode;
-    auto where = deployment_of(options.policy, mode, widest);
+    auto where = deployment_of(deployed, widest);
     if (auto* message = std::get_if<std::string>(&where)) return *message;
     out.where = std::get<policy::deployment>(std::move(where));
     std::error_code ec;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cli/options.hpp"
+#include "cli/workspace.hpp"
 #include "cordon/executor.hpp"
 #include "cordon/limits.hpp"
 
@@ -91,6 +92,14 @@ std::variant<settings, std::string> resolve_settings(const setting_flags& flags,
     out.approval_rules = values.approval_rules;
     if (session != nullptr) return with_session(std::move(out), *session);
     return out;
+}
+
+std::variant<policy::deployment, std::string> deployment_of(const settings& deployed,
+                                                            sandbox::sandbox_mode widest) {
+    auto workspace = resolve_workspace(deployed.workspace.value.string(), widest);
+    if (auto* message = std::get_if<std::string>(&workspace)) return *message;
+    return policy::deployment{deployed.mode.value,
+                              std::get<std::filesystem::path>(std::move(workspace))};
 }
 
 settings with_session(settings below, const session_layer& session) {

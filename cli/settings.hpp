@@ -36,6 +36,7 @@
 #include "cli/standing.hpp"
 #include "cordon/environment.hpp"
 #include "cordon/session_log.hpp"
+#include "policy/resolve.hpp"
 
 namespace cordon::cli {
 
@@ -105,6 +106,12 @@ template <typename T>
 [[nodiscard]] std::variant<settings, std::string> resolve_settings(
     const setting_flags& flags, const loaded_config& config,
     const session_layer* session = nullptr);
+
+// The deployment `deployed` (settings resolved without a session) names: its mode and its
+// workspace, checked as one the `widest` mode a run may get (the mode itself, or an escalation)
+// could write (cli/workspace.hpp); the usage error otherwise.
+[[nodiscard]] std::variant<policy::deployment, std::string> deployment_of(
+    const settings& deployed, sandbox::sandbox_mode widest);
 
 // `below` (settings resolved without a session) with the session's layer: its mode, approval
 // policy and root wherever no flag gave them.

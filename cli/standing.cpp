@@ -8,19 +8,10 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
-#include "cli/workspace.hpp"
 #include "cordon/policy.hpp"
 #include "sandbox/protected_paths.hpp"
 
 namespace cordon::cli {
-
-std::variant<policy::deployment, std::string> deployment_of(const policy_flags& flags,
-                                                            sandbox::sandbox_mode mode,
-                                                            sandbox::sandbox_mode widest) {
-    auto workspace = resolve_workspace(flags.workspace, widest);
-    if (auto* message = std::get_if<std::string>(&workspace)) return *message;
-    return policy::deployment{mode, std::get<std::filesystem::path>(std::move(workspace))};
-}
 
 std::variant<std::shared_ptr<const policy::session_log>, policy::log_error> open_session_log(
     const std::filesystem::path& path, const std::filesystem::path& root) {

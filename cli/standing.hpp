@@ -59,12 +59,6 @@ struct env_flags {
 // error, "<command>: invalid --env-keep "NAME" (...)", while the command line is parsed.
 void add_env_options(CLI::App& sub, env_flags& flags, std::string_view command);
 
-// The deployment a command line names: `mode` (its resolved mode, without a session) and the
-// workspace it gives. The workspace is checked as one the `widest` mode a run may get (the mode
-// itself, or an escalation) could write.
-[[nodiscard]] std::variant<policy::deployment, std::string> deployment_of(
-    const policy_flags& flags, sandbox::sandbox_mode mode, sandbox::sandbox_mode widest);
-
 // Opens the session log at `path`, creating it, recorded as started in `root`, when missing.
 [[nodiscard]] std::variant<std::shared_ptr<const policy::session_log>, policy::log_error>
 open_session_log(const std::filesystem::path& path, const std::filesystem::path& root);
