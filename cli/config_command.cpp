@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-// `cordon config show [--json] [--profile NAME] [OPTIONS]`: the effective settings of a run or an
-// MCP server started with these options, and where each value came from: a flag, a profile in a
-// file, a file's top level, or cordon's default (docs/contract.md, "Configuration"). A session
-// ranks between the flags and the profile; `cordon session show` says what one records.
+// `cordon config show [--json] [--profile NAME] [--session FILE] [OPTIONS]`: the effective
+// settings of a run or an MCP server started with these options, and where each value came from:
+// a flag, the session, a profile in a file, a file's top level, or cordon's default
+// (docs/contract.md, "Configuration"). The values are cli/settings.hpp's, which `cordon run` and
+// `cordon mcp` resolve too. The session log is read, never created; `cordon session show` says
+// everything it records.
 //
 // Exits 0, or 2 when an option or a configuration file is bad (the same one line `cordon run`
 // prints).
@@ -21,6 +23,7 @@
 #include "cli/options.hpp"
 #include "cli/path_options.hpp"
 #include "cli/run_options.hpp"
+#include "cli/settings.hpp"
 #include "cli/standing.hpp"
 #include "cordon/executor.hpp"
 #include "cordon/limits.hpp"
@@ -34,15 +37,8 @@ constexpr std::string_view show_command_name = "cordon config show";
 
 struct show_options {
     bool json = false;
-    std::string profile;
-    std::optional<sandbox::sandbox_mode> mode;
-    std::optional<sandbox::backend_choice> backend;
-    std::optional<std::chrono::milliseconds> timeout;
-    std::optional<std::uint64_t> max_output;
-    std::optional<std::uint64_t> max_processes;
-    std::optional<std::uint64_t> max_memory;
-    std::optional<policy::approval_policy> approval;
-    std::optional<std::chrono::milliseconds> approval_timeout;
+    policy_flags policy;  // --mode, --workspace, --session, --profile, --approval, ...
+    limit_flags limits;   // --timeout, --max-output, --max-processes, --max-memory
     path_flags paths;
     env_flags environment;
 };
@@ -83,6 +79,10 @@ void describe(const origin& from, nlohmann::json& into) {
         case origin::kind::flag:
             into["source"] = "flag";
             break;
+        case origin::kind::session:
+            into["source"] = "session";
+            into["file"] = from.file.string();
+            break;
         case origin::kind::profile:
             into["source"] = "profile";
             into["profile"] = from.profile;
@@ -120,77 +120,96 @@ struct shown {
     origin from;
 };
 
-// The flag's value, else the configuration's, else the default, with where it came from.
+// One setting as shown: `text` spells its value.
 template <typename T, typename Text>
-shown pick(std::string_view key, const std::optional<T>& flag,
-           const std::optional<sourced<T>>& configured, T fallback, Text text) {
-    if (flag) return {key, text(*flag), {origin::kind::flag, {}, {}}};
-    if (configured) return {key, text(configured->value), configured->from};
-    return {key, text(fallback), {}};
+shown shown_as(std::string_view key, const sourced<T>& setting, Text text) {
+    return {key, text(setting.value), setting.from};
+}
+
+// What the session log at `raw` records, as `cordon run --session` would read it; nullopt when
+// there is none yet (a run would create it, recording only its root). Read, never created.
+std::variant<std::optional<policy::session_state>, std::string> read_session(
+    const std::string& raw) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(raw, ec))) {
+        return std::optional<policy::session_state>();
+    }
+    auto opened = policy::session_log::open_existing(raw);
+    if (auto* error = std::get_if<policy::log_error>(&opened)) {
+        return session_error_text(raw, *error);
+    }
+    const policy::session_log& log = std::get<policy::session_log>(opened);
+    auto state = log.state();
+    if (auto* error = std::get_if<policy::log_error>(&state)) {
+        return session_error_text(log.path(), *error);
+    }
+    return std::optional<policy::session_state>(std::get<policy::session_state>(std::move(state)));
 }
 
 int show(const show_options& given) {
-    auto loaded = load_config(given.profile);
+    auto loaded = load_config(given.policy.profile);
     if (auto* message = std::get_if<std::string>(&loaded)) {
         return usage_error(show_command_name, *message);
     }
     const loaded_config& config = std::get<loaded_config>(loaded);
-    const config_values& values = config.values;
-    const runtime::executor_options defaults;
-    const auto name = [](auto value) { return std::string(to_string(value)); };
-    const auto size = [](std::uint64_t bytes) { return size_text(bytes, true); };
-    std::vector<shown> settings{
-        pick("mode", given.mode, values.mode, sandbox::sandbox_mode::read_only, name),
-        pick("backend", given.backend, values.backend, sandbox::backend_choice::automatic, name),
-        pick("timeout", given.timeout, values.timeout, defaults.default_timeout, duration_text),
-        pick("max_output", given.max_output, values.max_output,
-             std::uint64_t{defaults.limits.tail_bytes}, size),
-        pick("max_processes", given.max_processes, values.max_processes,
-             std::uint64_t{runtime::default_max_processes},
-             [](std::uint64_t count) { return count == 0 ? "unlimited" : std::to_string(count); }),
-        pick("max_memory", given.max_memory, values.max_memory,
-             defaults.default_limits.max_memory.value_or(0), size),
-        pick("approval", given.approval, values.approval, policy::approval_policy::ask, name),
-        pick("approval_timeout", given.approval_timeout, values.approval_timeout,
-             std::chrono::milliseconds(default_approval_timeout), duration_text),
-        pick("identity_range", std::optional<sandbox::identity_range>(), values.identity_range,
-             sandbox::identity_range{}, sandbox::identity_range_text),
-    };
-
-    auto with_flags = rules_with_flags(config.rules, given.paths);
-    if (auto* message = std::get_if<std::string>(&with_flags)) {
+    std::optional<policy::session_state> state;
+    if (!given.policy.session.empty()) {
+        auto read = read_session(given.policy.session);
+        if (auto* message = std::get_if<std::string>(&read)) {
+            return usage_error(show_command_name, *message);
+        }
+        state = std::get<std::optional<policy::session_state>>(std::move(read));
+    }
+    const std::filesystem::path session_file = given.policy.session.empty()
+                                                   ? std::filesystem::path()
+                                                   : sandbox::canonical_path(given.policy.session);
+    const session_layer session{session_file, state ? *state : policy::session_state{}};
+    auto resolved = resolve_settings({given.policy, given.limits, given.paths, given.environment},
+                                     config, state ? &session : nullptr);
+    if (auto* message = std::get_if<std::string>(&resolved)) {
         return usage_error(show_command_name, *message);
     }
-    const configured_rules& rules = std::get<configured_rules>(with_flags);
-    settings.push_back(
+    const settings& effective = std::get<settings>(resolved);
+    const auto name = [](auto value) { return std::string(to_string(value)); };
+    const auto size = [](std::uint64_t bytes) { return size_text(bytes, true); };
+    const auto boolean = [](bool value) { return std::string(value ? "true" : "false"); };
+    std::vector<shown> scalars{
+        shown_as("mode", effective.mode, name),
+        shown_as("backend", effective.backend, name),
+        shown_as("timeout", effective.timeout, duration_text),
+        shown_as("max_output", effective.max_output, size),
+        shown_as(
+            "max_processes", effective.max_processes,
+            [](std::uint64_t count) { return count == 0 ? "unlimited" : std::to_string(count); }),
+        shown_as("max_memory", effective.max_memory, size),
+        shown_as("approval", effective.approval, name),
+        shown_as("approval_timeout", effective.approval_timeout, duration_text),
+        shown_as("identity_range", effective.identity_range, sandbox::identity_range_text),
+    };
+    const configured_rules& rules = effective.rules;
+    scalars.push_back(
         {"tmp", std::string(sandbox::to_string(rules.rules.tmp)), origin_of(rules, "tmp")});
-    settings.push_back(given.environment.clear
-                           ? shown{"env_clear", "true", {origin::kind::flag, {}, {}}}
-                           : (values.env_clear
-                                  ? shown{"env_clear", values.env_clear->value ? "true" : "false",
-                                          values.env_clear->from}
-                                  : shown{"env_clear", "false", {}}));
-    const auto env_list = [](std::string_view key, const std::vector<sourced<std::string>>& from,
-                             const std::vector<std::string>& flagged) {
+    scalars.push_back(shown_as("env_clear", effective.env_clear, boolean));
+    const auto env_list = [](std::string_view key, const std::vector<sourced<std::string>>& from) {
         shown_list out{key, {}};
         for (const auto& each : from)
             out.entries.push_back({each.value, each.from});
-        for (const auto& each : flagged)
-            out.entries.push_back({each, {origin::kind::flag, {}, {}}});
         return out;
     };
-    settings.push_back({"accept_partial", rules.rules.accept_partial ? "true" : "false",
-                        origin_of(rules, "accept_partial")});
-    settings.push_back({"network", std::string(sandbox::to_string(rules.network.policy)),
-                        origin_of(rules, "network")});
-    settings.push_back({"allow_local_binding", rules.network.allow_local_binding ? "true" : "false",
-                        origin_of(rules, "allow_local_binding")});
-    // As for a run in the current directory (cordon run's workspace when none is given): the keys
-    // found in it are its own to read, and are not listed as hidden.
+    scalars.push_back({"accept_partial", rules.rules.accept_partial ? "true" : "false",
+                       origin_of(rules, "accept_partial")});
+    scalars.push_back({"network", std::string(sandbox::to_string(rules.network.policy)),
+                       origin_of(rules, "network")});
+    scalars.push_back({"allow_local_binding", rules.network.allow_local_binding ? "true" : "false",
+                       origin_of(rules, "allow_local_binding")});
+    // As for a run in its workspace (--workspace, the session's root, else the current
+    // directory): the keys found in it are its own to read, and are not listed as hidden.
     std::vector<std::filesystem::path> here;
     std::error_code ec;
-    if (auto cwd = std::filesystem::canonical(std::filesystem::current_path(ec), ec); !ec)
-        here.push_back(std::move(cwd));
+    const std::filesystem::path workspace = effective.workspace.value.empty()
+                                                ? std::filesystem::current_path(ec)
+                                                : effective.workspace.value;
+    if (auto root = std::filesystem::canonical(workspace, ec); !ec) here.push_back(std::move(root));
     const std::vector<std::filesystem::path> denied =
         sandbox::requested_deny_read(rules.rules, here);
     const std::vector<shown_list> lists{
@@ -202,8 +221,8 @@ int show(const show_options& given) {
         list_of("allow_unix_sockets", rules.network.allow_unix_sockets, rules),
         list_of("allowed_domains", rules.network.allowed_domains, rules),
         list_of("denied_domains", rules.network.denied_domains, rules),
-        env_list("env_keep", values.env_keep, given.environment.keep),
-        env_list("env_unset", values.env_unset, given.environment.unset),
+        env_list("env_keep", effective.env_keep),
+        env_list("env_unset", effective.env_unset),
     };
 
     if (given.json) {
@@ -218,7 +237,7 @@ int show(const show_options& given) {
                               {"profile", config.profile.empty() ? nlohmann::json(nullptr)
                                                                  : nlohmann::json(config.profile)},
                               {"settings", nlohmann::json::object()}};
-        for (const shown& setting : settings) {
+        for (const shown& setting : scalars) {
             nlohmann::json from = {{"value", is_boolean(setting.key)
                                                  ? nlohmann::json(setting.value == "true")
                                                  : nlohmann::json(setting.value)}};
@@ -243,7 +262,7 @@ int show(const show_options& given) {
         }
         out["settings"]["proxy_resolve"] = std::move(resolve);
         nlohmann::json rules_shown = nlohmann::json::array();
-        for (const auto& rule : values.approval_rules) {
+        for (const auto& rule : effective.approval_rules) {
             nlohmann::json one = {{"value", policy::to_json(rule.value)}};
             describe(rule.from, one);
             rules_shown.push_back(std::move(one));
@@ -261,10 +280,10 @@ int show(const show_options& given) {
     text += "\n";
     if (!config.profile.empty()) text += "# profile: " + config.profile + "\n";
     std::size_t widest = 0;
-    for (const shown& setting : settings) {
+    for (const shown& setting : scalars) {
         widest = std::max(widest, setting.key.size() + setting.value.size());
     }
-    for (const shown& setting : settings) {
+    for (const shown& setting : scalars) {
         std::string line = std::string(setting.key) + " = " +
                            (is_boolean(setting.key) ? setting.value : quoted(setting.value));
         line.append(widest + 6 - std::min(widest + 5, line.size()), ' ');
@@ -306,7 +325,7 @@ int show(const show_options& given) {
         }
     }
     // Each rule as the [[approval_rule]] table that says it (JSON values are TOML ones).
-    for (const auto& rule : values.approval_rules) {
+    for (const auto& rule : effective.approval_rules) {
         text += "[[approval_rule]]  # " + rule.from.text() + "\n";
         const nlohmann::json shown_rule = policy::to_json(rule.value);
         for (const char* key : {"name", "pattern", "decision", "mode", "match", "not_match"}) {
@@ -332,40 +351,11 @@ std::function<int()> add_config_command(CLI::App& app) {
     auto* config = app.add_subcommand("config", "Show the configuration (config files, profiles)");
     config->require_subcommand(1);
     auto* sub = config->add_subcommand(
-        "show", "The effective settings and where each came from (flag, profile, file, default)");
-    const auto rule = [](std::function<std::string(const std::string&)> message) {
-        return value_rule{std::string(show_command_name), std::move(message), false};
-    };
-    const auto invalid = [](std::string option) {
-        return [option = std::move(option)](const std::string& text) {
-            return "invalid " + option + " \"" + text + "\"";
-        };
-    };
+        "show",
+        "The effective settings and where each came from (flag, session, profile, file, default)");
     sub->add_flag("--json", options->json, "Print JSON");
-    sub->add_option("--profile", options->profile, "The [profile.NAME] of the config files");
-    sub->add_option("--mode", options->mode, "As for cordon run")
-        ->transform(mode_value(rule(unknown_mode)))
-        ->type_name("TEXT");
-    sub->add_option("--backend", options->backend, "As for cordon run")
-        ->transform(backend_value(rule(unknown_backend)))
-        ->type_name("TEXT");
-    add_duration_option(*sub, "--timeout", options->timeout, "As for cordon run",
-                        rule(invalid("--timeout")), most_timeout);
-    sub->add_option("--max-output", options->max_output, "As for cordon run")
-        ->transform(size_value(rule(invalid("--max-output")), 1, most_output, false))
-        ->type_name("TEXT");
-    sub->add_option("--max-processes", options->max_processes, "As for cordon run")
-        ->transform(count_value(rule(invalid("--max-processes")), most_processes, true))
-        ->type_name("TEXT");
-    sub->add_option("--max-memory", options->max_memory, "As for cordon run")
-        ->transform(size_value(rule(invalid("--max-memory")), least_memory,
-                               std::numeric_limits<std::uint64_t>::max(), true))
-        ->type_name("TEXT");
-    sub->add_option("--approval", options->approval, "As for cordon run")
-        ->transform(approval_value(rule(unknown_approval)))
-        ->type_name("TEXT");
-    add_duration_option(*sub, "--approval-timeout", options->approval_timeout, "As for cordon run",
-                        rule(invalid("--approval-timeout")));
+    add_policy_options(*sub, options->policy, show_command_name);
+    add_limit_options(*sub, options->limits, show_command_name);
     add_path_options(*sub, options->paths);
     add_env_options(*sub, options->environment, show_command_name);
     return [options] { return show(*options); };

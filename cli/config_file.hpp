@@ -14,9 +14,9 @@
 // other than its owner (root or the invoking user) could change: whoever writes it sets the
 // sandbox's defaults.
 //
-// Layers, highest first: flags, the session, the profile, the files, the built-in defaults. The
-// configuration's values land in policy_flags' `configured` part, below the session (standing.hpp),
-// so that they never conflict with what a session records.
+// Layers, highest first: flags, the session, the profile, the files, the built-in defaults
+// (cli/settings.hpp resolves them, with each value's origin). The configuration ranks below the
+// session, so that it never conflicts with what a session records.
 #pragma once
 
 #include <chrono>
@@ -40,12 +40,12 @@ namespace cordon::cli {
 
 // Where a value came from.
 struct origin {
-    enum class kind { flag, profile, file, built_in };
+    enum class kind { flag, session, profile, file, built_in };
     kind from = kind::built_in;
-    std::filesystem::path file;  // for profile and file
+    std::filesystem::path file;  // the session log for session; the file for profile and file
     std::string profile;         // for profile
 
-    // "flag", "profile NAME in FILE", "FILE", "default".
+    // "flag", "session FILE", "profile NAME in FILE", "FILE", "default".
     [[nodiscard]] std::string text() const;
 };
 

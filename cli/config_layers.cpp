@@ -187,6 +187,8 @@ std::string origin::text() const {
     switch (from) {
         case kind::flag:
             return "flag";
+        case kind::session:
+            return "session " + file.string();
         case kind::profile:
             return "profile " + profile + " in " + file.string();
         case kind::file:

@@ -56,9 +56,11 @@ private:
 }  // namespace
 
 escalation_answer ask_to_escalate(validated& checked, const standing& stand,
+                                  const settings& effective,
                                   const policy::escalation_setting& setting) {
     policy::approval_service service(
-        policy::approval_options{stand.approval, checked.approval_timeout, checked.approval_rules},
+        policy::approval_options{stand.approval, effective.approval_timeout.value,
+                                 effective.approval_rule_values()},
         stand.log);
     service.add_responder(std::make_shared<policy::terminal_prompt>(stand.log != nullptr));
     policy::escalation_ask ask;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cli/run_options.hpp"
+#include "cli/settings.hpp"
 #include "cli/standing.hpp"
 #include "cordon/escalate.hpp"
 
@@ -28,9 +29,10 @@ struct escalation_answer {
 };
 
 // Asks whether `checked.escalate` (and `checked.escalate_network`) may be granted for this run,
-// whose request stands under `stand` (cordon/escalate.hpp: the one escalation of every front
-// end).
+// whose request stands under `stand`, with the approval policy, timeout and rules of `effective`
+// (cordon/escalate.hpp: the one escalation of every front end).
 [[nodiscard]] escalation_answer ask_to_escalate(validated& checked, const standing& stand,
+                                                const settings& effective,
                                                 const policy::escalation_setting& setting);
 
 }  // namespace cordon::cli

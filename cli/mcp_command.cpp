@@ -22,6 +22,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/settings.hpp"
 #include "cli/standing.hpp"
 #include "cordon/approval.hpp"
 #include "cordon/mcp_server.hpp"
@@ -49,38 +50,34 @@ struct mcp_options {
 };
 
 int run_mcp_command(mcp_options& given) {
-    // The configuration fills in what the command line left out (cli/config_file.hpp).
-    auto configured = configure(given.policy);
-    if (auto* message = std::get_if<std::string>(&configured)) {
+    // The settings (cli/settings.hpp): the flags over the configuration files. The session's
+    // layer is the server's to fold in, per call (policy/resolve.hpp).
+    auto loaded = load_config(given.policy.profile);
+    if (auto* message = std::get_if<std::string>(&loaded)) {
         return usage_error(mcp_command_name, *message);
     }
-    const loaded_config& config = std::get<loaded_config>(configured);
-    if (!given.timeout && config.values.timeout) given.timeout = config.values.timeout->value;
-    if (!given.max_memory && config.values.max_memory) {
-        given.max_memory = config.values.max_memory->value;
+    const loaded_config& config = std::get<loaded_config>(loaded);
+    const limit_flags limits{given.timeout, std::nullopt, std::nullopt, given.max_memory};
+    auto resolved =
+        resolve_settings({given.policy, limits, given.paths, given.environment}, config);
+    if (auto* message = std::get_if<std::string>(&resolved)) {
+        return usage_error(mcp_command_name, *message);
     }
+    const settings& deployed = std::get<settings>(resolved);
     mcp::server_options options;
     options.version = CORDON_VERSION;
-    const sandbox::sandbox_mode mode = given.policy.mode_or_default();
+    const sandbox::sandbox_mode mode = deployed.mode.value;
     options.limits.mode = mode;
-    auto where = deployment_of(given.policy, mode);
+    auto where = deployment_of(deployed, mode);
     if (auto* message = std::get_if<std::string>(&where)) {
         return usage_error(mcp_command_name, *message);
     }
     options.workspace = std::get<policy::deployment>(where).workspace_root;
-    auto rules = path_rules_of(given.paths, config.rules.rules);
-    if (auto* message = std::get_if<std::string>(&rules)) {
-        return usage_error(mcp_command_name, *message);
-    }
-    options.rules = std::get<sandbox::path_rules>(std::move(rules));
-    auto network = network_rules_of(given.paths, config.rules.network);
-    if (auto* message = std::get_if<std::string>(&network)) {
-        return usage_error(mcp_command_name, *message);
-    }
-    options.network = std::get<sandbox::network_rules>(std::move(network));
+    options.rules = deployed.rules.rules;
+    options.network = deployed.rules.network;
     options.limits.network = options.network.policy;
     options.limits.allowed_domains = options.network.allowed_domains;
-    if (given.timeout) options.limits.default_timeout = *given.timeout;
+    if (auto timeout = unless_default(deployed.timeout)) options.limits.default_timeout = *timeout;
     if (given.job_timeout) {
         options.limits.job_timeout = *given.job_timeout;
         options.limits.max_job_timeout =
@@ -90,11 +87,13 @@ int run_mcp_command(mcp_options& given) {
         return usage_error(mcp_command_name, "invalid --max-jobs (1 to 1000)");
     }
     options.limits.max_jobs = given.max_jobs;
-    options.max_memory = given.max_memory;
-    options.environment = environment_policy_of(configured_env(given.environment, config.values));
-    options.approval.policy = given.policy.approval_or_default();
-    if (given.policy.approval_timeout) options.approval.timeout = *given.policy.approval_timeout;
-    options.approval.rules = given.policy.approval_rules;
+    options.max_memory = unless_default(deployed.max_memory);
+    options.environment = deployed.environment();
+    options.approval.policy = deployed.approval.value;
+    if (auto timeout = unless_default(deployed.approval_timeout)) {
+        options.approval.timeout = *timeout;
+    }
+    options.approval.rules = deployed.approval_rule_values();
     if (given.progress_interval) options.progress_interval = *given.progress_interval;
     if (!given.policy.session.empty()) {
         auto session = open_protected_session(given.policy.session, options.workspace, mode,
@@ -142,10 +141,10 @@ int run_mcp_command(mcp_options& given) {
     std::shared_ptr<sandbox::provider> provider;
     if (sandbox::is_confined(mode) || options.session) {
         sandbox::local_provider_options provider_options;
-        provider_options.choice = given.policy.backend.value_or(sandbox::backend_choice::automatic);
+        provider_options.choice = deployed.backend.value;
         provider_options.verdict_directory = sandbox::default_verdict_cache();
-        if (config.values.identity_range) {
-            provider_options.identities = config.values.identity_range->value;
+        if (auto identities = unless_default(deployed.identity_range)) {
+            provider_options.identities = *identities;
         }
         auto local = runtime::make_local_provider(std::move(provider_options));
         if (!local->selected() && sandbox::is_confined(mode)) {
@@ -180,18 +179,8 @@ std::function<int()> add_mcp_command(CLI::App& app) {
             return before + " \"" + text + "\" " + after;
         };
     };
-    const bool given = false;  // an empty value is a bad one
-    const bool unset = true;   // an empty value means the option was not given
-    policy_flags& flags = options->policy;
-    sub->add_option("--mode", flags.mode,
-                    "read-only (default), workspace-write or danger-full-access")
-        ->transform(mode_value(rule(unknown_mode, given)))
-        ->type_name("TEXT");
-    sub->add_option("--workspace", flags.workspace, "Workspace root (default: .)")
-        ->type_name("DIR");
-    sub->add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
-        ->transform(backend_value(rule(unknown_backend, given)))
-        ->type_name("TEXT");
+    const bool unset = true;  // an empty value means the option was not given
+    add_policy_options(*sub, options->policy, mcp_command_name);
     add_duration_option(*sub, "--timeout", options->timeout,
                         "Default timeout of a bash call, e.g. 2m (default 120s, max 600s)",
                         rule(quoting("invalid --timeout", "(e.g. 30s, 2m; at most 10m)"), unset),
@@ -209,19 +198,6 @@ std::function<int()> add_mcp_command(CLI::App& app) {
                  unset),
             least_memory, std::numeric_limits<std::uint64_t>::max(), true))
         ->type_name("TEXT");
-    sub->add_option("--session", flags.session,
-                    "Session log (created if missing): standing mode, approval policy, grants "
-                    "and the audit trail of every approval")
-        ->type_name("FILE");
-    sub->add_option("--profile", flags.profile,
-                    "Configuration profile: the [profile.NAME] table of the config files");
-    sub->add_option("--approval", flags.approval,
-                    "ask (default: escalations ask the client's user) or never (rejected)")
-        ->transform(approval_value(rule(quoting("invalid --approval", "(ask or never)"), given)))
-        ->type_name("TEXT");
-    add_duration_option(*sub, "--approval-timeout", flags.approval_timeout,
-                        "How long a question may stay unanswered, e.g. 2m (default 5m)",
-                        rule(quoting("invalid --approval-timeout", "(e.g. 30s, 5m)"), unset));
     add_env_options(*sub, options->environment, mcp_command_name);
     // How often a waiting call with a progress token hears from the server (default 5s). Hidden:
     // the tests shorten it so that they wait on a tick in milliseconds, not seconds.

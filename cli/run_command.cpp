@@ -36,6 +36,7 @@
 #include "cli/live_writer.hpp"
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
+#include "cli/settings.hpp"
 #include "cli/standing.hpp"
 #include "cli/start_signals.hpp"
 #include "cli/terminal_relay.hpp"
@@ -84,40 +85,35 @@ int run_run_command(run_options& options) {
         return interrupted_by != 0;
     };
 
-    // The configuration fills in what the command line left out (cli/config_file.hpp).
-    auto configured = configure(options.policy);
-    if (auto* message = std::get_if<std::string>(&configured)) {
+    // The settings (cli/settings.hpp): the flags over the configuration files, then, once the
+    // session log is open, over what it records. The request takes them once (take_settings).
+    auto loaded = load_config(options.policy.profile);
+    if (auto* message = std::get_if<std::string>(&loaded)) {
         return usage_error(run_command_name, *message);
     }
-    const loaded_config& config = std::get<loaded_config>(configured);
-    if (!options.timeout && config.values.timeout) options.timeout = config.values.timeout->value;
-    if (!options.max_output && config.values.max_output) {
-        options.max_output = config.values.max_output->value;
+    const loaded_config& config = std::get<loaded_config>(loaded);
+    auto deployed = resolve_settings(setting_flags_of(options), config);
+    if (auto* message = std::get_if<std::string>(&deployed)) {
+        return usage_error(run_command_name, *message);
     }
-    if (!options.max_processes && config.values.max_processes) {
-        options.max_processes = config.values.max_processes->value;
-    }
-    if (!options.max_memory && config.values.max_memory) {
-        options.max_memory = config.values.max_memory->value;
-    }
-    options.configured_rules = config.rules.rules;
-    options.configured_network = config.rules.network;
-    options.environment = configured_env(options.environment, config.values);
-    auto checked = validate(options);
+    auto checked = validate(options, std::get<settings>(deployed));
     if (auto* message = std::get_if<std::string>(&checked)) {
         return usage_error(run_command_name, *message);
     }
-    auto resolved = resolve_standing(options.policy, std::get<validated>(checked).where);
+    auto resolved = resolve_standing(options.policy, std::get<validated>(checked).where,
+                                     std::get<settings>(deployed).approval.value);
     if (auto* message = std::get_if<std::string>(&resolved)) {
         return usage_error(run_command_name, *message);
     }
     const standing& stand = std::get<standing>(resolved);
+    const settings effective =
+        stand.log ? with_session(std::get<settings>(std::move(deployed)),
+                                 {sandbox::canonical_path(stand.log->path()), stand.state})
+                  : std::get<settings>(std::move(deployed));
     validated& valid = std::get<validated>(checked);
     runtime::run_request& request = valid.request;
-    const sandbox::backend_choice backend = valid.backend;
+    take_settings(request, effective, stand.policy);
     const std::optional<sandbox::sandbox_mode> escalate = valid.escalate;
-    request.mode = stand.policy.mode;
-    request.workspace_root = stand.policy.workspace_root;
 
     // No run may be able to write the session log: whoever can write it widens every later run.
     // Nor read it: it holds what earlier runs were given (their env, their input), and whoever
@@ -131,7 +127,7 @@ int run_run_command(run_options& options) {
     // that holds approval rules, not even a run escalated to workspace-write: whoever can write
     // it allows what nobody is asked about.
     const sandbox::sandbox_mode config_guard =
-        valid.approval_rules.empty()
+        effective.approval_rules.empty()
             ? stand.policy.mode
             : std::max(stand.policy.mode, sandbox::sandbox_mode::workspace_write);
     if (auto refused =
@@ -143,10 +139,10 @@ int run_run_command(run_options& options) {
     const auto provider_for = [&](sandbox::sandbox_mode mode) {
         if (provider || !sandbox::is_confined(mode)) return;
         sandbox::local_provider_options provider_options;
-        provider_options.choice = backend;
+        provider_options.choice = effective.backend.value;
         provider_options.verdict_directory = sandbox::default_verdict_cache();
-        if (config.values.identity_range) {
-            provider_options.identities = config.values.identity_range->value;
+        if (auto identities = unless_default(effective.identity_range)) {
+            provider_options.identities = *identities;
         }
         provider = runtime::make_local_provider(std::move(provider_options));
     };
@@ -172,8 +168,8 @@ int run_run_command(run_options& options) {
             provider_for(*escalate);
             if (told_to_stop()) return stopped_before_start(request.mode, request.timeout);
         }
-        escalation_answer answer =
-            ask_to_escalate(valid, stand, {provider.get(), executor_options.protected_paths});
+        escalation_answer answer = ask_to_escalate(
+            valid, stand, effective, {provider.get(), executor_options.protected_paths});
         if (answer.status == policy::escalation_status::refused) {
             return usage_error(run_command_name, answer.error);
         }
@@ -198,13 +194,12 @@ int run_run_command(run_options& options) {
             }
             return exit_not_approved;
         }
-        // The root is resolved again: it may have moved while cordon asked.
+        // The grant widened the request (cordon/escalate.hpp). Its root is checked again: a
+        // symlink may have taken its place while cordon asked (policy/resolve.hpp).
         auto escalated = stand.with(request.mode);
         if (auto* refused = std::get_if<std::string>(&escalated)) {
             return usage_error(run_command_name, *refused);
         }
-        request.mode = std::get<policy::resolved_policy>(escalated).mode;
-        request.workspace_root = std::get<policy::resolved_policy>(escalated).workspace_root;
         approval_record = std::move(answer.approval);
     }
     // Live: the command's streams go to ours through writer threads, so that a stalled reader

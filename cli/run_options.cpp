@@ -76,27 +76,7 @@ void add_run_options(CLI::App& sub, run_options& options) {
         return value_rule{std::string(run_command_name), std::move(message), empty_is_unset};
     };
     const bool given = false;  // an empty value is a bad one
-    const bool unset = true;   // an empty value means the option was not given
-    policy_flags& flags = options.policy;
-    sub.add_option("--mode", flags.mode,
-                   "read-only (default), workspace-write or danger-full-access")
-        ->transform(mode_value(rule(unknown_mode, given)))
-        ->type_name("TEXT");
-    sub.add_option("--workspace", flags.workspace, "Workspace root (default: .)")
-        ->type_name("DIR")
-        ->each([&flags](const std::string&) { flags.has_workspace = true; });
-    sub.add_option("--session", flags.session,
-                   "Session log: its mode, approval policy, root and grants apply")
-        ->type_name("FILE");
-    sub.add_option("--profile", flags.profile,
-                   "Configuration profile: the [profile.NAME] table of the config files");
-    sub.add_option("--approval", flags.approval,
-                   "ask (default) or never: whether an escalation asks at the terminal")
-        ->transform(approval_value(rule(unknown_approval, unset)))
-        ->type_name("TEXT");
-    add_duration_option(sub, "--approval-timeout", flags.approval_timeout,
-                        "How long the question waits for an answer, e.g. 30s (default 5m)",
-                        rule(quoting("invalid --approval-timeout", "(e.g. 30s, 5m)"), unset));
+    add_policy_options(sub, options.policy, run_command_name);
     sub.add_option("--escalate", options.escalate,
                    "Ask (on the terminal) to run this once under a wider MODE")
         ->transform(mode_value(rule(
@@ -114,32 +94,7 @@ void add_run_options(CLI::App& sub, run_options& options) {
         ->each([&options](const std::string&) { options.has_justification = true; });
     sub.add_option("--workdir", options.workdir, "Working directory (default: the workspace)")
         ->type_name("DIR");
-    // Beyond the cap is refused, never quietly lowered: the same rule as config.toml's timeout.
-    add_duration_option(
-        sub, "--timeout", options.timeout, "e.g. 500ms, 30s, 2m (default 120s, max 600s)",
-        rule(quoting("invalid timeout", "(e.g. 500ms, 30s, 2m; at most 10m)"), unset),
-        most_timeout);
-    sub.add_option("--max-output", options.max_output, "Bytes of stdout kept in memory")
-        ->transform(
-            size_value(rule(quoting("invalid --max-output",
-                                    "(1 to 16M bytes kept in memory, e.g. 64000, 512K, 16M)"),
-                            unset),
-                       1, most_output, false))
-        ->type_name("TEXT");
-    sub.add_option("--max-processes", options.max_processes,
-                   "Processes and threads the run may hold at once (default 4096; unlimited)")
-        ->transform(count_value(
-            rule(quoting("invalid --max-processes", "(1 to 4194304, or unlimited)"), unset),
-            most_processes, true))
-        ->type_name("TEXT");
-    sub.add_option("--max-memory", options.max_memory,
-                   "Memory the run may use, e.g. 512M, 2G, or unlimited (default: half of the "
-                   "host's memory)")
-        ->transform(size_value(
-            rule(quoting("invalid --max-memory", "(at least 4M, e.g. 512M, 2G, or unlimited)"),
-                 unset),
-            least_memory, std::numeric_limits<std::uint64_t>::max(), true))
-        ->type_name("TEXT");
+    add_limit_options(sub, options.limits, run_command_name);
     sub.add_option("--env", options.env,
                    "NAME=VALUE, repeatable; wins over the scrub and every --env-* option")
         ->expected(1)
@@ -160,9 +115,6 @@ void add_run_options(CLI::App& sub, run_options& options) {
                          "(ROWSxCOLS: 1 to 500 rows, 2 to 1000 columns, e.g. 24x80)"),
                  given)))
         ->type_name("ROWSxCOLS");
-    sub.add_option("--backend", flags.backend, "auto, bwrap, landlock or seatbelt")
-        ->transform(backend_value(rule(unknown_backend, given)))
-        ->type_name("TEXT");
     sub.add_flag("--json", options.json, "Print the record as JSON instead of streaming");
     sub.add_option("-c", options.shell_command, "Run COMMAND with bash -c")
         ->each([&options](const std::string&) { options.has_shell_command = true; });
@@ -204,11 +156,12 @@ std::optional<std::variant<policy::network_request, std::string>> escalated_netw
 
 }  // namespace
 
-std::variant<validated, std::string> validate(run_options& options) {
+setting_flags setting_flags_of(const run_options& options) {
+    return {options.policy, options.limits, options.paths, options.environment};
+}
+
+std::variant<validated, std::string> validate(run_options& options, const settings& deployed) {
     validated out;
-    out.backend = options.policy.backend.value_or(sandbox::backend_choice::automatic);
-    out.approval_timeout = options.policy.approval_timeout.value_or(default_approval_timeout);
-    out.approval_rules = options.policy.approval_rules;
     out.escalate = options.escalate;
     if (auto network = escalated_network(options.escalate_network, options.escalate_domains)) {
         if (auto* wrong = std::get_if<std::string>(&*network)) return *wrong;
@@ -253,20 +206,12 @@ std::variant<validated, std::string> validate(run_options& options) {
 
     // A workspace that may become writable (by the mode asked for, or by an escalation) is
     // checked as a workspace-write one.
-    const sandbox::sandbox_mode mode = options.policy.mode_or_default();
+    const sandbox::sandbox_mode mode = deployed.mode.value;
     const sandbox::sandbox_mode widest =
         out.escalate && policy::is_strictly_wider(*out.escalate, mode) ? *out.escalate : mode;
-    auto where = deployment_of(options.policy, widest);
+    auto where = deployment_of(deployed, widest);
     if (auto* message = std::get_if<std::string>(&where)) return *message;
     out.where = std::get<policy::deployment>(std::move(where));
-    out.request.mode = out.where.default_mode;
-    out.request.workspace_root = out.where.workspace_root;
-    auto rules = path_rules_of(options.paths, options.configured_rules);
-    if (auto* message = std::get_if<std::string>(&rules)) return *message;
-    out.request.rules = std::get<sandbox::path_rules>(std::move(rules));
-    auto network = network_rules_of(options.paths, options.configured_network);
-    if (auto* message = std::get_if<std::string>(&network)) return *message;
-    out.request.network = std::get<sandbox::network_rules>(std::move(network));
     std::error_code ec;
     if (!options.workdir.empty()) {
         std::filesystem::path workdir = sandbox::canonical_path(options.workdir);
@@ -275,16 +220,10 @@ std::variant<validated, std::string> validate(run_options& options) {
         }
         out.request.workdir = workdir;
     }
-    out.request.timeout = options.timeout;
-    if (options.max_output)
-        out.request.stdout_max_bytes = static_cast<std::size_t>(*options.max_output);
-    out.request.max_processes = options.max_processes;
-    out.request.max_memory = options.max_memory;
     for (const auto& entry : options.env) {
         const auto equals = entry.find('=');  // there is one, not first (assignment_value)
         out.request.env[entry.substr(0, equals)] = entry.substr(equals + 1);
     }
-    out.request.environment = environment_policy_of(options.environment);
     if (options.tty || !options.tty_size.empty()) {
         // Under a terminal the command's input is what is typed, cordon's own stdin relayed
         // (cli/terminal_relay.hpp): a second source would mean two things at once.
@@ -308,6 +247,21 @@ std::variant<validated, std::string> validate(run_options& options) {
                              : "stdin: the file " + policy::shown_compactly(options.stdin_file);
     }
     return out;
+}
+
+void take_settings(runtime::run_request& request, const settings& effective,
+                   const policy::resolved_policy& standing) {
+    request.mode = standing.mode;
+    request.workspace_root = standing.workspace_root;
+    request.rules = effective.rules.rules;
+    request.network = effective.rules.network;
+    request.timeout = unless_default(effective.timeout);
+    if (auto bytes = unless_default(effective.max_output)) {
+        request.stdout_max_bytes = static_cast<std::size_t>(*bytes);
+    }
+    request.max_processes = unless_default(effective.max_processes);
+    request.max_memory = unless_default(effective.max_memory);
+    request.environment = effective.environment();
 }
 
 }  // namespace cordon::cli

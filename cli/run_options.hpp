@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/path_options.hpp"
+#include "cli/settings.hpp"
 #include "cli/standing.hpp"
 #include "cordon/executor.hpp"
 #include "cordon/mode.hpp"
@@ -29,29 +30,19 @@ namespace cordon::cli {
 
 inline constexpr std::string_view run_command_name = "cordon run";
 
-// How long a question at the terminal stays open by default: then it is withdrawn
-// (`cancelled`).
-inline constexpr std::chrono::minutes default_approval_timeout{5};
-
 // The options as parsed.
 struct run_options {
     policy_flags policy;  // --mode, --workspace, --backend, --approval(-timeout), --session
+    limit_flags limits;   // --timeout, --max-output, --max-processes, --max-memory
     path_flags paths;     // --writable-root, --deny-read, --protect, --tmp, ...
-    // What the configuration made of the defaults (cli/config_file.hpp); the flags apply on top.
-    sandbox::path_rules configured_rules;
-    sandbox::network_rules configured_network;
     std::optional<sandbox::sandbox_mode> escalate;
     std::string escalate_network;               // --escalate-network proxy|allow ("" not given)
     std::vector<std::string> escalate_domains;  // --escalate-domain D
     std::string justification;
     bool has_justification = false;
     std::string workdir;
-    std::optional<std::chrono::milliseconds> timeout;
-    std::optional<std::uint64_t> max_output;
-    std::optional<std::uint64_t> max_processes;  // 0: unlimited
-    std::optional<std::uint64_t> max_memory;     // 0: unlimited
-    std::vector<std::string> env;                // NAME=VALUE each
-    env_flags environment;                       // --env-clear, --env-keep, --env-unset
+    std::vector<std::string> env;  // NAME=VALUE each
+    env_flags environment;         // --env-clear, --env-keep, --env-unset
     std::string stdin_file;
     bool tty = false;      // --tty
     std::string tty_size;  // --tty-size ROWSxCOLS ("" not given); implies --tty
@@ -64,15 +55,16 @@ struct run_options {
 // Registers the options on `sub`; `options` must outlive the parse.
 void add_run_options(CLI::App& sub, run_options& options);
 
-// The invocation, checked. The request's mode and workspace root are the deployment's here; the
-// session and an approved escalation may change them (resolve_standing, then the escalation).
+// The flags as the resolver reads them.
+[[nodiscard]] setting_flags setting_flags_of(const run_options& options);
+
+// The invocation, checked. The request holds the command and what it is given (argv, workdir,
+// env, stdin, terminal); its policy and limits come from the settings once the session is known
+// (take_settings).
 struct validated {
     runtime::run_request request;
     policy::deployment where;
-    sandbox::backend_choice backend = sandbox::backend_choice::automatic;
-    std::chrono::milliseconds approval_timeout = default_approval_timeout;
-    std::vector<policy::command_rule> approval_rules;  // the configuration's [[approval_rule]]
-    std::optional<sandbox::sandbox_mode> escalate;     // --escalate
+    std::optional<sandbox::sandbox_mode> escalate;  // --escalate
     // --escalate-network and --escalate-domain: what the run asks for beside its own network.
     std::optional<policy::network_request> escalate_network;
     std::string justification;
@@ -84,7 +76,16 @@ struct validated {
     bool tty_size_given = false;
 };
 
-// The checked invocation, or the one-line message for a usage error.
-[[nodiscard]] std::variant<validated, std::string> validate(run_options& options);
+// The checked invocation against `deployed` (the settings without a session), or the one-line
+// message for a usage error.
+[[nodiscard]] std::variant<validated, std::string> validate(run_options& options,
+                                                            const settings& deployed);
+
+// The request's policy and limits: the standing policy's mode and root (the session's, else the
+// deployment's: resolve_standing), and the rest of `effective` (the settings with the session),
+// where they are not cordon's defaults. An approved escalation widens it afterwards, once
+// (cordon/escalate.hpp).
+void take_settings(runtime::run_request& request, const settings& effective,
+                   const policy::resolved_policy& standing);
 
 }  // namespace cordon::cli

@@ -8,34 +8,10 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/shell_quote.hpp"
-#include "cli/workspace.hpp"
 #include "cordon/policy.hpp"
 #include "sandbox/protected_paths.hpp"
 
 namespace cordon::cli {
-
-std::variant<policy::deployment, std::string> deployment_of(const policy_flags& flags,
-                                                            sandbox::sandbox_mode widest) {
-    auto workspace = resolve_workspace(flags.workspace, widest);
-    if (auto* message = std::get_if<std::string>(&workspace)) return *message;
-    return policy::deployment{flags.mode_or_default(),
-                              std::get<std::filesystem::path>(std::move(workspace))};
-}
-
-std::variant<loaded_config, std::string> configure(policy_flags& flags) {
-    auto loaded = load_config(flags.profile);
-    if (auto* refused = std::get_if<std::string>(&loaded)) return *refused;
-    const config_values& values = std::get<loaded_config>(loaded).values;
-    if (values.mode) flags.configured_mode = values.mode->value;
-    if (values.approval) flags.configured_approval = values.approval->value;
-    if (!flags.backend && values.backend) flags.backend = values.backend->value;
-    if (!flags.approval_timeout && values.approval_timeout) {
-        flags.approval_timeout = values.approval_timeout->value;
-    }
-    for (const auto& rule : values.approval_rules)
-        flags.approval_rules.push_back(rule.value);
-    return loaded;
-}
 
 std::variant<std::shared_ptr<const policy::session_log>, policy::log_error> open_session_log(
     const std::filesystem::path& path, const std::filesystem::path& root) {
@@ -46,10 +22,11 @@ std::variant<std::shared_ptr<const policy::session_log>, policy::log_error> open
 }
 
 std::variant<standing, std::string> resolve_standing(const policy_flags& flags,
-                                                     policy::deployment where) {
+                                                     policy::deployment where,
+                                                     policy::approval_policy approval) {
     standing out;
     out.where = std::move(where);
-    out.approval = flags.approval_or_default();
+    out.approval = approval;
     if (flags.session.empty()) {
         auto resolved = out.with(std::nullopt);
         if (auto* refused = std::get_if<std::string>(&resolved)) return *refused;
@@ -153,22 +130,6 @@ void add_env_options(CLI::App& sub, env_flags& flags, std::string_view command) 
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->check(name_pattern_value(command, "--env-unset"));
-}
-
-env_flags configured_env(const env_flags& flags, const config_values& values) {
-    env_flags out;
-    out.clear = flags.clear || (values.env_clear && values.env_clear->value);
-    for (const auto& each : values.env_keep)
-        out.keep.push_back(each.value);
-    for (const auto& each : values.env_unset)
-        out.unset.push_back(each.value);
-    out.keep.insert(out.keep.end(), flags.keep.begin(), flags.keep.end());
-    out.unset.insert(out.unset.end(), flags.unset.begin(), flags.unset.end());
-    return out;
-}
-
-runtime::environment_policy environment_policy_of(const env_flags& flags) {
-    return {flags.clear, flags.keep, flags.unset};
 }
 
 }  // namespace cordon::cli

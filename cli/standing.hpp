@@ -33,31 +33,18 @@ class App;
 
 namespace cordon::cli {
 
-// The policy options as given on the command line (cli/options.hpp parses them).
+// The policy options as given on the command line (cli/settings.hpp registers them).
 struct policy_flags {
-    std::optional<sandbox::sandbox_mode> mode;  // --mode; read-only when not given
+    std::optional<sandbox::sandbox_mode> mode;  // --mode
     std::string workspace;                      // --workspace; "" is the current directory
     bool has_workspace = false;                 // given, even as ""
-    // --backend; auto when not given. (Targets are std::optional: CLI11 would print a plain
-    // enumerator through our to_string(), which returns a string_view.)
+    // --backend. (Targets are std::optional: CLI11 would print a plain enumerator through our
+    // to_string(), which returns a string_view.)
     std::optional<sandbox::backend_choice> backend;
-    std::optional<policy::approval_policy> approval;  // --approval; ask when not given
+    std::optional<policy::approval_policy> approval;  // --approval
     std::optional<std::chrono::milliseconds> approval_timeout;
-    std::vector<policy::command_rule> approval_rules;  // the configuration's, in layer order
-    std::string session;                               // --session; "" without one
-    std::string profile;                               // --profile; "" without one
-    // The configuration's mode and approval policy (cli/config_file.hpp): below the flags and the
-    // session, so that they never conflict with what a session records (resolve_standing compares
-    // the flags only).
-    std::optional<sandbox::sandbox_mode> configured_mode;
-    std::optional<policy::approval_policy> configured_approval;
-
-    [[nodiscard]] sandbox::sandbox_mode mode_or_default() const {
-        return mode.value_or(configured_mode.value_or(sandbox::sandbox_mode::read_only));
-    }
-    [[nodiscard]] policy::approval_policy approval_or_default() const {
-        return approval.value_or(configured_approval.value_or(policy::approval_policy::ask));
-    }
+    std::string session;  // --session; "" without one
+    std::string profile;  // --profile; "" without one
 };
 
 // The environment options as given on the command line: --env-clear, --env-keep NAME and
@@ -71,24 +58,6 @@ struct env_flags {
 // Registers the environment options on `sub` for `command` ("cordon run"): a bad NAME is a usage
 // error, "<command>: invalid --env-keep "NAME" (...)", while the command line is parsed.
 void add_env_options(CLI::App& sub, env_flags& flags, std::string_view command);
-
-// The flags on top of the configuration's environment (cli/config_file.hpp): --env-clear, or
-// env_clear = true; env_keep and env_unset, then the flags' own.
-[[nodiscard]] env_flags configured_env(const env_flags& flags, const config_values& values);
-
-// The environment policy of every run the flags govern.
-[[nodiscard]] runtime::environment_policy environment_policy_of(const env_flags& flags);
-
-// Loads the configuration files (with --profile) and fills in what the command line left out of
-// `flags`: mode and approval policy as configured values, backend and approval timeout directly
-// (no session records them). The caller takes the command's own keys (timeout, limits) from the
-// result. The one-line reason when a file is refused.
-[[nodiscard]] std::variant<loaded_config, std::string> configure(policy_flags& flags);
-
-// The deployment the flags name: their mode and workspace root. The workspace is checked as one
-// the `widest` mode a run may get (the mode itself, or an escalation) could write.
-[[nodiscard]] std::variant<policy::deployment, std::string> deployment_of(
-    const policy_flags& flags, sandbox::sandbox_mode widest);
 
 // Opens the session log at `path`, creating it, recorded as started in `root`, when missing.
 [[nodiscard]] std::variant<std::shared_ptr<const policy::session_log>, policy::log_error>
@@ -110,9 +79,10 @@ struct standing {
 };
 
 // An option given on the command line never silently overrides what the session records: a
-// difference is a usage error that says how to change the session instead.
-[[nodiscard]] std::variant<standing, std::string> resolve_standing(const policy_flags& flags,
-                                                                   policy::deployment where);
+// difference is a usage error that says how to change the session instead. `approval` is the
+// approval policy below the session (the flag's, the configuration's, or the default).
+[[nodiscard]] std::variant<standing, std::string> resolve_standing(
+    const policy_flags& flags, policy::deployment where, policy::approval_policy approval);
 
 // Opens the session log (creating it, recorded as started in `workspace`) where no run of this
 // server may write it: refused at start-up when it lies where a workspace-write deployment's

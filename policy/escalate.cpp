@@ -75,27 +75,8 @@ bool inherited_runner_variable(std::string_view name) noexcept {
            name.starts_with("BASH_FUNC_") || name.starts_with("LD_");
 }
 
-escalation_outcome escalate(runtime::run_request& request, const escalation_ask& ask,
-                            const escalation_setting& setting, approval_service& service,
-                            std::stop_token cancel) {
-    escalation_outcome out;
-    if (auto wrong = check_escalation_fields(true, ask.justification)) {
-        out.error = *wrong;
-        return out;
-    }
+escalation_request make_escalation(const runtime::run_request& request, const escalation_ask& ask) {
     const sandbox::sandbox_mode mode = ask.mode.value_or(request.mode);
-    // A run the wider mode would refuse (the session log where it could write, ...) is refused
-    // before anyone is asked: a yes to it would run nothing.
-    if (ask.mode && sandbox::is_confined(mode) && is_strictly_wider(mode, request.mode) &&
-        setting.provider != nullptr) {
-        sandbox::sandbox_policy wider{mode, request.workspace_root};
-        wider.rules = request.rules;
-        if (auto refused = setting.provider->refusal(wider, setting.protected_paths)) {
-            out.status = escalation_status::refused;
-            out.error = *refused;
-            return out;
-        }
-    }
     escalation_request asked;
     asked.requested_mode = mode;
     asked.effective_mode = request.mode;
@@ -119,14 +100,11 @@ escalation_outcome escalate(runtime::run_request& request, const escalation_ask&
     }
     asked.input = ask.input;
     asked.policy = policy_change(mode, request.rules, request.workspace_root);
-    escalation_result result = approve_escalation(asked, &service, std::move(cancel));
-    out.approval = to_json(result);
-    out.decision = result.decision;
-    if (!result.granted) {
-        out.error = std::move(result.error);
-        return out;
-    }
-    out.status = escalation_status::granted;
+    return asked;
+}
+
+void apply_grant(runtime::run_request& request, const escalation_result& result) {
+    if (!result.granted) return;
     if (result.decision && result.decision->source == decided_by::rule) {
         // A rule vouches for words, not for what the caller's environment makes of them
         // (NODE_OPTIONS, MAKEFILES, GIT_CONFIG_*, a HOME of the agent's choosing): the run it
@@ -139,6 +117,39 @@ escalation_outcome escalate(runtime::run_request& request, const escalation_ask&
     }
     request.mode = *result.granted;
     request.network = with_network(std::move(request.network), result.granted_network);
+}
+
+escalation_outcome escalate(runtime::run_request& request, const escalation_ask& ask,
+                            const escalation_setting& setting, approval_service& service,
+                            std::stop_token cancel) {
+    escalation_outcome out;
+    if (auto wrong = check_escalation_fields(true, ask.justification)) {
+        out.error = *wrong;
+        return out;
+    }
+    const sandbox::sandbox_mode mode = ask.mode.value_or(request.mode);
+    // A run the wider mode would refuse (the session log where it could write, ...) is refused
+    // before anyone is asked: a yes to it would run nothing.
+    if (ask.mode && sandbox::is_confined(mode) && is_strictly_wider(mode, request.mode) &&
+        setting.provider != nullptr) {
+        sandbox::sandbox_policy wider{mode, request.workspace_root};
+        wider.rules = request.rules;
+        if (auto refused = setting.provider->refusal(wider, setting.protected_paths)) {
+            out.status = escalation_status::refused;
+            out.error = *refused;
+            return out;
+        }
+    }
+    escalation_result result =
+        approve_escalation(make_escalation(request, ask), &service, std::move(cancel));
+    out.approval = to_json(result);
+    out.decision = result.decision;
+    if (!result.granted) {
+        out.error = std::move(result.error);
+        return out;
+    }
+    out.status = escalation_status::granted;
+    apply_grant(request, result);
     return out;
 }
 

@@ -5,8 +5,9 @@
 // Checked and decided before anything runs; the grant applies to that call only (or, for
 // allowed-for-session, to that very command under that mode, in that working directory). The
 // texts are the ones agents already know (reference: the escalation vocabulary of the system
-// cordon re-implements). Front ends call escalate() (cordon/escalate.hpp), which runs
-// approve_escalation() below.
+// cordon re-implements). Front ends call escalate() (cordon/escalate.hpp), which builds the
+// question (make_escalation), runs approve_escalation() and applies the grant (apply_grant), all
+// below.
 #pragma once
 
 #include <optional>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "cordon/approval.hpp"
+#include "cordon/escalate.hpp"
 #include "cordon/mode.hpp"
 #include "cordon/network_request.hpp"
 #include "cordon/policy.hpp"
@@ -112,6 +114,18 @@ struct escalation_result {
 [[nodiscard]] escalation_result approve_escalation(const escalation_request& request,
                                                    approval_service* service,
                                                    std::stop_token cancel = {});
+
+// The question `ask` puts beside `request` (its mode, workspace root, rules, network, workdir and
+// env as they stand): the one builder of the escalation_request, whichever front end asks
+// (escalate(), cordon/escalate.hpp). The environment is the one a run of `request` would start
+// with, built from this process's.
+[[nodiscard]] escalation_request make_escalation(const runtime::run_request& request,
+                                                 const escalation_ask& ask);
+
+// Applies a grant to `request`, once, in the one place every front end's escalation goes
+// through: its mode and network become the granted ones, and a run a rule allowed starts from
+// the minimal environment in the account's home. Nothing when `result` granted nothing.
+void apply_grant(runtime::run_request& request, const escalation_result& result);
 
 // The model-facing markers, each one line with its newline.
 //   [sandbox: file access denied under <mode> mode]

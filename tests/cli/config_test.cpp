@@ -487,6 +487,91 @@ TEST_F(ConfigTest, TheSessionRanksAboveTheConfiguration) {
     EXPECT_NE(flag.err.find("conflicts with the mode the session"), std::string::npos) << flag.err;
 }
 
+// `cordon config show --session` tells what a run under that session gets: the mode and the
+// approval policy the session records (origin "session", naming the log), over the configuration;
+// a flag still wins over them, as the precedence says.
+TEST_F(ConfigTest, ShowUnderASessionReportsWhatTheSessionRecords) {
+    const fs::path log = scratch_.path() / "session.log";
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--mode", "workspace-write"}, {"--approval", "never"}}) {
+        const cli_result set = cordon({"session", "set", log.string(), key, value});
+        ASSERT_EQ(set.exit_code, 0) << set.err;
+    }
+    write_config(etc_, "mode = \"danger-full-access\"\napproval = \"ask\"\ntimeout = \"10s\"\n");
+    const nlohmann::json from_session = {
+        {"value", "workspace-write"}, {"source", "session"}, {"file", log.string()}};
+
+    const nlohmann::json shown = show({"--session", log.string()});
+    const nlohmann::json& settings = shown["settings"];
+    EXPECT_EQ(settings["mode"], from_session);
+    EXPECT_EQ(settings["approval"],
+              nlohmann::json({{"value", "never"}, {"source", "session"}, {"file", log.string()}}));
+    EXPECT_EQ(settings["timeout"],
+              nlohmann::json({{"value", "10s"}, {"source", "file"}, {"file", etc_file_}}));
+
+    // Without the session, the configuration's.
+    EXPECT_EQ(
+        show()["settings"]["mode"],
+        nlohmann::json({{"value", "danger-full-access"}, {"source", "file"}, {"file", etc_file_}}));
+    // A flag wins over the session.
+    EXPECT_EQ(show({"--session", log.string(), "--mode", "read-only"})["settings"]["mode"],
+              nlohmann::json({{"value", "read-only"}, {"source", "flag"}}));
+
+    // The text form names the log.
+    const cli_result text = cordon({"config", "show", "--session", log.string()});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("mode = \"workspace-write\""), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("# session " + log.string() + "\n"), std::string::npos) << text.out;
+
+    // And a run under the session stands under the mode config show reported.
+    const cli_result run = cordon({"run", "--session", log.string(), "--json", "-c", "true"});
+    ASSERT_NE(run.out, "") << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out)["sandbox"]["mode"], from_session["value"]) << run.out;
+}
+
+// Every layer is named as the origin of what it sets, in one output: a flag, the session, a
+// profile, a file's top level, cordon's default.
+TEST_F(ConfigTest, EachLayerIsTheOriginOfWhatItSets) {
+    const fs::path log = scratch_.path() / "session.log";
+    ASSERT_EQ(cordon({"session", "set", log.string(), "--mode", "workspace-write"}).exit_code, 0);
+    write_config(etc_,
+                 "backend = \"bwrap\"\napproval_timeout = \"1m\"\n"
+                 "[profile.ci]\napproval_timeout = \"30s\"\n");
+    write_config(user_, "max_output = \"512K\"\n");
+    const nlohmann::json settings =
+        show({"--session", log.string(), "--profile", "ci", "--timeout", "10s"})["settings"];
+    EXPECT_EQ(settings["timeout"], nlohmann::json({{"value", "10s"}, {"source", "flag"}}));
+    EXPECT_EQ(settings["mode"],
+              nlohmann::json(
+                  {{"value", "workspace-write"}, {"source", "session"}, {"file", log.string()}}));
+    EXPECT_EQ(
+        settings["approval_timeout"],
+        nlohmann::json(
+            {{"value", "30s"}, {"source", "profile"}, {"profile", "ci"}, {"file", etc_file_}}));
+    EXPECT_EQ(settings["backend"],
+              nlohmann::json({{"value", "bwrap"}, {"source", "file"}, {"file", etc_file_}}));
+    EXPECT_EQ(settings["max_output"],
+              nlohmann::json({{"value", "512K"}, {"source", "file"}, {"file", user_file_}}));
+    EXPECT_EQ(settings["max_processes"],
+              nlohmann::json({{"value", "4096"}, {"source", "default"}}));
+    // What a session does not record comes from below it.
+    EXPECT_EQ(settings["approval"], nlohmann::json({{"value", "ask"}, {"source", "default"}}));
+}
+
+// config show reads a session log and never creates one: a log not there yet records nothing (a
+// run would create it with its root only), and a corrupt one is the usage error a run gives.
+TEST_F(ConfigTest, ShowReadsASessionAndNeverCreatesOne) {
+    const fs::path missing = scratch_.path() / "missing.log";
+    EXPECT_EQ(show({"--session", missing.string()})["settings"]["mode"],
+              nlohmann::json({{"value", "read-only"}, {"source", "default"}}));
+    EXPECT_FALSE(fs::exists(missing));
+
+    const fs::path corrupt = scratch_.path() / "corrupt.log";
+    write_file(corrupt, "not json\n", fs::perms::owner_read | fs::perms::owner_write);
+    expect_refused(cordon({"config", "show", "--session", corrupt.string()}), "cordon config show",
+                   {corrupt.string() + ":1:"});
+}
+
 // The environment keys: env_clear from the file, env_keep and env_unset extended by the flags.
 TEST_F(ConfigTest, TheEnvironmentKeysFilterARealRun) {
     write_config(etc_, "env_clear = true\nenv_keep = [\"MY_*\"]\nenv_unset = [\"LANG\"]\n");

@@ -5,6 +5,9 @@
 // exact text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "cordon/escalate.hpp"
 #include "policy/escalation.hpp"
 #include "policy/escalation_json.hpp"
 #include "support.hpp"
@@ -193,6 +196,96 @@ TEST(EscalationJson, APolicyRefusalSaysWhy) {
     EXPECT_EQ(shown["outcome"], "rejected");
     EXPECT_EQ(shown["by"], "policy");
     EXPECT_EQ(shown["detail"], "the approval policy is never");
+}
+
+// The one builder of the question (both front ends reach it through escalate()): each field is
+// the request's as it stands or the ask's.
+TEST(MakeEscalation, TheQuestionIsTheRequestAndTheAskAsTheyStand) {
+    const test::temp_dir workspace;
+    runtime::run_request request;
+    request.argv = {"/bin/bash", "-c", "npm install"};
+    request.mode = sandbox_mode::read_only;
+    request.workspace_root = workspace.path();
+    request.workdir = workspace.path() / "sub";
+    request.env["CORDON_BUILDER"] = "1";
+    request.network.policy = sandbox::network_policy::proxy;
+    request.network.allowed_domains = {"a.example"};
+    request.network.denied_domains = {"evil.example"};
+    request.network.proxy_resolve = {{"b.example", "192.0.2.1"}};
+    escalation_ask ask;
+    ask.mode = sandbox_mode::workspace_write;
+    ask.network = network_request{sandbox::network_policy::proxy, {"b.example"}};
+    ask.justification = "npm install writes node_modules";
+    ask.tool = "cordon run";
+    ask.subject = "command";
+    ask.command = "npm install";
+    ask.input = "stdin: the file x";
+
+    const escalation_request asked = make_escalation(request, ask);
+    EXPECT_EQ(asked.requested_mode, sandbox_mode::workspace_write);
+    EXPECT_EQ(asked.effective_mode, sandbox_mode::read_only);
+    EXPECT_EQ(asked.requested_network, ask.network);
+    EXPECT_EQ(asked.effective_network,
+              (network_request{sandbox::network_policy::proxy, {"a.example"}}));
+    EXPECT_EQ(asked.denied_domains, std::vector<std::string>{"evil.example"});
+    ASSERT_EQ(asked.proxy_resolve.size(), 1U);
+    EXPECT_EQ(asked.proxy_resolve[0].name, "b.example");
+    EXPECT_EQ(asked.justification, ask.justification);
+    EXPECT_EQ(asked.subject, "command");
+    EXPECT_EQ(asked.tool, "cordon run");
+    EXPECT_EQ(asked.command, "npm install");
+    EXPECT_EQ(asked.workdir, workspace.path() / "sub");
+    EXPECT_EQ(asked.env, std::vector<std::string>{"CORDON_BUILDER=1"});
+    EXPECT_NE(std::find(asked.environment.begin(), asked.environment.end(), "CORDON_BUILDER=1"),
+              asked.environment.end());
+    EXPECT_EQ(asked.input, "stdin: the file x");
+    EXPECT_EQ(asked.policy,
+              policy_change(sandbox_mode::workspace_write, request.rules, workspace.path()));
+
+    // Without a workdir the question names the root; a network-only ask asks for the mode it
+    // stands under.
+    request.workdir.reset();
+    ask.mode.reset();
+    const escalation_request network_only = make_escalation(request, ask);
+    EXPECT_EQ(network_only.workdir, workspace.path());
+    EXPECT_EQ(network_only.requested_mode, sandbox_mode::read_only);
+    EXPECT_EQ(network_only.effective_mode, sandbox_mode::read_only);
+}
+
+// A grant widens the request once: its mode and network; a rule's also starts the run from the
+// minimal environment in the account's home. Nothing granted changes nothing.
+TEST(ApplyGrant, WidensTheModeAndTheNetworkOnce) {
+    runtime::run_request request;
+    request.mode = sandbox_mode::read_only;
+    request.network.policy = sandbox::network_policy::deny;
+    request.environment.keep = {"MY_*"};
+    escalation_result refused;
+    apply_grant(request, refused);
+    EXPECT_EQ(request.mode, sandbox_mode::read_only);
+    EXPECT_EQ(request.network.policy, sandbox::network_policy::deny);
+
+    escalation_result granted;
+    granted.granted = sandbox_mode::workspace_write;
+    granted.granted_network = network_request{sandbox::network_policy::proxy, {"a.example"}};
+    granted.decision = approval_decision{};
+    granted.decision->source = decided_by::responder;
+    apply_grant(request, granted);
+    EXPECT_EQ(request.mode, sandbox_mode::workspace_write);
+    EXPECT_EQ(request.network.policy, sandbox::network_policy::proxy);
+    EXPECT_EQ(request.network.allowed_domains, std::vector<std::string>{"a.example"});
+    EXPECT_FALSE(request.environment.clear);
+    EXPECT_EQ(request.environment.keep, std::vector<std::string>{"MY_*"});
+
+    runtime::run_request ruled;
+    ruled.environment.keep = {"MY_*"};
+    granted.decision->source = decided_by::rule;
+    apply_grant(ruled, granted);
+    EXPECT_EQ(ruled.mode, sandbox_mode::workspace_write);
+    EXPECT_TRUE(ruled.environment.clear);
+    EXPECT_TRUE(ruled.environment.keep.empty());
+    if (const auto home = sandbox::account_home(); !home.empty()) {
+        EXPECT_EQ(ruled.env["HOME"], home.string());
+    }
 }
 
 }  // namespace
