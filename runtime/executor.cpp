@@ -433,15 +433,6 @@ preparation executor::prepare(run_request request) const {
         // bounded by the host's memory as a plain tmpfs is (half of it for /tmp).
         policy.tmpfs_bytes =
             spec.limits.max_memory.value_or(host_memory().value_or(sandbox::default_tmpfs_bytes));
-        // A workspace the command must not be able to write is the request's fault, not the
-        // host's: reported as such, never as an unusable sandbox.
-        std::vector<std::filesystem::path> spill_files;
-        if (spill_) spill_files.push_back(spill_->root() / "cordon-spill-*");
-        spill_files.insert(spill_files.end(), options_.protected_paths.begin(),
-                           options_.protected_paths.end());
-        if (auto refused = provider_->refusal(policy, spill_files)) {
-            return not_started({spawn_stage::policy, EPERM}, *refused);
-        }
         for (const char* special : {"/proc", "/sys", "/dev"}) {
             if (sandbox::is_within(workdir, special)) {
                 return not_started({spawn_stage::policy, EPERM},
@@ -450,10 +441,24 @@ preparation executor::prepare(run_request request) const {
                                        " as the host does");
             }
         }
+        std::vector<std::filesystem::path> spill_files;
+        if (spill_) spill_files.push_back(spill_->root() / "cordon-spill-*");
+        spill_files.insert(spill_files.end(), options_.protected_paths.begin(),
+                           options_.protected_paths.end());
+        // The run is planned once (the refusal, the paths, the network walls, the gaps), then
+        // confined as planned.
         try {
-            confined = provider_->confine(request.argv, policy, workdir);
+            auto planned = provider_->plan(policy, workdir, spill_files);
+            if (auto* refused = std::get_if<std::string>(&planned)) {
+                // A workspace the command must not be able to write is the request's fault, not
+                // the host's: reported as such, never as an unusable sandbox.
+                return not_started({spawn_stage::policy, EPERM}, *refused);
+            }
+            confined = provider_->confine_planned(
+                *std::get<std::shared_ptr<const sandbox::run_plan>>(planned), request.argv);
         } catch (const sandbox::request_refused_error& error) {
-            // The workspace changed since refusal() passed it: still the request's fault.
+            // At fault beyond the plan's refusal (the workspace changed since it was
+            // planned): still the request's fault.
             return not_started({spawn_stage::policy, EPERM}, error.reason());
         } catch (const sandbox::sandbox_unavailable_error& error) {
             // No backend can enforce the mode (confine() picks none: the failed backend is
