@@ -451,13 +451,32 @@ preparation executor::prepare(run_request request) const {
         // bounded by the host's memory as a plain tmpfs is (half of it for /tmp).
         policy.tmpfs_bytes =
             spec.limits.max_memory.value_or(host_memory().value_or(sandbox::default_tmpfs_bytes));
-        // A workspace the command must not be able to write is the request's fault, not the
-        // host's: reported as such, never as an unusable sandbox.
+        // What the provider throws is a run that never started: the request's fault beyond the
+        // plan's refusal (the workspace changed since it was planned), or no backend that can
+        // enforce the mode (the failed backend is known only once a runner ran).
+        const auto provider_failure = [&](auto&& step) -> std::optional<preparation> {
+            try {
+                step();
+                return std::nullopt;
+            } catch (const sandbox::request_refused_error& error) {
+                return not_started({spawn_stage::policy, EPERM}, error.reason());
+            } catch (const sandbox::sandbox_unavailable_error& error) {
+                return never_ran(sandbox_unavailable_record(
+                    mode, {error.detail(), std::nullopt, error.backends(), error.unenforced()}));
+            }
+        };
         std::vector<std::filesystem::path> spill_files;
         if (spill_) spill_files.push_back(spill_->root() / "cordon-spill-*");
         spill_files.insert(spill_files.end(), options_.protected_paths.begin(),
                            options_.protected_paths.end());
-        if (auto refused = provider_->refusal(policy, spill_files)) {
+        // The run is planned once (the refusal, the paths, the network walls, the gaps), then
+        // confined as planned.
+        std::variant<std::shared_ptr<const sandbox::run_plan>, std::string> planned;
+        std::optional<preparation> unplanned =
+            provider_failure([&] { planned = provider_->plan(policy, workdir, spill_files); });
+        if (auto* refused = std::get_if<std::string>(&planned)) {
+            // A workspace the command must not be able to write is the request's fault, not the
+            // host's: reported as such, never as an unusable sandbox.
             return not_started({spawn_stage::policy, EPERM}, *refused);
         }
         for (const char* special : {"/proc", "/sys", "/dev"}) {
@@ -468,16 +487,12 @@ preparation executor::prepare(run_request request) const {
                                        " as the host does");
             }
         }
-        try {
-            confined = provider_->confine(request.argv, policy, workdir);
-        } catch (const sandbox::request_refused_error& error) {
-            // The workspace changed since refusal() passed it: still the request's fault.
-            return not_started({spawn_stage::policy, EPERM}, error.reason());
-        } catch (const sandbox::sandbox_unavailable_error& error) {
-            // No backend can enforce the mode (confine() picks none: the failed backend is
-            // known only once a runner ran).
-            return never_ran(sandbox_unavailable_record(
-                mode, {error.detail(), std::nullopt, error.backends(), error.unenforced()}));
+        if (unplanned) return std::move(*unplanned);
+        const auto& plan = std::get<std::shared_ptr<const sandbox::run_plan>>(planned);
+        if (!plan) throw std::logic_error("the sandbox provider's plan() returned no plan");
+        if (auto failed = provider_failure(
+                [&] { confined = provider_->confine_planned(*plan, request.argv); })) {
+            return std::move(*failed);
         }
         if (sandbox::profile_hides(confined->backend, policy, workdir)) {
             return not_started({spawn_stage::chdir, ENOENT},

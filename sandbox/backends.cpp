@@ -39,8 +39,14 @@ void refuse_unavailable(backend_kind kind, const sandbox_policy& policy,
                                     {{std::string(to_string(kind)), *network.unavailable}});
 }
 
+// The run's network walls: the provider's plan, else planned here from the same values.
+network_walls walls_for(backend_kind kind, const sandbox_policy& policy, const profile& host) {
+    if (host.network != nullptr) return *host.network;
+    return plan_network(kind, policy.network, host.landlock_abi, host.network_namespace);
+}
+
 void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& policy,
-                const profile& host) {
+                network_walls network, const profile& host) {
     out.backend = kind;
     enforcement_assessment assessment = assess(kind, policy.mode, host.landlock_abi);
     out.level = assessment.level;
@@ -51,8 +57,6 @@ void set_common(confined_argv& out, backend_kind kind, const sandbox_policy& pol
     out.environment_fd = command_environment_fd;
     // The launcher is the last runner on both rungs: it gives the command the terminal.
     out.takes_terminal = policy.controlling_terminal;
-    network_walls network =
-        plan_network(kind, policy.network, host.landlock_abi, host.network_namespace);
     refuse_unavailable(kind, policy, network);
     out.network = std::move(network.facts);
     out.network_witness = network.how.witness && policy.network_witness;
@@ -269,11 +273,11 @@ std::vector<std::string> launcher_arguments(sandbox_mode mode, bool inside_bwrap
 namespace {
 
 launcher_paths launcher_paths_of(backend_kind kind, const sandbox_policy& policy,
-                                 const profile& host) {
+                                 const network_confinement& network, const profile& host) {
     launcher_paths out;
     out.tmp = policy.rules.tmp;
     out.writable = host.writable.size();
-    out.network = plan_network(kind, policy.network, host.landlock_abi, host.network_namespace).how;
+    out.network = network;
     out.network.witness = out.network.witness && policy.network_witness;
     out.controlling_terminal = policy.controlling_terminal;
     // bwrap is started as the run's uid; only the launcher alone switches to it.
@@ -782,7 +786,9 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                             const sandbox_policy& policy, const profile& host) {
     require_confined(policy);
     confined_argv out;
-    set_common(out, backend_kind::bwrap, policy, host);
+    network_walls network = walls_for(backend_kind::bwrap, policy, host);
+    const network_confinement how = network.how;
+    set_common(out, backend_kind::bwrap, policy, std::move(network), host);
     out.argv = {bwrap.string(),
                 "--unshare-user",
                 "--disable-userns",
@@ -833,7 +839,7 @@ confined_argv bwrap_confine(const std::filesystem::path& bwrap, std::span<const 
                                      "--", "/proc/self/fd/" + std::to_string(launcher_image_fd)});
     const std::vector<std::string> launcher =
         launcher_arguments(policy.mode, true, host.landlock_abi > 0,
-                           launcher_paths_of(backend_kind::bwrap, policy, host));
+                           launcher_paths_of(backend_kind::bwrap, policy, how, host));
     out.argv.insert(out.argv.end(), launcher.begin(), launcher.end());
     append_command(out.argv, argv);
     out.fds.push_back({launcher_image_fd, host.launcher_image});
@@ -848,9 +854,11 @@ confined_argv landlock_confine(const std::filesystem::path& launcher,
                                const profile& host) {
     require_confined(policy);
     confined_argv out;
-    set_common(out, backend_kind::landlock, policy, host);
+    network_walls network = walls_for(backend_kind::landlock, policy, host);
+    const network_confinement how = network.how;
+    set_common(out, backend_kind::landlock, policy, std::move(network), host);
     out.argv = {launcher.string()};
-    const launcher_paths paths = launcher_paths_of(backend_kind::landlock, policy, host);
+    const launcher_paths paths = launcher_paths_of(backend_kind::landlock, policy, how, host);
     const std::vector<std::string> arguments = launcher_arguments(policy.mode, false, true, paths);
     out.argv.insert(out.argv.end(), arguments.begin(), arguments.end());
     append_command(out.argv, argv);
@@ -899,7 +907,8 @@ std::string seatbelt_profile(sandbox_mode mode, std::span<const std::filesystem:
 
 confined_argv seatbelt_confine(const std::filesystem::path& sandbox_exec,
                                std::span<const std::string> argv, const sandbox_policy& policy,
-                               std::span<const std::filesystem::path> roots) {
+                               std::span<const std::filesystem::path> roots,
+                               const network_walls* planned) {
     require_confined(policy);
     confined_argv out;
     out.backend = backend_kind::seatbelt;
@@ -908,7 +917,9 @@ confined_argv seatbelt_confine(const std::filesystem::path& sandbox_exec,
     append_command(out.argv, argv);
     out.denial_signatures = denial_signatures(backend_kind::seatbelt);
     out.runner_failure_rules = runner_failure_rules(backend_kind::seatbelt);
-    network_walls network = plan_network(backend_kind::seatbelt, policy.network, 0, false);
+    network_walls network = planned != nullptr
+                                ? *planned
+                                : plan_network(backend_kind::seatbelt, policy.network, 0, false);
     refuse_unavailable(backend_kind::seatbelt, policy, network);
     out.network = std::move(network.facts);
     if (!out.network.missing.empty()) {

@@ -25,6 +25,8 @@
 
 namespace cordon::sandbox {
 
+struct network_walls;  // network_plan.hpp
+
 // The child fds at which the executor places what a runner needs. Fixed so that golden argv stay
 // stable; fds 0-2 are the standard streams.
 inline constexpr int runner_status_fd = 3;        // the launcher's status records
@@ -74,6 +76,9 @@ struct profile {
     // The Landlock rung: cordon can make the command a network namespace (it holds
     // CAP_SYS_ADMIN), network_plan.hpp.
     bool network_namespace = false;
+    // The walls the provider planned for this run's network policy (plan_network, with the two
+    // values above); null: planned here, from the same values.
+    const network_walls* network = nullptr;
     // The Landlock rung, cordon as root: the run's own uid and gid, which the launcher (or the
     // child applying its walls) switches to (identity.hpp). bwrap is started as them instead.
     std::optional<run_identity> become;
@@ -180,13 +185,15 @@ struct launcher_paths {
                                              const sandbox_policy& policy, const profile& host);
 
 // Seatbelt: sandbox-exec -p PROFILE -- ARGV. `roots` are writable_roots(policy), passed in so the
-// profile is a pure function of its inputs.
+// profile is a pure function of its inputs; `network`, the walls the provider planned (null:
+// planned here).
 [[nodiscard]] std::string seatbelt_profile(sandbox_mode mode,
                                            std::span<const std::filesystem::path> roots);
 [[nodiscard]] confined_argv seatbelt_confine(const std::filesystem::path& sandbox_exec,
                                              std::span<const std::string> argv,
                                              const sandbox_policy& policy,
-                                             std::span<const std::filesystem::path> roots);
+                                             std::span<const std::filesystem::path> roots,
+                                             const network_walls* network = nullptr);
 
 // SBPL string literal: backslash and double quote escaped, wrapped in double quotes.
 [[nodiscard]] std::string sbpl_quote(std::string_view text);

@@ -46,44 +46,6 @@ platform current_platform() noexcept {
 #endif
 }
 
-namespace {
-
-// True when `path` still names the directory open as `fd`: by the kernel's name for the
-// descriptor, and by identity through the path.
-bool still_names(const fs::path& path, int fd) {
-    std::error_code ec;
-    const fs::path opened = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
-    if (ec || opened != path) return false;
-    struct stat by_fd {};
-    struct stat by_path {};
-    return ::fstat(fd, &by_fd) == 0 && ::lstat(path.c_str(), &by_path) == 0 &&
-           by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
-}
-
-// Where a command confined by `kind` under `policy` can write on the host, canonical. A private
-// /tmp is bwrap's tmpfs, or under the Landlock rung a directory cordon has just made, empty.
-std::vector<fs::path> writable_for(backend_kind kind, const sandbox_policy& policy) {
-    if (policy.mode != sandbox_mode::workspace_write) return {};
-    if (kind == backend_kind::seatbelt) return writable_roots(policy);
-    std::vector<fs::path> out{canonical_path(policy.workspace_root)};
-    for (const fs::path& root : policy.rules.writable_roots)
-        out.push_back(canonical_path(root));
-    if (policy.rules.tmp == tmp_policy::host) out.push_back(canonical_path("/tmp"));
-    return out;
-}
-
-// Opens a writable root once, without following a symlink; the reason when it cannot.
-std::variant<std::shared_ptr<const unique_fd>, std::string> open_root(const fs::path& root) {
-    unique_fd fd(landlock::open_no_symlinks(root.c_str(), O_DIRECTORY));
-    if (!fd) return "cannot open the writable root " + root.string() + ": " + std::strerror(errno);
-    if (!still_names(root, fd.get())) {
-        return "the writable root " + root.string() + " was moved while it was being checked";
-    }
-    return std::make_shared<const unique_fd>(std::move(fd));
-}
-
-}  // namespace
-
 local_provider::local_provider(local_provider_options options) : options_(std::move(options)) {
     // What cordons killed outright left (probe workspaces, private /tmps) goes now, once per
     // process, whether this one probes or not (leftovers.hpp).
@@ -197,75 +159,6 @@ fs::path local_provider::quarantine_home() const {
     return options_.quarantine_home.value_or(default_quarantine_home());
 }
 
-std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
-                                                   std::span<const fs::path> also_protected) {
-    std::vector<mount_entry> mounts;
-    return refusal(policy, also_protected, mounts);
-}
-
-std::optional<std::string> local_provider::refusal(const sandbox_policy& policy,
-                                                   std::span<const fs::path> also_protected,
-                                                   std::vector<mount_entry>& mounts) {
-    if (policy.mode != sandbox_mode::workspace_write) return std::nullopt;
-    // The path must name the directory itself: a symlink on the way (planted by an earlier run
-    // in a directory it could write) would decide which directory becomes writable.
-    if (const fs::path resolved = canonical_path(policy.workspace_root);
-        resolved != policy.workspace_root) {
-        return "refusing a workspace-write workspace: " + policy.workspace_root.string() +
-               " is not the directory's own path (it resolves to " + resolved.string() +
-               "); give the real path";
-    }
-    // Every mount check below reads this one table. Without it (no /proc) nothing below could
-    // tell what the workspace reaches: refused, never allowed unchecked.
-    const auto table = read_mounts();
-    if (const auto* unreadable = std::get_if<std::string>(&table)) {
-        return "refusing a workspace-write workspace: " + *unreadable +
-               "; cordon cannot tell which filesystems the command could write";
-    }
-    mounts = std::get<std::vector<mount_entry>>(table);
-    if (auto pseudo = pseudo_filesystem_at(policy.workspace_root, mounts)) {
-        return "refusing a workspace-write workspace: " + *pseudo;
-    }
-    for (const fs::path& root : policy.rules.writable_roots) {
-        if (const fs::path resolved = canonical_path(root); resolved != root) {
-            return "refusing the writable root " + root.string() +
-                   ": it is not the directory's own path (it resolves to " + resolved.string() +
-                   "); give the real path";
-        }
-        if (auto pseudo = pseudo_filesystem_at(root, mounts)) {
-            return "refusing the writable root " + root.string() + ": " + *pseudo;
-        }
-    }
-    std::optional<rung_report> rung = selected();
-    if (!rung) return std::nullopt;  // confine() fails closed on its own
-    // Nothing that runs unconfined later may lie where this command can write: not the runner of
-    // this run, not the other rung's, not cordon itself, not what they load.
-    const std::vector<fs::path> roots = writable_for(rung->kind, policy);
-    // The rung's other writable roots (the Landlock rung's /tmp) no more than the workspace: a
-    // cgroup hierarchy mounted under /tmp would let the command leave its run's cgroup.
-    for (const fs::path& root : roots) {
-        if (root == policy.workspace_root) continue;
-        if (auto pseudo = pseudo_filesystem_at(root, mounts)) {
-            return "refusing a workspace-write run: the " + std::string(to_string(rung->kind)) +
-                   " rung also lets the command write " + root.string() + ", and " + *pseudo;
-        }
-    }
-    auto closure = protected_set();
-    if (const auto* unknown = std::get_if<std::string>(&closure)) {
-        return "refusing a workspace-write workspace: " + *unknown +
-               "; cordon cannot tell what runs unconfined later";
-    }
-    protected_paths all = std::move(std::get<protected_paths>(closure));
-    for (const fs::path& path : also_protected) {
-        all.push_back({path, "holds the records of cordon's runs"});
-    }
-    // By spelling first, then by what the mounts show.
-    auto exposed = exposed_by(all, roots);
-    if (!exposed) exposed = exposed_through_mounts(all, roots, mounts);
-    if (exposed) return "refusing a workspace-write workspace: " + *exposed;
-    return std::nullopt;
-}
-
 std::vector<backend_kind> local_provider::ladder() const {
     switch (options_.choice) {
         case backend_choice::bwrap:
@@ -360,7 +253,8 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
     host.paths = extra.plan;
     host.writable = std::move(extra.writable);
     host.private_tmp = extra.private_tmp;
-    host.network_namespace = rung.kind == backend_kind::landlock && can_make_network_namespace();
+    host.network_namespace = extra.network_namespace;
+    host.network = extra.network;
     const std::shared_ptr<identity_plan> identity =
         plan_identity(rung.kind, policy, host.paths, host.private_tmp);
     if (rung.kind == backend_kind::landlock && identity->identity.reserved) {
@@ -408,7 +302,7 @@ confined_argv local_provider::wrap(const rung_report& rung, std::span<const std:
             break;
         case backend_kind::seatbelt: {
             auto roots = writable_roots(policy);
-            out = seatbelt_confine(rung.runner, argv, policy, roots);
+            out = seatbelt_confine(rung.runner, argv, policy, roots, extra.network);
             break;
         }
     }
@@ -502,191 +396,6 @@ std::shared_ptr<identity_plan> local_provider::plan_identity(backend_kind kind,
     out->identity = std::get<run_identity>(reserved);
     out->trees = std::move(std::get<std::vector<idmapped_tree>>(trees));
     return out;
-}
-
-confined_argv local_provider::confine(std::span<const std::string> argv,
-                                      const sandbox_policy& policy, const fs::path& workdir) {
-    if (!is_confined(policy.mode)) {
-        throw std::invalid_argument("danger-full-access never reaches a sandbox provider");
-    }
-    std::optional<rung_report> rung = selected();
-    if (!rung) {
-        std::vector<unusable_backend> why;
-        {
-            std::lock_guard lock(mutex_);
-            for (const rung_report& report : rungs_) {
-                why.push_back({std::string(to_string(report.kind)), report.reason});
-            }
-        }
-        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(why));
-    }
-
-    // The workspace is opened once, here, without following a symlink, and the runners are
-    // handed this descriptor: a directory renamed into its place afterwards is not the one they
-    // make writable. It is opened before the checks, which read paths, and the path must still
-    // name it after them: a directory swapped in and out while they ran is refused.
-    std::shared_ptr<const unique_fd> workspace;
-    if (policy.mode == sandbox_mode::workspace_write && rung->kind != backend_kind::seatbelt) {
-        unique_fd fd(landlock::open_no_symlinks(policy.workspace_root.c_str(), O_DIRECTORY));
-        if (!fd) {
-            const int error = errno;
-            // A path the checks refuse (through a symlink, say) is refused with their reason.
-            if (auto refused = refusal(policy, {})) {
-                throw request_refused_error(policy.mode, *refused);
-            }
-            throw request_refused_error(policy.mode, "cannot open the workspace " +
-                                                         policy.workspace_root.string() + ": " +
-                                                         std::strerror(error));
-        }
-        workspace = std::make_shared<const unique_fd>(std::move(fd));
-    }
-    std::vector<mount_entry> mounts;
-    if (auto refused = refusal(policy, {}, mounts)) {
-        throw request_refused_error(policy.mode, *refused);
-    }
-    if (workspace && !still_names(policy.workspace_root, workspace->get())) {
-        throw request_refused_error(policy.mode, "the workspace " + policy.workspace_root.string() +
-                                                     " was moved while it was being checked");
-    }
-    // The windows dead cordons left are judged before the plan reads what they may have changed,
-    // and reported beside this run's record (judgement_report::abandoned).
-    std::vector<neutralized_path> abandoned;
-    if (options_.judge_runs)
-        abandoned = judge_abandoned_windows(journal_directory(), quarantine_home());
-    auto planned = plan_paths(policy);
-    if (auto* refused = std::get_if<std::string>(&planned)) {
-        throw request_refused_error(policy.mode, *refused);
-    }
-    const path_plan& paths = std::get<path_plan>(planned);
-    std::vector<std::string> gaps = path_gaps(rung->kind, policy, paths);
-    // The network's gaps join the record's through confine()'s own assessment; here they only
-    // decide, with the paths', whether the run may go ahead.
-    const network_walls network =
-        plan_network(rung->kind, policy.network, rung->landlock_abi.value_or(0),
-                     rung->kind == backend_kind::landlock && can_make_network_namespace());
-    if (network.unavailable) {
-        // Never a gap to accept (network_plan.hpp): the rung cannot serve this network policy.
-        std::vector<unusable_backend> backends;
-        backends.push_back({std::string(to_string(rung->kind)), *network.unavailable});
-        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(backends));
-    }
-    if ((!gaps.empty() || !network.facts.missing.empty()) && !policy.rules.accept_partial) {
-        // The rung is usable, not for this policy: the refusal says what of it, and why the other
-        // rungs were not taken.
-        std::string why;
-        for (const std::string& gap : gaps)
-            why += (why.empty() ? "" : "; ") + gap;
-        for (const std::string& gap : network.facts.missing)
-            why += (why.empty() ? "" : "; ") + gap;
-        std::vector<unusable_backend> others;
-        {
-            std::lock_guard lock(mutex_);
-            for (const rung_report& report : rungs_) {
-                if (report.kind == rung->kind) continue;
-                others.push_back({std::string(to_string(report.kind)),
-                                  report.reason.empty() ? "not selected" : report.reason});
-            }
-        }
-        throw sandbox_unavailable_error(policy.mode, std::nullopt, std::move(others),
-                                        unenforced_policy{std::string(to_string(rung->kind)), why});
-    }
-
-    extra_paths extra;
-    extra.plan = &paths;
-    extra.gaps = std::move(gaps);
-    if (!paths.found_left.empty()) {
-        // Neither is refused: no rung could do more (hide more paths, or find a file's other
-        // names), and no request of the caller's asked for them; but the record does not claim
-        // them hidden.
-        extra.gaps.push_back(found_left_gap(paths.found_left));
-    }
-    if (!paths.several_names.empty()) extra.gaps.push_back(several_names_gap(paths.several_names));
-    if (!paths.links_left.empty()) extra.gaps.push_back(links_left_gap(paths.links_left));
-    if (policy.mode == sandbox_mode::workspace_write) {
-        if (paths.writable_roots.size() > max_writable_fds) {
-            throw request_refused_error(policy.mode, "too many writable roots (at most " +
-                                                         std::to_string(max_writable_fds - 1) +
-                                                         " beside the workspace)");
-        }
-        for (std::size_t i = 1; i < paths.writable_roots.size(); ++i) {
-            auto opened = open_root(paths.writable_roots[i]);
-            if (auto* reason = std::get_if<std::string>(&opened)) {
-                throw request_refused_error(policy.mode, *reason);
-            }
-            extra.writable.push_back(std::get<std::shared_ptr<const unique_fd>>(opened));
-        }
-        if (rung->kind == backend_kind::landlock && policy.rules.tmp == tmp_policy::private_tmp) {
-            auto made = private_tmp_directory::create(canonical_path("/tmp"));
-            if (auto* reason = std::get_if<std::string>(&made)) {
-                throw request_refused_error(policy.mode, *reason);
-            }
-            auto directory =
-                std::get<std::shared_ptr<const private_tmp_directory>>(std::move(made));
-            const std::string name = directory->path().string();
-            auto opened = open_root(name);
-            if (auto* reason = std::get_if<std::string>(&opened)) {
-                throw request_refused_error(policy.mode, *reason);
-            }
-            extra.writable.push_back(std::get<std::shared_ptr<const unique_fd>>(opened));
-            extra.private_tmp = name;
-            extra.residue.push_back(std::move(directory));
-        }
-    }
-    // What the run leaves is judged once it is over; the window opens now, after every check
-    // that could refuse the run.
-    if (options_.judge_runs) {
-        if (policy.mode == sandbox_mode::workspace_write && !policy.rules.protect.empty() &&
-            rung->kind != backend_kind::seatbelt) {
-            run_judgement::settings judged;
-            judged.scope.roots = writable_for(rung->kind, policy);
-            judged.scope.names = policy.rules.protect;
-            judged.scope.hook_directories = paths.hook_directories;
-            judged.scope.configurations = paths.configurations;
-            judged.scope.places = paths.places;
-            if (rung->kind == backend_kind::bwrap) {
-                // Bound read-only: nothing changes them through their own names. A file of
-                // several names is written through another one (`ln scripts/pc
-                // .git/hooks/pre-commit`), which no bind covers: it is judged like the rest.
-                for (const fs::path& path : paths.read_only) {
-                    struct stat st {};
-                    if (::lstat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1)
-                        continue;
-                    judged.scope.kept.push_back(path);
-                }
-                if (!paths.read_only.empty()) judged.kept = "prevented";
-            } else {
-                // No mounts: kept by a copy put back afterwards (the carve-outs remain a gap).
-                // One that holds another writable root (`--writable-root ws/.vscode/sub`) is
-                // judged instead: put back whole, it would undo what the run wrote in that root.
-                for (const fs::path& path : paths.read_only) {
-                    const bool holds_a_root =
-                        std::any_of(paths.writable_roots.begin(), paths.writable_roots.end(),
-                                    [&path](const fs::path& root) {
-                                        return root != path && is_within(root, path);
-                                    });
-                    if (!holds_a_root &&
-                        std::find(policy.rules.read_only.begin(), policy.rules.read_only.end(),
-                                  path) == policy.rules.read_only.end()) {
-                        judged.copied.push_back(path);
-                    }
-                }
-                if (!judged.copied.empty()) judged.kept = "restored";
-            }
-            judged.mounts = std::move(mounts);
-            if (!extra.private_tmp.empty()) judged.elsewhere.push_back(extra.private_tmp);
-            judged.journal = journal_directory();
-            judged.quarantine_home = quarantine_home();
-            judged.watch = options_.watch_changes;
-            judged.abandoned = std::move(abandoned);
-            extra.judgement = run_judgement::start(std::move(judged));
-        } else if (!abandoned.empty()) {
-            run_judgement::settings judged;
-            judged.abandoned = std::move(abandoned);
-            extra.judgement = run_judgement::start(std::move(judged));
-        }
-    }
-    return wrap(*rung, argv, policy, workdir.empty() ? policy.workspace_root : workdir,
-                std::move(workspace), std::move(extra));
 }
 
 }  // namespace cordon::sandbox

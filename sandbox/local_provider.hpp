@@ -10,9 +10,9 @@
 // tests can drive the ladder with scripted outcomes.
 //
 // Thread safety: every member may be called from any thread, concurrently. Probing happens under
-// the provider's mutex. The first selected(), confine(), refusal() or probe_all() probes the
-// ladder up to the first usable rung, and concurrent callers wait for that one verdict. After it,
-// confine() takes the mutex only briefly and never probes again. runtime::make_local_provider()
+// the provider's mutex. The first selected(), plan(), confine(), refusal() or probe_all() probes
+// the ladder up to the first usable rung, and concurrent callers wait for that one verdict. After
+// it, confine() takes the mutex only briefly and never probes again. runtime::make_local_provider()
 // calls selected() before it returns, so that no later confine() waits for a probe. A provider
 // constructed directly probes on first use. probe_all() then probes the remaining rungs under the
 // same mutex, and confine() calls made meanwhile wait for it. protected_set() is computed once,
@@ -38,6 +38,9 @@
 #include "base/mountinfo.hpp"
 #include "cordon/local_provider.hpp"
 #include "cordon/provider.hpp"
+#include "cordon/sandbox_error.hpp"
+#include "sandbox/mount_exposure.hpp"
+#include "sandbox/network_plan.hpp"
 #include "sandbox/path_plan.hpp"
 #include "sandbox/protected_paths.hpp"
 #include "sandbox/rung_report.hpp"
@@ -58,6 +61,20 @@ public:
     [[nodiscard]] std::optional<std::string> refusal(
         const sandbox_policy& policy,
         std::span<const std::filesystem::path> also_protected) override;
+
+    // The run's plan (provider.hpp), made once: the rung, the workspace opened before the checks,
+    // the refusal's checks on one read of the mount table, the abandoned windows judged, the path
+    // plan, the network walls and the gaps, each decided here only. confine() is plan() then
+    // confine_planned().
+    [[nodiscard]] std::variant<std::shared_ptr<const run_plan>, std::string> plan(
+        const sandbox_policy& policy, const std::filesystem::path& workdir,
+        std::span<const std::filesystem::path> also_protected) override;
+
+    // Re-checks that the workspace's path still names the directory the plan checked, opens the
+    // other writable roots (and the Landlock rung's private /tmp), opens the run's judgement
+    // window and wraps: nothing is decided again.
+    [[nodiscard]] confined_argv confine_planned(const run_plan& planned,
+                                                std::span<const std::string> argv) override;
 
     // The rungs this provider considers, in order.
     [[nodiscard]] std::vector<backend_kind> ladder() const;
@@ -91,10 +108,13 @@ private:
         std::string reason;  // why the image could not be loaded, or why Landlock is unavailable
     };
 
-    // refusal(), with the mount table it read (empty when it read none).
-    [[nodiscard]] std::optional<std::string> refusal(
+    struct local_plan;  // local_plan.cpp
+    // refusal() under `rung` (null: none is usable, and only what needs none is checked), reading
+    // the mount table from the run's snapshot.
+    [[nodiscard]] std::optional<std::string> workspace_refusal(
         const sandbox_policy& policy, std::span<const std::filesystem::path> also_protected,
-        std::vector<base::mount_entry>& mounts);
+        const rung_report* rung, mount_snapshot& mounts);
+    [[nodiscard]] sandbox_unavailable_error no_rung(sandbox_mode mode);
     [[nodiscard]] std::filesystem::path journal_directory() const;
     [[nodiscard]] std::filesystem::path quarantine_home() const;
     rung_report& probe_rung_locked(std::size_t index);
@@ -111,6 +131,8 @@ private:
     // What confine() resolved beyond the mode for one run (the probes need none of it).
     struct extra_paths {
         const path_plan* plan = nullptr;
+        const network_walls* network = nullptr;  // planned once, for the rung
+        bool network_namespace = false;          // what the walls were planned with
         std::vector<std::shared_ptr<const unique_fd>> writable;
         std::filesystem::path private_tmp;
         std::vector<std::string> gaps;  // accepted (policy.rules.accept_partial)

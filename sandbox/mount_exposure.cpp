@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <map>
 #include <string_view>
@@ -39,8 +40,22 @@ fs::path canonical_or_normal(const fs::path& path) {
 
 }  // namespace
 
+namespace {
+std::atomic<std::uint64_t> mount_reads{0};
+}  // namespace
+
 std::variant<std::vector<mount_entry>, std::string> read_mounts() {
+    mount_reads.fetch_add(1, std::memory_order_relaxed);
     return base::read_mountinfo();
+}
+
+std::uint64_t mount_table_reads() noexcept {
+    return mount_reads.load(std::memory_order_relaxed);
+}
+
+const std::variant<std::vector<mount_entry>, std::string>& mount_snapshot::table() {
+    if (!table_) table_ = read_mounts();
+    return *table_;
 }
 
 std::optional<std::string> pseudo_filesystem_at(const fs::path& root,

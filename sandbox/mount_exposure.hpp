@@ -9,6 +9,7 @@
 // sysctls, other processes, cgroup membership, devices, cordon's liveness locks under /dev/shm.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -23,9 +24,24 @@ namespace cordon::sandbox {
 
 using base::mount_entry;
 
-// This process's mounts, read once for all the checks of a run; the reason when
-// /proc/self/mountinfo cannot be read or parsed (a check without the table refuses).
+// This process's mounts; the reason when /proc/self/mountinfo cannot be read or parsed (a check
+// without the table refuses). A run's checks read it through one mount_snapshot, not here.
 [[nodiscard]] std::variant<std::vector<mount_entry>, std::string> read_mounts();
+
+// How many times this process has called read_mounts(): a run's plan reads the table once
+// (local_provider::plan), which the tests hold it to.
+[[nodiscard]] std::uint64_t mount_table_reads() noexcept;
+
+// The mount table of one run's plan, read on first need and then kept: every check of the plan
+// (the workspace's refusal, the other names of a denied path, the judgement's scope) reads this
+// one table, and a run whose checks need none reads none. Not thread-safe: one plan's own.
+class mount_snapshot {
+public:
+    [[nodiscard]] const std::variant<std::vector<mount_entry>, std::string>& table();
+
+private:
+    std::optional<std::variant<std::vector<mount_entry>, std::string>> table_;
+};
 
 // The same question asked of filesystems rather than of spellings, per `mounts`: the first
 // protected path that one of `writable_roots` reaches because a mount shows it there (a bind

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "base/enum_text.hpp"
@@ -51,10 +52,17 @@ bool witness_supported() {
     return supported;
 }
 
+std::atomic<std::uint64_t> plans{0};
+
 }  // namespace
+
+std::uint64_t network_plans() noexcept {
+    return plans.load(std::memory_order_relaxed);
+}
 
 network_walls plan_network(backend_kind kind, const network_rules& rules, int landlock_abi,
                            bool can_unshare_net) {
+    plans.fetch_add(1, std::memory_order_relaxed);
     network_walls out;
     out.facts.policy = rules.policy;
     if (rules.policy == network_policy::allow) return out;  // the host's network: none

@@ -24,6 +24,7 @@
 // which is partial enforcement naming it: refused unless path_rules::accept_partial.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -54,6 +55,10 @@ inline constexpr int proxy_port = 3128;
 // `can_unshare_net`: the Landlock rung can make a network namespace (cordon holds CAP_SYS_ADMIN).
 [[nodiscard]] network_walls plan_network(backend_kind kind, const network_rules& rules,
                                          int landlock_abi, bool can_unshare_net);
+
+// How many times this process has called plan_network(): a run's plan makes its walls once
+// (local_provider::plan), which the tests hold it to.
+[[nodiscard]] std::uint64_t network_plans() noexcept;
 
 // The launcher's flags for `how` (bwrap makes the namespace itself: never --unshare-net there).
 [[nodiscard]] std::vector<std::string> launcher_network_arguments(const network_confinement& how);

@@ -453,10 +453,10 @@ private:
 // /mnt/home shows ~/.aws there too, and on the Landlock rung the read grant /mnt/home's entry
 // would get is a grant of the home's own directory and everything beneath it, ~/.aws included. A
 // missing one is denied under each name of the directory it would appear in.
-std::optional<std::string> hide_other_names(path_plan& out) {
+std::optional<std::string> hide_other_names(path_plan& out, mount_snapshot& snapshot) {
     if (out.hidden.empty() && out.hidden_missing.empty()) return std::nullopt;
-    auto mounts = read_mounts();
-    if (auto* reason = std::get_if<std::string>(&mounts)) {
+    const auto& mounts = snapshot.table();
+    if (const auto* reason = std::get_if<std::string>(&mounts)) {
         return "cannot tell where else the denied reads are mounted: " + *reason;
     }
     const auto& table = std::get<std::vector<mount_entry>>(mounts);
@@ -631,7 +631,8 @@ void hide_link_targets(path_plan& out, const std::vector<fs::path>& own_roots,
     out.hidden.insert(out.hidden.end(), more.begin(), more.end());
 }
 
-std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& out) {
+std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& out,
+                                       mount_snapshot& mounts) {
     const path_rules& rules = policy.rules;
     // Files found in the homes by their content stay readable in the run's own roots.
     std::vector<fs::path> own_roots = writable_roots(policy);
@@ -667,7 +668,7 @@ std::optional<std::string> plan_hidden(const sandbox_policy& policy, path_plan& 
         if (path.is_absolute()) let_through.push_back(canonical_path(path));
     }
     hide_link_targets(out, own_roots, let_through);
-    if (auto failed = hide_other_names(out)) return failed;
+    if (auto failed = hide_other_names(out, mounts)) return failed;
     for (const fs::path& allowed : rules.allow_read) {
         if (!allowed.is_absolute())
             return "--allow-read needs an absolute path: " + allowed.string();
@@ -809,8 +810,14 @@ bool has_git_directory_parts(int dir) {
 }
 
 std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy) {
+    mount_snapshot mounts;
+    return plan_paths(policy, mounts);
+}
+
+std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy,
+                                                mount_snapshot& mounts) {
     path_plan out;
-    if (auto refused = plan_hidden(policy, out)) return *refused;
+    if (auto refused = plan_hidden(policy, out, mounts)) return *refused;
     if (policy.mode != sandbox_mode::workspace_write) return out;
 
     out.writable_roots.push_back(policy.workspace_root);

@@ -41,6 +41,8 @@
 
 namespace cordon::sandbox {
 
+class mount_snapshot;  // mount_exposure.hpp
+
 struct hidden_path {
     std::filesystem::path path;  // canonical
     bool directory = false;
@@ -105,8 +107,12 @@ void read_git_reach(const std::filesystem::path& file, const std::filesystem::pa
 // Every reach of those files, read together.
 [[nodiscard]] git_reach user_git_reach(const std::filesystem::path& home);
 
-// The plan for `policy` (a confined mode), or why the policy cannot be used (one line).
+// The plan for `policy` (a confined mode), or why the policy cannot be used (one line). The mount
+// table, when the plan needs it (the other names of a denied path), is read from `mounts`, the
+// run's one snapshot; without it, afresh.
 [[nodiscard]] std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy);
+[[nodiscard]] std::variant<path_plan, std::string> plan_paths(const sandbox_policy& policy,
+                                                              mount_snapshot& mounts);
 
 // Whether the directory `dir` is, or becomes with one more file, a git directory as git recognises
 // one: entries named `objects` and `refs` (of any type: git follows a symlink), or a `commondir`

@@ -11,17 +11,24 @@
 //     };
 //     cordon::run(std::make_shared<my_sandbox>(), request);
 //
-// Thread safety: implementations must allow confine() and refusal() to be called concurrently
-// from any thread. The executor calls them on the thread that prepares a run (executor::prepare),
-// and the policy travels with each call: nothing about one call may be kept on the provider. May
-// block: local_provider probes its ladder on first use, unless it came from
-// make_local_provider(), which probes before it returns.
+// The executor asks for each run's plan once (plan(): the checks and decisions), then confines
+// that plan (confine_planned(): the descriptors, the argv). A provider that implements only
+// confine() and refusal() gets both from them.
+//
+// Thread safety: implementations must allow confine(), refusal(), plan() and confine_planned()
+// to be called concurrently from any thread. The executor calls them on the thread that prepares
+// a run (executor::prepare), and the policy travels with each call (or in its plan): nothing
+// about one call may be kept on the provider. May block: local_provider probes its ladder on
+// first use, unless it came from make_local_provider(), which probes before it returns.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <variant>
 
 #include "cordon/confined_argv.hpp"
 #include "cordon/export.hpp"
@@ -29,6 +36,26 @@
 
 CORDON_PUBLIC_BEGIN
 namespace cordon::sandbox {
+
+// One run as a provider planned it (provider::plan): the policy and working directory it was
+// planned for, and, in a provider's own plan (a class derived from this one), what that provider
+// decided, which only it reads. A plan is for one run: it is confined once, soon after it was
+// made (what it checked is re-checked then as far as identity goes, not decided again).
+class run_plan {
+public:
+    run_plan(sandbox_policy policy, std::filesystem::path workdir)
+        : policy_(std::move(policy)), workdir_(std::move(workdir)) {}
+    virtual ~run_plan() = default;
+    run_plan(const run_plan&) = delete;
+    run_plan& operator=(const run_plan&) = delete;
+
+    [[nodiscard]] const sandbox_policy& policy() const noexcept { return policy_; }
+    [[nodiscard]] const std::filesystem::path& workdir() const noexcept { return workdir_; }
+
+private:
+    sandbox_policy policy_;
+    std::filesystem::path workdir_;
+};
 
 class provider {
 public:
@@ -59,6 +86,29 @@ public:
     // that runner may no longer hold. Called by the executor; the local provider forgets the
     // verdict it shares with other processes.
     virtual void runner_failed(const confined_argv& wrapped) { (void)wrapped; }
+
+    // The run's plan, once: what refusal() says of `policy` (with `also_protected`), as the
+    // request's fault, or everything confine_planned() needs to confine `policy` in `workdir`
+    // (absolute) without deciding anything again. Throws sandbox_unavailable_error when no
+    // backend can enforce `policy` (request_refused_error, a kind of it, when the request is at
+    // fault beyond what refusal() says), and std::invalid_argument for danger-full-access, as
+    // confine() does. The default asks refusal() and keeps the policy and the working directory.
+    [[nodiscard]] virtual std::variant<std::shared_ptr<const run_plan>, std::string> plan(
+        const sandbox_policy& policy, const std::filesystem::path& workdir,
+        std::span<const std::filesystem::path> also_protected) {
+        if (auto refused = refusal(policy, also_protected)) return *std::move(refused);
+        return std::make_shared<const run_plan>(policy, workdir);
+    }
+
+    // confine() for a plan this provider made: the argv to spawn instead of `argv`, under the
+    // plan's policy and in its working directory. Throws what confine() throws; a plan of another
+    // provider's, or one confined already, is a programmer error (std::invalid_argument,
+    // std::logic_error). The default calls confine() with the plan's policy and working
+    // directory.
+    [[nodiscard]] virtual confined_argv confine_planned(const run_plan& planned,
+                                                        std::span<const std::string> argv) {
+        return confine(argv, planned.policy(), planned.workdir());
+    }
 };
 
 }  // namespace cordon::sandbox
@@ -66,5 +116,6 @@ public:
 // The same names in namespace cordon, as the library's users write them.
 namespace cordon {
 using sandbox::provider;
+using sandbox::run_plan;
 }  // namespace cordon
 CORDON_PUBLIC_END
