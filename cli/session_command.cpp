@@ -282,8 +282,11 @@ int set(const session_options& options) {
                   << policy::shown_safely(sandbox::canonical_path(log.path()).string()) << " (root "
                   << policy::shown_safely(sandbox::canonical_path(".").string()) << ")\n";
     }
-    std::cout << (changed.empty() ? "unchanged: nothing written\n" : changed);
-    if (const auto& done = std::get<policy::compaction>(compacted); done.rewritten) {
+    const auto& done = std::get<policy::compaction>(compacted);
+    std::cout << (!changed.empty() ? changed
+                  : done.rewritten ? "unchanged\n"
+                                   : "unchanged: nothing written\n");
+    if (done.rewritten) {
         std::cout << "compacted: " << done.dropped << " events dropped (" << done.bytes_before
                   << " \u2192 " << done.bytes_after << " bytes)\n";
     }

@@ -22,8 +22,10 @@
 //
 // No lock is waited on without a bound: whoever can open the file for reading (a confined
 // command, a background job, any process of the user) can take its flock and hold it. Readers
-// take no lock at all (a tail still being appended is read again, up to lock_wait()); an append
-// tries the lock without blocking until lock_wait() is over, then fails with a one-line error.
+// take no lock they wait for: what does not hold (a tail still being appended, a compaction met
+// midway) is read again, at once under a shared lock when nobody holds the lock, else until
+// lock_wait() is over; an append tries the lock without blocking until lock_wait() is over, then
+// fails with a one-line error.
 //
 // A journal: standing() folds only what was appended since its last call, onto the fold it
 // cached (with the byte offset it covers and the file's identity: a log replaced, truncated or
@@ -176,8 +178,9 @@ public:
     [[nodiscard]] std::variant<session_state, log_error> state() const;
     // The fold without the trail (`events` empty), read incrementally: only what was appended
     // since the last call on this log (or a copy of it) is read and folded. Thread-safe. A last
-    // line still being appended is left for the next call; one left torn by a crash is reported
-    // as read() reports it.
+    // line without its newline while another process holds the lock (an append under way) is
+    // left for the next call, not waited for; with the lock free it is torn, and reported as
+    // read() reports it.
     [[nodiscard]] std::variant<session_state, log_error> standing() const;
     // Rewrites the log to what folds to the same state (session/start, the last event of each
     // knob, the live grants with their questions, the questions not yet decided) and the latest
