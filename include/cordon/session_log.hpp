@@ -196,20 +196,21 @@ public:
     void set_lock_wait(std::chrono::milliseconds wait) noexcept { lock_wait_ = wait; }
 
     // The size an append may take the log to; beyond it, it compacts first (compact()), and
-    // refuses when that does not make room. 4 MiB: some two thousand questions with their
-    // answers, and a log that a cold start (a new process) reads and folds in tens of
-    // milliseconds.
-    static constexpr std::uint64_t default_max_bytes = 4u << 20;
+    // refuses when that does not make room. 1 MiB: some fifteen hundred questions with their
+    // answers, and what a process that starts (each `cordon run --session`) reads and folds
+    // whole: a 4 MiB log took some 0.3 s to fold (a loaded 2-core machine).
+    static constexpr std::uint64_t default_max_bytes = 1u << 20;
     [[nodiscard]] std::uint64_t max_bytes() const noexcept { return max_bytes_; }
     void set_max_bytes(std::uint64_t bytes) noexcept { max_bytes_ = bytes; }
 
     // The bytes read from the file by this log and its copies, in all: what a call cost (each
-    // standing() reads the appended tail and at most 2 * head_bytes to notice a rewrite).
+    // standing() reads the appended tail, and at most 3 * head_bytes of the first and the last
+    // folded lines to notice a rewrite).
     [[nodiscard]] std::uint64_t bytes_read() const noexcept;
     static constexpr std::size_t head_bytes = 128;
 
 private:
-    struct journal;  // session_log_journal.cpp
+    struct journal;  // policy/session_log_io.hpp
     explicit session_log(std::filesystem::path path);
     std::filesystem::path path_;
     std::chrono::milliseconds lock_wait_ = default_lock_wait;

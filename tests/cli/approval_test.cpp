@@ -858,7 +858,7 @@ TEST_F(Approval, OptionsThatContradictTheSessionAreUsageErrors) {
 }
 
 // `session set` compacts: a log whose trail is longer than the part kept (a quarter of the
-// 4 MiB bound) keeps its state and its latest events, and says what it dropped.
+// 1 MiB bound) keeps its state and its latest events, and says what it dropped.
 TEST_F(Approval, SessionSetCompactsALongLog) {
     ASSERT_EQ(
         without_terminal({"session", "set", log_.string(), "--mode", "workspace-write"}).exit_code,
@@ -866,7 +866,7 @@ TEST_F(Approval, SessionSetCompactsALongLog) {
     {
         std::ofstream out(log_, std::ios::app | std::ios::binary);
         const std::string name(1000, 'p');
-        for (int i = 0; i < 3000; ++i) {
+        for (int i = 0; i < 700; ++i) {
             out << R"({"at":"2026-12-07T12:00:00.000Z","preset":")" << name << i
                 << R"(","type":"permission/preset"})" << '\n';
         }
@@ -879,7 +879,7 @@ TEST_F(Approval, SessionSetCompactsALongLog) {
     EXPECT_NE(set.out.find("compacted: "), std::string::npos) << set.out;
     EXPECT_LT(fs::file_size(log_), before / 2);
 
-    // The kept trail is a mebibyte: read from the file, the first lines and the knobs.
+    // The kept trail is 256 KiB: read from the file, the first lines and the knobs.
     const std::string text = read_file(log_);
     std::vector<nlohmann::json> lines;
     for (std::size_t at = 0; lines.size() < 3 && at < text.size(); at = text.find('\n', at) + 1)
