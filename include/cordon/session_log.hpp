@@ -198,7 +198,7 @@ public:
     // The size an append may take the log to; beyond it, it compacts first (compact()), and
     // refuses when that does not make room. 1 MiB: some fifteen hundred questions with their
     // answers, and what a process that starts (each `cordon run --session`) reads and folds
-    // whole: a 4 MiB log took some 0.3 s to fold (a loaded 2-core machine).
+    // whole: a 4 MiB log took 0.1 to 0.3 s to fold on a loaded 2-core machine.
     static constexpr std::uint64_t default_max_bytes = 1u << 20;
     [[nodiscard]] std::uint64_t max_bytes() const noexcept { return max_bytes_; }
     void set_max_bytes(std::uint64_t bytes) noexcept { max_bytes_ = bytes; }
