@@ -8,6 +8,7 @@
 // see states that only move forward.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -288,6 +289,8 @@ TEST(SessionJournal, CompactionKeepsTheFoldAndShrinksTheLog) {
     const session_state before = state_of(log);
     (void)standing_of(log);  // a warm cache, which must notice the rewrite
     const std::uint64_t size_before = std::filesystem::file_size(path);
+    struct stat st_before {};
+    ASSERT_EQ(::stat(path.c_str(), &st_before), 0);
 
     auto compacted = log.compact();
     ASSERT_TRUE(std::holds_alternative<compaction>(compacted))
@@ -298,6 +301,12 @@ TEST(SessionJournal, CompactionKeepsTheFoldAndShrinksTheLog) {
     EXPECT_EQ(done.bytes_after, std::filesystem::file_size(path));
     EXPECT_LT(done.bytes_after, size_before / 2);
     EXPECT_GT(done.dropped, 0u);
+    // In place: the inode a running command's sandbox hides stays the log (not a new file
+    // renamed over the path, which would detach that mount).
+    struct stat st_after {};
+    ASSERT_EQ(::stat(path.c_str(), &st_after), 0);
+    EXPECT_EQ(st_after.st_ino, st_before.st_ino);
+    EXPECT_EQ(st_after.st_mode, st_before.st_mode);
 
     const session_state after = state_of(log);
     expect_same_fold(after, before);
