@@ -6,7 +6,7 @@
 //   cordon session show   FILE [--json]     the effective mode, approval policy, preset and root,
 //                                           the live grants and the audit trail
 //   cordon session set    FILE (--mode M | --approval P | --preset NAME)
-//                                           writes only what changes
+//                                           writes only what changes, then compacts the log
 //   cordon session revoke FILE GRANT_ID     ends an allowed-for-session grant
 //
 // The knobs fall back to `cordon run`'s defaults (read-only, ask) when the session records none.
@@ -89,6 +89,14 @@ std::string describe_event(const policy::session_event& event) {
     if (event.type == type::approval_policy) return "approval policy set to " + field("policy");
     if (event.type == type::permission_preset) return "preset set to " + field("preset");
     if (event.type == type::approval_revoked) return "grant " + field("grant") + " revoked";
+    if (event.type == type::session_compacted) {
+        const auto dropped = body.find("dropped");
+        return "log compacted: " +
+               (dropped != body.end() && dropped->is_number_unsigned()
+                    ? std::to_string(dropped->get<std::uint64_t>())
+                    : std::string("some")) +
+               " earlier events dropped";
+    }
     if (event.type == type::approval_asked) {
         return field("id") + " asked by " + field("tool") + ": " + field("reason") + " (command `" +
                field("command") + "` in " + field("workdir") + ", " + field("from") + " \u2192 " +
@@ -256,6 +264,14 @@ int set(const session_options& options) {
     }
     if (failed) return session_failed(log.path(), *failed);
 
+    // The log keeps what folds to the session's state and its latest events (the audit tail):
+    // what `set` changed is the newest of them.
+    auto compacted = log.compact();
+    if (auto* error = std::get_if<policy::log_error>(&compacted)) {
+        std::cerr << session_command_name << ": the change was written, but the log was not "
+                  << "compacted: " << session_error_text(log.path(), *error) << '\n';
+        return exit_session_failed;
+    }
     auto after = log.state();
     if (auto* error = std::get_if<policy::log_error>(&after))
         return session_failed(log.path(), *error);
@@ -266,7 +282,14 @@ int set(const session_options& options) {
                   << policy::shown_safely(sandbox::canonical_path(log.path()).string()) << " (root "
                   << policy::shown_safely(sandbox::canonical_path(".").string()) << ")\n";
     }
-    std::cout << (changed.empty() ? "unchanged: nothing written\n" : changed);
+    const auto& done = std::get<policy::compaction>(compacted);
+    std::cout << (!changed.empty() ? changed
+                  : done.rewritten ? "unchanged\n"
+                                   : "unchanged: nothing written\n");
+    if (done.rewritten) {
+        std::cout << "compacted: " << done.dropped << " events dropped (" << done.bytes_before
+                  << " \u2192 " << done.bytes_after << " bytes)\n";
+    }
     return 0;
 }
 

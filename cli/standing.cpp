@@ -38,7 +38,7 @@ std::variant<standing, std::string> resolve_standing(const policy_flags& flags,
         return session_error_text(flags.session, *error);
     }
     out.log = std::get<std::shared_ptr<const policy::session_log>>(std::move(opened));
-    auto state = out.log->state();
+    auto state = out.log->standing();
     if (auto* error = std::get_if<policy::log_error>(&state)) {
         return session_error_text(out.log->path(), *error);
     }

@@ -110,7 +110,7 @@ json run_bash(tool_context& context, call& running, const json& given) {
     // The standing policy: the session's mode and root, else the server's.
     std::optional<policy::session_state> session;
     if (options.session) {
-        auto state = options.session->state();
+        auto state = options.session->standing();
         if (auto* error = std::get_if<policy::log_error>(&state)) {
             return tool_error(
                 "the session log " + options.session->path().string() + " cannot be read" +

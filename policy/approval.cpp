@@ -154,7 +154,7 @@ bool approval_service::has_responders() const {
 
 approval_policy approval_service::effective_policy() const {
     if (!log_) return options_.policy;
-    auto state = log_->state();
+    auto state = log_->standing();
     if (std::holds_alternative<log_error>(state)) return approval_policy::never;
     return std::get<session_state>(state).approval.value_or(options_.policy);
 }
@@ -164,7 +164,7 @@ std::vector<session_grant> approval_service::grants() const {
         std::lock_guard lock(mutex_);
         return own_grants_;
     }
-    auto state = log_->state();
+    auto state = log_->standing();
     if (std::holds_alternative<log_error>(state)) return {};
     return std::get<session_state>(state).grants;
 }
@@ -204,7 +204,7 @@ approval_decision approval_service::request(const approval_request& request,
     std::vector<session_grant> standing;
     std::optional<approval_policy> session_policy;
     if (log_) {
-        auto state = log_->state();
+        auto state = log_->standing();
         if (auto* error = std::get_if<log_error>(&state)) {
             decision.by = "none";
             decision.detail =

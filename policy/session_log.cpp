@@ -20,6 +20,7 @@
 #include "base/json_text.hpp"
 #include "cordon/policy.hpp"
 #include "cordon/unique_fd.hpp"
+#include "policy/session_log_io.hpp"
 #include "sandbox/write_all.hpp"
 
 namespace cordon::policy {
@@ -56,7 +57,7 @@ std::optional<approval_outcome> parse_approval_outcome(std::string_view text) no
     return approval_outcome_texts.parse(text);
 }
 
-namespace {
+namespace detail {
 
 std::string errno_text(std::string_view what, const fs::path& path) {
     return std::string(what) + " " + path.string() + ": " + std::strerror(errno);
@@ -75,6 +76,12 @@ std::string now_iso8601() {
     std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(millis));
     return text;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::errno_text;
 
 // Whoever can write the log can widen every later run: only a regular file of our own that
 // nobody else may write is trusted.
@@ -95,8 +102,9 @@ std::optional<log_error> untrusted(int fd, const fs::path& path) {
     return std::nullopt;
 }
 
-// How often a bounded wait looks again.
-constexpr int lock_poll_ms = 5;
+}  // namespace
+
+namespace detail {
 
 // The log's flock, taken without blocking and tried again until `wait` is over: held for longer,
 // it is held by something that is not an append (appends hold it for one write and one fsync),
@@ -118,19 +126,6 @@ std::optional<log_error> lock_for_append(int fd, const fs::path& path,
     }
 }
 
-// The whole file, from its start (pread: the description's offset is not used).
-std::optional<log_error> read_whole(int fd, const fs::path& path, std::string& text) {
-    text.clear();
-    char buffer[64 * 1024];
-    for (;;) {
-        const ssize_t n = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(text.size()));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return log_error{errno_text("cannot read session log", path)};
-        if (n == 0) return std::nullopt;
-        text.append(buffer, static_cast<std::size_t>(n));
-    }
-}
-
 std::variant<unique_fd, log_error> open_log(const fs::path& path, int flags) {
     // O_NONBLOCK: a FIFO in the log's place is refused below, not waited on for a writer.
     unique_fd fd(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
@@ -144,6 +139,10 @@ std::variant<unique_fd, log_error> open_log(const fs::path& path, int flags) {
     if (auto refused = untrusted(fd.get(), path)) return *refused;
     return fd;
 }
+
+}  // namespace detail
+
+namespace {
 
 bool is_string(const json& event, const char* field, bool required = true) {
     const auto found = event.find(field);
@@ -252,6 +251,21 @@ std::optional<std::string> invalid_event(const json& event) {
         }
         return std::nullopt;
     }
+    if (kind == event_type::session_compacted) {
+        for (const char* field : {"dropped", "length"}) {
+            const auto found = event.find(field);
+            if (found == event.end() || !found->is_number_unsigned()) {
+                return std::string("session/compacted has no \"") + field + "\" count";
+            }
+        }
+        const auto digest = event.find("digest");
+        if (digest == event.end() || !digest->is_string() ||
+            digest->get<std::string>().size() != 16 ||
+            digest->get<std::string>().find_first_not_of("0123456789abcdef") != std::string::npos) {
+            return std::string("session/compacted has no \"digest\" of 16 hex digits");
+        }
+        return std::nullopt;
+    }
     if (kind == event_type::approval_revoked) {
         if (!is_string(event, "grant") || event["grant"].get<std::string>().empty()) {
             return "approval/revoked has no \"grant\"";
@@ -261,48 +275,67 @@ std::optional<std::string> invalid_event(const json& event) {
     return "unknown event type \"" + kind + "\"";
 }
 
+std::variant<session_event, log_error> detail::parse_line(std::string_view line,
+                                                          std::size_t number) {
+    if (line.empty()) return log_error{"an empty line", number};
+    json body = json::parse(line, nullptr, false);
+    if (body.is_discarded()) return log_error{"not valid JSON", number};
+    // The bytes append() escaped (base/json_text.hpp): a grant for a command that is not
+    // UTF-8 matches that very command again.
+    base::unescape_json_strings(body);
+    if (auto bad = invalid_event(body)) return log_error{*bad, number};
+    std::string type = body["type"].get<std::string>();
+    return session_event{std::move(type), std::move(body), number};
+}
+
+void detail::fold_event(session_state& state, const session_event& event) {
+    const json& body = event.body;
+    if (event.type == event_type::session_start) {
+        state.cwd = fs::path(body["cwd"].get<std::string>());
+    } else if (event.type == event_type::sandbox_mode) {
+        state.mode = sandbox::parse_sandbox_mode(body["mode"].get<std::string>());
+    } else if (event.type == event_type::approval_policy) {
+        state.approval = parse_approval_policy(body["policy"].get<std::string>());
+    } else if (event.type == event_type::permission_preset) {
+        state.preset = body["preset"].get<std::string>();
+    } else if (event.type == event_type::approval_decided) {
+        if (parse_approval_outcome(body["outcome"].get<std::string>()) !=
+            approval_outcome::allowed_for_session) {
+            return;
+        }
+        const json& grant = body["grant"];
+        session_grant granted;
+        granted.id = body["id"].get<std::string>();
+        // A decision that an earlier grant covered names that grant: a use, not a new one
+        // (and never one that brings back a grant revoked meanwhile).
+        if (grant.value("id", granted.id) != granted.id) return;
+        for (const auto& word : grant["prefix"])
+            granted.prefix.push_back(word.get<std::string>());
+        granted.exact = grant.value("exact", false);
+        granted.workdir = grant.value("workdir", std::string());
+        if (const auto environment = grant.find("environment"); environment != grant.end()) {
+            granted.environment = environment->get<std::vector<std::string>>();
+        }
+        granted.mode = *sandbox::parse_sandbox_mode(grant["mode"].get<std::string>());
+        granted.network = network_from_json(grant, "network", "domains");
+        state.grants.push_back(std::move(granted));
+    } else if (event.type == event_type::approval_revoked) {
+        const std::string id = body["grant"].get<std::string>();
+        std::erase_if(state.grants, [&id](const session_grant& grant) { return grant.id == id; });
+    }
+    // session/compacted is about the file, not the session: it folds to nothing.
+}
+
 session_state fold(std::vector<session_event> events) {
     session_state state;
-    for (const auto& event : events) {
-        const json& body = event.body;
-        if (event.type == event_type::session_start) {
-            state.cwd = fs::path(body["cwd"].get<std::string>());
-        } else if (event.type == event_type::sandbox_mode) {
-            state.mode = sandbox::parse_sandbox_mode(body["mode"].get<std::string>());
-        } else if (event.type == event_type::approval_policy) {
-            state.approval = parse_approval_policy(body["policy"].get<std::string>());
-        } else if (event.type == event_type::permission_preset) {
-            state.preset = body["preset"].get<std::string>();
-        } else if (event.type == event_type::approval_decided) {
-            if (parse_approval_outcome(body["outcome"].get<std::string>()) !=
-                approval_outcome::allowed_for_session) {
-                continue;
-            }
-            const json& grant = body["grant"];
-            session_grant granted;
-            granted.id = body["id"].get<std::string>();
-            // A decision that an earlier grant covered names that grant: a use, not a new one
-            // (and never one that brings back a grant revoked meanwhile).
-            if (grant.value("id", granted.id) != granted.id) continue;
-            for (const auto& word : grant["prefix"])
-                granted.prefix.push_back(word.get<std::string>());
-            granted.exact = grant.value("exact", false);
-            granted.workdir = grant.value("workdir", std::string());
-            if (const auto environment = grant.find("environment"); environment != grant.end()) {
-                granted.environment = environment->get<std::vector<std::string>>();
-            }
-            granted.mode = *sandbox::parse_sandbox_mode(grant["mode"].get<std::string>());
-            granted.network = network_from_json(grant, "network", "domains");
-            state.grants.push_back(std::move(granted));
-        } else if (event.type == event_type::approval_revoked) {
-            const std::string id = body["grant"].get<std::string>();
-            std::erase_if(state.grants,
-                          [&id](const session_grant& grant) { return grant.id == id; });
-        }
-    }
+    for (const auto& event : events)
+        detail::fold_event(state, event);
     state.events = std::move(events);
     return state;
 }
+
+session_log::session_log(fs::path path)
+    : path_(std::move(path)), journal_(std::make_shared<journal>()) {}
 
 std::variant<session_log, log_error> session_log::open_or_create(const fs::path& path,
                                                                  const fs::path& cwd) {
@@ -327,7 +360,7 @@ std::variant<session_log, log_error> session_log::open_or_create(const fs::path&
             ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
         if (!fd) return log_error{errno_text("cannot create session log", absolute)};
         json start{{"type", event_type::session_start},
-                   {"at", now_iso8601()},
+                   {"at", detail::now_iso8601()},
                    {"cwd", sandbox::canonical_path(cwd).string()}};
         const std::string line = base::dump_json(start) + "\n";
         const bool written = write_all(fd.get(), line) && ::fsync(fd.get()) == 0;
@@ -357,7 +390,7 @@ std::variant<session_log, log_error> session_log::open_existing(const fs::path& 
     std::error_code ec;
     const fs::path absolute = fs::absolute(path, ec);
     if (ec) return log_error{"cannot use session log " + path.string() + ": " + ec.message()};
-    auto fd = open_log(absolute, O_RDONLY);
+    auto fd = detail::open_log(absolute, O_RDONLY);
     if (auto* error = std::get_if<log_error>(&fd)) return *error;
     return session_log(absolute);
 }
@@ -366,9 +399,12 @@ std::optional<log_error> session_log::append(json event) const {
     if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) {
         return log_error{"an event needs a string \"type\""};
     }
-    event["at"] = now_iso8601();
+    event["at"] = detail::now_iso8601();
+    if (event["type"] == event_type::session_compacted) {
+        return log_error{"refusing to log an event: session/compacted is written by compact()"};
+    }
     if (auto bad = invalid_event(event)) return log_error{"refusing to log an event: " + *bad};
-    auto opened = open_log(path_, O_RDWR | O_APPEND);
+    auto opened = detail::open_log(path_, O_RDWR | O_APPEND);
     if (auto* error = std::get_if<log_error>(&opened)) return *error;
     const unique_fd& fd = std::get<unique_fd>(opened);
     // One writer at a time: with O_APPEND every write lands at the end, and the lock keeps the
@@ -376,15 +412,39 @@ std::optional<log_error> session_log::append(json event) const {
     // that can open the log for reading can take its flock (a confined command under
     // read-only, a background job), and an append that waited for it would hold the call that
     // appends for the holder's whole lifetime.
-    if (auto refused = lock_for_append(fd.get(), path_, lock_wait_)) return *refused;
+    if (auto refused = detail::lock_for_append(fd.get(), path_, lock_wait_)) return *refused;
     std::string line = base::dump_json(event) + "\n";
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return log_error{errno_text("cannot inspect", path_)};
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size + line.size() + 1 > max_bytes_) {
+        // Over the bound: compacted first (the fold stays what it was), refused if that leaves
+        // no room. pwrite(2) on an O_APPEND description appends wherever it is asked to write.
+        const int flags = ::fcntl(fd.get(), F_GETFL);
+        if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_APPEND) != 0) {
+            return log_error{errno_text("cannot compact session log", path_)};
+        }
+        auto compacted = detail::compact_locked(fd.get(), path_, max_bytes_, journal_->read);
+        if (::fcntl(fd.get(), F_SETFL, flags) != 0) {
+            return log_error{errno_text("cannot compact session log", path_)};
+        }
+        if (auto* error = std::get_if<log_error>(&compacted)) return *error;
+        const std::uint64_t after = std::get<compaction>(compacted).bytes_after;
+        if (after + line.size() + 1 > max_bytes_) {
+            return log_error{"session log " + path_.string() + " would grow to " +
+                             std::to_string(after + line.size()) + " bytes, over its bound of " +
+                             std::to_string(max_bytes_) +
+                             " even compacted (its live grants, open questions and this event); "
+                             "nothing was appended"};
+        }
+        st.st_size = static_cast<off_t>(after);
+    }
     if (st.st_size > 0) {
         char last = '\n';
         if (::pread(fd.get(), &last, 1, st.st_size - 1) != 1) {
             return log_error{errno_text("cannot read session log", path_)};
         }
+        journal_->read += 1;
         // A line torn by a crash stays torn (read() reports it) and is never glued to ours.
         if (last != '\n') line.insert(0, "\n");
     }
@@ -393,58 +453,14 @@ std::optional<log_error> session_log::append(json event) const {
     return std::nullopt;
 }
 
-std::variant<std::vector<session_event>, log_error> session_log::read() const {
-    auto opened = open_log(path_, O_RDONLY);
-    if (auto* error = std::get_if<log_error>(&opened)) return *error;
-    const unique_fd& fd = std::get<unique_fd>(opened);
-    // No lock waited on: an append is one write(2) of whole lines at the end of the file, so a
-    // reader sees every event appended before it started and, at worst, the first bytes of one
-    // being written. Such a tail is read again once no append holds the lock (a torn line then,
-    // left by a crash) or when the wait is over (the lock is someone else's), so that no holder
-    // of the file's lock can stall a reader.
-    std::string text;
-    const auto deadline = std::chrono::steady_clock::now() + lock_wait_;
-    for (;;) {
-        if (auto failed = read_whole(fd.get(), path_, text)) return *failed;
-        if (text.empty() || text.back() == '\n') break;
-        if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) {
-            auto failed = read_whole(fd.get(), path_, text);
-            ::flock(fd.get(), LOCK_UN);
-            if (failed) return *failed;
-            break;
-        }
-        if (std::chrono::steady_clock::now() >= deadline) break;
-        ::poll(nullptr, 0, lock_poll_ms);
-    }
-    std::vector<session_event> events;
-    std::size_t line_number = 0;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        ++line_number;
-        const std::size_t end = text.find('\n', start);
-        if (end == std::string::npos) {
-            return log_error{"the last line is torn (it has no newline: an append was cut short)",
-                             line_number};
-        }
-        const std::string_view line(text.data() + start, end - start);
-        start = end + 1;
-        if (line.empty()) return log_error{"an empty line", line_number};
-        json body = json::parse(line, nullptr, false);
-        if (body.is_discarded()) return log_error{"not valid JSON", line_number};
-        // The bytes append() escaped (base/json_text.hpp): a grant for a command that is not
-        // UTF-8 matches that very command again.
-        base::unescape_json_strings(body);
-        if (auto bad = invalid_event(body)) return log_error{*bad, line_number};
-        std::string type = body["type"].get<std::string>();
-        events.push_back(session_event{std::move(type), std::move(body), line_number});
-    }
-    return events;
-}
-
 std::variant<session_state, log_error> session_log::state() const {
     auto events = read();
     if (auto* error = std::get_if<log_error>(&events)) return *error;
     return fold(std::move(std::get<std::vector<session_event>>(events)));
+}
+
+std::uint64_t session_log::bytes_read() const noexcept {
+    return journal_->read.load();
 }
 
 }  // namespace cordon::policy

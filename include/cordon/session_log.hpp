@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
-// A session's durable log: one JSON object per line, appended and never rewritten. It holds the
-// session's standing choices (`sandbox/mode`, `approval/policy`, `permission/preset`) and the
-// audit trail of every approval (`approval/asked`, `approval/decided`, `approval/revoked`); the
-// folds below read the effective value of each (the last event wins).
+// A session's durable log: one JSON object per line, appended, and rewritten only by compaction.
+// It holds the session's standing choices (`sandbox/mode`, `approval/policy`, `permission/preset`)
+// and the audit trail of every approval (`approval/asked`, `approval/decided`,
+// `approval/revoked`); the folds below read the effective value of each (the last event wins).
 //
 //     auto log = std::make_shared<const cordon::session_log>("/home/me/.cordon/app.log");
 //     cordon::approval_service approvals({}, log);  // every question and answer is audited
@@ -22,8 +22,20 @@
 //
 // No lock is waited on without a bound: whoever can open the file for reading (a confined
 // command, a background job, any process of the user) can take its flock and hold it. Readers
-// take no lock at all (a tail still being appended is read again, up to lock_wait()); an append
-// tries the lock without blocking until lock_wait() is over, then fails with a one-line error.
+// take no lock they wait for: what does not hold (a tail still being appended, a compaction met
+// midway) is read again, at once under a shared lock when nobody holds the lock, else until
+// lock_wait() is over; an append tries the lock without blocking until lock_wait() is over, then
+// fails with a one-line error.
+//
+// A journal: standing() folds only what was appended since its last call, onto the fold it
+// cached (with the byte offset it covers and the file's identity: a log replaced, truncated or
+// compacted since is folded again from its start), so that a call costs the new events, not the
+// session. compact() rewrites the log, in place and under its lock, to the events that fold to
+// the same state, plus the latest events (the audit tail) behind a `session/compacted` line that
+// says how many were dropped; an append that would take the log over max_bytes() compacts it
+// first, and is refused with one line when even the compacted log has no room for it. In place,
+// not renamed over: a rename would detach the mount that hides the log from a run still going
+// (session_log_journal.cpp says more).
 //
 // Trust: the file is created 0600. A log that is not a regular file, is owned by another user or
 // is writable by group or others is refused, since whoever can write it can widen the mode of
@@ -35,7 +47,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,6 +99,10 @@ inline constexpr std::string_view permission_preset = "permission/preset";  // {
 inline constexpr std::string_view approval_asked = "approval/asked";        // see approval.hpp
 inline constexpr std::string_view approval_decided = "approval/decided";    // see approval.hpp
 inline constexpr std::string_view approval_revoked = "approval/revoked";    // {grant}
+// The first line of a compacted log: {dropped, length, digest}. `dropped` events were left out
+// (in all the log's compactions); the `length` bytes that follow this line have the FNV-1a 64
+// `digest` (16 hex digits), so that a compaction cut short is a corrupt log, never half-read.
+inline constexpr std::string_view session_compacted = "session/compacted";
 }  // namespace event_type
 
 struct session_event {
@@ -124,7 +142,18 @@ struct session_state {
     std::optional<approval_policy> approval;
     std::optional<std::string> preset;
     std::vector<session_grant> grants;  // allowed-for-session decisions not yet revoked
-    std::vector<session_event> events;  // every event, in order: the audit trail
+    // Every event, in order: the audit trail (state(); standing() leaves it empty).
+    std::vector<session_event> events;
+};
+
+// What compact() did.
+struct compaction {
+    bool rewritten = false;  // false: nothing could be dropped, the log is as it was
+    std::uint64_t bytes_before = 0;
+    std::uint64_t bytes_after = 0;
+    std::size_t events_before = 0;
+    std::size_t events_after = 0;  // the session/compacted line included
+    std::size_t dropped = 0;       // events left out by this compaction
 };
 
 [[nodiscard]] session_state fold(std::vector<session_event> events);
@@ -145,8 +174,19 @@ public:
     [[nodiscard]] std::optional<log_error> append(nlohmann::json event) const;
     // Every event, or the first line that is not one.
     [[nodiscard]] std::variant<std::vector<session_event>, log_error> read() const;
-    // read() folded.
+    // read() folded: the trail and the fold. Reads the whole log.
     [[nodiscard]] std::variant<session_state, log_error> state() const;
+    // The fold without the trail (`events` empty), read incrementally: only what was appended
+    // since the last call on this log (or a copy of it) is read and folded. Thread-safe. A last
+    // line without its newline while another process holds the lock (an append under way) is
+    // left for the next call, not waited for; with the lock free it is torn, and reported as
+    // read() reports it.
+    [[nodiscard]] std::variant<session_state, log_error> standing() const;
+    // Rewrites the log to what folds to the same state (session/start, the last event of each
+    // knob, the live grants with their questions, the questions not yet decided) and the latest
+    // events up to a quarter of max_bytes(), under the log's lock. Nothing is rewritten when
+    // nothing would be dropped. A corrupt log is reported, never compacted.
+    [[nodiscard]] std::variant<compaction, log_error> compact() const;
 
     [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
 
@@ -155,10 +195,27 @@ public:
     [[nodiscard]] std::chrono::milliseconds lock_wait() const noexcept { return lock_wait_; }
     void set_lock_wait(std::chrono::milliseconds wait) noexcept { lock_wait_ = wait; }
 
+    // The size an append may take the log to; beyond it, it compacts first (compact()), and
+    // refuses when that does not make room. 1 MiB: some fifteen hundred questions with their
+    // answers, and what a process that starts (each `cordon run --session`) reads and folds
+    // whole: a 4 MiB log took 0.1 to 0.3 s to fold on a loaded 2-core machine.
+    static constexpr std::uint64_t default_max_bytes = 1u << 20;
+    [[nodiscard]] std::uint64_t max_bytes() const noexcept { return max_bytes_; }
+    void set_max_bytes(std::uint64_t bytes) noexcept { max_bytes_ = bytes; }
+
+    // The bytes read from the file by this log and its copies, in all: what a call cost (each
+    // standing() reads the appended tail, and at most 3 * head_bytes of the first and the last
+    // folded lines to notice a rewrite).
+    [[nodiscard]] std::uint64_t bytes_read() const noexcept;
+    static constexpr std::size_t head_bytes = 128;
+
 private:
-    explicit session_log(std::filesystem::path path) : path_(std::move(path)) {}
+    struct journal;  // policy/session_log_io.hpp
+    explicit session_log(std::filesystem::path path);
     std::filesystem::path path_;
     std::chrono::milliseconds lock_wait_ = default_lock_wait;
+    std::uint64_t max_bytes_ = default_max_bytes;
+    std::shared_ptr<journal> journal_;  // shared by copies: they read the same file
 };
 
 // Checks one parsed line: a known "type" with the fields that type needs, each in its

@@ -857,6 +857,44 @@ TEST_F(Approval, OptionsThatContradictTheSessionAreUsageErrors) {
     EXPECT_EQ(agreed.exit_code, 0) << agreed.err;
 }
 
+// `session set` compacts: a log whose trail is longer than the part kept (a quarter of the
+// 1 MiB bound) keeps its state and its latest events, and says what it dropped.
+TEST_F(Approval, SessionSetCompactsALongLog) {
+    ASSERT_EQ(
+        without_terminal({"session", "set", log_.string(), "--mode", "workspace-write"}).exit_code,
+        0);
+    {
+        std::ofstream out(log_, std::ios::app | std::ios::binary);
+        const std::string name(1000, 'p');
+        for (int i = 0; i < 700; ++i) {
+            out << R"({"at":"2026-12-07T12:00:00.000Z","preset":")" << name << i
+                << R"(","type":"permission/preset"})" << '\n';
+        }
+    }
+    const auto before = fs::file_size(log_);
+    const cli_result set =
+        without_terminal({"session", "set", log_.string(), "--approval", "never"});
+    EXPECT_EQ(set.exit_code, 0) << set.err;
+    EXPECT_NE(set.out.find("approval: ask \u2192 never\n"), std::string::npos) << set.out;
+    EXPECT_NE(set.out.find("compacted: "), std::string::npos) << set.out;
+    EXPECT_LT(fs::file_size(log_), before / 2);
+
+    // The kept trail is 256 KiB: read from the file, the first lines and the knobs.
+    const std::string text = read_file(log_);
+    std::vector<nlohmann::json> lines;
+    for (std::size_t at = 0; lines.size() < 3 && at < text.size(); at = text.find('\n', at) + 1)
+        lines.push_back(nlohmann::json::parse(text.substr(at, text.find('\n', at) - at)));
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0]["type"], "session/compacted");
+    EXPECT_GT(lines[0]["dropped"].get<int>(), 0);
+    EXPECT_EQ(lines[1]["type"], "session/start");
+    EXPECT_EQ(lines[2]["type"], "sandbox/mode");
+    EXPECT_EQ(lines[2]["mode"], "workspace-write");
+    EXPECT_NE(text.find(R"("policy":"never","type":"approval/policy"})"), std::string::npos);
+    const cli_result shown = without_terminal({"session", "show", log_.string(), "--json"});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+}
+
 TEST_F(Approval, SessionShowSetAndACorruptLine) {
     const cli_result created =
         without_terminal({"session", "set", log_.string(), "--preset", "workspace-write"});
