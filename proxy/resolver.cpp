@@ -120,16 +120,23 @@ public:
         try {
             std::thread([function = function_, name, pending, thread_slot = std::move(*slot),
                          process_thread_slot = std::move(*process_slot)]() mutable {
-                result found;
+                // An exception must not leave a detached thread (std::terminate). A lookup left
+                // unanswered (bad_alloc on the way) gets its deadline's answer instead.
+                std::optional<result> found;
                 try {
                     found = (*function)(name);
                 } catch (...) {
-                    // An exception must not leave a detached thread (std::terminate).
-                    found = std::string("cannot be resolved");
+                    try {
+                        found = std::string("cannot be resolved");
+                    } catch (...) {
+                    }
                 }
                 thread_slot.release();
                 process_thread_slot.release();
-                pending->answer(std::move(found));
+                try {
+                    if (found) pending->answer(std::move(*found));
+                } catch (...) {
+                }
             }).detach();
         } catch (const std::system_error& error) {
             // pthread_create's EAGAIN (RLIMIT_NPROC, threads-max): a fast failure, as over the
