@@ -16,9 +16,9 @@
 // from any number of threads at once. The record is the one value every outcome arrives as, the
 // sandbox that could not run the command included (outcome runner_failed, what
 // SANDBOX_UNAVAILABLE says). Only a request that breaks the contract (an empty argv, a relative
-// workspace, a non-positive timeout, both stdin_data and stdin_fd) throws std::invalid_argument:
-// a programmer's error, not an outcome. Running on the caller's own event loop is executor.hpp;
-// in the background, jobs.hpp.
+// workspace, a non-positive timeout, a stdout_max_bytes of 0, both stdin_data and stdin_fd)
+// throws std::invalid_argument: a programmer's error, not an outcome (check_request, below).
+// Running on the caller's own event loop is executor.hpp; in the background, jobs.hpp.
 #pragma once
 
 #include <chrono>
@@ -64,7 +64,7 @@ struct run_request {
     sandbox::network_rules network;
     std::optional<std::filesystem::path> workdir;           // default: the workspace root
     std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
-    std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
+    std::optional<std::size_t> stdout_max_bytes;            // the stdout tail for this call; > 0
     std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
     // How the inherited environment is filtered (clear, keep, unset); `env` wins over it.
     environment_policy environment;
@@ -160,8 +160,9 @@ struct executor_options {
 };
 
 // Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
-// relative workspace, a non-positive timeout, both stdin_data and stdin_fd, or a tty with
-// stdin_fd or of a size terminal_size_error() refuses.
+// relative workspace, a non-positive timeout, a stdout_max_bytes of 0, both stdin_data and
+// stdin_fd, or a tty with stdin_fd or of a size terminal_size_error() refuses. Checked before
+// anything is set up for the run.
 void check_request(const run_request& request);
 
 // A started run (executor.hpp) or background job: how to end it early.

@@ -561,6 +561,26 @@ TEST(ExecutorProvider, ContractViolationsThrowBeforeAnythingRuns) {
     EXPECT_EQ(io.run(), 0U);
 }
 
+// A stdout tail of 0 bytes is refused with the other contract violations, before the sandbox is
+// asked for anything (it once got as far as the collector, after confine() had set the run up).
+TEST(ExecutorProvider, AZeroStdoutTailIsRefusedBeforeTheSandboxIsAsked) {
+    boost::asio::io_context io;
+    auto provider = std::make_shared<counting_provider>();
+    executor exec(io.get_executor(), provider);
+    test::temp_dir workspace;
+    auto request = request_for({"true"}, sandbox_mode::read_only, workspace.path());
+    request.stdout_max_bytes = 0;
+    EXPECT_THROW(check_request(request), std::invalid_argument);
+    EXPECT_THROW(exec.async_run(request, [](run_record) {}), std::invalid_argument);
+    EXPECT_THROW((void)exec.prepare(request), std::invalid_argument);
+    EXPECT_THROW((void)run(provider, request), std::invalid_argument);
+    EXPECT_EQ(provider->calls.load(), 0);
+    EXPECT_EQ(io.run(), 0U);
+
+    request.stdout_max_bytes = 1;  // the smallest tail is a tail
+    EXPECT_NO_THROW(check_request(request));
+}
+
 // --- the timeout ---------------------------------------------------------------------------------
 
 TEST(ExecutorTimeout, DefaultsToDefaultTimeoutAndIsCappedAtMaxTimeout) {
