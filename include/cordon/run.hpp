@@ -88,10 +88,13 @@ struct run_request {
     // no end-of-file follows (a terminal has none until one is typed): end it with "\x04" at
     // the start of a line for a program that reads to the end of its input.
     std::optional<terminal_size> tty;
-    // Live output, called on the run's strand as chunks arrive. A callback (or a pace function,
-    // below) that throws ends the run as run_handle::cancel() would (aborted, if the command was
-    // still running); the exception is logged and goes no further, and no callback of the run is
-    // called again.
+    // Live output, called on the run's strand as chunks arrive. The callbacks (and the pace
+    // functions, below) should not throw: they run on a loop other runs may share. If one does
+    // while the command runs, the run is ended as run_handle::cancel() would end it (its whole
+    // tree killed and reaped) and its record says so: outcome aborted, outcome.message "a
+    // callback of the caller's threw: <what()>". The exception is logged and goes no further (never
+    // std::terminate, never into another run), and no callback of the run is called again. A
+    // background job keeps its own streams whole to the end (jobs.hpp).
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
     // Backpressure for live output (cordon run paces the command by its own reader): when set,
@@ -154,7 +157,7 @@ struct executor_options {
     // walls in the same order and give the same record; the test suites run on both paths.
     bool landlock_in_child = default_landlock_in_child();
     // The network proxy that runs under network proxy use (docs/network.md): null, the
-    // executor's own, whose thread starts with the first such run and stops after the last.
+    // executor's own, whose thread starts with the first such run and lasts as long as it.
     // A caller with several executors may give them one, so that they serve one proxy.
     std::shared_ptr<proxy::service> proxy;
 };
