@@ -259,6 +259,7 @@ verdict decided(const run_evidence& evidence, const run_context& context) {
         outcome.kind = outcome_kind::timed_out;
     } else if (evidence.aborted) {
         outcome.kind = outcome_kind::aborted;
+        outcome.message = evidence.abort_reason;
     } else if (evidence.limits_hit.memory || evidence.limits_hit.sockets) {
         // The OOM killer ended the run at its memory limit (every process of it: cgroup.hpp),
         // or cordon did, its sockets far past their bound, whatever the leader's own status says.

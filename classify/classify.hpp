@@ -44,6 +44,9 @@ struct run_evidence {
     std::optional<int> signal;                 // the signal that ended the leader
     bool timed_out = false;                    // cordon's deadline fired first
     bool aborted = false;                      // the caller cancelled first
+    // aborted: why, when cordon ended the run for the caller (a callback of the caller's threw);
+    // empty when the caller cancelled it.
+    std::string abort_reason;
     // What the runner's status channel said; nullopt when the run had none.
     std::optional<sandbox::status_report> status;
     bool denial_seen = false;  // the denial dialect appeared anywhere in the stderr stream

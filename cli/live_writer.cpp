@@ -8,10 +8,30 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <functional>
 #include <system_error>
 #include <utility>
 
+#include "base/log.hpp"
+
 namespace cordon::cli {
+
+namespace {
+
+// The callbacks the writer thread calls are the run's (more: post to its loop; reader_gone: end
+// it): one that throws (bad_alloc) is logged, never let out of the thread (std::terminate). A
+// lost `more` leaves the command waiting on its pipe until its run ends otherwise.
+void call_from_writer(const std::function<void()>& callback, const char* what) noexcept {
+    try {
+        callback();
+    } catch (const std::exception& error) {
+        log::error("the live output's {} failed: {}", what, error.what());
+    } catch (...) {
+        log::error("the live output's {} failed", what);
+    }
+}
+
+}  // namespace
 
 live_writer::live_writer(int fd, std::function<void()> reader_gone, std::size_t pace_bound,
                          std::size_t max_queued)
@@ -125,7 +145,7 @@ void live_writer::run(const std::shared_ptr<state>& shared) {
     // The callbacks are called with the mutex held: finish() clears them under it, and each only
     // posts to the run's event loop.
     const auto release_waiting = [&s] {
-        if (auto more = std::exchange(s.more, nullptr)) more();
+        if (auto more = std::exchange(s.more, nullptr)) call_from_writer(more, "pacing");
     };
     for (;;) {
         std::string chunk;
@@ -168,7 +188,9 @@ void live_writer::run(const std::shared_ptr<state>& shared) {
         release_waiting();
         if (error == EPIPE) {
             s.reader_left = true;
-            if (auto gone = std::exchange(s.reader_gone, nullptr)) gone();
+            if (auto gone = std::exchange(s.reader_gone, nullptr)) {
+                call_from_writer(gone, "reader-gone callback");
+            }
         }
     }
 }

@@ -439,12 +439,18 @@ struct server::impl final : tool_context {
                          next += options_.progress_interval) {
                         (void)woken.wait_until(lock, stop, next, [] { return false; });
                         if (stop.stop_requested()) return;
-                        send_progress(running,
-                                      "waiting for user approval to run under " +
-                                          std::string(sandbox::to_string(mode)) + " (" +
-                                          duration_text(std::chrono::duration_cast<milliseconds>(
-                                              steady_clock::now() - since)) +
-                                          ")");
+                        // Nothing leaves the thread (std::terminate): a notification that cannot
+                        // be made (bad_alloc) is skipped, the next one tried.
+                        try {
+                            send_progress(
+                                running, "waiting for user approval to run under " +
+                                             std::string(sandbox::to_string(mode)) + " (" +
+                                             duration_text(std::chrono::duration_cast<milliseconds>(
+                                                 steady_clock::now() - since)) +
+                                             ")");
+                        } catch (const std::exception& error) {
+                            log::warn("mcp: a progress notification failed: {}", error.what());
+                        }
                     }
                 });
         }

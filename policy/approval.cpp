@@ -115,6 +115,36 @@ struct approval_service::question {
     std::atomic<bool> finished{false};
 };
 
+namespace {
+
+// A question's thread: `ask` (the responders in turn), and whatever it lets out (bad_alloc) is an
+// answer too, "unavailable", never an exception leaving the thread (std::terminate).
+template <typename Question, typename Ask>
+void ask_on_thread(const std::shared_ptr<Question>& asked, Ask& ask) noexcept {
+    try {
+        ask();
+        return;
+    } catch (...) {
+    }
+    {
+        std::lock_guard lock(asked->mutex);
+        if (!asked->answered) {
+            asked->answered = true;
+            asked->outcome = approval_outcome::unavailable;
+            asked->by_responder = false;
+            try {
+                asked->by = "none";
+                asked->detail = "asking the responders failed";
+            } catch (...) {
+            }
+        }
+    }
+    asked->changed.notify_all();
+    asked->finished = true;
+}
+
+}  // namespace
+
 approval_service::approval_service(approval_options options, std::shared_ptr<const session_log> log)
     : options_(std::move(options)), log_(std::move(log)) {
     // A rule is what its JSON form says, checked against its examples: one built by hand is
@@ -311,7 +341,7 @@ approval_decision approval_service::request(const approval_request& request,
             decision.detail = "no responder can ask anyone";
         } else {
             auto asked = std::make_shared<question>();
-            asked->thread = std::thread([asked, chain = std::move(chain), request] {
+            auto ask = [asked, chain = std::move(chain), request] {
                 std::string by = "none";
                 std::string detail;
                 approval_outcome outcome = approval_outcome::unavailable;
@@ -351,7 +381,9 @@ approval_decision approval_service::request(const approval_request& request,
                 }
                 asked->changed.notify_all();
                 asked->finished = true;
-            });
+            };
+            asked->thread =
+                std::thread([asked, ask = std::move(ask)]() mutable { ask_on_thread(asked, ask); });
             {
                 std::lock_guard lock(mutex_);
                 out_.push_back(asked);

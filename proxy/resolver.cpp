@@ -120,17 +120,23 @@ public:
         try {
             std::thread([function = function_, name, pending, thread_slot = std::move(*slot),
                          process_thread_slot = std::move(*process_slot)]() mutable {
-                result found = [&]() -> result {
+                // An exception must not leave a detached thread (std::terminate). A lookup left
+                // unanswered (bad_alloc on the way) gets its deadline's answer instead.
+                std::optional<result> found;
+                try {
+                    found = (*function)(name);
+                } catch (...) {
                     try {
-                        return (*function)(name);
+                        found = base::fail(lookup_failure::no_address, "cannot be resolved");
                     } catch (...) {
-                        // An exception must not leave a detached thread (std::terminate).
-                        return base::fail(lookup_failure::no_address, "cannot be resolved");
                     }
-                }();
+                }
                 thread_slot.release();
                 process_thread_slot.release();
-                pending->answer(std::move(found));
+                try {
+                    if (found) pending->answer(std::move(*found));
+                } catch (...) {
+                }
             }).detach();
         } catch (const std::system_error& error) {
             // pthread_create's EAGAIN (RLIMIT_NPROC, threads-max): a fast failure, as over the

@@ -10,13 +10,31 @@
 #include <boost/asio/post.hpp>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <future>
+#include <system_error>
+#include <thread>
+#include <utility>
 
+#include "base/log.hpp"
 #include "proxy/session_state.hpp"
 
 namespace cordon::proxy {
 
 namespace detail {
+
+namespace {
+
+// How long a close waits for the proxy's thread to run it. Nothing on that thread blocks
+// (service.hpp), so a close waits only for the handlers queued before it: microseconds, or
+// milliseconds under load. The bound is a backstop against a defect that would otherwise hold
+// the caller, a run's strand (in `cordon mcp`, the supervisor's loop and every job on it),
+// forever: past it the close stays queued and runs when the thread gets to it, and the caller
+// goes on. The run's processes are gone by then (the session is closed when its run has ended),
+// so nothing of the run uses the connections meanwhile.
+constexpr std::chrono::seconds close_patience{10};
+
+}  // namespace
 
 service_core::service_core(std::shared_ptr<resolver> names, limits bounds)
     : names_(names ? std::move(names) : system_resolver()), bounds_(bounds) {}
@@ -25,8 +43,8 @@ service_core::~service_core() {
     // Every lookup is abandoned before context_ is destroyed: a lookup belongs to a connection,
     // which abandons it when it closes (connection.cpp), and close_all() has closed every session
     // still open with its connections (a closed session closed its own). A lookup's thread that
-    // returns later posts nothing. The join is quick: a lookup in flight is no work for the
-    // thread (resolver.hpp).
+    // returns later posts nothing. The join is quick: close_all() let go of the work, and a
+    // lookup in flight is no work for the thread (resolver.hpp).
     close_all();
     if (thread_.joinable()) thread_.join();
 }
@@ -44,15 +62,17 @@ std::variant<std::shared_ptr<session_state>, std::string> service_core::open(
     auto state = std::make_shared<session_state>(context_, std::get<rules>(std::move(compiled)),
                                                  names_, bounds_, std::move(own_end));
     const std::lock_guard lock(lifecycle_);
-    if (!work_) {
-        // The work is taken first: a context not stopped now cannot stop afterwards. A thread
-        // the last session left that is still running (the closing handlers) then serves again;
-        // one that has stopped has nothing in flight, and joining it is quick.
+    if (!thread_.joinable()) {
+        // The first session: the thread starts, and runs until the service is destroyed.
         work_.emplace(context_.get_executor());
-        if (!thread_.joinable() || context_.stopped()) {
-            if (thread_.joinable()) thread_.join();
-            context_.restart();
+        serving_ = true;
+        try {
             thread_ = std::thread([this] { run(); });
+        } catch (const std::system_error& error) {
+            serving_ = false;
+            work_.reset();
+            forwarder_end.reset();
+            return std::string("cannot start the proxy's thread: ") + error.what();
         }
     }
     open_.push_back(state);
@@ -66,25 +86,32 @@ std::variant<std::shared_ptr<session_state>, std::string> service_core::open(
 }
 
 void service_core::close(const std::shared_ptr<session_state>& state) {
-    const std::lock_guard lock(lifecycle_);
-    const auto found = std::find(open_.begin(), open_.end(), state);
-    if (found == open_.end()) return;  // closed already (the service's destructor)
-    open_.erase(found);
+    {
+        const std::lock_guard lock(lifecycle_);
+        const auto found = std::find(open_.begin(), open_.end(), state);
+        if (found == open_.end()) return;  // closed already (the service's destructor)
+        open_.erase(found);
+    }
     close_on_thread(state);
-    stop_if_idle();
 }
 
 void service_core::close_all() {
-    const std::lock_guard lock(lifecycle_);
-    for (const auto& state : open_)
+    std::vector<std::shared_ptr<session_state>> closing;
+    {
+        const std::lock_guard lock(lifecycle_);
+        closing = std::exchange(open_, {});
+    }
+    for (const auto& state : closing)
         close_on_thread(state);
-    open_.clear();
-    stop_if_idle();
+    // Only now: the closes above were work the thread had to run. The thread ends once the
+    // closed sessions' handlers have run; a lookup in flight is not work (the closed connections
+    // abandoned theirs).
+    const std::lock_guard lock(lifecycle_);
+    work_.reset();
 }
 
 bool service_core::running() const {
-    const std::lock_guard lock(lifecycle_);
-    return work_.has_value();
+    return serving_;
 }
 
 void service_core::close_on_thread(const std::shared_ptr<session_state>& state) {
@@ -95,52 +122,82 @@ void service_core::close_on_thread(const std::shared_ptr<session_state>& state) 
             return !held || held == state;
         });
     }
-    // The thread runs while a session is open (work_ holds it), so the close is run and the
-    // promise kept; a session's objects are touched on that thread only.
-    std::promise<void> closed;
-    auto done = closed.get_future();
-    boost::asio::post(context_, [state, &closed] {
-        try {
+    // Shared with the handler, which may run after this returns (close_patience).
+    auto closed = std::make_shared<std::promise<void>>();
+    auto done = closed->get_future();
+    {
+        // Decided and posted under the lock that close_all() lets go of the work under: a close
+        // posted to a running thread is work it runs before it can end.
+        const std::lock_guard lock(lifecycle_);
+        // A session's objects are touched on the proxy's thread only: on it, or once it has left
+        // run() (nothing runs there any more), the close is made here and now.
+        if (std::this_thread::get_id() == thread_.get_id() || !serving_) {
             state->close();
-        } catch (...) {
-            // close() reports nothing; the promise below is what the caller waits for
+            return;
         }
-        closed.set_value();
-    });
-    done.wait();
+        boost::asio::post(context_, [state, closed] {
+            try {
+                state->close();
+            } catch (...) {
+                // close() reports nothing; the promise below is what the caller waits for
+            }
+            closed->set_value();
+        });
+    }
+    if (done.wait_for(close_patience) != std::future_status::ready) {
+        log::error(
+            "the network proxy's thread did not close a run's session within {} s; it closes it "
+            "when it gets to it",
+            close_patience.count());
+    }
 }
 
-void service_core::stop_if_idle() {
-    if (!open_.empty() || !work_) return;
-    // No more work once the closed sessions' handlers have run: run() returns and the thread
-    // ends by itself. A lookup in flight (getaddrinfo, which nothing can cancel) is not work: the
-    // closed connections abandoned theirs. It is not joined here, which would wait only for those
-    // handlers; the next open() serves on it again or joins it; the destructor joins it.
-    work_.reset();
-}
-
-void service_core::run() {
+void service_core::run() noexcept {
     for (;;) {
-        std::string why;
         try {
             context_.run();
-            return;
+            break;
+        } catch (...) {
+            // Fail closed, then serve on: run() may be called again after an exception
+            // (Boost.Asio, io_context::run); sessions opened afterwards are served.
+            fail_sessions(std::current_exception());
+        }
+    }
+    serving_ = false;
+}
+
+void service_core::fail_sessions(const std::exception_ptr& thrown) noexcept {
+    // Every session stops taking connections and closes those it serves; one that cannot even
+    // record why (bad_alloc) is closed all the same.
+    std::string why;
+    try {
+        try {
+            std::rethrow_exception(thrown);
         } catch (const std::exception& error) {
             why = std::string("the proxy's thread failed: ") + error.what();
         } catch (...) {
             why = "the proxy's thread failed";
         }
-        // Fail closed: every session stops taking connections and closes those it serves.
-        // run() may be called again after an exception (Boost.Asio, io_context::run).
-        std::vector<std::shared_ptr<session_state>> sessions;
-        {
-            const std::lock_guard failing(failing_mutex_);
-            for (const auto& each : failing_) {
-                if (auto held = each.lock()) sessions.push_back(std::move(held));
+        log::error("{}: every open session of the network proxy is closed", why);
+    } catch (...) {
+    }
+    std::vector<std::shared_ptr<session_state>> sessions;
+    try {
+        const std::lock_guard failing(failing_mutex_);
+        for (const auto& each : failing_) {
+            if (auto held = each.lock()) sessions.push_back(std::move(held));
+        }
+    } catch (...) {
+    }
+    for (const auto& state : sessions) {
+        try {
+            state->fail(why);
+        } catch (...) {
+            try {
+                state->close();
+            } catch (...) {
             }
         }
-        for (const auto& state : sessions)
-            state->fail(why);
     }
 }
 

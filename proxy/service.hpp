@@ -13,9 +13,15 @@
 //   a change of namespace, could reach; an inherited socketpair has none: only the run's own
 //   forwarder holds the other end.
 // - One thread. A service (one per cordon process) runs every session's connections on one
-//   Boost.Asio thread, started with the first open session; it ends by itself when the last one
-//   closes. Nothing on it blocks: a slow client or a huge header holds up that connection only,
-//   and each connection's memory is bounded (the limits below).
+//   Boost.Asio thread, started with the first session opened and kept until the service is
+//   destroyed, idle between sessions (an idle Asio thread waits in epoll and costs nothing). It
+//   never stops by itself: a thread that stopped when the last session closed could be found
+//   "still running" by the next open() an instant before it ended, leaving that session never
+//   started and its close waiting for it forever. Nothing on it blocks: a slow client or a huge
+//   header holds up that connection only, and each connection's memory is bounded (the limits
+//   below). Nothing waits for it without a bound either: a close made on the thread itself is
+//   made there and then, and one waited for from elsewhere gives up after a bound (service.cpp)
+//   and runs when the thread gets to it.
 // - DNS off the thread, never waited for. A lookup is a blocking getaddrinfo, which nothing can
 //   cancel: each runs on a detached thread of its own (resolver.hpp), in parallel with the others,
 //   under a deadline (lookup_timeout) and two bounds (per session, per process) that fail fast
@@ -33,7 +39,8 @@
 //   metadata service. An address is reached only when allowed_domains lists it.
 // - Fail closed. If an exception escapes a handler on the proxy's thread, every open session
 //   records the failure and closes its forwarder end and its connections: the forwarder stops
-//   handing connections over and the run loses its network, it never gains any.
+//   handing connections over and the run loses its network, it never gains any. The thread
+//   itself goes on, and serves the sessions opened afterwards.
 // - One request per forwarded plain-HTTP connection: the request head is rewritten with
 //   `Connection: close` and the rest of the connection is relayed raw. A second, pipelined
 //   request on the same client connection therefore goes to the same destination, which was
@@ -131,8 +138,7 @@ struct limits {
 
 // One run's proxy. Closing it (the destructor) closes its forwarder end and every connection it
 // serves, abandoning their lookups, and returns when the proxy's thread has closed them (that
-// thread never waits for DNS). Closing the last one lets the thread end by itself; a lookup in
-// flight does not keep it.
+// thread never waits for DNS), or at once when closed on that thread.
 class session {
 public:
     session(const session&) = delete;
@@ -160,29 +166,30 @@ private:
 };
 
 // The proxy of one cordon process (a `cordon run`, or a `cordon mcp` server serving many runs).
-// open() and closing sessions are safe from any thread but the proxy's own (a resolver's
-// completion must not close a session).
+// open() and closing sessions are safe from any thread; a session closed on the proxy's own
+// thread is closed there and then. The service itself is not destroyed on that thread.
 class service {
 public:
     // `resolver` nullptr: the system's (system_resolver()).
     explicit service(std::shared_ptr<resolver> resolver = nullptr, limits bounds = {});
     service(const service&) = delete;
     service& operator=(const service&) = delete;
-    // Closes every session still open (abandoning every lookup) and joins the thread, which a
-    // lookup in flight does not hold; the session objects stay valid (their report() still
-    // answers) and close nothing more when destroyed.
+    // Closes every session still open (abandoning every lookup) and lets the thread end, which a
+    // lookup in flight does not hold; it is joined once the last session object is gone too. The
+    // session objects stay valid (their report() still answers) and close nothing more when
+    // destroyed.
     ~service();
 
     // A session enforcing rules.allowed_domains, denied_domains and proxy_resolve (whatever
     // rules.policy says: the caller opens one for `proxy` only). The proxy's thread starts with
-    // the first open session and stops when the last one closes. The session, or a one-line
-    // reason there is none (an invalid pattern or proxy_resolve entry, a socketpair failure).
+    // the first session and lasts as long as the service. The session, or a one-line reason
+    // there is none (an invalid pattern or proxy_resolve entry, a socketpair or thread that
+    // cannot be made).
     [[nodiscard]] std::variant<std::unique_ptr<session>, std::string> open(
         const sandbox::network_rules& rules);
 
-    // Whether the proxy's thread serves sessions (tests: it stops with the last session). Once
-    // the last session has closed the thread ends by itself, as soon as the closing handlers have
-    // run: a lookup in flight is not its work.
+    // Whether the proxy's thread runs: from the first session opened until the service is
+    // destroyed, with sessions open or not (tests).
     [[nodiscard]] bool running() const;
 
 private:

@@ -5,11 +5,13 @@
 // serves. Everything here runs on the service's one thread, except session_state::report().
 #pragma once
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -141,6 +143,13 @@ private:
 };
 
 // What a service and its sessions share: the context, the thread, the open sessions.
+//
+// The thread's life. It starts with the first session opened and runs until the service is
+// destroyed, kept running by a work guard held all that time, whether sessions are open or not
+// (an idle Asio thread waits in epoll and costs nothing). It never stops by itself, so nothing
+// ever decides whether a thread that is about to stop can be reused: a thread that ran out of
+// work between a session's close and the next open() would leave that session unstarted and its
+// close waiting for a thread that is gone.
 class service_core : public std::enable_shared_from_this<service_core> {
 public:
     service_core(std::shared_ptr<resolver> names, limits bounds);
@@ -148,25 +157,29 @@ public:
 
     [[nodiscard]] std::variant<std::shared_ptr<session_state>, std::string> open(
         const sandbox::network_rules& network, unique_fd& forwarder_end);
-    void close(const std::shared_ptr<session_state>& state);  // waits until it is closed
-    void close_all();                                         // the service's destructor
+    void close(const std::shared_ptr<session_state>& state);  // returns once it is closed
+    // The service's destructor: closes every session, then lets the thread end once idle.
+    void close_all();
     [[nodiscard]] bool running() const;
 
 private:
-    void run();
+    void run() noexcept;
+    void fail_sessions(const std::exception_ptr& thrown) noexcept;
     void close_on_thread(const std::shared_ptr<session_state>& state);
-    void stop_if_idle();  // with lifecycle_ held
 
     boost::asio::io_context context_;
     const std::shared_ptr<resolver> names_;
     const limits bounds_;
 
-    // Starting and stopping the thread, and which sessions are counted open. Never taken on the
-    // proxy's thread.
+    // Starting the thread, and which sessions are counted open. Never held while waiting for the
+    // proxy's thread, so the thread may take it too (a close on the thread).
     mutable std::mutex lifecycle_;
+    // From the first open until close_all(): the thread never runs out of work before.
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
     std::thread thread_;
     std::vector<std::shared_ptr<session_state>> open_;
+    // The thread is in run(): set before it starts, cleared as it leaves.
+    std::atomic<bool> serving_{false};
 
     // The sessions the thread fails when a handler throws (a copy of open_). Taken on the
     // proxy's thread, never while waiting for it.

@@ -333,6 +333,9 @@ void check_request(const run_request& request) {
     if (request.timeout && request.timeout->count() <= 0) {
         throw std::invalid_argument("run_request: timeout must be positive");
     }
+    if (request.stdout_max_bytes && *request.stdout_max_bytes == 0) {
+        throw std::invalid_argument("run_request: stdout_max_bytes must be positive");
+    }
     if (request.stdin_data && request.stdin_fd) {
         throw std::invalid_argument("run_request: give stdin_data or stdin_fd, not both");
     }

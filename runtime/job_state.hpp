@@ -87,6 +87,9 @@ struct job::state {
     bool settled = false;
     bool kill_requested = false;
     std::optional<kill_plan> requested_plan;  // the plan kill() asked for, until the handle is set
+    // Why the job was killed for its caller: a live-output callback of the caller's threw
+    // (caller_threw_message); the record of a job it ended says so.
+    std::string caller_failure;
     run_handle handle;
     bool handle_set = false;
     unique_fd stdin_fd;  // write end, O_NONBLOCK; guarded by stdin_mutex

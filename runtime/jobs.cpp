@@ -11,6 +11,7 @@
 #include "runtime/event_loop.hpp"
 #include "runtime/job_state.hpp"
 #include "runtime/job_stream.hpp"
+#include "runtime/process.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -220,8 +221,9 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
     }
     // Both callbacks run on the run's strand, one at a time: the merged stream keeps the order in
     // which the chunks arrived. The caller's own live-output callbacks still see every chunk,
-    // until one of them throws: the job is then killed (its record says aborted) and its streams
-    // still get every byte to the end; the caller's callbacks are not called again.
+    // until one of them throws: the job is then killed (its record says aborted, and why) and
+    // its streams still get every byte to the end; the caller's callbacks are not called again.
+    // What the job's own side throws (bad_alloc) ends the run on the spot (process.cpp).
     std::weak_ptr<job> weak = started;
     auto theirs_failed = std::make_shared<bool>(false);
     const auto hand_on = [weak, theirs_failed](const std::function<void(std::string_view)>& theirs,
@@ -231,8 +233,18 @@ std::variant<std::shared_ptr<job>, job_refused> supervisor::start(job_request re
             theirs(chunk);
         } catch (...) {
             *theirs_failed = true;
-            log::error("a job's live-output callback threw: the job is killed");
-            if (auto self = weak.lock()) (void)self->kill();
+            std::string why = caller_threw_message(std::current_exception());
+            log::error("{}: the job is killed",
+                       why.empty() ? "a job's live-output callback threw" : why);
+            if (auto self = weak.lock()) {
+                {
+                    std::lock_guard lock(self->state_->mutex);
+                    if (self->state_->caller_failure.empty()) {
+                        self->state_->caller_failure = std::move(why);
+                    }
+                }
+                (void)self->kill();
+            }
         }
     };
     request.run.on_stdout = [weak, hand_on,
@@ -315,6 +327,11 @@ void supervisor::prepare(const std::shared_ptr<job>& started, run_request run) {
 
 void supervisor::launch(const std::shared_ptr<job>& started, preparation prepared) {
     auto finish = [this, started](run_record record) {
+        if (record.outcome.kind == outcome_kind::aborted && record.outcome.message.empty()) {
+            // Ended because the caller's callback threw: the record says so (run.hpp).
+            std::lock_guard lock(started->state_->mutex);
+            record.outcome.message = started->state_->caller_failure;
+        }
         started->settle(std::move(record), [this, &started] { retire(started); });
     };
     if (auto* record = std::get_if<run_record>(&prepared)) {

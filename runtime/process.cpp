@@ -127,11 +127,15 @@ public:
         asio::dispatch(strand_, [self = shared_from_this()] { self->launch(); });
     }
 
-    void cancel(std::optional<kill_plan> plan) {
-        asio::post(strand_, [self = shared_from_this(), plan = std::move(plan)] {
+    // `reason`: why the run is ended for the caller (process_outcome::abort_reason); empty for
+    // the caller's own cancel.
+    void cancel(std::optional<kill_plan> plan, std::string reason = {}) {
+        asio::post(strand_, [self = shared_from_this(), plan = std::move(plan),
+                             reason = std::move(reason)]() mutable {
             if (self->cause_ != cause::none) return;
             if (self->phase_ == phase::running) {
                 self->cause_ = cause::cancelled;
+                self->abort_reason_ = std::move(reason);
                 // The plan's drain grace stays: the leader is still running.
                 if (plan) self->spec_.plan.steps = plan->ending_in_sigkill().steps;
                 self->begin_kill();
@@ -405,8 +409,8 @@ private:
 
     // The live-output callbacks and the pacing functions are the caller's code, run on a loop that
     // other runs share (the supervisor's, the MCP server's): what one throws must not unwind
-    // through it. It ends this run as cancel() would (the record says aborted), and no callback
-    // of the run is called again.
+    // through it. It ends this run as cancel() would (the record says aborted, and why), and no
+    // callback of the run is called again.
     void hand_to_caller(const std::function<void(std::string_view)>& callback,
                         std::string_view chunk) {
         if (!callback || caller_failed_) return;
@@ -417,19 +421,18 @@ private:
         }
     }
 
-    void caller_threw(const std::exception_ptr& thrown) {
+    void caller_threw(const std::exception_ptr& thrown) noexcept {
         caller_failed_ = true;
-        // Nothing allocated on the way (the exception may be bad_alloc): the text is the
-        // exception's own, which `thrown` keeps alive.
-        const char* what = "something that is not a std::exception";
+        // The exception may be bad_alloc: without the line (nothing could be allocated), the run
+        // is ended all the same. cancel() posts, which may fail as well: then the run ends by
+        // its deadline, as it would with no callback at all.
+        std::string why = caller_threw_message(thrown);
+        log::error("{}: the run is ended", why.empty() ? "a callback of the caller's threw" : why);
         try {
-            std::rethrow_exception(thrown);
-        } catch (const std::exception& error) {
-            what = error.what();
+            cancel(std::nullopt, std::move(why));
         } catch (...) {
+            log::error("a run whose callback threw could not be ended; its deadline ends it");
         }
-        log::error("a callback of the caller's threw ({}): the run is ended", what);
-        cancel(std::nullopt);
     }
 
     // Backpressure (run_request::stdout_pace): after a chunk, while the command runs, the stream
@@ -761,6 +764,7 @@ private:
         outcome.signal = signal_;
         outcome.timed_out = cause_ == cause::timed_out;
         outcome.aborted = cause_ == cause::cancelled;
+        if (outcome.aborted) outcome.abort_reason = std::move(abort_reason_);
         outcome.stdout_output = stdout_.finish();
         outcome.stderr_output = stderr_.finish();
         outcome.denial_seen = scanner_.matched();
@@ -804,6 +808,7 @@ private:
     pid_t pid_ = -1;
     phase phase_ = phase::starting;
     cause cause_ = cause::none;
+    std::string abort_reason_;  // why the run was cancelled for its caller (cancel())
     std::size_t kill_step_ = 0;
     bool end_now_ = false;       // sweep as soon as the leader is gone (grace over, SIGKILL sent)
     bool oom_noticed_ = false;   // the run's v1 memory cgroup said it was out of memory
@@ -821,6 +826,20 @@ private:
     std::chrono::steady_clock::time_point started_at_;
     std::chrono::steady_clock::time_point reaped_at_;
 };
+
+std::string caller_threw_message(const std::exception_ptr& thrown) noexcept {
+    try {
+        try {
+            std::rethrow_exception(thrown);
+        } catch (const std::exception& error) {
+            return std::string("a callback of the caller's threw: ") + error.what();
+        } catch (...) {
+            return "a callback of the caller's threw something that is not a std::exception";
+        }
+    } catch (...) {
+        return {};
+    }
+}
 
 void run_handle::cancel(std::optional<kill_plan> plan) const {
     if (tree_) tree_->cancel(std::move(plan));

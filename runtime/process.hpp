@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -124,6 +125,11 @@ class process_tree;
 // given (which then always ends in SIGKILL too); only the first cancel counts.
 // The handle of a started tree is the executor's run_handle (cordon/executor.hpp).
 using process_handle = run_handle;
+
+// Why a run was ended for its caller when a callback of the caller's threw `thrown`
+// (run_outcome::message): "a callback of the caller's threw: <what()>"; empty when even that
+// line cannot be made (bad_alloc).
+[[nodiscard]] std::string caller_threw_message(const std::exception_ptr& thrown) noexcept;
 
 // Starts the tree; `done` runs exactly once on the tree's strand.
 process_handle start_process(boost::asio::any_io_executor executor, process_spec spec,

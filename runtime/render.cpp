@@ -230,7 +230,10 @@ std::string render_markers(const run_record& record, std::string_view denial_hin
         out += outcome.message.empty() ? "[aborted]\n" : "[aborted: " + outcome.message + "]\n";
         return out;
     }
-    if (outcome.kind == outcome_kind::aborted) out += "[aborted]\n";
+    if (outcome.kind == outcome_kind::aborted) {
+        // Why, when cordon ended it for the caller (a callback of the caller's threw).
+        out += outcome.message.empty() ? "[aborted]\n" : "[aborted: " + outcome.message + "]\n";
+    }
     if (outcome.signal) {
         out += "[killed by signal: " + signal_name(*outcome.signal) + "]\n";
     } else if (!outcome.exit_code) {

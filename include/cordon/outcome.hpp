@@ -95,7 +95,9 @@ struct run_outcome {
     std::optional<runner_failure> runner;
     // not_started: one line saying why, for people; runner_failed: the SANDBOX_UNAVAILABLE
     // message in full (sandbox_unavailable_message; decide() gives the runner's line, the
-    // executor the whole message); exited without an exit code: why the status is unknown.
+    // executor the whole message); exited without an exit code: why the status is unknown;
+    // aborted: empty when the caller cancelled it, else why it was ended for the caller ("a
+    // callback of the caller's threw: <what>", run.hpp) or ended before it started.
     std::string message;
 
     [[nodiscard]] bool started() const noexcept {

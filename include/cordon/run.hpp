@@ -16,9 +16,9 @@
 // from any number of threads at once. The record is the one value every outcome arrives as, the
 // sandbox that could not run the command included (outcome runner_failed, what
 // SANDBOX_UNAVAILABLE says). Only a request that breaks the contract (an empty argv, a relative
-// workspace, a non-positive timeout, both stdin_data and stdin_fd) throws std::invalid_argument:
-// a programmer's error, not an outcome. Running on the caller's own event loop is executor.hpp;
-// in the background, jobs.hpp.
+// workspace, a non-positive timeout, a stdout_max_bytes of 0, both stdin_data and stdin_fd)
+// throws std::invalid_argument: a programmer's error, not an outcome (check_request, below).
+// Running on the caller's own event loop is executor.hpp; in the background, jobs.hpp.
 #pragma once
 
 #include <chrono>
@@ -64,7 +64,7 @@ struct run_request {
     sandbox::network_rules network;
     std::optional<std::filesystem::path> workdir;           // default: the workspace root
     std::optional<std::chrono::milliseconds> timeout;       // default and cap: executor_options
-    std::optional<std::size_t> stdout_max_bytes;            // raises the stdout tail for this call
+    std::optional<std::size_t> stdout_max_bytes;            // the stdout tail for this call; > 0
     std::map<std::string, std::optional<std::string>> env;  // wins over scrub and defaults
     // How the inherited environment is filtered (clear, keep, unset); `env` wins over it.
     environment_policy environment;
@@ -88,10 +88,13 @@ struct run_request {
     // no end-of-file follows (a terminal has none until one is typed): end it with "\x04" at
     // the start of a line for a program that reads to the end of its input.
     std::optional<terminal_size> tty;
-    // Live output, called on the run's strand as chunks arrive. A callback (or a pace function,
-    // below) that throws ends the run as run_handle::cancel() would (aborted, if the command was
-    // still running); the exception is logged and goes no further, and no callback of the run is
-    // called again.
+    // Live output, called on the run's strand as chunks arrive. The callbacks (and the pace
+    // functions, below) should not throw: they run on a loop other runs may share. If one does
+    // while the command runs, the run is ended as run_handle::cancel() would end it (its whole
+    // tree killed and reaped) and its record says so: outcome aborted, outcome.message "a
+    // callback of the caller's threw: <what()>". The exception is logged and goes no further (never
+    // std::terminate, never into another run), and no callback of the run is called again. A
+    // background job keeps its own streams whole to the end (jobs.hpp).
     std::function<void(std::string_view)> on_stdout;
     std::function<void(std::string_view)> on_stderr;
     // Backpressure for live output (cordon run paces the command by its own reader): when set,
@@ -154,14 +157,16 @@ struct executor_options {
     // walls in the same order and give the same record; the test suites run on both paths.
     bool landlock_in_child = default_landlock_in_child();
     // The network proxy that runs under network proxy use (docs/network.md): null, the
-    // process's own, shared by every executor given none (its thread starts with the first such
-    // run). A caller may give an executor a service of its own, to keep its runs apart.
+    // process's own, shared by every executor given none; its one thread starts with the first
+    // such run and lasts as long as the process. A caller may give an executor a service of its
+    // own, to keep its runs apart.
     std::shared_ptr<proxy::service> proxy;
 };
 
 // Throws std::invalid_argument when `request` breaks async_run's contract: an empty argv, a
-// relative workspace, a non-positive timeout, both stdin_data and stdin_fd, or a tty with
-// stdin_fd or of a size terminal_size_error() refuses.
+// relative workspace, a non-positive timeout, a stdout_max_bytes of 0, both stdin_data and
+// stdin_fd, or a tty with stdin_fd or of a size terminal_size_error() refuses. Checked before
+// anything is set up for the run.
 void check_request(const run_request& request);
 
 // A started run (executor.hpp) or background job: how to end it early.

@@ -472,9 +472,9 @@ TEST_F(SlowZone, TheProcessBoundFailsFast) {
 }
 
 // Closing the last session while a lookup is in flight returns at once: the caller is a run's
-// event loop, which must not wait for DNS. The lookup is no work for the proxy's thread, which
-// ends; the next session starts one, and destroying the service (the process's exit) joins it
-// without waiting for the lookup either.
+// event loop, which must not wait for DNS. The proxy's thread stays for the next session, which
+// neither waits for the lookup, and destroying the service (the process's exit) joins the
+// thread without waiting for the lookup either.
 TEST_F(SlowZone, ClosingTheLastSessionAndTheServiceNeverWaitForALookupInFlight) {
     open_with(system(), allow({"*.test"}));
     const unique_fd fd = client();
@@ -487,7 +487,7 @@ TEST_F(SlowZone, ClosingTheLastSessionAndTheServiceNeverWaitForALookupInFlight) 
     if (!returned) held_->release();
     closed.wait();
     EXPECT_EQ(read_to_eof(fd.get()), "");
-    EXPECT_FALSE(service_->running());
+    EXPECT_TRUE(service_->running());
 
     // The next run's session neither waits for it, and is served.
     unique_fd forwarder;
@@ -581,10 +581,12 @@ TEST_F(ProxyService, ClosingTheSessionClosesRelaysAndTheForwarderEnd) {
     session_.reset();
     EXPECT_EQ(read_to_eof(fd.get()), "");
     EXPECT_EQ(read_some(forwarder_.get()), "");  // end of file: the forwarder stops
-    EXPECT_FALSE(service_->running());
+    EXPECT_TRUE(service_->running());            // idle, for the next session
 }
 
-TEST_F(ProxyService, TheThreadStopsWithTheLastSessionAndStartsForTheNext) {
+// The thread starts with the first session and stays, idle, when the last one closes: the next
+// session is served on it.
+TEST_F(ProxyService, TheThreadStartsWithTheFirstSessionAndOutlivesTheLast) {
     service_.emplace(names_);
     EXPECT_FALSE(service_->running());
     auto first = std::get<std::unique_ptr<session>>(service_->open(allow({"local.test"})));
@@ -593,7 +595,7 @@ TEST_F(ProxyService, TheThreadStopsWithTheLastSessionAndStartsForTheNext) {
     first.reset();
     EXPECT_TRUE(service_->running());
     second.reset();
-    EXPECT_FALSE(service_->running());
+    EXPECT_TRUE(service_->running());
     session_ =
         std::get<std::unique_ptr<session>>(service_->open(allow({"local.test"}, {}, local_test)));
     forwarder_ = session_->take_forwarder_end();
@@ -653,7 +655,18 @@ TEST_F(ProxyService, AFailedThreadFailsEverySessionClosed) {
     ASSERT_TRUE(failure.has_value());
     EXPECT_EQ(*failure, "the proxy's thread failed: a handler threw");
     session_.reset();
-    EXPECT_FALSE(service_->running());
+
+    // The thread itself goes on: the next run's session is served.
+    EXPECT_TRUE(service_->running());
+    unique_fd forwarder;
+    session_ = another(allow({"local.test"}, {}, local_test), forwarder);
+    ASSERT_TRUE(session_);
+    forwarder_ = std::move(forwarder);
+    const unique_fd next = client();
+    send_all(next.get(), connect_line("local.test", echo_.port()));
+    EXPECT_EQ(read_exact(next.get(), connect_established.size()), connect_established);
+    expect_echo(next.get());
+    EXPECT_FALSE(session_->report().failure.has_value());
 }
 
 }  // namespace

@@ -10,10 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -563,6 +566,65 @@ TEST(ExecutorProvider, ContractViolationsThrowBeforeAnythingRuns) {
     zero.timeout = 0ms;
     EXPECT_THROW(exec.async_run(std::move(zero), noop), std::invalid_argument);
     EXPECT_EQ(io.run(), 0U);
+}
+
+// A stdout tail of 0 bytes is refused with the other contract violations, before the sandbox is
+// asked for anything (it once got as far as the collector, after confine() had set the run up).
+TEST(ExecutorProvider, AZeroStdoutTailIsRefusedBeforeTheSandboxIsAsked) {
+    boost::asio::io_context io;
+    auto provider = std::make_shared<counting_provider>();
+    executor exec(io.get_executor(), provider);
+    test::temp_dir workspace;
+    auto request = request_for({"true"}, sandbox_mode::read_only, workspace.path());
+    request.stdout_max_bytes = 0;
+    EXPECT_THROW(check_request(request), std::invalid_argument);
+    EXPECT_THROW(exec.async_run(request, [](run_record) {}), std::invalid_argument);
+    EXPECT_THROW((void)exec.prepare(request), std::invalid_argument);
+    EXPECT_THROW((void)run(provider, request), std::invalid_argument);
+    EXPECT_EQ(provider->calls.load(), 0);
+    EXPECT_EQ(io.run(), 0U);
+
+    request.stdout_max_bytes = 1;  // the smallest tail is a tail
+    EXPECT_NO_THROW(check_request(request));
+}
+
+// A live-output callback that throws ends its run: run() returns the record, which says why,
+// instead of the exception reaching std::terminate on the run's loop, and the command's process
+// and its group are gone. Through an executor's run() and through the default provider's.
+TEST(ExecutorCallbacks, AThrowingCallbackEndsTheRunAndRunReturnsItsRecord) {
+    for (const bool default_provider : {false, true}) {
+        SCOPED_TRACE(default_provider ? "run(request)" : "run(provider, request)");
+        test::temp_dir workspace;
+        const fs::path pid_file = workspace.path() / "pid";
+        auto request = request_for(
+            {"/bin/sh", "-c", "echo $$ > \"$0\"; printf x; exec sleep 30", pid_file.string()},
+            sandbox_mode::danger_full_access, workspace.path());
+        int calls = 0;
+        request.on_stdout = [&calls](std::string_view) {
+            ++calls;
+            throw std::runtime_error("the host's callback failed");
+        };
+        executor_options options;
+        options.spill = false;
+        const run_record record = default_provider ? run(std::move(request), options)
+                                                   : run(std::make_shared<counting_provider>(),
+                                                         std::move(request), options);
+        const auto pid = test::read_pid_file(pid_file);
+        ASSERT_TRUE(pid);
+        errno = 0;
+        EXPECT_EQ(::kill(*pid, 0), -1);
+        EXPECT_EQ(errno, ESRCH) << "the command outlived its record";
+        errno = 0;
+        EXPECT_EQ(::kill(-*pid, 0), -1);
+        EXPECT_EQ(errno, ESRCH) << "the command's process group outlived its record";
+        test::kill_if_alive(*pid);
+        EXPECT_EQ(record.outcome.kind, outcome_kind::aborted);
+        EXPECT_EQ(record.outcome.message,
+                  "a callback of the caller's threw: the host's callback failed");
+        EXPECT_EQ(record.outcome.signal, SIGTERM);
+        EXPECT_EQ(record.stdout_output.text, "x");
+        EXPECT_EQ(calls, 1);
+    }
 }
 
 // --- the timeout ---------------------------------------------------------------------------------

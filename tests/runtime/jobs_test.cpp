@@ -8,9 +8,11 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +24,7 @@
 #include "real_backend.hpp"
 #include "runtime/child_and_clock.hpp"
 #include "runtime/job_stream.hpp"
+#include "runtime/render.hpp"
 #include "runtime/runtime_test_util.hpp"
 #include "runtime/spawn.hpp"
 #include "support.hpp"
@@ -538,6 +541,50 @@ TEST_F(JobsTest, ACallbackThatThrowsEndsItsJobAndTheLoopGoesOn) {
     ASSERT_TRUE(next);
     EXPECT_EQ(settled(*next).status(), job_status::completed);
     EXPECT_EQ(read_all(*next, job_output::stdout_only), "still here\n");
+}
+
+// The job a throwing callback ended is gone, its process group with it, by the time its record
+// is there, and the record says why; the loop runs the next job to its normal end.
+TEST_F(JobsTest, AJobEndedByItsCallbackIsKilledAndItsRecordSaysWhy) {
+    supervisor jobs(nullptr, options());
+    const fs::path pid_file = workspace_.path() / "pid";
+    job_request failing =
+        request({"/bin/sh", "-c", "echo $$ > \"$0\"; printf x; exec sleep 30", pid_file.string()});
+    failing.run.on_stdout = [](std::string_view) {
+        throw std::runtime_error("the agent's callback failed");
+    };
+    auto each = started(jobs.start(std::move(failing)));
+    ASSERT_TRUE(each);
+    const job_snapshot ended = settled(*each);
+    const auto pid = test::read_pid_file(pid_file);
+    ASSERT_TRUE(pid);
+    // Reaped before the record was made (process.hpp): no process, no zombie, no group.
+    errno = 0;
+    EXPECT_EQ(::kill(*pid, 0), -1);
+    EXPECT_EQ(errno, ESRCH) << "the job's process is still there";
+    errno = 0;
+    EXPECT_EQ(::kill(-*pid, 0), -1);
+    EXPECT_EQ(errno, ESRCH) << "the job's process group is still there";
+    test::kill_if_alive(*pid);
+    EXPECT_EQ(ended.status(), job_status::killed);
+    ASSERT_TRUE(ended.outcome);
+    EXPECT_EQ(ended.outcome->kind, outcome_kind::aborted);
+    EXPECT_EQ(ended.outcome->message,
+              "a callback of the caller's threw: the agent's callback failed");
+    ASSERT_TRUE(each->record());
+    EXPECT_THAT(render_markers(*each->record()),
+                HasSubstr("[aborted: a callback of the caller's threw: the agent's callback "
+                          "failed]\n"));
+    EXPECT_EQ(read_all(*each, job_output::stdout_only), "x");
+
+    auto next = started(jobs.start(request({"/bin/sh", "-c", "printf y; exit 3"})));
+    ASSERT_TRUE(next);
+    const job_snapshot normal = settled(*next);
+    EXPECT_EQ(normal.status(), job_status::completed);
+    ASSERT_TRUE(normal.outcome);
+    EXPECT_EQ(normal.outcome->kind, outcome_kind::exited);
+    EXPECT_EQ(normal.outcome->exit_code, 3);
+    EXPECT_EQ(read_all(*next, job_output::stdout_only), "y");
 }
 
 // The job streams' files are what read() trusts: a workspace that holds them is refused, as the

@@ -295,6 +295,8 @@ TEST(ProcessOutcome, ACallbackThatThrowsEndsTheRunAndNothingEscapesTheLoop) {
         EXPECT_NO_THROW(io.run());
         ASSERT_TRUE(thrown_on);
         EXPECT_TRUE(thrown_on->aborted);
+        EXPECT_EQ(thrown_on->abort_reason.rfind("a callback of the caller's threw", 0), 0U)
+            << thrown_on->abort_reason;
         EXPECT_FALSE(thrown_on->exit_code);
         EXPECT_EQ(calls, 1);
         const auto pid = test::read_pid_file(pid_file);
