@@ -13,6 +13,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <thread>
 
