@@ -34,14 +34,14 @@ struct child_plan {
     const char* cwd;
     const fd_mapping* fds;
     std::size_t fd_count;
-    int* moved;  // fd_count entries: where each source is moved before it is placed
+    int* moved;                  // fd_count entries: where each source is moved before it is placed
     const int* cgroup_join_fds;  // written `0` in order before exec
     std::size_t cgroup_count;
     bool born_in_first_cgroup;  // clone3 placed the child in the first one: it is not written
-    int exec_fd;           // -1: execve(path); else execveat(exec_fd, "", AT_EMPTY_PATH)
-    int error_fd;          // CLOEXEC write end of the error pipe
-    int scratch_fd_floor;  // fds are first moved at or above this number
-    pid_t parent;          // > 0: die with the spawning thread; the parent's pid, to close the race
+    int exec_fd;                // -1: execve(path); else execveat(exec_fd, "", AT_EMPTY_PATH)
+    int error_fd;               // CLOEXEC write end of the error pipe
+    int scratch_fd_floor;       // fds are first moved at or above this number
+    pid_t parent;  // > 0: die with the spawning thread; the parent's pid, to close the race
     const sandbox::child_confinement* confinement;  // applied just before exec, when set
     bool controlling_terminal;  // fd 0 becomes the controlling terminal once placed
     // > 0: the soft RLIMIT_NOFILE set just before exec (cordon/limits.hpp,
