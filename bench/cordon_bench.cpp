@@ -578,7 +578,7 @@ void secrets_section(const settings& given, report& out) {
     while (examples.size() + 21 < 65536)
         examples += "AKIAIOSFODNN7EXAMPLE\n";
     variants.emplace_back("recognise(), a 64 KiB head of 3,000 documentation key ids", [&] {
-        found += sandbox::recognise(examples) == sandbox::secret_kind::none ? 0 : 1;
+        found += sandbox::recognise(examples) == sandbox::secret_kind::none ? 0U : 1U;
     });
     // What it adds to a whole `cordon run`: the same call with HOME at an empty home, at an empty
     // one denying the keys' paths by hand (what hiding them costs), and at this one (cordon's own

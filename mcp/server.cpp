@@ -31,6 +31,7 @@
 #include "mcp/tool_context.hpp"
 #include "mcp/tools.hpp"
 #include "policy/escalation.hpp"
+#include "runtime/render.hpp"
 
 namespace cordon::mcp {
 
