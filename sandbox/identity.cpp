@@ -68,39 +68,64 @@ constexpr int holder_shares_memory = 0;
 constexpr int holder_shares_memory = CLONE_VM;
 #endif
 
-// The child that holds a new user namespace (make_mapping): born in it, it closes every
-// descriptor but the read end of `done` and waits there for its end-of-file, when the parent has
-// written the maps and opened the namespace. It shares the parent's memory, stack aside, and its
-// thread-local storage with the calling thread, which runs on: it makes only raw system calls that
-// cannot fail here (every signal is blocked, the descriptor is open), so it writes nothing the
-// thread could see, errno included.
+// The child that holds a new user namespace (make_mapping): born in it, it waits on the read end
+// of `done` for its end-of-file, when the parent has written the maps and opened the namespace.
+// It shares the parent's memory and descriptor table (CLONE_FILES: it holds no copy of another
+// thread's descriptors, so nothing is left to close), stack aside, and the calling thread's
+// thread-local storage while that thread runs on: its one call, a raw read(2) with every signal
+// blocked on a descriptor the parent keeps open until it has reaped it, cannot fail, so it writes
+// nothing the thread could see, errno included. Child-side code like runtime/spawn_child_linux.cpp.
 __attribute__((no_sanitize("address"))) int hold_namespace(void* done_read) {
-    const auto keep = static_cast<unsigned>(*static_cast<const int*>(done_read));
-    if (keep > 3) ::syscall(SYS_close_range, 3U, keep - 1, 0U);
-    ::syscall(SYS_close_range, keep + 1, ~0U, 0U);
     char byte = 0;
-    ::syscall(SYS_read, static_cast<int>(keep), &byte, 1UL);  // 0: the parent closed its end
+    ::syscall(SYS_read, *static_cast<const int*>(done_read), &byte, 1UL);  // 0: the end closed
     return 0;
 }
 
-// A stack for hold_namespace, which needs next to none: two pages, unmapped once it has ended.
+// hold_namespace's stack: 64 KiB above a PROT_NONE guard page (an overflow faults instead of
+// writing into the parent's memory; the first call through the PLT may resolve it lazily, which
+// takes a few KiB), unmapped once the holder is reaped.
 class holder_stack {
 public:
-    holder_stack()
-        : base_(::mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0)) {}
+    holder_stack() {
+        void* base = ::mmap(nullptr, guard + size, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (base == MAP_FAILED) return;
+        if (::mprotect(base, guard, PROT_NONE) != 0) {
+            ::munmap(base, guard + size);
+            return;
+        }
+        base_ = base;
+    }
     ~holder_stack() {
-        if (base_ != MAP_FAILED) ::munmap(base_, size);
+        if (base_ != nullptr) ::munmap(base_, guard + size);
     }
     holder_stack(const holder_stack&) = delete;
     holder_stack& operator=(const holder_stack&) = delete;
     [[nodiscard]] void* top() const noexcept {
-        return base_ == MAP_FAILED ? nullptr : static_cast<char*>(base_) + size;
+        return base_ == nullptr ? nullptr : static_cast<char*>(base_) + guard + size;
     }
 
 private:
-    static constexpr std::size_t size = 16 * 1024;
-    void* base_;
+    static constexpr std::size_t guard = 4096;
+    static constexpr std::size_t size = 64 * 1024;
+    void* base_ = nullptr;
+};
+
+// The holder, ended and reaped whatever way make_mapping leaves (an exception included), before
+// its stack and the descriptor it waits on go: declared after both.
+struct holder_process {
+    pid_t pid = -1;
+    unique_fd done_write;  // closing it ends the holder
+    holder_process() = default;
+    holder_process(const holder_process&) = delete;
+    holder_process& operator=(const holder_process&) = delete;
+    ~holder_process() {
+        done_write.reset();
+        if (pid <= 0) return;
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
 };
 
 // A user namespace whose one uid mapping is `owner` -> `uid` and one gid mapping `owner_gid` ->
@@ -113,25 +138,25 @@ std::variant<unique_fd, std::string> make_mapping(uid_t owner, gid_t owner_gid, 
                                                   gid_t gid) {
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) != 0) return "cannot make a pipe: " + errno_text(errno);
-    unique_fd done_read(ends[0]);
-    unique_fd done_write(ends[1]);
+    const unique_fd done_read(ends[0]);
     int holder_end = done_read.get();
+    const holder_stack stack;
+    holder_process holder;
+    holder.done_write.reset(ends[1]);
+    if (stack.top() == nullptr) return "cannot map a stack: " + errno_text(errno);
     // No handler of the parent's runs in the child.
     sigset_t all;
     sigset_t before;
     ::sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &before);
-    holder_stack stack;
-    pid_t pid = -1;
-    if (stack.top() != nullptr) {
-        pid = ::clone(hold_namespace, stack.top(), holder_shares_memory | CLONE_NEWUSER | SIGCHLD,
-                      &holder_end);
-    }
+    const pid_t pid =
+        ::clone(hold_namespace, stack.top(),
+                holder_shares_memory | CLONE_FILES | CLONE_NEWUSER | SIGCHLD, &holder_end);
     const int clone_error = errno;
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     if (pid < 0)
         return "cannot make a user namespace for an idmapped mount: " + errno_text(clone_error);
-    done_read.reset();
+    holder.pid = pid;
     std::string failure;
     unique_fd theirs;
     if (int error =
@@ -148,10 +173,6 @@ std::variant<unique_fd, std::string> make_mapping(uid_t owner, gid_t owner_gid, 
         const std::string ns = "/proc/" + std::to_string(pid) + "/ns/user";
         theirs.reset(::open(ns.c_str(), O_RDONLY | O_CLOEXEC));
         if (!theirs) failure = "cannot open an idmapping's namespace: " + errno_text(errno);
-    }
-    done_write.reset();
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (!failure.empty()) return failure;
     return theirs;
