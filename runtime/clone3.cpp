@@ -11,11 +11,14 @@
 // The kernel starts the child on the new stack with the caller's registers but the result: fn and
 // arg are kept in registers the system call preserves (x86_64: every one but rax, rcx, r11;
 // aarch64: every one but x0). The parent returns the kernel's result (a pid or -errno).
+// The child aligns its stack to 16 bytes itself (the ABI's alignment at a call), whatever the
+// caller's stack; the parent's part has its unwind information, the child's none (nothing unwinds
+// past the function it calls, which never returns here: the system call exit follows).
 #if defined(__x86_64__)
 #define CORDON_HAS_CLONE3_ENTRY 1
 // clang-format off
 asm(R"(
-    .text
+    .pushsection .text
     .p2align 4
     .type cordon_clone3_entry, @function
 cordon_clone3_entry:
@@ -28,24 +31,25 @@ cordon_clone3_entry:
     test %rax, %rax
     jz 1f
     ret
+    .cfi_endproc
 1:
-    .cfi_undefined rip
     xor %ebp, %ebp
+    and $-16, %rsp
     mov %r9, %rdi
     call *%r8
     mov %eax, %edi
     mov $60, %eax           # SYS_exit
     syscall
     hlt
-    .cfi_endproc
     .size cordon_clone3_entry, .-cordon_clone3_entry
+    .popsection
 )");
 // clang-format on
 #elif defined(__aarch64__)
 #define CORDON_HAS_CLONE3_ENTRY 1
 // clang-format off
 asm(R"(
-    .text
+    .pushsection .text
     .p2align 4
     .type cordon_clone3_entry, %function
 cordon_clone3_entry:
@@ -54,17 +58,19 @@ cordon_clone3_entry:
     svc #0
     cbz x0, 1f
     ret
+    .cfi_endproc
 1:
-    .cfi_undefined x30
     mov x29, #0
-    mov x30, #0
+    mov x9, sp
+    and x9, x9, #-16
+    mov sp, x9
     mov x0, x3              // arg
     blr x2                  // fn
     mov x8, #93             // SYS_exit
     svc #0
     brk #0
-    .cfi_endproc
     .size cordon_clone3_entry, .-cordon_clone3_entry
+    .popsection
 )");
 // clang-format on
 #endif
@@ -76,7 +82,7 @@ extern "C" long cordon_clone3_entry(clone_args* args, unsigned long size, int (*
 
 namespace cordon::runtime::detail {
 
-bool clone3_available() noexcept {
+bool clone3_entry_built() noexcept {
 #if defined(CORDON_HAS_CLONE3_ENTRY)
     return true;
 #else

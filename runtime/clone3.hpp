@@ -19,8 +19,8 @@
 namespace cordon::runtime::detail {
 
 // Whether this build has the entry code (x86_64 and aarch64); elsewhere clone3_call fails with
-// ENOSYS and the caller uses clone(2).
-[[nodiscard]] bool clone3_available() noexcept;
+// ENOSYS and the caller uses clone(2). Whether the kernel takes clone3 is known by calling it.
+[[nodiscard]] bool clone3_entry_built() noexcept;
 
 // clone3(args) whose child runs fn(arg) on the stack args describes and exits with what it
 // returns (it may also never return). Returns the child's pid in the parent, or -1 with errno set

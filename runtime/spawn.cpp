@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -117,7 +118,10 @@ struct blocked_signals {
 // child's join reports what the cgroup says.
 pid_t clone3_into_cgroup(detail::child_plan& plan, int& pidfd, detail::child_stack& stack,
                          int birth) {
-    if (birth < 0 || !detail::clone3_available()) {
+    // Where the kernel (before 5.3, or 5.7 for the cgroup: E2BIG) or a filter refuses clone3
+    // itself, it is not asked again: every spawn would pay a failed call.
+    static std::atomic<bool> refused{false};
+    if (birth < 0 || !detail::clone3_entry_built() || refused.load(std::memory_order_relaxed)) {
         errno = ENOSYS;
         return -1;
     }
@@ -131,7 +135,13 @@ pid_t clone3_into_cgroup(detail::child_plan& plan, int& pidfd, detail::child_sta
     args.cgroup = static_cast<unsigned>(birth);  // >= 0 (above)
     plan.born_in_first_cgroup = true;
     const pid_t pid = detail::clone3_call(args, child_entry, &plan);
-    if (pid < 0) plan.born_in_first_cgroup = false;  // no child read it
+    if (pid < 0) {
+        const int error = errno;
+        plan.born_in_first_cgroup = false;  // no child read it
+        pidfd = -1;  // the kernel may have written one before the cgroup refused the child
+        if (error == ENOSYS || error == E2BIG) refused.store(true, std::memory_order_relaxed);
+        errno = error;
+    }
     return pid;
 }
 
