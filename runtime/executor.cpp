@@ -5,15 +5,18 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -132,20 +135,47 @@ namespace {
 // What every executor of this process shares, made at the first use: the read-only rung's cache
 // (what it holds depends on the host, not on the executor) and the network proxy (one thread for
 // the process). `run()` makes an executor per call, and pays neither again. Never destroyed
-// (executors may end during the process's exit); a forked child that uses cordon makes its own,
-// since the parent's may hold a lock or a thread the child does not have.
+// (executors may end during the process's exit). A child this process forks makes its own at its
+// first executor (a pthread_atfork handler forgets the parent's, which may be mid-call in a
+// thread the child does not have; as the cgroup host does, cgroup.cpp).
 template <typename T>
-std::shared_ptr<T> for_this_process() {
-    static std::mutex mutex;
-    static std::shared_ptr<T>* made = nullptr;
-    static pid_t maker = 0;
-    const std::lock_guard lock(mutex);
-    if (made == nullptr || maker != ::getpid()) {
-        made = new std::shared_ptr<T>(std::make_shared<T>());
-        maker = ::getpid();
+class shared_by_the_process {
+public:
+    static std::shared_ptr<T> get() {
+        state& held = instance();
+        const std::lock_guard lock(held.mutex);
+        if (held.made == nullptr) held.made = new std::shared_ptr<T>(std::make_shared<T>());
+        return *held.made;
     }
-    return *made;
-}
+
+private:
+    struct state {
+        std::mutex mutex;
+        std::shared_ptr<T>* made = nullptr;  // the parent's, after a fork, is left as it is
+    };
+    static state& instance() {
+        static state* const held = [] {
+            auto* made = new state();
+            the_state().store(made);
+            ::pthread_atfork(nullptr, nullptr, [] {
+                // Async-signal-safe: no lock taken, nothing freed. The mutex may have been held
+                // by a thread of the parent's, which the child does not have.
+                if (state* forked = the_state().load()) {
+                    new (&forked->mutex) std::mutex();
+                    forked->made = nullptr;
+                }
+            });
+            return made;
+        }();
+        return *held;
+    }
+    // The handler finds the state through this, never through instance(): a fork while instance()
+    // makes it must not wait on its initialisation.
+    static std::atomic<state*>& the_state() {
+        static std::atomic<state*> pointer{nullptr};
+        return pointer;
+    }
+};
 
 // One limit of a run: the one asked for (0: none), else the default when this host can enforce
 // it. `enforceable` is empty when it can, else the reason.
@@ -304,8 +334,8 @@ executor::executor(boost::asio::any_io_executor io, std::shared_ptr<sandbox::pro
     : io_(std::move(io)),
       provider_(std::move(provider)),
       options_(std::move(options)),
-      confinements_(for_this_process<child_confinement_cache>()) {
-    if (!options_.proxy) options_.proxy = for_this_process<proxy::service>();
+      confinements_(shared_by_the_process<child_confinement_cache>::get()) {
+    if (!options_.proxy) options_.proxy = shared_by_the_process<proxy::service>::get();
     if (options_.spill) {
         spill_ = std::make_shared<spill_directory>(options_.spill_root, spill_retention::keep,
                                                    options_.kept_spills);
