@@ -142,6 +142,10 @@ std::variant<protected_paths, std::string> local_provider::protected_set() {
         set.push_back(
             {canonical_path(options_.verdict_directory), "holds cordon's probe verdicts"});
     }
+    // A run that could remove another cordon's slot lock would have the next cordon take that
+    // cordon's uid while it lives, or could rewrite the account files runs see (identity.hpp).
+    set.push_back({canonical_path("/run") / "cordon-identities",
+                   "holds the locks that give each cordon its own uid, and its runs' accounts"});
     // A run that could remove the record of its window would leave it unjudged should its
     // cordon die.
     if (const fs::path journal = journal_directory(); !journal.empty()) {

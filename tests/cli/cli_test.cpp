@@ -390,6 +390,8 @@ TEST_F(CliTest, UnsafeWorkspacesAreRefusedAsUsageErrors) {
         {"/var/tmp", "refusing a workspace-write workspace: "},
         {(root_ / "link").string(), "resolves through a symlink"},
         {cordon_path().parent_path().string(), "runs unconfined in later runs"},
+        // Each cordon's uid is its own while it holds its slot's lock there (identity.hpp).
+        {"/run", "holds the locks that give each cordon its own uid"},
     };
     for (const auto& c : cases) {
         for (const char* backend : {"bwrap", "landlock"}) {
