@@ -149,7 +149,18 @@ std::optional<std::string> local_provider::workspace_refusal(
     }
     protected_paths all = std::move(std::get<protected_paths>(closure));
     for (const fs::path& path : also_protected) {
-        all.push_back({path, "holds the records of cordon's runs"});
+        // A file of several names (a hard link) could have one where the command writes, which
+        // no path compared below shows.
+        struct stat st {};
+        if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+            return "refusing a workspace-write workspace: " + path.string() +
+                   " is one of cordon's own files and has " + std::to_string(st.st_nlink) +
+                   " names (hard links), one of which the command could write";
+        }
+        // The caller's: the session log, the configuration files, the output spill files.
+        all.push_back(
+            {path,
+             "is one of cordon's own files (its session log, configuration or output spills)"});
     }
     // By spelling first, then by what the mounts show.
     auto exposed = exposed_by(all, roots);

@@ -529,6 +529,41 @@ TEST_F(ConfigTest, ShowUnderASessionReportsWhatTheSessionRecords) {
     EXPECT_EQ(nlohmann::json::parse(run.out)["sandbox"]["mode"], from_session["value"]) << run.out;
 }
 
+// `session set --mode read-only` pins the session to read-only even though read-only is cordon's
+// default: a configuration file's wider mode, below the session, no longer reaches its runs.
+TEST_F(ConfigTest, ASessionSetToTheDefaultModeIsPinnedAboveTheFiles) {
+    write_config(etc_, "mode = \"danger-full-access\"\n");
+    const fs::path log = scratch_.path() / "session.log";
+    const cli_result set = cordon({"session", "set", log.string(), "--mode", "read-only"});
+    ASSERT_EQ(set.exit_code, 0) << set.err;
+    EXPECT_EQ(set.out.find("nothing written"), std::string::npos) << set.out;
+    EXPECT_EQ(
+        show({"--session", log.string()})["settings"]["mode"],
+        nlohmann::json({{"value", "read-only"}, {"source", "session"}, {"file", log.string()}}));
+    const cli_result run = cordon({"run", "--session", log.string(), "--json", "-c", "true"});
+    ASSERT_NE(run.out, "") << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out)["sandbox"]["mode"], "read-only") << run.out;
+}
+
+// A session log with a second name (a hard link) in the workspace would let a workspace-write
+// command rewrite the session's standing mode through it: such a run does not start, and the
+// log is left as it was.
+TEST_F(ConfigTest, ASessionLogWithAHardLinkRefusesAWorkspaceWriteRun) {
+    const fs::path log = scratch_.path() / "session.log";
+    ASSERT_EQ(cordon({"session", "set", log.string(), "--mode", "workspace-write"}).exit_code, 0);
+    fs::create_hard_link(log, workspace_ / "link");
+    const auto before = fs::file_size(log);
+    const cli_result run =
+        cordon({"run", "--session", log.string(), "-c",
+                R"(echo '{"mode":"danger-full-access","type":"sandbox/mode"}' >> link)"});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find("hard links"), std::string::npos) << run.err;
+    EXPECT_EQ(fs::file_size(log), before);
+    fs::remove(workspace_ / "link");
+    const cli_result again = cordon({"run", "--session", log.string(), "-c", "true"});
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
 // Every layer is named as the origin of what it sets, in one output: a flag, the session, a
 // profile, a file's top level, cordon's default.
 TEST_F(ConfigTest, EachLayerIsTheOriginOfWhatItSets) {

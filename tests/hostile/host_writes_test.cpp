@@ -54,7 +54,7 @@ protected:
             ASSERT_EQ(record.outcome.kind, classify::outcome_kind::not_started) << describe(record);
             EXPECT_EQ(record.outcome.start_failure->stage, runtime::spawn_stage::policy);
             EXPECT_THAT(record.outcome.message, HasSubstr("cordon-spill-*"));
-            EXPECT_THAT(record.outcome.message, HasSubstr("records of cordon's runs"));
+            EXPECT_THAT(record.outcome.message, HasSubstr("one of cordon's own files"));
         }
         EXPECT_TRUE(fs::is_empty(target));
     }
