@@ -251,26 +251,32 @@ int set(const session_options& options) {
     }
 
     std::optional<policy::log_error> failed;
+    bool recorded = false;  // an event was appended, even one that leaves the state as it read
     if (mode) {
-        auto written = policy::set_mode(log, *mode, run_defaults);
+        auto written = policy::set_mode(log, *mode);
         if (auto* error = std::get_if<policy::log_error>(&written)) failed = *error;
+        recorded = std::get_if<bool>(&written) != nullptr && std::get<bool>(written);
     } else if (approval) {
-        auto written = policy::set_approval_policy(log, *approval, run_defaults);
+        auto written = policy::set_approval_policy(log, *approval);
         if (auto* error = std::get_if<policy::log_error>(&written)) failed = *error;
+        recorded = std::get_if<bool>(&written) != nullptr && std::get<bool>(written);
     } else {
         auto written =
             policy::set_preset(log, policy::default_presets(), options.preset, run_defaults);
         if (auto* error = std::get_if<policy::log_error>(&written)) failed = *error;
+        const auto* events = std::get_if<std::vector<nlohmann::json>>(&written);
+        recorded = events != nullptr && !events->empty();
     }
     if (failed) return session_failed(log.path(), *failed);
 
     // The log keeps what folds to the session's state and its latest events (the audit tail):
     // what `set` changed is the newest of them.
+    // A compaction that fails (a reader holds the lock) is said, not a failure: the change was
+    // written, and a script that retried it would make it twice.
     auto compacted = log.compact();
     if (auto* error = std::get_if<policy::log_error>(&compacted)) {
-        std::cerr << session_command_name << ": the change was written, but the log was not "
-                  << "compacted: " << session_error_text(log.path(), *error) << '\n';
-        return exit_session_failed;
+        std::cerr << session_command_name << ": warning: the change was written, but the log was "
+                  << "not compacted: " << session_error_text(log.path(), *error) << '\n';
     }
     auto after = log.state();
     if (auto* error = std::get_if<policy::log_error>(&after))
@@ -282,8 +288,12 @@ int set(const session_options& options) {
                   << policy::shown_safely(sandbox::canonical_path(log.path()).string()) << " (root "
                   << policy::shown_safely(sandbox::canonical_path(".").string()) << ")\n";
     }
-    const auto& done = std::get<policy::compaction>(compacted);
+    const policy::compaction none{};
+    const auto* was = std::get_if<policy::compaction>(&compacted);
+    const policy::compaction& done = was != nullptr ? *was : none;
+    // A default value recorded: the session now pins it above the configuration files.
     std::cout << (!changed.empty() ? changed
+                  : recorded       ? "recorded: the session now pins what it showed by default\n"
                   : done.rewritten ? "unchanged\n"
                                    : "unchanged: nothing written\n");
     if (done.rewritten) {

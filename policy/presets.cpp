@@ -88,16 +88,16 @@ std::variant<std::vector<nlohmann::json>, log_error> set_preset(const session_lo
     auto state = log.state();
     if (auto* error = std::get_if<log_error>(&state)) return *error;
     const session_state& now = std::get<session_state>(state);
-    const knobs knobs_now = effective_knobs(now, defaults);
     std::vector<nlohmann::json> events;
     if (current_preset(table, now, defaults) != chosen->name) {
         events.push_back({{"type", event_type::permission_preset}, {"preset", chosen->name}});
     }
-    if (knobs_now.mode != chosen->mode) {
+    // The preset's knobs are recorded unless the session records them already (set_mode).
+    if (now.mode != chosen->mode) {
         events.push_back(
             {{"type", event_type::sandbox_mode}, {"mode", sandbox::to_string(chosen->mode)}});
     }
-    if (knobs_now.approval != chosen->approval) {
+    if (now.approval != chosen->approval) {
         events.push_back(
             {{"type", event_type::approval_policy}, {"policy", to_string(chosen->approval)}});
     }
@@ -107,11 +107,12 @@ std::variant<std::vector<nlohmann::json>, log_error> set_preset(const session_lo
     return events;
 }
 
-std::variant<bool, log_error> set_mode(const session_log& log, sandbox_mode mode,
-                                       const knobs& defaults) {
+std::variant<bool, log_error> set_mode(const session_log& log, sandbox_mode mode) {
     auto state = log.state();
     if (auto* error = std::get_if<log_error>(&state)) return *error;
-    if (effective_knobs(std::get<session_state>(state), defaults).mode == mode) return false;
+    // Compared with what the session records, not with the defaults: a mode left unrecorded is
+    // not pinned, and a layer below the session (a configuration file) would choose it.
+    if (std::get<session_state>(state).mode == mode) return false;
     if (auto error =
             log.append({{"type", event_type::sandbox_mode}, {"mode", sandbox::to_string(mode)}})) {
         return *error;
@@ -119,11 +120,11 @@ std::variant<bool, log_error> set_mode(const session_log& log, sandbox_mode mode
     return true;
 }
 
-std::variant<bool, log_error> set_approval_policy(const session_log& log, approval_policy policy,
-                                                  const knobs& defaults) {
+std::variant<bool, log_error> set_approval_policy(const session_log& log, approval_policy policy) {
     auto state = log.state();
     if (auto* error = std::get_if<log_error>(&state)) return *error;
-    if (effective_knobs(std::get<session_state>(state), defaults).approval == policy) return false;
+    // As set_mode: compared with what the session records.
+    if (std::get<session_state>(state).approval == policy) return false;
     if (auto error =
             log.append({{"type", event_type::approval_policy}, {"policy", to_string(policy)}})) {
         return *error;

@@ -64,12 +64,12 @@ struct knobs {
     const session_log& log, const std::vector<preset>& table, std::string_view name,
     const knobs& defaults);
 
-// Sets one knob: appends its event only when the effective value changes. True when written.
+// Sets one knob: appends its event unless the session records that value already (a value it
+// does not record is not pinned, even when it is the default: a configuration file below the
+// session would choose it). True when written.
 [[nodiscard]] std::variant<bool, log_error> set_mode(const session_log& log,
-                                                     sandbox::sandbox_mode mode,
-                                                     const knobs& defaults);
+                                                     sandbox::sandbox_mode mode);
 [[nodiscard]] std::variant<bool, log_error> set_approval_policy(const session_log& log,
-                                                                approval_policy policy,
-                                                                const knobs& defaults);
+                                                                approval_policy policy);
 
 }  // namespace cordon::policy

@@ -447,9 +447,12 @@ std::variant<compaction, log_error> detail::compact_locked(int fd, const fs::pat
         return log_error{"compacting session log " + path.string() +
                          " would change what it folds to; it was left as it was"};
     }
-    // The first line alone and on disk before the rest (the file's comment says why).
-    if (!pwrite_all(fd, first, 0) || ::fdatasync(fd) != 0 || !pwrite_all(fd, rest, first.size()) ||
-        ::ftruncate(fd, static_cast<off_t>(first.size() + rest.size())) != 0 || ::fsync(fd) != 0) {
+    // The first line alone and on disk before the rest (the file's comment says why); the file
+    // cut to its new length before the rest is written, so that no reader finds the old log's
+    // tail past it as lines appended.
+    if (!pwrite_all(fd, first, 0) || ::fdatasync(fd) != 0 ||
+        ::ftruncate(fd, static_cast<off_t>(first.size() + rest.size())) != 0 ||
+        !pwrite_all(fd, rest, first.size()) || ::fsync(fd) != 0) {
         return log_error{errno_text("cannot compact session log", path)};
     }
     out.rewritten = true;

@@ -97,10 +97,17 @@ TEST(Presets, SetWritesOnlyWhatChanges) {
     const auto table = default_presets();
     const knobs defaults{sandbox_mode::workspace_write, approval_policy::ask};
 
-    // The defaults already are workspace-write: only the preset is recorded.
+    // The defaults already are workspace-write, the preset that matches them: its knobs are
+    // recorded all the same (a session that records none leaves them to the files below it).
     auto written = set_preset(log, table, "workspace-write", defaults);
     ASSERT_TRUE(std::holds_alternative<std::vector<nlohmann::json>>(written));
-    EXPECT_EQ(std::get<std::vector<nlohmann::json>>(written).size(), 0u);
+    const auto& pinned = std::get<std::vector<nlohmann::json>>(written);
+    ASSERT_EQ(pinned.size(), 2u);
+    EXPECT_EQ(pinned[0]["mode"], "workspace-write");
+    EXPECT_EQ(pinned[1]["policy"], "ask");
+    EXPECT_TRUE(
+        std::get<std::vector<nlohmann::json>>(set_preset(log, table, "workspace-write", defaults))
+            .empty());
 
     written = set_preset(log, table, "danger-full-access", defaults);
     const auto& events = std::get<std::vector<nlohmann::json>>(written);
@@ -125,16 +132,19 @@ TEST(Presets, SetWritesOnlyWhatChanges) {
 TEST(Presets, SetOneKnob) {
     temp_dir dir;
     const auto log = open_session_log(dir);
-    const knobs defaults{sandbox_mode::read_only, approval_policy::ask};
-    EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::read_only, defaults)), false);
-    EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::workspace_write, defaults)), true);
-    EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::workspace_write, defaults)), false);
-    EXPECT_EQ(std::get<bool>(set_approval_policy(log, approval_policy::ask, defaults)), false);
-    EXPECT_EQ(std::get<bool>(set_approval_policy(log, approval_policy::never, defaults)), true);
+    // The default, asked for, is recorded: a session that does not record its mode leaves it to
+    // a configuration file below it, which may be danger-full-access.
+    EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::read_only)), true);
+    EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::read_only)), false);
+    EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::workspace_write)), true);
+    EXPECT_EQ(std::get<bool>(set_mode(log, sandbox_mode::workspace_write)), false);
+    EXPECT_EQ(std::get<bool>(set_approval_policy(log, approval_policy::ask)), true);
+    EXPECT_EQ(std::get<bool>(set_approval_policy(log, approval_policy::ask)), false);
+    EXPECT_EQ(std::get<bool>(set_approval_policy(log, approval_policy::never)), true);
     const auto state = state_of(log);
     EXPECT_EQ(state.mode, sandbox_mode::workspace_write);
     EXPECT_EQ(state.approval, approval_policy::never);
-    EXPECT_EQ(state.events.size(), 3u);
+    EXPECT_EQ(state.events.size(), 5u);
 }
 
 TEST(Resolve, ModePrecedenceInEveryCombination) {
