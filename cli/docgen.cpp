@@ -9,6 +9,9 @@
 // the pages cannot drift from the parser. CMake runs it at build time (cli/CMakeLists.txt).
 //
 // It fails, and with it the build, when a command has no example, or an example does not parse.
+//
+// Longer than the ~500 lines a file here stays under: man pages and the bash completion are two
+// renderings of one walk over the CLI11 app.
 #include <filesystem>
 #include <fstream>
 #include <iostream>

@@ -5,6 +5,9 @@
 // tools/list), the calls in flight (a thread each, their cancellation and progress) and the
 // approval bridge. The tools themselves are in the registry (mcp/tools.hpp) and their own files;
 // they see the server through tool_context (mcp/tool_context.hpp), which this implements.
+//
+// Longer than the ~500 lines a file here stays under: the dispatcher's threads (reader, calls,
+// writer) and the approval bridge share the calls in flight.
 #include "cordon/mcp_server.hpp"
 
 #include <poll.h>

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
+// Longer than the ~500 lines a file here stays under: the process's host and a run's scope share
+// the hierarchies' paths and the v1/v2 differences; what is read and written in cgroupfs is
+// cgroup_files.cpp's, the reaping of dead hosts cgroup_reaper.cpp's.
 #include "runtime/cgroup.hpp"
 
 #include <fcntl.h>

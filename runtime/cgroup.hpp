@@ -170,9 +170,10 @@ public:
     cgroup_scope& operator=(const cgroup_scope&) = delete;
 
     // The open files the child writes `0` (itself) to before exec: the v2 cgroup's cgroup.procs
-    // first, then each v1 hierarchy's `tasks`. A v1 `tasks` write of the writer's own thread is
-    // one the kernel makes without its global threadgroup lock; the child has one thread, so that
-    // moves the whole process (spawn.hpp).
+    // first, then each v1 hierarchy's `tasks`: the child has one thread, so moving it moves the
+    // whole process, and a kernel that moves a single thread without its global threadgroup lock
+    // (as 6.18 here does; older ones take it for both) spares the grace period that lock's write
+    // waits (docs/execution.md, "Joining the run's cgroups").
     [[nodiscard]] std::vector<int> join_fds() const;
     // The v2 cgroup's directory, for the child to be born in (clone3's CLONE_INTO_CGROUP), which
     // spares it the first join.

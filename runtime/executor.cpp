@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The cordon Authors
 
+// Longer than the ~500 lines a file here stays under: prepare() and launch() with what they share
+// for one run (the environment, the record's facts, the network's witness and proxy session, the
+// file walls for the classification); the process-wide caches are at the top.
 #include "cordon/executor.hpp"
 
 #include <fcntl.h>

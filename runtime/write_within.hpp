@@ -27,7 +27,9 @@ struct write_result {
 // Writes `data` to `fd`, waiting for room at most until `deadline`. A deadline already past still
 // writes what fits at once. A blocking descriptor is written PIPE_BUF bytes at a time after poll()
 // reports room, which a pipe then takes without blocking (pipe(7)); a non-blocking one takes what
-// fits. EINTR is retried; a reader that hung up is EPIPE, without SIGPIPE (sigpipe.hpp).
+// fits. EINTR is retried; a reader that hung up is EPIPE, without SIGPIPE (sigpipe.hpp). The
+// deadline holds for pipes, sockets and non-blocking descriptors: a blocking terminal that reports
+// room (POLLOUT) may still block a write past it when output is stopped (^S).
 [[nodiscard]] write_result write_within(int fd, std::string_view data,
                                         std::chrono::steady_clock::time_point deadline);
 

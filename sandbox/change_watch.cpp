@@ -6,6 +6,9 @@
 // the run is over, each directory once. A thread drains the queue while the run lasts, so that
 // the kernel never holds more than a moment's events; a lost event (a queue overflow, more names
 // than cordon keeps) makes the watch's answer unusable, and the caller scans instead.
+//
+// Longer than the ~500 lines a file here stays under: the fanotify reader, its thread and the
+// naming of handles belong to one watch whose answer is usable or not as a whole.
 #include "sandbox/change_watch.hpp"
 
 #include <dirent.h>

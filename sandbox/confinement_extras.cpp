@@ -2,6 +2,9 @@
 // Copyright 2026 The cordon Authors
 
 // See confinement_extras.hpp. Raw prctl/capset/seccomp/unshare only: no allocation, no libc state.
+//
+// Longer than the ~500 lines a file here stays under: the seccomp filter's program is one table
+// of system calls and the arguments each is refused on, read as a whole.
 #include "sandbox/confinement_extras.hpp"
 
 #include <fcntl.h>

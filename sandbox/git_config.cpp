@@ -4,6 +4,9 @@
 // See git_config.hpp. The reader follows git's config.c (v2.51, and its whitespace before 2024)
 // step by step; each function names the one it ports. A NUL reads as git reads it: a character
 // like any other (in a comment, a value, a quoted subsection), where git's strings then end.
+//
+// Longer than the ~500 lines a file here stays under: a port of git's config.c reader, kept in
+// its order so that it can be compared with it function by function.
 #include "sandbox/git_config.hpp"
 
 #include <pwd.h>

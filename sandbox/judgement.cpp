@@ -4,6 +4,10 @@
 // See judgement.hpp. Two passes: every changed path is classified first (which git directory's
 // part it is, which protected name it lies in), then each thing found is judged once and
 // neutralized, so that a configuration written a thousand times in a run is read once.
+//
+// Longer than the ~500 lines a file here stays under: the judge is one class whose passes share
+// the changed paths' classification (git directories, protected names, what is new); split, each
+// rule would be read away from the classification it reads.
 #include "sandbox/judgement.hpp"
 
 #include <fcntl.h>

@@ -4,6 +4,9 @@
 // Landlock ruleset construction over the raw UAPI (landlock(7), kernel
 // samples/landlock/sandboxer.c). Everything here may run between fork and exec: raw syscalls,
 // open/fstat/close and errno only; no allocation, locks, stdio or exceptions.
+//
+// Longer than the ~500 lines a file here stays under: the child-side ruleset builder, whose
+// allocation-free walk of the read grants must stay beside the rules it emits.
 #include "sandbox/landlock_ruleset.hpp"
 
 #include <fcntl.h>

@@ -2,6 +2,10 @@
 // Copyright 2026 The cordon Authors
 
 // See path_plan.hpp.
+//
+// Longer than the ~500 lines a file here stays under: one planner walks each root once and finds,
+// in the same walk, the protected names, the git directories (commondir, worktrees, modules,
+// hooksPath) and the masks; the walk's state is what they share.
 #include "sandbox/path_plan.hpp"
 
 #include <dirent.h>
