@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,9 +51,28 @@ struct statx_result {
     bool exists = false;
     mode_t mode = 0;
     std::uint32_t links = 0;
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
     bool has_birth = false;
     timespec birth{};
 };
+
+statx_result from_statx(const struct statx& sx) {
+    statx_result out;
+    out.exists = true;
+    out.mode = sx.stx_mode;
+    out.links = sx.stx_nlink;
+    out.device = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    out.inode = sx.stx_ino;
+    if ((sx.stx_mask & STATX_BTIME) != 0) {
+        out.has_birth = true;
+        out.birth = {static_cast<time_t>(sx.stx_btime.tv_sec),
+                     static_cast<long>(sx.stx_btime.tv_nsec)};
+    }
+    return out;
+}
+
+constexpr unsigned statx_fields = STATX_TYPE | STATX_NLINK | STATX_INO | STATX_BTIME;
 
 bool not_before(const timespec& a, const timespec& b) {
     return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
@@ -89,19 +109,11 @@ public:
         const std::string name(name_text(path));
         struct statx sx {};
         if (dir < 0 || name.empty() ||
-            ::statx(dir, name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
-                    STATX_TYPE | STATX_NLINK | STATX_BTIME, &sx) != 0) {
+            ::statx(dir, name.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, statx_fields,
+                    &sx) != 0) {
             return out;
         }
-        out.exists = true;
-        out.mode = sx.stx_mode;
-        out.links = sx.stx_nlink;
-        if ((sx.stx_mask & STATX_BTIME) != 0) {
-            out.has_birth = true;
-            out.birth = {static_cast<time_t>(sx.stx_btime.tv_sec),
-                         static_cast<long>(sx.stx_btime.tv_nsec)};
-        }
-        return out;
+        return from_statx(sx);
     }
 
     // The names in the directory `path`; nullopt (and errno) when it cannot be listed. One the
@@ -256,6 +268,8 @@ public:
             if (!parts.empty()) by_first_[parts.front()].push_back({name, std::move(parts)});
         }
         git_ = hooks_ || config_ || worktree_config_ || commondir_;
+        for (const existing_directory& dir : scope.existing)
+            existing_.emplace(dir.path.native(), &dir);
         for (const protected_place& place : scope.places) {
             place_names_.emplace(place.path.native(), place.name);
             for (std::string_view at = parent_text(place.path.native());
@@ -392,12 +406,24 @@ private:
         bool is = under_moved(path);
         if (!is) {
             const statx_result st = reader_.look(path);
-            is = st.exists && st.has_birth && not_before(st.birth, scope_.since);
+            is = st.exists && st.has_birth && not_before(st.birth, scope_.since) &&
+                 !was_there(path, st);
         }
         new_.emplace(path, is);
         return is;
     }
     bool is_new(const fs::path& path) { return is_new(std::string_view(path.native())); }
+
+    // The same directory as one that held a writable root when the window opened.
+    [[nodiscard]] bool was_there(std::string_view path, const statx_result& st) const {
+        const auto found = existing_.find(std::string(path));
+        if (found == existing_.end()) return false;
+        const existing_directory& then = *found->second;
+        return S_ISDIR(st.mode) && st.device == then.device && st.inode == then.inode &&
+               st.has_birth == then.has_birth &&
+               (!st.has_birth ||
+                (st.birth.tv_sec == then.birth.tv_sec && st.birth.tv_nsec == then.birth.tv_nsec));
+    }
 
     // The git directories among `dir` and its parents up to `root`, the innermost first. Every
     // one of them is judged: a git directory inside another's part (a `hooks` made to look like
@@ -940,6 +966,7 @@ private:
     bool gitmodules_ = false, gitconfig_ = false, xdg_gitconfig_ = false, git_ = false;
     std::unordered_set<std::string> moved_;
     std::unordered_map<std::string, bool> under_moved_, new_;
+    std::unordered_map<std::string, const existing_directory*> existing_;  // scope_.existing
     std::unordered_map<std::string, std::vector<std::string>> git_above_, work_trees_;
     std::unordered_map<std::string, reach> reaches_;
     std::optional<std::vector<std::string>> user_hooks_paths_;  // read once
@@ -1027,6 +1054,32 @@ repository_reach reach_of_work_tree(const fs::path& top, std::span<const fs::pat
 bool judged_by_content(std::string_view name) {
     return name == ".git" || name.starts_with(".git/") || name == ".gitmodules" ||
            name == ".gitconfig" || name == ".config/git";
+}
+
+std::vector<existing_directory> directories_holding_roots(std::span<const fs::path> roots) {
+    std::set<fs::path> paths;
+    for (const fs::path& root : roots) {
+        paths.insert(root);
+        for (const fs::path& outer : roots) {
+            if (outer == root || !is_within(root, outer)) continue;
+            for (fs::path at = root.parent_path(); at != outer && is_within(at, outer);
+                 at = at.parent_path()) {
+                paths.insert(at);
+            }
+        }
+    }
+    std::vector<existing_directory> out;
+    for (const fs::path& path : paths) {
+        struct statx sx {};
+        if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, statx_fields,
+                    &sx) != 0) {
+            continue;
+        }
+        const statx_result st = from_statx(sx);
+        if (!S_ISDIR(st.mode)) continue;
+        out.push_back({path, st.device, st.inode, st.has_birth, st.birth});
+    }
+    return out;
 }
 
 judged_changes judge_changes(const judgement_scope& scope, const change_set& changes,

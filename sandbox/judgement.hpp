@@ -35,6 +35,7 @@
 
 #include <time.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -46,6 +47,15 @@
 #include "sandbox/quarantine.hpp"
 
 namespace cordon::sandbox {
+
+// A directory as it was when a window opened: what tells it from one made in its place since.
+struct existing_directory {
+    std::filesystem::path path;  // canonical
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    bool has_birth = false;
+    timespec birth{};
+};
 
 struct judgement_scope {
     std::vector<std::filesystem::path> roots;  // the writable roots, canonical
@@ -63,6 +73,13 @@ struct judgement_scope {
     // protected name is.
     std::vector<protected_place> places;
     timespec since{};  // when the window opened (CLOCK_REALTIME, as the inodes' times)
+    // The directories that hold the writable roots (directories_holding_roots()), taken before the
+    // command started: one found the same after the run is not new, whatever its birth says. The
+    // window opens a margin early (run_judgement.cpp), and a protected directory made a moment
+    // before the run (`.vscode`, holding `--writable-root ws/.vscode/sub`) was taken whole as the
+    // run's, with the user's files in it and what the run wrote in its own root. One the run
+    // replaced is another inode (or, its number reused, born later) and is new.
+    std::vector<existing_directory> existing;
 };
 
 struct change_set {
@@ -81,6 +98,11 @@ struct judged_changes {
     std::vector<neutralized_path> neutralized;  // one entry per path
     std::optional<std::string> failure;         // what may have been missed, and why
 };
+
+// Each of `roots` (canonical) and every directory between it and a root that holds it, as it is
+// now (judgement_scope::existing); one that cannot be looked at is left out.
+[[nodiscard]] std::vector<existing_directory> directories_holding_roots(
+    std::span<const std::filesystem::path> roots);
 
 // Judges `changes` and neutralizes what would run outside the sandbox later, taking it into
 // `away`.

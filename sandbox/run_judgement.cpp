@@ -80,6 +80,8 @@ std::shared_ptr<run_judgement> run_judgement::start(settings given) {
     s.scope.since = from_nanoseconds(since);
     out->clock_offset_ = realtime_minus_boottime();
     if (s.scope.roots.empty()) return out;
+    // Before the command starts: what holds its roots now is not its making.
+    s.scope.existing = directories_holding_roots(s.scope.roots);
     // The copies are taken, and recorded for the runs that start while this one lasts, under
     // the journal's lock: a run that starts meanwhile sees them, or this one sees its own.
     unique_fd holding;

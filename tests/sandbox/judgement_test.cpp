@@ -764,6 +764,84 @@ TEST_F(Judgement, RunsAtOnceInOneWorkspacePutBackWhatWasThereBeforeEither) {
         << "both windows judged and gone";
 }
 
+// The window opens a margin early (run_judgement.cpp): a protected directory the user made a
+// moment before the run, holding a writable root (`--writable-root ws/.vscode/sub`), was born in
+// the window and was taken whole as the run's, with the user's files in it and what the run wrote
+// in its own root. The same directory found after the run is not new: only what the run made or
+// changed in it goes.
+TEST_F(Judgement, ADirectoryHoldingARootMadeAMomentBeforeTheRunIsNotTheRuns) {
+    const fs::path vscode = root_ / ".vscode";
+    fs::create_directories(vscode / "sub");
+    test::write_file(vscode / "settings.json", "{}\n");
+    struct statx sx {};
+    ASSERT_EQ(::statx(AT_FDCWD, vscode.c_str(), 0, STATX_BTIME, &sx), 0);
+    if ((sx.stx_mask & STATX_BTIME) == 0) CORDON_SKIP_OR_FAIL("no birth times on this filesystem");
+    ASSERT_TRUE(sx.stx_btime.tv_sec > since_.tv_sec ||
+                (sx.stx_btime.tv_sec == since_.tv_sec && sx.stx_btime.tv_nsec >= since_.tv_nsec))
+        << "born in the window, as one made a moment before a run is";
+    judgement_scope within = scope();
+    within.roots = {root_, vscode / "sub"};
+    within.existing = directories_holding_roots(within.roots);
+    ASSERT_EQ(sh(root_,
+                 "echo mine > .vscode/sub/out.txt && echo x > .vscode/tasks.json && "
+                 "echo evil > .vscode/settings.json"),
+              0);
+    const auto taken = judge_scanned(within);
+    EXPECT_FALSE(taken.contains(vscode.string()));
+    EXPECT_FALSE(taken.contains((vscode / "sub").string()));
+    EXPECT_EQ(test::read_file(vscode / "sub" / "out.txt"), "mine\n");
+    EXPECT_TRUE(taken.contains((vscode / "tasks.json").string()));
+    EXPECT_TRUE(taken.contains((vscode / "settings.json").string()));
+    EXPECT_FALSE(fs::exists(vscode / "tasks.json"));
+    EXPECT_FALSE(fs::exists(vscode / "settings.json"));
+}
+
+// Fail closed: a directory the run put in the place of one that held a root is another inode,
+// and is new: taken whole, with what the run planted in it.
+TEST_F(Judgement, ADirectoryHoldingARootThatTheRunReplacedIsNew) {
+    const fs::path vscode = root_ / ".vscode";
+    fs::create_directories(vscode / "sub");
+    test::write_file(vscode / "settings.json", "{}\n");
+    judgement_scope within = scope();
+    within.roots = {root_, vscode / "sub"};
+    within.existing = directories_holding_roots(within.roots);
+    ASSERT_EQ(within.existing.size(), 3U);  // the workspace, .vscode, .vscode/sub
+    ASSERT_EQ(sh(root_,
+                 "mv .vscode before && mkdir .vscode && mv before/sub .vscode/sub && "
+                 "echo evil > .vscode/settings.json"),
+              0);
+    const auto taken = judge_scanned(within);
+    ASSERT_TRUE(taken.contains(vscode.string()));
+    EXPECT_EQ(taken.at(vscode.string()).action, neutral_action::quarantined);
+    EXPECT_FALSE(fs::exists(vscode / "settings.json"));
+}
+
+// The same through a run's judgement, by its scan: what holds the roots is taken as it is when
+// the window opens, before the command starts.
+TEST_F(Judgement, ARunsJudgementKeepsTheDirectoriesHoldingItsRoots) {
+    const fs::path vscode = root_ / ".vscode";
+    fs::create_directories(vscode / "sub");
+    test::write_file(vscode / "settings.json", "{}\n");
+    run_judgement::settings settings;
+    settings.scope.roots = {root_, vscode / "sub"};
+    settings.scope.names = default_protected_names();
+    settings.journal = base_ / "journal";
+    settings.quarantine_home = away_home_;
+    settings.watch = false;
+    const auto judgement = run_judgement::start(std::move(settings));
+    ASSERT_EQ(sh(root_, "echo mine > .vscode/sub/out.txt && echo x > .vscode/tasks.json"), 0);
+    const judgement_report report = judgement->finish();
+    std::set<std::string> taken;
+    for (const neutralized_path& n : report.neutralized)
+        taken.insert(n.path);
+    // (The scan takes a file written in the margin for a change: settings.json may go too.)
+    EXPECT_THAT(taken, Contains((vscode / "tasks.json").string()));
+    EXPECT_THAT(taken, Not(Contains(vscode.string())));
+    EXPECT_THAT(taken, Not(Contains((vscode / "sub").string())));
+    EXPECT_EQ(test::read_file(vscode / "sub" / "out.txt"), "mine\n");
+    EXPECT_FALSE(fs::exists(vscode / "tasks.json"));
+}
+
 // The record of a window: read back as written, nothing else accepted.
 TEST(RunJournal, AWindowReadsBackAsWritten) {
     judgement_scope window;
