@@ -37,6 +37,7 @@
 #include "sandbox/change_watch.hpp"
 #include "sandbox/judgement.hpp"
 #include "sandbox/kept_copies.hpp"
+#include "sandbox/protected_paths.hpp"
 #include "sandbox/quarantine.hpp"
 #include "sandbox/run_journal.hpp"
 #include "sandbox/run_judgement.hpp"
