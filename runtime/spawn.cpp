@@ -232,10 +232,11 @@ spawn_result spawn(const spawn_request& request) {
     for (const auto& mapping : request.fds)
         floor = std::max(floor, mapping.child_fd + 1);
     // The child holds every source twice for a moment (moved above the targets, then placed), and
-    // its error pipe and image above them: past the soft limit on descriptors it could place none.
+    // its error pipe, image and the Landlock rung's two rulesets above them: past the soft limit
+    // on descriptors it could place none.
     if (rlimit limit{};
         ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-        static_cast<rlim_t>(floor) + request.fds.size() + trees.size() + 2 > limit.rlim_cur) {
+        static_cast<rlim_t>(floor) + request.fds.size() + trees.size() + 4 > limit.rlim_cur) {
         return spawn_error{spawn_stage::fds, EMFILE};
     }
     std::vector<int> moved(request.fds.size());

@@ -84,6 +84,15 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
         exec_fd = ::fcntl(plan.exec_fd, F_DUPFD_CLOEXEC, plan.scratch_fd_floor);
         if (exec_fd < 0) fail(error_fd, spawn_stage::fds, errno);
     }
+    // And the Landlock rung's rulesets, used after the descriptors are placed.
+    sandbox::child_confinement_fds walls_fds;
+    if (plan.confinement != nullptr) {
+        if (const int error = sandbox::lift_child_confinement(*plan.confinement,
+                                                              plan.scratch_fd_floor, &walls_fds);
+            error != 0) {
+            fail(error_fd, spawn_stage::fds, error);
+        }
+    }
 
     // Default dispositions: the parent ignores SIGPIPE and may handle others; the command must
     // start with a clean slate. SIGKILL and SIGSTOP fail harmlessly.
@@ -164,7 +173,7 @@ CORDON_CHILD_SIDE void run_child(const child_plan& plan) noexcept {
     // cgroup, the descriptors and the working directory, right before the command's exec.
     if (plan.confinement != nullptr) {
         sandbox::launcher_stage step = sandbox::launcher_stage::ruleset;
-        if (const int error = sandbox::apply_child_confinement(*plan.confinement, &step,
+        if (const int error = sandbox::apply_child_confinement(*plan.confinement, walls_fds, &step,
                                                                plan.become_uid, plan.become_gid);
             error != 0) {
             fail(error_fd, spawn_stage::confine, error, static_cast<int>(step));

@@ -3,6 +3,8 @@
 
 #include "sandbox/child_confinement.hpp"
 
+#include <fcntl.h>
+
 #include <cstring>
 #include <vector>
 
@@ -117,17 +119,31 @@ std::variant<std::shared_ptr<const child_confinement>, std::string> build_child_
     return std::shared_ptr<const child_confinement>(std::move(out));
 }
 
-int apply_child_confinement(const child_confinement& confinement, launcher_stage* failed,
-                            long become_uid, long become_gid) noexcept {
+int lift_child_confinement(const child_confinement& confinement, int floor,
+                           child_confinement_fds* out) noexcept {
+    // A confinement without a ruleset keeps none, and fails where the walls use it.
+    if (confinement.ruleset) {
+        out->ruleset = ::fcntl(confinement.ruleset.get(), F_DUPFD_CLOEXEC, floor);
+        if (out->ruleset < 0) return errno;
+    }
+    if (confinement.network_ruleset) {
+        out->network_ruleset = ::fcntl(confinement.network_ruleset.get(), F_DUPFD_CLOEXEC, floor);
+        if (out->network_ruleset < 0) return errno;
+    }
+    return 0;
+}
+
+int apply_child_confinement(const child_confinement& confinement, const child_confinement_fds& fds,
+                            launcher_stage* failed, long become_uid, long become_gid) noexcept {
     walls::plan plan;
     plan.become_uid = become_uid;
     plan.become_gid = become_gid;
-    plan.ruleset = confinement.ruleset.get();
+    plan.ruleset = fds.ruleset;
     plan.own_ipc = &confinement.own_ipc;
     plan.shared_ipc = &confinement.shared_ipc;
     plan.partial_notice = confinement.partial_notice;
     plan.unshare_net = confinement.unshare_net;
-    plan.network_ruleset = confinement.network_ruleset ? confinement.network_ruleset.get() : -1;
+    plan.network_ruleset = fds.network_ruleset;
     if (confinement.witness) {
         plan.witness = &confinement.witness_filter;
         plan.witness_channel = network_witness_fd;

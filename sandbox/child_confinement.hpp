@@ -41,12 +41,26 @@ struct child_confinement {
 [[nodiscard]] std::variant<std::shared_ptr<const child_confinement>, std::string>
 build_child_confinement(const landlock_in_child& plan);
 
+// The numbers of the confinement's descriptors in the child that applies it.
+struct child_confinement_fds {
+    int ruleset = -1;
+    int network_ruleset = -1;  // -1: none
+};
+
+// Child side, before the child places its own descriptors: copies of the confinement's
+// descriptors at or above `floor` (CLOEXEC), which no placement reaches. The parent's numbers are
+// whatever was free when the confinement was built, and may be the number a pipe of the child's
+// is placed at: used there, the walls would find the pipe, not the ruleset. 0 or an errno.
+[[nodiscard]] int lift_child_confinement(const child_confinement& confinement, int floor,
+                                         child_confinement_fds* out) noexcept;
+
 // Child side: async-signal-safe, no allocation, writes nothing but the calling process's own
-// state (safe under CLONE_VM). `become_uid` and `become_gid` (>= 0): the run's own ids, switched
-// to by the walls (identity.hpp). Returns 0, or an errno with `*failed` set to the step.
+// state (safe under CLONE_VM). `fds`: lift_child_confinement()'s. `become_uid` and `become_gid`
+// (>= 0): the run's own ids, switched to by the walls (identity.hpp). Returns 0, or an errno with
+// `*failed` set to the step.
 [[nodiscard]] int apply_child_confinement(const child_confinement& confinement,
-                                          launcher_stage* failed, long become_uid = -1,
-                                          long become_gid = -1) noexcept;
+                                          const child_confinement_fds& fds, launcher_stage* failed,
+                                          long become_uid = -1, long become_gid = -1) noexcept;
 
 // The launcher's line for a failure at `stage` with `error`, word for word.
 [[nodiscard]] std::string child_confinement_failure(launcher_stage stage, int error);

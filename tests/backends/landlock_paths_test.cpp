@@ -5,6 +5,7 @@
 // in-process spawn, or by the exec'd cordon-landlock. Every real-backend suite runs on both
 // (tests/CMakeLists.txt); these tests pin which path a run took, and that a failure to put the
 // walls up in the child is the same runner failure the launcher reports.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -157,6 +158,38 @@ TEST(ChildConfinement, TheRealRungOffersTheChildPathInBothModes) {
         // confine() still gives the launcher's argv to consumers that spawn it themselves.
         EXPECT_EQ(confined.argv.front(), provider->selected()->runner);
     }
+}
+
+// The rulesets' numbers in the parent are whatever was free when they were built, and the child
+// may place a descriptor of its own at the same number (here one passed to the command at exactly
+// that number): the walls use copies lifted out of the way first, and hold. (Before, the walls
+// found what was placed there, and the run failed: "landlock ruleset error: File descriptor in
+// bad state", seen when two jobs were prepared at once.)
+TEST(ChildConfinement, ARulesetAtTheNumberOfAPlacedDescriptorStillConfines) {
+    std::string why;
+    auto provider = test::provider_for(backend_choice::landlock, why);
+    if (!provider) CORDON_SKIP_OR_FAIL(why);
+    test::temp_dir workspace{"/var/tmp", "cordon-paths-test-"};
+    const std::vector<std::string> argv{"true"};
+    const confined_argv confined = provider->confine(
+        argv,
+        {sandbox_mode::read_only, workspace.path(), test::rules_for(backend_choice::landlock)},
+        workspace.path());
+    ASSERT_TRUE(confined.in_child.has_value());
+    auto built = build_child_confinement(*confined.in_child);
+    ASSERT_TRUE(std::holds_alternative<std::shared_ptr<const child_confinement>>(built))
+        << std::get<std::string>(built);
+    const auto confinement = std::get<std::shared_ptr<const child_confinement>>(built);
+    const fs::path marker = workspace / "written";
+    runtime::process_spec spec =
+        test::child_spec({test::test_child_path().string(), "write", marker.string(), "x"});
+    spec.confinement = confinement;
+    spec.fds.push_back({confinement->ruleset.get(), std::make_shared<const unique_fd>(::open(
+                                                        "/dev/null", O_RDONLY | O_CLOEXEC))});
+    const runtime::process_outcome outcome = runtime::run_process(std::move(spec));
+    ASSERT_FALSE(outcome.spawn_failure) << outcome.spawn_detail;
+    EXPECT_NE(outcome.exit_code, std::optional<int>(0)) << "a read-only run wrote";
+    EXPECT_FALSE(fs::exists(marker)) << "a read-only run wrote";
 }
 
 // A PATH entry the sandbox closes (a directory only root may enter, when the run drops root's
