@@ -47,7 +47,8 @@ public:
     // The value; asking a failed result for it is a programmer's error (std::logic_error).
     [[nodiscard]] T& value() & { return std::get<0>(checked(true)); }
     [[nodiscard]] const T& value() const& { return std::get<0>(checked(true)); }
-    [[nodiscard]] T&& value() && { return std::get<0>(std::move(checked(true))); }
+    // Moved out by value: a reference into a temporary result would dangle.
+    [[nodiscard]] T value() && { return std::get<0>(std::move(checked(true))); }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
     T* operator->() { return &value(); }

@@ -333,19 +333,29 @@ std::variant<std::unique_ptr<change_watch>, std::string> change_watch::open(
     state* raw = s.get();
     try {
         s->reader = std::thread([raw] {
-            pollfd fds[2] = {{raw->fanotify.get(), POLLIN, 0}, {raw->stop.get(), POLLIN, 0}};
-            for (;;) {
-                if (::poll(fds, 2, -1) < 0) {
-                    if (errno == EINTR) continue;
-                    return;
+            try {
+                pollfd fds[2] = {{raw->fanotify.get(), POLLIN, 0}, {raw->stop.get(), POLLIN, 0}};
+                for (;;) {
+                    if (::poll(fds, 2, -1) < 0) {
+                        if (errno == EINTR) continue;
+                        return;
+                    }
+                    if ((fds[1].revents & POLLIN) != 0) return;
+                    if (!raw->drain()) return;
+                    // Events come one open or write at a time: woken for each, the reader would
+                    // take a core's worth of switches from the run it watches. The queue has no
+                    // bound; read it in batches, a few milliseconds apart.
+                    pollfd stop{raw->stop.get(), POLLIN, 0};
+                    if (::poll(&stop, 1, batch_interval_ms) > 0) return;
                 }
-                if ((fds[1].revents & POLLIN) != 0) return;
-                if (!raw->drain()) return;
-                // Events come one open or write at a time: woken for each, the reader would take
-                // a core's worth of switches from the run it watches. The queue has no bound;
-                // read it in batches, a few milliseconds apart.
-                pollfd stop{raw->stop.get(), POLLIN, 0};
-                if (::poll(&stop, 1, batch_interval_ms) > 0) return;
+            } catch (...) {
+                // Keeping the events ran out of memory: the answer is the scan's, never a
+                // std::terminate. The reason fits in the string's own buffer (no allocation).
+                try {
+                    const std::lock_guard lock(raw->mutex);
+                    raw->lost.emplace("out of memory");
+                } catch (...) {
+                }
             }
         });
     } catch (const std::system_error& error) {
