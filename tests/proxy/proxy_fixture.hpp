@@ -20,10 +20,12 @@
 #include <condition_variable>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "cordon/unique_fd.hpp"
@@ -257,6 +259,22 @@ private:
 };
 
 // Hands `fds` to the proxy in one message, as the forwarder does (with one fd).
+// One more session of `service` under `network` (as proxy), its forwarder end in `forwarder`;
+// null, with the test failed, when the service refuses it.
+inline std::unique_ptr<session> open_session(service& proxy, sandbox::network_rules network,
+                                             unique_fd& forwarder) {
+    network.policy = sandbox::network_policy::proxy;
+    auto opened = proxy.open(network);
+    if (!std::holds_alternative<std::unique_ptr<session>>(opened)) {
+        ADD_FAILURE() << std::get<std::string>(opened);
+        return nullptr;
+    }
+    auto served = std::get<std::unique_ptr<session>>(std::move(opened));
+    forwarder = served->take_forwarder_end();
+    EXPECT_TRUE(forwarder);
+    return served;
+}
+
 inline void hand_over(int forwarder, const std::vector<int>& fds) {
     char byte = 'c';
     iovec data{&byte, 1};

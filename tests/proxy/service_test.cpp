@@ -37,16 +37,7 @@ protected:
 
     // One more session of the service (another run), its forwarder end in `forwarder`.
     std::unique_ptr<session> another(sandbox::network_rules network, unique_fd& forwarder) {
-        network.policy = sandbox::network_policy::proxy;
-        auto opened = service_->open(network);
-        if (!std::holds_alternative<std::unique_ptr<session>>(opened)) {
-            ADD_FAILURE() << std::get<std::string>(opened);
-            return nullptr;
-        }
-        auto served = std::get<std::unique_ptr<session>>(std::move(opened));
-        forwarder = served->take_forwarder_end();
-        EXPECT_TRUE(forwarder);
-        return served;
+        return test::open_session(*service_, std::move(network), forwarder);
     }
 
     // A client connection the proxy serves (through `forwarder`, the session's by default).

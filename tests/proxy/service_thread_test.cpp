@@ -59,15 +59,7 @@ private:
 class ProxyThread : public ::testing::Test {
 protected:
     std::unique_ptr<session> open_session(sandbox::network_rules network, unique_fd& forwarder) {
-        network.policy = sandbox::network_policy::proxy;
-        auto opened = service_->open(network);
-        if (!std::holds_alternative<std::unique_ptr<session>>(opened)) {
-            ADD_FAILURE() << std::get<std::string>(opened);
-            return nullptr;
-        }
-        auto served = std::get<std::unique_ptr<session>>(std::move(opened));
-        forwarder = served->take_forwarder_end();
-        return served;
+        return test::open_session(*service_, std::move(network), forwarder);
     }
 
     unique_fd client(int forwarder) {
